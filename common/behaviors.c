@@ -1,0 +1,144 @@
+#include "behaviors.h"
+
+#include <math.h>
+
+static steer_vec2 toward(const steer_agent *a, steer_vec2 dir_unit, double speed)
+{
+	return v2_sub(v2_scale(dir_unit, speed), a->v);
+}
+
+steer_vec2 steer_seek(const steer_agent *a, steer_vec2 d)
+{
+	/* On the target there is no direction to seek: the desired velocity is zero. */
+	return toward(a, v2_norm(d), a->prm->max_speed);
+}
+
+steer_vec2 steer_flee(const steer_agent *a, steer_vec2 d)
+{
+	double l2 = v2_len2(d);
+	double panic = a->prm->panic_distance;
+	if (isfinite(panic) && l2 > panic * panic)
+		return v2(0.0, 0.0);
+	/* A threat exactly on top of us: run the way we already face. */
+	steer_vec2 away = l2 > 0.0 ? v2_scale(d, -1.0 / sqrt(l2)) : a->h;
+	return toward(a, away, a->prm->max_speed);
+}
+
+steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d)
+{
+	const steer_params *p = a->prm;
+	double dist = v2_len(d);
+	if (dist <= 0.0)
+		return v2_scale(a->v, -1.0);
+	double speed;
+	if (p->decel == STEER_DECEL_LINEAR)
+		speed = dist >= p->slowing_radius ? p->max_speed
+		                                  : p->max_speed * dist / p->slowing_radius;
+	else
+		speed = fmin(dist / ((double)p->decel * 0.3), p->max_speed);
+	return toward(a, v2_scale(d, 1.0 / dist), speed);
+}
+
+/* Buckland's look-ahead: distance over the sum of both speeds. Seed 000's
+ * distance / max_speed looks so far ahead that an evader flees into its pursuer. */
+static steer_vec2 predict(const steer_agent *a, steer_vec2 d, steer_vec2 ov)
+{
+	double closing = a->prm->max_speed + v2_len(ov);
+	double t = closing > 0.0 ? v2_len(d) / closing : 0.0;
+	return v2_add(d, v2_scale(ov, t));
+}
+
+steer_vec2 steer_pursue(const steer_agent *a, steer_vec2 d, steer_vec2 ov)
+{
+	return steer_seek(a, predict(a, d, ov));
+}
+
+steer_vec2 steer_evade(const steer_agent *a, steer_vec2 d, steer_vec2 ov)
+{
+	return steer_flee(a, predict(a, d, ov));
+}
+
+steer_vec2 steer_wander(const steer_agent *a, double angle)
+{
+	const steer_params *p = a->prm;
+	steer_vec2 centre = v2_scale(a->h, p->wander_distance);
+	steer_vec2 offset = v2(cos(angle) * p->wander_radius, sin(angle) * p->wander_radius);
+	return v2_add(centre, offset);
+}
+
+steer_vec2 steer_avoid_one(const steer_agent *a, steer_vec2 d, double r)
+{
+	const steer_params *p = a->prm;
+	/* A vehicle at rest still looks where it faces, so it avoids from its first move. */
+	steer_vec2 heading = v2_len2(a->v) > 0.0 ? v2_norm(a->v) : a->h;
+	double dot = v2_dot(d, heading);
+	if (dot <= 0.0)
+		return v2(0.0, 0.0);
+	steer_vec2 proj = v2_scale(heading, dot);
+	double dist = v2_len(v2_sub(proj, d));
+	if (dist >= r + p->avoid_buffer || dot >= p->avoid_distance)
+		return v2(0.0, 0.0);
+	/* Turn 90 degrees away from the side the obstacle is on; dead ahead, always left. */
+	steer_vec2 side = v2_perp(heading);
+	if (v2_dot(side, d) > 0.0)
+		side = v2_scale(side, -1.0);
+	double closeness = 1.0 - dot / p->avoid_distance;
+	steer_vec2 turn = v2_scale(side, p->max_speed * closeness);
+	steer_vec2 brake = v2_scale(a->v, -closeness);
+	return v2_add(turn, brake);
+}
+
+steer_vec2 steer_separate_one(const steer_agent *a, steer_vec2 d, uint32_t self_id,
+                              uint32_t other_id)
+{
+	double l2 = v2_len2(d);
+	steer_vec2 away;
+	if (l2 > 0.0) {
+		away = v2_scale(d, -1.0 / sqrt(l2));
+	} else {
+		away = v2_perp(a->h);
+		if (self_id > other_id)
+			away = v2_scale(away, -1.0);
+	}
+	return toward(a, away, a->prm->max_speed);
+}
+
+steer_vec2 steer_cohere(const steer_agent *a, steer_vec2 d_mean)
+{
+	return steer_seek(a, d_mean);
+}
+
+steer_vec2 steer_align(const steer_agent *a, steer_vec2 mean_velocity)
+{
+	return v2_sub(mean_velocity, a->v);
+}
+
+steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
+                               const steer_params *prm, double dt)
+{
+	double inv_dt = 1.0 / dt;
+	if (prm->combine == STEER_COMBINE_SUM) {
+		steer_vec2 s = v2(0.0, 0.0);
+		for (int k = 0; k < STEER_PART_COUNT; k++)
+			if (mask & (1u << k))
+				s = v2_add(s, parts[k]);
+		return v2_truncate(v2_scale(s, inv_dt), prm->max_force);
+	}
+	steer_vec2 total = v2(0.0, 0.0);
+	for (int k = 0; k < STEER_PART_COUNT; k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		double remaining = prm->max_force - v2_len(total);
+		if (remaining <= 0.0)
+			break;
+		steer_vec2 f = v2_scale(parts[k], inv_dt);
+		double fl = v2_len(f);
+		if (fl < remaining) {
+			total = v2_add(total, f);
+		} else {
+			total = v2_add(total, v2_scale(f, remaining / fl));
+			break;
+		}
+	}
+	return total;
+}

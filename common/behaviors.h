@@ -1,0 +1,59 @@
+/* The steering behaviours of ../shared/BEHAVIORS.md as pure functions. Each returns
+ * a steering (the change of velocity it wants, usually desired - v) for one vehicle,
+ * given displacements already taken the short way round a wrap world. */
+#ifndef STEER_BEHAVIORS_H
+#define STEER_BEHAVIORS_H
+
+#include <stdint.h>
+
+#include "params.h"
+#include "vec2.h"
+
+typedef struct steer_agent {
+	steer_vec2 v; /* velocity */
+	steer_vec2 h; /* unit heading, never zero */
+	const steer_params *prm;
+} steer_agent;
+
+/* d is always target - position. */
+steer_vec2 steer_seek(const steer_agent *a, steer_vec2 d);
+steer_vec2 steer_flee(const steer_agent *a, steer_vec2 d);
+steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d);
+/* d: displacement to the other vehicle; ov: its velocity. */
+steer_vec2 steer_pursue(const steer_agent *a, steer_vec2 d, steer_vec2 ov);
+steer_vec2 steer_evade(const steer_agent *a, steer_vec2 d, steer_vec2 ov);
+steer_vec2 steer_wander(const steer_agent *a, double wander_angle);
+/* One circle obstacle, d = centre - position. Zero when it is not in the feeler's
+ * path. The seed's velocity brake is returned as part of the steering (-v scaled)
+ * rather than applied to v, so a vehicle never stalls in front of an obstacle. */
+steer_vec2 steer_avoid_one(const steer_agent *a, steer_vec2 d, double r);
+/* Separation from one too-close neighbour at displacement d. Two vehicles on the
+ * same point part along the heading's perpendicular, opposite ways by id order. */
+steer_vec2 steer_separate_one(const steer_agent *a, steer_vec2 d, uint32_t self_id,
+                              uint32_t other_id);
+steer_vec2 steer_cohere(const steer_agent *a, steer_vec2 d_mean);
+steer_vec2 steer_align(const steer_agent *a, steer_vec2 mean_velocity);
+
+/* Slots of a vehicle's weighted steerings, in Buckland's priority order. */
+enum steer_part {
+	STEER_PART_AVOID,
+	STEER_PART_EVADE,
+	STEER_PART_FLEE,
+	STEER_PART_SEPARATION,
+	STEER_PART_ALIGNMENT,
+	STEER_PART_COHESION,
+	STEER_PART_SEEK,
+	STEER_PART_ARRIVE,
+	STEER_PART_WANDER,
+	STEER_PART_PURSUE,
+	STEER_PART_PATH,
+	STEER_PART_COUNT,
+};
+
+/* Combines the steerings whose bit (1 << part) is set in mask into the force to
+ * apply: sum then truncate (as S / dt) to max_force, or Buckland's prioritised
+ * running sum that stops once max_force is used up. */
+steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
+                               const steer_params *prm, double dt);
+
+#endif

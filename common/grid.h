@@ -1,0 +1,58 @@
+/* A uniform grid over the world bounds, rebuilt each tick by counting sort, for
+ * neighbour queries in O(neighbours) instead of O(N). Positions outside the bounds
+ * (edges "none") are clamped into the border cells: queries stay exact, only slower
+ * for vehicles far outside. */
+#ifndef STEER_GRID_H
+#define STEER_GRID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct steer_grid {
+	int nx, ny;
+	double cw, ch; /* cell size; cw * nx == width, ch * ny == height */
+	bool wrap;
+	uint32_t *start; /* nx*ny + 1 offsets into items */
+	uint32_t *items; /* member indices, grouped by cell */
+	uint32_t *cell;  /* scratch: each member's cell */
+	uint32_t *fill;  /* scratch: write cursor per cell */
+	size_t start_cap, fill_cap, items_cap, cell_cap;
+	size_t count; /* members */
+} steer_grid;
+
+void steer_grid_init(steer_grid *g);
+void steer_grid_free(steer_grid *g);
+
+/* Indexes the points i in [0, n) with (flags[i] & need) == need (flags may be NULL to
+ * take every point). Cells are at least min_cell wide, so any query of radius
+ * <= min_cell touches at most 3 x 3 cells. Returns 0, or -1 when memory runs out. */
+int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
+                     size_t n, const double *px, const double *py, const uint32_t *flags,
+                     uint32_t need);
+
+/* The cells covering [lo, hi] on one axis, each at most once: iterate k from first to
+ * last and take steer_grid_axis_cell(). */
+typedef struct steer_grid_span {
+	int first, last, n;
+	bool wrap;
+} steer_grid_span;
+
+steer_grid_span steer_grid_span_x(const steer_grid *g, double lo, double hi);
+steer_grid_span steer_grid_span_y(const steer_grid *g, double lo, double hi);
+
+static inline int steer_grid_axis_cell(const steer_grid_span *s, int k)
+{
+	if (!s->wrap)
+		return k;
+	int m = k % s->n;
+	return m < 0 ? m + s->n : m;
+}
+
+/* Every indexed point within r of (x, y) (short way round when wrapping), written to
+ * out (at most cap); returns how many there are in all. For tests and viewports:
+ * the flocking loop walks the cells itself. */
+size_t steer_grid_query(const steer_grid *g, const double *px, const double *py, double width,
+                        double height, double x, double y, double r, uint32_t *out, size_t cap);
+
+#endif

@@ -1,0 +1,26 @@
+/* Maps stable 32-bit ids to slots in the world's dense arrays. Open addressing with
+ * linear probing and backward-shift deletion: no tombstones, so lookups stay short
+ * however many spawns and removals a long-running server sees. */
+#ifndef STEER_IDMAP_H
+#define STEER_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct steer_idmap {
+	uint32_t *keys; /* 0 = empty; ids start at 1 */
+	uint32_t *vals;
+	size_t cap; /* power of two, or 0 before the first insert */
+	size_t count;
+} steer_idmap;
+
+void steer_idmap_init(steer_idmap *m);
+void steer_idmap_free(steer_idmap *m);
+void steer_idmap_clear(steer_idmap *m);
+/* Inserts or overwrites. Returns 0, or -1 when the table cannot grow. */
+int steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val);
+/* Returns 1 and stores the value when found, else 0. */
+int steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val);
+void steer_idmap_del(steer_idmap *m, uint32_t key);
+
+#endif

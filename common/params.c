@@ -1,0 +1,244 @@
+#include "params.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+steer_params steer_params_default(void)
+{
+	steer_params p = {
+	    .mass = 1.0,
+	    .max_speed = 100.0,
+	    .max_force = 200.0,
+	    .radius = 5.0,
+	    .slowing_radius = 100.0,
+	    .panic_distance = INFINITY,
+	    .wander_distance = 10.0,
+	    .wander_radius = 5.0,
+	    .wander_range = 1.0,
+	    .avoid_distance = 300.0,
+	    .avoid_buffer = 20.0,
+	    .path_threshold = 20.0,
+	    .sight_distance = 200.0,
+	    .too_close_distance = 60.0,
+	    .separation_weight = 1.0,
+	    .cohesion_weight = 1.0,
+	    .alignment_weight = 1.0,
+	    .group = 0,
+	    .decel = STEER_DECEL_LINEAR,
+	    .combine = STEER_COMBINE_SUM,
+	    .field_of_view = false,
+	};
+	return p;
+}
+
+static const char *const decel_names[] = {"linear", "fast", "normal", "slow", NULL};
+static const char *const combine_names[] = {"sum", "priority", NULL};
+
+#define REAL(f, h)                                                                                 \
+	{                                                                                          \
+#f, STEER_PARAM_REAL, offsetof(steer_params, f), NULL, h                           \
+	}
+
+const steer_param_def steer_param_defs[] = {
+    REAL(mass, "mass; force is divided by it"),
+    REAL(max_speed, "top speed, units/s"),
+    REAL(max_force, "steering force limit, units/s^2"),
+    REAL(radius, "body radius"),
+    REAL(slowing_radius, "arrive: distance at which slowing starts"),
+    {"decel", STEER_PARAM_ENUM, offsetof(steer_params, decel), decel_names,
+     "arrive: linear ramp, or Buckland's fast|normal|slow"},
+    REAL(panic_distance, "flee/evade: ignore threats farther than this (inf = always)"),
+    REAL(wander_distance, "wander: circle centre distance ahead"),
+    REAL(wander_radius, "wander: circle radius"),
+    REAL(wander_range, "wander: per-tick angle jitter, radians"),
+    REAL(avoid_distance, "avoid: feeler length"),
+    REAL(avoid_buffer, "avoid: clearance added to obstacle radius"),
+    REAL(path_threshold, "path: distance at which a waypoint counts as reached"),
+    REAL(sight_distance, "flock: neighbour radius"),
+    REAL(too_close_distance, "flock: separation radius"),
+    {"field_of_view", STEER_PARAM_BOOL, offsetof(steer_params, field_of_view), NULL,
+     "flock: see only neighbours in front"},
+    REAL(separation_weight, "flock: separation weight"),
+    REAL(cohesion_weight, "flock: cohesion weight"),
+    REAL(alignment_weight, "flock: alignment weight"),
+    {"group", STEER_PARAM_UINT, offsetof(steer_params, group), NULL,
+     "flock: only vehicles of the same group flock together"},
+    {"combine", STEER_PARAM_ENUM, offsetof(steer_params, combine), combine_names,
+     "how behaviours combine: sum or priority"},
+};
+const size_t steer_param_count = sizeof steer_param_defs / sizeof steer_param_defs[0];
+
+#undef REAL
+
+const steer_param_def *steer_param_find(const char *name)
+{
+	for (size_t i = 0; i < steer_param_count; i++)
+		if (strcmp(steer_param_defs[i].name, name) == 0)
+			return &steer_param_defs[i];
+	return NULL;
+}
+
+static void *field(steer_params *p, const steer_param_def *def)
+{
+	return (char *)p + def->offset;
+}
+
+double steer_param_get(const steer_params *p, const steer_param_def *def)
+{
+	const char *f = (const char *)p + def->offset;
+	switch (def->type) {
+	case STEER_PARAM_REAL:
+		return *(const double *)f;
+	case STEER_PARAM_UINT:
+		return *(const uint32_t *)f;
+	case STEER_PARAM_BOOL:
+		return *(const bool *)f ? 1.0 : 0.0;
+	case STEER_PARAM_ENUM:
+		return *(const uint8_t *)f;
+	}
+	return 0.0;
+}
+
+void steer_param_set(steer_params *p, const steer_param_def *def, double value)
+{
+	void *f = field(p, def);
+	switch (def->type) {
+	case STEER_PARAM_REAL:
+		*(double *)f = value;
+		break;
+	case STEER_PARAM_UINT:
+		*(uint32_t *)f = (uint32_t)value;
+		break;
+	case STEER_PARAM_BOOL:
+		*(bool *)f = value != 0.0;
+		break;
+	case STEER_PARAM_ENUM:
+		*(uint8_t *)f = (uint8_t)value;
+		break;
+	}
+}
+
+const char *steer_param_enum_name(const steer_params *p, const steer_param_def *def)
+{
+	if (def->type != STEER_PARAM_ENUM)
+		return NULL;
+	uint8_t v = *(const uint8_t *)((const char *)p + def->offset);
+	for (uint8_t i = 0; def->enum_names[i]; i++)
+		if (i == v)
+			return def->enum_names[i];
+	return "?";
+}
+
+/* strtod that accepts only a whole, finite number. */
+static int parse_real(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const char *steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
+                              char *err, size_t errlen)
+{
+	double v;
+	switch (def->type) {
+	case STEER_PARAM_REAL:
+		if (def->offset == offsetof(steer_params, panic_distance) &&
+		    (strcmp(text, "inf") == 0 || strcmp(text, "off") == 0)) {
+			v = INFINITY;
+		} else if (parse_real(text, &v) != 0) {
+			snprintf(err, errlen, "%s: '%s' is not a finite number", def->name, text);
+			return err;
+		}
+		break;
+	case STEER_PARAM_UINT:
+		if (parse_real(text, &v) != 0 || v < 0 || v > UINT32_MAX || v != floor(v)) {
+			snprintf(err, errlen, "%s: '%s' is not a whole number 0..4294967295",
+			         def->name, text);
+			return err;
+		}
+		break;
+	case STEER_PARAM_BOOL:
+		if (!strcmp(text, "on") || !strcmp(text, "true") || !strcmp(text, "1"))
+			v = 1;
+		else if (!strcmp(text, "off") || !strcmp(text, "false") || !strcmp(text, "0"))
+			v = 0;
+		else {
+			snprintf(err, errlen, "%s: '%s' is not on/off", def->name, text);
+			return err;
+		}
+		break;
+	case STEER_PARAM_ENUM: {
+		int found = -1;
+		for (int i = 0; def->enum_names[i]; i++)
+			if (strcmp(def->enum_names[i], text) == 0)
+				found = i;
+		if (found < 0) {
+			int n = snprintf(err, errlen, "%s: '%s' is not one of", def->name, text);
+			for (int i = 0; def->enum_names[i] && n > 0 && (size_t)n < errlen; i++)
+				n += snprintf(err + n, errlen - (size_t)n, " %s",
+				              def->enum_names[i]);
+			return err;
+		}
+		v = found;
+		break;
+	}
+	default:
+		v = 0;
+	}
+	steer_param_set(p, def, v);
+	return NULL;
+}
+
+const char *steer_params_check(const steer_params *p, char *err, size_t errlen)
+{
+	/* Each real field: must be finite (but panic_distance may be infinite), and at
+	 * least the stated minimum; positive where the math divides by it. */
+	struct {
+		const char *name;
+		double v, min;
+		bool strict;
+	} r[] = {
+	    {"mass", p->mass, 0, true},
+	    {"max_speed", p->max_speed, 0, false},
+	    {"max_force", p->max_force, 0, false},
+	    {"radius", p->radius, 0, false},
+	    {"slowing_radius", p->slowing_radius, 0, true},
+	    {"wander_distance", p->wander_distance, 0, false},
+	    {"wander_radius", p->wander_radius, 0, false},
+	    {"wander_range", p->wander_range, 0, false},
+	    {"avoid_distance", p->avoid_distance, 0, true},
+	    {"avoid_buffer", p->avoid_buffer, 0, false},
+	    {"path_threshold", p->path_threshold, 0, false},
+	    {"sight_distance", p->sight_distance, 0, false},
+	    {"too_close_distance", p->too_close_distance, 0, false},
+	    {"separation_weight", p->separation_weight, 0, false},
+	    {"cohesion_weight", p->cohesion_weight, 0, false},
+	    {"alignment_weight", p->alignment_weight, 0, false},
+	};
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+		if (!isfinite(r[i].v)) {
+			snprintf(err, errlen, "%s must be a finite number", r[i].name);
+			return err;
+		}
+		if (r[i].strict ? !(r[i].v > r[i].min) : !(r[i].v >= r[i].min)) {
+			snprintf(err, errlen, "%s must be %s 0", r[i].name,
+			         r[i].strict ? "greater than" : "at least");
+			return err;
+		}
+	}
+	if (isnan(p->panic_distance) || p->panic_distance < 0)
+		return "panic_distance must be at least 0 (or inf)";
+	if (p->decel > STEER_DECEL_SLOW)
+		return "decel must be linear, fast, normal or slow";
+	if (p->combine > STEER_COMBINE_PRIORITY)
+		return "combine must be sum or priority";
+	return NULL;
+}

@@ -1,0 +1,88 @@
+/* Per-vehicle parameters: the vehicle model and every behaviour's tuning, with one
+ * table of names so that every entry point (text commands, the wire, save files)
+ * reads and writes them the same way. Names follow ../shared/BEHAVIORS.md. */
+#ifndef STEER_PARAMS_H
+#define STEER_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum steer_combine {
+	STEER_COMBINE_SUM = 0,
+	STEER_COMBINE_PRIORITY = 1,
+} steer_combine;
+
+/* Arrive's deceleration: linear ramp inside slowing_radius (seeds 000, 003), or
+ * Buckland's speed = d / (decel * 0.3 s) with fast=1, normal=2, slow=3 (seed 001). */
+typedef enum steer_decel {
+	STEER_DECEL_LINEAR = 0,
+	STEER_DECEL_FAST = 1,
+	STEER_DECEL_NORMAL = 2,
+	STEER_DECEL_SLOW = 3,
+} steer_decel;
+
+typedef struct steer_params {
+	double mass;
+	double max_speed; /* units/s */
+	double max_force; /* units/s^2, per unit mass */
+	double radius;
+	double slowing_radius;
+	double panic_distance; /* INFINITY: always flee */
+	double wander_distance;
+	double wander_radius;
+	double wander_range;
+	double avoid_distance;
+	double avoid_buffer;
+	double path_threshold;
+	double sight_distance;
+	double too_close_distance;
+	double separation_weight;
+	double cohesion_weight;
+	double alignment_weight;
+	uint32_t group;
+	uint8_t decel;   /* steer_decel */
+	uint8_t combine; /* steer_combine */
+	bool field_of_view;
+} steer_params;
+
+steer_params steer_params_default(void);
+
+/* NULL when every field is in range, else a message naming the first bad field,
+ * written into err. */
+const char *steer_params_check(const steer_params *p, char *err, size_t errlen);
+
+typedef enum steer_param_type {
+	STEER_PARAM_REAL,
+	STEER_PARAM_UINT,
+	STEER_PARAM_BOOL,
+	STEER_PARAM_ENUM,
+} steer_param_type;
+
+typedef struct steer_param_def {
+	const char *name;
+	steer_param_type type;
+	size_t offset;
+	const char *const *enum_names; /* STEER_PARAM_ENUM: NULL-terminated */
+	const char *help;
+} steer_param_def;
+
+extern const steer_param_def steer_param_defs[];
+extern const size_t steer_param_count;
+
+const steer_param_def *steer_param_find(const char *name);
+
+/* Parses text into the named field of *p: a number, on/off/true/false/1/0, or an enum
+ * word (decel slow|normal|fast|linear, combine sum|priority). NaN and infinity are
+ * refused except "inf" for panic_distance. Range checks are steer_params_check's job.
+ * Returns NULL or an error message written into err. */
+const char *steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
+                              char *err, size_t errlen);
+
+/* The field as a double (bools and enums as their integer values). */
+double steer_param_get(const steer_params *p, const steer_param_def *def);
+void steer_param_set(steer_params *p, const steer_param_def *def, double value);
+/* The enum word for an ENUM field's current value. */
+const char *steer_param_enum_name(const steer_params *p, const steer_param_def *def);
+
+#endif

@@ -1,0 +1,170 @@
+#include "scenario.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const steer_scenario_names[] = {
+    "seek", "flee", "arrive", "pursuit", "avoid", "path", "flock", NULL,
+};
+
+steer_params steer_flock_params(void)
+{
+	steer_params p = steer_params_default();
+	p.max_speed = 50.0;
+	p.max_force = 50.0;
+	p.sight_distance = 100.0;
+	p.too_close_distance = 40.0;
+	/* Measured (150 boids, 1000 x 600): cohesion by seek at weight 1 collapses the
+	 * flock into a milling ball; a light cohesion with a stronger alignment, seeing
+	 * only ahead, gathers them (neighbours ~8 -> 12-14 in a minute) into groups
+	 * that stay aligned (local polarization 0.75-1.0 over two minutes). */
+	p.separation_weight = 1.0;
+	p.alignment_weight = 2.0;
+	p.cohesion_weight = 0.05;
+	p.field_of_view = true;
+	return p;
+}
+
+static steer_vec2 centre(const steer_world_config *c)
+{
+	return v2(c->width * 0.5, c->height * 0.5);
+}
+
+static steer_status one_with_target(steer_world *w, uint32_t bit, steer_vec2 start,
+                                    steer_vec2 target, const steer_params *prm)
+{
+	uint32_t id;
+	steer_status st = steer_vehicle_add(w, start, v2(0, 0), prm, &id);
+	return st != STEER_OK ? st : steer_vehicle_target(w, id, bit, target);
+}
+
+static steer_status load_seek(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	return one_with_target(w, STEER_SEEK, v2(c->width * 0.2, c->height * 0.7),
+	                       v2(c->width * 0.7, c->height * 0.4), NULL);
+}
+
+static steer_status load_flee(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_params p = steer_params_default();
+	p.panic_distance = fmin(c->width, c->height) * 0.3;
+	return one_with_target(w, STEER_FLEE, v2(c->width * 0.55, c->height * 0.52), centre(c), &p);
+}
+
+static steer_status load_arrive(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	return one_with_target(w, STEER_ARRIVE, v2(c->width * 0.1, c->height * 0.1), centre(c),
+	                       NULL);
+}
+
+static steer_status load_pursuit(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_params slow = steer_params_default();
+	slow.max_speed = 60.0;
+	uint32_t wanderer, pursuer, evader;
+	steer_status st;
+	if ((st = steer_vehicle_add(w, centre(c), v2(30, 0), &slow, &wanderer)) ||
+	    (st = steer_vehicle_enable(w, wanderer, STEER_WANDER, true)) ||
+	    (st = steer_vehicle_add(w, v2(c->width * 0.1, c->height * 0.1), v2(0, 0), NULL,
+	                            &pursuer)) ||
+	    (st = steer_vehicle_chase(w, pursuer, STEER_PURSUE, wanderer)) ||
+	    (st = steer_vehicle_add(w, v2(c->width * 0.2, c->height * 0.3), v2(0, 0), NULL,
+	                            &evader)) ||
+	    (st = steer_vehicle_chase(w, evader, STEER_EVADE, pursuer)))
+		return st;
+	return STEER_OK;
+}
+
+static steer_status load_avoid(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_rng *rng = steer_world_rng(w);
+	double per_tick = c->tick_rate; /* the seed's speeds are per frame */
+	steer_status st;
+	for (int k = 0; k < 5; k++) {
+		double r = steer_rng_range(rng, 15.0, 45.0);
+		steer_vec2 pos = v2(steer_rng_range(rng, r, c->width - r),
+		                    steer_rng_range(rng, r, c->height - r));
+		steer_vec2 vel = v2(steer_rng_range(rng, -0.5, 0.5) * per_tick,
+		                    steer_rng_range(rng, -0.5, 0.5) * per_tick);
+		if ((st = steer_obstacle_add(w, pos, vel, r, NULL)))
+			return st;
+	}
+	uint32_t id;
+	if ((st = steer_vehicle_add(w, v2(5, 5), v2(50, 30), NULL, &id)))
+		return st;
+	return steer_vehicle_enable(w, id, STEER_WANDER | STEER_AVOID, true);
+}
+
+static steer_status load_path(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	uint32_t id;
+	steer_status st =
+	    steer_vehicle_add(w, v2(c->width * 0.2, c->height * 0.2), v2(0, 0), NULL, &id);
+	/* A pentagon around the centre, the kind of loop a few clicks make. */
+	for (int k = 0; k < 5 && st == STEER_OK; k++) {
+		double a = -1.5707963267948966 + k * 1.2566370614359172;
+		steer_vec2 pt =
+		    v2(c->width * (0.5 + 0.35 * cos(a)), c->height * (0.5 + 0.35 * sin(a)));
+		st = steer_vehicle_path_add(w, id, pt);
+	}
+	return st != STEER_OK ? st : steer_vehicle_path_loop(w, id, true);
+}
+
+static steer_status load_flock(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_flock_params();
+	/* Enough boids to fill the world at about 10 neighbours each within sight. */
+	double area = c->width * c->height;
+	double per_sight = 3.14159 * p.sight_distance * p.sight_distance;
+	int n = (int)fmin(400.0, fmax(40.0, 8.0 * area / per_sight));
+	for (int k = 0; k < n; k++) {
+		steer_vec2 pos =
+		    v2(steer_rng_range(rng, 0, c->width), steer_rng_range(rng, 0, c->height));
+		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double s = steer_rng_range(rng, 0.2, 1.0) * p.max_speed;
+		uint32_t id;
+		steer_status st = steer_vehicle_add(w, pos, v2(cos(a) * s, sin(a) * s), &p, &id);
+		if (st == STEER_OK)
+			st = steer_vehicle_enable(w, id, STEER_FLOCK, true);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
+}
+
+static const struct {
+	const char *name;
+	steer_edges edges;
+	steer_status (*load)(steer_world *w);
+} scenarios[] = {
+    {"seek", STEER_EDGE_BOUNCE, load_seek},     {"flee", STEER_EDGE_BOUNCE, load_flee},
+    {"arrive", STEER_EDGE_BOUNCE, load_arrive}, {"pursuit", STEER_EDGE_WRAP, load_pursuit},
+    {"avoid", STEER_EDGE_BOUNCE, load_avoid},   {"path", STEER_EDGE_BOUNCE, load_path},
+    {"flock", STEER_EDGE_WRAP, load_flock},
+};
+
+steer_status steer_scenario_load(steer_world *w, const char *name)
+{
+	for (size_t k = 0; k < sizeof scenarios / sizeof scenarios[0]; k++) {
+		if (strcmp(scenarios[k].name, name) != 0)
+			continue;
+		const steer_world_config *c = steer_world_config_get(w);
+		steer_world_reset(w);
+		steer_status st =
+		    steer_world_set_bounds(w, c->width, c->height, scenarios[k].edges);
+		if (st == STEER_OK)
+			st = scenarios[k].load(w);
+		if (st != STEER_OK)
+			steer_world_reset(w); /* never leave half a scenario behind */
+		return st;
+	}
+	return STEER_ERR_INVALID;
+}

@@ -1,0 +1,172 @@
+/* The simulation world: vehicles and obstacles in plain arrays addressed by stable
+ * ids, stepped on a fixed timestep. No I/O of any kind: the server, the terminal
+ * client and the tests all drive it through this API.
+ *
+ * Ownership: the world owns every array and path it holds; pointers returned by the
+ * query functions stay valid until the next call that adds, removes or steps. */
+#ifndef STEER_WORLD_H
+#define STEER_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params.h"
+#include "rng.h"
+#include "vec2.h"
+
+typedef enum steer_edges {
+	STEER_EDGE_WRAP = 0,   /* toroidal: leave one side, enter the other */
+	STEER_EDGE_BOUNCE = 1, /* clamp to bounds, reflect the velocity */
+	STEER_EDGE_NONE = 2,   /* unbounded plane */
+} steer_edges;
+
+/* Behaviour flags, one bit each, any combination per vehicle. */
+enum {
+	STEER_SEEK = 1u << 0,
+	STEER_FLEE = 1u << 1,
+	STEER_ARRIVE = 1u << 2,
+	STEER_PURSUE = 1u << 3,
+	STEER_EVADE = 1u << 4,
+	STEER_WANDER = 1u << 5,
+	STEER_AVOID = 1u << 6,
+	STEER_PATH = 1u << 7,
+	STEER_FLOCK = 1u << 8,
+	STEER_BEHAVIOR_COUNT = 9,
+	STEER_ALL_BEHAVIORS = (1u << 9) - 1,
+};
+
+typedef enum steer_status {
+	STEER_OK = 0,
+	STEER_ERR_NOMEM,   /* allocation failed; the world is unchanged */
+	STEER_ERR_NOENT,   /* no vehicle or obstacle with that id */
+	STEER_ERR_INVALID, /* an argument out of range */
+	STEER_ERR_LIMIT,   /* a hard limit (vehicles, waypoints) reached */
+} steer_status;
+
+const char *steer_status_str(steer_status s);
+/* "seek", "flee", ... for one bit; NULL for anything else. */
+const char *steer_behavior_name(uint32_t bit);
+/* The bit for a name, or 0. */
+uint32_t steer_behavior_bit(const char *name);
+const char *steer_edges_name(steer_edges e);
+/* Returns 0 and sets *out, or -1 for an unknown name. */
+int steer_edges_parse(const char *name, steer_edges *out);
+
+#define STEER_MAX_WAYPOINTS 4096u
+
+typedef struct steer_path {
+	steer_vec2 *points; /* owned by the world */
+	uint32_t count, cap;
+	uint32_t index; /* the waypoint being followed */
+	bool loop;
+} steer_path;
+
+/* Everything about a vehicle that the hot loops do not stream through. */
+typedef struct steer_vehicle_state {
+	steer_params prm;
+	steer_vec2 seek_target, flee_target, arrive_target;
+	uint32_t pursue_id, evade_id; /* 0 when off */
+	double wander_angle;
+	steer_path path;
+} steer_vehicle_state;
+
+/* The vehicles as structure-of-arrays, index 0..count-1. Indices change when a
+ * vehicle is removed (the last one moves into the hole); ids never do. */
+typedef struct steer_vehicles {
+	size_t count, cap;
+	uint32_t *id;
+	uint32_t *behaviors; /* STEER_* bits */
+	uint32_t *group;     /* mirror of state[i].prm.group for the flocking loop */
+	double *px, *py;     /* position */
+	double *vx, *vy;     /* velocity, units/s */
+	double *hx, *hy;     /* unit heading from the last non-zero velocity */
+	double *fx, *fy;     /* steering force applied in the last step (debug aid) */
+	steer_vehicle_state *state;
+} steer_vehicles;
+
+typedef struct steer_obstacle {
+	uint32_t id;
+	double x, y, vx, vy, r;
+} steer_obstacle;
+
+typedef struct steer_world_config {
+	double width, height; /* the world spans [0,width] x [0,height] */
+	steer_edges edges;
+	double tick_rate; /* Hz; dt = 1 / tick_rate */
+	uint64_t seed;
+	size_t max_vehicles; /* 0 = no limit */
+} steer_world_config;
+
+steer_world_config steer_world_config_default(void);
+/* NULL when valid, else a message (written into err). */
+const char *steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
+
+typedef struct steer_world steer_world;
+
+/* NULL when cfg is invalid or memory runs out. */
+steer_world *steer_world_create(const steer_world_config *cfg);
+void steer_world_destroy(steer_world *w);
+
+/* Begins the world anew: removes every vehicle and obstacle, sets the tick to 0,
+ * reseeds the generator from the current seed and starts ids again at 1, so that
+ * the same commands after a reset replay identically, ids included. Within one
+ * such lifetime an id is never reused. */
+void steer_world_reset(steer_world *w);
+void steer_world_set_seed(steer_world *w, uint64_t seed);
+steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
+steer_status steer_world_set_tick_rate(steer_world *w, double hz);
+void steer_world_set_max_vehicles(steer_world *w, size_t max);
+
+/* Advances one fixed timestep. Every steering force is computed from the state at
+ * the start of the tick before anything moves. Returns STEER_ERR_NOMEM if the
+ * neighbour grid could not grow (the world is then not advanced). */
+steer_status steer_world_step(steer_world *w);
+
+const steer_world_config *steer_world_config_get(const steer_world *w);
+uint64_t steer_world_tick(const steer_world *w);
+double steer_world_dt(const steer_world *w);
+const steer_vehicles *steer_world_vehicles(const steer_world *w);
+const steer_obstacle *steer_world_obstacles(const steer_world *w, size_t *count);
+/* The world's generator, for callers that place things at random (spawn flock,
+ * scenarios) so that those placements are part of the deterministic state. */
+steer_rng *steer_world_rng(steer_world *w);
+
+/* Shortest displacement from a to b: across the seam in a wrap world. */
+steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
+
+/* --- vehicles ------------------------------------------------------------------ */
+
+/* Adds a vehicle; *id_out receives its id. prm NULL means defaults. Fails with
+ * INVALID (bad parameters or a non-finite position), LIMIT or NOMEM. */
+steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
+                               const steer_params *prm, uint32_t *id_out);
+/* Removes a vehicle or an obstacle. Pursuers and evaders of a removed vehicle drop
+ * that behaviour. */
+steer_status steer_remove(steer_world *w, uint32_t id);
+/* Index into steer_vehicles, or -1. */
+long steer_vehicle_index(const steer_world *w, uint32_t id);
+const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id);
+
+steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_params *prm);
+steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 vel);
+steer_status steer_vehicle_set_position(steer_world *w, uint32_t id, steer_vec2 pos);
+/* Turns behaviour bits on or off without touching their targets. */
+steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bool on);
+/* seek / flee / arrive at a point: sets the target and turns the behaviour on. */
+steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, steer_vec2 target);
+/* pursue / evade another vehicle: sets it and turns the behaviour on. */
+steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint32_t other);
+/* Appends a waypoint and turns path following on. */
+steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 point);
+steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id);
+steer_status steer_vehicle_path_loop(steer_world *w, uint32_t id, bool loop);
+
+/* --- obstacles ----------------------------------------------------------------- */
+
+/* A circle; it drifts with vel and bounces off the bounds (unless edges are none). */
+steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
+                                uint32_t *id_out);
+const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id);
+
+#endif

@@ -1,0 +1,244 @@
+/* Seek, flee, arrive, pursue, evade and wander, each against the property that
+ * would break if the behaviour were wrong. */
+#include <string.h>
+
+#include "check.h"
+#include "testutil.h"
+
+static void seek_reaches_and_overshoots(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	uint32_t id = add_vehicle(w, 100, 300, 0, 0, NULL);
+	steer_vehicle_target(w, id, STEER_SEEK, v2(500, 300));
+	double closest = 1e9, furthest_x = 0;
+	for (int t = 0; t < 60 * 10; t++) {
+		step(w, 1);
+		closest = fmin(closest, dist(pos(w, id), v2(500, 300)));
+		furthest_x = fmax(furthest_x, pos(w, id).x);
+	}
+	CHECK(closest < 2.0, "closest approach %.2f", closest);
+	/* Seek does not slow down: it flies through and has to turn back. */
+	CHECK(furthest_x > 510.0, "never overshot: furthest x %.2f", furthest_x);
+	steer_world_destroy(w);
+}
+
+static void flee_runs_until_panic_distance(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_params p = steer_params_default();
+	p.panic_distance = 200;
+	uint32_t id = add_vehicle(w, 510, 300, 0, 0, &p);
+	uint32_t far = add_vehicle(w, 800, 300, 0, 0, &p);
+	steer_vehicle_target(w, id, STEER_FLEE, v2(500, 300));
+	steer_vehicle_target(w, far, STEER_FLEE, v2(500, 300));
+	double prev = dist(pos(w, id), v2(500, 300));
+	int grew = 1;
+	for (int t = 0; t < 60 * 5; t++) {
+		step(w, 1);
+		double d = dist(pos(w, id), v2(500, 300));
+		if (d <= 200 && d < prev)
+			grew = 0;
+		prev = d;
+	}
+	CHECK(grew, "distance shrank while inside the panic distance");
+	CHECK(prev > 200, "did not get beyond the panic distance: %.2f", prev);
+	/* Beyond the panic distance the behaviour applies no force at all. */
+	long i = steer_vehicle_index(w, id);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	CHECK(v->fx[i] == 0 && v->fy[i] == 0, "still fleeing at %.1f: force %g,%g", prev, v->fx[i],
+	      v->fy[i]);
+	/* One that starts beyond it never moves. */
+	CHECK(pos(w, far).x == 800 && pos(w, far).y == 300,
+	      "a vehicle outside panic distance moved");
+	steer_world_destroy(w);
+}
+
+static void arrive_case(uint8_t decel, steer_vec2 start, steer_vec2 start_v)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_params p = steer_params_default();
+	p.decel = decel;
+	uint32_t id = add_vehicle(w, start.x, start.y, start_v.x, start_v.y, &p);
+	steer_vec2 target = v2(600, 300);
+	steer_vehicle_target(w, id, STEER_ARRIVE, target);
+	steer_vec2 dir = v2_norm(v2_sub(target, start));
+	double overshoot = 0;
+	for (int t = 0; t < 60 * 20; t++) {
+		step(w, 1);
+		/* How far past the target along the line of approach. */
+		overshoot = fmax(overshoot, v2_dot(v2_sub(pos(w, id), target), dir));
+	}
+	double d = dist(pos(w, id), target), s = v2_len(vel(w, id));
+	CHECK(d < 1.0, "decel %u: rests %.3f from the target", decel, d);
+	CHECK(s < 0.5, "decel %u: still moving at %.3f", decel, s);
+	CHECK(overshoot < 3.0, "decel %u: overshot by %.2f", decel, overshoot);
+	steer_world_destroy(w);
+}
+
+static void arrive_stops_on_target_for_each_decel(void)
+{
+	for (uint8_t d = STEER_DECEL_LINEAR; d <= STEER_DECEL_SLOW; d++) {
+		arrive_case(d, v2(100, 300), v2(0, 0));
+		arrive_case(d, v2(100, 100), v2(0, 100)); /* coming in sideways at full speed */
+	}
+}
+
+/* Ticks until the chaser is within 5 units of a target running straight along x. */
+static int ticks_to_catch(int use_pursue)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_params slow = steer_params_default();
+	slow.max_speed = 60;
+	uint32_t runner = add_vehicle(w, 300, 500, 60, 0, &slow);
+	uint32_t chaser = add_vehicle(w, 100, 100, 0, 0, NULL);
+	if (use_pursue)
+		steer_vehicle_chase(w, chaser, STEER_PURSUE, runner);
+	int t;
+	for (t = 0; t < 60 * 60; t++) {
+		if (!use_pursue)
+			steer_vehicle_target(w, chaser, STEER_SEEK, pos(w, runner));
+		step(w, 1);
+		if (dist(pos(w, chaser), pos(w, runner)) < 5.0)
+			break;
+	}
+	steer_world_destroy(w);
+	return t;
+}
+
+static void pursue_beats_seek(void)
+{
+	int pursue = ticks_to_catch(1), seek = ticks_to_catch(0);
+	CHECK(pursue < 60 * 60, "pursue never caught the runner");
+	CHECK(pursue < seek, "pursue took %d ticks, seek %d", pursue, seek);
+}
+
+/* Distance kept from a pursuer over 20 s by an evader, or by one that only flees
+ * the pursuer's current position. The pursuer is faster but turns wide (low
+ * max_force), like a car: fleeing its current position runs into its path, evading
+ * its predicted position sidesteps it. */
+static double distance_kept(int use_evade, double *closest)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	uint32_t runner = add_vehicle(w, 500, 300, 0, 0, NULL);
+	steer_params fast = steer_params_default();
+	fast.max_speed = 120;
+	fast.max_force = 40;
+	/* The pursuer comes in from the side, already moving across. */
+	uint32_t hunter = add_vehicle(w, 300, 100, 0, 120, &fast);
+	steer_vehicle_chase(w, hunter, STEER_PURSUE, runner);
+	if (use_evade)
+		steer_vehicle_chase(w, runner, STEER_EVADE, hunter);
+	double sum = 0;
+	int n = 60 * 20;
+	*closest = 1e9;
+	for (int t = 0; t < n; t++) {
+		if (!use_evade)
+			steer_vehicle_target(w, runner, STEER_FLEE, pos(w, hunter));
+		step(w, 1);
+		double d = dist(pos(w, runner), pos(w, hunter));
+		sum += d;
+		*closest = fmin(*closest, d);
+	}
+	steer_world_destroy(w);
+	return sum / n;
+}
+
+static void evade_keeps_farther_than_flee(void)
+{
+	double evade_min, flee_min;
+	double evade = distance_kept(1, &evade_min), flee = distance_kept(0, &flee_min);
+	CHECK(evade > flee * 1.3, "evade kept %.1f on average, flee %.1f", evade, flee);
+	CHECK(evade_min > 50.0, "the evader was caught: closest %.1f", evade_min);
+	CHECK(evade_min > flee_min, "evade came as close as %.1f, flee %.1f", evade_min, flee_min);
+}
+
+static void wander_moves_and_turns(void)
+{
+	steer_world *w = make_world(2000, 2000, STEER_EDGE_WRAP, 7);
+	uint32_t id = add_vehicle(w, 1000, 1000, 50, 0, NULL);
+	steer_vehicle_enable(w, id, STEER_WANDER, true);
+	step(w, 60);
+	double turned = 0, slowest = 1e9;
+	steer_vec2 prev = v2_norm(vel(w, id));
+	double min_angle = 1e9, max_angle = -1e9, unwrapped = atan2(prev.y, prev.x);
+	for (int t = 0; t < 60 * 30; t++) {
+		step(w, 1);
+		steer_vec2 h = v2_norm(vel(w, id));
+		double da = atan2(v2_cross(prev, h), v2_dot(prev, h));
+		turned += fabs(da);
+		unwrapped += da;
+		min_angle = fmin(min_angle, unwrapped);
+		max_angle = fmax(max_angle, unwrapped);
+		slowest = fmin(slowest, v2_len(vel(w, id)));
+		prev = h;
+	}
+	CHECK(slowest > 50.0, "wander slowed to %.2f", slowest);
+	CHECK(turned > 3.0, "wander turned only %.2f rad in 30 s", turned);
+	CHECK(max_angle - min_angle > 1.0, "heading stayed within %.2f rad", max_angle - min_angle);
+	steer_world_destroy(w);
+}
+
+static void wander_run(uint64_t seed, double out[4])
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, seed);
+	uint32_t a = add_vehicle(w, 500, 500, 50, 0, NULL);
+	uint32_t b = add_vehicle(w, 200, 200, 0, 50, NULL);
+	steer_vehicle_enable(w, a, STEER_WANDER, true);
+	steer_vehicle_enable(w, b, STEER_WANDER, true);
+	step(w, 600);
+	out[0] = pos(w, a).x;
+	out[1] = pos(w, a).y;
+	out[2] = pos(w, b).x;
+	out[3] = pos(w, b).y;
+	steer_world_destroy(w);
+}
+
+static void wander_is_seeded(void)
+{
+	double x[4], y[4], z[4];
+	wander_run(42, x);
+	wander_run(42, y);
+	wander_run(43, z);
+	CHECK(memcmp(x, y, sizeof x) == 0, "same seed wandered differently");
+	CHECK(memcmp(x, z, sizeof x) != 0, "different seeds wandered identically");
+	CHECK(x[0] != x[2] || x[1] != x[3], "two vehicles wandered identically");
+}
+
+static void priority_combination_caps_force(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_params p = steer_params_default();
+	p.combine = STEER_COMBINE_PRIORITY;
+	uint32_t id = add_vehicle(w, 500, 300, 0, 0, &p);
+	/* flee outranks seek: with both wanting full force, only flee acts. */
+	steer_vehicle_target(w, id, STEER_FLEE, v2(400, 300));
+	steer_vehicle_target(w, id, STEER_SEEK, v2(500, 500));
+	step(w, 1);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	long i = steer_vehicle_index(w, id);
+	double f = hypot(v->fx[i], v->fy[i]);
+	CHECK(fabs(f - p.max_force) < 1e-9, "force %.6f, want max_force", f);
+	CHECK(v->fx[i] > 0 && fabs(v->fy[i]) < 1e-9, "force %g,%g is not pure flee", v->fx[i],
+	      v->fy[i]);
+	/* With sum, the same two pull diagonally. */
+	p.combine = STEER_COMBINE_SUM;
+	steer_vehicle_set_params(w, id, &p);
+	steer_vehicle_set_velocity(w, id, v2(0, 0));
+	step(w, 1);
+	i = steer_vehicle_index(w, id);
+	CHECK(v->fy[i] > 1.0, "sum dropped the seek part: %g", v->fy[i]);
+	steer_world_destroy(w);
+}
+
+int main(void)
+{
+	RUN(seek_reaches_and_overshoots);
+	RUN(flee_runs_until_panic_distance);
+	RUN(arrive_stops_on_target_for_each_decel);
+	RUN(pursue_beats_seek);
+	RUN(evade_keeps_farther_than_flee);
+	RUN(wander_moves_and_turns);
+	RUN(wander_is_seeded);
+	RUN(priority_combination_caps_force);
+	return CHECK_DONE();
+}

@@ -1,0 +1,236 @@
+/* Flocking and the neighbour grid. */
+#include <string.h>
+
+#include "check.h"
+#include "grid.h"
+#include "scenario.h"
+#include "testutil.h"
+
+static double polarization(const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	steer_vec2 sum = v2(0, 0);
+	for (size_t i = 0; i < v->count; i++)
+		sum = v2_add(sum, v2(v->hx[i], v->hy[i]));
+	return v2_len(sum) / (double)v->count;
+}
+
+/* Mean count of other vehicles within r, and the smallest pairwise distance. */
+static double mean_within(const steer_world *w, double r, double *closest)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	size_t total = 0;
+	*closest = 1e9;
+	for (size_t i = 0; i < v->count; i++)
+		for (size_t j = 0; j < v->count; j++) {
+			if (i == j)
+				continue;
+			double d = v2_len(
+			    steer_world_delta(w, v2(v->px[i], v->py[i]), v2(v->px[j], v->py[j])));
+			*closest = fmin(*closest, d);
+			if (d <= r)
+				total++;
+		}
+	return (double)total / (double)v->count;
+}
+
+static steer_world *scattered_flock(double size, int n, uint64_t seed, const steer_params *p)
+{
+	steer_world *w = make_world(size, size, STEER_EDGE_WRAP, seed);
+	steer_rng *rng = steer_world_rng(w);
+	for (int k = 0; k < n; k++) {
+		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		uint32_t id =
+		    add_vehicle(w, steer_rng_range(rng, 0, size), steer_rng_range(rng, 0, size),
+		                cos(a) * p->max_speed, sin(a) * p->max_speed, p);
+		steer_vehicle_enable(w, id, STEER_FLOCK, true);
+	}
+	return w;
+}
+
+static steer_params boid_params(void)
+{
+	steer_params p = steer_params_default();
+	p.max_speed = p.max_force = 50;
+	p.sight_distance = 100;
+	p.too_close_distance = 20;
+	return p;
+}
+
+static void alignment_and_separation_polarize(void)
+{
+	steer_params p = boid_params();
+	p.cohesion_weight = 0;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		steer_world *w = scattered_flock(500, 150, seed, &p);
+		double start = polarization(w);
+		step(w, 60 * 60);
+		double end = polarization(w), closest;
+		mean_within(w, p.sight_distance, &closest);
+		CHECK(start < 0.3, "seed %llu: started polarized already (%.2f)",
+		      (unsigned long long)seed, start);
+		CHECK(end > 0.9, "seed %llu: polarization %.3f", (unsigned long long)seed, end);
+		CHECK(closest > 0.25 * p.too_close_distance, "seed %llu: two boids %.2f apart",
+		      (unsigned long long)seed, closest);
+		steer_world_destroy(w);
+	}
+}
+
+static void all_three_gather_a_scattered_flock(void)
+{
+	steer_params p = boid_params();
+	steer_world *w = scattered_flock(1000, 150, 5, &p);
+	double closest;
+	double before = mean_within(w, p.sight_distance, &closest);
+	step(w, 60 * 60);
+	double after = mean_within(w, p.sight_distance, &closest);
+	CHECK(after > 2.0 * before, "neighbours within sight went from %.1f to %.1f", before,
+	      after);
+	CHECK(world_finite(w), "non-finite state");
+	steer_world_destroy(w);
+}
+
+/* Mean over vehicles of the polarization of each one's neighbourhood (itself and
+ * all within r): high when every group flies straight, whichever way groups go. */
+static double local_polarization(const steer_world *w, double r)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	double sum = 0;
+	for (size_t i = 0; i < v->count; i++) {
+		steer_vec2 h = v2(v->hx[i], v->hy[i]);
+		int n = 1;
+		for (size_t j = 0; j < v->count; j++) {
+			steer_vec2 d =
+			    steer_world_delta(w, v2(v->px[i], v->py[i]), v2(v->px[j], v->py[j]));
+			if (j != i && v2_len(d) <= r) {
+				h = v2_add(h, v2(v->hx[j], v->hy[j]));
+				n++;
+			}
+		}
+		sum += v2_len(h) / n;
+	}
+	return sum / (double)v->count;
+}
+
+static void flock_scenario_looks_like_a_flock(void)
+{
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		steer_world_config c = steer_world_config_default();
+		c.seed = seed;
+		steer_world *w = steer_world_create(&c);
+		CHECK(steer_scenario_load(w, "flock") == STEER_OK, "flock scenario did not load");
+		double sight = steer_flock_params().sight_distance;
+		double closest, before = mean_within(w, sight, &closest);
+		double order_before = local_polarization(w, sight);
+		step(w, 60 * 60);
+		double after = mean_within(w, sight, &closest);
+		double order = local_polarization(w, sight);
+		CHECK(after > 1.2 * before, "seed %llu: neighbours %.1f -> %.1f",
+		      (unsigned long long)seed, before, after);
+		CHECK(order > 0.7 && order > 2 * order_before,
+		      "seed %llu: local polarization %.2f -> %.2f", (unsigned long long)seed,
+		      order_before, order);
+		steer_world_destroy(w);
+	}
+}
+
+static void groups_flock_separately(void)
+{
+	/* Two groups crossing paths at right angles: each stays aligned with itself. */
+	steer_params a = boid_params(), b = boid_params();
+	a.cohesion_weight = b.cohesion_weight = 0;
+	b.group = 1;
+	steer_world *w = make_world(400, 400, STEER_EDGE_WRAP, 3);
+	for (int k = 0; k < 40; k++) {
+		uint32_t ia = add_vehicle(w, 100 + (k % 8) * 25, 100 + (k / 8) * 25, 50, 0, &a);
+		uint32_t ib = add_vehicle(w, 105 + (k % 8) * 25, 105 + (k / 8) * 25, 0, 50, &b);
+		steer_vehicle_enable(w, ia, STEER_FLOCK, true);
+		steer_vehicle_enable(w, ib, STEER_FLOCK, true);
+	}
+	step(w, 600);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	steer_vec2 ha = v2(0, 0), hb = v2(0, 0);
+	for (size_t i = 0; i < v->count; i++) {
+		if (v->group[i] == 0)
+			ha = v2_add(ha, v2(v->hx[i], v->hy[i]));
+		else
+			hb = v2_add(hb, v2(v->hx[i], v->hy[i]));
+	}
+	ha = v2_norm(ha);
+	hb = v2_norm(hb);
+	/* Had they flocked together the headings would have merged towards 45 degrees. */
+	CHECK(fabs(v2_dot(ha, hb)) < 0.3, "the groups' headings merged: cos %.2f", v2_dot(ha, hb));
+	steer_world_destroy(w);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void grid_query_matches_all_pairs(void)
+{
+	steer_rng rng;
+	steer_rng_seed(&rng, 2024, 3);
+	enum { N = 600 };
+	static double px[N], py[N];
+	static uint32_t flags[N], got[N], want[N];
+	steer_grid g;
+	steer_grid_init(&g);
+	int mismatches = 0;
+	for (int round = 0; round < 200; round++) {
+		bool wrap = round % 2 == 0;
+		double W = steer_rng_range(&rng, 50, 2000), H = steer_rng_range(&rng, 50, 2000);
+		double cell = steer_rng_range(&rng, 1, 400);
+		size_t n = 1 + steer_rng_u32(&rng) % N;
+		for (size_t i = 0; i < n; i++) {
+			/* Without wrap, some points lie outside the bounds (edges "none"). */
+			double m = wrap ? 0 : 0.3;
+			px[i] = steer_rng_range(&rng, -m * W, W * (1 + m));
+			py[i] = steer_rng_range(&rng, -m * H, H * (1 + m));
+			/* Put some right on the seams. */
+			if (i % 17 == 0)
+				px[i] = wrap ? 0 : W;
+			flags[i] = (steer_rng_u32(&rng) & 3) ? STEER_FLOCK : STEER_SEEK;
+		}
+		if (steer_grid_build(&g, W, H, wrap, cell, n, px, py, flags, STEER_FLOCK) != 0) {
+			CHECK(0, "grid build failed");
+			break;
+		}
+		for (int q = 0; q < 20; q++) {
+			double x = steer_rng_range(&rng, 0, W), y = steer_rng_range(&rng, 0, H);
+			if (q == 0)
+				x = W - 1e-9; /* a query hugging the seam */
+			double r = q < 15 ? steer_rng_range(&rng, 0, cell)
+			                  : steer_rng_range(&rng, 0, 3 * cell);
+			size_t ng = steer_grid_query(&g, px, py, W, H, x, y, r, got, N), nw = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (!(flags[i] & STEER_FLOCK))
+					continue;
+				double dx = px[i] - x, dy = py[i] - y;
+				if (wrap) {
+					dx = dx > W / 2 ? dx - W : dx < -W / 2 ? dx + W : dx;
+					dy = dy > H / 2 ? dy - H : dy < -H / 2 ? dy + H : dy;
+				}
+				if (dx * dx + dy * dy <= r * r)
+					want[nw++] = (uint32_t)i;
+			}
+			qsort(got, ng, sizeof *got, cmp_u32);
+			if (ng != nw || memcmp(got, want, nw * sizeof *got) != 0)
+				mismatches++;
+		}
+	}
+	CHECK(mismatches == 0, "%d of 4000 queries differed from all-pairs", mismatches);
+	steer_grid_free(&g);
+}
+
+int main(void)
+{
+	RUN(alignment_and_separation_polarize);
+	RUN(all_three_gather_a_scattered_flock);
+	RUN(flock_scenario_looks_like_a_flock);
+	RUN(groups_flock_separately);
+	RUN(grid_query_matches_all_pairs);
+	return CHECK_DONE();
+}

@@ -1,0 +1,282 @@
+/* The world as a container: edges, ids, removal, determinism, degenerate input,
+ * parameter validation, scenarios. */
+#include <string.h>
+
+#include "check.h"
+#include "idmap.h"
+#include "scenario.h"
+#include "testutil.h"
+
+static void edges_keep_vehicles_inside(void)
+{
+	steer_edges kinds[2] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE};
+	for (int k = 0; k < 2; k++) {
+		steer_world *w = make_world(300, 200, kinds[k], 11);
+		steer_rng *rng = steer_world_rng(w);
+		steer_params p = steer_params_default();
+		p.max_speed = 400; /* several units a tick, so edges are crossed often */
+		for (int n = 0; n < 200; n++) {
+			uint32_t id = add_vehicle(
+			    w, steer_rng_range(rng, 0, 300), steer_rng_range(rng, 0, 200),
+			    steer_rng_range(rng, -400, 400), steer_rng_range(rng, -400, 400), &p);
+			steer_vehicle_enable(w, id, STEER_WANDER, true);
+		}
+		int outside = 0;
+		for (int t = 0; t < 2000; t++) {
+			step(w, 1);
+			const steer_vehicles *v = steer_world_vehicles(w);
+			for (size_t i = 0; i < v->count; i++) {
+				bool in = kinds[k] == STEER_EDGE_WRAP
+				              ? v->px[i] >= 0 && v->px[i] < 300 && v->py[i] >= 0 &&
+				                    v->py[i] < 200
+				              : v->px[i] >= 0 && v->px[i] <= 300 && v->py[i] >= 0 &&
+				                    v->py[i] <= 200;
+				outside += !in;
+			}
+		}
+		CHECK(outside == 0, "%s: %d vehicle-ticks outside the bounds",
+		      steer_edges_name(kinds[k]), outside);
+		steer_world_destroy(w);
+	}
+}
+
+static void wrap_takes_the_short_way(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
+	uint32_t id = add_vehicle(w, 980, 500, 0, 0, NULL);
+	steer_vehicle_target(w, id, STEER_SEEK, v2(20, 500));
+	step(w, 1);
+	CHECK(vel(w, id).x > 0, "seeking across the seam went the long way: vx %g", vel(w, id).x);
+	step(w, 60);
+	CHECK(pos(w, id).x < 100, "did not cross the seam: x %g", pos(w, id).x);
+	steer_world_destroy(w);
+}
+
+static void degenerate_input_stays_finite(void)
+{
+	steer_world *w = make_world(500, 500, STEER_EDGE_BOUNCE, 1);
+	steer_params p = steer_params_default();
+	/* Two flockers on the same point, at rest (no cohesion, which would cancel
+	 * separation exactly for a pair). */
+	steer_params apart = p;
+	apart.cohesion_weight = 0;
+	uint32_t a = add_vehicle(w, 100, 100, 0, 0, &apart);
+	uint32_t b = add_vehicle(w, 100, 100, 0, 0, &apart);
+	steer_vehicle_enable(w, a, STEER_FLOCK | STEER_AVOID, true);
+	steer_vehicle_enable(w, b, STEER_FLOCK, true);
+	/* Targets exactly on the vehicle. */
+	uint32_t c = add_vehicle(w, 200, 200, 0, 0, &p);
+	steer_vehicle_target(w, c, STEER_SEEK, v2(200, 200));
+	steer_vehicle_target(w, c, STEER_FLEE, v2(200, 200));
+	steer_vehicle_target(w, c, STEER_ARRIVE, v2(200, 200));
+	/* Pursuing and evading a vehicle on the same point. */
+	uint32_t d = add_vehicle(w, 300, 300, 0, 0, &p);
+	uint32_t e = add_vehicle(w, 300, 300, 0, 0, &p);
+	steer_vehicle_chase(w, d, STEER_PURSUE, e);
+	steer_vehicle_chase(w, e, STEER_EVADE, d);
+	/* Path on with no waypoints, and a single waypoint on the vehicle. */
+	uint32_t f = add_vehicle(w, 400, 400, 0, 0, &p);
+	steer_vehicle_enable(w, f, STEER_PATH | STEER_WANDER, true);
+	uint32_t g = add_vehicle(w, 50, 400, 0, 0, &p);
+	steer_vehicle_path_add(w, g, v2(50, 400));
+	/* A vehicle that cannot move at all, and one inside an obstacle's centre. */
+	steer_params still = p;
+	still.max_speed = 0;
+	still.max_force = 0;
+	uint32_t h = add_vehicle(w, 450, 50, 0, 0, &still);
+	steer_vehicle_target(w, h, STEER_SEEK, v2(0, 0));
+	steer_obstacle_add(w, v2(250, 100), v2(0, 0), 30, NULL);
+	uint32_t i = add_vehicle(w, 250, 100, 0, 0, &p);
+	steer_vehicle_enable(w, i, STEER_AVOID | STEER_WANDER, true);
+	for (int t = 0; t < 600; t++) {
+		step(w, 1);
+		if (!world_finite(w)) {
+			CHECK(0, "non-finite state at tick %d", t);
+			break;
+		}
+	}
+	/* The two coincident flockers separated. */
+	CHECK(dist(pos(w, a), pos(w, b)) > 1.0, "coincident flockers stayed together");
+	steer_world_destroy(w);
+}
+
+static void run_flock(uint64_t seed, int ticks, steer_world **out)
+{
+	steer_world_config c = steer_world_config_default();
+	c.seed = seed;
+	steer_world *w = steer_world_create(&c);
+	if (steer_scenario_load(w, "flock") != STEER_OK)
+		abort();
+	step(w, ticks);
+	*out = w;
+}
+
+static int same_state(const steer_world *a, const steer_world *b)
+{
+	const steer_vehicles *x = steer_world_vehicles(a), *y = steer_world_vehicles(b);
+	size_t n = x->count;
+	if (n != y->count || steer_world_tick(a) != steer_world_tick(b))
+		return 0;
+	return !memcmp(x->id, y->id, n * sizeof *x->id) &&
+	       !memcmp(x->px, y->px, n * sizeof(double)) &&
+	       !memcmp(x->py, y->py, n * sizeof(double)) &&
+	       !memcmp(x->vx, y->vx, n * sizeof(double)) &&
+	       !memcmp(x->vy, y->vy, n * sizeof(double)) &&
+	       !memcmp(x->hx, y->hx, n * sizeof(double)) &&
+	       !memcmp(x->hy, y->hy, n * sizeof(double));
+}
+
+static void same_seed_same_world_bit_for_bit(void)
+{
+	steer_world *a, *b, *c;
+	run_flock(7, 1000, &a);
+	run_flock(7, 1000, &b);
+	run_flock(8, 1000, &c);
+	CHECK(same_state(a, b), "two runs of the same seed differ after 1000 ticks");
+	CHECK(!same_state(a, c), "different seeds gave the same world");
+	/* reset keeps the seed: the same commands replay identically. */
+	steer_scenario_load(a, "flock");
+	step(a, 1000);
+	CHECK(same_state(a, b), "scenario reload after reset differs from a fresh run");
+	steer_world_destroy(a);
+	steer_world_destroy(b);
+	steer_world_destroy(c);
+}
+
+static void ids_are_stable_and_never_reused(void)
+{
+	steer_world *w = make_world(500, 500, STEER_EDGE_WRAP, 1);
+	uint32_t ids[100];
+	for (int k = 0; k < 100; k++)
+		ids[k] = add_vehicle(w, k * 5.0, 250, 10, 0, NULL);
+	uint32_t ob;
+	CHECK(steer_obstacle_add(w, v2(10, 10), v2(0, 0), 5, &ob) == STEER_OK, "obstacle add");
+	CHECK(ob > ids[99], "obstacle id %u reuses a vehicle id", ob);
+	/* A pursuer of a vehicle that is removed mid-run drops pursue. */
+	steer_vehicle_chase(w, ids[1], STEER_PURSUE, ids[0]);
+	step(w, 10);
+	for (int k = 0; k < 100; k += 2)
+		CHECK(steer_remove(w, ids[k]) == STEER_OK, "remove %u", ids[k]);
+	CHECK(!(steer_world_vehicles(w)->behaviors[steer_vehicle_index(w, ids[1])] & STEER_PURSUE),
+	      "pursuer kept chasing a removed vehicle");
+	CHECK(steer_remove(w, ids[0]) == STEER_ERR_NOENT, "removed twice");
+	CHECK(steer_remove(w, ob) == STEER_OK, "remove obstacle by id");
+	step(w, 10);
+	/* Survivors keep their ids and still track their own state. */
+	for (int k = 1; k < 100; k += 2) {
+		long i = steer_vehicle_index(w, ids[k]);
+		CHECK(i >= 0 && steer_world_vehicles(w)->id[i] == ids[k], "lost id %u", ids[k]);
+	}
+	uint32_t fresh = add_vehicle(w, 1, 1, 0, 0, NULL);
+	CHECK(fresh > ob, "new id %u reuses an old one", fresh);
+	steer_world_reset(w);
+	uint32_t after_reset = add_vehicle(w, 1, 1, 0, 0, NULL);
+	/* A reset begins a new lifetime: ids restart so seeded replays match. */
+	CHECK(after_reset == 1, "first id after reset is %u", after_reset);
+	CHECK(steer_world_tick(w) == 0, "reset kept the tick");
+	steer_world_destroy(w);
+}
+
+static void idmap_matches_a_reference(void)
+{
+	steer_idmap m;
+	steer_idmap_init(&m);
+	enum { K = 5000 };
+	static uint32_t ref[K + 1]; /* 0 = absent, else value + 1 */
+	steer_rng rng;
+	steer_rng_seed(&rng, 5, 5);
+	int wrong = 0;
+	for (int op = 0; op < 200000; op++) {
+		uint32_t key = 1 + steer_rng_u32(&rng) % K;
+		if (steer_rng_u32(&rng) % 3) {
+			uint32_t val = steer_rng_u32(&rng) >> 1;
+			if (steer_idmap_put(&m, key, val) != 0)
+				abort();
+			ref[key] = val + 1;
+		} else {
+			steer_idmap_del(&m, key);
+			ref[key] = 0;
+		}
+	}
+	size_t live = 0;
+	for (uint32_t key = 1; key <= K; key++) {
+		uint32_t val;
+		int found = steer_idmap_get(&m, key, &val);
+		live += ref[key] != 0;
+		if (found != (ref[key] != 0) || (found && val + 1 != ref[key]))
+			wrong++;
+	}
+	CHECK(wrong == 0, "%d keys disagree with the reference", wrong);
+	CHECK(m.count == live, "count %zu, want %zu", m.count, live);
+	steer_idmap_free(&m);
+}
+
+static void bad_parameters_are_refused(void)
+{
+	steer_world *w = make_world(500, 500, STEER_EDGE_WRAP, 1);
+	steer_params p = steer_params_default();
+	char err[128];
+	p.mass = 0;
+	CHECK(steer_params_check(&p, err, sizeof err) && strstr(err, "mass"), "mass 0 accepted");
+	uint32_t id;
+	CHECK(steer_vehicle_add(w, v2(1, 1), v2(0, 0), &p, &id) == STEER_ERR_INVALID,
+	      "added with mass 0");
+	p = steer_params_default();
+	p.sight_distance = NAN;
+	CHECK(steer_params_check(&p, err, sizeof err) && strstr(err, "sight_distance"),
+	      "NaN accepted");
+	CHECK(steer_vehicle_add(w, v2(INFINITY, 1), v2(0, 0), NULL, &id) == STEER_ERR_INVALID,
+	      "infinite position accepted");
+	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), -3, &id) == STEER_ERR_INVALID,
+	      "negative radius accepted");
+	CHECK(steer_world_set_bounds(w, 0, 10, STEER_EDGE_WRAP) == STEER_ERR_INVALID,
+	      "zero width accepted");
+	CHECK(steer_world_set_tick_rate(w, 0) == STEER_ERR_INVALID, "tick rate 0 accepted");
+
+	/* The name table parses what the text protocol will send. */
+	steer_params q = steer_params_default();
+	const steer_param_def *d = steer_param_find("decel");
+	CHECK(d && !steer_param_parse(&q, d, "slow", err, sizeof err) &&
+	          q.decel == STEER_DECEL_SLOW,
+	      "decel=slow");
+	CHECK(d && steer_param_parse(&q, d, "sideways", err, sizeof err),
+	      "decel=sideways accepted");
+	d = steer_param_find("max_speed");
+	CHECK(d && steer_param_parse(&q, d, "nan", err, sizeof err), "max_speed=nan accepted");
+	CHECK(d && steer_param_parse(&q, d, "12abc", err, sizeof err), "max_speed=12abc accepted");
+	CHECK(d && !steer_param_parse(&q, d, "12.5", err, sizeof err) && q.max_speed == 12.5,
+	      "max_speed=12.5");
+	d = steer_param_find("panic_distance");
+	CHECK(d && !steer_param_parse(&q, d, "inf", err, sizeof err) && isinf(q.panic_distance),
+	      "panic_distance=inf");
+	CHECK(steer_param_find("warp_factor") == NULL, "unknown key found");
+	steer_world_destroy(w);
+}
+
+static void every_scenario_loads_and_runs(void)
+{
+	steer_world *w = make_world(800, 600, STEER_EDGE_WRAP, 3);
+	for (int k = 0; steer_scenario_names[k]; k++) {
+		CHECK(steer_scenario_load(w, steer_scenario_names[k]) == STEER_OK, "scenario %s",
+		      steer_scenario_names[k]);
+		CHECK(steer_world_vehicles(w)->count > 0, "scenario %s is empty",
+		      steer_scenario_names[k]);
+		step(w, 300);
+		CHECK(world_finite(w), "scenario %s went non-finite", steer_scenario_names[k]);
+	}
+	CHECK(steer_scenario_load(w, "nonesuch") == STEER_ERR_INVALID, "unknown scenario loaded");
+	steer_world_destroy(w);
+}
+
+int main(void)
+{
+	RUN(edges_keep_vehicles_inside);
+	RUN(wrap_takes_the_short_way);
+	RUN(degenerate_input_stays_finite);
+	RUN(same_seed_same_world_bit_for_bit);
+	RUN(ids_are_stable_and_never_reused);
+	RUN(idmap_matches_a_reference);
+	RUN(bad_parameters_are_refused);
+	RUN(every_scenario_loads_and_runs);
+	return CHECK_DONE();
+}

@@ -1,0 +1,70 @@
+/* Helpers shared by the core tests: small worlds, one-line vehicle setup. */
+#ifndef STEER_TESTUTIL_H
+#define STEER_TESTUTIL_H
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "world.h"
+
+static inline steer_world *make_world(double w, double h, steer_edges edges, uint64_t seed)
+{
+	steer_world_config c = steer_world_config_default();
+	c.width = w;
+	c.height = h;
+	c.edges = edges;
+	c.seed = seed;
+	steer_world *world = steer_world_create(&c);
+	if (!world)
+		abort();
+	return world;
+}
+
+static inline uint32_t add_vehicle(steer_world *w, double x, double y, double vx, double vy,
+                                   const steer_params *p)
+{
+	uint32_t id = 0;
+	if (steer_vehicle_add(w, v2(x, y), v2(vx, vy), p, &id) != STEER_OK)
+		abort();
+	return id;
+}
+
+static inline steer_vec2 pos(const steer_world *w, uint32_t id)
+{
+	long i = steer_vehicle_index(w, id);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	return i < 0 ? v2(NAN, NAN) : v2(v->px[i], v->py[i]);
+}
+
+static inline steer_vec2 vel(const steer_world *w, uint32_t id)
+{
+	long i = steer_vehicle_index(w, id);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	return i < 0 ? v2(NAN, NAN) : v2(v->vx[i], v->vy[i]);
+}
+
+static inline double dist(steer_vec2 a, steer_vec2 b)
+{
+	return v2_len(v2_sub(a, b));
+}
+
+static inline void step(steer_world *w, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (steer_world_step(w) != STEER_OK)
+			abort();
+}
+
+/* True when every vehicle's state is finite. */
+static inline int world_finite(const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	for (size_t i = 0; i < v->count; i++)
+		if (!isfinite(v->px[i]) || !isfinite(v->py[i]) || !isfinite(v->vx[i]) ||
+		    !isfinite(v->vy[i]) || !isfinite(v->hx[i]) || !isfinite(v->hy[i]) ||
+		    !isfinite(v->fx[i]) || !isfinite(v->fy[i]))
+			return 0;
+	return 1;
+}
+
+#endif
