@@ -317,6 +317,16 @@ static bool finite2(steer_vec2 a)
 	return isfinite(a.x) && isfinite(a.y);
 }
 
+static steer_vec2 pos_of(const steer_vehicles *v, size_t i)
+{
+	return v2(v->px[i], v->py[i]);
+}
+
+static steer_vec2 vel_of(const steer_vehicles *v, size_t i)
+{
+	return v2(v->vx[i], v->vy[i]);
+}
+
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
                                const steer_params *prm, uint32_t *id_out)
 {
@@ -566,6 +576,117 @@ steer_status steer_vehicle_path_loop(steer_world *w, uint32_t id, bool loop)
 	return STEER_OK;
 }
 
+/* --- restoring saved state ---------------------------------------------------- */
+
+steer_world_meta steer_world_meta_get(const steer_world *w)
+{
+	steer_world_meta m = {w->tick, w->next_id, w->rng};
+	return m;
+}
+
+static uint32_t max_live_id(const steer_world *w)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < w->v.count; i++)
+		m = w->v.id[i] > m ? w->v.id[i] : m;
+	for (size_t k = 0; k < w->obs_count; k++)
+		m = w->obs[k].id > m ? w->obs[k].id : m;
+	return m;
+}
+
+steer_status steer_world_meta_set(steer_world *w, const steer_world_meta *m)
+{
+	if (m->next_id == 0 || m->next_id >= OBSTACLE_SLOT || m->next_id <= max_live_id(w))
+		return STEER_ERR_INVALID;
+	w->tick = m->tick;
+	w->next_id = m->next_id;
+	w->rng = m->rng;
+	return STEER_OK;
+}
+
+void steer_vehicle_record_get(const steer_world *w, size_t i, steer_vehicle_record *out)
+{
+	const steer_vehicles *v = &w->v;
+	out->id = v->id[i];
+	out->behaviors = v->behaviors[i];
+	out->pos = pos_of(v, i);
+	out->vel = vel_of(v, i);
+	out->heading = v2(v->hx[i], v->hy[i]);
+	out->force = v2(v->fx[i], v->fy[i]);
+	out->state = v->state[i];
+}
+
+static bool id_in_use(const steer_world *w, uint32_t id)
+{
+	uint32_t slot;
+	return steer_idmap_get(&w->ids, id, &slot);
+}
+
+steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r)
+{
+	char err[96];
+	const steer_vehicle_state *s = &r->state;
+	const steer_path *path = &s->path;
+	if (r->id == 0 || r->id >= OBSTACLE_SLOT || id_in_use(w, r->id) ||
+	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !finite2(r->pos) ||
+	    !finite2(r->vel) || !finite2(r->heading) || !finite2(r->force) ||
+	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
+	    !isfinite(s->wander_angle) || steer_params_check(&s->prm, err, sizeof err) ||
+	    path->count > STEER_MAX_WAYPOINTS || (path->count && path->index >= path->count) ||
+	    (path->count && !path->points))
+		return STEER_ERR_INVALID;
+	for (uint32_t k = 0; k < path->count; k++)
+		if (!finite2(path->points[k]))
+			return STEER_ERR_INVALID;
+	steer_vehicles *v = &w->v;
+	if (w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles)
+		return STEER_ERR_LIMIT;
+	if (v->count == v->cap && grow_vehicles(v) != 0)
+		return STEER_ERR_NOMEM;
+	steer_vec2 *points = NULL;
+	if (path->count) {
+		points = malloc(path->count * sizeof *points);
+		if (!points)
+			return STEER_ERR_NOMEM;
+		memcpy(points, path->points, path->count * sizeof *points);
+	}
+	size_t i = v->count;
+	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0) {
+		free(points);
+		return STEER_ERR_NOMEM;
+	}
+	v->id[i] = r->id;
+	v->behaviors[i] = r->behaviors;
+	v->group[i] = s->prm.group;
+	v->px[i] = r->pos.x;
+	v->py[i] = r->pos.y;
+	v->vx[i] = r->vel.x;
+	v->vy[i] = r->vel.y;
+	v->hx[i] = r->heading.x;
+	v->hy[i] = r->heading.y;
+	v->fx[i] = r->force.x;
+	v->fy[i] = r->force.y;
+	v->state[i] = *s;
+	v->state[i].path.points = points;
+	v->state[i].path.cap = path->count;
+	v->count++;
+	if (r->id >= w->next_id)
+		w->next_id = r->id + 1;
+	return STEER_OK;
+}
+
+steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o)
+{
+	if (o->id == 0 || o->id >= OBSTACLE_SLOT || id_in_use(w, o->id))
+		return STEER_ERR_INVALID;
+	uint32_t id;
+	uint32_t saved_next = w->next_id;
+	w->next_id = o->id; /* steer_obstacle_add hands out next_id */
+	steer_status st = steer_obstacle_add(w, v2(o->x, o->y), v2(o->vx, o->vy), o->r, &id);
+	w->next_id = saved_next > o->id ? saved_next : o->id + 1;
+	return st;
+}
+
 /* --- obstacles ---------------------------------------------------------------- */
 
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
@@ -595,15 +716,6 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 }
 
 /* --- stepping ----------------------------------------------------------------- */
-
-static steer_vec2 pos_of(const steer_vehicles *v, size_t i)
-{
-	return v2(v->px[i], v->py[i]);
-}
-static steer_vec2 vel_of(const steer_vehicles *v, size_t i)
-{
-	return v2(v->vx[i], v->vy[i]);
-}
 
 /* Flocking: one pass over the neighbours in the 3 x 3 cells around the vehicle. */
 static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,

@@ -162,6 +162,35 @@ steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 poin
 steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id);
 steer_status steer_vehicle_path_loop(steer_world *w, uint32_t id, bool loop);
 
+/* --- restoring saved state ---------------------------------------------------- */
+
+/* The whole-world bookkeeping a save file needs besides vehicles and obstacles. */
+typedef struct steer_world_meta {
+	uint64_t tick;
+	uint32_t next_id;
+	steer_rng rng;
+} steer_world_meta;
+
+steer_world_meta steer_world_meta_get(const steer_world *w);
+/* INVALID when next_id is 0 or not above every live id. */
+steer_status steer_world_meta_set(steer_world *w, const steer_world_meta *m);
+
+/* A vehicle exactly as it was, id and all: everything steer_vehicles holds for one
+ * slot. The path's points are copied; the caller keeps its own. */
+typedef struct steer_vehicle_record {
+	uint32_t id;
+	uint32_t behaviors;
+	steer_vec2 pos, vel, heading, force;
+	steer_vehicle_state state;
+} steer_vehicle_record;
+
+/* Fills *out for the vehicle at index i (its path points stay owned by the world). */
+void steer_vehicle_record_get(const steer_world *w, size_t i, steer_vehicle_record *out);
+/* Appends a vehicle with the record's id. INVALID for id 0, an id in use, or bad
+ * fields; LIMIT/NOMEM as for steer_vehicle_add. */
+steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r);
+steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o);
+
 /* --- obstacles ----------------------------------------------------------------- */
 
 /* A circle; it drifts with vel and bounces off the bounds (unless edges are none). */

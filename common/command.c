@@ -1,0 +1,1052 @@
+#include "command.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "savefile.h"
+#include "scenario.h"
+
+/* --- argument parsing ---------------------------------------------------------- */
+
+/* Writes "what: message" and returns -1, so parsers can `return fail(...)`. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_num(const char *what, const char *s, double *out, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0')
+		return fail(err, errlen, "%s: '%s' is not a number", what, s);
+	if (!isfinite(v) || errno == ERANGE)
+		return fail(err, errlen, "%s: '%s' is not a finite number", what, s);
+	*out = v;
+	return 0;
+}
+
+static int parse_u64(const char *what, const char *s, uint64_t max, uint64_t *out, char *err,
+                     size_t errlen)
+{
+	char *end;
+	errno = 0;
+	if (*s == '-' || *s == '+' || *s == ' ')
+		return fail(err, errlen, "%s: '%s' is not a whole number", what, s);
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || *end != '\0')
+		return fail(err, errlen, "%s: '%s' is not a whole number", what, s);
+	if (errno == ERANGE || v > max)
+		return fail(err, errlen, "%s: %s is too large (at most %llu)", what, s,
+		            (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+static int parse_id(const char *what, const char *s, uint32_t *out, char *err, size_t errlen)
+{
+	uint64_t v;
+	if (parse_u64(what, s, UINT32_MAX, &v, err, errlen) != 0)
+		return -1;
+	if (v == 0)
+		return fail(err, errlen, "%s: ids start at 1", what);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_onoff(const char *s, bool *on, char *err, size_t errlen)
+{
+	if (!strcmp(s, "on")) {
+		*on = true;
+		return 0;
+	}
+	if (!strcmp(s, "off")) {
+		*on = false;
+		return 0;
+	}
+	return fail(err, errlen, "'%s' is neither on nor off", s);
+}
+
+/* key=value words from argv[first] on, into cmd->kv. allow_params: any parameter
+ * name; vx and vy are always accepted. */
+static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, bool allow_params,
+                     char *err, size_t errlen)
+{
+	for (int i = first; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		if (!eq || eq == argv[i])
+			return fail(err, errlen, "'%s' is not key=value", argv[i]);
+		if (cmd->nkv == STEER_CMD_MAX_KV)
+			return fail(err, errlen, "more than %d key=value pairs", STEER_CMD_MAX_KV);
+		*eq = '\0';
+		const char *key = argv[i], *val = eq + 1;
+		steer_cmd_kv *kv = &cmd->kv[cmd->nkv];
+		if (!strcmp(key, "vx") || !strcmp(key, "vy")) {
+			kv->def = NULL;
+			kv->field = key[1];
+			if (parse_num(key, val, &kv->value, err, errlen) != 0)
+				return -1;
+		} else {
+			const steer_param_def *def = allow_params ? steer_param_find(key) : NULL;
+			if (!def)
+				return fail(err, errlen, "unknown key '%s'%s", key,
+				            allow_params ? " (help set lists them)"
+				                         : " (only vx, vy)");
+			steer_params scratch = steer_params_default();
+			if (steer_param_parse(&scratch, def, val, err, errlen))
+				return -1;
+			kv->def = def;
+			kv->value = steer_param_get(&scratch, def);
+		}
+		cmd->nkv++;
+	}
+	return 0;
+}
+
+/* Applies cmd's parameter pairs onto p, and vx/vy onto *vel when given. */
+static void apply_kvs(const steer_command *cmd, steer_params *p, steer_vec2 *vel, bool *has_vel)
+{
+	for (int i = 0; i < cmd->nkv; i++) {
+		const steer_cmd_kv *kv = &cmd->kv[i];
+		if (kv->def) {
+			steer_param_set(p, kv->def, kv->value);
+		} else {
+			*has_vel = true;
+			if (kv->field == 'x')
+				vel->x = kv->value;
+			else
+				vel->y = kv->value;
+		}
+	}
+}
+
+/* --- replies -------------------------------------------------------------------- */
+
+void steer_reply_init(steer_reply *r)
+{
+	r->ok = true;
+	r->close = false;
+	steer_strbuf_init(&r->json);
+	r->error[0] = '\0';
+}
+
+void steer_reply_free(steer_reply *r)
+{
+	steer_strbuf_free(&r->json);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int
+reply_err(steer_reply *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	va_end(ap);
+	/* One reply is one line: never let a newline from user input through. */
+	for (char *p = r->error; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	r->ok = false;
+	steer_strbuf_clear(&r->json);
+	return -1;
+}
+
+static int status_err(steer_reply *r, steer_status st, uint32_t id)
+{
+	switch (st) {
+	case STEER_OK:
+		return 0;
+	case STEER_ERR_NOENT:
+		return reply_err(r, "no vehicle or obstacle with id %u", id);
+	case STEER_ERR_NOMEM:
+		return reply_err(r, "out of memory; the world is unchanged");
+	case STEER_ERR_LIMIT:
+		return reply_err(r,
+		                 "limit reached (vehicles or waypoints); the world is unchanged");
+	case STEER_ERR_INVALID:
+		break;
+	}
+	return reply_err(r, "invalid argument");
+}
+
+void steer_reply_text(const steer_reply *r, steer_strbuf *line)
+{
+	if (!r->ok) {
+		steer_strbuf_puts(line, "ERR ");
+		steer_strbuf_puts(line, r->error);
+	} else if (r->json.len) {
+		steer_strbuf_puts(line, "OK ");
+		steer_strbuf_put(line, r->json.data, r->json.len);
+	} else {
+		steer_strbuf_puts(line, "OK");
+	}
+}
+
+static void json_behaviors(steer_strbuf *b, uint32_t bits)
+{
+	steer_strbuf_puts(b, "[");
+	bool first = true;
+	for (int k = 0; k < STEER_BEHAVIOR_COUNT; k++)
+		if (bits & (1u << k)) {
+			if (!first)
+				steer_strbuf_puts(b, ",");
+			steer_json_str(b, steer_behavior_name(1u << k));
+			first = false;
+		}
+	steer_strbuf_puts(b, "]");
+}
+
+static void json_vec_field(steer_strbuf *b, const char *kx, double x, const char *ky, double y)
+{
+	steer_strbuf_printf(b, ",\"%s\":", kx);
+	steer_json_num(b, x);
+	steer_strbuf_printf(b, ",\"%s\":", ky);
+	steer_json_num(b, y);
+}
+
+static void json_vehicle_brief(steer_strbuf *b, const steer_vehicles *v, size_t i)
+{
+	steer_strbuf_printf(b, "{\"id\":%u", v->id[i]);
+	json_vec_field(b, "x", v->px[i], "y", v->py[i]);
+	json_vec_field(b, "vx", v->vx[i], "vy", v->vy[i]);
+	steer_strbuf_printf(b, ",\"group\":%u,\"behaviors\":", v->group[i]);
+	json_behaviors(b, v->behaviors[i]);
+	steer_strbuf_puts(b, "}");
+}
+
+static void json_obstacle(steer_strbuf *b, const steer_obstacle *o)
+{
+	steer_strbuf_printf(b, "{\"id\":%u", o->id);
+	json_vec_field(b, "x", o->x, "y", o->y);
+	steer_strbuf_puts(b, ",\"r\":");
+	steer_json_num(b, o->r);
+	json_vec_field(b, "vx", o->vx, "vy", o->vy);
+	steer_strbuf_puts(b, "}");
+}
+
+/* --- handlers ------------------------------------------------------------------- */
+
+static int p_none(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)c, (void)argc, (void)argv, (void)err, (void)errlen;
+	return 0;
+}
+
+static int p_help(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (argc == 2) {
+		if (!steer_cmd_find(argv[1]))
+			return fail(err, errlen, "no command '%s'", argv[1]);
+		snprintf(c->name, sizeof c->name, "%s", argv[1]);
+	}
+	return 0;
+}
+
+static int x_help(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)s, (void)h;
+	steer_strbuf *b = &r->json;
+	if (c->name[0]) {
+		const steer_cmd_entry *e = steer_cmd_find(c->name);
+		steer_strbuf_puts(b, "{\"name\":");
+		steer_json_str(b, e->name);
+		steer_strbuf_puts(b, ",\"usage\":");
+		char usage[256];
+		snprintf(usage, sizeof usage, "%s%s%s", e->name, e->usage[0] ? " " : "", e->usage);
+		steer_json_str(b, usage);
+		steer_strbuf_puts(b, ",\"help\":");
+		steer_json_str(b, e->help);
+		if (!strcmp(e->name, "set") || !strcmp(e->name, "spawn")) {
+			steer_strbuf_puts(b, ",\"keys\":{\"vx\":\"initial velocity x\",\"vy\":"
+			                     "\"initial velocity y\"");
+			for (size_t k = 0; k < steer_param_count; k++) {
+				steer_strbuf_puts(b, ",");
+				steer_json_str(b, steer_param_defs[k].name);
+				steer_strbuf_puts(b, ":");
+				steer_json_str(b, steer_param_defs[k].help);
+			}
+			steer_strbuf_puts(b, "}");
+		}
+		steer_strbuf_puts(b, "}");
+		return 0;
+	}
+	steer_strbuf_puts(b, "{\"commands\":[");
+	for (size_t k = 0; k < steer_cmd_count; k++) {
+		const steer_cmd_entry *e = &steer_cmd_table[k];
+		char usage[256];
+		snprintf(usage, sizeof usage, "%s%s%s", e->name, e->usage[0] ? " " : "", e->usage);
+		if (k)
+			steer_strbuf_puts(b, ",");
+		steer_json_str(b, usage);
+	}
+	steer_strbuf_puts(b, "],\"scenarios\":[");
+	for (int k = 0; steer_scenario_names[k]; k++) {
+		if (k)
+			steer_strbuf_puts(b, ",");
+		steer_json_str(b, steer_scenario_names[k]);
+	}
+	steer_strbuf_puts(b, "]}");
+	return 0;
+}
+
+static int p_spawn(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (argc >= 2 && !strcmp(argv[1], "flock")) {
+		uint64_t n;
+		c->sub = 1;
+		if (argc < 6)
+			return fail(err, errlen, "usage: spawn flock N X Y R [key=value ...]");
+		if (parse_u64("N", argv[2], 1000000000, &n, err, errlen) ||
+		    parse_num("X", argv[3], &c->x, err, errlen) ||
+		    parse_num("Y", argv[4], &c->y, err, errlen) ||
+		    parse_num("R", argv[5], &c->r, err, errlen))
+			return -1;
+		if (n == 0)
+			return fail(err, errlen, "N: a flock needs at least one vehicle");
+		if (c->r < 0)
+			return fail(err, errlen, "R: radius must be at least 0");
+		c->count = (uint32_t)n;
+		return parse_kvs(c, 6, argc, argv, true, err, errlen);
+	}
+	if (argc < 3)
+		return fail(err, errlen, "usage: spawn X Y [key=value ...]");
+	if (parse_num("X", argv[1], &c->x, err, errlen) ||
+	    parse_num("Y", argv[2], &c->y, err, errlen))
+		return -1;
+	return parse_kvs(c, 3, argc, argv, true, err, errlen);
+}
+
+static int params_from(const steer_command *c, steer_params base, steer_params *out,
+                       steer_vec2 *vel, steer_reply *r)
+{
+	bool has_vel = false;
+	apply_kvs(c, &base, vel, &has_vel);
+	char msg[128];
+	if (steer_params_check(&base, msg, sizeof msg))
+		return reply_err(r, "%s", msg);
+	*out = base;
+	return 0;
+}
+
+static size_t room_left(const steer_world *w)
+{
+	size_t max = steer_world_config_get(w)->max_vehicles;
+	size_t n = steer_world_vehicles(w)->count;
+	return max == 0 ? SIZE_MAX : (n >= max ? 0 : max - n);
+}
+
+static int x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *r)
+{
+	steer_world *w = s->world;
+	if (c->count > room_left(w))
+		return reply_err(
+		    r, "spawning %u would exceed --max-vehicles (%zu; %zu in the world)", c->count,
+		    steer_world_config_get(w)->max_vehicles, steer_world_vehicles(w)->count);
+	steer_params p;
+	steer_vec2 unused = v2(0, 0);
+	if (params_from(c, steer_flock_params(), &p, &unused, r))
+		return -1;
+	steer_rng *rng = steer_world_rng(w);
+	steer_strbuf *b = &r->json;
+	steer_strbuf_puts(b, "{\"ids\":[");
+	uint32_t first = 0, last = 0;
+	for (uint32_t k = 0; k < c->count; k++) {
+		/* Uniform in the disc: sqrt keeps the density even towards the rim. */
+		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double d = c->r * sqrt(steer_rng_unit(rng));
+		double h = steer_rng_range(rng, 0, 6.283185307179586);
+		steer_vec2 at = v2(c->x + d * cos(a), c->y + d * sin(a));
+		steer_vec2 vel = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
+		uint32_t id;
+		steer_status st = steer_vehicle_add(w, at, vel, &p, &id);
+		if (st == STEER_OK) {
+			last = id;
+			if (!first)
+				first = id;
+			st = steer_vehicle_enable(w, id, STEER_FLOCK, true);
+		}
+		if (st != STEER_OK) {
+			/* All or nothing. Ids within one command are consecutive. */
+			for (uint32_t back = first; first && back <= last; back++)
+				steer_remove(w, back);
+			return status_err(r, st, 0);
+		}
+		steer_strbuf_printf(b, "%s%u", k ? "," : "", id);
+	}
+	steer_strbuf_puts(b, "]}");
+	return 0;
+}
+
+static int x_spawn(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	if (c->sub == 1)
+		return x_spawn_flock(c, s, r);
+	steer_params p;
+	steer_vec2 vel = v2(0, 0);
+	if (params_from(c, steer_params_default(), &p, &vel, r))
+		return -1;
+	uint32_t id;
+	steer_status st = steer_vehicle_add(s->world, v2(c->x, c->y), vel, &p, &id);
+	if (st != STEER_OK)
+		return status_err(r, st, 0);
+	steer_strbuf_printf(&r->json, "{\"id\":%u}", id);
+	return 0;
+}
+
+static int p_obstacle(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_num("X", argv[1], &c->x, err, errlen) ||
+	    parse_num("Y", argv[2], &c->y, err, errlen) ||
+	    parse_num("R", argv[3], &c->r, err, errlen))
+		return -1;
+	if (!(c->r > 0))
+		return fail(err, errlen, "R: radius must be greater than 0");
+	return parse_kvs(c, 4, argc, argv, false, err, errlen);
+}
+
+static int x_obstacle(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	steer_vec2 vel = v2(0, 0);
+	bool has_vel = false;
+	steer_params unused = steer_params_default();
+	apply_kvs(c, &unused, &vel, &has_vel);
+	uint32_t id;
+	steer_status st = steer_obstacle_add(s->world, v2(c->x, c->y), vel, c->r, &id);
+	if (st != STEER_OK)
+		return status_err(r, st, 0);
+	steer_strbuf_printf(&r->json, "{\"id\":%u}", id);
+	return 0;
+}
+
+static int p_id(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	return parse_id("ID", argv[1], &c->id, err, errlen);
+}
+
+static int x_remove(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	return status_err(r, steer_remove(s->world, c->id), c->id);
+}
+
+static int p_set(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return -1;
+	return parse_kvs(c, 2, argc, argv, true, err, errlen);
+}
+
+static int x_set(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	const steer_vehicle_state *st = steer_vehicle_get(s->world, c->id);
+	if (!st)
+		return reply_err(r, "no vehicle with id %u", c->id);
+	long i = steer_vehicle_index(s->world, c->id);
+	const steer_vehicles *v = steer_world_vehicles(s->world);
+	steer_vec2 vel = v2(v->vx[i], v->vy[i]);
+	bool has_vel = false;
+	steer_params p = st->prm;
+	apply_kvs(c, &p, &vel, &has_vel);
+	char msg[128];
+	if (steer_params_check(&p, msg, sizeof msg))
+		return reply_err(r, "%s", msg);
+	steer_vehicle_set_params(s->world, c->id, &p);
+	if (has_vel)
+		steer_vehicle_set_velocity(s->world, c->id, vel);
+	return 0;
+}
+
+/* seek/flee/arrive ID X Y, or ID off */
+static int p_target(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return -1;
+	if (argc == 3) {
+		if (strcmp(argv[2], "off"))
+			return fail(err, errlen, "usage: %s ID X Y | %s ID off", argv[0], argv[0]);
+		c->sub = 1;
+		return 0;
+	}
+	if (argc != 4)
+		return fail(err, errlen, "usage: %s ID X Y | %s ID off", argv[0], argv[0]);
+	return parse_num("X", argv[2], &c->x, err, errlen) ||
+	               parse_num("Y", argv[3], &c->y, err, errlen)
+	           ? -1
+	           : 0;
+}
+
+static uint32_t entry_bit(const steer_command *c)
+{
+	return steer_behavior_bit(c->entry->name);
+}
+
+static int x_target(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	if (c->sub == 1)
+		return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), false),
+		                  c->id);
+	if (steer_vehicle_index(s->world, c->id) < 0)
+		return reply_err(r, "no vehicle with id %u", c->id);
+	return status_err(r, steer_vehicle_target(s->world, c->id, entry_bit(c), v2(c->x, c->y)),
+	                  c->id);
+}
+
+/* pursue/evade ID OTHER, or ID off */
+static int p_chase(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return -1;
+	if (!strcmp(argv[2], "off")) {
+		c->sub = 1;
+		return 0;
+	}
+	if (parse_id("OTHER", argv[2], &c->other, err, errlen))
+		return -1;
+	if (c->other == c->id)
+		return fail(err, errlen, "a vehicle cannot %s itself", argv[0]);
+	return 0;
+}
+
+static int x_chase(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	if (c->sub == 1)
+		return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), false),
+		                  c->id);
+	if (steer_vehicle_index(s->world, c->id) < 0)
+		return reply_err(r, "no vehicle with id %u", c->id);
+	if (steer_vehicle_index(s->world, c->other) < 0)
+		return reply_err(r, "no vehicle with id %u to %s", c->other, c->entry->name);
+	return status_err(r, steer_vehicle_chase(s->world, c->id, entry_bit(c), c->other), c->id);
+}
+
+/* wander/avoid/flock ID on|off */
+static int p_toggle(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return -1;
+	return parse_onoff(argv[2], &c->on, err, errlen);
+}
+
+static int x_toggle(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), c->on), c->id);
+}
+
+static int p_waypoint(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	return parse_id("ID", argv[1], &c->id, err, errlen) ||
+	               parse_num("X", argv[2], &c->x, err, errlen) ||
+	               parse_num("Y", argv[3], &c->y, err, errlen)
+	           ? -1
+	           : 0;
+}
+
+static int x_waypoint(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	steer_status st = steer_vehicle_path_add(s->world, c->id, v2(c->x, c->y));
+	if (st == STEER_ERR_LIMIT)
+		return reply_err(r, "vehicle %u already has %u waypoints (the limit)", c->id,
+		                 STEER_MAX_WAYPOINTS);
+	if (st != STEER_OK)
+		return status_err(r, st, c->id);
+	steer_strbuf_printf(&r->json, "{\"waypoints\":%u}",
+	                    steer_vehicle_get(s->world, c->id)->path.count);
+	return 0;
+}
+
+/* path ID clear | path ID loop on|off */
+static int p_path(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return -1;
+	if (argc == 3 && !strcmp(argv[2], "clear")) {
+		c->sub = 0;
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[2], "loop")) {
+		c->sub = 1;
+		return parse_onoff(argv[3], &c->on, err, errlen);
+	}
+	return fail(err, errlen, "usage: path ID clear | path ID loop on|off");
+}
+
+static int x_path(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	steer_status st = c->sub == 0 ? steer_vehicle_path_clear(s->world, c->id)
+	                              : steer_vehicle_path_loop(s->world, c->id, c->on);
+	return status_err(r, st, c->id);
+}
+
+static int x_get(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	steer_world *w = s->world;
+	steer_strbuf *b = &r->json;
+	const steer_obstacle *o = steer_obstacle_get(w, c->id);
+	if (o) {
+		json_obstacle(b, o);
+		/* mark it, so a script can tell the two kinds apart */
+		b->len--;
+		steer_strbuf_puts(b, ",\"kind\":\"obstacle\"}");
+		return 0;
+	}
+	long i = steer_vehicle_index(w, c->id);
+	if (i < 0)
+		return reply_err(r, "no vehicle or obstacle with id %u", c->id);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	const steer_vehicle_state *st = &v->state[i];
+	steer_strbuf_printf(b, "{\"id\":%u,\"kind\":\"vehicle\"", c->id);
+	json_vec_field(b, "x", v->px[i], "y", v->py[i]);
+	json_vec_field(b, "vx", v->vx[i], "vy", v->vy[i]);
+	json_vec_field(b, "hx", v->hx[i], "hy", v->hy[i]);
+	json_vec_field(b, "fx", v->fx[i], "fy", v->fy[i]);
+	steer_strbuf_puts(b, ",\"behaviors\":");
+	json_behaviors(b, v->behaviors[i]);
+	steer_strbuf_puts(b, ",\"seek\":[");
+	steer_json_num(b, st->seek_target.x);
+	steer_strbuf_puts(b, ",");
+	steer_json_num(b, st->seek_target.y);
+	steer_strbuf_puts(b, "],\"flee\":[");
+	steer_json_num(b, st->flee_target.x);
+	steer_strbuf_puts(b, ",");
+	steer_json_num(b, st->flee_target.y);
+	steer_strbuf_puts(b, "],\"arrive\":[");
+	steer_json_num(b, st->arrive_target.x);
+	steer_strbuf_puts(b, ",");
+	steer_json_num(b, st->arrive_target.y);
+	steer_strbuf_printf(b, "],\"pursue\":%u,\"evade\":%u,\"wander_angle\":", st->pursue_id,
+	                    st->evade_id);
+	steer_json_num(b, st->wander_angle);
+	steer_strbuf_printf(b, ",\"path\":{\"index\":%u,\"loop\":%s,\"waypoints\":[",
+	                    st->path.index, st->path.loop ? "true" : "false");
+	for (uint32_t k = 0; k < st->path.count; k++) {
+		steer_strbuf_puts(b, k ? ",[" : "[");
+		steer_json_num(b, st->path.points[k].x);
+		steer_strbuf_puts(b, ",");
+		steer_json_num(b, st->path.points[k].y);
+		steer_strbuf_puts(b, "]");
+	}
+	steer_strbuf_puts(b, "]}");
+	for (size_t k = 0; k < steer_param_count; k++) {
+		const steer_param_def *d = &steer_param_defs[k];
+		steer_strbuf_printf(b, ",\"%s\":", d->name);
+		if (d->type == STEER_PARAM_ENUM)
+			steer_json_str(b, steer_param_enum_name(&st->prm, d));
+		else if (d->type == STEER_PARAM_BOOL)
+			steer_strbuf_puts(b, steer_param_get(&st->prm, d) != 0 ? "true" : "false");
+		else
+			steer_json_num(b, steer_param_get(&st->prm, d));
+	}
+	steer_strbuf_puts(b, "}");
+	return 0;
+}
+
+static int x_list(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)c, (void)h;
+	const steer_vehicles *v = steer_world_vehicles(s->world);
+	steer_strbuf *b = &r->json;
+	steer_strbuf_printf(b, "{\"tick\":%llu,\"vehicles\":[",
+	                    (unsigned long long)steer_world_tick(s->world));
+	for (size_t i = 0; i < v->count; i++) {
+		if (i)
+			steer_strbuf_puts(b, ",");
+		json_vehicle_brief(b, v, i);
+	}
+	steer_strbuf_puts(b, "],\"obstacles\":[");
+	size_t n;
+	const steer_obstacle *o = steer_world_obstacles(s->world, &n);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			steer_strbuf_puts(b, ",");
+		json_obstacle(b, &o[k]);
+	}
+	steer_strbuf_puts(b, "]}");
+	return 0;
+}
+
+static int x_pause(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h, (void)r;
+	s->paused = !strcmp(c->entry->name, "pause");
+	return 0;
+}
+
+static int p_step(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	uint64_t n = 1;
+	if (argc == 2 && parse_u64("N", argv[1], STEER_CMD_MAX_STEP, &n, err, errlen))
+		return -1;
+	if (n == 0)
+		return fail(err, errlen, "N: step at least 1 tick");
+	c->count = (uint32_t)n;
+	return 0;
+}
+
+static int x_step(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	for (uint32_t k = 0; k < c->count; k++)
+		if (steer_world_step(s->world) != STEER_OK)
+			return reply_err(r, "out of memory after %u ticks", k);
+	steer_strbuf_printf(&r->json, "{\"tick\":%llu}",
+	                    (unsigned long long)steer_world_tick(s->world));
+	return 0;
+}
+
+static int p_world(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_num("W", argv[1], &c->x, err, errlen) ||
+	    parse_num("H", argv[2], &c->y, err, errlen))
+		return -1;
+	if (!(c->x > 0) || !(c->y > 0))
+		return fail(err, errlen, "W and H must be greater than 0");
+	if (argc == 4) {
+		if (steer_edges_parse(argv[3], &c->edges) != 0)
+			return fail(err, errlen, "edges: '%s' is not wrap, bounce or none",
+			            argv[3]);
+		c->has_edges = true;
+	}
+	return 0;
+}
+
+static int x_world(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	steer_edges e = c->has_edges ? c->edges : steer_world_config_get(s->world)->edges;
+	if (steer_world_set_bounds(s->world, c->x, c->y, e) != STEER_OK) {
+		char msg[96];
+		steer_world_config cfg = *steer_world_config_get(s->world);
+		cfg.width = c->x;
+		cfg.height = c->y;
+		return reply_err(r, "%s", steer_world_config_check(&cfg, msg, sizeof msg));
+	}
+	return 0;
+}
+
+static int p_rate(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (parse_num("HZ", argv[1], &c->rate, err, errlen))
+		return -1;
+	if (!(c->rate >= 1 && c->rate <= 1000))
+		return fail(err, errlen, "HZ: tick rate must be 1..1000");
+	return 0;
+}
+
+static int x_rate(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	if (steer_world_set_tick_rate(s->world, c->rate) != STEER_OK)
+		return reply_err(r, "tick rate must be 1..1000");
+	if (h && h->rate_changed)
+		h->rate_changed(h->ud);
+	return 0;
+}
+
+static int p_seed(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	return parse_u64("N", argv[1], UINT64_MAX, &c->seed, err, errlen);
+}
+
+static int x_seed(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h, (void)r;
+	steer_world_set_seed(s->world, c->seed);
+	return 0;
+}
+
+static int x_reset(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)c, (void)h, (void)r;
+	steer_world_reset(s->world);
+	return 0;
+}
+
+static int p_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (strlen(argv[1]) > STEER_NAME_MAX)
+		return fail(err, errlen, "NAME: longer than %d characters", STEER_NAME_MAX);
+	snprintf(c->name, sizeof c->name, "%s", argv[1]);
+	return 0;
+}
+
+static int x_scenario(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	steer_status st = steer_scenario_load(s->world, c->name);
+	if (st == STEER_ERR_INVALID) {
+		char names[256] = "";
+		for (int k = 0; steer_scenario_names[k]; k++) {
+			strncat(names, " ", sizeof names - strlen(names) - 1);
+			strncat(names, steer_scenario_names[k], sizeof names - strlen(names) - 1);
+		}
+		return reply_err(r, "no scenario '%s'; there are:%s", c->name, names);
+	}
+	return status_err(r, st, 0);
+}
+
+static int x_stats(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)c;
+	const steer_world *w = s->world;
+	const steer_world_config *cfg = steer_world_config_get(w);
+	size_t nobs;
+	steer_world_obstacles(w, &nobs);
+	steer_strbuf *b = &r->json;
+	steer_strbuf_printf(b,
+	                    "{\"tick\":%llu,\"paused\":%s,\"vehicles\":%zu,\"obstacles\":%zu,"
+	                    "\"seed\":%llu,\"tick_rate\":",
+	                    (unsigned long long)steer_world_tick(w), s->paused ? "true" : "false",
+	                    steer_world_vehicles(w)->count, nobs, (unsigned long long)cfg->seed);
+	steer_json_num(b, cfg->tick_rate);
+	steer_strbuf_puts(b, ",\"width\":");
+	steer_json_num(b, cfg->width);
+	steer_strbuf_puts(b, ",\"height\":");
+	steer_json_num(b, cfg->height);
+	steer_strbuf_printf(b, ",\"edges\":\"%s\"", steer_edges_name(cfg->edges));
+	if (h && h->stats)
+		h->stats(h->ud, b);
+	steer_strbuf_puts(b, "}");
+	return 0;
+}
+
+bool steer_save_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > STEER_NAME_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = name[i];
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		          (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int p_save_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (p_name(c, argc, argv, err, errlen))
+		return -1;
+	if (!steer_save_name_ok(c->name))
+		return fail(err, errlen,
+		            "NAME: use 1-64 of A-Z a-z 0-9 . _ - (not starting with '.')");
+	return 0;
+}
+
+static int x_save(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	if (!h || !h->save)
+		return reply_err(r, "save is not available here");
+	char *data;
+	size_t len;
+	if (steer_save_encode(s->world, &data, &len) != STEER_OK)
+		return reply_err(r, "out of memory while encoding the world; nothing was written");
+	char msg[200];
+	int rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
+	free(data);
+	if (rc != 0)
+		return reply_err(r, "save %s: %s", c->name, msg);
+	steer_strbuf_printf(&r->json, "{\"bytes\":%zu}", len);
+	return 0;
+}
+
+static int x_load(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	if (!h || !h->load)
+		return reply_err(r, "load is not available here");
+	char *data = NULL;
+	size_t len = 0;
+	char msg[200];
+	if (h->load(h->ud, c->name, &data, &len, msg, sizeof msg) != 0)
+		return reply_err(r, "load %s: %s", c->name, msg);
+	steer_world *loaded = steer_save_decode(data, len, msg, sizeof msg);
+	free(data);
+	if (!loaded)
+		return reply_err(r, "load %s: %s; the running world is unchanged", c->name, msg);
+	size_t max = steer_world_config_get(s->world)->max_vehicles;
+	if (max && steer_world_vehicles(loaded)->count > max) {
+		size_t n = steer_world_vehicles(loaded)->count;
+		steer_world_destroy(loaded);
+		return reply_err(r, "load %s: %zu vehicles exceed --max-vehicles %zu", c->name, n,
+		                 max);
+	}
+	steer_world_set_max_vehicles(loaded, max);
+	bool rate_changed = steer_world_config_get(loaded)->tick_rate !=
+	                    steer_world_config_get(s->world)->tick_rate;
+	steer_world_destroy(s->world);
+	s->world = loaded;
+	if (rate_changed && h->rate_changed)
+		h->rate_changed(h->ud);
+	steer_strbuf_printf(&r->json, "{\"tick\":%llu,\"vehicles\":%zu}",
+	                    (unsigned long long)steer_world_tick(loaded),
+	                    steer_world_vehicles(loaded)->count);
+	return 0;
+}
+
+static int x_quit(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)c, (void)s, (void)h;
+	r->close = true;
+	return 0;
+}
+
+/* --- the table ------------------------------------------------------------------ */
+
+#define R STEER_CMD_READ
+#define W STEER_CMD_WRITE
+
+const steer_cmd_entry steer_cmd_table[] = {
+    {"help", "[COMMAND]", "list the commands, or describe one", R, 0, 1, p_help, x_help},
+    {"spawn", "X Y [key=value ...] | spawn flock N X Y R [key=value ...]",
+     "add a vehicle at (X,Y), or N flocking vehicles within R of (X,Y)", W, 2, -1, p_spawn,
+     x_spawn},
+    {"obstacle", "X Y R [vx=V] [vy=V]", "add a circle obstacle, drifting at (vx,vy)", W, 3, 5,
+     p_obstacle, x_obstacle},
+    {"remove", "ID", "remove a vehicle or an obstacle", W, 1, 1, p_id, x_remove},
+    {"set", "ID key=value ...", "change a vehicle's parameters (help set lists the keys)", W, 2, -1,
+     p_set, x_set},
+    {"seek", "ID X Y | ID off", "steer towards a point at full speed", W, 2, 3, p_target, x_target},
+    {"flee", "ID X Y | ID off", "steer away from a point (within panic_distance)", W, 2, 3,
+     p_target, x_target},
+    {"arrive", "ID X Y | ID off", "steer to a point and stop on it", W, 2, 3, p_target, x_target},
+    {"pursue", "ID OTHER | ID off", "chase another vehicle's predicted position", W, 2, 2, p_chase,
+     x_chase},
+    {"evade", "ID OTHER | ID off", "run from another vehicle's predicted position", W, 2, 2,
+     p_chase, x_chase},
+    {"wander", "ID on|off", "random smooth wandering", W, 2, 2, p_toggle, x_toggle},
+    {"avoid", "ID on|off", "steer around obstacles", W, 2, 2, p_toggle, x_toggle},
+    {"flock", "ID on|off", "separation, cohesion and alignment with its group", W, 2, 2, p_toggle,
+     x_toggle},
+    {"waypoint", "ID X Y", "append a waypoint to the vehicle's path (turns path on)", W, 3, 3,
+     p_waypoint, x_waypoint},
+    {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
+    {"get", "ID", "everything about one vehicle or obstacle", R, 1, 1, p_id, x_get},
+    {"list", "", "every vehicle and obstacle", R, 0, 0, p_none, x_list},
+    {"pause", "", "stop the clock", W, 0, 0, p_none, x_pause},
+    {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},
+    {"step", "[N]", "advance N ticks now (default 1), e.g. while paused", W, 0, 1, p_step, x_step},
+    {"world", "W H [wrap|bounce|none]", "resize the world and set its edges", W, 2, 3, p_world,
+     x_world},
+    {"rate", "HZ", "set the tick rate", W, 1, 1, p_rate, x_rate},
+    {"seed", "N", "set the seed (reset then replays identically)", W, 1, 1, p_seed, x_seed},
+    {"reset", "", "empty the world: tick 0, ids from 1, seed kept", W, 0, 0, p_none, x_reset},
+    {"scenario", "NAME", "reset and load a built-in scenario", W, 1, 1, p_name, x_scenario},
+    {"stats", "", "tick, counts, rates and tick timing", R, 0, 0, p_none, x_stats},
+    {"save", "NAME", "write the whole world to the data directory", R, 1, 1, p_save_name, x_save},
+    {"load", "NAME", "replace the world with a saved one", W, 1, 1, p_save_name, x_load},
+    {"quit", "", "close this connection", R, 0, 0, p_none, x_quit},
+};
+const size_t steer_cmd_count = sizeof steer_cmd_table / sizeof steer_cmd_table[0];
+
+#undef R
+#undef W
+
+const steer_cmd_entry *steer_cmd_find(const char *name)
+{
+	for (size_t k = 0; k < steer_cmd_count; k++)
+		if (!strcmp(steer_cmd_table[k].name, name))
+			return &steer_cmd_table[k];
+	return NULL;
+}
+
+int steer_cmd_split(char *line, char **words, int max)
+{
+	int n = 0;
+	char *p = line;
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (!*p)
+			return n;
+		if (n == max)
+			return -1;
+		words[n++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen)
+{
+	memset(cmd, 0, sizeof *cmd);
+	if (argc == 0)
+		return fail(err, errlen, "empty command (try help)");
+	const steer_cmd_entry *e = steer_cmd_find(argv[0]);
+	if (!e) {
+		char shown[40];
+		snprintf(shown, sizeof shown, "%s", argv[0]);
+		return fail(err, errlen, "unknown command '%s' (try help)", shown);
+	}
+	int words = argc - 1;
+	if (words < e->min_words || (e->max_words >= 0 && words > e->max_words))
+		return fail(err, errlen, "usage: %s%s%s", e->name, e->usage[0] ? " " : "",
+		            e->usage);
+	cmd->entry = e;
+	if (e->parse(cmd, argc, argv, err, errlen) != 0) {
+		cmd->entry = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen)
+{
+	size_t n = strlen(line);
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return fail(err, errlen, "out of memory");
+	memcpy(copy, line, n + 1);
+	char *words[STEER_CMD_MAX_WORDS];
+	int argc = steer_cmd_split(copy, words, STEER_CMD_MAX_WORDS);
+	int rc = argc < 0 ? fail(err, errlen, "more than %d words", STEER_CMD_MAX_WORDS)
+	                  : steer_cmd_parse(cmd, argc, words, err, errlen);
+	free(copy);
+	return rc;
+}
+
+int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
+                   steer_reply *out)
+{
+	steer_strbuf_clear(&out->json);
+	out->ok = true;
+	out->close = false;
+	out->error[0] = '\0';
+	int rc = cmd->entry->exec(cmd, s, h, out);
+	if (rc == 0 && out->json.oom)
+		return reply_err(out, "out of memory while building the reply");
+	return rc;
+}

@@ -1,0 +1,127 @@
+/* The command table: every command a user can give, from any entry point (the text
+ * port, a protobuf Command, the terminal client's ':' line), parsed once into a
+ * steer_command and applied to a session between ticks. A command exists
+ * everywhere or nowhere because there is only this table.
+ *
+ * The core does no I/O: commands that need files or the host's figures (save, load,
+ * stats) call back into the host through steer_host. */
+#ifndef STEER_COMMAND_H
+#define STEER_COMMAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+#include "world.h"
+
+#define STEER_CMD_MAX_WORDS 64
+#define STEER_CMD_MAX_KV    32
+#define STEER_CMD_MAX_STEP  100000u
+#define STEER_NAME_MAX      64
+
+/* What a command may change; a read-only client may run only STEER_CMD_READ ones. */
+typedef enum steer_cmd_access {
+	STEER_CMD_READ,  /* help, get, list, stats, quit */
+	STEER_CMD_WRITE, /* anything that changes the world or the session */
+} steer_cmd_access;
+
+/* One key=value for spawn / set / obstacle: a parameter from params.h, or one of the
+ * vehicle fields vx / vy. */
+typedef struct steer_cmd_kv {
+	const steer_param_def *def; /* NULL for vx / vy */
+	char field;                 /* 'x' or 'y' when def is NULL */
+	double value;
+} steer_cmd_kv;
+
+typedef struct steer_cmd_entry steer_cmd_entry;
+
+typedef struct steer_command {
+	const steer_cmd_entry *entry;
+	uint32_t id, other;
+	double x, y, r;
+	uint32_t count;
+	bool on; /* on/off words */
+	int sub; /* sub-command: path clear/loop, "off" forms */
+	steer_edges edges;
+	bool has_edges;
+	uint64_t seed;
+	double rate;
+	char name[STEER_NAME_MAX + 1];
+	steer_cmd_kv kv[STEER_CMD_MAX_KV];
+	int nkv;
+} steer_command;
+
+/* The state commands act on. The host owns it; load may replace world. */
+typedef struct steer_session {
+	steer_world *world;
+	bool paused;
+} steer_session;
+
+/* Services only the host can provide. Any pointer may be NULL: the command that needs
+ * it then answers "not available". Messages go into err (NUL-terminated). */
+typedef struct steer_host {
+	void *ud;
+	/* Writes data as the named save (name already validated). 0 or -1. */
+	int (*save)(void *ud, const char *name, const char *data, size_t len, char *err,
+	            size_t errlen);
+	/* Reads the named save into a malloc'd buffer the caller frees. 0 or -1. */
+	int (*load)(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen);
+	/* Appends the host's own fields (",\"clients\":3,...") to the stats object. */
+	void (*stats)(void *ud, steer_strbuf *json);
+	/* The tick rate changed: re-arm the tick timer. */
+	void (*rate_changed)(void *ud);
+} steer_host;
+
+typedef struct steer_reply {
+	bool ok;
+	bool close;        /* the client asked to end its connection */
+	steer_strbuf json; /* empty for a plain OK */
+	char error[256];
+} steer_reply;
+
+typedef enum steer_cmd_status {
+	STEER_CMD_OK = 0,
+	STEER_CMD_ERROR = -1,
+} steer_cmd_status;
+
+struct steer_cmd_entry {
+	const char *name;
+	const char *usage; /* the arguments, as shown by help */
+	const char *help;
+	steer_cmd_access access;
+	int min_words, max_words; /* words after the name; max -1 = no limit */
+	int (*parse)(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
+	int (*exec)(const steer_command *cmd, steer_session *s, const steer_host *h,
+	            steer_reply *out);
+};
+
+extern const steer_cmd_entry steer_cmd_table[];
+extern const size_t steer_cmd_count;
+
+const steer_cmd_entry *steer_cmd_find(const char *name);
+
+/* Splits line into words in place (line is modified); returns the count, or -1 when
+ * there are more than max. */
+int steer_cmd_split(char *line, char **words, int max);
+
+/* Parses words (words[0] is the command name). 0, or -1 with a message in err. */
+int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
+/* Parses one line of the text grammar. */
+int steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen);
+
+void steer_reply_init(steer_reply *r);
+void steer_reply_free(steer_reply *r);
+/* Applies a parsed command. Returns 0 when it succeeded; either way *out holds the
+ * reply. A failed command leaves the session as it was. */
+int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
+                   steer_reply *out);
+
+/* Renders a reply as one line of the text protocol, without the newline:
+ * "OK", "OK {...}" or "ERR message". */
+void steer_reply_text(const steer_reply *r, steer_strbuf *line);
+
+/* A save name: 1-64 of [A-Za-z0-9._-], not starting with '.'. */
+bool steer_save_name_ok(const char *name);
+
+#endif

@@ -1,0 +1,802 @@
+#include "savefile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "steer-save"
+
+/* Longest line and most fields the reader accepts. The params line is the longest:
+ * about 35 characters and 2 fields per parameter, so there is room for ~100 more
+ * parameters before these need to grow. */
+#define MAX_LINE   4096
+#define MAX_FIELDS 256
+
+/* Ids at or above this are not vehicle or obstacle ids (world.c tags its id map with
+ * the top bit). */
+#define MAX_ID 0x7fffffffu
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME  0x100000001b3ULL
+
+/* FNV-1a: every step is a bijection of the running hash, so any single changed byte
+ * always changes the result. */
+static uint64_t fnv1a64(const char *p, size_t n)
+{
+	uint64_t h = FNV_OFFSET;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+/* --- encoding ------------------------------------------------------------------ */
+
+/* A growing text buffer. After the first failed allocation every put is a no-op and
+ * nomem stays set, so the encoder checks once at the end. */
+typedef struct writer {
+	char *p;
+	size_t len, cap;
+	bool nomem;
+} writer;
+
+static bool writer_reserve(writer *o, size_t extra)
+{
+	if (o->cap - o->len > extra)
+		return true;
+	if (extra > SIZE_MAX / 4 || o->len > SIZE_MAX / 4 - extra) {
+		o->nomem = true;
+		return false;
+	}
+	size_t ncap = o->cap ? o->cap : 4096;
+	while (ncap - o->len <= extra)
+		ncap *= 2;
+	char *q = realloc(o->p, ncap);
+	if (!q) {
+		o->nomem = true;
+		return false;
+	}
+	o->p = q;
+	o->cap = ncap;
+	return true;
+}
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+static void put(writer *o, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static void put(writer *o, const char *fmt, ...)
+{
+	if (o->nomem || !writer_reserve(o, 256))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		o->nomem = true; /* only an encoding error; treated as a failure to write */
+		return;
+	}
+	if ((size_t)n >= o->cap - o->len) {
+		if (!writer_reserve(o, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+	}
+	o->len += (size_t)n;
+}
+
+static void put_behaviors(writer *o, uint32_t bits)
+{
+	if (!bits) {
+		put(o, " behaviors none");
+		return;
+	}
+	const char *sep = " behaviors ";
+	for (int k = 0; k < STEER_BEHAVIOR_COUNT; k++) {
+		if (bits & (1u << k)) {
+			put(o, "%s%s", sep, steer_behavior_name(1u << k));
+			sep = ",";
+		}
+	}
+}
+
+static void put_params(writer *o, const steer_params *p)
+{
+	put(o, "params");
+	for (size_t k = 0; k < steer_param_count; k++) {
+		const steer_param_def *d = &steer_param_defs[k];
+		switch (d->type) {
+		case STEER_PARAM_REAL:
+			put(o, " %s %a", d->name, steer_param_get(p, d));
+			break;
+		case STEER_PARAM_UINT:
+			put(o, " %s %" PRIu32, d->name, (uint32_t)steer_param_get(p, d));
+			break;
+		case STEER_PARAM_BOOL:
+			put(o, " %s %s", d->name, steer_param_get(p, d) != 0.0 ? "on" : "off");
+			break;
+		case STEER_PARAM_ENUM:
+			put(o, " %s %s", d->name, steer_param_enum_name(p, d));
+			break;
+		}
+	}
+	put(o, "\n");
+}
+
+static void put_vehicle(writer *o, const steer_vehicle_record *r)
+{
+	const steer_vehicle_state *s = &r->state;
+	put(o, "vehicle %" PRIu32, r->id);
+	put_behaviors(o, r->behaviors);
+	put(o, " pos %a %a vel %a %a heading %a %a force %a %a wander_angle %a\n", r->pos.x,
+	    r->pos.y, r->vel.x, r->vel.y, r->heading.x, r->heading.y, r->force.x, r->force.y,
+	    s->wander_angle);
+	put(o, "targets seek %a %a flee %a %a arrive %a %a pursue %" PRIu32 " evade %" PRIu32 "\n",
+	    s->seek_target.x, s->seek_target.y, s->flee_target.x, s->flee_target.y,
+	    s->arrive_target.x, s->arrive_target.y, s->pursue_id, s->evade_id);
+	put_params(o, &s->prm);
+	put(o, "path points %" PRIu32 " index %" PRIu32 " loop %s\n", s->path.count, s->path.index,
+	    s->path.loop ? "on" : "off");
+	for (uint32_t k = 0; k < s->path.count; k++)
+		put(o, "point %a %a\n", s->path.points[k].x, s->path.points[k].y);
+}
+
+static void put_world(writer *o, const steer_world *w, size_t nveh, size_t nobs)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_world_meta m = steer_world_meta_get(w);
+	put(o, MAGIC " %d\n", STEER_SAVE_VERSION);
+	put(o, "world width %a height %a edges %s tick_rate %a seed %" PRIu64 "\n", c->width,
+	    c->height, steer_edges_name(c->edges), c->tick_rate, c->seed);
+	put(o,
+	    "meta tick %" PRIu64 " next_id %" PRIu32 " rng_state %016" PRIx64 " rng_inc %016" PRIx64
+	    "\n",
+	    m.tick, m.next_id, m.rng.state, m.rng.inc);
+	put(o, "counts vehicles %zu obstacles %zu\n", nveh, nobs);
+}
+
+steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	size_t nobs;
+	const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
+	writer o = {NULL, 0, 0, false};
+	put_world(&o, w, v->count, nobs);
+	for (size_t i = 0; i < v->count; i++) {
+		steer_vehicle_record r;
+		steer_vehicle_record_get(w, i, &r);
+		put_vehicle(&o, &r);
+	}
+	for (size_t k = 0; k < nobs; k++)
+		put(&o, "obstacle %" PRIu32 " pos %a %a vel %a %a radius %a\n", obs[k].id, obs[k].x,
+		    obs[k].y, obs[k].vx, obs[k].vy, obs[k].r);
+	uint64_t sum = o.nomem ? 0 : fnv1a64(o.p, o.len);
+	put(&o, "end records %zu fnv1a64 %016" PRIx64 "\n", v->count + nobs, sum);
+	if (o.nomem) {
+		free(o.p);
+		return STEER_ERR_NOMEM;
+	}
+	*out = o.p;
+	*len = o.len;
+	return STEER_OK;
+}
+
+/* --- decoding: lines and fields ------------------------------------------------- */
+
+/* Reads lines of buf[pos..end) one at a time into text, split into fields. The
+ * reader never looks past end, so it needs no terminator and trusts no length in
+ * the file. */
+typedef struct reader {
+	const char *buf;
+	size_t pos, end;
+	unsigned line; /* of the line in text, counted from 1; 0 for the end line */
+	char text[MAX_LINE + 1];
+	char *field[MAX_FIELDS];
+	size_t nfield, next;
+	char *err;
+	size_t errlen;
+	bool failed;
+	steer_vec2 points[STEER_MAX_WAYPOINTS];
+} reader;
+
+/* Records the first error only: later ones are consequences of it. */
+static bool fail(reader *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static bool fail(reader *r, const char *fmt, ...)
+{
+	if (r->failed)
+		return false;
+	r->failed = true;
+	if (!r->err || r->errlen == 0)
+		return false;
+	int n = r->line ? snprintf(r->err, r->errlen, "line %u: ", r->line)
+	                : snprintf(r->err, r->errlen, "end line: ");
+	if (n < 0 || (size_t)n >= r->errlen)
+		return false;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* For errors about the file as a whole, which have no line. */
+static bool fail_file(reader *r, const char *msg)
+{
+	if (!r->failed && r->err && r->errlen)
+		snprintf(r->err, r->errlen, "%s", msg);
+	r->failed = true;
+	return false;
+}
+
+static void split_fields(reader *r)
+{
+	r->nfield = 0;
+	r->next = 0;
+	char *p = r->text;
+	while (*p) {
+		while (*p == ' ')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (r->nfield == MAX_FIELDS) {
+			fail(r, "too many fields");
+			return;
+		}
+		r->field[r->nfield++] = p;
+		while (*p && *p != ' ')
+			p++;
+	}
+}
+
+/* Takes the next line into text. Only printable ASCII is accepted, so every field
+ * is a plain C string that can be quoted in a message. */
+static bool read_line(reader *r)
+{
+	if (r->failed)
+		return false;
+	if (r->line)
+		r->line++;
+	if (r->pos >= r->end)
+		return fail(r, "the file ends early (more lines were expected)");
+	size_t n = 0;
+	while (r->pos < r->end && r->buf[r->pos] != '\n') {
+		unsigned char c = (unsigned char)r->buf[r->pos];
+		if (c < 0x20 || c > 0x7e)
+			return fail(r, "unexpected byte 0x%02x", c);
+		if (n == MAX_LINE)
+			return fail(r, "line is longer than %d characters", MAX_LINE);
+		r->text[n++] = (char)c;
+		r->pos++;
+	}
+	r->text[n] = '\0';
+	r->pos++; /* the newline; callers only set end just past one */
+	split_fields(r);
+	return !r->failed;
+}
+
+static const char *next_field(reader *r)
+{
+	return r->next < r->nfield ? r->field[r->next++] : NULL;
+}
+
+static bool expect_word(reader *r, const char *word)
+{
+	const char *f = next_field(r);
+	if (!f)
+		return fail(r, "expected '%s', found the end of the line", word);
+	if (strcmp(f, word) != 0)
+		return fail(r, "expected '%s', found '%.40s'", word, f);
+	return true;
+}
+
+static bool line_done(reader *r)
+{
+	const char *f = next_field(r);
+	return f ? fail(r, "unexpected '%.40s' at the end of the line", f) : true;
+}
+
+static const char *value_for(reader *r, const char *what)
+{
+	const char *f = next_field(r);
+	if (!f)
+		fail(r, "missing value for %s", what);
+	return f;
+}
+
+/* Any double but NaN; callers that need a finite one say so. strtod reads back %a
+ * exactly. */
+static bool parse_real(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno == ERANGE || isnan(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool read_real(reader *r, const char *what, bool finite, double *out)
+{
+	const char *f = value_for(r, what);
+	if (!f)
+		return false;
+	if (!parse_real(f, out) || (finite && !isfinite(*out)))
+		return fail(r, "bad number '%.40s' for %s", f, what);
+	return true;
+}
+
+static bool read_vec(reader *r, const char *what, steer_vec2 *out)
+{
+	return read_real(r, what, true, &out->x) && read_real(r, what, true, &out->y);
+}
+
+/* Decimal digits only: strtoull would also take signs, spaces and prefixes. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+static bool read_u64(reader *r, const char *what, uint64_t max, uint64_t *out)
+{
+	const char *f = value_for(r, what);
+	if (!f)
+		return false;
+	if (!parse_u64(f, out))
+		return fail(r, "bad whole number '%.40s' for %s", f, what);
+	if (*out > max)
+		return fail(r, "%s %" PRIu64 " is above the limit of %" PRIu64, what, *out, max);
+	return true;
+}
+
+static bool read_u32(reader *r, const char *what, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	if (!read_u64(r, what, max, &v))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* Exactly 16 lowercase hex digits, as the encoder writes them, so that no edit of
+ * the checksum or generator state (case included) goes unnoticed. */
+static bool parse_hex64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+	for (; s[n]; n++) {
+		char c = s[n];
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			return false;
+		v = v << 4 | d;
+	}
+	if (n != 16)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool read_hex64(reader *r, const char *what, uint64_t *out)
+{
+	const char *f = value_for(r, what);
+	if (!f)
+		return false;
+	if (!parse_hex64(f, out))
+		return fail(r, "bad value '%.40s' for %s (want 16 lowercase hex digits)", f, what);
+	return true;
+}
+
+static bool read_onoff(reader *r, const char *what, bool *out)
+{
+	const char *f = value_for(r, what);
+	if (!f)
+		return false;
+	if (strcmp(f, "on") != 0 && strcmp(f, "off") != 0)
+		return fail(r, "bad value '%.40s' for %s (want on or off)", f, what);
+	*out = f[0] == 'o' && f[1] == 'n';
+	return true;
+}
+
+/* A key then its value(s): the file names every field so it can be read by eye. */
+static bool key_real(reader *r, const char *key, bool finite, double *out)
+{
+	return expect_word(r, key) && read_real(r, key, finite, out);
+}
+
+static bool key_vec(reader *r, const char *key, steer_vec2 *out)
+{
+	return expect_word(r, key) && read_vec(r, key, out);
+}
+
+static bool key_u64(reader *r, const char *key, uint64_t max, uint64_t *out)
+{
+	return expect_word(r, key) && read_u64(r, key, max, out);
+}
+
+static bool key_u32(reader *r, const char *key, uint32_t max, uint32_t *out)
+{
+	return expect_word(r, key) && read_u32(r, key, max, out);
+}
+
+/* --- decoding: the frame (magic, version, end line, checksum) -------------------- */
+
+/* The first line. Checked before the checksum so that a file from a newer build says
+ * so, instead of looking corrupted. Sets *body to the start of the second line. */
+static bool check_magic(reader *r, const char *buf, size_t len, size_t *body)
+{
+	size_t n = 0;
+	while (n < len && n < MAX_LINE && buf[n] != '\n')
+		n++;
+	size_t m = strlen(MAGIC " ");
+	if (memcmp(buf, MAGIC " ", n < m ? n : m) != 0)
+		return fail_file(r, "not a Steer save file (it does not begin with '" MAGIC "')");
+	if (n == len)
+		return fail_file(r, "file is truncated");
+	if (n < m || n == MAX_LINE)
+		return fail_file(r, "not a Steer save file (bad first line)");
+	char ver[24];
+	size_t vn = n - m < sizeof ver - 1 ? n - m : sizeof ver - 1;
+	memcpy(ver, buf + m, vn);
+	ver[vn] = '\0';
+	uint64_t v;
+	if (!parse_u64(ver, &v) || n - m >= sizeof ver - 1)
+		return fail_file(r, "not a Steer save file (bad format version)");
+	if (v != STEER_SAVE_VERSION) {
+		char msg[96];
+		snprintf(msg, sizeof msg,
+		         "unsupported format version %" PRIu64 " (this build reads %d)", v,
+		         STEER_SAVE_VERSION);
+		return fail_file(r, msg);
+	}
+	*body = n + 1;
+	return true;
+}
+
+/* The last line: "end records N fnv1a64 H", H over every byte before that line.
+ * Sets *body_end to where that line starts. */
+static bool check_end(reader *r, const char *buf, size_t len, size_t body, size_t *body_end,
+                      uint64_t *records)
+{
+	if (buf[len - 1] != '\n')
+		return fail_file(r, "file is truncated");
+	size_t s = len - 1;
+	while (s > body && buf[s - 1] != '\n')
+		s--;
+	if (len - s < 4 || memcmp(buf + s, "end ", 4) != 0)
+		return fail_file(r, "file is truncated (its closing 'end' line is missing)");
+	r->pos = s;
+	r->end = len;
+	r->line = 0;
+	uint64_t want, got = fnv1a64(buf, s);
+	if (!read_line(r) || !expect_word(r, "end") ||
+	    !key_u64(r, "records", UINT64_MAX, records) || !expect_word(r, "fnv1a64") ||
+	    !read_hex64(r, "fnv1a64", &want) || !line_done(r))
+		return false;
+	if (want != got)
+		return fail_file(r, "checksum mismatch: file is corrupted");
+	*body_end = s;
+	return true;
+}
+
+/* --- decoding: the records -------------------------------------------------------- */
+
+static bool read_config(reader *r, steer_world_config *c)
+{
+	*c = steer_world_config_default();
+	c->max_vehicles = 0;
+	const char *edges;
+	char msg[128];
+	if (!read_line(r) || !expect_word(r, "world") || !key_real(r, "width", true, &c->width) ||
+	    !key_real(r, "height", true, &c->height) || !expect_word(r, "edges") ||
+	    !(edges = value_for(r, "edges")))
+		return false;
+	if (steer_edges_parse(edges, &c->edges) != 0)
+		return fail(r, "unknown edges '%.40s' (want wrap, bounce or none)", edges);
+	if (!key_real(r, "tick_rate", true, &c->tick_rate) ||
+	    !key_u64(r, "seed", UINT64_MAX, &c->seed) || !line_done(r))
+		return false;
+	if (steer_world_config_check(c, msg, sizeof msg))
+		return fail(r, "%s", msg);
+	return true;
+}
+
+static bool read_meta(reader *r, steer_world_meta *m)
+{
+	return read_line(r) && expect_word(r, "meta") && key_u64(r, "tick", UINT64_MAX, &m->tick) &&
+	       key_u32(r, "next_id", MAX_ID, &m->next_id) && expect_word(r, "rng_state") &&
+	       read_hex64(r, "rng_state", &m->rng.state) && expect_word(r, "rng_inc") &&
+	       read_hex64(r, "rng_inc", &m->rng.inc) && line_done(r);
+}
+
+static bool read_counts(reader *r, uint64_t *nveh, uint64_t *nobs)
+{
+	return read_line(r) && expect_word(r, "counts") &&
+	       key_u64(r, "vehicles", STEER_SAVE_MAX_RECORDS, nveh) &&
+	       key_u64(r, "obstacles", STEER_SAVE_MAX_RECORDS, nobs) && line_done(r);
+}
+
+static bool read_behaviors(reader *r, uint32_t *bits)
+{
+	char list[MAX_LINE + 1];
+	const char *f;
+	if (!expect_word(r, "behaviors") || !(f = value_for(r, "behaviors")))
+		return false;
+	*bits = 0;
+	if (strcmp(f, "none") == 0)
+		return true;
+	/* Split a copy: the field itself may still be quoted in a message. */
+	snprintf(list, sizeof list, "%s", f);
+	for (char *name = list, *comma; name; name = comma ? comma + 1 : NULL) {
+		comma = strchr(name, ',');
+		if (comma)
+			*comma = '\0';
+		uint32_t bit = steer_behavior_bit(name);
+		if (!bit)
+			return fail(r, "unknown behaviour '%.40s'", name);
+		*bits |= bit;
+	}
+	return true;
+}
+
+static bool unused_id(reader *r, const steer_world *w, uint32_t id)
+{
+	if (id == 0)
+		return fail(r, "id 0 is not a valid id");
+	if (steer_vehicle_index(w, id) >= 0 || steer_obstacle_get(w, id))
+		return fail(r, "id %" PRIu32 " is used twice", id);
+	return true;
+}
+
+static bool read_vehicle_line(reader *r, const steer_world *w, steer_vehicle_record *v)
+{
+	return read_line(r) && expect_word(r, "vehicle") && read_u32(r, "id", MAX_ID, &v->id) &&
+	       unused_id(r, w, v->id) && read_behaviors(r, &v->behaviors) &&
+	       key_vec(r, "pos", &v->pos) && key_vec(r, "vel", &v->vel) &&
+	       key_vec(r, "heading", &v->heading) && key_vec(r, "force", &v->force) &&
+	       key_real(r, "wander_angle", true, &v->state.wander_angle) && line_done(r);
+}
+
+static bool read_targets(reader *r, steer_vehicle_state *s)
+{
+	return read_line(r) && expect_word(r, "targets") && key_vec(r, "seek", &s->seek_target) &&
+	       key_vec(r, "flee", &s->flee_target) && key_vec(r, "arrive", &s->arrive_target) &&
+	       key_u32(r, "pursue", MAX_ID, &s->pursue_id) &&
+	       key_u32(r, "evade", MAX_ID, &s->evade_id) && line_done(r);
+}
+
+static bool read_param(reader *r, steer_params *p, const steer_param_def *d)
+{
+	const char *text = value_for(r, d->name);
+	char msg[160];
+	double v;
+	if (!text)
+		return false;
+	if (d->type != STEER_PARAM_REAL) {
+		/* The shared table's parser, so files and commands spell values alike. */
+		if (steer_param_parse(p, d, text, msg, sizeof msg))
+			return fail(r, "%s", msg);
+		return true;
+	}
+	/* Reals by our own parser: any double but NaN, infinity included, because
+	 * steer_params_check below is what decides which fields may be infinite. */
+	if (!parse_real(text, &v))
+		return fail(r, "bad number '%.40s' for %s", text, d->name);
+	steer_param_set(p, d, v);
+	return true;
+}
+
+/* "params name value ...": a name this build lacks is an error, a name the file
+ * lacks keeps its default, so older files still load after a parameter is added. */
+static bool read_params(reader *r, uint32_t id, steer_params *p)
+{
+	const steer_param_def *seen[MAX_FIELDS];
+	size_t nseen = 0;
+	char msg[160];
+	*p = steer_params_default();
+	if (!read_line(r) || !expect_word(r, "params"))
+		return false;
+	for (const char *name; (name = next_field(r));) {
+		const steer_param_def *d = steer_param_find(name);
+		if (!d)
+			return fail(r, "unknown parameter '%.40s'", name);
+		for (size_t k = 0; k < nseen; k++)
+			if (seen[k] == d)
+				return fail(r, "parameter %s is given twice", d->name);
+		seen[nseen++] = d;
+		if (!read_param(r, p, d))
+			return false;
+	}
+	const char *bad = steer_params_check(p, msg, sizeof msg);
+	if (bad)
+		return fail(r, "vehicle %" PRIu32 ": %s", id, bad);
+	return true;
+}
+
+/* The path's points go into the reader's own buffer; restore copies them. */
+static bool read_path(reader *r, steer_path *path)
+{
+	if (!read_line(r) || !expect_word(r, "path") ||
+	    !key_u32(r, "points", STEER_MAX_WAYPOINTS, &path->count) ||
+	    !key_u32(r, "index", MAX_ID, &path->index) || !expect_word(r, "loop") ||
+	    !read_onoff(r, "loop", &path->loop) || !line_done(r))
+		return false;
+	if (path->count ? path->index >= path->count : path->index != 0)
+		return fail(r, "path index %" PRIu32 " is outside its %" PRIu32 " points",
+		            path->index, path->count);
+	for (uint32_t k = 0; k < path->count; k++)
+		if (!read_line(r) || !expect_word(r, "point") ||
+		    !read_vec(r, "point", &r->points[k]) || !line_done(r))
+			return false;
+	path->points = path->count ? r->points : NULL;
+	path->cap = path->count;
+	return true;
+}
+
+static bool restored(reader *r, steer_status st, const char *what, uint32_t id)
+{
+	if (st == STEER_OK)
+		return true;
+	return fail(r, "%s %" PRIu32 " could not be restored: %s", what, id, steer_status_str(st));
+}
+
+static bool read_vehicle(reader *r, steer_world *w)
+{
+	steer_vehicle_record v;
+	memset(&v, 0, sizeof v);
+	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
+	    !read_params(r, v.id, &v.state.prm) || !read_path(r, &v.state.path))
+		return false;
+	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
+}
+
+static bool read_obstacle(reader *r, steer_world *w)
+{
+	steer_obstacle o;
+	steer_vec2 p, vel;
+	if (!read_line(r) || !expect_word(r, "obstacle") || !read_u32(r, "id", MAX_ID, &o.id) ||
+	    !unused_id(r, w, o.id) || !key_vec(r, "pos", &p) || !key_vec(r, "vel", &vel) ||
+	    !key_real(r, "radius", true, &o.r) || !line_done(r))
+		return false;
+	if (!(o.r > 0.0))
+		return fail(r, "obstacle %" PRIu32 ": radius must be greater than 0", o.id);
+	o.x = p.x;
+	o.y = p.y;
+	o.vx = vel.x;
+	o.vy = vel.y;
+	return restored(r, steer_obstacle_restore(w, &o), "obstacle", o.id);
+}
+
+/* The world never lets a pursue/evade id outlive its target, nor point at the
+ * pursuer itself; a file that does would attach the chase to whatever later takes
+ * that id. */
+static bool check_chase_ids(reader *r, const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	for (size_t i = 0; i < v->count; i++) {
+		uint32_t ids[2] = {v->state[i].pursue_id, v->state[i].evade_id};
+		const char *verbs[2] = {"pursues", "evades"};
+		for (int k = 0; k < 2; k++) {
+			if (ids[k] && (ids[k] == v->id[i] || steer_vehicle_index(w, ids[k]) < 0)) {
+				char msg[128];
+				snprintf(msg, sizeof msg,
+				         "vehicle %" PRIu32 " %s %" PRIu32
+				         ", which is not another vehicle in the file",
+				         v->id[i], verbs[k], ids[k]);
+				return fail_file(r, msg);
+			}
+		}
+	}
+	return true;
+}
+
+static bool read_records(reader *r, steer_world *w, uint64_t nveh, uint64_t nobs)
+{
+	for (uint64_t i = 0; i < nveh; i++)
+		if (!read_vehicle(r, w))
+			return false;
+	for (uint64_t i = 0; i < nobs; i++)
+		if (!read_obstacle(r, w))
+			return false;
+	if (r->pos < r->end) {
+		r->line++;
+		return fail(r, "more records than the counts line declares");
+	}
+	return check_chase_ids(r, w);
+}
+
+static bool apply_meta(reader *r, steer_world *w, const steer_world_meta *m)
+{
+	if (steer_world_meta_set(w, m) == STEER_OK)
+		return true;
+	char msg[96];
+	snprintf(msg, sizeof msg, "meta: next_id %" PRIu32 " is not above every id in the file",
+	         m->next_id);
+	return fail_file(r, msg);
+}
+
+/* Lines 2.. up to the end line: world, meta, counts, then the records. */
+static steer_world *read_body(reader *r, uint64_t records)
+{
+	steer_world_config cfg;
+	steer_world_meta meta;
+	uint64_t nveh, nobs;
+	if (!read_config(r, &cfg) || !read_meta(r, &meta) || !read_counts(r, &nveh, &nobs))
+		return NULL;
+	if (nveh + nobs != records) {
+		fail(r, "counts add up to %" PRIu64 " records but the end line says %" PRIu64,
+		     nveh + nobs, records);
+		return NULL;
+	}
+	steer_world *w = steer_world_create(&cfg);
+	if (!w) {
+		fail_file(r, "out of memory");
+		return NULL;
+	}
+	if (!read_records(r, w, nveh, nobs) || !apply_meta(r, w, &meta)) {
+		steer_world_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	if (len == 0 || !buf) {
+		if (err && errlen)
+			snprintf(err, errlen, "file is empty");
+		return NULL;
+	}
+	reader *r = malloc(sizeof *r);
+	if (!r) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memset(r, 0, offsetof(reader, points));
+	r->buf = buf;
+	r->err = err;
+	r->errlen = errlen;
+	size_t body, body_end;
+	uint64_t records;
+	steer_world *w = NULL;
+	if (check_magic(r, buf, len, &body) && check_end(r, buf, len, body, &body_end, &records)) {
+		r->pos = body;
+		r->end = body_end;
+		r->line = 1;
+		w = read_body(r, records);
+	}
+	free(r);
+	return w;
+}

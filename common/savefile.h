@@ -1,0 +1,58 @@
+/* Save files: the whole world as text, and back. A pure buffer codec with no I/O, so
+ * the server, tools and tests decide where the bytes live.
+ *
+ * The format is line-oriented text. Reals are C99 hex floats (%a), so a loaded world
+ * continues bit-identically to one that was never saved. Vehicle parameters are
+ * written by their names in params.h's table: a file from before a parameter existed
+ * loads with that parameter's default. The last line holds the number of records and
+ * an FNV-1a 64 checksum of every byte before it, so truncation and corruption are
+ * reported rather than half-loaded. The path scenario after 300 ticks, with one
+ * obstacle added (abridged: the params line names every parameter, and three of the
+ * five points are left out):
+ *
+ *   steer-save 1
+ *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1
+ *   meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb
+ *   counts vehicles 1 obstacles 1
+ *   vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9 0x1.4379f64f8e279p+7 vel
+ *     0x1.7039d74b86b97p+6 0x1.3878c7bb98b0fp+5 heading 0x1.d75446c712d8ep-1
+ *     0x1.8ff6c237cdaf5p-2 force 0x0p+0 0x1.ep-42 wander_angle 0x0p+0   (one line)
+ *   targets seek 0x0p+0 0x0p+0 flee 0x0p+0 0x0p+0 arrive 0x0p+0 0x0p+0 pursue 0 evade 0
+ *   params mass 0x1p+0 max_speed 0x1.9p+6 decel linear panic_distance inf ... combine sum
+ *   path points 5 index 1 loop on
+ *   point 0x1.f4p+8 0x1.6800000000001p+6
+ *   point 0x1.a06f54f95db0cp+9 0x1.d6367e25d594fp+7
+ *   obstacle 2 pos 0x1.9f0000000003cp+8 0x1.2cp+8 vel 0x1.8p+1 0x0p+0 radius 0x1.9p+4
+ *   end records 2 fnv1a64 50e0d8270f11e0de
+ *
+ * Reals go through printf's %a and strtod, which use the C locale's decimal point; a
+ * program that switches LC_NUMERIC to a comma locale must switch it back to save or
+ * load.
+ */
+#ifndef STEER_SAVEFILE_H
+#define STEER_SAVEFILE_H
+
+#include <stddef.h>
+
+#include "world.h"
+
+#define STEER_SAVE_VERSION 1
+/* Bounds the work a hostile file can ask for; no real world comes near it. */
+#define STEER_SAVE_MAX_RECORDS 10000000u
+
+/* Serializes the whole world (config incl. size/edges/tick_rate/seed, meta: tick,
+ * next_id, rng state; every vehicle record with all params, behaviours, targets,
+ * pursue/evade ids, wander angle, path points/index/loop, heading and last force;
+ * every obstacle) into a newly malloc'd buffer; the caller frees *out. The buffer is
+ * also NUL-terminated (not counted in *len). STEER_ERR_NOMEM on allocation failure,
+ * with *out untouched. */
+steer_status steer_save_encode(const steer_world *w, char **out, size_t *len);
+
+/* Parses a buffer produced by steer_save_encode into a NEW world (max_vehicles 0). On
+ * any error returns NULL and writes a message a user can act on into err (e.g.
+ * "line 12: bad number 'x' for max_speed", "file is truncated", "checksum mismatch:
+ * file is corrupted", "unsupported format version 7 (this build reads 1)"). Never
+ * touches any existing world. buf need not be NUL-terminated; any bytes are safe. */
+steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,112 @@
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void steer_strbuf_init(steer_strbuf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void steer_strbuf_free(steer_strbuf *b)
+{
+	free(b->data);
+	steer_strbuf_init(b);
+}
+
+void steer_strbuf_clear(steer_strbuf *b)
+{
+	b->len = 0;
+	b->oom = false;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+static bool reserve(steer_strbuf *b, size_t extra)
+{
+	if (b->oom)
+		return false;
+	if (b->len + extra + 1 <= b->cap)
+		return true;
+	size_t ncap = b->cap ? b->cap : 256;
+	while (ncap < b->len + extra + 1) {
+		if (ncap > SIZE_MAX / 2) {
+			b->oom = true;
+			return false;
+		}
+		ncap *= 2;
+	}
+	char *p = realloc(b->data, ncap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->data = p;
+	b->cap = ncap;
+	return true;
+}
+
+char *steer_strbuf_reserve(steer_strbuf *b, size_t n)
+{
+	return reserve(b, n) ? b->data + b->len : NULL;
+}
+
+void steer_strbuf_put(steer_strbuf *b, const char *s, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void steer_strbuf_puts(steer_strbuf *b, const char *s)
+{
+	steer_strbuf_put(b, s, strlen(s));
+}
+
+void steer_strbuf_printf(steer_strbuf *b, const char *fmt, ...)
+{
+	char small[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		steer_strbuf_put(b, small, (size_t)n);
+		return;
+	}
+	if (!reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void steer_json_num(steer_strbuf *b, double v)
+{
+	if (!isfinite(v))
+		steer_strbuf_put(b, "null", 4);
+	else
+		steer_strbuf_printf(b, "%.17g", v);
+}
+
+void steer_json_str(steer_strbuf *b, const char *s)
+{
+	steer_strbuf_put(b, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			steer_strbuf_printf(b, "\\%c", *p);
+		else if (*p < 0x20)
+			steer_strbuf_printf(b, "\\u%04x", *p);
+		else
+			steer_strbuf_put(b, (const char *)p, 1);
+	}
+	steer_strbuf_put(b, "\"", 1);
+}

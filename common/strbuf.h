@@ -1,0 +1,36 @@
+/* A growable byte buffer for building replies and files, with JSON helpers. An
+ * allocation failure sets oom and turns later appends into no-ops, so callers check
+ * once at the end instead of after every append. */
+#ifndef STEER_STRBUF_H
+#define STEER_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct steer_strbuf {
+	char *data; /* NUL-terminated when len > 0; owned, release with steer_strbuf_free */
+	size_t len, cap;
+	bool oom;
+} steer_strbuf;
+
+void steer_strbuf_init(steer_strbuf *b);
+void steer_strbuf_free(steer_strbuf *b);
+void steer_strbuf_clear(steer_strbuf *b);
+void steer_strbuf_put(steer_strbuf *b, const char *s, size_t n);
+/* Room for n more bytes at data + len, for a writer that fills them directly and then
+ * advances len itself; NULL when memory runs out. */
+char *steer_strbuf_reserve(steer_strbuf *b, size_t n);
+void steer_strbuf_puts(steer_strbuf *b, const char *s);
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void steer_strbuf_printf(steer_strbuf *b, const char *fmt, ...);
+
+/* A number that reads back exactly (%.17g); non-finite values, which JSON cannot
+ * hold, become null. */
+void steer_json_num(steer_strbuf *b, double v);
+/* A quoted, escaped JSON string. */
+void steer_json_str(steer_strbuf *b, const char *s);
+
+#endif

@@ -1,0 +1,739 @@
+#include "wire.h"
+
+#include <math.h>
+#include <pb_decode.h>
+#include <pb_encode.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- framing ------------------------------------------------------------------- */
+
+void steer_framer_init(steer_framer *f, size_t max_frame)
+{
+	memset(f, 0, sizeof *f);
+	f->max_frame = max_frame;
+}
+
+void steer_framer_free(steer_framer *f)
+{
+	free(f->buf);
+	f->buf = NULL;
+	f->len = f->cap = f->start = 0;
+}
+
+size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
+{
+	/* Drop what was returned, then take what fits in one frame's worth. */
+	if (f->start) {
+		memmove(f->buf, f->buf + f->start, f->len - f->start);
+		f->len -= f->start;
+		f->start = 0;
+	}
+	size_t limit = f->max_frame + 10;
+	if (f->cap < limit) {
+		uint8_t *nb = realloc(f->buf, limit);
+		if (!nb)
+			return 0;
+		f->buf = nb;
+		f->cap = limit;
+	}
+	size_t take = n < f->cap - f->len ? n : f->cap - f->len;
+	memcpy(f->buf + f->len, data, take);
+	f->len += take;
+	return take;
+}
+
+int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err, size_t errlen)
+{
+	uint64_t size = 0;
+	size_t i = f->start;
+	for (int shift = 0;; shift += 7) {
+		if (i == f->len)
+			return 0;
+		if (shift >= 35) {
+			snprintf(err, errlen, "malformed frame length");
+			return -1;
+		}
+		uint8_t b = f->buf[i++];
+		size |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	if (size > f->max_frame) {
+		snprintf(err, errlen, "frame of %llu bytes exceeds the limit of %zu",
+		         (unsigned long long)size, f->max_frame);
+		return -1;
+	}
+	if (f->len - i < size)
+		return 0;
+	*msg = f->buf + i;
+	*len = (size_t)size;
+	f->start = i + (size_t)size;
+	return 1;
+}
+
+void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len)
+{
+	uint8_t v[10];
+	size_t n = 0;
+	uint64_t x = len;
+	do {
+		v[n] = (uint8_t)(x & 0x7f);
+		x >>= 7;
+		if (x)
+			v[n] |= 0x80;
+		n++;
+	} while (x);
+	steer_strbuf_put(out, (const char *)v, n);
+	steer_strbuf_put(out, (const char *)msg, len);
+}
+
+/* Encodes a ServerMessage/ClientMessage as one delimited frame at the end of out:
+ * sized first so the bytes go straight into the buffer. */
+static bool encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)
+{
+	size_t size;
+	if (!pb_get_encoded_size(&size, fields, msg))
+		return false;
+	/* Worst case: 10 bytes of length prefix + the message. */
+	char *dst = steer_strbuf_reserve(out, size + 10);
+	if (!dst)
+		return false;
+	pb_ostream_t s = pb_ostream_from_buffer((pb_byte_t *)dst, size + 10);
+	if (!pb_encode_ex(&s, fields, msg, PB_ENCODE_DELIMITED))
+		return false;
+	out->len += s.bytes_written;
+	out->data[out->len] = '\0';
+	return true;
+}
+
+/* --- encode callbacks ------------------------------------------------------------ */
+
+static bool enc_string(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+{
+	const char *str = *arg;
+	if (!str || !*str)
+		return true;
+	return pb_encode_tag_for_field(s, f) &&
+	       pb_encode_string(s, (const pb_byte_t *)str, strlen(str));
+}
+
+/* A column of the vehicle arrays, taken at the indices of the view. */
+typedef struct column {
+	const double *real;
+	const uint32_t *u32;
+	const uint32_t *idx;
+	size_t n;
+} column;
+
+static bool enc_packed_floats(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+{
+	const column *c = *arg;
+	if (c->n == 0)
+		return true;
+	if (!pb_encode_tag(s, PB_WT_STRING, f->tag) || !pb_encode_varint(s, 4 * (uint64_t)c->n))
+		return false;
+	for (size_t k = 0; k < c->n; k++) {
+		float v = (float)c->real[c->idx ? c->idx[k] : k];
+		if (!pb_encode_fixed32(s, &v))
+			return false;
+	}
+	return true;
+}
+
+static bool enc_packed_u32(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+{
+	const column *c = *arg;
+	if (c->n == 0)
+		return true;
+	pb_ostream_t sizing = PB_OSTREAM_SIZING;
+	for (size_t k = 0; k < c->n; k++)
+		if (!pb_encode_varint(&sizing, c->u32[c->idx ? c->idx[k] : k]))
+			return false;
+	if (!pb_encode_tag(s, PB_WT_STRING, f->tag) || !pb_encode_varint(s, sizing.bytes_written))
+		return false;
+	for (size_t k = 0; k < c->n; k++)
+		if (!pb_encode_varint(s, c->u32[c->idx ? c->idx[k] : k]))
+			return false;
+	return true;
+}
+
+typedef struct obstacle_list {
+	const steer_obstacle *o;
+	size_t n;
+	const steer_view *view;
+} obstacle_list;
+
+static bool in_view(const steer_view *v, double x, double y, double margin)
+{
+	return !v->set || (x >= v->x0 - margin && x <= v->x1 + margin && y >= v->y0 - margin &&
+	                   y <= v->y1 + margin);
+}
+
+static bool enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+{
+	const obstacle_list *l = *arg;
+	for (size_t k = 0; k < l->n; k++) {
+		const steer_obstacle *o = &l->o[k];
+		if (!in_view(l->view, o->x, o->y, o->r))
+			continue;
+		steer_Obstacle m = {o->id, (float)o->x, (float)o->y, (float)o->r};
+		if (!pb_encode_tag_for_field(s, f) ||
+		    !pb_encode_submessage(s, steer_Obstacle_fields, &m))
+			return false;
+	}
+	return true;
+}
+
+typedef struct path_axis {
+	const steer_path *path;
+	int axis; /* 0 x, 1 y */
+} path_axis;
+
+static bool enc_path_axis(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+{
+	const path_axis *p = *arg;
+	if (p->path->count == 0)
+		return true;
+	if (!pb_encode_tag(s, PB_WT_STRING, f->tag) ||
+	    !pb_encode_varint(s, 4 * (uint64_t)p->path->count))
+		return false;
+	for (uint32_t k = 0; k < p->path->count; k++) {
+		const steer_vec2 *pt = &p->path->points[k];
+		float v = (float)(p->axis ? pt->y : pt->x);
+		if (!pb_encode_fixed32(s, &v))
+			return false;
+	}
+	return true;
+}
+
+/* Routes are for drawing a few vehicles' intentions; a bound keeps a snapshot of a
+ * crowd of path followers from growing without limit. */
+#define STEER_MAX_ROUTES 256
+
+typedef struct route_list {
+	const steer_world *w;
+	const uint32_t *idx;
+	size_t n;
+} route_list;
+
+static const uint32_t ROUTE_BITS =
+    STEER_SEEK | STEER_FLEE | STEER_ARRIVE | STEER_PURSUE | STEER_EVADE | STEER_PATH;
+
+static bool enc_routes(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+{
+	const route_list *l = *arg;
+	const steer_vehicles *v = steer_world_vehicles(l->w);
+	size_t sent = 0;
+	for (size_t k = 0; k < l->n && sent < STEER_MAX_ROUTES; k++) {
+		size_t i = l->idx[k];
+		uint32_t b = v->behaviors[i];
+		if (!(b & ROUTE_BITS))
+			continue;
+		const steer_vehicle_state *st = &v->state[i];
+		steer_Route r = steer_Route_init_zero;
+		r.id = v->id[i];
+		steer_vec2 t = b & STEER_ARRIVE ? st->arrive_target
+		               : b & STEER_SEEK ? st->seek_target
+		                                : st->flee_target;
+		r.has_target = (b & (STEER_SEEK | STEER_ARRIVE | STEER_FLEE)) != 0;
+		r.target_x = (float)t.x;
+		r.target_y = (float)t.y;
+		r.pursue_id = b & STEER_PURSUE ? st->pursue_id : 0;
+		r.evade_id = b & STEER_EVADE ? st->evade_id : 0;
+		path_axis px = {&st->path, 0}, py = {&st->path, 1};
+		if (b & STEER_PATH) {
+			r.path_x.funcs.encode = enc_path_axis;
+			r.path_x.arg = &px;
+			r.path_y.funcs.encode = enc_path_axis;
+			r.path_y.arg = &py;
+			r.path_index = st->path.index;
+			r.path_loop = st->path.loop;
+		}
+		if (!pb_encode_tag_for_field(s, f) ||
+		    !pb_encode_submessage(s, steer_Route_fields, &r))
+			return false;
+		sent++;
+	}
+	return true;
+}
+
+/* --- server side ---------------------------------------------------------------- */
+
+bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
+{
+	steer_ServerMessage m = steer_ServerMessage_init_zero;
+	m.which_msg = steer_ServerMessage_welcome_tag;
+	steer_Welcome *w = &m.msg.welcome;
+	w->protocol_version = STEER_PROTOCOL_VERSION;
+	w->width = info->cfg->width;
+	w->height = info->cfg->height;
+	w->edges = (steer_Edges)info->cfg->edges;
+	w->tick_rate = info->cfg->tick_rate;
+	w->snapshot_rate = info->snapshot_rate;
+	snprintf(w->server, sizeof w->server, "steer-server %d", STEER_PROTOCOL_VERSION);
+	w->max_frame = STEER_MAX_CLIENT_FRAME;
+	return encode_frame(out, steer_ServerMessage_fields, &m);
+}
+
+bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r)
+{
+	steer_ServerMessage m = steer_ServerMessage_init_zero;
+	m.which_msg = steer_ServerMessage_reply_tag;
+	steer_Reply *rep = &m.msg.reply;
+	rep->request_id = request_id;
+	rep->ok = r->ok;
+	snprintf(rep->error, sizeof rep->error, "%s", r->ok ? "" : r->error);
+	rep->json.funcs.encode = enc_string;
+	rep->json.arg = r->ok && r->json.len ? r->json.data : NULL;
+	return encode_frame(out, steer_ServerMessage_fields, &m);
+}
+
+/* Vehicles within this distance outside the view still come along, so that a
+ * client drawing the edge of its screen sees what is about to enter it. */
+static double view_margin(const steer_view *v)
+{
+	return 0.05 * fmax(v->x1 - v->x0, v->y1 - v->y0);
+}
+
+bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
+                         const steer_view *view, uint32_t **scratch, size_t *scratch_cap)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	const steer_world_config *cfg = steer_world_config_get(w);
+	if (*scratch_cap < v->count) {
+		size_t ncap = v->count < 64 ? 64 : v->count;
+		uint32_t *p = realloc(*scratch, ncap * sizeof *p);
+		if (!p)
+			return false;
+		*scratch = p;
+		*scratch_cap = ncap;
+	}
+	uint32_t *idx = *scratch;
+	size_t n = 0;
+	double margin = view->set ? view_margin(view) : 0;
+	double feeler = 0;
+	for (size_t i = 0; i < v->count; i++)
+		if (in_view(view, v->px[i], v->py[i], margin)) {
+			idx[n++] = (uint32_t)i;
+			if ((v->behaviors[i] & STEER_AVOID) &&
+			    v->state[i].prm.avoid_distance > feeler)
+				feeler = v->state[i].prm.avoid_distance;
+		}
+
+	steer_ServerMessage m = steer_ServerMessage_init_zero;
+	m.which_msg = steer_ServerMessage_snapshot_tag;
+	steer_Snapshot *s = &m.msg.snapshot;
+	s->tick = steer_world_tick(w);
+	s->paused = paused;
+	s->total_vehicles = (uint32_t)v->count;
+	s->width = cfg->width;
+	s->height = cfg->height;
+	s->edges = (steer_Edges)cfg->edges;
+	s->tick_rate = cfg->tick_rate;
+	s->avoid_distance_max = (float)feeler;
+	if (view->set) {
+		s->has_view = true;
+		s->view.x0 = view->x0;
+		s->view.y0 = view->y0;
+		s->view.x1 = view->x1;
+		s->view.y1 = view->y1;
+	}
+	column id = {NULL, v->id, idx, n}, group = {NULL, v->group, idx, n};
+	column beh = {NULL, v->behaviors, idx, n};
+	column x = {v->px, NULL, idx, n}, y = {v->py, NULL, idx, n};
+	column vx = {v->vx, NULL, idx, n}, vy = {v->vy, NULL, idx, n};
+	column fx = {v->fx, NULL, idx, n}, fy = {v->fy, NULL, idx, n};
+	s->id = (pb_callback_t){{.encode = enc_packed_u32}, &id};
+	s->group = (pb_callback_t){{.encode = enc_packed_u32}, &group};
+	s->behaviors = (pb_callback_t){{.encode = enc_packed_u32}, &beh};
+	s->x = (pb_callback_t){{.encode = enc_packed_floats}, &x};
+	s->y = (pb_callback_t){{.encode = enc_packed_floats}, &y};
+	s->vx = (pb_callback_t){{.encode = enc_packed_floats}, &vx};
+	s->vy = (pb_callback_t){{.encode = enc_packed_floats}, &vy};
+	s->fx = (pb_callback_t){{.encode = enc_packed_floats}, &fx};
+	s->fy = (pb_callback_t){{.encode = enc_packed_floats}, &fy};
+	obstacle_list obs;
+	obs.o = steer_world_obstacles(w, &obs.n);
+	obs.view = view;
+	s->obstacles = (pb_callback_t){{.encode = enc_obstacles}, &obs};
+	route_list routes = {w, idx, n};
+	s->routes = (pb_callback_t){{.encode = enc_routes}, &routes};
+	return encode_frame(out, steer_ServerMessage_fields, &m);
+}
+
+bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
+                              size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	pb_istream_t s = pb_istream_from_buffer(msg, len);
+	if (!pb_decode(&s, steer_ClientMessage_fields, out)) {
+		snprintf(err, errlen, "malformed ClientMessage: %s", PB_GET_ERROR(&s));
+		return false;
+	}
+	if (out->which_msg == 0) {
+		snprintf(err, errlen, "empty ClientMessage (no hello, command or viewport)");
+		return false;
+	}
+	return true;
+}
+
+int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err, size_t errlen)
+{
+	if (c->which_body == steer_Command_line_tag)
+		return steer_cmd_parse_line(cmd, c->body.line, err, errlen);
+	if (c->which_body != steer_Command_call_tag) {
+		snprintf(err, errlen, "command has neither a line nor a call");
+		return -1;
+	}
+	const steer_Invocation *call = &c->body.call;
+	/* Words are rebuilt from the arguments and go through the same parser as text:
+	 * numbers print with %.17g, which reads back exactly. */
+	char(*words)[257] = malloc((1 + 64) * sizeof *words);
+	char *argv[1 + 64];
+	int argc = 0;
+	if (!words) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(words[argc], sizeof words[argc], "%s", call->name);
+	argv[argc] = words[argc];
+	argc++;
+	for (pb_size_t k = 0; k < call->args_count && k < 64; k++) {
+		const steer_Arg *a = &call->args[k];
+		if (a->which_value == steer_Arg_number_tag)
+			snprintf(words[argc], sizeof words[argc], "%.17g", a->value.number);
+		else if (a->which_value == steer_Arg_word_tag)
+			snprintf(words[argc], sizeof words[argc], "%s", a->value.word);
+		else {
+			snprintf(err, errlen, "argument %u is empty", (unsigned)k + 1);
+			free(words);
+			return -1;
+		}
+		argv[argc] = words[argc];
+		argc++;
+	}
+	int rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
+	free(words);
+	return rc;
+}
+
+bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen)
+{
+	if (v->clear) {
+		out->set = false;
+		return true;
+	}
+	if (!isfinite(v->x0) || !isfinite(v->y0) || !isfinite(v->x1) || !isfinite(v->y1) ||
+	    !(v->x1 > v->x0) || !(v->y1 > v->y0)) {
+		snprintf(err, errlen, "viewport must be finite with x1 > x0 and y1 > y0");
+		return false;
+	}
+	out->set = true;
+	out->x0 = v->x0;
+	out->y0 = v->y0;
+	out->x1 = v->x1;
+	out->y1 = v->y1;
+	return true;
+}
+
+/* --- client side ---------------------------------------------------------------- */
+
+bool steer_wire_hello(steer_strbuf *out, const char *client_name)
+{
+	steer_ClientMessage m = steer_ClientMessage_init_zero;
+	m.which_msg = steer_ClientMessage_hello_tag;
+	m.msg.hello.protocol_version = STEER_PROTOCOL_VERSION;
+	snprintf(m.msg.hello.client, sizeof m.msg.hello.client, "%s", client_name);
+	return encode_frame(out, steer_ClientMessage_fields, &m);
+}
+
+bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line)
+{
+	static steer_ClientMessage m; /* 20 KiB: too big for a comfortable stack frame */
+	memset(&m, 0, sizeof m);
+	if (strlen(line) >= sizeof m.msg.command.body.line)
+		return false;
+	m.which_msg = steer_ClientMessage_command_tag;
+	m.msg.command.request_id = request_id;
+	m.msg.command.which_body = steer_Command_line_tag;
+	snprintf(m.msg.command.body.line, sizeof m.msg.command.body.line, "%s", line);
+	return encode_frame(out, steer_ClientMessage_fields, &m);
+}
+
+bool steer_wire_viewport(steer_strbuf *out, const steer_view *view)
+{
+	steer_ClientMessage m = steer_ClientMessage_init_zero;
+	m.which_msg = steer_ClientMessage_viewport_tag;
+	m.msg.viewport.clear = !view->set;
+	m.msg.viewport.x0 = view->x0;
+	m.msg.viewport.y0 = view->y0;
+	m.msg.viewport.x1 = view->x1;
+	m.msg.viewport.y1 = view->y1;
+	return encode_frame(out, steer_ClientMessage_fields, &m);
+}
+
+void steer_snapshot_free(steer_snapshot *s)
+{
+	for (size_t k = 0; k < s->routes_cap; k++) {
+		free(s->routes[k].path_x);
+		free(s->routes[k].path_y);
+	}
+	free(s->routes);
+	free(s->v);
+	free(s->obstacles);
+	memset(s, 0, sizeof *s);
+}
+
+/* Grows *p (elements of sz) so that index n is valid; new space zeroed. */
+static bool grow_to(void **p, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return true;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	while (ncap <= n)
+		ncap *= 2;
+	void *q = realloc(*p, ncap * sz);
+	if (!q)
+		return false;
+	memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);
+	*p = q;
+	*cap = ncap;
+	return true;
+}
+
+/* Decoding packed columns: each value lands in vehicle slot k, counting per column;
+ * the snapshot's count is the longest column (they are all equal from a sane
+ * server; a short column leaves zeros rather than reading out of bounds). */
+typedef struct col_dec {
+	steer_snapshot *snap;
+	size_t n;
+	size_t offset; /* offsetof the field in steer_snap_vehicle */
+	bool is_float;
+} col_dec;
+
+static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	col_dec *c = *arg;
+	steer_snapshot *snap = c->snap;
+	if (c->n >= 10000000)
+		PB_RETURN_ERROR(s, "too many vehicles");
+	if (!grow_to((void **)&snap->v, &snap->cap, c->n, sizeof *snap->v))
+		PB_RETURN_ERROR(s, "out of memory");
+	char *slot = (char *)&snap->v[c->n] + c->offset;
+	if (c->is_float) {
+		float v;
+		if (!pb_decode_fixed32(s, &v))
+			return false;
+		memcpy(slot, &v, sizeof v);
+	} else {
+		uint32_t v;
+		if (!pb_decode_varint32(s, &v))
+			return false;
+		memcpy(slot, &v, sizeof v);
+	}
+	c->n++;
+	if (c->n > snap->count)
+		snap->count = c->n;
+	return true;
+}
+
+static bool dec_obstacle(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	steer_snapshot *snap = *arg;
+	steer_Obstacle o = steer_Obstacle_init_zero;
+	if (!pb_decode(s, steer_Obstacle_fields, &o))
+		return false;
+	if (snap->nobstacles >= 1000000)
+		PB_RETURN_ERROR(s, "too many obstacles");
+	if (!grow_to((void **)&snap->obstacles, &snap->obstacles_cap, snap->nobstacles,
+	             sizeof *snap->obstacles))
+		PB_RETURN_ERROR(s, "out of memory");
+	steer_obstacle *d = &snap->obstacles[snap->nobstacles++];
+	d->id = o.id;
+	d->x = o.x;
+	d->y = o.y;
+	d->r = o.r;
+	d->vx = d->vy = 0;
+	return true;
+}
+
+typedef struct path_dec {
+	steer_snap_route *r;
+	int axis;
+	uint32_t n;
+	uint32_t cap;
+} path_dec;
+
+static bool dec_path(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	path_dec *p = *arg;
+	float v;
+	if (!pb_decode_fixed32(s, &v))
+		return false;
+	if (p->n >= STEER_MAX_WAYPOINTS)
+		PB_RETURN_ERROR(s, "path too long");
+	float **dst = p->axis ? &p->r->path_y : &p->r->path_x;
+	/* Both axes share the route's capacity: grow each to STEER_MAX_WAYPOINTS lazily. */
+	if (p->n == 0 || (p->n & (p->n - 1)) == 0) {
+		size_t ncap = p->n ? p->n * 2 : 8;
+		float *q = realloc(*dst, ncap * sizeof *q);
+		if (!q)
+			PB_RETURN_ERROR(s, "out of memory");
+		*dst = q;
+	}
+	(*dst)[p->n++] = v;
+	return true;
+}
+
+static bool dec_route(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	steer_snapshot *snap = *arg;
+	if (snap->nroutes >= STEER_MAX_ROUTES * 4)
+		PB_RETURN_ERROR(s, "too many routes");
+	if (!grow_to((void **)&snap->routes, &snap->routes_cap, snap->nroutes,
+	             sizeof *snap->routes))
+		PB_RETURN_ERROR(s, "out of memory");
+	steer_snap_route *r = &snap->routes[snap->nroutes];
+	/* Paths are reallocated from scratch for each frame's route slot. */
+	free(r->path_x);
+	free(r->path_y);
+	memset(r, 0, sizeof *r);
+	path_dec px = {r, 0, 0, 0}, py = {r, 1, 0, 0};
+	steer_Route m = steer_Route_init_zero;
+	m.path_x.funcs.decode = dec_path;
+	m.path_x.arg = &px;
+	m.path_y.funcs.decode = dec_path;
+	m.path_y.arg = &py;
+	if (!pb_decode(s, steer_Route_fields, &m))
+		return false;
+	r->id = m.id;
+	r->has_target = m.has_target;
+	r->target_x = m.target_x;
+	r->target_y = m.target_y;
+	r->pursue_id = m.pursue_id;
+	r->evade_id = m.evade_id;
+	r->path_index = m.path_index;
+	r->path_loop = m.path_loop;
+	r->npath = px.n < py.n ? px.n : py.n;
+	snap->nroutes++;
+	return true;
+}
+
+static bool dec_string(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	steer_strbuf *b = *arg;
+	char chunk[256];
+	while (s->bytes_left) {
+		size_t k = s->bytes_left < sizeof chunk ? s->bytes_left : sizeof chunk;
+		if (!pb_read(s, (pb_byte_t *)chunk, k))
+			return false;
+		steer_strbuf_put(b, chunk, k);
+	}
+	return !b->oom;
+}
+
+static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
+{
+	snap->count = snap->nobstacles = snap->nroutes = 0;
+	if (snap->v)
+		memset(snap->v, 0, snap->cap * sizeof *snap->v);
+	steer_Snapshot m = steer_Snapshot_init_zero;
+#define COL(field, is_f)                                                                           \
+	col_dec c_##field = {snap, 0, offsetof(steer_snap_vehicle, field), is_f};                  \
+	m.field.funcs.decode = dec_column;                                                         \
+	m.field.arg = &c_##field
+	COL(id, false);
+	COL(group, false);
+	COL(behaviors, false);
+	COL(x, true);
+	COL(y, true);
+	COL(vx, true);
+	COL(vy, true);
+	COL(fx, true);
+	COL(fy, true);
+#undef COL
+	m.obstacles.funcs.decode = dec_obstacle;
+	m.obstacles.arg = snap;
+	m.routes.funcs.decode = dec_route;
+	m.routes.arg = snap;
+	if (!pb_decode(s, steer_Snapshot_fields, &m))
+		return false;
+	snap->tick = m.tick;
+	snap->paused = m.paused;
+	snap->total_vehicles = m.total_vehicles;
+	snap->width = m.width;
+	snap->height = m.height;
+	snap->tick_rate = m.tick_rate;
+	snap->edges = (steer_edges)m.edges;
+	snap->has_view = m.has_view;
+	snap->view.set = m.has_view;
+	snap->view.x0 = m.view.x0;
+	snap->view.y0 = m.view.y0;
+	snap->view.x1 = m.view.x1;
+	snap->view.y1 = m.view.y1;
+	snap->avoid_distance_max = m.avoid_distance_max;
+	return true;
+}
+
+bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
+                              steer_snapshot *snap, char *err, size_t errlen)
+{
+	/* The oneof's members carry callbacks, which nanopb cannot set up inside a union
+	 * before it knows the member: read the outer tag here and decode the member. */
+	pb_istream_t s = pb_istream_from_buffer(msg, len);
+	pb_wire_type_t wt;
+	uint32_t tag;
+	bool eof;
+	out->kind = 0;
+	while (pb_decode_tag(&s, &wt, &tag, &eof)) {
+		if (wt != PB_WT_STRING || tag < 1 || tag > 3) {
+			if (!pb_skip_field(&s, wt))
+				break;
+			continue;
+		}
+		pb_istream_t sub;
+		if (!pb_make_string_substream(&s, &sub))
+			break;
+		bool ok;
+		if (tag == steer_ServerMessage_welcome_tag) {
+			memset(&out->welcome, 0, sizeof out->welcome);
+			ok = pb_decode(&sub, steer_Welcome_fields, &out->welcome);
+		} else if (tag == steer_ServerMessage_snapshot_tag) {
+			ok = decode_snapshot(&sub, snap);
+			out->snapshot = snap;
+		} else {
+			steer_Reply r = steer_Reply_init_zero;
+			steer_strbuf_clear(&out->json);
+			r.json.funcs.decode = dec_string;
+			r.json.arg = &out->json;
+			ok = pb_decode(&sub, steer_Reply_fields, &r);
+			out->request_id = r.request_id;
+			out->ok = r.ok;
+			snprintf(out->error, sizeof out->error, "%s", r.error);
+		}
+		if (!ok) {
+			snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(&sub));
+			pb_close_string_substream(&s, &sub);
+			return false;
+		}
+		if (!pb_close_string_substream(&s, &sub))
+			break;
+		out->kind = (steer_server_msg_kind)tag;
+	}
+	if (!eof) {
+		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(&s));
+		return false;
+	}
+	if (!out->kind) {
+		snprintf(err, errlen, "empty ServerMessage");
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,431 @@
+#include "conn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+typedef struct write_req {
+	uv_write_t req;
+	sbuf *buf;
+	bool snapshot;
+} write_req;
+
+static void on_closed(uv_handle_t *h)
+{
+	conn *c = h->data;
+	server *s = c->srv;
+	if (c->prev)
+		c->prev->next = c->next;
+	else if (s->conns == c)
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->nconns--;
+	if (c->pending)
+		sbuf_unref(c->pending);
+	steer_framer_free(&c->framer);
+	free(c);
+}
+
+void conn_close(conn *c, const char *why)
+{
+	if (c->closing)
+		return;
+	c->closing = true;
+	steer_log(STEER_LOG_INFO, "%s client %llu (%s) closed: %s",
+	          c->kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id, c->peer, why);
+	uv_read_stop((uv_stream_t *)&c->tcp);
+	uv_close((uv_handle_t *)&c->tcp, on_closed);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+	conn *c = req->handle->data;
+	(void)status;
+	free(req);
+	c->closing = false; /* conn_finish set it to stop further reads and writes */
+	conn_close(c, "finished");
+}
+
+void conn_finish(conn *c, const char *why)
+{
+	if (c->closing)
+		return;
+	uv_shutdown_t *req = malloc(sizeof *req);
+	if (!req || uv_shutdown(req, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+		free(req);
+		conn_close(c, why);
+		return;
+	}
+	steer_log(STEER_LOG_DEBUG, "client %llu finishing: %s", (unsigned long long)c->id, why);
+	c->closing = true;
+	uv_read_stop((uv_stream_t *)&c->tcp);
+}
+
+static void write_shared(conn *c, sbuf *b, bool snapshot);
+
+static void on_written(uv_write_t *req, int status)
+{
+	write_req *w = (write_req *)req;
+	conn *c = req->handle->data;
+	if (w->snapshot)
+		c->snapshots_in_flight--;
+	sbuf_unref(w->buf);
+	free(w);
+	if (status < 0) {
+		if (status != UV_ECANCELED)
+			conn_close(c, uv_strerror(status));
+		return;
+	}
+	if (!c->closing && c->pending && c->snapshots_in_flight < SNAPSHOTS_IN_FLIGHT) {
+		sbuf *next = c->pending;
+		c->pending = NULL;
+		write_shared(c, next, true);
+		sbuf_unref(next);
+	}
+}
+
+/* Writes b (taking a reference). Closes the connection past the queue cap. */
+static void write_shared(conn *c, sbuf *b, bool snapshot)
+{
+	if (c->closing)
+		return;
+	size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+	if (queued + b->len > CONN_MAX_QUEUED) {
+		conn_close(c, "output queue over its cap: the client is not reading");
+		return;
+	}
+	write_req *w = malloc(sizeof *w);
+	if (!w) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	w->buf = b;
+	w->snapshot = snapshot;
+	b->refs++;
+	uv_buf_t buf = uv_buf_init(b->data, (unsigned)b->len);
+	int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, on_written);
+	if (rc != 0) {
+		sbuf_unref(b);
+		free(w);
+		conn_close(c, uv_strerror(rc));
+		return;
+	}
+	if (snapshot) {
+		c->snapshots_in_flight++;
+		c->snapshots_sent++;
+	}
+}
+
+bool conn_send_copy(conn *c, const char *data, size_t len)
+{
+	if (c->closing)
+		return false;
+	/* A snapshot still waiting was encoded before whatever this reply answers: drop
+	 * it, so every snapshot a client reads after a reply reflects that command. */
+	if (c->pending) {
+		sbuf_unref(c->pending);
+		c->pending = NULL;
+	}
+	sbuf *b = sbuf_new(data, len);
+	if (!b) {
+		conn_close(c, "out of memory");
+		return false;
+	}
+	write_shared(c, b, false);
+	sbuf_unref(b);
+	return !c->closing;
+}
+
+void conn_offer_snapshot(conn *c, sbuf *snap)
+{
+	if (c->closing || !c->welcomed)
+		return;
+	if (c->snapshots_in_flight < SNAPSHOTS_IN_FLIGHT) {
+		write_shared(c, snap, true);
+		return;
+	}
+	/* The client is behind: keep only the newest. */
+	if (c->pending) {
+		sbuf_unref(c->pending);
+		c->snapshots_replaced++;
+	}
+	snap->refs++;
+	c->pending = snap;
+}
+
+/* --- commands --------------------------------------------------------------------- */
+
+/* Runs a parsed command and renders its reply into s->scratch via render. */
+static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
+{
+	server *s = c->srv;
+	steer_cmd_exec(cmd, &s->session, &s->host, reply);
+	steer_log(STEER_LOG_DEBUG, "client %llu: %s -> %s", (unsigned long long)c->id,
+	          cmd->entry->name, reply->ok ? "ok" : reply->error);
+}
+
+static void text_line(conn *c, char *line)
+{
+	server *s = c->srv;
+	steer_reply reply;
+	steer_reply_init(&reply);
+	steer_command cmd;
+	char err[256];
+	char *words[STEER_CMD_MAX_WORDS];
+	int argc = steer_cmd_split(line, words, STEER_CMD_MAX_WORDS);
+	if (argc == 0) { /* a blank line is not a command: no reply */
+		steer_reply_free(&reply);
+		return;
+	}
+	if (argc < 0) {
+		reply.ok = false;
+		snprintf(reply.error, sizeof reply.error, "more than %d words",
+		         STEER_CMD_MAX_WORDS);
+	} else if (steer_cmd_parse(&cmd, argc, words, err, sizeof err) != 0) {
+		reply.ok = false;
+		snprintf(reply.error, sizeof reply.error, "%s", err);
+	} else {
+		run_command(c, &cmd, &reply);
+	}
+	steer_strbuf_clear(&s->scratch);
+	steer_reply_text(&reply, &s->scratch);
+	steer_strbuf_put(&s->scratch, "\n", 1);
+	if (s->scratch.oom) {
+		steer_strbuf_clear(&s->scratch);
+		steer_strbuf_puts(&s->scratch, "ERR out of memory while sending the reply\n");
+	}
+	conn_send_copy(c, s->scratch.data, s->scratch.len);
+	if (reply.close)
+		conn_finish(c, "quit");
+	steer_reply_free(&reply);
+}
+
+static void text_read(conn *c, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n && !c->closing; i++) {
+		char ch = data[i];
+		if (ch == '\n') {
+			c->line[c->line_len] = '\0';
+			c->line_len = 0;
+			text_line(c, c->line);
+			continue;
+		}
+		if (c->line_len == TEXT_MAX_LINE) {
+			static const char msg[] = "ERR line longer than 4096 bytes; closing\n";
+			conn_send_copy(c, msg, sizeof msg - 1);
+			conn_finish(c, "line longer than 4096 bytes");
+			return;
+		}
+		c->line[c->line_len++] = ch;
+	}
+}
+
+static void proto_reply(conn *c, uint32_t request_id, const steer_reply *reply)
+{
+	server *s = c->srv;
+	steer_strbuf_clear(&s->scratch);
+	if (!steer_wire_reply(&s->scratch, request_id, reply) || s->scratch.oom) {
+		steer_reply small;
+		steer_reply_init(&small);
+		small.ok = false;
+		snprintf(small.error, sizeof small.error, "reply too large to encode");
+		steer_strbuf_clear(&s->scratch);
+		steer_wire_reply(&s->scratch, request_id, &small);
+	}
+	conn_send_copy(c, s->scratch.data, s->scratch.len);
+}
+
+static void proto_error(conn *c, uint32_t request_id, const char *msg)
+{
+	steer_reply r;
+	steer_reply_init(&r);
+	r.ok = false;
+	snprintf(r.error, sizeof r.error, "%s", msg);
+	proto_reply(c, request_id, &r);
+}
+
+static void proto_message(conn *c, const uint8_t *msg, size_t len)
+{
+	/* 20 KiB decoded struct: one per server, reused (the loop is single-threaded). */
+	static steer_ClientMessage m;
+	char err[256];
+	if (!steer_wire_decode_client(msg, len, &m, err, sizeof err)) {
+		steer_log(STEER_LOG_WARN, "proto client %llu: %s", (unsigned long long)c->id, err);
+		proto_error(c, 0, err);
+		return;
+	}
+	if (m.which_msg == steer_ClientMessage_hello_tag) {
+		if (m.msg.hello.protocol_version != STEER_PROTOCOL_VERSION)
+			steer_log(STEER_LOG_WARN,
+			          "proto client %llu speaks protocol %u, we speak %d",
+			          (unsigned long long)c->id, m.msg.hello.protocol_version,
+			          STEER_PROTOCOL_VERSION);
+		steer_log(STEER_LOG_INFO, "proto client %llu is '%s'", (unsigned long long)c->id,
+		          m.msg.hello.client);
+	} else if (m.which_msg == steer_ClientMessage_viewport_tag) {
+		if (!steer_wire_to_view(&m.msg.viewport, &c->view, err, sizeof err))
+			proto_error(c, 0, err);
+	} else {
+		steer_command cmd;
+		uint32_t rid = m.msg.command.request_id;
+		if (steer_wire_to_command(&m.msg.command, &cmd, err, sizeof err) != 0) {
+			proto_error(c, rid, err);
+			return;
+		}
+		steer_reply reply;
+		steer_reply_init(&reply);
+		run_command(c, &cmd, &reply);
+		proto_reply(c, rid, &reply);
+		if (reply.close)
+			conn_finish(c, "quit");
+		steer_reply_free(&reply);
+	}
+}
+
+static void proto_read(conn *c, const char *data, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)data;
+	while (!c->closing) {
+		size_t took = steer_framer_feed(&c->framer, p, n);
+		p += took;
+		n -= took;
+		const uint8_t *msg;
+		size_t len;
+		char err[128];
+		int rc;
+		while (!c->closing &&
+		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) == 1)
+			proto_message(c, msg, len);
+		if (c->closing)
+			return;
+		if (rc < 0) {
+			proto_error(c, 0, err);
+			conn_finish(c, err);
+			return;
+		}
+		if (n == 0)
+			return;
+		if (took == 0) { /* buffer full and no frame: cannot happen under max_frame */
+			conn_close(c, "input buffer exhausted");
+			return;
+		}
+	}
+}
+
+/* --- reading ---------------------------------------------------------------------- */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	conn *c = h->data;
+	(void)suggested;
+	buf->base = c->srv->read_buf;
+	buf->len = sizeof c->srv->read_buf;
+}
+
+static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+{
+	conn *c = stream->data;
+	if (n < 0) {
+		conn_close(c, n == UV_EOF ? "disconnected" : uv_strerror((int)n));
+		return;
+	}
+	if (c->kind == CONN_TEXT)
+		text_read(c, buf->base, (size_t)n);
+	else
+		proto_read(c, buf->base, (size_t)n);
+}
+
+static void describe_peer(conn *c)
+{
+	struct sockaddr_storage ss;
+	int len = sizeof ss;
+	snprintf(c->peer, sizeof c->peer, "?");
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0)
+		return;
+	char host[48] = "?";
+	int port = 0;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		uv_ip4_name(a, host, sizeof host);
+		port = ntohs(a->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		uv_ip6_name(a, host, sizeof host);
+		port = ntohs(a->sin6_port);
+	}
+	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+}
+
+static void send_welcome(conn *c)
+{
+	server *s = c->srv;
+	steer_welcome_info info = {steer_world_config_get(s->session.world), s->opt.snapshot_rate};
+	steer_strbuf_clear(&s->scratch);
+	if (!steer_wire_welcome(&s->scratch, &info)) {
+		conn_close(c, "cannot encode welcome");
+		return;
+	}
+	conn_send_copy(c, s->scratch.data, s->scratch.len);
+	c->welcomed = true;
+}
+
+void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
+{
+	conn *c = calloc(1, sizeof *c);
+	if (!c) {
+		steer_log(STEER_LOG_ERROR, "out of memory accepting a connection");
+		return;
+	}
+	c->srv = s;
+	c->kind = kind;
+	c->id = ++s->next_conn_id;
+	steer_framer_init(&c->framer, STEER_MAX_CLIENT_FRAME);
+	int rc = uv_tcp_init(s->loop, &c->tcp);
+	if (rc != 0) {
+		steer_log(STEER_LOG_ERROR, "uv_tcp_init: %s", uv_strerror(rc));
+		free(c);
+		return;
+	}
+	c->tcp.data = c;
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->nconns++;
+	rc = uv_accept(listener, (uv_stream_t *)&c->tcp);
+	if (rc != 0) {
+		conn_close(c, uv_strerror(rc));
+		return;
+	}
+	uv_tcp_nodelay(&c->tcp, 1);
+	describe_peer(c);
+	if (s->nconns > s->opt.max_clients) {
+		char msg[128];
+		int n;
+		if (kind == CONN_TEXT) {
+			n = snprintf(msg, sizeof msg,
+			             "ERR server full (--max-clients %zu); try later\n",
+			             s->opt.max_clients);
+			conn_send_copy(c, msg, (size_t)n);
+		} else {
+			snprintf(msg, sizeof msg, "server full (--max-clients %zu); try later",
+			         s->opt.max_clients);
+			proto_error(c, 0, msg);
+		}
+		steer_log(STEER_LOG_WARN, "refused %s: server full (%zu clients)", c->peer,
+		          s->opt.max_clients);
+		conn_finish(c, "server full");
+		return;
+	}
+	steer_log(STEER_LOG_INFO, "%s client %llu connected from %s",
+	          kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id, c->peer);
+	rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	if (rc != 0) {
+		conn_close(c, uv_strerror(rc));
+		return;
+	}
+	if (kind == CONN_PROTO)
+		send_welcome(c);
+}

@@ -1,0 +1,48 @@
+/* Client connections on either port. Each owns its input buffer (bounded: one frame
+ * or one 4 KiB line) and a bounded output queue: at most SNAPSHOTS_IN_FLIGHT
+ * snapshots written plus one pending that a newer snapshot replaces, and replies up
+ * to a byte cap past which the connection is dropped. */
+#ifndef STEER_CONN_H
+#define STEER_CONN_H
+
+#include "server.h"
+
+typedef enum conn_kind {
+	CONN_PROTO,
+	CONN_TEXT,
+} conn_kind;
+
+#define SNAPSHOTS_IN_FLIGHT 2
+#define CONN_MAX_QUEUED     (64u * 1024u * 1024u)
+#define TEXT_MAX_LINE       4096
+
+struct conn {
+	uv_tcp_t tcp;
+	server *srv;
+	conn_kind kind;
+	uint64_t id;
+	char peer[64];
+	conn *prev, *next;
+	bool closing;
+	bool welcomed;
+	steer_framer framer;     /* CONN_PROTO */
+	steer_view view;         /* CONN_PROTO */
+	int snapshots_in_flight; /* CONN_PROTO */
+	sbuf *pending;           /* CONN_PROTO: newest snapshot not yet written */
+	uint64_t snapshots_sent, snapshots_replaced;
+	char line[TEXT_MAX_LINE + 1]; /* CONN_TEXT */
+	size_t line_len;
+};
+
+/* Accepts one connection from listener; refuses it politely when the server is full. */
+void conn_accept(server *s, uv_stream_t *listener, conn_kind kind);
+/* Queues bytes. Returns false (and closes the connection) past the queue cap. */
+bool conn_send_copy(conn *c, const char *data, size_t len);
+/* Offers a shared snapshot; it is written now, or kept as the pending one. */
+void conn_offer_snapshot(conn *c, sbuf *snap);
+/* Flushes what is queued, then closes. */
+void conn_finish(conn *c, const char *why);
+/* Closes at once. */
+void conn_close(conn *c, const char *why);
+
+#endif

@@ -1,0 +1,32 @@
+/* steer-server: parses flags, starts the server, runs the loop until a signal. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "server.h"
+
+int main(int argc, char **argv)
+{
+	server_options opt;
+	server_options_default(&opt);
+	int rc = server_options_parse(&opt, argc, argv);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	if (opt.verbose)
+		steer_log_set_level(STEER_LOG_DEBUG);
+	/* A peer closing mid-write must be an error return, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+
+	static server srv; /* large (read buffer): keep it off the stack */
+	uv_loop_t *loop = uv_default_loop();
+	if (server_start(&srv, loop, &opt) != 0)
+		return 1; /* the reason is logged; the OS reclaims the half-built server */
+	uv_run(loop, UV_RUN_DEFAULT);
+	server_free(&srv);
+	rc = uv_loop_close(loop);
+	if (rc != 0)
+		steer_log(STEER_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
+	steer_log(STEER_LOG_INFO, "stopped");
+	return 0;
+}

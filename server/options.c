@@ -1,0 +1,163 @@
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+void server_options_default(server_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->bind = "127.0.0.1";
+	o->port = 7700;
+	o->cmd_port = 7701;
+	o->tick_rate = 60;
+	o->snapshot_rate = 20;
+	o->seed = 1;
+	o->width = 1000;
+	o->height = 600;
+	o->edges = STEER_EDGE_WRAP;
+	o->max_clients = 256;
+	o->max_vehicles = 1000000;
+	o->data_dir = "steer-data";
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: steer-server [options]\n"
+	        "  --bind ADDR          listen address (default 127.0.0.1: this machine only)\n"
+	        "  --port N             protobuf stream port (default 7700; 0 picks a free one)\n"
+	        "  --cmd-port N         text command port (default 7701; 0 picks a free one)\n"
+	        "  --tick-rate HZ       simulation steps per second (default 60)\n"
+	        "  --snapshot-rate HZ   snapshots per second to each client (default 20)\n"
+	        "  --seed N             random seed (default 1)\n"
+	        "  --scenario NAME      start with a built-in scenario:");
+	for (int k = 0; steer_scenario_names[k]; k++)
+		fprintf(f, " %s", steer_scenario_names[k]);
+	fprintf(f, "\n"
+	           "  --world WxH          world size (default 1000x600)\n"
+	           "  --edges MODE         wrap, bounce or none (default wrap, or the scenario's)\n"
+	           "  --max-clients N      connections held at once, both ports (default 256)\n"
+	           "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
+	           "  --data-dir DIR       where save/load keep files (default ./steer-data)\n"
+	           "  --verbose            log debug events too\n"
+	           "  --help               this text\n"
+	           "Prints 'listening proto ADDR:PORT' and 'listening cmd ADDR:PORT' on stdout.\n");
+}
+
+static int num(const char *flag, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+		fprintf(stderr, "steer-server: %s: '%s' is not a number in [%g, %g]\n", flag, s, lo,
+		        hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int whole(const char *flag, const char *s, double lo, double hi, double *out)
+{
+	if (num(flag, s, lo, hi, out))
+		return -1;
+	if (*out != floor(*out)) {
+		fprintf(stderr, "steer-server: %s: '%s' is not a whole number\n", flag, s);
+		return -1;
+	}
+	return 0;
+}
+
+int server_options_parse(server_options *o, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 1;
+		}
+		if (!strcmp(a, "--verbose")) {
+			o->verbose = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
+			return -1;
+		}
+		const char *v = argv[++i];
+		double d;
+		if (!strcmp(a, "--bind")) {
+			o->bind = v;
+		} else if (!strcmp(a, "--port") || !strcmp(a, "--cmd-port")) {
+			if (whole(a, v, 0, 65535, &d))
+				return -1;
+			*(a[2] == 'p' ? &o->port : &o->cmd_port) = (int)d;
+		} else if (!strcmp(a, "--tick-rate")) {
+			if (num(a, v, 1, 1000, &o->tick_rate))
+				return -1;
+		} else if (!strcmp(a, "--snapshot-rate")) {
+			if (num(a, v, 0.1, 1000, &o->snapshot_rate))
+				return -1;
+		} else if (!strcmp(a, "--seed")) {
+			char *end;
+			errno = 0;
+			o->seed = strtoull(v, &end, 10);
+			if (end == v || *end || errno || v[0] == '-') {
+				fprintf(stderr,
+				        "steer-server: --seed: '%s' is not a whole number\n", v);
+				return -1;
+			}
+		} else if (!strcmp(a, "--scenario")) {
+			bool known = false;
+			for (int k = 0; steer_scenario_names[k]; k++)
+				known |= !strcmp(steer_scenario_names[k], v);
+			if (!known) {
+				fprintf(stderr,
+				        "steer-server: --scenario: no scenario '%s' (see --help)\n",
+				        v);
+				return -1;
+			}
+			o->scenario = v;
+		} else if (!strcmp(a, "--world")) {
+			char *end;
+			double w = strtod(v, &end), h;
+			if (end == v || (*end != 'x' && *end != 'X') ||
+			    num(a, end + 1, 1, 1e9, &h) || !isfinite(w) || w < 1 || w > 1e9) {
+				fprintf(stderr,
+				        "steer-server: --world: '%s' is not WxH (e.g. 1000x600)\n",
+				        v);
+				return -1;
+			}
+			o->width = w;
+			o->height = h;
+		} else if (!strcmp(a, "--edges")) {
+			if (steer_edges_parse(v, &o->edges)) {
+				fprintf(stderr,
+				        "steer-server: --edges: '%s' is not wrap, bounce or none\n",
+				        v);
+				return -1;
+			}
+			o->edges_set = true;
+		} else if (!strcmp(a, "--max-clients")) {
+			if (whole(a, v, 1, 100000, &d))
+				return -1;
+			o->max_clients = (size_t)d;
+		} else if (!strcmp(a, "--max-vehicles")) {
+			if (whole(a, v, 1, 100000000, &d))
+				return -1;
+			o->max_vehicles = (size_t)d;
+		} else if (!strcmp(a, "--data-dir")) {
+			o->data_dir = v;
+		} else {
+			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* steer-server's command line. */
+#ifndef STEER_OPTIONS_H
+#define STEER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "world.h"
+
+typedef struct server_options {
+	const char *bind;
+	int port, cmd_port;
+	double tick_rate, snapshot_rate;
+	uint64_t seed;
+	const char *scenario; /* NULL: start empty */
+	double width, height;
+	steer_edges edges;
+	bool edges_set; /* --edges given: overrides the scenario's choice */
+	size_t max_clients, max_vehicles;
+	const char *data_dir;
+	bool verbose;
+} server_options;
+
+void server_options_default(server_options *o);
+/* 0: run; 1: --help was printed; -1: an error was printed to stderr. */
+int server_options_parse(server_options *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,365 @@
+#include "server.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "log.h"
+#include "scenario.h"
+#include "storage.h"
+
+/* After a stall, at most this many ticks are run at once; the rest of the debt is
+ * dropped (and logged) instead of spiralling. */
+#define MAX_CATCH_UP 5
+
+sbuf *sbuf_new(const char *data, size_t len)
+{
+	sbuf *b = malloc(sizeof *b + len);
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->len = len;
+	memcpy(b->data, data, len);
+	return b;
+}
+
+void sbuf_unref(sbuf *b)
+{
+	if (b && --b->refs == 0)
+		free(b);
+}
+
+/* --- host services for the command table ------------------------------------------- */
+
+static int host_save(void *ud, const char *name, const char *data, size_t len, char *err,
+                     size_t errlen)
+{
+	server *s = ud;
+	int rc = storage_write(s->opt.data_dir, name, data, len, err, errlen);
+	if (rc == 0)
+		steer_log(STEER_LOG_INFO, "saved '%s' (%zu bytes) in %s", name, len,
+		          s->opt.data_dir);
+	return rc;
+}
+
+static int host_load(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen)
+{
+	server *s = ud;
+	return storage_read(s->opt.data_dir, name, data, len, err, errlen);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void host_stats(void *ud, steer_strbuf *json)
+{
+	server *s = ud;
+	size_t n = s->tick_count < TICK_HISTORY ? s->tick_count : TICK_HISTORY;
+	double sorted[TICK_HISTORY];
+	memcpy(sorted, s->tick_ms, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cmp_double);
+	double p50 = n ? sorted[n / 2] : 0, p99 = n ? sorted[(size_t)((double)(n - 1) * 0.99)] : 0;
+	size_t proto = 0, text = 0, queued_max = 0;
+	uint64_t replaced = 0;
+	for (conn *c = s->conns; c; c = c->next) {
+		*(c->kind == CONN_PROTO ? &proto : &text) += 1;
+		size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) +
+		           (c->pending ? c->pending->len : 0);
+		queued_max = q > queued_max ? q : queued_max;
+		replaced += c->snapshots_replaced;
+	}
+	steer_strbuf_printf(json, ",\"clients\":%zu,\"proto_clients\":%zu,\"cmd_clients\":%zu",
+	                    proto + text, proto, text);
+	/* What the slowest reader has waiting: bounded by design, watched by tests. */
+	steer_strbuf_printf(json, ",\"queued_bytes_max\":%zu,\"snapshots_replaced\":%llu",
+	                    queued_max, (unsigned long long)replaced);
+	steer_strbuf_puts(json, ",\"tick_ms_p50\":");
+	steer_json_num(json, p50);
+	steer_strbuf_puts(json, ",\"tick_ms_p99\":");
+	steer_json_num(json, p99);
+	steer_strbuf_puts(json, ",\"snapshot_rate\":");
+	steer_json_num(json, s->opt.snapshot_rate);
+	steer_strbuf_printf(json,
+	                    ",\"ticks_dropped\":%llu,\"snapshots_encoded\":%llu,"
+	                    "\"snapshot_bytes\":%llu,\"uptime_s\":",
+	                    (unsigned long long)s->ticks_dropped,
+	                    (unsigned long long)s->snapshots_encoded,
+	                    (unsigned long long)s->snapshot_bytes);
+	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
+}
+
+static void arm_tick_timer(server *s);
+
+static void host_rate_changed(void *ud)
+{
+	server *s = ud;
+	arm_tick_timer(s);
+	steer_log(STEER_LOG_INFO, "tick rate now %g Hz",
+	          steer_world_config_get(s->session.world)->tick_rate);
+}
+
+/* --- the clock ------------------------------------------------------------------- */
+
+static void on_tick(uv_timer_t *t)
+{
+	server *s = t->data;
+	uint64_t now = uv_hrtime();
+	uint64_t elapsed = now - s->last_tick_ns;
+	s->last_tick_ns = now;
+	if (s->session.paused) {
+		s->debt_ns = 0;
+		return;
+	}
+	/* Fixed timestep: the simulation advances in whole dt steps whatever the timer's
+	 * jitter; the wall clock only decides how many steps are due. */
+	uint64_t dt_ns = (uint64_t)(1e9 / steer_world_config_get(s->session.world)->tick_rate);
+	s->debt_ns += elapsed;
+	int steps = 0;
+	while (s->debt_ns >= dt_ns && steps < MAX_CATCH_UP) {
+		uint64_t t0 = uv_hrtime();
+		if (steer_world_step(s->session.world) != STEER_OK) {
+			steer_log(STEER_LOG_ERROR, "tick failed: out of memory; pausing");
+			s->session.paused = true;
+			return;
+		}
+		s->tick_ms[s->tick_count++ % TICK_HISTORY] = (double)(uv_hrtime() - t0) / 1e6;
+		s->debt_ns -= dt_ns;
+		steps++;
+	}
+	if (s->debt_ns >= dt_ns) {
+		uint64_t dropped = s->debt_ns / dt_ns;
+		s->ticks_dropped += dropped;
+		s->debt_ns %= dt_ns;
+		steer_log(STEER_LOG_WARN, "fell behind: dropped %llu ticks (stall or overload)",
+		          (unsigned long long)dropped);
+	}
+}
+
+static void arm_tick_timer(server *s)
+{
+	double hz = steer_world_config_get(s->session.world)->tick_rate;
+	uint64_t ms = (uint64_t)fmax(1.0, floor(1000.0 / hz));
+	/* The timer fires at least as often as ticks are due; whole-millisecond timer
+	 * granularity is absorbed by the debt accounting in on_tick. */
+	uv_timer_stop(&s->tick_timer);
+	s->last_tick_ns = uv_hrtime();
+	s->debt_ns = 0;
+	uv_timer_start(&s->tick_timer, on_tick, ms, ms);
+}
+
+/* One encoding per distinct view: clients looking at the same rectangle (or at the
+ * whole world) share the same bytes. */
+static void on_snapshot(uv_timer_t *t)
+{
+	server *s = t->data;
+	enum { MAX_DISTINCT = 64 };
+	steer_view views[MAX_DISTINCT];
+	sbuf *bufs[MAX_DISTINCT];
+	size_t nviews = 0;
+	for (conn *c = s->conns; c; c = c->next) {
+		if (c->kind != CONN_PROTO || c->closing || !c->welcomed)
+			continue;
+		sbuf *b = NULL;
+		for (size_t k = 0; k < nviews; k++)
+			if (!memcmp(&views[k], &c->view, sizeof c->view))
+				b = bufs[k];
+		if (!b) {
+			steer_strbuf_clear(&s->scratch);
+			if (!steer_wire_snapshot(&s->scratch, s->session.world, s->session.paused,
+			                         &c->view, &s->snap_scratch,
+			                         &s->snap_scratch_cap) ||
+			    s->scratch.oom || !(b = sbuf_new(s->scratch.data, s->scratch.len))) {
+				steer_log(STEER_LOG_ERROR,
+				          "cannot encode a snapshot: out of memory");
+				continue;
+			}
+			s->snapshots_encoded++;
+			s->snapshot_bytes += b->len;
+			if (nviews < MAX_DISTINCT) {
+				views[nviews] = c->view;
+				bufs[nviews++] = b;
+			} else {
+				conn_offer_snapshot(c, b);
+				sbuf_unref(b);
+				continue;
+			}
+		}
+		conn_offer_snapshot(c, b);
+	}
+	for (size_t k = 0; k < nviews; k++)
+		sbuf_unref(bufs[k]);
+}
+
+/* --- listeners and lifetime ------------------------------------------------------- */
+
+static void on_proto_connection(uv_stream_t *l, int status)
+{
+	server *s = l->data;
+	if (status < 0) {
+		steer_log(STEER_LOG_WARN, "accept: %s", uv_strerror(status));
+		return;
+	}
+	conn_accept(s, l, CONN_PROTO);
+}
+
+static void on_cmd_connection(uv_stream_t *l, int status)
+{
+	server *s = l->data;
+	if (status < 0) {
+		steer_log(STEER_LOG_WARN, "accept: %s", uv_strerror(status));
+		return;
+	}
+	conn_accept(s, l, CONN_TEXT);
+}
+
+static int listen_on(server *s, uv_tcp_t *l, int port, uv_connection_cb cb, const char *what)
+{
+	struct sockaddr_storage addr;
+	int rc = uv_ip4_addr(s->opt.bind, port, (struct sockaddr_in *)&addr);
+	if (rc != 0)
+		rc = uv_ip6_addr(s->opt.bind, port, (struct sockaddr_in6 *)&addr);
+	if (rc != 0) {
+		steer_log(STEER_LOG_ERROR, "--bind %s is not an IPv4 or IPv6 address", s->opt.bind);
+		return -1;
+	}
+	if ((rc = uv_tcp_init(s->loop, l)) != 0 ||
+	    (rc = uv_tcp_bind(l, (const struct sockaddr *)&addr, 0)) != 0 ||
+	    (rc = uv_listen((uv_stream_t *)l, 128, cb)) != 0) {
+		steer_log(STEER_LOG_ERROR, "cannot listen on %s port %d: %s", s->opt.bind, port,
+		          uv_strerror(rc));
+		return -1;
+	}
+	l->data = s;
+	struct sockaddr_storage got;
+	int len = sizeof got;
+	uv_tcp_getsockname(l, (struct sockaddr *)&got, &len);
+	int actual = got.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&got)->sin6_port)
+	                                       : ntohs(((struct sockaddr_in *)&got)->sin_port);
+	printf("listening %s %s:%d\n", what, s->opt.bind, actual);
+	fflush(stdout);
+	steer_log(STEER_LOG_INFO, "listening %s %s:%d", what, s->opt.bind, actual);
+	return 0;
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	server *s = h->data;
+	server_stop(s, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static void on_stop_timeout(uv_timer_t *t)
+{
+	server *s = t->data;
+	for (conn *c = s->conns; c; c = c->next)
+		if (!uv_is_closing((uv_handle_t *)&c->tcp)) {
+			c->closing = false;
+			conn_close(c, "server stopping");
+		}
+}
+
+void server_stop(server *s, const char *why)
+{
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	steer_log(STEER_LOG_INFO, "stopping (%s): closing %zu clients", why, s->nconns);
+	uv_close((uv_handle_t *)&s->proto_listener, NULL);
+	uv_close((uv_handle_t *)&s->cmd_listener, NULL);
+	uv_close((uv_handle_t *)&s->tick_timer, NULL);
+	uv_close((uv_handle_t *)&s->snapshot_timer, NULL);
+	uv_close((uv_handle_t *)&s->sigint, NULL);
+	uv_close((uv_handle_t *)&s->sigterm, NULL);
+	for (conn *c = s->conns; c; c = c->next)
+		conn_finish(c, "server stopping");
+	/* A client that never reads cannot hold the exit: force-close after a second. */
+	uv_timer_start(&s->stop_timer, on_stop_timeout, 1000, 0);
+	uv_unref((uv_handle_t *)&s->stop_timer);
+}
+
+static steer_world *initial_world(const server_options *o)
+{
+	steer_world_config cfg = steer_world_config_default();
+	cfg.width = o->width;
+	cfg.height = o->height;
+	cfg.edges = o->edges;
+	cfg.tick_rate = o->tick_rate;
+	cfg.seed = o->seed;
+	cfg.max_vehicles = o->max_vehicles;
+	steer_world *w = steer_world_create(&cfg);
+	if (!w)
+		return NULL;
+	if (o->scenario) {
+		steer_status st = steer_scenario_load(w, o->scenario);
+		if (st == STEER_OK && o->edges_set)
+			st = steer_world_set_bounds(w, o->width, o->height, o->edges);
+		if (st != STEER_OK) {
+			steer_log(STEER_LOG_ERROR, "scenario %s: %s", o->scenario,
+			          steer_status_str(st));
+			steer_world_destroy(w);
+			return NULL;
+		}
+	}
+	return w;
+}
+
+int server_start(server *s, uv_loop_t *loop, const server_options *opt)
+{
+	memset(s, 0, sizeof *s);
+	s->loop = loop;
+	s->opt = *opt;
+	s->started_ns = uv_hrtime();
+	steer_strbuf_init(&s->scratch);
+	s->session.world = initial_world(opt);
+	if (!s->session.world) {
+		steer_log(STEER_LOG_ERROR, "cannot create the world");
+		return -1;
+	}
+	s->host = (steer_host){s, host_save, host_load, host_stats, host_rate_changed};
+	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
+	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
+		return -1;
+	int rc;
+	if ((rc = uv_timer_init(loop, &s->tick_timer)) ||
+	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
+	    (rc = uv_timer_init(loop, &s->stop_timer)) || (rc = uv_signal_init(loop, &s->sigint)) ||
+	    (rc = uv_signal_init(loop, &s->sigterm))) {
+		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
+		return -1;
+	}
+	s->tick_timer.data = s->snapshot_timer.data = s->stop_timer.data = s;
+	s->sigint.data = s->sigterm.data = s;
+	uint64_t snap_ms = (uint64_t)fmax(1.0, 1000.0 / opt->snapshot_rate);
+	if ((rc = uv_timer_start(&s->snapshot_timer, on_snapshot, snap_ms, snap_ms)) ||
+	    (rc = uv_signal_start(&s->sigint, on_signal, SIGINT)) ||
+	    (rc = uv_signal_start(&s->sigterm, on_signal, SIGTERM))) {
+		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
+		return -1;
+	}
+	arm_tick_timer(s);
+	steer_log(STEER_LOG_INFO,
+	          "world %gx%g %s, %zu vehicles, tick %g Hz, snapshots %g Hz, seed %llu",
+	          opt->width, opt->height,
+	          steer_edges_name(steer_world_config_get(s->session.world)->edges),
+	          steer_world_vehicles(s->session.world)->count, opt->tick_rate, opt->snapshot_rate,
+	          (unsigned long long)opt->seed);
+	return 0;
+}
+
+void server_free(server *s)
+{
+	/* The stop timer outlives the loop's last referenced handle: close it here. */
+	if (!uv_is_closing((uv_handle_t *)&s->stop_timer)) {
+		uv_close((uv_handle_t *)&s->stop_timer, NULL);
+		uv_run(s->loop, UV_RUN_NOWAIT);
+	}
+	steer_world_destroy(s->session.world);
+	s->session.world = NULL;
+	steer_strbuf_free(&s->scratch);
+	free(s->snap_scratch);
+	s->snap_scratch = NULL;
+}

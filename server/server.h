@@ -1,0 +1,65 @@
+/* steer-server: a thin libuv shell around the core. One loop; the world steps on a
+ * fixed-timestep timer; commands from either port are applied between ticks;
+ * snapshots are encoded once per distinct view and fanned out. */
+#ifndef STEER_SERVER_H
+#define STEER_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "command.h"
+#include "options.h"
+#include "strbuf.h"
+#include "wire.h"
+
+/* Immutable bytes shared by every connection they are written to (a snapshot is
+ * encoded once and fanned out); freed when the last write completes. */
+typedef struct sbuf {
+	unsigned refs;
+	size_t len;
+	char data[];
+} sbuf;
+
+sbuf *sbuf_new(const char *data, size_t len); /* refs = 1; NULL when out of memory */
+void sbuf_unref(sbuf *b);
+
+typedef struct conn conn;
+
+/* Ticks kept for the p50/p99 in stats: ten seconds at 60 Hz. */
+#define TICK_HISTORY 600
+
+typedef struct server {
+	uv_loop_t *loop;
+	server_options opt;
+	steer_session session;
+	steer_host host;
+	uv_tcp_t proto_listener, cmd_listener;
+	uv_timer_t tick_timer, snapshot_timer, stop_timer;
+	uv_signal_t sigint, sigterm;
+	uint64_t last_tick_ns;
+	uint64_t debt_ns; /* wall time owed to the simulation */
+	uint64_t ticks_dropped;
+	double tick_ms[TICK_HISTORY];
+	size_t tick_count;
+	conn *conns; /* doubly linked */
+	size_t nconns;
+	uint64_t next_conn_id;
+	uint64_t snapshots_encoded, snapshot_bytes;
+	uint32_t *snap_scratch;
+	size_t snap_scratch_cap;
+	steer_strbuf scratch; /* reused for encoding frames and reply lines */
+	bool stopping;
+	uint64_t started_ns;
+	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
+} server;
+
+/* 0, or -1 after logging why (e.g. the port is taken). */
+int server_start(server *s, uv_loop_t *loop, const server_options *opt);
+/* Once the loop has finished: closes the last handle and frees the world. */
+void server_free(server *s);
+/* Stops accepting and closes every connection; the loop then ends. */
+void server_stop(server *s, const char *why);
+
+#endif

@@ -1,0 +1,244 @@
+"""The text scripting protocol end to end, against a real steer-server."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from steertest import STEERCTL, Checks, Server, expect
+
+checks = Checks()
+DATA = tempfile.mkdtemp(prefix="steer-test-")
+srv = Server("--max-vehicles", "200", "--world", "1000x800", data_dir=DATA)
+c = srv.text()
+
+
+def test_help_lists_every_command():
+    h = c.ok("help")
+    names = {u.split()[0] for u in h["commands"]}
+    for name in ["help", "spawn", "obstacle", "remove", "set", "seek", "flee", "arrive",
+                 "pursue", "evade", "wander", "avoid", "flock", "waypoint", "path", "get",
+                 "list", "pause", "resume", "step", "world", "rate", "seed", "reset",
+                 "scenario", "stats", "save", "load", "quit"]:
+        expect(name in names, f"help lacks {name}")
+    one = c.ok("help set")
+    expect("max_speed" in one["keys"] and "combine" in one["keys"], one)
+
+
+def test_spawn_get_exact_numbers():
+    c.ok("pause")
+    vid = c.ok("spawn 0.1 123.456789012345678 vx=3 vy=-4 max_speed=80 decel=slow group=2")["id"]
+    g = c.ok(f"get {vid}")
+    # %.17g reads back exactly
+    expect(g["x"] == 0.1 and g["y"] == 123.456789012345678, g)
+    expect(g["vx"] == 3 and g["vy"] == -4 and g["max_speed"] == 80, g)
+    expect(g["decel"] == "slow" and g["group"] == 2, g)
+    expect(g["panic_distance"] is None, "infinite panic_distance is null in JSON")
+
+
+def test_behaviours_on_and_off():
+    a = c.ok("spawn 100 100")["id"]
+    b = c.ok("spawn 200 200")["id"]
+    c.ok(f"seek {a} 10 20")
+    c.ok(f"flee {a} 30 40")
+    c.ok(f"arrive {a} 50 60")
+    c.ok(f"pursue {a} {b}")
+    c.ok(f"evade {a} {b}")
+    c.ok(f"wander {a} on")
+    c.ok(f"avoid {a} on")
+    c.ok(f"flock {a} on")
+    expect(c.ok(f"waypoint {a} 5 5") == {"waypoints": 1}, "first waypoint")
+    expect(c.ok(f"waypoint {a} 6 6") == {"waypoints": 2}, "second waypoint")
+    g = c.ok(f"get {a}")
+    expect(set(g["behaviors"]) == {"seek", "flee", "arrive", "pursue", "evade", "wander",
+                                   "avoid", "path", "flock"}, g["behaviors"])
+    expect(g["seek"] == [10, 20] and g["arrive"] == [50, 60] and g["pursue"] == b, g)
+    c.ok(f"path {a} loop on")
+    expect(c.ok(f"get {a}")["path"]["loop"] is True, "loop on")
+    for off in [f"seek {a} off", f"flee {a} off", f"arrive {a} off", f"pursue {a} off",
+                f"evade {a} off", f"wander {a} off", f"avoid {a} off", f"flock {a} off",
+                f"path {a} clear"]:
+        c.ok(off)
+    g = c.ok(f"get {a}")
+    expect(g["behaviors"] == [] and g["path"]["waypoints"] == [], g)
+    c.ok(f"set {a} max_speed=12.5 combine=priority field_of_view=on")
+    g = c.ok(f"get {a}")
+    expect(g["max_speed"] == 12.5 and g["combine"] == "priority" and g["field_of_view"], g)
+
+
+def test_obstacles_list_remove():
+    oid = c.ok("obstacle 500 400 30 vx=1")["id"]
+    lst = c.ok("list")
+    expect(any(o["id"] == oid and o["r"] == 30 for o in lst["obstacles"]), lst["obstacles"])
+    c.ok(f"remove {oid}")
+    expect(all(o["id"] != oid for o in c.ok("list")["obstacles"]), "obstacle removed")
+    expect(c.cmd(f"remove {oid}").startswith("ERR"), "removing twice")
+
+
+def test_pause_step_resume():
+    c.ok("pause")
+    t0 = c.ok("stats")["tick"]
+    time.sleep(0.2)
+    expect(c.ok("stats")["tick"] == t0, "ticked while paused")
+    expect(c.ok("step 5") == {"tick": t0 + 5}, "step 5")
+    expect(c.ok("step") == {"tick": t0 + 6}, "step")
+    c.ok("resume")
+    time.sleep(0.3)
+    expect(c.ok("stats")["tick"] > t0 + 6, "did not resume")
+    c.ok("pause")
+
+
+def test_world_and_rate():
+    c.ok("world 900 700 bounce")
+    s = c.ok("stats")
+    expect(s["width"] == 900 and s["height"] == 700 and s["edges"] == "bounce", s)
+    c.ok("rate 30")
+    expect(c.ok("stats")["tick_rate"] == 30, "rate")
+    c.ok("rate 60")
+    c.ok("world 1000 800 wrap")
+
+
+def replay():
+    c.ok("seed 42")
+    c.ok("reset")
+    c.ok("spawn flock 60 500 400 200")
+    a = c.ok("spawn 100 100")["id"]
+    c.ok(f"wander {a} on")
+    c.ok("obstacle 300 300 40 vx=5 vy=3")
+    c.ok(f"avoid {a} on")
+    c.ok("step 500")
+    return c.ok("list")
+
+
+def test_seed_reset_replays_identically():
+    c.ok("pause")
+    first = replay()
+    second = replay()
+    expect(first == second, "two seeded replays differ")
+    expect(first["tick"] == 500 and len(first["vehicles"]) == 61, first["tick"])
+
+
+def test_bad_input_gets_err_and_harms_nothing():
+    c.ok("pause")
+    before = c.ok("list")
+    vid = before["vehicles"][0]["id"]
+    bad = {
+        "warp 1 2": "unknown command",
+        "spawn 1": "usage",
+        "spawn abc 2": "not a number",
+        "spawn nan 2": "not a",
+        "spawn inf 2": "not a finite",
+        "spawn 1 2 max_speed=nan": "finite",
+        "spawn 1 2 mass=0": "mass",
+        "spawn 1 2 warp=9": "unknown key",
+        "obstacle 1 2 -5": "radius",
+        f"seek {vid} 1": "usage",
+        "seek 99999 1 2": "no vehicle",
+        "get 99999": "no vehicle",
+        "remove 0": "ids start at 1",
+        f"wander {vid} maybe": "neither on nor off",
+        f"pursue {vid} {vid}": "itself",
+        "spawn flock 1000 1 1 1": "max-vehicles",
+        "step 0": "at least 1",
+        "step 1000000": "too large",
+        "world 0 10": "greater than 0",
+        "world 10 10 sideways": "edges",
+        "rate 0": "tick rate",
+        "scenario nonesuch": "no scenario",
+        "save ../etc/passwd": "NAME",
+        "load nope": "cannot open",
+        f"set {vid} decel=sideways": "decel",
+    }
+    for cmd, why in bad.items():
+        r = c.cmd(cmd)
+        expect(r.startswith("ERR ") and why in r, f"{cmd!r} -> {r!r} (want ERR with {why!r})")
+    # a blank line gets no reply; \r\n is accepted
+    c.send_raw(b"\r\n   \nstats\r\n")
+    expect(c.line().startswith("OK {"), "CRLF line")
+    expect(c.ok("list") == before, "the world changed after bad commands")
+
+
+def test_save_load_round_trip_and_corrupt_file():
+    c.ok("pause")
+    saved = c.ok("list")
+    expect(c.ok("save snap-1")["bytes"] > 0, "save")
+    c.ok("spawn 5 5")
+    c.ok("step 3")
+    expect(c.ok("load snap-1")["tick"] == saved["tick"], "load tick")
+    expect(c.ok("list") == saved, "loaded world differs from the saved one")
+    # a truncated file is refused and the running world stays
+    path = os.path.join(DATA, "snap-1.steer")
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(os.path.join(DATA, "broken.steer"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    r = c.cmd("load broken")
+    expect(r.startswith("ERR") and "unchanged" in r, r)
+    expect(c.ok("list") == saved, "a failed load changed the world")
+
+
+def test_long_line_closes_only_that_connection():
+    other = srv.text()
+    victim = srv.text()
+    victim.send_raw(b"spawn " + b"1" * 5000 + b"\n")
+    r = victim.line()
+    expect(r.startswith("ERR") and "4096" in r, r)
+    expect(victim.closed(), "connection stayed open after a 5000-byte line")
+    expect(other.ok("stats")["tick"] >= 0, "other client broken")
+    other.close()
+
+
+def test_quit_closes():
+    q = srv.text()
+    expect(q.cmd("quit") == "OK", "quit reply")
+    expect(q.closed(), "quit did not close")
+
+
+def test_steerctl():
+    port = str(srv.cmd_port)
+    r = subprocess.run([STEERCTL, "--port", port, "stats"], capture_output=True, text=True,
+                       timeout=10)
+    expect(r.returncode == 0 and r.stdout.startswith("OK {"), r)
+    r = subprocess.run([STEERCTL, "--port", port, "get", "99999"], capture_output=True, text=True,
+                       timeout=10)
+    expect(r.returncode == 1 and r.stdout.startswith("ERR"), r)
+    r = subprocess.run([STEERCTL, "--port", port], input="stats\n\nspawn 1 1\nbogus\n",
+                       capture_output=True, text=True, timeout=10)
+    lines = r.stdout.splitlines()
+    expect(len(lines) == 3 and lines[1].startswith('OK {"id"') and lines[2].startswith("ERR"),
+           lines)
+    expect(r.returncode == 1, r.returncode)
+    r = subprocess.run([STEERCTL, "--port", "1", "stats"], capture_output=True, text=True,
+                       timeout=10)
+    expect(r.returncode == 2 and "cannot connect" in r.stderr, r)
+
+
+def test_server_full_is_refused_clearly():
+    small = Server("--max-clients", "2")
+    a, b = small.text(), small.text()
+    third = small.text()
+    r = third.line()
+    expect(r.startswith("ERR server full"), r)
+    expect(third.closed(), "refused client left open")
+    expect(a.ok("stats")["clients"] == 2, "the two admitted clients")
+    code, err = small.stop()
+    expect(code == 0, f"exit {code}: {err[-2000:]}")
+
+
+for t in [test_help_lists_every_command, test_spawn_get_exact_numbers, test_behaviours_on_and_off,
+          test_obstacles_list_remove, test_pause_step_resume, test_world_and_rate,
+          test_seed_reset_replays_identically, test_bad_input_gets_err_and_harms_nothing,
+          test_save_load_round_trip_and_corrupt_file, test_long_line_closes_only_that_connection,
+          test_quit_closes, test_steerctl, test_server_full_is_refused_clearly]:
+    checks.run(t)
+
+
+def test_sigterm_exits_cleanly():
+    code, err = srv.stop()
+    expect(code == 0, f"exit status {code}; stderr tail: {err[-3000:]}")
+    expect("stopping (SIGTERM)" in err, "no stop log line")
+
+
+checks.run(test_sigterm_exits_cleanly)
+sys.exit(checks.done())

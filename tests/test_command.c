@@ -1,0 +1,213 @@
+/* The command table: parsing every form, clear errors, and execution against a
+ * session with an in-memory host. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "command.h"
+#include "scenario.h"
+#include "testutil.h"
+
+static steer_session new_session(void)
+{
+	steer_session s = {make_world(1000, 600, STEER_EDGE_WRAP, 1), false};
+	steer_world_set_max_vehicles(s.world, 100);
+	return s;
+}
+
+/* Runs one line; returns the reply rendered as the text protocol would. */
+static char *run(steer_session *s, const steer_host *h, const char *line)
+{
+	static char out[1 << 16];
+	steer_command cmd;
+	char err[256];
+	steer_reply r;
+	steer_reply_init(&r);
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != 0) {
+		snprintf(out, sizeof out, "ERR %s", err);
+	} else {
+		steer_cmd_exec(&cmd, s, h, &r);
+		steer_strbuf b;
+		steer_strbuf_init(&b);
+		steer_reply_text(&r, &b);
+		snprintf(out, sizeof out, "%s", b.data ? b.data : "");
+		steer_strbuf_free(&b);
+	}
+	steer_reply_free(&r);
+	return out;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void every_entry_is_documented(void)
+{
+	for (size_t k = 0; k < steer_cmd_count; k++) {
+		const steer_cmd_entry *e = &steer_cmd_table[k];
+		CHECK(e->help && strlen(e->help) > 10, "%s has no help", e->name);
+		CHECK(e->parse && e->exec, "%s has no handler", e->name);
+		CHECK(steer_cmd_find(e->name) == e, "%s is listed twice", e->name);
+	}
+}
+
+static void parses_and_runs_the_grammar(void)
+{
+	steer_session s = new_session();
+	CHECK(!strcmp(run(&s, NULL, "spawn 10 20"), "OK {\"id\":1}"), "spawn");
+	CHECK(!strcmp(run(&s, NULL, "spawn 30 40 vx=1 max_speed=5"), "OK {\"id\":2}"), "spawn kv");
+	CHECK(!strcmp(run(&s, NULL, "obstacle 500 300 20"), "OK {\"id\":3}"), "obstacle");
+	CHECK(!strcmp(run(&s, NULL, "seek 1 5 5"), "OK"), "seek");
+	CHECK(!strcmp(run(&s, NULL, "seek 1 off"), "OK"), "seek off");
+	CHECK(!strcmp(run(&s, NULL, "pursue 1 2"), "OK"), "pursue");
+	CHECK(!strcmp(run(&s, NULL, "waypoint 1 1 1"), "OK {\"waypoints\":1}"), "waypoint");
+	CHECK(!strcmp(run(&s, NULL, "path 1 loop on"), "OK"), "path loop");
+	CHECK(!strcmp(run(&s, NULL, "step 3"), "OK {\"tick\":3}"), "step");
+	CHECK(starts(run(&s, NULL, "spawn flock 5 100 100 30"), "OK {\"ids\":[4,5,6,7,8]}"),
+	      "flock");
+	CHECK(steer_world_vehicles(s.world)->count == 7, "vehicle count");
+	CHECK(!strcmp(run(&s, NULL, "remove 3"), "OK"), "remove obstacle");
+	CHECK(!strcmp(run(&s, NULL, "pause"), "OK") && s.paused, "pause");
+	CHECK(!strcmp(run(&s, NULL, "resume"), "OK") && !s.paused, "resume");
+	CHECK(!strcmp(run(&s, NULL, "world 800 800 bounce"), "OK"), "world");
+	CHECK(steer_world_config_get(s.world)->edges == STEER_EDGE_BOUNCE, "edges applied");
+	CHECK(!strcmp(run(&s, NULL, "seed 9"), "OK") && !strcmp(run(&s, NULL, "reset"), "OK"),
+	      "reset");
+	CHECK(steer_world_vehicles(s.world)->count == 0 && steer_world_tick(s.world) == 0,
+	      "reset empties");
+	CHECK(!strcmp(run(&s, NULL, "scenario pursuit"), "OK"), "scenario");
+	CHECK(steer_world_vehicles(s.world)->count == 3, "pursuit has 3 vehicles");
+	CHECK(!strcmp(run(&s, NULL, "save x"), "ERR save is not available here"),
+	      "save without host");
+	steer_world_destroy(s.world);
+}
+
+static void errors_name_the_problem_and_change_nothing(void)
+{
+	steer_session s = new_session();
+	run(&s, NULL, "spawn 1 1");
+	const char *bad[][2] = {
+	    {"frobnicate", "unknown command 'frobnicate'"},
+	    {"", "empty command"},
+	    {"spawn 1", "usage: spawn"},
+	    {"spawn 1e999 1", "not a finite number"},
+	    {"spawn 1 2 max_speed=-1", "max_speed must be at least 0"},
+	    {"spawn 1 2 =3", "not key=value"},
+	    {"spawn flock 0 1 1 1", "at least one"},
+	    {"spawn flock 101 1 1 1", "max-vehicles"},
+	    {"obstacle 1 1 0", "greater than 0"},
+	    {"get 7", "no vehicle or obstacle with id 7"},
+	    {"get -1", "not a whole number"},
+	    {"get 99999999999", "too large"},
+	    {"seek 1 2", "usage"},
+	    {"pursue 1 1", "itself"},
+	    {"pursue 1 42", "no vehicle with id 42"},
+	    {"path 1 sideways", "usage: path"},
+	    {"avoid 1 yes", "neither on nor off"},
+	    {"save a/b", "NAME"},
+	    {"save .hidden", "NAME"},
+	    {"step 100001", "too large"},
+	    {"rate 5000", "1..1000"},
+	    {"help nonesuch", "no command"},
+	};
+	char before[1 << 12];
+	snprintf(before, sizeof before, "%s", run(&s, NULL, "list"));
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		const char *r = run(&s, NULL, bad[k][0]);
+		CHECK(starts(r, "ERR ") && strstr(r, bad[k][1]), "'%s' -> '%s' (want %s)",
+		      bad[k][0], r, bad[k][1]);
+	}
+	CHECK(!strcmp(before, run(&s, NULL, "list")), "a failed command changed the world");
+	steer_world_destroy(s.world);
+}
+
+/* An in-memory host: one save slot. */
+typedef struct mem_host {
+	char *data;
+	size_t len;
+	int stats_calls;
+} mem_host;
+
+static int mem_save(void *ud, const char *name, const char *data, size_t len, char *err, size_t n)
+{
+	mem_host *m = ud;
+	(void)name, (void)err, (void)n;
+	free(m->data);
+	m->data = malloc(len);
+	memcpy(m->data, data, len);
+	m->len = len;
+	return 0;
+}
+
+static int mem_load(void *ud, const char *name, char **data, size_t *len, char *err, size_t n)
+{
+	mem_host *m = ud;
+	if (!m->data || strcmp(name, "slot")) {
+		snprintf(err, n, "no save named %s", name);
+		return -1;
+	}
+	*data = malloc(m->len);
+	memcpy(*data, m->data, m->len);
+	*len = m->len;
+	return 0;
+}
+
+static void mem_stats(void *ud, steer_strbuf *json)
+{
+	mem_host *m = ud;
+	m->stats_calls++;
+	steer_strbuf_puts(json, ",\"clients\":0");
+}
+
+static void save_load_and_host_hooks(void)
+{
+	steer_session s = new_session();
+	mem_host m = {0};
+	steer_host h = {&m, mem_save, mem_load, mem_stats, NULL};
+	run(&s, &h, "scenario flock");
+	run(&s, &h, "step 10");
+	CHECK(starts(run(&s, &h, "save slot"), "OK {\"bytes\":"), "save");
+	char saved[1 << 16];
+	snprintf(saved, sizeof saved, "%s", run(&s, &h, "list"));
+	run(&s, &h, "step 10");
+	CHECK(starts(run(&s, &h, "load slot"), "OK {\"tick\":10"), "load");
+	CHECK(!strcmp(saved, run(&s, &h, "list")), "loaded world differs");
+	CHECK(starts(run(&s, &h, "load other"), "ERR load other: no save named other"),
+	      "missing save");
+	/* A corrupted save is refused and the world stays. */
+	m.data[m.len / 2] ^= 0x55;
+	CHECK(strstr(run(&s, &h, "load slot"), "unchanged") != NULL, "corrupt save accepted");
+	CHECK(!strcmp(saved, run(&s, &h, "list")), "a failed load changed the world");
+	CHECK(strstr(run(&s, &h, "stats"), "\"clients\":0}") && m.stats_calls == 1, "stats hook");
+	steer_command cmd;
+	char err[64];
+	steer_reply r;
+	steer_reply_init(&r);
+	steer_cmd_parse_line(&cmd, "quit", err, sizeof err);
+	steer_cmd_exec(&cmd, &s, &h, &r);
+	CHECK(r.ok && r.close, "quit should ask to close");
+	steer_reply_free(&r);
+	free(m.data);
+	steer_world_destroy(s.world);
+}
+
+static void error_text_is_one_line(void)
+{
+	steer_session s = new_session();
+	char line[128];
+	snprintf(line, sizeof line, "spawn 1 2 max_speed=1%c2", '\r');
+	const char *r = run(&s, NULL, line);
+	CHECK(starts(r, "ERR") && !strchr(r, '\n') && !strchr(r, '\r'), "multi-line error: %s", r);
+	steer_world_destroy(s.world);
+}
+
+int main(void)
+{
+	RUN(every_entry_is_documented);
+	RUN(parses_and_runs_the_grammar);
+	RUN(errors_name_the_problem_and_change_nothing);
+	RUN(save_load_and_host_hooks);
+	RUN(error_text_is_one_line);
+	return CHECK_DONE();
+}

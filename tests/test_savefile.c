@@ -1,0 +1,636 @@
+/* Save files: exact round trips that continue bit-identically, a canonical encoding,
+ * and rejection with a message of every truncated, corrupted or malformed file. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "check.h"
+#include "savefile.h"
+#include "scenario.h"
+#include "testutil.h"
+
+/* --- helpers -------------------------------------------------------------------- */
+
+static char *save(const steer_world *w, size_t *len)
+{
+	char *buf = NULL;
+	if (steer_save_encode(w, &buf, len) != STEER_OK)
+		abort();
+	return buf;
+}
+
+/* Decodes from an exact-size heap copy, so that reading one byte past the end or
+ * relying on a terminator is caught by AddressSanitizer. */
+static steer_world *load(const char *buf, size_t len, char *err, size_t errlen)
+{
+	char *copy = malloc(len ? len : 1);
+	if (!copy)
+		abort();
+	if (len)
+		memcpy(copy, buf, len);
+	steer_world *w = steer_save_decode(copy, len, err, errlen);
+	free(copy);
+	return w;
+}
+
+static int differ(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+#define SAME(a, b) (memcmp(&(a), &(b), sizeof(a)) == 0)
+
+/* Field by field, never whole structs: padding bytes are not state. */
+static int params_differ(const steer_params *a, const steer_params *b, const char **name)
+{
+	for (size_t k = 0; k < steer_param_count; k++) {
+		const steer_param_def *d = &steer_param_defs[k];
+		double x = steer_param_get(a, d), y = steer_param_get(b, d);
+		if (!SAME(x, y)) {
+			*name = d->name;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int records_differ(const steer_vehicle_record *a, const steer_vehicle_record *b, char *why,
+                          size_t n)
+{
+	const steer_vehicle_state *s = &a->state, *t = &b->state;
+	const char *name;
+	if (a->id != b->id || a->behaviors != b->behaviors)
+		return differ(why, n, "vehicle %u: id or behaviours", a->id);
+	if (!SAME(a->pos, b->pos) || !SAME(a->vel, b->vel) || !SAME(a->heading, b->heading) ||
+	    !SAME(a->force, b->force))
+		return differ(why, n, "vehicle %u: pos/vel/heading/force (%a vs %a)", a->id,
+		              a->pos.x, b->pos.x);
+	if (params_differ(&s->prm, &t->prm, &name))
+		return differ(why, n, "vehicle %u: parameter %s", a->id, name);
+	if (!SAME(s->seek_target, t->seek_target) || !SAME(s->flee_target, t->flee_target) ||
+	    !SAME(s->arrive_target, t->arrive_target) || s->pursue_id != t->pursue_id ||
+	    s->evade_id != t->evade_id || !SAME(s->wander_angle, t->wander_angle))
+		return differ(why, n, "vehicle %u: targets or wander angle", a->id);
+	if (s->path.count != t->path.count || s->path.index != t->path.index ||
+	    s->path.loop != t->path.loop ||
+	    (s->path.count &&
+	     memcmp(s->path.points, t->path.points, s->path.count * sizeof *s->path.points)))
+		return differ(why, n, "vehicle %u: path", a->id);
+	return 0;
+}
+
+static int config_or_meta_differ(const steer_world *a, const steer_world *b, char *why, size_t n)
+{
+	const steer_world_config *c = steer_world_config_get(a), *d = steer_world_config_get(b);
+	steer_world_meta m = steer_world_meta_get(a), k = steer_world_meta_get(b);
+	if (!SAME(c->width, d->width) || !SAME(c->height, d->height) || c->edges != d->edges ||
+	    !SAME(c->tick_rate, d->tick_rate) || c->seed != d->seed)
+		return differ(why, n, "config");
+	if (m.tick != k.tick || m.next_id != k.next_id || m.rng.state != k.rng.state ||
+	    m.rng.inc != k.rng.inc)
+		return differ(why, n, "meta: tick %" PRIu64 " vs %" PRIu64, m.tick, k.tick);
+	return 0;
+}
+
+static int obstacles_differ(const steer_world *a, const steer_world *b, char *why, size_t n)
+{
+	size_t na, nb;
+	const steer_obstacle *p = steer_world_obstacles(a, &na), *q = steer_world_obstacles(b, &nb);
+	if (na != nb)
+		return differ(why, n, "obstacle count %zu vs %zu", na, nb);
+	for (size_t k = 0; k < na; k++)
+		if (p[k].id != q[k].id || !SAME(p[k].x, q[k].x) || !SAME(p[k].y, q[k].y) ||
+		    !SAME(p[k].vx, q[k].vx) || !SAME(p[k].vy, q[k].vy) || !SAME(p[k].r, q[k].r))
+			return differ(why, n, "obstacle %u", p[k].id);
+	return 0;
+}
+
+/* 0 when every bit of state matches, vehicle order included; else why is set. */
+static int worlds_differ(const steer_world *a, const steer_world *b, char *why, size_t n)
+{
+	const steer_vehicles *va = steer_world_vehicles(a), *vb = steer_world_vehicles(b);
+	if (config_or_meta_differ(a, b, why, n) || obstacles_differ(a, b, why, n))
+		return 1;
+	if (va->count != vb->count)
+		return differ(why, n, "vehicle count %zu vs %zu", va->count, vb->count);
+	for (size_t i = 0; i < va->count; i++) {
+		steer_vehicle_record ra, rb;
+		steer_vehicle_record_get(a, i, &ra);
+		steer_vehicle_record_get(b, i, &rb);
+		if (records_differ(&ra, &rb, why, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* Saves, loads, then runs both on: the copy must track the original bit for bit. */
+static void check_round_trip(steer_world *w, const char *label)
+{
+	char err[256], why[256];
+	size_t len;
+	char *buf = save(w, &len);
+	steer_world *copy = load(buf, len, err, sizeof err);
+	free(buf);
+	CHECK(copy, "%s: decode failed: %s", label, err);
+	if (!copy)
+		return;
+	CHECK(steer_world_config_get(copy)->max_vehicles == 0, "%s: max_vehicles kept", label);
+	CHECK(!worlds_differ(w, copy, why, sizeof why), "%s: loaded world differs: %s", label, why);
+	step(w, 500);
+	step(copy, 500);
+	CHECK(!worlds_differ(w, copy, why, sizeof why), "%s: 500 ticks after loading: %s", label,
+	      why);
+	steer_world_destroy(copy);
+}
+
+static steer_params odd_params(void)
+{
+	steer_params p = steer_params_default();
+	p.mass = 1.5;
+	p.max_speed = 90.1;
+	p.max_force = 0.1 * 1234.5;
+	p.radius = 3.3;
+	p.slowing_radius = 77.7;
+	p.panic_distance = INFINITY;
+	p.wander_distance = 12.25;
+	p.wander_radius = 6.1;
+	p.wander_range = 0.7;
+	p.avoid_distance = 120.9;
+	p.avoid_buffer = 7.1;
+	p.path_threshold = 25.5;
+	p.sight_distance = 90.3;
+	p.too_close_distance = 33.3;
+	p.separation_weight = 1.7;
+	p.cohesion_weight = 0.3;
+	p.alignment_weight = 1.1;
+	p.group = 3;
+	p.decel = STEER_DECEL_SLOW;
+	p.combine = STEER_COMBINE_PRIORITY;
+	p.field_of_view = true;
+	return p;
+}
+
+static void add_path(steer_world *w, uint32_t id, int n, double cx, double cy, bool loop)
+{
+	for (int k = 0; k < n; k++)
+		steer_vehicle_path_add(w, id, v2(cx + 80 * cos(k * 1.3), cy + 60 * sin(k * 1.3)));
+	steer_vehicle_path_loop(w, id, loop);
+}
+
+/* Every behaviour, every kind of parameter, paths looping and not, chases, holes in
+ * the id sequence and the storage order, moving obstacles. flockers adds boids. */
+static steer_world *rich_world(steer_edges edges, int flockers)
+{
+	steer_world_config c = steer_world_config_default();
+	c.width = 700.3;
+	c.height = 500.7;
+	c.edges = edges;
+	c.tick_rate = 50;
+	c.seed = 0xfedcba9876543210ULL; /* above 2^53: must not pass through a double */
+	c.max_vehicles = 1000;
+	steer_world *w = steer_world_create(&c);
+	if (!w)
+		abort();
+	steer_params p = odd_params();
+	uint32_t all = add_vehicle(w, 100, 100, 10, -5, &p);
+	uint32_t prey = add_vehicle(w, 400, 300, -20, 15, &p);
+	uint32_t gone = add_vehicle(w, 300, 200, 0, 0, NULL);
+	uint32_t threat = add_vehicle(w, 200, 350, 5, 5, &p);
+	steer_vehicle_target(w, all, STEER_SEEK, v2(600, 50.5));
+	steer_vehicle_target(w, all, STEER_FLEE, v2(10.25, 400));
+	steer_vehicle_target(w, all, STEER_ARRIVE, v2(350, 250));
+	steer_vehicle_chase(w, all, STEER_PURSUE, prey);
+	steer_vehicle_chase(w, all, STEER_EVADE, threat);
+	steer_vehicle_enable(w, all, STEER_WANDER | STEER_AVOID | STEER_FLOCK, true);
+	add_path(w, all, 4, 350, 250, true);
+
+	steer_params q = steer_params_default();
+	q.decel = STEER_DECEL_FAST;
+	q.panic_distance = 150.0;
+	q.field_of_view = true;
+	add_path(w, prey, 3, 300, 200, false);
+	steer_vehicle_target(w, prey, STEER_FLEE, v2(100, 100));
+	steer_vehicle_set_params(w, prey, &q);
+	steer_vehicle_enable(w, threat, STEER_WANDER | STEER_FLOCK, true);
+	/* A chase that is turned off keeps its id; path on with no points at all. */
+	steer_vehicle_chase(w, threat, STEER_PURSUE, prey);
+	steer_vehicle_enable(w, threat, STEER_PURSUE, false);
+	uint32_t idle = add_vehicle(w, 50, 450, 0, 0, NULL);
+	steer_vehicle_enable(w, idle, STEER_PATH | STEER_ARRIVE, true);
+	/* Only following a loop, so that it is several waypoints in when saved. */
+	uint32_t walker = add_vehicle(w, 350, 250, 0, 0, &q);
+	add_path(w, walker, 5, 350, 250, true);
+
+	uint32_t ob = 0;
+	steer_obstacle_add(w, v2(250, 250), v2(30, -20), 25, NULL);
+	steer_obstacle_add(w, v2(500, 100), v2(0, 0), 10, &ob);
+	steer_obstacle_add(w, v2(600, 400), v2(-15.5, 3), 40, NULL);
+	steer_remove(w, ob);
+	steer_remove(w, gone); /* the last vehicle moves into its slot */
+
+	steer_rng *rng = steer_world_rng(w);
+	steer_params f = odd_params();
+	for (int k = 0; k < flockers; k++) {
+		f.group = (uint32_t)(k % 2 ? 3 : 0);
+		uint32_t id = add_vehicle(
+		    w, steer_rng_range(rng, 0, c.width), steer_rng_range(rng, 0, c.height),
+		    steer_rng_range(rng, -40, 40), steer_rng_range(rng, -40, 40), &f);
+		steer_vehicle_enable(w, id, STEER_FLOCK | STEER_AVOID, true);
+	}
+	return w;
+}
+
+/* The bytes before the end line. */
+static size_t body_len(const char *buf, size_t len)
+{
+	size_t s = len - 1;
+	while (s > 0 && buf[s - 1] != '\n')
+		s--;
+	return s;
+}
+
+/* Appends a valid end line to body, as an editor of a save file would have to: the
+ * decoder's parser is then tested, not just its checksum. */
+static char *seal(const char *body, size_t n, uint64_t records, size_t *len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)body[i];
+		h *= 0x100000001b3ULL;
+	}
+	char end[96];
+	int e = snprintf(end, sizeof end, "end records %" PRIu64 " fnv1a64 %016" PRIx64 "\n",
+	                 records, h);
+	char *out = malloc(n + (size_t)e + 1);
+	if (!out)
+		abort();
+	memcpy(out, body, n);
+	memcpy(out + n, end, (size_t)e + 1);
+	*len = n + (size_t)e;
+	return out;
+}
+
+static size_t offset_of(const char *text, const char *part)
+{
+	const char *at = strstr(text, part);
+	if (!at)
+		abort();
+	return (size_t)(at - text);
+}
+
+/* The saved file of w with the first `from` replaced by `to`, resealed. */
+static char *edited(const steer_world *w, const char *from, const char *to, uint64_t records,
+                    size_t *len)
+{
+	size_t n;
+	char *buf;
+	/* Not save(): GCC 12 then takes buf for a pointer into save's own frame. */
+	if (steer_save_encode(w, &buf, &n) != STEER_OK)
+		abort();
+	size_t body = body_len(buf, n);
+	buf[body] = '\0';
+	size_t head = offset_of(buf, from), fl = strlen(from), tl = strlen(to);
+	char *mid = malloc(body - fl + tl + 1);
+	if (!mid)
+		abort();
+	memcpy(mid, buf, head);
+	memcpy(mid + head, to, tl);
+	memcpy(mid + head + tl, buf + head + fl, body - head - fl);
+	char *out = seal(mid, body - fl + tl, records, len);
+	free(mid);
+	free(buf);
+	return out;
+}
+
+/* Decoding must fail with a message containing want. */
+static void check_refused(const char *buf, size_t len, const char *want, const char *label)
+{
+	char err[256] = "";
+	steer_world *w = load(buf, len, err, sizeof err);
+	CHECK(!w, "%s: accepted", label);
+	CHECK(strstr(err, want), "%s: message '%s' lacks '%s'", label, err, want);
+	steer_world_destroy(w);
+}
+
+/* --- tests -------------------------------------------------------------------------- */
+
+static void every_scenario_round_trips_bit_for_bit(void)
+{
+	for (int k = 0; steer_scenario_names[k]; k++) {
+		steer_world *w = make_world(800, 600, STEER_EDGE_WRAP, 40 + (uint64_t)k);
+		if (steer_scenario_load(w, steer_scenario_names[k]) != STEER_OK)
+			abort();
+		step(w, 300);
+		check_round_trip(w, steer_scenario_names[k]);
+		steer_world_destroy(w);
+	}
+}
+
+static void hand_built_world_round_trips_bit_for_bit(void)
+{
+	steer_edges kinds[3] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE, STEER_EDGE_NONE};
+	for (int k = 0; k < 3; k++) {
+		steer_world *w = rich_world(kinds[k], 60);
+		step(w, 300);
+		const steer_vehicle_state *s = steer_vehicle_get(w, 6);
+		CHECK(s && s->path.index > 0, "%s: the looping path was not under way",
+		      steer_edges_name(kinds[k]));
+		check_round_trip(w, steer_edges_name(kinds[k]));
+		steer_world_destroy(w);
+	}
+	/* And a world saved before it ever ticks. */
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 5);
+	check_round_trip(w, "tick 0");
+	steer_world_destroy(w);
+}
+
+static void encoding_is_canonical(void)
+{
+	steer_world *worlds[2] = {rich_world(STEER_EDGE_BOUNCE, 30),
+	                          make_world(800, 600, STEER_EDGE_WRAP, 9)};
+	steer_scenario_load(worlds[1], "flock");
+	for (int k = 0; k < 2; k++) {
+		char err[256];
+		step(worlds[k], 120);
+		size_t n1, n2;
+		char *a = save(worlds[k], &n1);
+		steer_world *copy = load(a, n1, err, sizeof err);
+		CHECK(copy, "decode: %s", err);
+		if (copy) {
+			char *b = save(copy, &n2);
+			CHECK(n1 == n2 && memcmp(a, b, n1) == 0, "world %d: re-encoding differs",
+			      k);
+			CHECK(b[n2] == '\0', "encoding is not NUL-terminated");
+			free(b);
+		}
+		steer_world_destroy(copy);
+		free(a);
+		steer_world_destroy(worlds[k]);
+	}
+}
+
+static void every_truncation_is_refused(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 2);
+	step(w, 30);
+	size_t len;
+	char *buf = save(w, &len);
+	int accepted = 0, silent = 0;
+	for (size_t n = 0; n < len; n++) {
+		char err[256] = "";
+		steer_world *copy = load(buf, n, err, sizeof err);
+		accepted += copy != NULL;
+		silent += err[0] == '\0';
+		steer_world_destroy(copy);
+	}
+	CHECK(accepted == 0, "%d of %zu truncations accepted", accepted, len);
+	CHECK(silent == 0, "%d truncations refused without a message", silent);
+	char err[256];
+	check_refused(buf, len / 2, "truncated", "half a file");
+	steer_world *whole = load(buf, len, err, sizeof err);
+	CHECK(whole, "the whole file was refused: %s", err);
+	steer_world_destroy(whole);
+	free(buf);
+	steer_world_destroy(w);
+}
+
+/* FNV-1a cannot miss a single changed byte and the end line is read strictly, so
+ * every one-byte corruption must be refused. */
+static void every_single_byte_corruption_is_refused(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_BOUNCE, 2);
+	step(w, 30);
+	size_t len;
+	char *buf = save(w, &len);
+	char *bad = malloc(len);
+	if (!bad)
+		abort();
+	steer_rng rng;
+	steer_rng_seed(&rng, 77, 1);
+	int accepted = 0, silent = 0, tries = 0;
+	for (size_t at = 0; at < len; at++) {
+		for (int k = 0; k < 3; k++) {
+			memcpy(bad, buf, len);
+			bad[at] = (char)(buf[at] ^ (1 + steer_rng_u32(&rng) % 255));
+			char err[256] = "";
+			steer_world *copy = load(bad, len, err, sizeof err);
+			accepted += copy != NULL;
+			silent += err[0] == '\0';
+			tries++;
+			steer_world_destroy(copy);
+		}
+	}
+	CHECK(accepted == 0, "%d of %d corruptions accepted", accepted, tries);
+	CHECK(silent == 0, "%d corruptions refused without a message", silent);
+	/* A typical one says what happened. */
+	memcpy(bad, buf, len);
+	bad[len / 2] ^= 0x10;
+	check_refused(bad, len, "checksum mismatch", "one flipped bit");
+	free(bad);
+	free(buf);
+	steer_world_destroy(w);
+}
+
+static void wrong_version_names_both(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
+	size_t len;
+	char *buf = save(w, &len);
+	CHECK(strncmp(buf, "steer-save 1\n", 13) == 0, "first line: %.20s", buf);
+	buf[11] = '7';
+	check_refused(buf, len, "unsupported format version 7 (this build reads 1)", "version 7");
+	free(buf);
+	steer_world_destroy(w);
+}
+
+static void garbage_is_refused(void)
+{
+	const char *texts[] = {
+	    "",
+	    "hello",
+	    "\n\n\n",
+	    "steer-save",
+	    "steer-save \n",
+	    "steer-save x\n",
+	    "steer-save 1\n",
+	    "steer-save 1\nend records 0 fnv1a64 0000000000000000\n",
+	    "steer-save 99999999999999999999999999\n",
+	    "{\"json\": true}\n",
+	};
+	for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+		check_refused(texts[k], strlen(texts[k]), "", texts[k]);
+	/* NUL bytes, and random bytes with and without a good first line. */
+	char zeros[64] = {0};
+	check_refused(zeros, sizeof zeros, "not a Steer save file", "zeros");
+	steer_rng rng;
+	steer_rng_seed(&rng, 3, 3);
+	char junk[2048];
+	int accepted = 0, silent = 0;
+	for (int t = 0; t < 2000; t++) {
+		size_t n = 1 + steer_rng_u32(&rng) % sizeof junk;
+		for (size_t i = 0; i < n; i++)
+			junk[i] = (char)steer_rng_u32(&rng);
+		if (t % 2 && n > 13)
+			memcpy(junk, "steer-save 1\n", 13);
+		char err[256] = "";
+		steer_world *w = load(junk, n, err, sizeof err);
+		accepted += w != NULL;
+		silent += err[0] == '\0';
+		steer_world_destroy(w);
+	}
+	CHECK(accepted == 0 && silent == 0, "random bytes: %d accepted, %d without a message",
+	      accepted, silent);
+	/* A tiny or absent error buffer is never overrun. */
+	char small[8];
+	CHECK(!steer_save_decode("junk", 4, small, sizeof small) && strlen(small) < sizeof small,
+	      "small error buffer");
+	CHECK(!steer_save_decode("junk", 4, NULL, 0), "no error buffer");
+}
+
+/* Files that pass the checksum but are wrong inside: each refusal names the problem.
+ * The world has 5 vehicles and 2 obstacles; line 7 is the first params line. */
+static void well_sealed_mistakes_are_named(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
+	struct {
+		const char *from, *to;
+		uint64_t records;
+		const char *want;
+	} cases[] = {
+	    {"params mass", "params warp_factor", 7, "unknown parameter 'warp_factor'"},
+	    {"max_speed 0x", "max_speed x 0x", 7, "line 7: bad number 'x' for max_speed"},
+	    {"params mass 0x1.8p+0", "params mass 0x1.8p+0 mass 0x1p+0", 7, "given twice"},
+	    {"params mass 0x1.8p+0", "params mass -0x1p+0", 7, "mass must be greater than 0"},
+	    {"decel slow", "decel sideways", 7, "decel: 'sideways' is not one of"},
+	    {"counts vehicles 5", "counts vehicles 10000001", 7, "above the limit of 10000000"},
+	    {"path points 4", "path points 4097", 7, "above the limit of 4096"},
+	    {"index 0 loop on", "index 9 loop on", 7, "path index 9 is outside its 4 points"},
+	    {"vehicle 2 ", "vehicle 1 ", 7, "id 1 is used twice"},
+	    {"vehicle 1 behaviors ", "vehicle 1 behaviors warp,", 7, "unknown behaviour 'warp'"},
+	    {"pursue 2", "pursue 99", 7, "vehicle 1 pursues 99"},
+	    {"pursue 2", "pursue 1", 7, "vehicle 1 pursues 1"},
+	    {"pos 0x1.9p+6", "pos inf", 7, "bad number 'inf' for pos"},
+	    {"radius 0x1.9p+4", "radius 0x0p+0", 7, "radius must be greater than 0"},
+	    {"edges wrap", "edges sideways", 7, "line 2: unknown edges 'sideways'"},
+	    {"width 0x", "width -0x", 7, "world size must be in"},
+	    {"next_id 10", "next_id 9", 7, "next_id 9 is not above every id"},
+	    {"obstacles 2", "obstacles 1", 6, "more records than the counts line declares"},
+	    {"obstacles 2", "obstacles 3", 8, "the file ends early"},
+	    {"counts", "counts", 8, "end line says 8"},
+	    {"world width", "world \x01width", 7, "line 2: unexpected byte 0x01"},
+	    {"meta tick", "meta  tick", 7, ""}, /* extra spaces are harmless */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		size_t len;
+		char *buf = edited(w, cases[k].from, cases[k].to, cases[k].records, &len);
+		if (cases[k].want[0])
+			check_refused(buf, len, cases[k].want, cases[k].to);
+		else {
+			char err[256];
+			steer_world *copy = load(buf, len, err, sizeof err);
+			CHECK(copy, "%s: refused: %s", cases[k].to, err);
+			steer_world_destroy(copy);
+		}
+		free(buf);
+	}
+	steer_world_destroy(w);
+}
+
+/* A file written before a parameter existed loads with that parameter's default. */
+static void missing_parameter_keeps_its_default(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
+	size_t len;
+	char *buf = edited(w, " wander_range 0x1.6666666666666p-1", "", 7, &len);
+	char err[256];
+	steer_world *copy = load(buf, len, err, sizeof err);
+	CHECK(copy, "refused: %s", err);
+	if (copy) {
+		const steer_vehicle_state *a = steer_vehicle_get(w, 1),
+		                          *b = steer_vehicle_get(copy, 1);
+		CHECK(a->prm.wander_range == 0.7, "setup: wander_range %g", a->prm.wander_range);
+		CHECK(b->prm.wander_range == steer_params_default().wander_range,
+		      "missing wander_range became %g", b->prm.wander_range);
+		CHECK(b->prm.mass == a->prm.mass && b->prm.group == a->prm.group,
+		      "other parameters were lost");
+	}
+	steer_world_destroy(copy);
+	free(buf);
+	steer_world_destroy(w);
+}
+
+/* A poor man's fuzzer: random edits, resealed so that they reach the parser. Any
+ * outcome but a crash, a leak or a silent refusal is fine; a world that loads must
+ * save again. */
+static void resealed_random_edits_are_survived(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_NONE, 1);
+	size_t len;
+	char *buf = save(w, &len);
+	size_t body = body_len(buf, len);
+	char *mut = malloc(body + 64);
+	if (!mut)
+		abort();
+	static const char alphabet[] = " \n0123456789abcdefpx+-.,inf";
+	steer_rng rng;
+	steer_rng_seed(&rng, 11, 2);
+	int silent = 0, loaded = 0, resaved = 0;
+	for (int t = 0; t < 4000; t++) {
+		memcpy(mut, buf, body);
+		size_t n = body;
+		for (int e = 1 + (int)(steer_rng_u32(&rng) % 3); e > 0; e--) {
+			size_t at = steer_rng_u32(&rng) % n;
+			uint32_t op = steer_rng_u32(&rng) % 3;
+			char c = alphabet[steer_rng_u32(&rng) % (sizeof alphabet - 1)];
+			if (op == 0)
+				mut[at] = c;
+			else if (op == 1 && n > 1)
+				memmove(mut + at, mut + at + 1, --n - at);
+			else if (n < body + 63) {
+				memmove(mut + at + 1, mut + at, n++ - at);
+				mut[at] = c;
+			}
+		}
+		size_t sl;
+		char *sealed = seal(mut, n, 4, &sl); /* 3 vehicles, 1 obstacle */
+		char err[256] = "";
+		steer_world *copy = load(sealed, sl, err, sizeof err);
+		if (copy) {
+			char *again;
+			size_t al;
+			loaded++;
+			if (steer_save_encode(copy, &again, &al) == STEER_OK) {
+				resaved++;
+				free(again);
+			}
+		} else {
+			silent += err[0] == '\0';
+		}
+		steer_world_destroy(copy);
+		free(sealed);
+	}
+	CHECK(silent == 0, "%d refusals without a message", silent);
+	CHECK(loaded == resaved, "%d loaded worlds could not be saved", loaded - resaved);
+	free(mut);
+	free(buf);
+	steer_world_destroy(w);
+}
+
+int main(void)
+{
+	RUN(every_scenario_round_trips_bit_for_bit);
+	RUN(hand_built_world_round_trips_bit_for_bit);
+	RUN(encoding_is_canonical);
+	RUN(every_truncation_is_refused);
+	RUN(every_single_byte_corruption_is_refused);
+	RUN(wrong_version_names_both);
+	RUN(garbage_is_refused);
+	RUN(well_sealed_mistakes_are_named);
+	RUN(missing_parameter_keeps_its_default);
+	RUN(resealed_random_edits_are_survived);
+	return CHECK_DONE();
+}

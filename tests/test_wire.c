@@ -1,0 +1,202 @@
+/* The wire format: framing, and encode/decode round trips through nanopb. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "testutil.h"
+#include "wire.h"
+
+static void framer_splits_any_chunking(void)
+{
+	steer_strbuf stream;
+	steer_strbuf_init(&stream);
+	/* Frames of several sizes, including empty and multi-byte length prefixes. */
+	size_t sizes[] = {0, 1, 127, 128, 300, 16383, 16384, 19999};
+	char *body = malloc(20000);
+	for (size_t k = 0; k < 20000; k++)
+		body[k] = (char)(k * 7);
+	for (size_t k = 0; k < 8; k++)
+		steer_frame_put(&stream, (const uint8_t *)body, sizes[k]);
+	size_t chunks[] = {1, 3, 1000, 65536};
+	for (size_t c = 0; c < 4; c++) {
+		steer_framer f;
+		steer_framer_init(&f, STEER_MAX_CLIENT_FRAME);
+		size_t got = 0, off = 0;
+		char err[128];
+		while (off < stream.len) {
+			size_t n = stream.len - off < chunks[c] ? stream.len - off : chunks[c];
+			size_t took = steer_framer_feed(&f, (const uint8_t *)stream.data + off, n);
+			off += took;
+			const uint8_t *msg;
+			size_t len;
+			int rc;
+			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) == 1) {
+				CHECK(len == sizes[got] && !memcmp(msg, body, len),
+				      "frame %zu differs", got);
+				got++;
+			}
+			CHECK(rc == 0, "framer error: %s", err);
+		}
+		CHECK(got == 8, "chunk %zu: got %zu frames", chunks[c], got);
+		steer_framer_free(&f);
+	}
+	free(body);
+	steer_strbuf_free(&stream);
+}
+
+static void framer_rejects_bad_lengths(void)
+{
+	char err[128];
+	const uint8_t *msg;
+	size_t len;
+	steer_framer f;
+	steer_framer_init(&f, 100);
+	uint8_t big[] = {0xe5, 0x01}; /* 229 > 100 */
+	steer_framer_feed(&f, big, sizeof big);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == -1 && strstr(err, "exceeds"),
+	      "oversized frame accepted");
+	steer_framer_free(&f);
+	steer_framer_init(&f, 100);
+	uint8_t endless[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+	steer_framer_feed(&f, endless, sizeof endless);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == -1, "endless varint accepted");
+	steer_framer_free(&f);
+}
+
+static void snapshot_round_trip(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 3);
+	uint32_t a = add_vehicle(w, 100.25, 200.5, 3, 4, NULL);
+	steer_params p = steer_params_default();
+	p.group = 7;
+	uint32_t b = add_vehicle(w, 900, 500, -1, 0, &p);
+	steer_vehicle_target(w, a, STEER_ARRIVE, v2(50, 60));
+	steer_vehicle_path_add(w, b, v2(1, 2));
+	steer_vehicle_path_add(w, b, v2(3, 4));
+	steer_vehicle_enable(w, b, STEER_FLOCK, true);
+	uint32_t o;
+	steer_obstacle_add(w, v2(400, 300), v2(0, 0), 25, &o);
+	steer_world_step(w);
+
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	uint32_t *scratch = NULL;
+	size_t cap = 0;
+	steer_view all = {0};
+	CHECK(steer_wire_snapshot(&out, w, true, &all, &scratch, &cap), "encode");
+	/* strip the delimiter and decode as a client would */
+	steer_framer f;
+	steer_framer_init(&f, 1 << 20);
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	const uint8_t *msg;
+	size_t len;
+	char err[128];
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "one frame");
+	steer_snapshot snap = {0};
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(m.kind == STEER_MSG_SNAPSHOT && snap.tick == 1 && snap.paused, "header");
+	CHECK(snap.count == 2 && snap.total_vehicles == 2, "count %zu", snap.count);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	for (size_t k = 0; k < snap.count; k++) {
+		CHECK(snap.v[k].id == v->id[k] && snap.v[k].x == (float)v->px[k] &&
+		          snap.v[k].vy == (float)v->vy[k] && snap.v[k].behaviors == v->behaviors[k],
+		      "vehicle %zu differs", k);
+	}
+	CHECK(snap.v[1].group == 7, "group");
+	CHECK(snap.nobstacles == 1 && snap.obstacles[0].id == o && snap.obstacles[0].r == 25,
+	      "obstacle");
+	CHECK(snap.nroutes == 2, "routes %zu", snap.nroutes);
+	CHECK(snap.routes[0].has_target && snap.routes[0].target_x == 50, "arrive target");
+	CHECK(snap.routes[1].npath == 2 && snap.routes[1].path_y[1] == 4, "path");
+
+	/* A viewport keeps only what is near it. */
+	steer_view near_a = {true, 90, 190, 110, 210};
+	steer_strbuf_clear(&out);
+	CHECK(steer_wire_snapshot(&out, w, false, &near_a, &scratch, &cap), "encode view");
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode view");
+	CHECK(snap.count == 1 && snap.v[0].id == a && snap.has_view && snap.nobstacles == 0,
+	      "view kept %zu vehicles", snap.count);
+
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_framer_free(&f);
+	free(scratch);
+	steer_strbuf_free(&out);
+	steer_world_destroy(w);
+}
+
+static void replies_and_commands_round_trip(void)
+{
+	steer_reply r;
+	steer_reply_init(&r);
+	/* a big body: a list of a large world */
+	for (int k = 0; k < 100000; k++)
+		steer_strbuf_puts(&r.json, "0123456789");
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	CHECK(steer_wire_reply(&out, 77, &r), "encode reply");
+	steer_framer f;
+	steer_framer_init(&f, 2 << 20);
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	const uint8_t *msg;
+	size_t len;
+	char err[128];
+	steer_framer_next(&f, &msg, &len, err, sizeof err);
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_snapshot snap = {0};
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode reply");
+	CHECK(m.kind == STEER_MSG_REPLY && m.request_id == 77 && m.ok && m.json.len == 1000000,
+	      "reply body %zu", m.json.len);
+
+	/* a command line travels as a ClientMessage and parses like text */
+	steer_strbuf_clear(&out);
+	CHECK(steer_wire_command_line(&out, 5, "seek 3 1.5 -2"), "encode command");
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	steer_framer_next(&f, &msg, &len, err, sizeof err);
+	static steer_ClientMessage cm;
+	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err), "decode command");
+	steer_command cmd;
+	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == 0, "to command");
+	CHECK(!strcmp(cmd.entry->name, "seek") && cmd.id == 3 && cmd.x == 1.5 && cmd.y == -2,
+	      "fields");
+
+	/* structured: numbers keep every bit through %.17g */
+	cm.msg.command.which_body = steer_Command_call_tag;
+	steer_Invocation *call = &cm.msg.command.body.call;
+	snprintf(call->name, sizeof call->name, "spawn");
+	call->args_count = 3;
+	call->args[0].which_value = steer_Arg_number_tag;
+	call->args[0].value.number = 0.1 + 0.2;
+	call->args[1].which_value = steer_Arg_number_tag;
+	call->args[1].value.number = 1e-300;
+	call->args[2].which_value = steer_Arg_word_tag;
+	snprintf(call->args[2].value.word, sizeof call->args[2].value.word, "max_speed=7");
+	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == 0, "call: %s", err);
+	CHECK(cmd.x == 0.1 + 0.2 && cmd.y == 1e-300 && cmd.nkv == 1, "numbers not exact");
+	call->args[1].value.number = 0.0 / 0.0;
+	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) != 0, "NaN accepted");
+
+	/* garbage does not decode */
+	uint8_t junk[] = {0xff, 0xff, 0xff};
+	CHECK(!steer_wire_decode_client(junk, sizeof junk, &cm, err, sizeof err), "junk decoded");
+
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_framer_free(&f);
+	steer_strbuf_free(&out);
+	steer_reply_free(&r);
+}
+
+int main(void)
+{
+	RUN(framer_splits_any_chunking);
+	RUN(framer_rejects_bad_lengths);
+	RUN(snapshot_round_trip);
+	RUN(replies_and_commands_round_trip);
+	return CHECK_DONE();
+}
