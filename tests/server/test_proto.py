@@ -142,7 +142,6 @@ def test_stalled_reader_does_not_hurt_others():
     # At most two snapshots written and one pending, whatever the client does.
     expect(stats["queued_bytes_max"] <= 3.5 * snap_bytes,
            f"{stats['queued_bytes_max']} bytes queued for the stalled client")
-    expect(stats["snapshots_replaced"] > 10, "the stalled client's snapshots were not replaced")
     # Unbounded queueing of ~150 KB snapshots at 20 Hz would add ~12 MB here. (Not
     # under AddressSanitizer, whose quarantine keeps freed memory resident.)
     if not sanitized:
