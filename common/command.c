@@ -500,14 +500,26 @@ static uint32_t entry_bit(const steer_command *c)
 	return steer_behavior_bit(c->entry->name);
 }
 
-static int x_target(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+/* The "ID off" form shared by seek/flee/arrive/pursue/evade; -1 when not that form
+ * or the vehicle is unknown, with the reply written. */
+static int turn_off_or_check(const steer_command *c, steer_session *s, steer_reply *r, bool *done)
 {
-	(void)h;
-	if (c->sub == 1)
+	*done = c->sub == 1;
+	if (*done)
 		return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), false),
 		                  c->id);
 	if (steer_vehicle_index(s->world, c->id) < 0)
 		return reply_err(r, "no vehicle with id %u", c->id);
+	return 0;
+}
+
+static int x_target(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)h;
+	bool done;
+	int rc = turn_off_or_check(c, s, r, &done);
+	if (rc || done)
+		return rc;
 	return status_err(r, steer_vehicle_target(s->world, c->id, entry_bit(c), v2(c->x, c->y)),
 	                  c->id);
 }
@@ -532,11 +544,10 @@ static int p_chase(steer_command *c, int argc, char **argv, char *err, size_t er
 static int x_chase(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	(void)h;
-	if (c->sub == 1)
-		return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), false),
-		                  c->id);
-	if (steer_vehicle_index(s->world, c->id) < 0)
-		return reply_err(r, "no vehicle with id %u", c->id);
+	bool done;
+	int rc = turn_off_or_check(c, s, r, &done);
+	if (rc || done)
+		return rc;
 	if (steer_vehicle_index(s->world, c->other) < 0)
 		return reply_err(r, "no vehicle with id %u to %s", c->other, c->entry->name);
 	return status_err(r, steer_vehicle_chase(s->world, c->id, entry_bit(c), c->other), c->id);

@@ -327,49 +327,59 @@ static steer_vec2 vel_of(const steer_vehicles *v, size_t i)
 	return v2(v->vx[i], v->vy[i]);
 }
 
-steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
-                               const steer_params *prm, uint32_t *id_out)
+/* Appends a validated record as slot count, taking ownership of its path points. The
+ * one place that fills a vehicle slot, for new vehicles and restored ones alike. */
+static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r)
 {
-	steer_params p = prm ? *prm : steer_params_default();
-	char err[96];
-	if (!finite2(pos) || !finite2(vel) || steer_params_check(&p, err, sizeof err))
-		return STEER_ERR_INVALID;
 	steer_vehicles *v = &w->v;
 	if (w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles)
 		return STEER_ERR_LIMIT;
 	if (v->count == v->cap && grow_vehicles(v) != 0)
 		return STEER_ERR_NOMEM;
+	size_t i = v->count;
+	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0)
+		return STEER_ERR_NOMEM;
+	v->id[i] = r->id;
+	v->behaviors[i] = r->behaviors;
+	v->group[i] = r->state.prm.group;
+	v->px[i] = r->pos.x;
+	v->py[i] = r->pos.y;
+	v->vx[i] = r->vel.x;
+	v->vy[i] = r->vel.y;
+	v->hx[i] = r->heading.x;
+	v->hy[i] = r->heading.y;
+	v->fx[i] = r->force.x;
+	v->fy[i] = r->force.y;
+	v->state[i] = r->state;
+	v->count++;
+	if (r->id >= w->next_id)
+		w->next_id = r->id + 1;
+	return STEER_OK;
+}
+
+steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
+                               const steer_params *prm, uint32_t *id_out)
+{
+	steer_vehicle_record r;
+	memset(&r, 0, sizeof r);
+	r.state.prm = prm ? *prm : steer_params_default();
+	char err[96];
+	if (!finite2(pos) || !finite2(vel) || steer_params_check(&r.state.prm, err, sizeof err))
+		return STEER_ERR_INVALID;
 	/* Ids below 2^31 leave the top bit for the slot tag: a world would need 1,000
 	 * spawns a second for 24 days to run out. */
 	if (w->next_id >= OBSTACLE_SLOT)
 		return STEER_ERR_LIMIT;
-	uint32_t id = w->next_id;
-	size_t i = v->count;
-	if (steer_idmap_put(&w->ids, id, (uint32_t)i) != 0)
-		return STEER_ERR_NOMEM;
-	w->next_id++;
-	v->id[i] = id;
-	v->behaviors[i] = 0;
-	v->group[i] = p.group;
-	v->px[i] = pos.x;
-	v->py[i] = pos.y;
-	vel = v2_truncate(vel, p.max_speed);
-	v->vx[i] = vel.x;
-	v->vy[i] = vel.y;
-	steer_vec2 h = v2_len2(vel) > 0.0 ? v2_norm(vel) : v2(1.0, 0.0);
-	v->hx[i] = h.x;
-	v->hy[i] = h.y;
-	v->fx[i] = 0.0;
-	v->fy[i] = 0.0;
-	steer_vehicle_state *s = &v->state[i];
-	memset(s, 0, sizeof *s);
-	s->prm = p;
+	r.id = w->next_id;
+	r.pos = pos;
+	r.vel = v2_truncate(vel, r.state.prm.max_speed);
+	r.heading = v2_len2(r.vel) > 0.0 ? v2_norm(r.vel) : v2(1.0, 0.0);
 	/* Start the wander angle along the heading so wandering begins straight on. */
-	s->wander_angle = atan2(h.y, h.x);
-	v->count++;
-	if (id_out)
-		*id_out = id;
-	return STEER_OK;
+	r.state.wander_angle = atan2(r.heading.y, r.heading.x);
+	steer_status st = append_vehicle(w, &r);
+	if (st == STEER_OK && id_out)
+		*id_out = r.id;
+	return st;
 }
 
 static void remove_vehicle(steer_world *w, size_t i)
@@ -638,41 +648,19 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	for (uint32_t k = 0; k < path->count; k++)
 		if (!finite2(path->points[k]))
 			return STEER_ERR_INVALID;
-	steer_vehicles *v = &w->v;
-	if (w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles)
-		return STEER_ERR_LIMIT;
-	if (v->count == v->cap && grow_vehicles(v) != 0)
-		return STEER_ERR_NOMEM;
-	steer_vec2 *points = NULL;
+	steer_vehicle_record copy = *r;
+	copy.state.path.points = NULL;
+	copy.state.path.cap = path->count;
 	if (path->count) {
-		points = malloc(path->count * sizeof *points);
-		if (!points)
+		copy.state.path.points = malloc(path->count * sizeof *path->points);
+		if (!copy.state.path.points)
 			return STEER_ERR_NOMEM;
-		memcpy(points, path->points, path->count * sizeof *points);
+		memcpy(copy.state.path.points, path->points, path->count * sizeof *path->points);
 	}
-	size_t i = v->count;
-	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0) {
-		free(points);
-		return STEER_ERR_NOMEM;
-	}
-	v->id[i] = r->id;
-	v->behaviors[i] = r->behaviors;
-	v->group[i] = s->prm.group;
-	v->px[i] = r->pos.x;
-	v->py[i] = r->pos.y;
-	v->vx[i] = r->vel.x;
-	v->vy[i] = r->vel.y;
-	v->hx[i] = r->heading.x;
-	v->hy[i] = r->heading.y;
-	v->fx[i] = r->force.x;
-	v->fy[i] = r->force.y;
-	v->state[i] = *s;
-	v->state[i].path.points = points;
-	v->state[i].path.cap = path->count;
-	v->count++;
-	if (r->id >= w->next_id)
-		w->next_id = r->id + 1;
-	return STEER_OK;
+	steer_status st = append_vehicle(w, &copy);
+	if (st != STEER_OK)
+		free(copy.state.path.points);
+	return st;
 }
 
 steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o)
