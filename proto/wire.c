@@ -30,16 +30,24 @@ size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
 		f->len -= f->start;
 		f->start = 0;
 	}
+	/* Grow towards one whole frame plus its prefix, never past it: a peer cannot make
+	 * the buffer larger than max_frame + 10, and small frames keep it small. */
 	size_t limit = f->max_frame + 10;
-	if (f->cap < limit) {
-		uint8_t *nb = realloc(f->buf, limit);
+	size_t want = f->len + n < limit ? f->len + n : limit;
+	if (want > f->cap) {
+		size_t ncap = f->cap ? f->cap : 4096;
+		while (ncap < want)
+			ncap *= 2;
+		ncap = ncap < limit ? ncap : limit;
+		uint8_t *nb = realloc(f->buf, ncap);
 		if (!nb)
 			return 0;
 		f->buf = nb;
-		f->cap = limit;
+		f->cap = ncap;
 	}
 	size_t take = n < f->cap - f->len ? n : f->cap - f->len;
-	memcpy(f->buf + f->len, data, take);
+	if (take)
+		memcpy(f->buf + f->len, data, take);
 	f->len += take;
 	return take;
 }

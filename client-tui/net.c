@@ -1,0 +1,223 @@
+#include "net.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BACKOFF_MIN_MS 250
+#define BACKOFF_MAX_MS 5000
+
+static void try_connect(tui_net *n);
+
+static void on_tcp_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+static void drop_tcp(tui_net *n)
+{
+	if (n->tcp) {
+		uv_read_stop((uv_stream_t *)n->tcp);
+		uv_close((uv_handle_t *)n->tcp, on_tcp_closed);
+		n->tcp = NULL;
+	}
+	steer_framer_free(&n->framer);
+}
+
+static void on_retry(uv_timer_t *t)
+{
+	tui_net *n = t->data;
+	try_connect(n);
+}
+
+static void schedule_retry(tui_net *n, const char *why)
+{
+	drop_tcp(n);
+	if (n->state == NET_STOPPED)
+		return;
+	snprintf(n->last_error, sizeof n->last_error, "%s", why);
+	n->state = NET_WAITING;
+	n->retry_at_ms = uv_now(n->loop) + n->backoff_ms;
+	uv_timer_start(&n->retry, on_retry, n->backoff_ms, 0);
+	n->backoff_ms = n->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : n->backoff_ms * 2;
+	if (n->ev.disconnected)
+		n->ev.disconnected(n->ev.ud, why);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	static char chunk[64 * 1024]; /* consumed before the next read: one is enough */
+	(void)h, (void)suggested;
+	buf->base = chunk;
+	buf->len = sizeof chunk;
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	tui_net *n = s->data;
+	if (nread < 0) {
+		schedule_retry(n, nread == UV_EOF ? "server closed the connection"
+		                                  : uv_strerror((int)nread));
+		return;
+	}
+	const uint8_t *p = (const uint8_t *)buf->base;
+	size_t left = (size_t)nread;
+	while (left && n->tcp) {
+		size_t took = steer_framer_feed(&n->framer, p, left);
+		p += took;
+		left -= took;
+		const uint8_t *msg;
+		size_t len;
+		char err[160];
+		int rc;
+		while (n->tcp &&
+		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) == 1) {
+			if (!steer_wire_decode_server(msg, len, &n->msg, &n->snapshot, err,
+			                              sizeof err)) {
+				schedule_retry(n, err);
+				return;
+			}
+			if (n->ev.message)
+				n->ev.message(n->ev.ud, &n->msg);
+		}
+		if (!n->tcp)
+			return;
+		if (rc < 0) {
+			schedule_retry(n, err);
+			return;
+		}
+		if (took == 0 && left) {
+			schedule_retry(n, "frame too large");
+			return;
+		}
+	}
+}
+
+static void on_connected(uv_connect_t *req, int status)
+{
+	tui_net *n = req->data;
+	if (n->state == NET_STOPPED)
+		return;
+	if (status < 0) {
+		schedule_retry(n, uv_strerror(status));
+		return;
+	}
+	n->state = NET_CONNECTED;
+	n->backoff_ms = BACKOFF_MIN_MS;
+	n->last_error[0] = '\0';
+	/* Snapshots of a big world are large: allow far more than a client frame. */
+	steer_framer_init(&n->framer, 256u * 1024u * 1024u);
+	int rc = uv_read_start((uv_stream_t *)n->tcp, on_alloc, on_read);
+	if (rc != 0) {
+		schedule_retry(n, uv_strerror(rc));
+		return;
+	}
+	if (n->ev.connected)
+		n->ev.connected(n->ev.ud);
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+	tui_net *n = req->data;
+	if (n->state == NET_STOPPED) {
+		uv_freeaddrinfo(res);
+		return;
+	}
+	if (status < 0) {
+		char why[160];
+		snprintf(why, sizeof why, "cannot resolve %.80s: %s", n->host, uv_strerror(status));
+		uv_freeaddrinfo(res);
+		schedule_retry(n, why);
+		return;
+	}
+	n->tcp = malloc(sizeof *n->tcp);
+	if (!n->tcp || uv_tcp_init(n->loop, n->tcp) != 0) {
+		free(n->tcp);
+		n->tcp = NULL;
+		uv_freeaddrinfo(res);
+		schedule_retry(n, "out of memory");
+		return;
+	}
+	n->tcp->data = n;
+	uv_tcp_nodelay(n->tcp, 1);
+	n->connect_req.data = n;
+	int rc = uv_tcp_connect(&n->connect_req, n->tcp, res->ai_addr, on_connected);
+	uv_freeaddrinfo(res);
+	if (rc != 0)
+		schedule_retry(n, uv_strerror(rc));
+}
+
+static void try_connect(tui_net *n)
+{
+	n->state = NET_CONNECTING;
+	struct addrinfo hints;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	n->gai.data = n;
+	int rc = uv_getaddrinfo(n->loop, &n->gai, on_resolved, n->host, n->port, &hints);
+	if (rc != 0)
+		schedule_retry(n, uv_strerror(rc));
+}
+
+int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port, const tui_net_events *ev)
+{
+	memset(n, 0, sizeof *n);
+	n->loop = loop;
+	snprintf(n->host, sizeof n->host, "%s", host);
+	snprintf(n->port, sizeof n->port, "%d", port);
+	n->ev = *ev;
+	n->backoff_ms = BACKOFF_MIN_MS;
+	steer_strbuf_init(&n->out);
+	steer_strbuf_init(&n->msg.json);
+	int rc = uv_timer_init(loop, &n->retry);
+	if (rc != 0)
+		return rc;
+	n->retry.data = n;
+	try_connect(n);
+	return 0;
+}
+
+typedef struct send_req {
+	uv_write_t req;
+	char data[];
+} send_req;
+
+static void on_sent(uv_write_t *req, int status)
+{
+	(void)status; /* a failed write shows up as a read error and a reconnect */
+	free(req);
+}
+
+bool tui_net_send_out(tui_net *n)
+{
+	if (n->state != NET_CONNECTED || !n->tcp || n->out.oom || n->out.len == 0)
+		return false;
+	send_req *r = malloc(sizeof *r + n->out.len);
+	if (!r)
+		return false;
+	memcpy(r->data, n->out.data, n->out.len);
+	uv_buf_t b = uv_buf_init(r->data, (unsigned)n->out.len);
+	if (uv_write(&r->req, (uv_stream_t *)n->tcp, &b, 1, on_sent) != 0) {
+		free(r);
+		return false;
+	}
+	return true;
+}
+
+void tui_net_stop(tui_net *n)
+{
+	n->state = NET_STOPPED;
+	uv_timer_stop(&n->retry);
+	if (!uv_is_closing((uv_handle_t *)&n->retry))
+		uv_close((uv_handle_t *)&n->retry, NULL);
+	drop_tcp(n);
+}
+
+void tui_net_free(tui_net *n)
+{
+	steer_snapshot_free(&n->snapshot);
+	steer_strbuf_free(&n->msg.json);
+	steer_strbuf_free(&n->out);
+	steer_framer_free(&n->framer);
+}

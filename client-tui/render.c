@@ -1,0 +1,450 @@
+/* The picture is built by drawing layers from the lowest priority to the highest, each
+ * overwriting what is below, so priority is just drawing order. Everything that can
+ * reach far off-screen (lines, discs, the border) is cut to the grid in floating
+ * point before any cell index is formed, so a waypoint at 1e30 costs no more than
+ * one on screen and never overflows an int. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+/* Below this speed the heading is noise: show the vehicle as still. */
+#define STILL_SPEED 1e-6
+/* World units of force-line per unit of steering force, and its cap in cells, so the
+ * default max_force (200) reads as a few cells at the default zoom and a huge force
+ * does not paint a line across the map. */
+#define FORCE_LENGTH    0.25
+#define FORCE_MAX_CELLS 8.0
+/* One of the eight compass sectors, pi / 4 (strict C11 headers have no M_PI). */
+#define SECTOR_ANGLE 0.78539816339744830962
+
+int tui_grid_resize(tui_grid *g, int cols, int rows)
+{
+	if (cols <= 0 || rows <= 0) {
+		g->cols = g->rows = 0;
+		return 0;
+	}
+	/* tui_grid_at indexes with int arithmetic, so the whole grid must fit in an int. */
+	if (cols > INT_MAX / rows) {
+		g->cols = g->rows = 0;
+		return -1;
+	}
+	size_t n = (size_t)cols * (size_t)rows;
+	if (n != (size_t)g->cols * (size_t)g->rows || !g->cells) {
+		/* The old block stays owned on failure so tui_grid_free still releases it. */
+		tui_cell *p = realloc(g->cells, n * sizeof *p);
+		if (!p) {
+			g->cols = g->rows = 0;
+			return -1;
+		}
+		g->cells = p;
+	}
+	g->cols = cols;
+	g->rows = rows;
+	memset(g->cells, 0, n * sizeof *g->cells);
+	return 0;
+}
+
+void tui_grid_free(tui_grid *g)
+{
+	free(g->cells);
+	g->cells = NULL;
+	g->cols = g->rows = 0;
+}
+
+tui_glyph tui_heading_glyph(double vx, double vy)
+{
+	if (!(hypot(vx, vy) >= STILL_SPEED)) /* NaN too */
+		return G_STILL;
+	/* Negate y: world y grows down, compass angles grow counter-clockwise from east. */
+	double a = atan2(-vy, vx);
+	int sector = (int)floor(a / SECTOR_ANGLE + 0.5);
+	sector = ((sector % 8) + 8) % 8;
+	return (tui_glyph)(G_ARROW_E + sector);
+}
+
+static const char *const glyph_utf8[G_COUNT] = {
+    [G_EMPTY] = " ",   [G_BORDER_H] = "─", [G_BORDER_V] = "│", [G_CORNER] = "+",
+    [G_FEELER] = ":",  [G_FORCE] = "∙",    [G_PATH] = "·",     [G_WAYPOINT] = "o",
+    [G_TARGET] = "✕",  [G_OBSTACLE] = "█", [G_ARROW_E] = "→",  [G_ARROW_NE] = "↗",
+    [G_ARROW_N] = "↑", [G_ARROW_NW] = "↖", [G_ARROW_W] = "←",  [G_ARROW_SW] = "↙",
+    [G_ARROW_S] = "↓", [G_ARROW_SE] = "↘", [G_STILL] = "•",    [G_CURSOR] = "▒",
+};
+
+static const char *const glyph_ascii[G_COUNT] = {
+    [G_EMPTY] = " ",   [G_BORDER_H] = "-",  [G_BORDER_V] = "|", [G_CORNER] = "+",
+    [G_FEELER] = ":",  [G_FORCE] = "*",     [G_PATH] = ".",     [G_WAYPOINT] = "o",
+    [G_TARGET] = "X",  [G_OBSTACLE] = "#",  [G_ARROW_E] = ">",  [G_ARROW_NE] = "/",
+    [G_ARROW_N] = "^", [G_ARROW_NW] = "\\", [G_ARROW_W] = "<",  [G_ARROW_SW] = "/",
+    [G_ARROW_S] = "v", [G_ARROW_SE] = "\\", [G_STILL] = "o",    [G_CURSOR] = "+",
+};
+
+const char *tui_glyph_text(tui_glyph g, bool utf8)
+{
+	if ((unsigned)g >= G_COUNT)
+		return "?"; /* visible rather than silently blank */
+	return utf8 ? glyph_utf8[g] : glyph_ascii[g];
+}
+
+void tui_grid_row_ascii(const tui_grid *g, int row, char *out)
+{
+	if (!g->cells || row < 0 || row >= g->rows) {
+		out[0] = '\0';
+		return;
+	}
+	for (int c = 0; c < g->cols; c++)
+		out[c] = tui_glyph_text((tui_glyph)g->cells[row * g->cols + c].glyph, false)[0];
+	out[g->cols] = '\0';
+}
+
+/* --- drawing ----------------------------------------------------------------------- */
+
+/* Camera geometry in the form the drawing needs: fractional cell coordinates are
+ * u = (x - left) / sx, v = (y - top) / sy, and the cell is their floor. */
+typedef struct view {
+	tui_grid *g;
+	const tui_camera *cam;
+	double left, top, sx, sy;
+} view;
+
+static void put(const view *w, int col, int row, tui_glyph gl, tui_color co, bool bold)
+{
+	if (col < 0 || row < 0 || col >= w->g->cols || row >= w->g->rows)
+		return;
+	tui_cell *c = tui_grid_at(w->g, col, row);
+	c->glyph = (uint8_t)gl;
+	c->color = (uint8_t)co;
+	c->bold = bold;
+}
+
+static bool in_grid(const view *w, int col, int row)
+{
+	return col >= 0 && row >= 0 && col < w->g->cols && row < w->g->rows;
+}
+
+/* The grid plus one cell each side, so a clipped line still leaves the screen through
+ * the right edge cell rather than stopping one short of it. */
+static double clip_hi_u(const view *w)
+{
+	return w->g->cols + 1.0;
+}
+
+static double clip_hi_v(const view *w)
+{
+	return w->g->rows + 1.0;
+}
+
+/* Liang-Barsky against [-1, umax] x [-1, vmax]; false when nothing is left. */
+static bool clip_segment(double *u0, double *v0, double *u1, double *v1, double umax, double vmax)
+{
+	if (!isfinite(*u0) || !isfinite(*v0) || !isfinite(*u1) || !isfinite(*v1))
+		return false;
+	double du = *u1 - *u0, dv = *v1 - *v0;
+	double p[4] = {-du, du, -dv, dv};
+	double q[4] = {*u0 + 1, umax - *u0, *v0 + 1, vmax - *v0};
+	double t0 = 0, t1 = 1;
+	for (int k = 0; k < 4; k++) {
+		if (p[k] == 0) {
+			if (q[k] < 0)
+				return false;
+			continue;
+		}
+		double t = q[k] / p[k];
+		if (p[k] < 0) {
+			if (t > t1)
+				return false;
+			if (t > t0)
+				t0 = t;
+		} else {
+			if (t < t0)
+				return false;
+			if (t < t1)
+				t1 = t;
+		}
+	}
+	double a = *u0, b = *v0;
+	*u0 = a + t0 * du;
+	*v0 = b + t0 * dv;
+	*u1 = a + t1 * du;
+	*v1 = b + t1 * dv;
+	return true;
+}
+
+static void line_frac(const view *w, double u0, double v0, double u1, double v1, tui_glyph gl,
+                      tui_color co)
+{
+	if (!clip_segment(&u0, &v0, &u1, &v1, clip_hi_u(w), clip_hi_v(w)))
+		return;
+	/* After clipping every coordinate is within the grid +-1, so these are small. */
+	int c0 = (int)floor(u0), r0 = (int)floor(v0);
+	int c1 = (int)floor(u1), r1 = (int)floor(v1);
+	int dc = abs(c1 - c0), dr = -abs(r1 - r0);
+	int sc = c0 < c1 ? 1 : -1, sr = r0 < r1 ? 1 : -1;
+	int err = dc + dr;
+	for (;;) {
+		put(w, c0, r0, gl, co, false);
+		if (c0 == c1 && r0 == r1)
+			break;
+		int e2 = 2 * err;
+		if (e2 >= dr) {
+			err += dr;
+			c0 += sc;
+		}
+		if (e2 <= dc) {
+			err += dc;
+			r0 += sr;
+		}
+	}
+}
+
+static double frac_u(const view *w, double x)
+{
+	return (x - w->left) / w->sx;
+}
+
+static double frac_v(const view *w, double y)
+{
+	return (y - w->top) / w->sy;
+}
+
+static void line_world(const view *w, double x0, double y0, double x1, double y1, tui_glyph gl,
+                       tui_color co)
+{
+	line_frac(w, frac_u(w, x0), frac_v(w, y0), frac_u(w, x1), frac_v(w, y1), gl, co);
+}
+
+/* floor(u) clamped to [lo, hi]; NaN gives lo. */
+static int clamp_cell(double u, int lo, int hi)
+{
+	if (!(u >= lo))
+		return lo;
+	if (u >= hi)
+		return hi;
+	return (int)floor(u);
+}
+
+static void draw_border(const view *w, const steer_snapshot *s)
+{
+	/* The rectangle means nothing in an unbounded world: vehicles cross it freely. */
+	if (s->edges == STEER_EDGE_NONE || !isfinite(s->width) || !isfinite(s->height))
+		return;
+	double u0 = frac_u(w, 0), u1 = frac_u(w, s->width);
+	double v0 = frac_v(w, 0), v1 = frac_v(w, s->height);
+	if (!isfinite(u0) || !isfinite(u1) || !isfinite(v0) || !isfinite(v1))
+		return;
+	/* The border takes the cells just outside those the world touches. Positions far
+	 * off-screen are pinned a couple of cells outside, which draws the same. */
+	int cols = w->g->cols, rows = w->g->rows;
+	int cl = clamp_cell(floor(u0) - 1, -2, cols + 1);
+	int cr = clamp_cell(ceil(u1), -2, cols + 1);
+	int rt = clamp_cell(floor(v0) - 1, -2, rows + 1);
+	int rb = clamp_cell(ceil(v1), -2, rows + 1);
+	int ca = cl + 1 > 0 ? cl + 1 : 0, cb = cr - 1 < cols - 1 ? cr - 1 : cols - 1;
+	int ra = rt + 1 > 0 ? rt + 1 : 0, rz = rb - 1 < rows - 1 ? rb - 1 : rows - 1;
+	for (int c = ca; c <= cb; c++) {
+		put(w, c, rt, G_BORDER_H, C_BORDER, false);
+		put(w, c, rb, G_BORDER_H, C_BORDER, false);
+	}
+	for (int r = ra; r <= rz; r++) {
+		put(w, cl, r, G_BORDER_V, C_BORDER, false);
+		put(w, cr, r, G_BORDER_V, C_BORDER, false);
+	}
+	put(w, cl, rt, G_CORNER, C_BORDER, false);
+	put(w, cr, rt, G_CORNER, C_BORDER, false);
+	put(w, cl, rb, G_CORNER, C_BORDER, false);
+	put(w, cr, rb, G_CORNER, C_BORDER, false);
+}
+
+static bool vehicle_cell(const view *w, const steer_snap_vehicle *v, int *col, int *row)
+{
+	tui_camera_to_cell(w->cam, v->x, v->y, col, row);
+	return in_grid(w, *col, *row);
+}
+
+static void draw_aids(const view *w, const steer_snapshot *s)
+{
+	for (size_t k = 0; k < s->count; k++) {
+		const steer_snap_vehicle *v = &s->v[k];
+		int col, row;
+		if (!vehicle_cell(w, v, &col, &row))
+			continue;
+		double u = frac_u(w, v->x), vv = frac_v(w, v->y);
+		double speed = hypot(v->vx, v->vy);
+		double feeler = s->avoid_distance_max;
+		if ((v->behaviors & STEER_AVOID) && speed >= STILL_SPEED && isfinite(speed) &&
+		    feeler > 0 && isfinite(feeler)) {
+			double hx = v->vx / speed, hy = v->vy / speed;
+			line_world(w, v->x, v->y, v->x + hx * feeler, v->y + hy * feeler, G_FEELER,
+			           C_AID);
+		}
+		double du = v->fx * FORCE_LENGTH / w->sx, dv = v->fy * FORCE_LENGTH / w->sy;
+		if (!isfinite(du) || !isfinite(dv))
+			continue;
+		double len = fmax(fabs(du), fabs(dv));
+		if (len < 1e-12)
+			continue;
+		if (len > FORCE_MAX_CELLS) {
+			du *= FORCE_MAX_CELLS / len;
+			dv *= FORCE_MAX_CELLS / len;
+		}
+		line_frac(w, u, vv, u + du, vv + dv, G_FORCE, C_AID);
+	}
+}
+
+static const steer_snap_vehicle *find_vehicle(const steer_snapshot *s, uint32_t id)
+{
+	if (id == 0)
+		return NULL;
+	for (size_t k = 0; k < s->count; k++)
+		if (s->v[k].id == id)
+			return &s->v[k];
+	return NULL;
+}
+
+static void draw_route(const view *w, const steer_snapshot *s, uint32_t id)
+{
+	const steer_snap_route *rt = NULL;
+	for (size_t k = 0; id && k < s->nroutes; k++)
+		if (s->routes[k].id == id)
+			rt = &s->routes[k];
+	if (!rt)
+		return;
+	const steer_snap_vehicle *self = find_vehicle(s, id);
+	uint32_t chased[2] = {rt->pursue_id, rt->evade_id};
+	for (int k = 0; self && k < 2; k++) {
+		const steer_snap_vehicle *o = find_vehicle(s, chased[k]);
+		if (o)
+			line_world(w, self->x, self->y, o->x, o->y, G_PATH, C_PATH);
+	}
+	uint32_t n = rt->path_x && rt->path_y ? rt->npath : 0;
+	for (uint32_t k = 0; k + 1 < n; k++)
+		line_world(w, rt->path_x[k], rt->path_y[k], rt->path_x[k + 1], rt->path_y[k + 1],
+		           G_PATH, C_PATH);
+	if (rt->path_loop && n > 2)
+		line_world(w, rt->path_x[n - 1], rt->path_y[n - 1], rt->path_x[0], rt->path_y[0],
+		           G_PATH, C_PATH);
+	for (uint32_t k = 0; k < n; k++) {
+		int col, row;
+		tui_camera_to_cell(w->cam, rt->path_x[k], rt->path_y[k], &col, &row);
+		put(w, col, row, G_WAYPOINT, C_PATH, false);
+	}
+	if (rt->has_target) {
+		int col, row;
+		tui_camera_to_cell(w->cam, rt->target_x, rt->target_y, &col, &row);
+		put(w, col, row, G_TARGET, C_TARGET, false);
+	}
+}
+
+static void draw_obstacles(const view *w, const steer_snapshot *s)
+{
+	int cols = w->g->cols, rows = w->g->rows;
+	for (size_t k = 0; k < s->nobstacles; k++) {
+		const steer_obstacle *o = &s->obstacles[k];
+		double r = o->r > 0 ? o->r : 0;
+		double ua = frac_u(w, o->x - r), ub = frac_u(w, o->x + r);
+		double va = frac_v(w, o->y - r), vb = frac_v(w, o->y + r);
+		if (!(isfinite(ua) && isfinite(ub) && isfinite(va) && isfinite(vb)))
+			continue;
+		if (ub < 0 || vb < 0 || ua >= cols || va >= rows)
+			continue;
+		int c0 = clamp_cell(ua, 0, cols - 1), c1 = clamp_cell(ub, 0, cols - 1);
+		int r0 = clamp_cell(va, 0, rows - 1), r1 = clamp_cell(vb, 0, rows - 1);
+		/* Distances in world units, where the disc is round; in cells it is an
+		 * ellipse twice as wide as tall. */
+		for (int row = r0; row <= r1; row++)
+			for (int col = c0; col <= c1; col++) {
+				double cx, cy;
+				tui_camera_to_world(w->cam, col, row, &cx, &cy);
+				double dx = cx - o->x, dy = cy - o->y;
+				if (dx * dx + dy * dy <= r * r)
+					put(w, col, row, G_OBSTACLE, C_OBSTACLE, false);
+			}
+		/* A disc smaller than a cell may miss every cell centre; it still exists. */
+		int col, row;
+		tui_camera_to_cell(w->cam, o->x, o->y, &col, &row);
+		put(w, col, row, G_OBSTACLE, C_OBSTACLE, false);
+	}
+}
+
+static void draw_vehicle(const view *w, const steer_snap_vehicle *v, bool selected)
+{
+	int col, row;
+	if (!vehicle_cell(w, v, &col, &row))
+		return;
+	tui_color co = selected ? C_SELECTED : (tui_color)(C_GROUP0 + v->group % 6);
+	put(w, col, row, tui_heading_glyph(v->vx, v->vy), co, selected);
+}
+
+static bool is_vehicle_glyph(uint8_t g)
+{
+	return g >= G_ARROW_E && g <= G_STILL;
+}
+
+void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
+                const tui_render_opts *o)
+{
+	if (!g->cells || g->cols <= 0 || g->rows <= 0)
+		return;
+	memset(g->cells, 0, (size_t)g->cols * (size_t)g->rows * sizeof *g->cells);
+	if (!(cam->scale > 0) || !isfinite(cam->scale))
+		return;
+	view w = {.g = g, .cam = cam, .sx = cam->scale, .sy = cam->scale * TUI_CELL_ASPECT};
+	double x1, y1;
+	tui_camera_bounds(cam, &w.left, &w.top, &x1, &y1);
+
+	draw_border(&w, s);
+	if (o->debug)
+		draw_aids(&w, s);
+	draw_route(&w, s, o->selected);
+	draw_obstacles(&w, s);
+	/* The selected vehicle last, so it wins a cell it shares with others. */
+	const steer_snap_vehicle *sel = NULL;
+	for (size_t k = 0; k < s->count; k++) {
+		if (o->selected && s->v[k].id == o->selected)
+			sel = &s->v[k];
+		else
+			draw_vehicle(&w, &s->v[k], false);
+	}
+	if (sel)
+		draw_vehicle(&w, sel, true);
+
+	if (o->show_cursor && in_grid(&w, o->cursor_col, o->cursor_row)) {
+		tui_cell *c = tui_grid_at(g, o->cursor_col, o->cursor_row);
+		if (is_vehicle_glyph(c->glyph)) {
+			c->bold = true;
+			c->color = C_CURSOR;
+		} else {
+			put(&w, o->cursor_col, o->cursor_row, G_CURSOR, C_CURSOR, false);
+		}
+	}
+}
+
+uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int row)
+{
+	double cx, cy;
+	tui_camera_to_world(cam, col, row, &cx, &cy);
+	uint32_t in_cell = 0, near = 0;
+	double best_in = INFINITY, best_near = INFINITY;
+	for (size_t k = 0; k < s->count; k++) {
+		const steer_snap_vehicle *v = &s->v[k];
+		int vc, vr;
+		tui_camera_to_cell(cam, v->x, v->y, &vc, &vr);
+		/* Wide arithmetic: the caller's cell may be anywhere in int range. */
+		long long dc = llabs((long long)vc - col), dr = llabs((long long)vr - row);
+		if (dc > 1 || dr > 1)
+			continue;
+		double d = hypot(v->x - cx, v->y - cy);
+		if (dc == 0 && dr == 0) {
+			if (d < best_in || !in_cell) {
+				best_in = d;
+				in_cell = v->id;
+			}
+		} else if (d < best_near || !near) {
+			best_near = d;
+			near = v->id;
+		}
+	}
+	return in_cell ? in_cell : near;
+}

@@ -1,0 +1,98 @@
+/* Snapshot -> glyph grid, as plain functions with no terminal in sight, so the
+ * picture can be unit-tested. screen.c turns the grid into ncurses calls. */
+#ifndef TUI_RENDER_H
+#define TUI_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "camera.h"
+#include "wire.h"
+
+/* What a cell shows, from lowest to highest drawing priority. */
+typedef enum tui_glyph {
+	G_EMPTY = 0,
+	G_BORDER_H,
+	G_BORDER_V,
+	G_CORNER,
+	G_FEELER, /* debug: avoidance feeler */
+	G_FORCE,  /* debug: steering force */
+	G_PATH,   /* a segment of the selected vehicle's path */
+	G_WAYPOINT,
+	G_TARGET, /* the selected vehicle's seek/arrive/flee target */
+	G_OBSTACLE,
+	G_ARROW_E, /* vehicle heading east; the next seven go counter-clockwise */
+	G_ARROW_NE,
+	G_ARROW_N,
+	G_ARROW_NW,
+	G_ARROW_W,
+	G_ARROW_SW,
+	G_ARROW_S,
+	G_ARROW_SE,
+	G_STILL, /* a vehicle at rest */
+	G_CURSOR,
+	G_COUNT,
+} tui_glyph;
+
+typedef enum tui_color {
+	C_DEFAULT = 0,
+	C_GROUP0, /* C_GROUP0 + (group % 6) */
+	C_GROUP1,
+	C_GROUP2,
+	C_GROUP3,
+	C_GROUP4,
+	C_GROUP5,
+	C_OBSTACLE,
+	C_BORDER,
+	C_PATH,
+	C_TARGET,
+	C_AID,
+	C_SELECTED,
+	C_CURSOR,
+	C_COUNT,
+} tui_color;
+
+typedef struct tui_cell {
+	uint8_t glyph; /* tui_glyph */
+	uint8_t color; /* tui_color */
+	bool bold;
+} tui_cell;
+
+typedef struct tui_grid {
+	int cols, rows;
+	tui_cell *cells; /* cols * rows, row-major; owned */
+} tui_grid;
+
+/* 0, or -1 when memory runs out (the grid is then empty). Reuses capacity. */
+int tui_grid_resize(tui_grid *g, int cols, int rows);
+void tui_grid_free(tui_grid *g);
+static inline tui_cell *tui_grid_at(tui_grid *g, int col, int row)
+{
+	return &g->cells[row * g->cols + col];
+}
+
+typedef struct tui_render_opts {
+	uint32_t selected; /* vehicle id, 0 for none */
+	bool debug;        /* force and feeler aids for every visible vehicle */
+	bool show_cursor;
+	int cursor_col, cursor_row;
+} tui_render_opts;
+
+/* The heading glyph for a velocity (world y down: vy < 0 is north); G_STILL when the
+ * speed is below a small threshold. */
+tui_glyph tui_heading_glyph(double vx, double vy);
+
+/* Draws the snapshot into g (already sized to the camera's cols x rows). */
+void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
+                const tui_render_opts *o);
+
+/* The vehicle drawn in or next to cell (col,row) (within one cell), or 0. */
+uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int row);
+
+/* The text for a glyph: UTF-8 when utf8, else plain ASCII. */
+const char *tui_glyph_text(tui_glyph g, bool utf8);
+
+/* Writes one row as ASCII text (for tests and debugging). out holds cols + 1. */
+void tui_grid_row_ascii(const tui_grid *g, int row, char *out);
+
+#endif

@@ -1,0 +1,206 @@
+#define _XOPEN_SOURCE 700
+#include "screen.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+static struct termios saved_tty;
+static bool have_saved_tty;
+static bool screen_open;
+
+/* Async-signal-safe restoration for fatal signals: the saved terminal modes, then
+ * the escapes that end mouse reporting, show the cursor and leave the alternate
+ * screen. endwin() is not safe here; this is. */
+static void restore_raw(void)
+{
+	static const char reset[] = "\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?25h"
+	                            "\033[0m\033[?1049l\r\n";
+	if (have_saved_tty)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+	ssize_t ignored = write(STDOUT_FILENO, reset, sizeof reset - 1);
+	(void)ignored;
+}
+
+static void on_fatal(int sig)
+{
+	restore_raw();
+	/* SA_RESETHAND put the default action back: die as the signal meant. */
+	raise(sig);
+}
+
+static void install_crash_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = (int)SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
+	for (size_t k = 0; k < sizeof fatal / sizeof fatal[0]; k++)
+		sigaction(fatal[k], &sa, NULL);
+}
+
+static const short group_colors[6] = {COLOR_GREEN,   COLOR_CYAN, COLOR_YELLOW,
+                                      COLOR_MAGENTA, COLOR_BLUE, COLOR_RED};
+
+static void init_colors(tui_screen *s)
+{
+	s->colors = has_colors();
+	if (!s->colors)
+		return;
+	start_color();
+	use_default_colors();
+	for (int k = 0; k < 6; k++)
+		init_pair((short)(C_GROUP0 + k), group_colors[k], -1);
+	init_pair(C_OBSTACLE, COLOR_WHITE, -1);
+	init_pair(C_BORDER, COLOR_BLUE, -1);
+	init_pair(C_PATH, COLOR_YELLOW, -1);
+	init_pair(C_TARGET, COLOR_RED, -1);
+	init_pair(C_AID, COLOR_MAGENTA, -1);
+	init_pair(C_SELECTED, COLOR_WHITE, COLOR_RED);
+	init_pair(C_CURSOR, COLOR_BLACK, COLOR_WHITE);
+}
+
+bool tui_screen_open(tui_screen *s)
+{
+	memset(s, 0, sizeof *s);
+	setlocale(LC_ALL, "");
+	s->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	/* Numbers in commands and save files use '.', whatever the user's locale. */
+	setlocale(LC_NUMERIC, "C");
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "steer-tui: needs a terminal on stdin and stdout\n");
+		return false;
+	}
+	have_saved_tty = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
+	install_crash_handlers();
+	if (!initscr()) {
+		fprintf(stderr, "steer-tui: cannot initialise the terminal (TERM=%s)\n",
+		        getenv("TERM") ? getenv("TERM") : "unset");
+		return false;
+	}
+	screen_open = true;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	mousemask(BUTTON1_PRESSED | BUTTON3_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
+	init_colors(s);
+	getmaxyx(stdscr, s->rows, s->cols);
+	return true;
+}
+
+void tui_screen_close(void)
+{
+	if (!screen_open)
+		return;
+	screen_open = false;
+	mousemask(0, NULL);
+	curs_set(1);
+	endwin();
+}
+
+void tui_screen_resize(tui_screen *s)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+	getmaxyx(stdscr, s->rows, s->cols);
+	clear();
+}
+
+static void draw_line(int row, int cols, const char *text, attr_t attr)
+{
+	attron(attr);
+	mvhline(row, 0, ' ', cols);
+	mvaddnstr(row, 0, text, cols);
+	attroff(attr);
+}
+
+static const char *const help_lines[] = {
+    "steer-tui keys",
+    "",
+    "  mouse left    select a vehicle / add a waypoint",
+    "  mouse right   set the selected vehicle's target (arrive)",
+    "  arrows hjkl   pan            + -  zoom      0  fit world",
+    "  H J K L       move cursor    Enter  left click at cursor",
+    "  t             target at cursor (arrive)",
+    "  Tab           next vehicle   Esc  deselect   c  follow",
+    "  s  spawn      F  flock       o  obstacle     x  remove",
+    "  w  wander     a  avoid       (on the selection)",
+    "  Space  pause/resume          .  single step",
+    "  d  debug aids (force, feeler)",
+    "  :  command line (help, spawn, seek ID X Y, ...)",
+    "  ?  this help                 q  quit",
+    "",
+    "  press any key",
+};
+
+static void draw_help(const tui_screen *s)
+{
+	int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+	int w = 60, h = n + 2;
+	int top = (s->rows - h) / 2, left = (s->cols - w) / 2;
+	if (top < 0)
+		top = 0;
+	if (left < 0)
+		left = 0;
+	attron(A_REVERSE);
+	for (int r = 0; r < h && top + r < s->rows; r++) {
+		mvhline(top + r, left, ' ', w < s->cols ? w : s->cols);
+		if (r >= 1 && r <= n)
+			mvaddnstr(top + r, left + 2, help_lines[r - 1], w - 4);
+	}
+	attroff(A_REVERSE);
+}
+
+void tui_screen_draw(tui_screen *s, const tui_grid *g, const tui_frame_text *t)
+{
+	erase();
+	for (int row = 0; row < g->rows && row < s->rows; row++) {
+		for (int col = 0; col < g->cols && col < s->cols; col++) {
+			const tui_cell *c = &g->cells[row * g->cols + col];
+			if (c->glyph == G_EMPTY)
+				continue;
+			attr_t attr = c->bold ? A_BOLD : 0;
+			if (s->colors && c->color)
+				attr |= COLOR_PAIR(c->color);
+			else if (!s->colors && (c->color == C_SELECTED || c->color == C_CURSOR))
+				attr |= A_REVERSE;
+			attron(attr);
+			mvaddstr(row, col, tui_glyph_text((tui_glyph)c->glyph, s->utf8));
+			attroff(attr);
+		}
+	}
+	if (s->rows >= 2)
+		draw_line(s->rows - 2, s->cols, t->status,
+		          t->status_alert ? A_REVERSE | A_BOLD : A_REVERSE);
+	if (s->rows >= 1) {
+		if (t->cmdline) {
+			char line[600];
+			snprintf(line, sizeof line, ":%s", t->cmdline);
+			draw_line(s->rows - 1, s->cols, line, 0);
+			curs_set(1);
+			move(s->rows - 1,
+			     (int)strlen(line) < s->cols ? (int)strlen(line) : s->cols - 1);
+		} else {
+			draw_line(s->rows - 1, s->cols, t->message, 0);
+			curs_set(0);
+		}
+	}
+	if (t->help)
+		draw_help(s);
+	refresh();
+}

@@ -1,0 +1,152 @@
+"""steer-tui end to end: a real server, the real client inside tmux, keys sent with
+send-keys and the screen read with capture-pane."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from steertest import Checks, Server, expect
+
+TUI = os.environ.get("STEER_TUI", "steer-tui")
+SOCK = f"steer-test-{os.getpid()}"
+checks = Checks()
+tmpdir = tempfile.mkdtemp(prefix="steer-tui-")
+exit_file = os.path.join(tmpdir, "exit")
+
+
+def tmux(*args, check=True):
+    return subprocess.run(["tmux", "-L", SOCK, *args], capture_output=True, text=True,
+                          timeout=10, check=check)
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "tui").stdout
+
+
+def status_line(text):
+    """The status line (the message line below it may mention "connected" too)."""
+    for ln in text.splitlines():
+        if ln.startswith((" connected", " disconnected", " connecting")):
+            return ln
+    return ""
+
+
+def wait_for(pred, what, timeout=10.0):
+    deadline = time.time() + timeout
+    text = ""
+    while time.time() < deadline:
+        text = screen()
+        if pred(text):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
+
+
+def total_vehicles(text):
+    ln = status_line(text)
+    # "... vehicles 40 in view / 152 | ..."
+    part = ln.split(" / ", 1)[1] if " / " in ln else ""
+    return int(part.split()[0]) if part else -1
+
+
+def tui_pid():
+    out = tmux("list-panes", "-t", "tui", "-F", "#{pane_pid}").stdout.split()
+    return int(out[0]) if out else 0
+
+
+srv = Server("--scenario", "flock")
+expected = srv.text().ok("stats")["vehicles"]
+env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+# exec: the pane's process is steer-tui itself; its status goes to a file
+cmd = f"{TUI} --port {srv.proto_port}; echo $? > {exit_file}"
+subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
+                "-x", "120", "-y", "40", cmd], env=env, check=True, timeout=10)
+
+
+def test_shows_the_flock_moving():
+    first = wait_for(lambda t: total_vehicles(t) > 0, "first snapshot")
+    expect(total_vehicles(first) == expected, f"status shows {total_vehicles(first)}, "
+                                              f"server has {expected}:\n{status_line(first)}")
+    arrows = sum(first.count(ch) for ch in "→↗↑↖←↙↓↘")
+    expect(arrows > 20, f"only {arrows} vehicle glyphs on screen:\n{first}")
+    time.sleep(0.6)
+    second = screen()
+    expect(first != second, "two captures 0.6 s apart are identical: nothing moves")
+
+
+def test_command_line_spawns():
+    before = total_vehicles(screen())
+    tmux("send-keys", "-t", "tui", ":spawn 100 100", "Enter")
+    text = wait_for(lambda t: total_vehicles(t) == before + 1, "the spawned vehicle")
+    expect('OK {"id":' in text, f"reply not shown:\n{text}")
+
+
+def test_space_pauses():
+    tmux("send-keys", "-t", "tui", "Space")
+    wait_for(lambda t: "PAUSED" in status_line(t), "PAUSED in the status line")
+    time.sleep(0.3)
+    a = screen()
+    time.sleep(0.6)
+    b = screen()
+    expect(a == b, "the screen changed while paused")
+    tmux("send-keys", "-t", "tui", "Space")
+    wait_for(lambda t: "running" in status_line(t), "running again")
+
+
+def test_help_overlay():
+    tmux("send-keys", "-t", "tui", "?")
+    wait_for(lambda t: "steer-tui keys" in t, "the help overlay")
+    tmux("send-keys", "-t", "tui", "x")
+    wait_for(lambda t: "steer-tui keys" not in t, "the help overlay to close")
+
+
+def test_select_with_keys_and_toggle_wander():
+    tmux("send-keys", "-t", "tui", "Tab")
+    text = wait_for(lambda t: "#" in status_line(t) and "speed" in status_line(t), "a selection")
+    tmux("send-keys", "-t", "tui", "w")
+    wait_for(lambda t: "wander" in status_line(t), "wander on the selection")
+    expect("flock" in status_line(text), status_line(text))
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_reconnects_without_spinning():
+    global srv
+    port = srv.proto_port
+    code, err = srv.stop()
+    expect(code == 0, err[-1000:])
+    wait_for(lambda t: "disconnected, retrying" in t, "the disconnected status")
+    pid = tui_pid()
+    c0 = cpu_seconds(pid)
+    time.sleep(2.0)
+    used = cpu_seconds(pid) - c0
+    expect(used < 0.3, f"steer-tui used {used:.2f} s of CPU in 2 s while disconnected")
+    srv = Server("--scenario", "seek", "--port", str(port))
+    wait_for(lambda t: total_vehicles(t) == 1, "reconnection", 15)
+
+
+def test_q_quits_with_status_0():
+    tmux("send-keys", "-t", "tui", "q")
+    deadline = time.time() + 10
+    while time.time() < deadline and not os.path.exists(exit_file):
+        time.sleep(0.1)
+    expect(os.path.exists(exit_file), "steer-tui did not exit on q")
+    with open(exit_file) as f:
+        expect(f.read().strip() == "0", "exit status not 0")
+
+
+for t in [test_shows_the_flock_moving, test_command_line_spawns, test_space_pauses,
+          test_help_overlay, test_select_with_keys_and_toggle_wander,
+          test_reconnects_without_spinning, test_q_quits_with_status_0]:
+    checks.run(t)
+
+tmux("kill-server", check=False)
+srv.stop()
+shutil.rmtree(tmpdir, ignore_errors=True)
+sys.exit(checks.done())
