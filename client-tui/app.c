@@ -78,7 +78,7 @@ static void on_connected(void *ud)
 	if (steer_wire_hello(&a->net.out, "steer-tui"))
 		tui_net_send_out(&a->net);
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
-	snprintf(a->message, sizeof a->message, "connected to %.100s:%s — ? for help", a->net.host,
+	snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help", a->net.host,
 	         a->net.port);
 	schedule_frame(a);
 }
@@ -213,18 +213,16 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		if (v) {
 			char beh[96];
 			behaviours_text(v->behaviors, beh, sizeof beh);
-			snprintf(sel, sizeof sel, " | #%u speed %.1f [%s]", v->id,
-			         hypot(v->vx, v->vy), beh);
+			snprintf(sel, sizeof sel, " | #%u %.1f u/s %s", v->id, hypot(v->vx, v->vy),
+			         beh);
 		} else {
 			snprintf(sel, sizeof sel, " | #%u (off view)", a->selected);
 		}
 	}
-	snprintf(
-	    out, n,
-	    " connected | tick %llu | vehicles %d in view / %u | %s | %g Hz, snapshots %g Hz%s%s%s",
-	    (unsigned long long)s->tick, visible_count(a), s->total_vehicles,
-	    s->paused ? "PAUSED" : "running", s->tick_rate, a->net.msg.welcome.snapshot_rate, sel,
-	    a->follow ? " | follow" : "", a->debug ? " | debug" : "");
+	snprintf(out, n, " connected | tick %llu | vehicles %d/%u in view | %s | %g/%g Hz%s%s%s",
+	         (unsigned long long)s->tick, visible_count(a), s->total_vehicles,
+	         s->paused ? "PAUSED" : "running", s->tick_rate, a->net.msg.welcome.snapshot_rate,
+	         sel, a->follow ? " | follow" : "", a->debug ? " | debug" : "");
 }
 
 static void draw(tui_app *a)
@@ -294,7 +292,7 @@ static void click(tui_app *a, int col, int row, bool right)
 	if (hit) {
 		a->selected = hit;
 		snprintf(a->message, sizeof a->message,
-		         "selected #%u — left click adds waypoints, right click sets its target",
+		         "selected #%u - left click adds waypoints, right click sets its target",
 		         hit);
 	} else if (a->selected) {
 		sendf(a, PURPOSE_NONE, "waypoint %u %.17g %.17g", a->selected, x, y);
@@ -639,7 +637,7 @@ int tui_app_run(const char *host, int port)
 	uv_signal_start(&a->sigint, on_quit_signal, SIGINT);
 	uv_signal_start(&a->sigterm, on_quit_signal, SIGTERM);
 	uv_signal_start(&a->sighup, on_quit_signal, SIGHUP);
-	snprintf(a->message, sizeof a->message, "connecting to %s:%d — ? for help, q to quit", host,
+	snprintf(a->message, sizeof a->message, "connecting to %s:%d - ? for help, q to quit", host,
 	         port);
 	schedule_frame(a);
 	uv_run(a->loop, UV_RUN_DEFAULT);

@@ -46,9 +46,9 @@ def wait_for(pred, what, timeout=10.0):
 
 def total_vehicles(text):
     ln = status_line(text)
-    # "... vehicles 40 in view / 152 | ..."
-    part = ln.split(" / ", 1)[1] if " / " in ln else ""
-    return int(part.split()[0]) if part else -1
+    # "... | vehicles 40/152 in view | ..."
+    part = ln.split("| vehicles ", 1)[1] if "| vehicles " in ln else ""
+    return int(part.split("/")[1].split()[0]) if "/" in part else -1
 
 
 def tui_pid():
@@ -104,7 +104,7 @@ def test_help_overlay():
 
 def test_select_with_keys_and_toggle_wander():
     tmux("send-keys", "-t", "tui", "Tab")
-    text = wait_for(lambda t: "#" in status_line(t) and "speed" in status_line(t), "a selection")
+    text = wait_for(lambda t: "#" in status_line(t) and "u/s" in status_line(t), "a selection")
     tmux("send-keys", "-t", "tui", "w")
     wait_for(lambda t: "wander" in status_line(t), "wander on the selection")
     expect("flock" in status_line(text), status_line(text))
