@@ -1,8 +1,13 @@
-/* steer-bench: ticks a flock of N boids in a wrap world and prints how fast. The
- * world is sized so each boid has about --neighbours others within sight_distance,
- * the workload the README's figures and OpenSteer's boids benchmark use. --naive
- * runs the same rule with an all-pairs neighbour loop, as the baseline. */
-#define _POSIX_C_SOURCE 200809L
+/* steer-bench: ticks a flock of N boids and prints how fast, and how much memory a
+ * vehicle costs. The world is a wrap world sized so each boid has about --neighbours
+ * others within sight_distance, the workload of the README's figures and of
+ * OpenSteer's boids benchmark. --naive also runs the same rule with an all-pairs
+ * neighbour loop on a copy of the same start, and prints the two side by side.
+ * --clustered packs every boid into a small disc (hundreds within sight of each
+ * other) to show the max_neighbours cap bounding the cost. A benchmark prints
+ * figures; it asserts nothing. */
+#define _GNU_SOURCE /* mallinfo2 */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +20,9 @@
 
 typedef struct bench_opts {
 	long n;
-	long ticks; /* 0: pick a count that takes about a second */
+	long ticks; /* 0: enough for about a second, at most 600 */
 	double neighbours;
-	int naive;
+	int naive, clustered, threads;
 	uint64_t seed;
 } bench_opts;
 
@@ -36,11 +41,14 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--seed S]\n"
+	fprintf(f, "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
+	           "                   [--threads 1|2] [--seed S]\n"
 	           "  N             boids (default 10000)\n"
-	           "  --ticks T     ticks to time (default: enough for about one second)\n"
+	           "  --ticks T     ticks to time (default: about one second's worth, <= 600)\n"
 	           "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
-	           "  --naive       all-pairs neighbour search instead of the grid\n");
+	           "  --naive       also run the all-pairs baseline on the same start, side by side\n"
+	           "  --clustered   all boids in one small disc (cost bounded by max_neighbours)\n"
+	           "  --threads     split the force pass over 2 threads (same bits as 1)\n");
 }
 
 static int parse_args(int argc, char **argv, bench_opts *o)
@@ -53,8 +61,13 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			exit(0);
 		} else if (!strcmp(a, "--naive")) {
 			o->naive = 1;
+		} else if (!strcmp(a, "--clustered")) {
+			o->clustered = 1;
 		} else if (!strcmp(a, "--ticks") && val) {
 			o->ticks = strtol(val, NULL, 10);
+			i++;
+		} else if (!strcmp(a, "--threads") && val) {
+			o->threads = (int)strtol(val, NULL, 10);
 			i++;
 		} else if (!strcmp(a, "--neighbours") && val) {
 			o->neighbours = strtod(val, NULL);
@@ -70,37 +83,49 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			return -1;
 		}
 	}
-	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0)) {
-		fprintf(stderr, "steer-bench: N must be 2..20000000, ticks >= 0, neighbours > 0\n");
+	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0) || o->threads < 1 ||
+	    o->threads > 2) {
+		fprintf(stderr, "steer-bench: N must be 2..20000000, ticks >= 0, neighbours > 0, "
+		                "threads 1 or 2\n");
 		return -1;
 	}
 	return 0;
 }
 
-/* The baseline: the same flocking parts, neighbours found by testing every pair. */
-static void naive_step(steer_world *w, double *fx, double *fy)
+/* --- the naive baseline: plain arrays, every pair tested -------------------------- */
+
+typedef struct naive_world {
+	size_t n;
+	double w, h, dt;
+	steer_params prm;
+	double *px, *py, *vx, *vy, *hx, *hy, *fx, *fy;
+	uint32_t *id;
+} naive_world;
+
+static double wrapd(double d, double size)
 {
-	const steer_vehicles *v = steer_world_vehicles(w);
-	const steer_world_config *c = steer_world_config_get(w);
-	double dt = steer_world_dt(w);
-	for (size_t i = 0; i < v->count; i++) {
-		const steer_params *p = &v->state[i].prm;
-		steer_agent a = {v2(v->vx[i], v->vy[i]), v2(v->hx[i], v->hy[i]), p};
+	return d > size * 0.5 ? d - size : d < -size * 0.5 ? d + size : d;
+}
+
+static void naive_step(naive_world *s)
+{
+	const steer_params *p = &s->prm;
+	double sight2 = p->sight_distance * p->sight_distance;
+	double close2 = p->too_close_distance * p->too_close_distance;
+	for (size_t i = 0; i < s->n; i++) {
+		steer_agent a = {v2(s->vx[i], s->vy[i]), v2(s->hx[i], s->hy[i]), p};
 		steer_vec2 sep = v2(0, 0), sd = v2(0, 0), sv = v2(0, 0);
 		size_t n = 0;
-		for (size_t j = 0; j < v->count; j++) {
-			if (j == i)
-				continue;
-			steer_vec2 d =
-			    steer_world_delta(w, v2(v->px[i], v->py[i]), v2(v->px[j], v->py[j]));
-			double d2 = v2_len2(d);
-			if (d2 > p->sight_distance * p->sight_distance)
+		for (size_t j = 0; j < s->n; j++) {
+			double dx = wrapd(s->px[j] - s->px[i], s->w), dy = wrapd(s->py[j] - s->py[i], s->h);
+			double d2 = dx * dx + dy * dy;
+			if (j == i || d2 > sight2 || (p->field_of_view && dx * a.h.x + dy * a.h.y < 0))
 				continue;
 			n++;
-			sd = v2_add(sd, d);
-			sv = v2_add(sv, v2(v->vx[j], v->vy[j]));
-			if (d2 < p->too_close_distance * p->too_close_distance)
-				sep = v2_add(sep, steer_separate_one(&a, d, v->id[i], v->id[j]));
+			sd = v2_add(sd, v2(dx, dy));
+			sv = v2_add(sv, v2(s->vx[j], s->vy[j]));
+			if (d2 < close2)
+				sep = v2_add(sep, steer_separate_one(&a, v2(dx, dy), s->id[i], s->id[j]));
 		}
 		steer_vec2 parts[STEER_PART_COUNT];
 		uint32_t mask = 0;
@@ -113,105 +138,196 @@ static void naive_step(steer_world *w, double *fx, double *fy)
 			mask = (1u << STEER_PART_SEPARATION) | (1u << STEER_PART_COHESION) |
 			       (1u << STEER_PART_ALIGNMENT);
 		}
-		steer_vec2 f = steer_combine_parts(parts, mask, p, dt);
-		fx[i] = f.x;
-		fy[i] = f.y;
+		steer_vec2 f = steer_combine_parts(parts, mask, p, s->dt);
+		s->fx[i] = f.x;
+		s->fy[i] = f.y;
 	}
-	/* Integrate through the public API so both modes move boids the same way. */
-	for (size_t i = 0; i < v->count; i++) {
-		const steer_params *p = &v->state[i].prm;
+	for (size_t i = 0; i < s->n; i++) {
 		steer_vec2 vel = v2_truncate(
-		    v2(v->vx[i] + fx[i] / p->mass * dt, v->vy[i] + fy[i] / p->mass * dt),
+		    v2(s->vx[i] + s->fx[i] / p->mass * s->dt, s->vy[i] + s->fy[i] / p->mass * s->dt),
 		    p->max_speed);
-		double x = fmod(v->px[i] + vel.x * dt + c->width, c->width);
-		double y = fmod(v->py[i] + vel.y * dt + c->height, c->height);
-		steer_vehicle_set_velocity(w, v->id[i], vel);
-		steer_vehicle_set_position(w, v->id[i], v2(x, y));
+		s->vx[i] = vel.x;
+		s->vy[i] = vel.y;
+		s->px[i] = fmod(s->px[i] + vel.x * s->dt + s->w, s->w);
+		s->py[i] = fmod(s->py[i] + vel.y * s->dt + s->h, s->h);
+		if (v2_len2(vel) > 1e-18) {
+			s->hx[i] = vel.x / v2_len(vel);
+			s->hy[i] = vel.y / v2_len(vel);
+		}
 	}
 }
 
+static int naive_copy(naive_world *s, const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	memset(s, 0, sizeof *s);
+	s->n = v->count;
+	s->w = steer_world_config_get(w)->width;
+	s->h = steer_world_config_get(w)->height;
+	s->dt = steer_world_dt(w);
+	s->prm = *steer_vehicle_params_at(w, 0);
+	double **arrays[] = {&s->px, &s->py, &s->vx, &s->vy, &s->hx, &s->hy, &s->fx, &s->fy};
+	const double *from[] = {v->px, v->py, v->vx, v->vy, v->hx, v->hy, v->fx, v->fy};
+	for (size_t k = 0; k < 8; k++) {
+		*arrays[k] = malloc(s->n * sizeof(double));
+		if (!*arrays[k])
+			return -1;
+		memcpy(*arrays[k], from[k], s->n * sizeof(double));
+	}
+	s->id = malloc(s->n * sizeof *s->id);
+	if (!s->id)
+		return -1;
+	memcpy(s->id, v->id, s->n * sizeof *s->id);
+	return 0;
+}
+
+static void naive_free(naive_world *s)
+{
+	free(s->px), free(s->py), free(s->vx), free(s->vy);
+	free(s->hx), free(s->hy), free(s->fx), free(s->fy), free(s->id);
+}
+
+/* --- measuring -------------------------------------------------------------------- */
+
+typedef struct timing {
+	long ticks;
+	double mean_ms, p50_ms, p99_ms, ns_per_vehicle;
+} timing;
+
+/* Times `ticks` steps (sized from one warm-up step when 0) of either world. */
+static timing run(steer_world *w, naive_world *nv, long ticks, size_t n)
+{
+	double t0 = now_s();
+	if (nv)
+		naive_step(nv);
+	else
+		steer_world_step(w);
+	double one = now_s() - t0;
+	if (!ticks)
+		ticks = (long)fmax(3.0, fmin(600.0, 1.0 / fmax(one, 1e-6)));
+	double *ms = malloc((size_t)ticks * sizeof *ms);
+	timing t = {ticks, 0, 0, 0, 0};
+	if (!ms)
+		return t;
+	double start = now_s();
+	for (long k = 0; k < ticks; k++) {
+		double a = now_s();
+		if (nv)
+			naive_step(nv);
+		else if (steer_world_step(w) != STEER_OK) {
+			fprintf(stderr, "steer-bench: step failed: out of memory\n");
+			exit(1);
+		}
+		ms[k] = (now_s() - a) * 1e3;
+	}
+	double total = now_s() - start;
+	qsort(ms, (size_t)ticks, sizeof *ms, cmp_double);
+	t.mean_ms = total * 1e3 / (double)ticks;
+	t.p50_ms = ms[ticks / 2];
+	t.p99_ms = ms[(size_t)((double)(ticks - 1) * 0.99)];
+	t.ns_per_vehicle = t.mean_ms * 1e6 / (double)n;
+	free(ms);
+	return t;
+}
+
+static void print_timing(const char *what, const timing *t)
+{
+	printf("%-18s %5ld ticks: %8.1f ticks/s, mean %9.3f ms, p50 %9.3f ms, p99 %9.3f ms, "
+	       "%9.1f ns per vehicle-tick\n",
+	       what, t->ticks, 1e3 / t->mean_ms, t->mean_ms, t->p50_ms, t->p99_ms,
+	       t->ns_per_vehicle);
+}
+
+/* Mean others within sight, from a sample of vehicles (all-pairs, outside timing). */
 static double mean_neighbours(const steer_world *w, size_t samples)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
-	double sight = v->state[0].prm.sight_distance;
+	double sight = steer_vehicle_params_at(w, 0)->sight_distance;
+	const steer_world_config *c = steer_world_config_get(w);
 	size_t total = 0, step = v->count / samples ? v->count / samples : 1, taken = 0;
 	for (size_t i = 0; i < v->count; i += step, taken++)
-		for (size_t j = 0; j < v->count; j++)
-			if (j != i &&
-			    v2_len2(steer_world_delta(w, v2(v->px[i], v->py[i]),
-			                              v2(v->px[j], v->py[j]))) <= sight * sight)
-				total++;
+		for (size_t j = 0; j < v->count; j++) {
+			double dx = wrapd(v->px[j] - v->px[i], c->width);
+			double dy = wrapd(v->py[j] - v->py[i], c->height);
+			total += j != i && dx * dx + dy * dy <= sight * sight;
+		}
 	return (double)total / (double)taken;
+}
+
+static size_t heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
 }
 
 int main(int argc, char **argv)
 {
-	bench_opts o = {10000, 0, 10.0, 0, 1};
+	bench_opts o = {10000, 0, 10.0, 0, 0, 1, 1};
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
 	steer_params p = steer_flock_params();
 	double side = sqrt((double)o.n * 3.141592653589793 * p.sight_distance * p.sight_distance /
 	                   o.neighbours);
+	/* Clustered: the same world, every boid inside a disc where ~500 see each other. */
+	double disc = o.clustered ? sqrt((double)o.n / 500.0) * p.sight_distance : 0;
+	if (disc > side / 2)
+		disc = side / 2;
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = cfg.height = side;
 	cfg.seed = o.seed;
+	size_t heap0 = heap_bytes();
 	steer_world *w = steer_world_create(&cfg);
-	double *fx = malloc((size_t)o.n * sizeof *fx), *fy = malloc((size_t)o.n * sizeof *fy);
-	if (!w || !fx || !fy) {
+	if (!w) {
 		fprintf(stderr, "steer-bench: out of memory\n");
 		return 1;
 	}
+	steer_world_set_threads(w, o.threads);
 	steer_rng *rng = steer_world_rng(w);
 	for (long k = 0; k < o.n; k++) {
 		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		steer_vec2 pos;
+		if (o.clustered) {
+			double b = steer_rng_range(rng, 0, 6.283185307179586);
+			double d = disc * sqrt(steer_rng_unit(rng));
+			pos = v2(side / 2 + d * cos(b), side / 2 + d * sin(b));
+		} else {
+			pos = v2(steer_rng_range(rng, 0, side), steer_rng_range(rng, 0, side));
+		}
 		uint32_t id;
-		steer_vec2 pos = v2(steer_rng_range(rng, 0, side), steer_rng_range(rng, 0, side));
-		if (steer_vehicle_add(w, pos, v2(cos(a) * p.max_speed, sin(a) * p.max_speed), &p,
-		                      &id) ||
+		if (steer_vehicle_add(w, pos, v2(cos(a) * p.max_speed, sin(a) * p.max_speed), &p, &id) ||
 		    steer_vehicle_enable(w, id, STEER_FLOCK, true)) {
 			fprintf(stderr, "steer-bench: cannot add vehicle %ld\n", k);
 			return 1;
 		}
 	}
-	printf("workload: flock, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, "
-	       "density %.3g per 1000 unit^2, mode %s\n",
-	       o.n, side, side, p.sight_distance, (double)o.n / (side * side) * 1000.0,
-	       o.naive ? "naive all-pairs" : "grid");
-	printf("measured mean neighbours within sight at start: %.1f\n", mean_neighbours(w, 200));
+	printf("workload: flock%s, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, density %.3g "
+	       "per 1000 unit^2, max_neighbours %u, threads %d\n",
+	       o.clustered ? " (clustered)" : "", o.n, side, side, p.sight_distance,
+	       (double)o.n / (side * side) * 1000.0, p.max_neighbours, o.threads);
+	if (o.n <= 2000000)
+		printf("mean neighbours within sight at start: %.1f\n", mean_neighbours(w, 200));
 
-	/* Size the run from one warm-up tick: about a second of timed ticks. */
-	double t0 = now_s();
-	if (o.naive)
-		naive_step(w, fx, fy);
-	else if (steer_world_step(w) != STEER_OK)
+	naive_world nv;
+	if (o.naive && naive_copy(&nv, w) != 0) {
+		fprintf(stderr, "steer-bench: out of memory\n");
 		return 1;
-	double one = now_s() - t0;
-	long ticks = o.ticks ? o.ticks : (long)fmax(3.0, fmin(600.0, 1.0 / fmax(one, 1e-6)));
-	double *ms = malloc((size_t)ticks * sizeof *ms);
-	if (!ms)
-		return 1;
-	double start = now_s();
-	for (long t = 0; t < ticks; t++) {
-		double a = now_s();
-		if (o.naive)
-			naive_step(w, fx, fy);
-		else if (steer_world_step(w) != STEER_OK) {
-			fprintf(stderr, "steer-bench: step failed: out of memory\n");
-			return 1;
-		}
-		ms[t] = (now_s() - a) * 1e3;
 	}
-	double total = now_s() - start;
-	qsort(ms, (size_t)ticks, sizeof *ms, cmp_double);
-	double mean_ms = total * 1e3 / (double)ticks;
-	printf("ticks %ld: %.1f ticks/s, mean %.3f ms/tick, p50 %.3f ms, p99 %.3f ms, "
-	       "%.1f ns per vehicle-tick\n",
-	       ticks, (double)ticks / total, mean_ms, ms[ticks / 2],
-	       ms[(size_t)((double)(ticks - 1) * 0.99)], mean_ms * 1e6 / (double)o.n);
-	printf("measured mean neighbours within sight at end: %.1f\n", mean_neighbours(w, 200));
-	free(ms);
-	free(fx);
-	free(fy);
+	timing grid = run(w, NULL, o.ticks, (size_t)o.n);
+	size_t heap1 = heap_bytes();
+	print_timing("grid:", &grid);
+	if (o.naive) {
+		timing naive = run(NULL, &nv, o.ticks ? o.ticks : (grid.ticks < 20 ? grid.ticks : 20),
+		                   (size_t)o.n);
+		print_timing("naive all-pairs:", &naive);
+		printf("grid is %.1fx faster than all-pairs\n", naive.mean_ms / grid.mean_ms);
+		naive_free(&nv);
+	}
+	printf("memory: %.0f bytes per vehicle (heap in use, world with its grid and scratch, %zu "
+	       "parameter set%s)\n",
+	       (double)(heap1 - heap0) / (double)o.n, steer_world_param_sets(w),
+	       steer_world_param_sets(w) == 1 ? "" : "s");
+	if (o.n <= 2000000)
+		printf("mean neighbours within sight at end: %.1f\n", mean_neighbours(w, 200));
 	steer_world_destroy(w);
 	return 0;
 }

@@ -58,7 +58,7 @@ static int parse_u64(const char *what, const char *s, uint64_t max, uint64_t *ou
 
 static int parse_id(const char *what, const char *s, uint32_t *out, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	if (parse_u64(what, s, UINT32_MAX, &v, err, errlen) != 0)
 		return -1;
 	if (v == 0)
@@ -308,7 +308,7 @@ static int x_help(const steer_command *c, steer_session *s, const steer_host *h,
 static int p_spawn(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (argc >= 2 && !strcmp(argv[1], "flock")) {
-		uint64_t n;
+		uint64_t n = 0;
 		c->sub = 1;
 		if (argc < 6)
 			return fail(err, errlen, "usage: spawn flock N X Y R [key=value ...]");
@@ -465,7 +465,7 @@ static int x_set(const steer_command *c, steer_session *s, const steer_host *h, 
 	const steer_vehicles *v = steer_world_vehicles(s->world);
 	steer_vec2 vel = v2(v->vx[i], v->vy[i]);
 	bool has_vel = false;
-	steer_params p = st->prm;
+	steer_params p = *steer_vehicle_params_at(s->world, (size_t)i);
 	apply_kvs(c, &p, &vel, &has_vel);
 	char msg[128];
 	if (steer_params_check(&p, msg, sizeof msg))
@@ -633,7 +633,8 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 	if (i < 0)
 		return reply_err(r, "no vehicle or obstacle with id %u", c->id);
 	const steer_vehicles *v = steer_world_vehicles(w);
-	const steer_vehicle_state *st = &v->state[i];
+	const steer_vehicle_state *st = steer_vehicle_state_at(w, (size_t)i);
+	const steer_params *prm = steer_vehicle_params_at(w, (size_t)i);
 	steer_strbuf_printf(b, "{\"id\":%u,\"kind\":\"vehicle\"", c->id);
 	json_vec_field(b, "x", v->px[i], "y", v->py[i]);
 	json_vec_field(b, "vx", v->vx[i], "vy", v->vy[i]);
@@ -670,11 +671,11 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 		const steer_param_def *d = &steer_param_defs[k];
 		steer_strbuf_printf(b, ",\"%s\":", d->name);
 		if (d->type == STEER_PARAM_ENUM)
-			steer_json_str(b, steer_param_enum_name(&st->prm, d));
+			steer_json_str(b, steer_param_enum_name(prm, d));
 		else if (d->type == STEER_PARAM_BOOL)
-			steer_strbuf_puts(b, steer_param_get(&st->prm, d) != 0 ? "true" : "false");
+			steer_strbuf_puts(b, steer_param_get(prm, d) != 0 ? "true" : "false");
 		else
-			steer_json_num(b, steer_param_get(&st->prm, d));
+			steer_json_num(b, steer_param_get(prm, d));
 	}
 	steer_strbuf_puts(b, "}");
 	return 0;

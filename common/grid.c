@@ -34,7 +34,7 @@ static int reserve(void **p, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static int cell_index(double v, double cell, int n)
+int steer_grid_axis_index(double v, double cell, int n)
 {
 	double c = floor(v / cell);
 	if (!(c >= 0.0)) /* also catches NaN */
@@ -77,8 +77,8 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 			g->cell[i] = UINT32_MAX;
 			continue;
 		}
-		uint32_t c = (uint32_t)(cell_index(py[i], g->ch, g->ny) * g->nx +
-		                        cell_index(px[i], g->cw, g->nx));
+		uint32_t c = (uint32_t)(steer_grid_axis_index(py[i], g->ch, g->ny) * g->nx +
+		                        steer_grid_axis_index(px[i], g->cw, g->nx));
 		g->cell[i] = c;
 		g->start[c + 1]++;
 	}
@@ -103,8 +103,8 @@ static steer_grid_span span(int n, double cell, bool wrap, double lo, double hi)
 		s.last = (int)b;
 		return s;
 	}
-	s.first = cell_index(lo, cell, n);
-	s.last = cell_index(hi, cell, n);
+	s.first = steer_grid_axis_index(lo, cell, n);
+	s.last = steer_grid_axis_index(hi, cell, n);
 	return s;
 }
 

@@ -31,6 +31,10 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
                      size_t n, const double *px, const double *py, const uint32_t *flags,
                      uint32_t need);
 
+/* The cell along one axis (n cells of size cell) that holds coordinate v, clamped to
+ * the grid: the same rule the build uses. */
+int steer_grid_axis_index(double v, double cell, int n);
+
 /* The cells covering [lo, hi] on one axis, each at most once: iterate k from first to
  * last and take steer_grid_axis_cell(). */
 typedef struct steer_grid_span {

@@ -66,6 +66,8 @@ const steer_param_def steer_param_defs[] = {
     REAL(alignment_weight, "flock: alignment weight"),
     {"group", STEER_PARAM_UINT, offsetof(steer_params, group), NULL,
      "flock: only vehicles of the same group flock together"},
+    {"max_neighbours", STEER_PARAM_UINT, offsetof(steer_params, max_neighbours), NULL,
+     "flock: consider at most this many neighbours, own cell first (0 = all)"},
     {"combine", STEER_PARAM_ENUM, offsetof(steer_params, combine), combine_names,
      "how behaviours combine: sum or priority"},
 };

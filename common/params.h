@@ -41,8 +41,9 @@ typedef struct steer_params {
 	double cohesion_weight;
 	double alignment_weight;
 	uint32_t group;
-	uint8_t decel;   /* steer_decel */
-	uint8_t combine; /* steer_combine */
+	uint32_t max_neighbours; /* flocking looks at no more than this many; 0 = all */
+	uint8_t decel;           /* steer_decel */
+	uint8_t combine;         /* steer_combine */
 	bool field_of_view;
 } steer_params;
 

@@ -146,7 +146,7 @@ static void put_vehicle(writer *o, const steer_vehicle_record *r)
 	put(o, "targets seek %a %a flee %a %a arrive %a %a pursue %" PRIu32 " evade %" PRIu32 "\n",
 	    s->seek_target.x, s->seek_target.y, s->flee_target.x, s->flee_target.y,
 	    s->arrive_target.x, s->arrive_target.y, s->pursue_id, s->evade_id);
-	put_params(o, &s->prm);
+	put_params(o, &r->prm);
 	put(o, "path points %" PRIu32 " index %" PRIu32 " loop %s\n", s->path.count, s->path.index,
 	    s->path.loop ? "on" : "off");
 	for (uint32_t k = 0; k < s->path.count; k++)
@@ -674,7 +674,7 @@ static bool read_vehicle(reader *r, steer_world *w)
 	steer_vehicle_record v;
 	memset(&v, 0, sizeof v);
 	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
-	    !read_params(r, v.id, &v.state.prm) || !read_path(r, &v.state.path))
+	    !read_params(r, v.id, &v.prm) || !read_path(r, &v.state.path))
 		return false;
 	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
 }
@@ -703,7 +703,8 @@ static bool check_chase_ids(reader *r, const steer_world *w)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	for (size_t i = 0; i < v->count; i++) {
-		uint32_t ids[2] = {v->state[i].pursue_id, v->state[i].evade_id};
+		const steer_vehicle_state *st = steer_vehicle_state_at(w, i);
+		uint32_t ids[2] = {st->pursue_id, st->evade_id};
 		const char *verbs[2] = {"pursues", "evades"};
 		for (int k = 0; k < 2; k++) {
 			if (ids[k] && (ids[k] == v->id[i] || steer_vehicle_index(w, ids[k]) < 0)) {

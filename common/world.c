@@ -1,6 +1,7 @@
 #include "world.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "behaviors.h"
 #include "grid.h"
 #include "idmap.h"
+#include "palette.h"
 
 /* Obstacle slots in the id map carry this bit; vehicle slots do not. */
 #define OBSTACLE_SLOT 0x80000000u
@@ -22,8 +24,29 @@ struct steer_world {
 	steer_obstacle *obs;
 	size_t obs_count, obs_cap;
 	steer_idmap ids;
+	steer_palette params;
+	/* Targets, chases, wander angle and path, for the vehicles that use them: a
+	 * plain flocking boid carries none of it. */
+	struct {
+		steer_vehicle_state *slots;
+		size_t count, cap;
+		uint32_t *free; /* freed slots, a stack */
+		size_t nfree, free_cap;
+	} extras;
 	steer_grid grid;
+	/* The storage permutation of the last tick (new index -> old index), reused. */
+	uint32_t *perm;
+	size_t perm_cap;
+	double flock_sight; /* largest sight_distance among flocking vehicles */
+	bool flock_sight_stale;
+	int threads;
 };
+
+/* One vehicle slot's worth of every array, for moving slots around. */
+typedef struct vehicle_slot {
+	uint32_t id, behaviors, group, param_set, extra;
+	double px, py, vx, vy, hx, hy, fx, fy;
+} vehicle_slot;
 
 /* --- names ------------------------------------------------------------------- */
 
@@ -81,6 +104,15 @@ const char *steer_status_str(steer_status s)
 	return "unknown error";
 }
 
+static void apply_edges(const steer_world_config *c, double *x, double *y, double *vx, double *vy);
+
+/* The edge rule applied to a position alone (spawns, resizes). */
+static void place_inside(const steer_world_config *c, double *x, double *y)
+{
+	double vx = 0.0, vy = 0.0;
+	apply_edges(c, x, y, &vx, &vy);
+}
+
 /* --- configuration ------------------------------------------------------------ */
 
 steer_world_config steer_world_config_default(void)
@@ -127,7 +159,10 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 		return NULL;
 	w->cfg = *cfg;
 	w->next_id = 1;
+	w->threads = 1;
+	w->flock_sight_stale = true;
 	steer_idmap_init(&w->ids);
+	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
 	return w;
@@ -136,7 +171,8 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 static void free_paths(steer_world *w)
 {
 	for (size_t i = 0; i < w->v.count; i++)
-		free(w->v.state[i].path.points);
+		if (w->v.extra[i] != STEER_NO_EXTRA)
+			free(w->extras.slots[w->v.extra[i]].path.points);
 }
 
 void steer_world_destroy(steer_world *w)
@@ -148,6 +184,7 @@ void steer_world_destroy(steer_world *w)
 	free(v->id);
 	free(v->behaviors);
 	free(v->group);
+	free(v->param_set);
 	free(v->px);
 	free(v->py);
 	free(v->vx);
@@ -156,10 +193,14 @@ void steer_world_destroy(steer_world *w)
 	free(v->hy);
 	free(v->fx);
 	free(v->fy);
-	free(v->state);
+	free(v->extra);
+	free(w->extras.slots);
+	free(w->extras.free);
 	free(w->obs);
 	steer_idmap_free(&w->ids);
+	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
+	free(w->perm);
 	free(w);
 }
 
@@ -169,8 +210,11 @@ void steer_world_reset(steer_world *w)
 	w->v.count = 0;
 	w->obs_count = 0;
 	steer_idmap_clear(&w->ids);
+	steer_palette_clear(&w->params);
+	w->extras.count = w->extras.nfree = 0;
 	w->next_id = 1;
 	w->tick = 0;
+	w->flock_sight_stale = true;
 	steer_rng_seed(&w->rng, w->cfg.seed, 0x5eed);
 }
 
@@ -190,6 +234,10 @@ steer_status steer_world_set_bounds(steer_world *w, double width, double height,
 	if (steer_world_config_check(&c, err, sizeof err))
 		return STEER_ERR_INVALID;
 	w->cfg = c;
+	/* Whoever was outside the new bounds is brought in by the new rule now, so that
+	 * a wrap world never holds a position outside [0,W) x [0,H). */
+	for (size_t i = 0; i < w->v.count; i++)
+		place_inside(&w->cfg, &w->v.px[i], &w->v.py[i]);
 	return STEER_OK;
 }
 
@@ -265,10 +313,89 @@ long steer_vehicle_index(const steer_world *w, uint32_t id)
 	return (long)slot;
 }
 
+static int grow_array(void **p, size_t n, size_t sz)
+{
+	void *q = realloc(*p, n * sz);
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+/* What a vehicle without extras reads as: no targets, no path. */
+static const steer_vehicle_state no_extras;
+
+const steer_vehicle_state *steer_vehicle_state_at(const steer_world *w, size_t i)
+{
+	uint32_t e = w->v.extra[i];
+	return e == STEER_NO_EXTRA ? &no_extras : &w->extras.slots[e];
+}
+
 const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id)
 {
 	long i = steer_vehicle_index(w, id);
-	return i < 0 ? NULL : &w->v.state[i];
+	return i < 0 ? NULL : steer_vehicle_state_at(w, (size_t)i);
+}
+
+/* The vehicle's extras, made on first need; NULL when memory runs out. A new one
+ * starts its wander angle along the heading, so wandering begins straight on. */
+static steer_vehicle_state *extras_for_write(steer_world *w, size_t i)
+{
+	if (w->v.extra[i] != STEER_NO_EXTRA)
+		return &w->extras.slots[w->v.extra[i]];
+	uint32_t e;
+	if (w->extras.nfree) {
+		e = w->extras.free[--w->extras.nfree];
+	} else {
+		if (w->extras.count == w->extras.cap) {
+			size_t cap = w->extras.cap ? w->extras.cap + w->extras.cap / 2 : 16;
+			if (grow_array((void **)&w->extras.slots, cap, sizeof *w->extras.slots) !=
+			    0)
+				return NULL;
+			w->extras.cap = cap;
+		}
+		if (w->extras.count >= STEER_NO_EXTRA)
+			return NULL;
+		e = (uint32_t)w->extras.count++;
+	}
+	steer_vehicle_state *s = &w->extras.slots[e];
+	memset(s, 0, sizeof *s);
+	s->wander_angle = atan2(w->v.hy[i], w->v.hx[i]);
+	w->v.extra[i] = e;
+	return s;
+}
+
+/* Gives a vehicle's extras back (its path too). */
+static void extras_release(steer_world *w, size_t i)
+{
+	uint32_t e = w->v.extra[i];
+	if (e == STEER_NO_EXTRA)
+		return;
+	free(w->extras.slots[e].path.points);
+	w->v.extra[i] = STEER_NO_EXTRA;
+	if (w->extras.nfree == w->extras.free_cap) {
+		size_t cap = w->extras.free_cap ? w->extras.free_cap * 2 : 16;
+		if (grow_array((void **)&w->extras.free, cap, sizeof *w->extras.free) != 0)
+			return; /* the slot is lost to reuse, not to correctness */
+		w->extras.free_cap = cap;
+	}
+	w->extras.free[w->extras.nfree++] = e;
+}
+
+const steer_params *steer_vehicle_params_at(const steer_world *w, size_t i)
+{
+	return steer_palette_get(&w->params, w->v.param_set[i]);
+}
+
+const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id)
+{
+	long i = steer_vehicle_index(w, id);
+	return i < 0 ? NULL : steer_vehicle_params_at(w, (size_t)i);
+}
+
+size_t steer_world_param_sets(const steer_world *w)
+{
+	return steer_palette_live(&w->params);
 }
 
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
@@ -281,15 +408,6 @@ const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 
 /* --- vehicles ----------------------------------------------------------------- */
 
-static int grow_array(void **p, size_t n, size_t sz)
-{
-	void *q = realloc(*p, n * sz);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
 static int grow_vehicles(steer_vehicles *v)
 {
 	size_t n = v->cap ? v->cap * 2 : 64;
@@ -298,6 +416,7 @@ static int grow_vehicles(steer_vehicles *v)
 	if (grow_array((void **)&v->id, n, sizeof *v->id) ||
 	    grow_array((void **)&v->behaviors, n, sizeof *v->behaviors) ||
 	    grow_array((void **)&v->group, n, sizeof *v->group) ||
+	    grow_array((void **)&v->param_set, n, sizeof *v->param_set) ||
 	    grow_array((void **)&v->px, n, sizeof *v->px) ||
 	    grow_array((void **)&v->py, n, sizeof *v->py) ||
 	    grow_array((void **)&v->vx, n, sizeof *v->vx) ||
@@ -306,7 +425,7 @@ static int grow_vehicles(steer_vehicles *v)
 	    grow_array((void **)&v->hy, n, sizeof *v->hy) ||
 	    grow_array((void **)&v->fx, n, sizeof *v->fx) ||
 	    grow_array((void **)&v->fy, n, sizeof *v->fy) ||
-	    grow_array((void **)&v->state, n, sizeof *v->state))
+	    grow_array((void **)&v->extra, n, sizeof *v->extra))
 		return -1;
 	v->cap = n;
 	return 0;
@@ -327,6 +446,20 @@ static steer_vec2 vel_of(const steer_vehicles *v, size_t i)
 	return v2(v->vx[i], v->vy[i]);
 }
 
+/* Behaviours that keep their state in a vehicle's extras. */
+#define NEEDS_EXTRAS                                                                               \
+	(STEER_SEEK | STEER_FLEE | STEER_ARRIVE | STEER_PURSUE | STEER_EVADE | STEER_WANDER |      \
+	 STEER_PATH)
+
+static bool needs_extras(const steer_vehicle_record *r)
+{
+	const steer_vehicle_state *s = &r->state;
+	return (r->behaviors & NEEDS_EXTRAS) || s->path.count || s->path.loop || s->pursue_id ||
+	       s->evade_id || s->wander_angle != 0.0 || s->seek_target.x != 0.0 ||
+	       s->seek_target.y != 0.0 || s->flee_target.x != 0.0 || s->flee_target.y != 0.0 ||
+	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0;
+}
+
 /* Appends a validated record as slot count, taking ownership of its path points. The
  * one place that fills a vehicle slot, for new vehicles and restored ones alike. */
 static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r)
@@ -337,21 +470,38 @@ static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r
 	if (v->count == v->cap && grow_vehicles(v) != 0)
 		return STEER_ERR_NOMEM;
 	size_t i = v->count;
-	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0)
+	uint32_t set = steer_palette_acquire(&w->params, &r->prm);
+	if (set == STEER_PALETTE_NONE)
 		return STEER_ERR_NOMEM;
+	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0) {
+		steer_palette_release(&w->params, set);
+		return STEER_ERR_NOMEM;
+	}
+	v->param_set[i] = set;
 	v->id[i] = r->id;
-	v->behaviors[i] = r->behaviors;
-	v->group[i] = r->state.prm.group;
 	v->px[i] = r->pos.x;
 	v->py[i] = r->pos.y;
+	place_inside(&w->cfg, &v->px[i], &v->py[i]);
+	v->behaviors[i] = r->behaviors;
+	v->group[i] = r->prm.group;
 	v->vx[i] = r->vel.x;
 	v->vy[i] = r->vel.y;
 	v->hx[i] = r->heading.x;
 	v->hy[i] = r->heading.y;
 	v->fx[i] = r->force.x;
 	v->fy[i] = r->force.y;
-	v->state[i] = r->state;
+	v->extra[i] = STEER_NO_EXTRA;
+	if (needs_extras(r)) {
+		steer_vehicle_state *e = extras_for_write(w, i);
+		if (!e) {
+			steer_idmap_del(&w->ids, r->id);
+			steer_palette_release(&w->params, set);
+			return STEER_ERR_NOMEM;
+		}
+		*e = r->state;
+	}
 	v->count++;
+	w->flock_sight_stale = true;
 	if (r->id >= w->next_id)
 		w->next_id = r->id + 1;
 	return STEER_OK;
@@ -362,9 +512,9 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 {
 	steer_vehicle_record r;
 	memset(&r, 0, sizeof r);
-	r.state.prm = prm ? *prm : steer_params_default();
+	r.prm = prm ? *prm : steer_params_default();
 	char err[96];
-	if (!finite2(pos) || !finite2(vel) || steer_params_check(&r.state.prm, err, sizeof err))
+	if (!finite2(pos) || !finite2(vel) || steer_params_check(&r.prm, err, sizeof err))
 		return STEER_ERR_INVALID;
 	/* Ids below 2^31 leave the top bit for the slot tag: a world would need 1,000
 	 * spawns a second for 24 days to run out. */
@@ -372,41 +522,37 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 		return STEER_ERR_LIMIT;
 	r.id = w->next_id;
 	r.pos = pos;
-	r.vel = v2_truncate(vel, r.state.prm.max_speed);
+	r.vel = v2_truncate(vel, r.prm.max_speed);
 	r.heading = v2_len2(r.vel) > 0.0 ? v2_norm(r.vel) : v2(1.0, 0.0);
-	/* Start the wander angle along the heading so wandering begins straight on. */
-	r.state.wander_angle = atan2(r.heading.y, r.heading.x);
 	steer_status st = append_vehicle(w, &r);
 	if (st == STEER_OK && id_out)
 		*id_out = r.id;
 	return st;
 }
 
+static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s);
+static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s);
+
 static void remove_vehicle(steer_world *w, size_t i)
 {
 	steer_vehicles *v = &w->v;
+	w->flock_sight_stale = true;
 	uint32_t gone = v->id[i];
-	free(v->state[i].path.points);
+	extras_release(w, i);
+	steer_palette_release(&w->params, v->param_set[i]);
 	steer_idmap_del(&w->ids, gone);
 	size_t last = --v->count;
 	if (i != last) {
-		v->id[i] = v->id[last];
-		v->behaviors[i] = v->behaviors[last];
-		v->group[i] = v->group[last];
-		v->px[i] = v->px[last];
-		v->py[i] = v->py[last];
-		v->vx[i] = v->vx[last];
-		v->vy[i] = v->vy[last];
-		v->hx[i] = v->hx[last];
-		v->hy[i] = v->hy[last];
-		v->fx[i] = v->fx[last];
-		v->fy[i] = v->fy[last];
-		v->state[i] = v->state[last];
+		vehicle_slot moved;
+		slot_load(v, last, &moved);
+		slot_store(v, i, &moved);
 		/* Overwriting an existing key never allocates. */
 		steer_idmap_put(&w->ids, v->id[i], (uint32_t)i);
 	}
 	for (size_t k = 0; k < v->count; k++) {
-		steer_vehicle_state *s = &v->state[k];
+		if (v->extra[k] == STEER_NO_EXTRA)
+			continue;
+		steer_vehicle_state *s = &w->extras.slots[v->extra[k]];
 		if (s->pursue_id == gone) {
 			s->pursue_id = 0;
 			v->behaviors[k] &= ~(uint32_t)STEER_PURSUE;
@@ -448,8 +594,13 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 		return STEER_ERR_NOENT;
 	if (steer_params_check(prm, err, sizeof err))
 		return STEER_ERR_INVALID;
-	w->v.state[i].prm = *prm;
+	uint32_t set = steer_palette_acquire(&w->params, prm);
+	if (set == STEER_PALETTE_NONE)
+		return STEER_ERR_NOMEM;
+	steer_palette_release(&w->params, w->v.param_set[i]);
+	w->v.param_set[i] = set;
 	w->v.group[i] = prm->group;
+	w->flock_sight_stale = true;
 	return STEER_OK;
 }
 
@@ -460,7 +611,7 @@ steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 
 		return STEER_ERR_NOENT;
 	if (!finite2(vel))
 		return STEER_ERR_INVALID;
-	vel = v2_truncate(vel, w->v.state[i].prm.max_speed);
+	vel = v2_truncate(vel, steer_vehicle_params_at(w, (size_t)i)->max_speed);
 	w->v.vx[i] = vel.x;
 	w->v.vy[i] = vel.y;
 	if (v2_len2(vel) > 0.0) {
@@ -480,6 +631,7 @@ steer_status steer_vehicle_set_position(steer_world *w, uint32_t id, steer_vec2 
 		return STEER_ERR_INVALID;
 	w->v.px[i] = pos.x;
 	w->v.py[i] = pos.y;
+	place_inside(&w->cfg, &w->v.px[i], &w->v.py[i]);
 	return STEER_OK;
 }
 
@@ -490,15 +642,18 @@ steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bo
 		return STEER_ERR_NOENT;
 	if (bits & ~(uint32_t)STEER_ALL_BEHAVIORS)
 		return STEER_ERR_INVALID;
-	steer_vehicle_state *s = &w->v.state[i];
+	const steer_vehicle_state *s = steer_vehicle_state_at(w, (size_t)i);
 	/* pursue/evade need a live target; turning them on without one is meaningless. */
 	if (on &&
 	    (((bits & STEER_PURSUE) && !s->pursue_id) || ((bits & STEER_EVADE) && !s->evade_id)))
 		return STEER_ERR_INVALID;
+	if (on && (bits & NEEDS_EXTRAS) && !extras_for_write(w, (size_t)i))
+		return STEER_ERR_NOMEM;
 	if (on)
 		w->v.behaviors[i] |= bits;
 	else
 		w->v.behaviors[i] &= ~bits;
+	w->flock_sight_stale = true;
 	return STEER_OK;
 }
 
@@ -507,9 +662,11 @@ steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, ste
 	long i = steer_vehicle_index(w, id);
 	if (i < 0)
 		return STEER_ERR_NOENT;
-	if (!finite2(target))
+	if (!finite2(target) || (bit != STEER_SEEK && bit != STEER_FLEE && bit != STEER_ARRIVE))
 		return STEER_ERR_INVALID;
-	steer_vehicle_state *s = &w->v.state[i];
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
 	switch (bit) {
 	case STEER_SEEK:
 		s->seek_target = target;
@@ -534,10 +691,13 @@ steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint
 		return STEER_ERR_NOENT;
 	if (other == id || (bit != STEER_PURSUE && bit != STEER_EVADE))
 		return STEER_ERR_INVALID;
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
 	if (bit == STEER_PURSUE)
-		w->v.state[i].pursue_id = other;
+		s->pursue_id = other;
 	else
-		w->v.state[i].evade_id = other;
+		s->evade_id = other;
 	w->v.behaviors[i] |= bit;
 	return STEER_OK;
 }
@@ -549,7 +709,10 @@ steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 poin
 		return STEER_ERR_NOENT;
 	if (!finite2(point))
 		return STEER_ERR_INVALID;
-	steer_path *path = &w->v.state[i].path;
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
+	steer_path *path = &s->path;
 	if (path->count >= STEER_MAX_WAYPOINTS)
 		return STEER_ERR_LIMIT;
 	if (path->count == path->cap) {
@@ -570,9 +733,11 @@ steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id)
 	long i = steer_vehicle_index(w, id);
 	if (i < 0)
 		return STEER_ERR_NOENT;
-	steer_path *path = &w->v.state[i].path;
-	path->count = 0;
-	path->index = 0;
+	if (w->v.extra[i] != STEER_NO_EXTRA) {
+		steer_path *path = &w->extras.slots[w->v.extra[i]].path;
+		path->count = 0;
+		path->index = 0;
+	}
 	w->v.behaviors[i] &= ~(uint32_t)STEER_PATH;
 	return STEER_OK;
 }
@@ -582,7 +747,10 @@ steer_status steer_vehicle_path_loop(steer_world *w, uint32_t id, bool loop)
 	long i = steer_vehicle_index(w, id);
 	if (i < 0)
 		return STEER_ERR_NOENT;
-	w->v.state[i].path.loop = loop;
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
+	s->path.loop = loop;
 	return STEER_OK;
 }
 
@@ -623,7 +791,8 @@ void steer_vehicle_record_get(const steer_world *w, size_t i, steer_vehicle_reco
 	out->vel = vel_of(v, i);
 	out->heading = v2(v->hx[i], v->hy[i]);
 	out->force = v2(v->fx[i], v->fy[i]);
-	out->state = v->state[i];
+	out->prm = *steer_vehicle_params_at(w, i);
+	out->state = *steer_vehicle_state_at(w, i);
 }
 
 static bool id_in_use(const steer_world *w, uint32_t id)
@@ -641,7 +810,7 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !finite2(r->pos) ||
 	    !finite2(r->vel) || !finite2(r->heading) || !finite2(r->force) ||
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
-	    !isfinite(s->wander_angle) || steer_params_check(&s->prm, err, sizeof err) ||
+	    !isfinite(s->wander_angle) || steer_params_check(&r->prm, err, sizeof err) ||
 	    path->count > STEER_MAX_WAYPOINTS || (path->count && path->index >= path->count) ||
 	    (path->count && !path->points))
 		return STEER_ERR_INVALID;
@@ -705,61 +874,169 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 
 /* --- stepping ----------------------------------------------------------------- */
 
-/* Flocking: one pass over the neighbours in the 3 x 3 cells around the vehicle. */
+/* Running sums of one vehicle's flock neighbourhood. */
+typedef struct flock_sums {
+	steer_vec2 sep, d, v;
+	uint32_t n;
+} flock_sums;
+
+/* What one vehicle looks for among its neighbours. */
+typedef struct flock_query {
+	const steer_agent *a;
+	double x, y;
+	size_t self;
+	uint32_t group, self_id, cap;
+	double sight2, close2;
+	bool fov;
+} flock_query;
+
+/* One neighbour, known to be within sight: the exact rule, branches and all. */
+static void flock_take(const steer_vehicles *v, const flock_query *q, uint32_t k, double dx,
+                       double dy, double d2, flock_sums *f)
+{
+	f->n++;
+	f->d.x += dx;
+	f->d.y += dy;
+	f->v.x += v->vx[k];
+	f->v.y += v->vy[k];
+	if (d2 < q->close2)
+		f->sep = v2_add(f->sep, steer_separate_one(q->a, v2(dx, dy), q->self_id, v->id[k]));
+}
+
+/* Neighbours among the contiguous slots [from, to): storage is in grid order, so the
+ * cells of one row form one run. The test is written without branches so that the
+ * common case (most candidates in range are not neighbours, or are) streams; a
+ * vehicle that is too close (rare) goes through flock_take's exact separation. */
+static void flock_run(const steer_vehicles *v, const flock_query *q, uint32_t from, uint32_t to,
+                      double shift_x, double shift_y, flock_sums *f)
+{
+	const double *restrict px = v->px, *restrict py = v->py;
+	const double *restrict vx = v->vx, *restrict vy = v->vy;
+	const uint32_t *restrict grp = v->group;
+	const double x = q->x - shift_x, y = q->y - shift_y;
+	const double hx = q->a->h.x, hy = q->a->h.y;
+	flock_sums acc = *f;
+	for (uint32_t k = from; k < to; k++) {
+		double dx = px[k] - x, dy = py[k] - y;
+		double d2 = dx * dx + dy * dy;
+		bool in = d2 <= q->sight2 && grp[k] == q->group && k != q->self &&
+		          (!q->fov || dx * hx + dy * hy >= 0.0);
+		if (!in)
+			continue;
+		if (d2 < q->close2) {
+			flock_take(v, q, k, dx, dy, d2, &acc);
+		} else {
+			acc.n++;
+			acc.d.x += dx;
+			acc.d.y += dy;
+			acc.v.x += vx[k];
+			acc.v.y += vy[k];
+		}
+		if (q->cap && acc.n >= q->cap)
+			break;
+	}
+	*f = acc;
+}
+
+/* The slow path for grids so coarse that a span covers a whole wrapping axis: every
+ * neighbour is wrapped on its own. */
+static void flock_run_wrapped(const steer_world *w, const flock_query *q, uint32_t from,
+                              uint32_t to, flock_sums *f)
+{
+	const steer_vehicles *v = &w->v;
+	for (uint32_t k = from; k < to && !(q->cap && f->n >= q->cap); k++) {
+		double dx = wrap_axis(v->px[k] - q->x, w->cfg.width);
+		double dy = wrap_axis(v->py[k] - q->y, w->cfg.height);
+		double d2 = dx * dx + dy * dy;
+		if (d2 <= q->sight2 && v->group[k] == q->group && k != q->self &&
+		    (!q->fov || dx * q->a->h.x + dy * q->a->h.y >= 0.0))
+			flock_take(v, q, k, dx, dy, d2, f);
+	}
+}
+
+/* The seam shift for axis position k of a span: members of a cell reached by going
+ * past either end of a wrapping axis sit one world size away. */
+static double seam_shift(const steer_grid_span *s, int k, double size)
+{
+	if (!s->wrap || (k >= 0 && k < s->n))
+		return 0.0;
+	return k < 0 ? -size : size;
+}
+
+/* One grid row of the vehicle's neighbourhood, cut to the sight circle's chord
+ * through the row and walked as at most three runs: the stretch before a wrap seam,
+ * the stretch inside, the stretch past it. */
+static void flock_row(const steer_world *w, const flock_query *q, double sight, int ky,
+                      const steer_grid_span *sy, bool wrap_each, flock_sums *f)
+{
+	const steer_grid *g = &w->grid;
+	double shy = wrap_each ? 0.0 : seam_shift(sy, ky, w->cfg.height);
+	/* The row's band in the query's frame; the chord is widest at its nearest edge. */
+	double top = ky * g->ch + shy, bottom = top + g->ch;
+	double gap = q->y < top ? top - q->y : q->y > bottom ? q->y - bottom : 0.0;
+	if (gap > sight && !wrap_each)
+		return;
+	/* With cells as wide as the sight the chord saves little: take the full width. */
+	double half = sight;
+	steer_grid_span sx = steer_grid_span_x(g, q->x - half, q->x + half);
+	int row = steer_grid_axis_cell(sy, ky) * g->nx;
+	int kx = sx.first;
+	while (kx <= sx.last && !(q->cap && f->n >= q->cap)) {
+		/* The longest stretch [kx, end] that stays on one side of the seam. */
+		int end = kx;
+		double shx = wrap_each ? 0.0 : seam_shift(&sx, kx, w->cfg.width);
+		while (end + 1 <= sx.last &&
+		       steer_grid_axis_cell(&sx, end + 1) == steer_grid_axis_cell(&sx, end) + 1)
+			end++;
+		uint32_t from = g->start[row + steer_grid_axis_cell(&sx, kx)];
+		uint32_t to = g->start[row + steer_grid_axis_cell(&sx, end) + 1];
+		if (wrap_each)
+			flock_run_wrapped(w, q, from, to, f);
+		else
+			flock_run(&w->v, q, from, to, shx, shy, f);
+		kx = end + 1;
+	}
+}
+
+/* Flocking: the neighbours in the cells around the vehicle, its own row first so
+ * that a max_neighbours cap keeps the nearer ones in a crowd. */
 static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,
                         steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask)
 {
 	const steer_vehicles *v = &w->v;
 	const steer_params *p = a->prm;
 	const steer_grid *g = &w->grid;
-	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
-	double W = w->cfg.width, H = w->cfg.height;
-	double x = v->px[i], y = v->py[i];
-	double sight2 = p->sight_distance * p->sight_distance;
-	double close2 = p->too_close_distance * p->too_close_distance;
-	uint32_t group = v->group[i];
-	steer_vec2 sep = v2(0, 0), sum_d = v2(0, 0), sum_v = v2(0, 0);
-	size_t n = 0;
-
-	steer_grid_span sx = steer_grid_span_x(g, x - p->sight_distance, x + p->sight_distance);
-	steer_grid_span sy = steer_grid_span_y(g, y - p->sight_distance, y + p->sight_distance);
-	for (int ky = sy.first; ky <= sy.last; ky++) {
-		int row = steer_grid_axis_cell(&sy, ky) * g->nx;
-		for (int kx = sx.first; kx <= sx.last; kx++) {
-			int c = row + steer_grid_axis_cell(&sx, kx);
-			for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++) {
-				uint32_t j = g->items[k];
-				if (j == i || v->group[j] != group)
-					continue;
-				double dx = v->px[j] - x, dy = v->py[j] - y;
-				if (wrap) {
-					dx = wrap_axis(dx, W);
-					dy = wrap_axis(dy, H);
-				}
-				double d2 = dx * dx + dy * dy;
-				if (d2 > sight2)
-					continue;
-				if (p->field_of_view && dx * a->h.x + dy * a->h.y < 0.0)
-					continue;
-				n++;
-				sum_d.x += dx;
-				sum_d.y += dy;
-				sum_v.x += v->vx[j];
-				sum_v.y += v->vy[j];
-				if (d2 < close2)
-					sep = v2_add(sep, steer_separate_one(a, v2(dx, dy),
-					                                     v->id[i], v->id[j]));
-			}
-		}
-	}
-	if (n == 0)
+	flock_query q = {a,
+	                 v->px[i],
+	                 v->py[i],
+	                 i,
+	                 v->group[i],
+	                 v->id[i],
+	                 p->max_neighbours,
+	                 p->sight_distance * p->sight_distance,
+	                 p->too_close_distance * p->too_close_distance,
+	                 p->field_of_view};
+	flock_sums f = {v2(0, 0), v2(0, 0), v2(0, 0), 0};
+	double r = p->sight_distance;
+	steer_grid_span sx = steer_grid_span_x(g, q.x - r, q.x + r);
+	steer_grid_span sy = steer_grid_span_y(g, q.y - r, q.y + r);
+	bool wrap_each =
+	    g->wrap && (sx.last - sx.first + 1 >= g->nx || sy.last - sy.first + 1 >= g->ny);
+	int own_y = steer_grid_axis_index(q.y, g->ch, g->ny);
+	if (own_y < sy.first || own_y > sy.last)
+		own_y = sy.first;
+	flock_row(w, &q, r, own_y, &sy, wrap_each, &f);
+	for (int ky = sy.first; ky <= sy.last && !(q.cap && f.n >= q.cap); ky++)
+		if (ky != own_y)
+			flock_row(w, &q, r, ky, &sy, wrap_each, &f);
+	if (f.n == 0)
 		return;
-	double inv = 1.0 / (double)n;
-	parts[STEER_PART_SEPARATION] = v2_scale(sep, p->separation_weight);
+	double inv = 1.0 / (double)f.n;
+	parts[STEER_PART_SEPARATION] = v2_scale(f.sep, p->separation_weight);
 	parts[STEER_PART_COHESION] =
-	    v2_scale(steer_cohere(a, v2_scale(sum_d, inv)), p->cohesion_weight);
+	    v2_scale(steer_cohere(a, v2_scale(f.d, inv)), p->cohesion_weight);
 	parts[STEER_PART_ALIGNMENT] =
-	    v2_scale(steer_align(a, v2_scale(sum_v, inv)), p->alignment_weight);
+	    v2_scale(steer_align(a, v2_scale(f.v, inv)), p->alignment_weight);
 	*mask |= (1u << STEER_PART_SEPARATION) | (1u << STEER_PART_COHESION) |
 	         (1u << STEER_PART_ALIGNMENT);
 }
@@ -772,7 +1049,7 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 		return v2(0, 0);
 	steer_vec2 p = pos_of(&w->v, i);
 	steer_vec2 d = steer_world_delta(w, p, path->points[path->index]);
-	if (v2_len2(d) < s->prm.path_threshold * s->prm.path_threshold) {
+	if (v2_len2(d) < a->prm->path_threshold * a->prm->path_threshold) {
 		if (path->index + 1 < path->count)
 			path->index++;
 		else if (path->loop)
@@ -788,9 +1065,12 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 static steer_vec2 steering_force(steer_world *w, size_t i)
 {
 	steer_vehicles *v = &w->v;
-	steer_vehicle_state *s = &v->state[i];
+	/* Every behaviour below that reads s has made the vehicle's extras. */
+	steer_vehicle_state *s =
+	    v->extra[i] != STEER_NO_EXTRA ? &w->extras.slots[v->extra[i]] : NULL;
 	uint32_t b = v->behaviors[i];
-	steer_agent a = {vel_of(v, i), v2(v->hx[i], v->hy[i]), &s->prm};
+	const steer_params *prm = steer_palette_get(&w->params, v->param_set[i]);
+	steer_agent a = {vel_of(v, i), v2(v->hx[i], v->hy[i]), prm};
 	steer_vec2 p = pos_of(v, i);
 	steer_vec2 parts[STEER_PART_COUNT];
 	uint32_t mask = 0;
@@ -829,7 +1109,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i)
 		mask |= 1u << STEER_PART_WANDER;
 		double u = steer_hash_unit(w->cfg.seed, v->id[i], w->tick);
 		s->wander_angle =
-		    remainder(s->wander_angle + (u - 0.5) * s->prm.wander_range, STEER_TAU);
+		    remainder(s->wander_angle + (u - 0.5) * prm->wander_range, STEER_TAU);
 	}
 	if (b & STEER_AVOID) {
 		steer_vec2 sum = v2(0, 0);
@@ -847,7 +1127,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i)
 	}
 	if (b & STEER_FLOCK)
 		flock_parts(w, i, &a, parts, &mask);
-	return steer_combine_parts(parts, mask, &s->prm, steer_world_dt(w));
+	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
 }
 
 static void apply_edges(const steer_world_config *c, double *x, double *y, double *vx, double *vy)
@@ -910,34 +1190,187 @@ static void move_obstacles(steer_world *w, double dt)
 	}
 }
 
-static double max_flock_sight(const steer_vehicles *v)
+static double max_flock_sight(const steer_world *w)
 {
+	const steer_vehicles *v = &w->v;
 	double m = 0.0;
-	for (size_t i = 0; i < v->count; i++)
-		if ((v->behaviors[i] & STEER_FLOCK) && v->state[i].prm.sight_distance > m)
-			m = v->state[i].prm.sight_distance;
+	for (size_t i = 0; i < v->count; i++) {
+		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
+		if ((v->behaviors[i] & STEER_FLOCK) && p->sight_distance > m)
+			m = p->sight_distance;
+	}
 	return m;
+}
+
+/* Within each cell, members in id order: then the order neighbours are summed in,
+ * and so every bit of the result, depends on where vehicles are and who they are,
+ * not on the history of spawns and removals that shaped the arrays. */
+static void sort_cells_by_id(steer_world *w)
+{
+	steer_grid *g = &w->grid;
+	const uint32_t *id = w->v.id;
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	for (size_t c = 0; c < cells; c++) {
+		uint32_t *it = g->items + g->start[c];
+		uint32_t n = g->start[c + 1] - g->start[c];
+		for (uint32_t a = 1; a < n; a++) { /* cells hold a handful: insertion sort */
+			uint32_t x = it[a], b = a;
+			while (b > 0 && id[it[b - 1]] > id[x]) {
+				it[b] = it[b - 1];
+				b--;
+			}
+			it[b] = x;
+		}
+	}
+}
+
+static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)
+{
+	*s = (vehicle_slot){v->id[i], v->behaviors[i], v->group[i], v->param_set[i], v->extra[i],
+	                    v->px[i], v->py[i],        v->vx[i],    v->vy[i],        v->hx[i],
+	                    v->hy[i], v->fx[i],        v->fy[i]};
+}
+
+static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
+{
+	v->id[i] = s->id;
+	v->behaviors[i] = s->behaviors;
+	v->group[i] = s->group;
+	v->param_set[i] = s->param_set;
+	v->px[i] = s->px;
+	v->py[i] = s->py;
+	v->vx[i] = s->vx;
+	v->vy[i] = s->vy;
+	v->hx[i] = s->hx;
+	v->hy[i] = s->hy;
+	v->fx[i] = s->fx;
+	v->fy[i] = s->fy;
+	v->extra[i] = s->extra;
+}
+
+/* Puts the vehicles in grid order: flockers cell by cell, then everyone else as they
+ * were. The tick then streams through memory: a vehicle's neighbours are its
+ * neighbours in the arrays too. Vehicles rarely change cell, so the permutation is
+ * nearly the identity and costs little; it is applied in place, cycle by cycle. */
+static int reorder_by_cell(steer_world *w)
+{
+	steer_vehicles *v = &w->v;
+	size_t n = v->count, nf = w->grid.count;
+	if (n > w->perm_cap) {
+		if (grow_array((void **)&w->perm, n, sizeof *w->perm) != 0)
+			return -1;
+		w->perm_cap = n;
+	}
+	uint32_t *perm = w->perm; /* new slot k takes the vehicle now at perm[k] */
+	bool identity = true;
+	for (size_t k = 0; k < nf; k++) {
+		perm[k] = w->grid.items[k];
+		identity &= perm[k] == k;
+	}
+	size_t k = nf;
+	for (size_t i = 0; i < n; i++)
+		if (!(v->behaviors[i] & STEER_FLOCK)) {
+			perm[k] = (uint32_t)i;
+			identity &= perm[k] == k;
+			k++;
+		}
+	for (size_t j = 0; j < nf; j++)
+		w->grid.items[j] = (uint32_t)j;
+	if (identity)
+		return 0;
+	/* Follow each cycle once; perm[k] = k marks a slot done. */
+	for (size_t start = 0; start < n; start++) {
+		if (perm[start] == start)
+			continue;
+		vehicle_slot tmp, moved;
+		slot_load(v, start, &tmp);
+		size_t at = start;
+		while (perm[at] != start) {
+			size_t from = perm[at];
+			slot_load(v, from, &moved);
+			slot_store(v, at, &moved);
+			steer_idmap_put(&w->ids, moved.id, (uint32_t)at); /* overwrite: no growth */
+			perm[at] = (uint32_t)at;
+			at = from;
+		}
+		slot_store(v, at, &tmp);
+		steer_idmap_put(&w->ids, tmp.id, (uint32_t)at);
+		perm[at] = (uint32_t)at;
+	}
+	return 0;
+}
+
+/* Indexes the flocking vehicles and puts the arrays in grid order. */
+static int index_flock(steer_world *w)
+{
+	steer_vehicles *v = &w->v;
+	if (w->flock_sight_stale) {
+		w->flock_sight = max_flock_sight(w);
+		w->flock_sight_stale = false;
+	}
+	w->grid.count = 0;
+	if (w->flock_sight <= 0.0)
+		return 0;
+	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
+	                     w->flock_sight, v->count, v->px, v->py, v->behaviors,
+	                     STEER_FLOCK) != 0)
+		return -1;
+	sort_cells_by_id(w);
+	return reorder_by_cell(w);
+}
+
+/* Forces for a range of vehicles. Each vehicle's force depends only on the tick's
+ * starting state, so any split between threads gives the same bits. */
+typedef struct force_job {
+	steer_world *w;
+	size_t from, to;
+} force_job;
+
+static void *run_forces(void *arg)
+{
+	force_job *j = arg;
+	steer_world *w = j->w;
+	steer_vehicles *v = &w->v;
+	for (size_t i = j->from; i < j->to; i++) {
+		steer_vec2 f = steering_force(w, i);
+		v->fx[i] = f.x;
+		v->fy[i] = f.y;
+	}
+	return NULL;
+}
+
+/* Below this many vehicles a second thread costs more than it saves. */
+#define PARALLEL_MIN_VEHICLES 4096
+
+static void compute_forces(steer_world *w)
+{
+	size_t n = w->v.count;
+	force_job all = {w, 0, n};
+	if (w->threads < 2 || n < PARALLEL_MIN_VEHICLES) {
+		run_forces(&all);
+		return;
+	}
+	force_job half[2] = {{w, 0, n / 2}, {w, n / 2, n}};
+	pthread_t t;
+	if (pthread_create(&t, NULL, run_forces, &half[1]) != 0) {
+		run_forces(&all); /* no thread to be had: the same result, on one core */
+		return;
+	}
+	run_forces(&half[0]);
+	pthread_join(t, NULL);
 }
 
 steer_status steer_world_step(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
 	double dt = steer_world_dt(w);
-	double sight = max_flock_sight(v);
-	if (sight > 0.0 &&
-	    steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
-	                     sight, v->count, v->px, v->py, v->behaviors, STEER_FLOCK) != 0)
+	if (index_flock(w) != 0)
 		return STEER_ERR_NOMEM;
-
 	/* Phase 1: every force from the same starting state. */
-	for (size_t i = 0; i < v->count; i++) {
-		steer_vec2 f = steering_force(w, i);
-		v->fx[i] = f.x;
-		v->fy[i] = f.y;
-	}
+	compute_forces(w);
 	/* Phase 2: integrate. */
 	for (size_t i = 0; i < v->count; i++) {
-		const steer_params *p = &v->state[i].prm;
+		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
 		steer_vec2 vel =
 		    v2(v->vx[i] + v->fx[i] / p->mass * dt, v->vy[i] + v->fy[i] / p->mass * dt);
 		vel = v2_truncate(vel, p->max_speed);
@@ -957,4 +1390,9 @@ steer_status steer_world_step(steer_world *w)
 	move_obstacles(w, dt);
 	w->tick++;
 	return STEER_OK;
+}
+
+void steer_world_set_threads(steer_world *w, int threads)
+{
+	w->threads = threads < 1 ? 1 : threads > 2 ? 2 : threads;
 }

@@ -62,9 +62,9 @@ typedef struct steer_path {
 	bool loop;
 } steer_path;
 
-/* Everything about a vehicle that the hot loops do not stream through. */
+/* Everything about a vehicle that the hot loops do not stream through. Parameters
+ * live in a shared table (see steer_vehicle_params). */
 typedef struct steer_vehicle_state {
-	steer_params prm;
 	steer_vec2 seek_target, flee_target, arrive_target;
 	uint32_t pursue_id, evade_id; /* 0 when off */
 	double wander_angle;
@@ -77,13 +77,16 @@ typedef struct steer_vehicles {
 	size_t count, cap;
 	uint32_t *id;
 	uint32_t *behaviors; /* STEER_* bits */
-	uint32_t *group;     /* mirror of state[i].prm.group for the flocking loop */
+	uint32_t *group;     /* mirror of the parameters' group for the flocking loop */
+	uint32_t *param_set; /* index of the vehicle's parameters in the shared table */
 	double *px, *py;     /* position */
 	double *vx, *vy;     /* velocity, units/s */
 	double *hx, *hy;     /* unit heading from the last non-zero velocity */
 	double *fx, *fy;     /* steering force applied in the last step (debug aid) */
-	steer_vehicle_state *state;
+	uint32_t *extra;     /* slot of the vehicle's steer_vehicle_state, or STEER_NO_EXTRA */
 } steer_vehicles;
+
+#define STEER_NO_EXTRA UINT32_MAX
 
 typedef struct steer_obstacle {
 	uint32_t id;
@@ -117,6 +120,9 @@ void steer_world_set_seed(steer_world *w, uint64_t seed);
 steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
 steer_status steer_world_set_tick_rate(steer_world *w, double hz);
 void steer_world_set_max_vehicles(steer_world *w, size_t max);
+/* 1 or 2: with 2 the force pass is split over a second thread for big worlds. The
+ * result is bit-identical to one thread's. */
+void steer_world_set_threads(steer_world *w, int threads);
 
 /* Advances one fixed timestep. Every steering force is computed from the state at
  * the start of the tick before anything moves. Returns STEER_ERR_NOMEM if the
@@ -137,7 +143,8 @@ steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
 
 /* --- vehicles ------------------------------------------------------------------ */
 
-/* Adds a vehicle; *id_out receives its id. prm NULL means defaults. Fails with
+/* Adds a vehicle; *id_out receives its id. prm NULL means defaults. A position
+ * outside the bounds is brought in by the edge rule (wrapped or clamped). Fails with
  * INVALID (bad parameters or a non-finite position), LIMIT or NOMEM. */
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
                                const steer_params *prm, uint32_t *id_out);
@@ -147,6 +154,16 @@ steer_status steer_remove(steer_world *w, uint32_t id);
 /* Index into steer_vehicles, or -1. */
 long steer_vehicle_index(const steer_world *w, uint32_t id);
 const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id);
+/* Targets, chases, wander angle and path of the vehicle at index i: all zero for a
+ * vehicle that never had any (no memory is spent on those). */
+const steer_vehicle_state *steer_vehicle_state_at(const steer_world *w, size_t i);
+/* The parameters of the vehicle at index i (shared, read-only: change them with
+ * steer_vehicle_set_params). */
+const steer_params *steer_vehicle_params_at(const steer_world *w, size_t i);
+/* The same by id; NULL for an unknown id. */
+const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id);
+/* Distinct parameter sets in use (for memory accounting). */
+size_t steer_world_param_sets(const steer_world *w);
 
 steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_params *prm);
 steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 vel);
@@ -181,6 +198,7 @@ typedef struct steer_vehicle_record {
 	uint32_t id;
 	uint32_t behaviors;
 	steer_vec2 pos, vel, heading, force;
+	steer_params prm;
 	steer_vehicle_state state;
 } steer_vehicle_record;
 

@@ -101,9 +101,8 @@ static void path_visits_waypoints_in_order(void)
 {
 	steer_world *w = make_world(800, 600, STEER_EDGE_NONE, 1);
 	uint32_t id = path_vehicle(w, false);
-	const steer_vehicle_state *s = steer_vehicle_get(w, id);
 	uint32_t expected = 0;
-	double threshold = s->prm.path_threshold;
+	double threshold = steer_vehicle_params(w, id)->path_threshold;
 	for (int t = 0; t < 60 * 30; t++) {
 		steer_vec2 before = pos(w, id);
 		uint32_t idx = steer_vehicle_get(w, id)->path.index;

@@ -6,6 +6,21 @@
 #include "scenario.h"
 #include "testutil.h"
 
+/* Every vehicle's state, compared by id, bit for bit. */
+static int same_state_bits(const steer_world *a, const steer_world *b)
+{
+	const steer_vehicles *x = steer_world_vehicles(a);
+	if (x->count != steer_world_vehicles(b)->count)
+		return 0;
+	for (size_t i = 0; i < x->count; i++) {
+		steer_vec2 pa = pos(a, x->id[i]), pb = pos(b, x->id[i]);
+		steer_vec2 va = vel(a, x->id[i]), vb = vel(b, x->id[i]);
+		if (memcmp(&pa, &pb, sizeof pa) || memcmp(&va, &vb, sizeof va))
+			return 0;
+	}
+	return 1;
+}
+
 static double polarization(const steer_world *w)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
@@ -225,6 +240,105 @@ static void grid_query_matches_all_pairs(void)
 	steer_grid_free(&g);
 }
 
+/* Builds the same 300 boids and 20 wanderers, inserted in the given order; with
+ * churn, extra vehicles are added and removed first so the arrays' history differs. */
+static steer_world *ordered_world(bool reverse, bool churn)
+{
+	steer_world *w = make_world(800, 800, STEER_EDGE_WRAP, 11);
+	steer_params p = steer_flock_params();
+	if (churn)
+		for (int k = 0; k < 50; k++)
+			add_vehicle(w, k, k, 1, 0, &p);
+	/* Ids must match between the worlds: reserve them in order, then fill. */
+	steer_rng rng;
+	steer_rng_seed(&rng, 3, 3);
+	double xs[320], ys[320], hs[320];
+	for (int k = 0; k < 320; k++) {
+		xs[k] = steer_rng_range(&rng, 0, 800);
+		ys[k] = steer_rng_range(&rng, 0, 800);
+		hs[k] = steer_rng_range(&rng, 0, 6.283185307179586);
+	}
+	steer_world_reset(w); /* ids from 1 again, whatever came before */
+	for (int n = 0; n < 320; n++) {
+		int k = reverse ? 319 - n : n;
+		steer_vehicle_record r;
+		memset(&r, 0, sizeof r);
+		r.id = (uint32_t)k + 1;
+		r.prm = p;
+		r.pos = v2(xs[k], ys[k]);
+		r.vel = v2(cos(hs[k]) * 30, sin(hs[k]) * 30);
+		r.heading = v2_norm(r.vel);
+		r.behaviors = k < 300 ? STEER_FLOCK : STEER_WANDER;
+		if (steer_vehicle_restore(w, &r) != STEER_OK)
+			abort();
+	}
+	return w;
+}
+
+static void storage_order_does_not_change_the_result(void)
+{
+	steer_world *a = ordered_world(false, false), *b = ordered_world(true, true);
+	step(a, 500);
+	step(b, 500);
+	int differ = 0;
+	for (uint32_t id = 1; id <= 320; id++) {
+		steer_vec2 pa = pos(a, id), pb = pos(b, id), va = vel(a, id), vb = vel(b, id);
+		differ += memcmp(&pa, &pb, sizeof pa) != 0 || memcmp(&va, &vb, sizeof va) != 0;
+	}
+	CHECK(differ == 0, "%d of 320 vehicles differ between two insertion orders", differ);
+	steer_world_destroy(a);
+	steer_world_destroy(b);
+}
+
+static void two_threads_give_the_same_bits(void)
+{
+	steer_world *w[2];
+	for (int t = 0; t < 2; t++) {
+		w[t] = make_world(3000, 3000, STEER_EDGE_WRAP, 5);
+		steer_world_set_threads(w[t], t + 1);
+		steer_rng *rng = steer_world_rng(w[t]);
+		steer_params p = steer_flock_params();
+		for (int k = 0; k < 6000; k++) {
+			uint32_t id = add_vehicle(
+			    w[t], steer_rng_range(rng, 0, 3000), steer_rng_range(rng, 0, 3000),
+			    steer_rng_range(rng, -40, 40), steer_rng_range(rng, -40, 40), &p);
+			steer_vehicle_enable(w[t], id, k % 7 ? STEER_FLOCK : STEER_WANDER, true);
+		}
+		step(w[t], 120);
+	}
+	CHECK(same_state_bits(w[0], w[1]), "threads=2 differs from threads=1");
+	steer_world_destroy(w[0]);
+	steer_world_destroy(w[1]);
+}
+
+static void max_neighbours_keeps_the_nearest_cell(void)
+{
+	/* One boid, a neighbour in its own cell heading north, and a crowd in the rows
+	 * above and below heading south. Capped at one neighbour it aligns north. */
+	double fy[2];
+	for (int capped = 0; capped < 2; capped++) {
+		steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
+		steer_params p = steer_params_default();
+		p.sight_distance = 100;
+		p.too_close_distance = 0;
+		p.cohesion_weight = 0;
+		p.max_neighbours = capped ? 1 : 0;
+		uint32_t me = add_vehicle(w, 550, 550, 1e-3, 0, &p);
+		uint32_t mate = add_vehicle(w, 560, 560, 0, -50, &p);
+		steer_vehicle_enable(w, me, STEER_FLOCK, true);
+		steer_vehicle_enable(w, mate, STEER_FLOCK, true);
+		for (int k = 0; k < 6; k++) {
+			uint32_t o = add_vehicle(w, 520 + 10 * k, k % 2 ? 470 : 630, 0, 50, &p);
+			steer_vehicle_enable(w, o, STEER_FLOCK, true);
+		}
+		step(w, 1);
+		fy[capped] = steer_world_vehicles(w)->fy[steer_vehicle_index(w, me)];
+		steer_world_destroy(w);
+	}
+	CHECK(fy[0] > 0, "uncapped: the crowd should pull it south (fy %g)", fy[0]);
+	CHECK(fy[1] < 0, "capped at one: its cell-mate should pull it north (fy %g)", fy[1]);
+}
+
 int main(void)
 {
 	RUN(alignment_and_separation_polarize);
@@ -232,5 +346,8 @@ int main(void)
 	RUN(flock_scenario_looks_like_a_flock);
 	RUN(groups_flock_separately);
 	RUN(grid_query_matches_all_pairs);
+	RUN(storage_order_does_not_change_the_result);
+	RUN(two_threads_give_the_same_bits);
+	RUN(max_neighbours_keeps_the_nearest_cell);
 	return CHECK_DONE();
 }

@@ -69,7 +69,7 @@ static int records_differ(const steer_vehicle_record *a, const steer_vehicle_rec
 	    !SAME(a->force, b->force))
 		return differ(why, n, "vehicle %u: pos/vel/heading/force (%a vs %a)", a->id,
 		              a->pos.x, b->pos.x);
-	if (params_differ(&s->prm, &t->prm, &name))
+	if (params_differ(&a->prm, &b->prm, &name))
 		return differ(why, n, "vehicle %u: parameter %s", a->id, name);
 	if (!SAME(s->seek_target, t->seek_target) || !SAME(s->flee_target, t->flee_target) ||
 	    !SAME(s->arrive_target, t->arrive_target) || s->pursue_id != t->pursue_id ||
@@ -550,13 +550,12 @@ static void missing_parameter_keeps_its_default(void)
 	steer_world *copy = load(buf, len, err, sizeof err);
 	CHECK(copy, "refused: %s", err);
 	if (copy) {
-		const steer_vehicle_state *a = steer_vehicle_get(w, 1),
-		                          *b = steer_vehicle_get(copy, 1);
-		CHECK(a->prm.wander_range == 0.7, "setup: wander_range %g", a->prm.wander_range);
-		CHECK(b->prm.wander_range == steer_params_default().wander_range,
-		      "missing wander_range became %g", b->prm.wander_range);
-		CHECK(b->prm.mass == a->prm.mass && b->prm.group == a->prm.group,
-		      "other parameters were lost");
+		const steer_params *a = steer_vehicle_params(w, 1),
+		                   *b = steer_vehicle_params(copy, 1);
+		CHECK(a->wander_range == 0.7, "setup: wander_range %g", a->wander_range);
+		CHECK(b->wander_range == steer_params_default().wander_range,
+		      "missing wander_range became %g", b->wander_range);
+		CHECK(b->mass == a->mass && b->group == a->group, "other parameters were lost");
 	}
 	steer_world_destroy(copy);
 	free(buf);
