@@ -34,14 +34,6 @@ static int reserve(void **p, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-int steer_grid_axis_index(double v, double cell, int n)
-{
-	double c = floor(v / cell);
-	if (!(c >= 0.0)) /* also catches NaN */
-		return 0;
-	return c >= (double)n ? n - 1 : (int)c;
-}
-
 int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
                      size_t n, const double *px, const double *py, const uint32_t *flags,
                      uint32_t need)
@@ -90,32 +82,6 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 			g->items[g->fill[g->cell[i]]++] = (uint32_t)i;
 	g->count = g->start[cells];
 	return 0;
-}
-
-static steer_grid_span span(int n, double cell, bool wrap, double lo, double hi)
-{
-	steer_grid_span s = {0, n - 1, n, wrap};
-	if (wrap) {
-		double a = floor(lo / cell), b = floor(hi / cell);
-		if (b - a + 1 >= n || !(a == a) || !(b == b))
-			return s; /* the whole axis, each cell once */
-		s.first = (int)a;
-		s.last = (int)b;
-		return s;
-	}
-	s.first = steer_grid_axis_index(lo, cell, n);
-	s.last = steer_grid_axis_index(hi, cell, n);
-	return s;
-}
-
-steer_grid_span steer_grid_span_x(const steer_grid *g, double lo, double hi)
-{
-	return span(g->nx, g->cw, g->wrap, lo, hi);
-}
-
-steer_grid_span steer_grid_span_y(const steer_grid *g, double lo, double hi)
-{
-	return span(g->ny, g->ch, g->wrap, lo, hi);
 }
 
 static double wrap_delta(double d, double size, bool wrap)

@@ -31,9 +31,24 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
                      size_t n, const double *px, const double *py, const uint32_t *flags,
                      uint32_t need);
 
+/* floor(t) clamped to [lo, hi], without a libm call or an overflowing conversion
+ * (NaN gives lo). These run several times per vehicle per tick. */
+static inline int steer_floor_clamp(double t, int lo, int hi)
+{
+	if (!(t >= lo))
+		return lo;
+	if (t >= hi)
+		return hi;
+	int k = (int)t; /* t >= lo >= -1 here: truncation is floor but for (-1, 0) */
+	return k > t ? k - 1 : k;
+}
+
 /* The cell along one axis (n cells of size cell) that holds coordinate v, clamped to
  * the grid: the same rule the build uses. */
-int steer_grid_axis_index(double v, double cell, int n);
+static inline int steer_grid_axis_index(double v, double cell, int n)
+{
+	return steer_floor_clamp(v / cell, 0, n - 1);
+}
 
 /* The cells covering [lo, hi] on one axis, each at most once: iterate k from first to
  * last and take steer_grid_axis_cell(). */
@@ -42,8 +57,34 @@ typedef struct steer_grid_span {
 	bool wrap;
 } steer_grid_span;
 
-steer_grid_span steer_grid_span_x(const steer_grid *g, double lo, double hi);
-steer_grid_span steer_grid_span_y(const steer_grid *g, double lo, double hi);
+static inline steer_grid_span steer_grid_span_axis(int n, double cell, bool wrap, double lo,
+                                                   double hi)
+{
+	steer_grid_span s = {0, n - 1, n, wrap};
+	if (wrap) {
+		/* Beyond one world size either way the span covers the whole axis anyway. */
+		int a = steer_floor_clamp(lo / cell, -n - 1, 2 * n + 1);
+		int b = steer_floor_clamp(hi / cell, -n - 1, 2 * n + 1);
+		if (b - a + 1 >= n)
+			return s; /* the whole axis, each cell once */
+		s.first = a;
+		s.last = b;
+		return s;
+	}
+	s.first = steer_grid_axis_index(lo, cell, n);
+	s.last = steer_grid_axis_index(hi, cell, n);
+	return s;
+}
+
+static inline steer_grid_span steer_grid_span_x(const steer_grid *g, double lo, double hi)
+{
+	return steer_grid_span_axis(g->nx, g->cw, g->wrap, lo, hi);
+}
+
+static inline steer_grid_span steer_grid_span_y(const steer_grid *g, double lo, double hi)
+{
+	return steer_grid_span_axis(g->ny, g->ch, g->wrap, lo, hi);
+}
 
 static inline int steer_grid_axis_cell(const steer_grid_span *s, int k)
 {

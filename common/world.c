@@ -963,33 +963,24 @@ static double seam_shift(const steer_grid_span *s, int k, double size)
 	return k < 0 ? -size : size;
 }
 
-/* One grid row of the vehicle's neighbourhood, cut to the sight circle's chord
- * through the row and walked as at most three runs: the stretch before a wrap seam,
- * the stretch inside, the stretch past it. */
-static void flock_row(const steer_world *w, const flock_query *q, double sight, int ky,
+/* One grid row of the vehicle's neighbourhood, walked as at most three runs: the
+ * stretch before a wrap seam, the stretch inside, the stretch past it. */
+static void flock_row(const steer_world *w, const flock_query *q, const steer_grid_span *sx, int ky,
                       const steer_grid_span *sy, bool wrap_each, flock_sums *f)
 {
 	const steer_grid *g = &w->grid;
 	double shy = wrap_each ? 0.0 : seam_shift(sy, ky, w->cfg.height);
-	/* The row's band in the query's frame; the chord is widest at its nearest edge. */
-	double top = ky * g->ch + shy, bottom = top + g->ch;
-	double gap = q->y < top ? top - q->y : q->y > bottom ? q->y - bottom : 0.0;
-	if (gap > sight && !wrap_each)
-		return;
-	/* With cells as wide as the sight the chord saves little: take the full width. */
-	double half = sight;
-	steer_grid_span sx = steer_grid_span_x(g, q->x - half, q->x + half);
 	int row = steer_grid_axis_cell(sy, ky) * g->nx;
-	int kx = sx.first;
-	while (kx <= sx.last && !(q->cap && f->n >= q->cap)) {
+	int kx = sx->first;
+	while (kx <= sx->last && !(q->cap && f->n >= q->cap)) {
 		/* The longest stretch [kx, end] that stays on one side of the seam. */
 		int end = kx;
-		double shx = wrap_each ? 0.0 : seam_shift(&sx, kx, w->cfg.width);
-		while (end + 1 <= sx.last &&
-		       steer_grid_axis_cell(&sx, end + 1) == steer_grid_axis_cell(&sx, end) + 1)
+		double shx = wrap_each ? 0.0 : seam_shift(sx, kx, w->cfg.width);
+		while (end + 1 <= sx->last &&
+		       steer_grid_axis_cell(sx, end + 1) == steer_grid_axis_cell(sx, end) + 1)
 			end++;
-		uint32_t from = g->start[row + steer_grid_axis_cell(&sx, kx)];
-		uint32_t to = g->start[row + steer_grid_axis_cell(&sx, end) + 1];
+		uint32_t from = g->start[row + steer_grid_axis_cell(sx, kx)];
+		uint32_t to = g->start[row + steer_grid_axis_cell(sx, end) + 1];
 		if (wrap_each)
 			flock_run_wrapped(w, q, from, to, f);
 		else
@@ -1025,10 +1016,10 @@ static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,
 	int own_y = steer_grid_axis_index(q.y, g->ch, g->ny);
 	if (own_y < sy.first || own_y > sy.last)
 		own_y = sy.first;
-	flock_row(w, &q, r, own_y, &sy, wrap_each, &f);
+	flock_row(w, &q, &sx, own_y, &sy, wrap_each, &f);
 	for (int ky = sy.first; ky <= sy.last && !(q.cap && f.n >= q.cap); ky++)
 		if (ky != own_y)
-			flock_row(w, &q, r, ky, &sy, wrap_each, &f);
+			flock_row(w, &q, &sx, ky, &sy, wrap_each, &f);
 	if (f.n == 0)
 		return;
 	double inv = 1.0 / (double)f.n;

@@ -1,6 +1,8 @@
 /* Flocking and the neighbour grid. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "behaviors.h"
 #include "check.h"
 #include "grid.h"
 #include "scenario.h"
@@ -339,6 +341,76 @@ static void max_neighbours_keeps_the_nearest_cell(void)
 	CHECK(fy[1] < 0, "capped at one: its cell-mate should pull it north (fy %g)", fy[1]);
 }
 
+/* The grid's answer against every pair tested the slow way, one step of forces, in a
+ * world small enough that many neighbourhoods cross the wrap seams. */
+static void flock_forces_match_all_pairs(void)
+{
+	for (int edges = 0; edges < 2; edges++) {
+		steer_world *w =
+		    make_world(420, 330, edges ? STEER_EDGE_BOUNCE : STEER_EDGE_WRAP, 9);
+		steer_rng *rng = steer_world_rng(w);
+		steer_params p = steer_flock_params();
+		p.max_neighbours = 0; /* dense: a cap would (rightly) drop some */
+		for (int k = 0; k < 300; k++) {
+			p.group = (uint32_t)(k % 3 == 0);
+			p.field_of_view = k % 2;
+			uint32_t id = add_vehicle(
+			    w, steer_rng_range(rng, 0, 420), steer_rng_range(rng, 0, 330),
+			    steer_rng_range(rng, -50, 50), steer_rng_range(rng, -50, 50), &p);
+			steer_vehicle_enable(w, id, STEER_FLOCK, true);
+		}
+		const steer_vehicles *v = steer_world_vehicles(w);
+		size_t n = v->count;
+		double *want_x = calloc(n + 1, sizeof(double)),
+		       *want_y = calloc(n + 1, sizeof(double));
+		for (size_t i = 0; i < n; i++) {
+			const steer_params *pi = steer_vehicle_params_at(w, i);
+			steer_agent a = {v2(v->vx[i], v->vy[i]), v2(v->hx[i], v->hy[i]), pi};
+			steer_vec2 sep = v2(0, 0), sd = v2(0, 0), sv = v2(0, 0);
+			int m = 0;
+			for (size_t j = 0; j < n; j++) {
+				steer_vec2 d = steer_world_delta(w, v2(v->px[i], v->py[i]),
+				                                 v2(v->px[j], v->py[j]));
+				double d2 = v2_len2(d);
+				if (j == i || v->group[j] != v->group[i] ||
+				    d2 > pi->sight_distance * pi->sight_distance ||
+				    (pi->field_of_view && v2_dot(d, a.h) < 0))
+					continue;
+				m++;
+				sd = v2_add(sd, d);
+				sv = v2_add(sv, v2(v->vx[j], v->vy[j]));
+				if (d2 < pi->too_close_distance * pi->too_close_distance)
+					sep = v2_add(sep,
+					             steer_separate_one(&a, d, v->id[i], v->id[j]));
+			}
+			steer_vec2 parts[STEER_PART_COUNT];
+			uint32_t mask = 0;
+			if (m) {
+				parts[STEER_PART_SEPARATION] = v2_scale(sep, pi->separation_weight);
+				parts[STEER_PART_COHESION] = v2_scale(
+				    steer_cohere(&a, v2_scale(sd, 1.0 / m)), pi->cohesion_weight);
+				parts[STEER_PART_ALIGNMENT] = v2_scale(
+				    steer_align(&a, v2_scale(sv, 1.0 / m)), pi->alignment_weight);
+				mask = (1u << STEER_PART_SEPARATION) | (1u << STEER_PART_COHESION) |
+				       (1u << STEER_PART_ALIGNMENT);
+			}
+			steer_vec2 f = steer_combine_parts(parts, mask, pi, steer_world_dt(w));
+			want_x[v->id[i]] = f.x;
+			want_y[v->id[i]] = f.y;
+		}
+		step(w, 1);
+		int wrong = 0;
+		for (size_t i = 0; i < n; i++)
+			wrong += fabs(v->fx[i] - want_x[v->id[i]]) > 1e-6 ||
+			         fabs(v->fy[i] - want_y[v->id[i]]) > 1e-6;
+		CHECK(wrong == 0, "%s: %d of %zu forces differ from the all-pairs rule",
+		      edges ? "bounce" : "wrap", wrong, n);
+		free(want_x);
+		free(want_y);
+		steer_world_destroy(w);
+	}
+}
+
 int main(void)
 {
 	RUN(alignment_and_separation_polarize);
@@ -346,6 +418,7 @@ int main(void)
 	RUN(flock_scenario_looks_like_a_flock);
 	RUN(groups_flock_separately);
 	RUN(grid_query_matches_all_pairs);
+	RUN(flock_forces_match_all_pairs);
 	RUN(storage_order_does_not_change_the_result);
 	RUN(two_threads_give_the_same_bits);
 	RUN(max_neighbours_keeps_the_nearest_cell);
