@@ -927,6 +927,37 @@ static int x_load(const steer_command *c, steer_session *s, const steer_host *h,
 	return 0;
 }
 
+static int p_token(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (strlen(argv[1]) > STEER_NAME_MAX)
+		return fail(err, errlen, "TOKEN: longer than %d characters", STEER_NAME_MAX);
+	snprintf(c->name, sizeof c->name, "%s", argv[1]);
+	return 0;
+}
+
+static int x_auth(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)s;
+	if (!h || !h->auth)
+		return reply_err(
+		    r, "this server takes no token: everyone may already change the world");
+	if (!h->auth(h->ud, h->caller, c->name))
+		return reply_err(r, "wrong token; this connection stays read-only");
+	steer_strbuf_puts(&r->json, "{\"access\":\"write\"}");
+	return 0;
+}
+
+int steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out)
+{
+	if (may_write || cmd->entry->access == STEER_CMD_READ)
+		return 0;
+	return reply_err(out,
+	                 "%s changes the world and this connection is read-only: send "
+	                 "'auth TOKEN' first",
+	                 cmd->entry->name);
+}
+
 static int x_quit(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	(void)c, (void)s, (void)h;
@@ -976,8 +1007,10 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"reset", "", "empty the world: tick 0, ids from 1, seed kept", W, 0, 0, p_none, x_reset},
     {"scenario", "NAME", "reset and load a built-in scenario", W, 1, 1, p_name, x_scenario},
     {"stats", "", "tick, counts, rates and tick timing", R, 0, 0, p_none, x_stats},
-    {"save", "NAME", "write the whole world to the data directory", R, 1, 1, p_save_name, x_save},
+    {"save", "NAME", "write the whole world to the data directory", W, 1, 1, p_save_name, x_save},
     {"load", "NAME", "replace the world with a saved one", W, 1, 1, p_save_name, x_load},
+    {"auth", "TOKEN", "present the server's token to be allowed to change the world", R, 1, 1,
+     p_token, x_auth},
     {"quit", "", "close this connection", R, 0, 0, p_none, x_quit},
 };
 const size_t steer_cmd_count = sizeof steer_cmd_table / sizeof steer_cmd_table[0];

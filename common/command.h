@@ -22,8 +22,8 @@
 
 /* What a command may change; a read-only client may run only STEER_CMD_READ ones. */
 typedef enum steer_cmd_access {
-	STEER_CMD_READ,  /* help, get, list, stats, quit */
-	STEER_CMD_WRITE, /* anything that changes the world or the session */
+	STEER_CMD_READ,  /* help, get, list, stats, auth, quit */
+	STEER_CMD_WRITE, /* anything that changes the world, the session or the disk */
 } steer_cmd_access;
 
 /* One key=value for spawn / set / obstacle: a parameter from params.h, or one of the
@@ -71,6 +71,10 @@ typedef struct steer_host {
 	void (*stats)(void *ud, steer_strbuf *json);
 	/* The tick rate changed: re-arm the tick timer. */
 	void (*rate_changed)(void *ud);
+	/* Checks a token for the connection `caller` and, when it matches, lets that
+	 * connection change the world. Returns true on a match. NULL: no tokens here. */
+	bool (*auth)(void *ud, void *caller, const char *token);
+	void *caller; /* the connection a command came from, for auth */
 } steer_host;
 
 typedef struct steer_reply {
@@ -116,6 +120,9 @@ void steer_reply_free(steer_reply *r);
  * reply. A failed command leaves the session as it was. */
 int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
                    steer_reply *out);
+
+/* 0 when the caller may run cmd; else -1 with an ERR reply saying how to get access. */
+int steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out);
 
 /* Renders a reply as one line of the text protocol, without the newline:
  * "OK", "OK {...}" or "ERR message". */

@@ -164,7 +164,7 @@ static void save_load_and_host_hooks(void)
 {
 	steer_session s = new_session();
 	mem_host m = {0};
-	steer_host h = {&m, mem_save, mem_load, mem_stats, NULL};
+	steer_host h = {&m, mem_save, mem_load, mem_stats, NULL, NULL, NULL};
 	run(&s, &h, "scenario flock");
 	run(&s, &h, "step 10");
 	CHECK(starts(run(&s, &h, "save slot"), "OK {\"bytes\":"), "save");
@@ -192,6 +192,41 @@ static void save_load_and_host_hooks(void)
 	steer_world_destroy(s.world);
 }
 
+static bool auth_ok(void *ud, void *caller, const char *token)
+{
+	(void)ud;
+	if (strcmp(token, "sesame") != 0)
+		return false;
+	*(bool *)caller = true;
+	return true;
+}
+
+static void read_only_callers_are_refused_writes(void)
+{
+	steer_session s = new_session();
+	bool may_write = false;
+	steer_host h = {NULL, NULL, NULL, NULL, NULL, auth_ok, &may_write};
+	const char *lines[] = {"spawn 1 1", "save x", "pause", "list", "stats", "help"};
+	for (size_t k = 0; k < 6; k++) {
+		steer_command cmd;
+		char err[128];
+		steer_reply r;
+		steer_reply_init(&r);
+		CHECK(steer_cmd_parse_line(&cmd, lines[k], err, sizeof err) == 0, "%s", lines[k]);
+		int rc = steer_cmd_check_access(&cmd, may_write, &r);
+		bool writes = k < 3;
+		CHECK(writes ? rc != 0 && strstr(r.error, "read-only") : rc == 0,
+		      "'%s' access check gave %d: %s", lines[k], rc, r.error);
+		steer_reply_free(&r);
+	}
+	CHECK(starts(run(&s, &h, "auth wrong"), "ERR wrong token") && !may_write, "wrong token");
+	CHECK(!strcmp(run(&s, &h, "auth sesame"), "OK {\"access\":\"write\"}") && may_write,
+	      "right token");
+	CHECK(starts(run(&s, NULL, "auth x"), "ERR this server takes no token"),
+	      "auth without tokens");
+	steer_world_destroy(s.world);
+}
+
 static void error_text_is_one_line(void)
 {
 	steer_session s = new_session();
@@ -209,5 +244,6 @@ int main(void)
 	RUN(errors_name_the_problem_and_change_nothing);
 	RUN(save_load_and_host_hooks);
 	RUN(error_text_is_one_line);
+	RUN(read_only_callers_are_refused_writes);
 	return CHECK_DONE();
 }
