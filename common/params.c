@@ -27,6 +27,7 @@ steer_params steer_params_default(void)
 	    .cohesion_weight = 1.0,
 	    .alignment_weight = 1.0,
 	    .group = 0,
+	    .max_neighbours = 64,
 	    .decel = STEER_DECEL_LINEAR,
 	    .combine = STEER_COMBINE_SUM,
 	    .field_of_view = false,

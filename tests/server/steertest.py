@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -24,8 +25,10 @@ class Server:
         cmd = [SERVER, "--port", "0", "--cmd-port", "0"] + list(args)
         if data_dir:
             cmd += ["--data-dir", data_dir]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+        # The log goes to a file, not a pipe: an unread pipe fills up and would
+        # block the server on its next log line.
+        self.log = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.proto_port = self.cmd_port = None
         deadline = time.time() + TIMEOUT
         while (self.proto_port is None or self.cmd_port is None) and time.time() < deadline:
@@ -41,7 +44,7 @@ class Server:
                     self.cmd_port = port
         if self.proto_port is None or self.cmd_port is None:
             self.proc.kill()
-            raise RuntimeError("server did not start: " + self.proc.stderr.read())
+            raise RuntimeError("server did not start: " + self.log_text())
 
     def text(self):
         return TextClient(self.cmd_port)
@@ -56,6 +59,10 @@ class Server:
                     return int(line.split()[1])
         return 0
 
+    def log_text(self):
+        self.log.seek(0)
+        return self.log.read()
+
     def stop(self):
         """SIGTERM; returns (exit status, stderr)."""
         if self.proc.poll() is None:
@@ -65,8 +72,8 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-            return -999, self.proc.stderr.read()
-        return self.proc.returncode, self.proc.stderr.read()
+            return -999, self.log_text()
+        return self.proc.returncode, self.log_text()
 
 
 class TextClient:
