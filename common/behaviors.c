@@ -119,15 +119,14 @@ steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_
 	double inv_dt = 1.0 / dt;
 	if (prm->combine == STEER_COMBINE_SUM) {
 		steer_vec2 s = v2(0.0, 0.0);
-		for (int k = 0; k < STEER_PART_COUNT; k++)
-			if (mask & (1u << k))
-				s = v2_add(s, parts[k]);
+		/* Lowest part first, as in the table: the same order as the loop would take. */
+		for (uint32_t m = mask; m; m &= m - 1)
+			s = v2_add(s, parts[__builtin_ctz(m)]);
 		return v2_truncate(v2_scale(s, inv_dt), prm->max_force);
 	}
 	steer_vec2 total = v2(0.0, 0.0);
-	for (int k = 0; k < STEER_PART_COUNT; k++) {
-		if (!(mask & (1u << k)))
-			continue;
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int k = __builtin_ctz(m);
 		double remaining = prm->max_force - v2_len(total);
 		if (remaining <= 0.0)
 			break;

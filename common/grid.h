@@ -90,8 +90,12 @@ static inline int steer_grid_axis_cell(const steer_grid_span *s, int k)
 {
 	if (!s->wrap)
 		return k;
-	int m = k % s->n;
-	return m < 0 ? m + s->n : m;
+	/* Spans reach at most a cell or two past either end: no division needed. */
+	while (k < 0)
+		k += s->n;
+	while (k >= s->n)
+		k -= s->n;
+	return k;
 }
 
 /* Every indexed point within r of (x, y) (short way round when wrapping), written to
