@@ -49,17 +49,29 @@ sendf(tui_app *a, tui_purpose purpose, const char *fmt, ...)
 	send_line(a, line, purpose);
 }
 
+/* The view, and compact snapshots at the precision of the map area: a new zoom, pan
+ * or terminal size is a new request. The debug aids draw each vehicle's steering
+ * force, which only the plain snapshot carries: they switch to it. */
 static void send_view_if_changed(tui_app *a)
 {
 	if (a->net.state != NET_CONNECTED)
 		return;
 	steer_view v = {true, 0, 0, 0, 0};
 	tui_camera_bounds(&a->cam, &v.x0, &v.y0, &v.x1, &v.y1);
-	if (!memcmp(&v, &a->sent_view, sizeof v))
+	steer_compact_req req = {!a->debug, (uint32_t)a->cam.cols, (uint32_t)a->cam.rows};
+	if (a->cam.cols < 1 || a->cam.rows < 1 || a->cam.cols > (int)STEER_COMPACT_MAX_CELLS ||
+	    a->cam.rows > (int)STEER_COMPACT_MAX_CELLS)
+		req.on = false;
+	if (!req.on)
+		req.cols = req.rows = 0;
+	if (!memcmp(&v, &a->sent_view, sizeof v) && req.on == a->sent_req.on &&
+	    req.cols == a->sent_req.cols && req.rows == a->sent_req.rows)
 		return;
 	steer_strbuf_clear(&a->net.out);
-	if (steer_wire_viewport(&a->net.out, &v) && tui_net_send_out(&a->net))
+	if (steer_wire_viewport_ex(&a->net.out, &v, &req) && tui_net_send_out(&a->net)) {
 		a->sent_view = v;
+		a->sent_req = req;
+	}
 }
 
 static const steer_snap_vehicle *find_vehicle(const tui_app *a, uint32_t id)
@@ -78,6 +90,7 @@ static void on_connected(void *ud)
 	if (steer_wire_hello(&a->net.out, "steer-tui"))
 		tui_net_send_out(&a->net);
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
+	memset(&a->sent_req, 0, sizeof a->sent_req);
 	snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help", a->net.host,
 	         a->net.port);
 	schedule_frame(a);

@@ -31,6 +31,7 @@ typedef struct tui_app {
 	bool have_snapshot;
 	double world_w, world_h;
 	steer_view sent_view;
+	steer_compact_req sent_req; /* compact at the map's size, except with debug aids */
 	uint32_t next_request;
 	uint32_t purpose_id; /* request whose reply has a purpose */
 	tui_purpose purpose;

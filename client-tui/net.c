@@ -72,8 +72,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		int rc;
 		while (n->tcp &&
 		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) == 1) {
-			if (!steer_wire_decode_server(msg, len, &n->msg, &n->snapshot, err,
-			                              sizeof err)) {
+			if (!steer_wire_decode_stream(msg, len, &n->msg, &n->snapshot, &n->compact,
+			                              err, sizeof err)) {
 				schedule_retry(n, err);
 				return;
 			}
@@ -105,6 +105,8 @@ static void on_connected(uv_connect_t *req, int status)
 	n->state = NET_CONNECTED;
 	n->backoff_ms = BACKOFF_MIN_MS;
 	n->last_error[0] = '\0';
+	/* A new connection starts a new compact stream: its first frame is a key. */
+	steer_compact_state_reset(&n->compact);
 	/* Snapshots of a big world are large: allow far more than a client frame. */
 	steer_framer_init(&n->framer, 256u * 1024u * 1024u);
 	int rc = uv_read_start((uv_stream_t *)n->tcp, on_alloc, on_read);
@@ -170,6 +172,7 @@ int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port, const
 	n->backoff_ms = BACKOFF_MIN_MS;
 	steer_strbuf_init(&n->out);
 	steer_strbuf_init(&n->msg.json);
+	steer_compact_state_init(&n->compact);
 	int rc = uv_timer_init(loop, &n->retry);
 	if (rc != 0)
 		return rc;
@@ -217,6 +220,7 @@ void tui_net_stop(tui_net *n)
 void tui_net_free(tui_net *n)
 {
 	steer_snapshot_free(&n->snapshot);
+	steer_compact_state_free(&n->compact);
 	steer_strbuf_free(&n->msg.json);
 	steer_strbuf_free(&n->out);
 	steer_framer_free(&n->framer);

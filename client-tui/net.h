@@ -44,7 +44,8 @@ struct tui_net {
 	steer_framer framer;
 	steer_server_msg msg;
 	steer_snapshot snapshot;
-	steer_strbuf out; /* scratch for encoding */
+	steer_compact_state compact; /* the base of the server's next compact delta */
+	steer_strbuf out;            /* scratch for encoding */
 };
 
 int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port,

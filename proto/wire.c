@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire_priv.h"
+
 /* --- framing ------------------------------------------------------------------- */
 
 void steer_framer_init(steer_framer *f, size_t max_frame)
@@ -97,9 +99,8 @@ void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len)
 	steer_strbuf_put(out, (const char *)msg, len);
 }
 
-/* Encodes a ServerMessage/ClientMessage as one delimited frame at the end of out:
- * sized first so the bytes go straight into the buffer. */
-static bool encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)
+/* Sized first so the bytes go straight into the buffer. */
+bool wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)
 {
 	size_t size;
 	if (!pb_get_encoded_size(&size, fields, msg))
@@ -167,24 +168,18 @@ static bool enc_packed_u32(pb_ostream_t *s, const pb_field_t *f, void *const *ar
 	return true;
 }
 
-typedef struct obstacle_list {
-	const steer_obstacle *o;
-	size_t n;
-	const steer_view *view;
-} obstacle_list;
-
-static bool in_view(const steer_view *v, double x, double y, double margin)
+bool steer_view_contains(const steer_view *v, double x, double y, double margin)
 {
 	return !v->set || (x >= v->x0 - margin && x <= v->x1 + margin && y >= v->y0 - margin &&
 	                   y <= v->y1 + margin);
 }
 
-static bool enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+bool wire_enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 {
-	const obstacle_list *l = *arg;
+	const wire_obstacle_list *l = *arg;
 	for (size_t k = 0; k < l->n; k++) {
 		const steer_obstacle *o = &l->o[k];
-		if (!in_view(l->view, o->x, o->y, o->r))
+		if (!steer_view_contains(l->view, o->x, o->y, o->r))
 			continue;
 		steer_Obstacle m = {o->id, (float)o->x, (float)o->y, (float)o->r};
 		if (!pb_encode_tag_for_field(s, f) ||
@@ -220,18 +215,12 @@ static bool enc_path_axis(pb_ostream_t *s, const pb_field_t *f, void *const *arg
  * crowd of path followers from growing without limit. */
 #define STEER_MAX_ROUTES 256
 
-typedef struct route_list {
-	const steer_world *w;
-	const uint32_t *idx;
-	size_t n;
-} route_list;
-
 static const uint32_t ROUTE_BITS =
     STEER_SEEK | STEER_FLEE | STEER_ARRIVE | STEER_PURSUE | STEER_EVADE | STEER_PATH;
 
-static bool enc_routes(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+bool wire_enc_routes(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 {
-	const route_list *l = *arg;
+	const wire_route_list *l = *arg;
 	const steer_vehicles *v = steer_world_vehicles(l->w);
 	size_t sent = 0;
 	for (size_t k = 0; k < l->n && sent < STEER_MAX_ROUTES; k++) {
@@ -239,7 +228,7 @@ static bool enc_routes(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 		uint32_t b = v->behaviors[i];
 		if (!(b & ROUTE_BITS))
 			continue;
-		const steer_vehicle_state *st = &v->state[i];
+		const steer_vehicle_state *st = steer_vehicle_state_at(l->w, i);
 		steer_Route r = steer_Route_init_zero;
 		r.id = v->id[i];
 		steer_vec2 t = b & STEER_ARRIVE ? st->arrive_target
@@ -282,7 +271,7 @@ bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
 	w->snapshot_rate = info->snapshot_rate;
 	snprintf(w->server, sizeof w->server, "steer-server %d", STEER_PROTOCOL_VERSION);
 	w->max_frame = STEER_MAX_CLIENT_FRAME;
-	return encode_frame(out, steer_ServerMessage_fields, &m);
+	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r)
@@ -295,21 +284,31 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
 	snprintf(rep->error, sizeof rep->error, "%s", r->ok ? "" : r->error);
 	rep->json.funcs.encode = enc_string;
 	rep->json.arg = r->ok && r->json.len ? r->json.data : NULL;
-	return encode_frame(out, steer_ServerMessage_fields, &m);
+	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-/* Vehicles within this distance outside the view still come along, so that a
- * client drawing the edge of its screen sees what is about to enter it. */
-static double view_margin(const steer_view *v)
+double steer_view_margin(const steer_view *v)
 {
 	return 0.05 * fmax(v->x1 - v->x0, v->y1 - v->y0);
+}
+
+double wire_feeler(const steer_world *w, const uint32_t *idx, size_t n)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	double feeler = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = idx[k];
+		if ((v->behaviors[i] & STEER_AVOID) &&
+		    steer_vehicle_params_at(w, i)->avoid_distance > feeler)
+			feeler = steer_vehicle_params_at(w, i)->avoid_distance;
+	}
+	return feeler;
 }
 
 bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
                          const steer_view *view, uint32_t **scratch, size_t *scratch_cap)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
-	const steer_world_config *cfg = steer_world_config_get(w);
 	if (*scratch_cap < v->count) {
 		size_t ncap = v->count < 64 ? 64 : v->count;
 		uint32_t *p = realloc(*scratch, ncap * sizeof *p);
@@ -320,16 +319,18 @@ bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
 	}
 	uint32_t *idx = *scratch;
 	size_t n = 0;
-	double margin = view->set ? view_margin(view) : 0;
-	double feeler = 0;
+	double margin = view->set ? steer_view_margin(view) : 0;
 	for (size_t i = 0; i < v->count; i++)
-		if (in_view(view, v->px[i], v->py[i], margin)) {
+		if (steer_view_contains(view, v->px[i], v->py[i], margin))
 			idx[n++] = (uint32_t)i;
-			if ((v->behaviors[i] & STEER_AVOID) &&
-			    v->state[i].prm.avoid_distance > feeler)
-				feeler = v->state[i].prm.avoid_distance;
-		}
+	return steer_wire_snapshot_of(out, w, paused, view, idx, n);
+}
 
+bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
+                            const steer_view *view, const uint32_t *idx, size_t n)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	const steer_world_config *cfg = steer_world_config_get(w);
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_snapshot_tag;
 	steer_Snapshot *s = &m.msg.snapshot;
@@ -340,7 +341,7 @@ bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
 	s->height = cfg->height;
 	s->edges = (steer_Edges)cfg->edges;
 	s->tick_rate = cfg->tick_rate;
-	s->avoid_distance_max = (float)feeler;
+	s->avoid_distance_max = (float)wire_feeler(w, idx, n);
 	if (view->set) {
 		s->has_view = true;
 		s->view.x0 = view->x0;
@@ -362,13 +363,13 @@ bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
 	s->vy = (pb_callback_t){{.encode = enc_packed_floats}, &vy};
 	s->fx = (pb_callback_t){{.encode = enc_packed_floats}, &fx};
 	s->fy = (pb_callback_t){{.encode = enc_packed_floats}, &fy};
-	obstacle_list obs;
+	wire_obstacle_list obs;
 	obs.o = steer_world_obstacles(w, &obs.n);
 	obs.view = view;
-	s->obstacles = (pb_callback_t){{.encode = enc_obstacles}, &obs};
-	route_list routes = {w, idx, n};
-	s->routes = (pb_callback_t){{.encode = enc_routes}, &routes};
-	return encode_frame(out, steer_ServerMessage_fields, &m);
+	s->obstacles = (pb_callback_t){{.encode = wire_enc_obstacles}, &obs};
+	wire_route_list routes = {w, idx, n};
+	s->routes = (pb_callback_t){{.encode = wire_enc_routes}, &routes};
+	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
@@ -454,7 +455,7 @@ bool steer_wire_hello(steer_strbuf *out, const char *client_name)
 	m.which_msg = steer_ClientMessage_hello_tag;
 	m.msg.hello.protocol_version = STEER_PROTOCOL_VERSION;
 	snprintf(m.msg.hello.client, sizeof m.msg.hello.client, "%s", client_name);
-	return encode_frame(out, steer_ClientMessage_fields, &m);
+	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
 bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line)
@@ -467,10 +468,15 @@ bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char 
 	m.msg.command.request_id = request_id;
 	m.msg.command.which_body = steer_Command_line_tag;
 	snprintf(m.msg.command.body.line, sizeof m.msg.command.body.line, "%s", line);
-	return encode_frame(out, steer_ClientMessage_fields, &m);
+	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
 bool steer_wire_viewport(steer_strbuf *out, const steer_view *view)
+{
+	return steer_wire_viewport_ex(out, view, NULL);
+}
+
+bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view, const steer_compact_req *req)
 {
 	steer_ClientMessage m = steer_ClientMessage_init_zero;
 	m.which_msg = steer_ClientMessage_viewport_tag;
@@ -479,7 +485,12 @@ bool steer_wire_viewport(steer_strbuf *out, const steer_view *view)
 	m.msg.viewport.y0 = view->y0;
 	m.msg.viewport.x1 = view->x1;
 	m.msg.viewport.y1 = view->y1;
-	return encode_frame(out, steer_ClientMessage_fields, &m);
+	if (req && req->on) {
+		m.msg.viewport.compact = true;
+		m.msg.viewport.cols = req->cols;
+		m.msg.viewport.rows = req->rows;
+	}
+	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
 void steer_snapshot_free(steer_snapshot *s)
@@ -494,8 +505,7 @@ void steer_snapshot_free(steer_snapshot *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Grows *p (elements of sz) so that index n is valid; new space zeroed. */
-static bool grow_to(void **p, size_t *cap, size_t n, size_t sz)
+bool wire_grow_to(void **p, size_t *cap, size_t n, size_t sz)
 {
 	if (n < *cap)
 		return true;
@@ -528,7 +538,7 @@ static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
 	steer_snapshot *snap = c->snap;
 	if (c->n >= 10000000)
 		PB_RETURN_ERROR(s, "too many vehicles");
-	if (!grow_to((void **)&snap->v, &snap->cap, c->n, sizeof *snap->v))
+	if (!wire_grow_to((void **)&snap->v, &snap->cap, c->n, sizeof *snap->v))
 		PB_RETURN_ERROR(s, "out of memory");
 	char *slot = (char *)&snap->v[c->n] + c->offset;
 	if (c->is_float) {
@@ -548,7 +558,7 @@ static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
 	return true;
 }
 
-static bool dec_obstacle(pb_istream_t *s, const pb_field_t *f, void **arg)
+bool wire_dec_obstacle(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
 	steer_snapshot *snap = *arg;
@@ -557,8 +567,8 @@ static bool dec_obstacle(pb_istream_t *s, const pb_field_t *f, void **arg)
 		return false;
 	if (snap->nobstacles >= 1000000)
 		PB_RETURN_ERROR(s, "too many obstacles");
-	if (!grow_to((void **)&snap->obstacles, &snap->obstacles_cap, snap->nobstacles,
-	             sizeof *snap->obstacles))
+	if (!wire_grow_to((void **)&snap->obstacles, &snap->obstacles_cap, snap->nobstacles,
+	                  sizeof *snap->obstacles))
 		PB_RETURN_ERROR(s, "out of memory");
 	steer_obstacle *d = &snap->obstacles[snap->nobstacles++];
 	d->id = o.id;
@@ -598,14 +608,14 @@ static bool dec_path(pb_istream_t *s, const pb_field_t *f, void **arg)
 	return true;
 }
 
-static bool dec_route(pb_istream_t *s, const pb_field_t *f, void **arg)
+bool wire_dec_route(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
 	steer_snapshot *snap = *arg;
 	if (snap->nroutes >= STEER_MAX_ROUTES * 4)
 		PB_RETURN_ERROR(s, "too many routes");
-	if (!grow_to((void **)&snap->routes, &snap->routes_cap, snap->nroutes,
-	             sizeof *snap->routes))
+	if (!wire_grow_to((void **)&snap->routes, &snap->routes_cap, snap->nroutes,
+	                  sizeof *snap->routes))
 		PB_RETURN_ERROR(s, "out of memory");
 	steer_snap_route *r = &snap->routes[snap->nroutes];
 	/* Paths are reallocated from scratch for each frame's route slot. */
@@ -667,9 +677,9 @@ static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
 	COL(fx, true);
 	COL(fy, true);
 #undef COL
-	m.obstacles.funcs.decode = dec_obstacle;
+	m.obstacles.funcs.decode = wire_dec_obstacle;
 	m.obstacles.arg = snap;
-	m.routes.funcs.decode = dec_route;
+	m.routes.funcs.decode = wire_dec_route;
 	m.routes.arg = snap;
 	if (!pb_decode(s, steer_Snapshot_fields, &m))
 		return false;
@@ -693,6 +703,47 @@ static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
 bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
                               steer_snapshot *snap, char *err, size_t errlen)
 {
+	return steer_wire_decode_stream(msg, len, out, snap, NULL, err, errlen);
+}
+
+/* One member of the ServerMessage oneof, from its substream. */
+static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out,
+                          steer_snapshot *snap, steer_compact_state *cs, char *err, size_t errlen)
+{
+	bool ok;
+	if (tag == steer_ServerMessage_compact_tag) {
+		if (!cs) {
+			snprintf(err, errlen, "a compact snapshot, which this decoder cannot read");
+			return false;
+		}
+		out->snapshot = snap;
+		return wire_decode_compact(sub, snap, cs, err, errlen);
+	}
+	if (tag == steer_ServerMessage_welcome_tag) {
+		memset(&out->welcome, 0, sizeof out->welcome);
+		ok = pb_decode(sub, steer_Welcome_fields, &out->welcome);
+	} else if (tag == steer_ServerMessage_snapshot_tag) {
+		ok = decode_snapshot(sub, snap);
+		out->snapshot = snap;
+	} else {
+		steer_Reply r = steer_Reply_init_zero;
+		steer_strbuf_clear(&out->json);
+		r.json.funcs.decode = dec_string;
+		r.json.arg = &out->json;
+		ok = pb_decode(sub, steer_Reply_fields, &r);
+		out->request_id = r.request_id;
+		out->ok = r.ok;
+		snprintf(out->error, sizeof out->error, "%s", r.error);
+	}
+	if (!ok)
+		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(sub));
+	return ok;
+}
+
+bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
+                              steer_snapshot *snap, steer_compact_state *cs, char *err,
+                              size_t errlen)
+{
 	/* The oneof's members carry callbacks, which nanopb cannot set up inside a union
 	 * before it knows the member: read the outer tag here and decode the member. */
 	pb_istream_t s = pb_istream_from_buffer(msg, len);
@@ -700,8 +751,9 @@ bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *
 	uint32_t tag;
 	bool eof;
 	out->kind = 0;
+	out->compact = false;
 	while (pb_decode_tag(&s, &wt, &tag, &eof)) {
-		if (wt != PB_WT_STRING || tag < 1 || tag > 3) {
+		if (wt != PB_WT_STRING || tag < 1 || tag > 4) {
 			if (!pb_skip_field(&s, wt))
 				break;
 			continue;
@@ -709,31 +761,14 @@ bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *
 		pb_istream_t sub;
 		if (!pb_make_string_substream(&s, &sub))
 			break;
-		bool ok;
-		if (tag == steer_ServerMessage_welcome_tag) {
-			memset(&out->welcome, 0, sizeof out->welcome);
-			ok = pb_decode(&sub, steer_Welcome_fields, &out->welcome);
-		} else if (tag == steer_ServerMessage_snapshot_tag) {
-			ok = decode_snapshot(&sub, snap);
-			out->snapshot = snap;
-		} else {
-			steer_Reply r = steer_Reply_init_zero;
-			steer_strbuf_clear(&out->json);
-			r.json.funcs.decode = dec_string;
-			r.json.arg = &out->json;
-			ok = pb_decode(&sub, steer_Reply_fields, &r);
-			out->request_id = r.request_id;
-			out->ok = r.ok;
-			snprintf(out->error, sizeof out->error, "%s", r.error);
-		}
-		if (!ok) {
-			snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(&sub));
+		if (!decode_member(tag, &sub, out, snap, cs, err, errlen)) {
 			pb_close_string_substream(&s, &sub);
 			return false;
 		}
 		if (!pb_close_string_substream(&s, &sub))
 			break;
-		out->kind = (steer_server_msg_kind)tag;
+		out->compact = tag == steer_ServerMessage_compact_tag;
+		out->kind = out->compact ? STEER_MSG_SNAPSHOT : (steer_server_msg_kind)tag;
 	}
 	if (!eof) {
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(&s));

@@ -48,6 +48,12 @@ typedef struct steer_view {
 	double x0, y0, x1, y1; /* x0 <= x1, y0 <= y1 */
 } steer_view;
 
+/* Vehicles within this distance outside a view still come along, so that a client
+ * drawing the edge of its screen sees what is about to enter it. */
+double steer_view_margin(const steer_view *v);
+/* True when (x, y) is within margin of the view, or the view is not set. */
+bool steer_view_contains(const steer_view *v, double x, double y, double margin);
+
 typedef struct steer_welcome_info {
 	const steer_world_config *cfg;
 	double snapshot_rate;
@@ -60,6 +66,10 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
  * all of it. scratch holds the index list between calls to avoid reallocating. */
 bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
                          const steer_view *view, uint32_t **scratch, size_t *scratch_cap);
+/* The same message for vehicles already chosen: idx[0..n) are world indices (those
+ * of view, from steer_interest_collect), sent in that order. */
+bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
+                            const steer_view *view, const uint32_t *idx, size_t n);
 
 /* Decodes one ClientMessage frame body. false with a message on malformed input. */
 bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
@@ -70,11 +80,102 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
  * non-empty rectangle. */
 bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen);
 
+/* --- compact snapshots (compact.c) ------------------------------------------------ */
+
+/* Quanta per terminal cell on each axis: positions are sent 16 times finer than the
+ * client can draw them, so a vehicle lands in the right cell however the client
+ * rounds, and sub-cell aids (forces, feelers) still look smooth. */
+#define STEER_COMPACT_SUB 16
+/* Speeds travel in quarters of a world unit per second. */
+#define STEER_COMPACT_SPEED_Q 0.25
+/* The largest map area a client may announce, per axis. */
+#define STEER_COMPACT_MAX_CELLS 4096u
+/* Quantized coordinates stay within +-2^29, so a difference of two fits 31 bits. */
+#define STEER_COMPACT_MAX_Q (1 << 29)
+
+/* What a client asked of its snapshot stream besides the rectangle. */
+typedef struct steer_compact_req {
+	bool on;
+	uint32_t cols, rows; /* its map area in cells: the precision */
+} steer_compact_req;
+
+/* A Viewport message's compact request; false (message in err) when compact is
+ * asked without a rectangle, with a map area out of 1..STEER_COMPACT_MAX_CELLS, or
+ * for a view so thin that its margin would not fit the quantized range. */
+bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
+                           size_t errlen);
+
+/* One view's vehicles quantized for one precision, in ascending id order: what the
+ * server encodes from and deltas against, and what a client decodes into. Arrays are
+ * owned; reuse a frame across ticks (build keeps capacity) and free it once. */
+typedef struct steer_compact_frame {
+	uint64_t seq;  /* the server's number for this frame; 0 = none */
+	uint64_t tick; /* world tick it was built at */
+	steer_view view;
+	uint32_t cols, rows;
+	size_t count, cap;
+	uint32_t *id;     /* strictly ascending */
+	uint32_t *idx;    /* server side: world index at build time, for routes (that tick only) */
+	int32_t *qx, *qy; /* position - view origin, in quanta */
+	uint8_t *heading; /* 256ths of a turn, counter-clockwise from +x in world axes */
+	uint32_t *speed;  /* in STEER_COMPACT_SPEED_Q */
+	uint32_t *group, *behaviors;
+} steer_compact_frame;
+
+void steer_compact_frame_init(steer_compact_frame *f);
+void steer_compact_frame_free(steer_compact_frame *f);
+/* Quantizes the vehicles idx[0..n) of w, which must be in ascending id order
+ * (steer_interest_collect with STEER_ORDER_ID), for view at cols x rows. 0, or -1
+ * when memory runs out or the ids are not ascending. */
+int steer_compact_frame_build(steer_compact_frame *f, const steer_world *w, const steer_view *view,
+                              uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n,
+                              uint64_t seq);
+/* True when b can serve as a's base: same rectangle and precision. */
+bool steer_compact_compatible(const steer_compact_frame *a, const steer_compact_frame *b);
+
+/* A growable byte string: one column of a frame while it is encoded or decoded. */
+typedef struct steer_blob {
+	uint8_t *data;
+	size_t len, cap;
+	bool oom;
+} steer_blob;
+
+enum {
+	STEER_BLOB_IDS,
+	STEER_BLOB_POS,
+	STEER_BLOB_HEADING,
+	STEER_BLOB_SPEED,
+	STEER_BLOB_GROUP,
+	STEER_BLOB_BEHAVIORS,
+	STEER_BLOB_COUNT
+};
+
+/* Working memory of one encoder or decoder, reused across frames; owned by the
+ * caller (init once, free once). */
+typedef struct steer_compact_scratch {
+	steer_blob blob[STEER_BLOB_COUNT];
+	int32_t *src;    /* per vehicle: its slot in the base frame, or -1 */
+	uint32_t *delta; /* per vehicle: one column's change from its prior */
+	size_t cap;
+} steer_compact_scratch;
+
+void steer_compact_scratch_init(steer_compact_scratch *sc);
+void steer_compact_scratch_free(steer_compact_scratch *sc);
+
+/* Appends one delimited ServerMessage holding a CompactSnapshot of f: a delta against
+ * base when base is compatible, else a key frame (base NULL or not). Obstacles and
+ * routes come from w, which must be in the state f was built from. */
+bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
+                        bool paused, const steer_compact_frame *f, const steer_compact_frame *base);
+
 /* --- client side ---------------------------------------------------------------- */
 
 bool steer_wire_hello(steer_strbuf *out, const char *client_name);
 bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line);
 bool steer_wire_viewport(steer_strbuf *out, const steer_view *view);
+/* The same with a compact request (req NULL or off: plain snapshots). */
+bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view,
+                            const steer_compact_req *req);
 
 typedef struct steer_snap_vehicle {
 	uint32_t id, group, behaviors;
@@ -121,6 +222,7 @@ typedef enum steer_server_msg_kind {
 
 typedef struct steer_server_msg {
 	steer_server_msg_kind kind;
+	bool compact; /* STEER_MSG_SNAPSHOT decoded from a CompactSnapshot */
 	steer_Welcome welcome;
 	steer_snapshot *snapshot; /* decoded into the caller's snapshot */
 	uint32_t request_id;
@@ -129,8 +231,32 @@ typedef struct steer_server_msg {
 	steer_strbuf json; /* reply body; owned, reused */
 } steer_server_msg;
 
-/* Decodes one ServerMessage frame body. snap receives a snapshot; json a reply body. */
+/* Decodes one ServerMessage frame body. snap receives a snapshot; json a reply body.
+ * A CompactSnapshot is refused: it needs the state of steer_wire_decode_stream. */
 bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
                               steer_snapshot *snap, char *err, size_t errlen);
+
+/* A client's memory of the compact stream: the last frame it decoded, which the
+ * server's next delta builds on. Owned by the caller: init once, reset whenever a
+ * new connection starts (the server then begins with a key frame), free once. */
+typedef struct steer_compact_state {
+	bool have_base;
+	steer_compact_frame base, next;
+	steer_compact_scratch scratch;
+	double cos[256], sin[256]; /* of each heading: a table, not two libm calls a vehicle */
+} steer_compact_state;
+
+void steer_compact_state_init(steer_compact_state *cs);
+void steer_compact_state_reset(steer_compact_state *cs);
+void steer_compact_state_free(steer_compact_state *cs);
+
+/* steer_wire_decode_server for a stream that may hold CompactSnapshots: each is
+ * rebuilt into snap (the same struct a plain Snapshot gives, force columns zero)
+ * against cs, which then holds it as the base of the next. A compact frame that is
+ * malformed, or a delta against a frame cs does not hold, is refused and leaves cs
+ * as it was. */
+bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
+                              steer_snapshot *snap, steer_compact_state *cs, char *err,
+                              size_t errlen);
 
 #endif

@@ -22,8 +22,9 @@ static void on_closed(uv_handle_t *h)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
-	if (c->pending)
-		sbuf_unref(c->pending);
+	sbuf_unref(c->pending);
+	cframe_unref(c->pending_frame);
+	cframe_unref(c->base);
 	steer_framer_free(&c->framer);
 	free(c);
 }
@@ -64,6 +65,15 @@ void conn_finish(conn *c, const char *why)
 }
 
 static void write_shared(conn *c, sbuf *b, bool snapshot);
+static void write_snapshot(conn *c, sbuf *b, cframe *frame, uint64_t base_seq);
+
+static void forget_pending(conn *c)
+{
+	sbuf_unref(c->pending);
+	cframe_unref(c->pending_frame);
+	c->pending = NULL;
+	c->pending_frame = NULL;
+}
 
 static void on_written(uv_write_t *req, int status)
 {
@@ -80,9 +90,12 @@ static void on_written(uv_write_t *req, int status)
 	}
 	if (!c->closing && c->pending && c->snapshots_in_flight < SNAPSHOTS_IN_FLIGHT) {
 		sbuf *next = c->pending;
+		cframe *frame = c->pending_frame;
 		c->pending = NULL;
-		write_shared(c, next, true);
+		c->pending_frame = NULL;
+		write_snapshot(c, next, frame, c->pending_base);
 		sbuf_unref(next);
+		cframe_unref(frame);
 	}
 }
 
@@ -118,16 +131,36 @@ static void write_shared(conn *c, sbuf *b, bool snapshot)
 	}
 }
 
+/* A compact snapshot becomes the connection's base once handed to uv_write: nothing
+ * written later can overtake it. */
+static void write_snapshot(conn *c, sbuf *b, cframe *frame, uint64_t base_seq)
+{
+	if (frame && base_seq && (!c->base || c->base->f.seq != base_seq)) {
+		/* Encoded on a frame this client will not hold: never sent, and the next
+		 * one is a key frame. (Pending snapshots are written in order, so this
+		 * guards against a future change breaking that, not a known case.) */
+		steer_log(STEER_LOG_WARN, "client %llu: dropped a delta on a stale base",
+		          (unsigned long long)c->id);
+		cframe_unref(c->base);
+		c->base = NULL;
+		return;
+	}
+	write_shared(c, b, true);
+	if (frame && !c->closing) {
+		frame->refs++;
+		cframe_unref(c->base);
+		c->base = frame;
+	}
+}
+
 bool conn_send_copy(conn *c, const char *data, size_t len)
 {
 	if (c->closing)
 		return false;
 	/* A snapshot still waiting was encoded before whatever this reply answers: drop
-	 * it, so every snapshot a client reads after a reply reflects that command. */
-	if (c->pending) {
-		sbuf_unref(c->pending);
-		c->pending = NULL;
-	}
+	 * it, so every snapshot a client reads after a reply reflects that command. The
+	 * base stays: the dropped frame was never written. */
+	forget_pending(c);
 	sbuf *b = sbuf_new(data, len);
 	if (!b) {
 		conn_close(c, "out of memory");
@@ -138,21 +171,25 @@ bool conn_send_copy(conn *c, const char *data, size_t len)
 	return !c->closing;
 }
 
-void conn_offer_snapshot(conn *c, sbuf *snap)
+void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq)
 {
 	if (c->closing || !c->welcomed)
 		return;
 	if (c->snapshots_in_flight < SNAPSHOTS_IN_FLIGHT) {
-		write_shared(c, snap, true);
+		write_snapshot(c, snap, frame, base_seq);
 		return;
 	}
-	/* The client is behind: keep only the newest. */
-	if (c->pending) {
-		sbuf_unref(c->pending);
+	/* The client is behind: keep only the newest. It was encoded on the same base
+	 * as the one it replaces, since nothing was written in between. */
+	if (c->pending)
 		c->snapshots_replaced++;
-	}
+	forget_pending(c);
 	snap->refs++;
 	c->pending = snap;
+	if (frame)
+		frame->refs++;
+	c->pending_frame = frame;
+	c->pending_base = base_seq;
 }
 
 /* --- commands --------------------------------------------------------------------- */
@@ -265,8 +302,16 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		steer_log(STEER_LOG_INFO, "proto client %llu is '%s'", (unsigned long long)c->id,
 		          m.msg.hello.client);
 	} else if (m.which_msg == steer_ClientMessage_viewport_tag) {
-		if (!steer_wire_to_view(&m.msg.viewport, &c->view, err, sizeof err))
+		/* Both parts or neither: a bad request leaves the stream as it was. */
+		steer_view view = {0};
+		steer_compact_req req;
+		if (!steer_wire_to_view(&m.msg.viewport, &view, err, sizeof err) ||
+		    !steer_wire_to_compact(&m.msg.viewport, &req, err, sizeof err)) {
 			proto_error(c, 0, err);
+		} else {
+			c->view = view;
+			c->compact = req;
+		}
 	} else {
 		steer_command cmd;
 		uint32_t rid = m.msg.command.request_id;

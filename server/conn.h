@@ -25,10 +25,16 @@ struct conn {
 	conn *prev, *next;
 	bool closing;
 	bool welcomed;
-	steer_framer framer;     /* CONN_PROTO */
-	steer_view view;         /* CONN_PROTO */
-	int snapshots_in_flight; /* CONN_PROTO */
-	sbuf *pending;           /* CONN_PROTO: newest snapshot not yet written */
+	steer_framer framer;       /* CONN_PROTO */
+	steer_view view;           /* CONN_PROTO */
+	steer_compact_req compact; /* CONN_PROTO: compact snapshots asked for */
+	int snapshots_in_flight;   /* CONN_PROTO */
+	sbuf *pending;             /* CONN_PROTO: newest snapshot not yet written */
+	cframe *pending_frame;     /* its compact frame, or NULL */
+	uint64_t pending_base;     /* the frame seq it is a delta on (0: none) */
+	/* CONN_PROTO: the last compact frame handed to uv_write. TCP delivers in order,
+	 * so this is what the client will hold when it reads the next one. */
+	cframe *base;
 	uint64_t snapshots_sent, snapshots_replaced;
 	char line[TEXT_MAX_LINE + 1]; /* CONN_TEXT */
 	size_t line_len;
@@ -38,8 +44,9 @@ struct conn {
 void conn_accept(server *s, uv_stream_t *listener, conn_kind kind);
 /* Queues bytes. Returns false (and closes the connection) past the queue cap. */
 bool conn_send_copy(conn *c, const char *data, size_t len);
-/* Offers a shared snapshot; it is written now, or kept as the pending one. */
-void conn_offer_snapshot(conn *c, sbuf *snap);
+/* Offers a shared snapshot; it is written now, or kept as the pending one. A compact
+ * snapshot comes with its frame and the seq of the base it was encoded on. */
+void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq);
 /* Flushes what is queued, then closes. */
 void conn_finish(conn *c, const char *why);
 /* Closes at once. */

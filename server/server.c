@@ -31,6 +31,24 @@ void sbuf_unref(sbuf *b)
 		free(b);
 }
 
+cframe *cframe_new(void)
+{
+	cframe *f = malloc(sizeof *f);
+	if (!f)
+		return NULL;
+	f->refs = 1;
+	steer_compact_frame_init(&f->f);
+	return f;
+}
+
+void cframe_unref(cframe *f)
+{
+	if (f && --f->refs == 0) {
+		steer_compact_frame_free(&f->f);
+		free(f);
+	}
+}
+
 /* --- host services for the command table ------------------------------------------- */
 
 static int host_save(void *ud, const char *name, const char *data, size_t len, char *err,
@@ -84,12 +102,14 @@ static void host_stats(void *ud, steer_strbuf *json)
 	steer_json_num(json, p99);
 	steer_strbuf_puts(json, ",\"snapshot_rate\":");
 	steer_json_num(json, s->opt.snapshot_rate);
-	steer_strbuf_printf(json,
-	                    ",\"ticks_dropped\":%llu,\"snapshots_encoded\":%llu,"
-	                    "\"snapshot_bytes\":%llu,\"uptime_s\":",
-	                    (unsigned long long)s->ticks_dropped,
-	                    (unsigned long long)s->snapshots_encoded,
-	                    (unsigned long long)s->snapshot_bytes);
+	steer_strbuf_printf(
+	    json,
+	    ",\"ticks_dropped\":%llu,\"snapshots_encoded\":%llu,"
+	    "\"snapshot_bytes\":%llu,\"compact_encoded\":%llu,"
+	    "\"compact_keyframes\":%llu,\"uptime_s\":",
+	    (unsigned long long)s->ticks_dropped, (unsigned long long)s->snapshots_encoded,
+	    (unsigned long long)s->snapshot_bytes, (unsigned long long)s->compact_encoded,
+	    (unsigned long long)s->compact_keyframes);
 	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
 }
 
@@ -152,47 +172,9 @@ static void arm_tick_timer(server *s)
 	uv_timer_start(&s->tick_timer, on_tick, ms, ms);
 }
 
-/* One encoding per distinct view: clients looking at the same rectangle (or at the
- * whole world) share the same bytes. */
 static void on_snapshot(uv_timer_t *t)
 {
-	server *s = t->data;
-	enum { MAX_DISTINCT = 64 };
-	steer_view views[MAX_DISTINCT];
-	sbuf *bufs[MAX_DISTINCT];
-	size_t nviews = 0;
-	for (conn *c = s->conns; c; c = c->next) {
-		if (c->kind != CONN_PROTO || c->closing || !c->welcomed)
-			continue;
-		sbuf *b = NULL;
-		for (size_t k = 0; k < nviews; k++)
-			if (!memcmp(&views[k], &c->view, sizeof c->view))
-				b = bufs[k];
-		if (!b) {
-			steer_strbuf_clear(&s->scratch);
-			if (!steer_wire_snapshot(&s->scratch, s->session.world, s->session.paused,
-			                         &c->view, &s->snap_scratch,
-			                         &s->snap_scratch_cap) ||
-			    s->scratch.oom || !(b = sbuf_new(s->scratch.data, s->scratch.len))) {
-				steer_log(STEER_LOG_ERROR,
-				          "cannot encode a snapshot: out of memory");
-				continue;
-			}
-			s->snapshots_encoded++;
-			s->snapshot_bytes += b->len;
-			if (nviews < MAX_DISTINCT) {
-				views[nviews] = c->view;
-				bufs[nviews++] = b;
-			} else {
-				conn_offer_snapshot(c, b);
-				sbuf_unref(b);
-				continue;
-			}
-		}
-		conn_offer_snapshot(c, b);
-	}
-	for (size_t k = 0; k < nviews; k++)
-		sbuf_unref(bufs[k]);
+	server_fan_out(t->data);
 }
 
 /* --- listeners and lifetime ------------------------------------------------------- */
@@ -314,12 +296,14 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	s->opt = *opt;
 	s->started_ns = uv_hrtime();
 	steer_strbuf_init(&s->scratch);
+	steer_interest_init(&s->interest);
+	steer_compact_scratch_init(&s->compact_scratch);
 	s->session.world = initial_world(opt);
 	if (!s->session.world) {
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
 	}
-	s->host = (steer_host){s, host_save, host_load, host_stats, host_rate_changed};
+	s->host = (steer_host){s, host_save, host_load, host_stats, host_rate_changed, NULL, NULL};
 	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
 	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
 		return -1;
@@ -360,6 +344,8 @@ void server_free(server *s)
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;
 	steer_strbuf_free(&s->scratch);
-	free(s->snap_scratch);
-	s->snap_scratch = NULL;
+	steer_interest_free(&s->interest);
+	steer_compact_scratch_free(&s->compact_scratch);
+	free(s->view_idx);
+	s->view_idx = NULL;
 }

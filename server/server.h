@@ -1,6 +1,7 @@
 /* steer-server: a thin libuv shell around the core. One loop; the world steps on a
  * fixed-timestep timer; commands from either port are applied between ticks;
- * snapshots are encoded once per distinct view and fanned out. */
+ * snapshots are encoded once per distinct view (and, compact, per precision and
+ * base) and fanned out (fanout.c). */
 #ifndef STEER_SERVER_H
 #define STEER_SERVER_H
 
@@ -10,6 +11,7 @@
 #include <uv.h>
 
 #include "command.h"
+#include "interest.h"
 #include "options.h"
 #include "strbuf.h"
 #include "wire.h"
@@ -24,6 +26,17 @@ typedef struct sbuf {
 
 sbuf *sbuf_new(const char *data, size_t len); /* refs = 1; NULL when out of memory */
 void sbuf_unref(sbuf *b);
+
+/* A view's vehicles quantized for compact snapshots, built once per snapshot tick and
+ * view; kept by every connection it was last written to, as the base of its next
+ * delta. Immutable once built; freed with its last reference. */
+typedef struct cframe {
+	unsigned refs;
+	steer_compact_frame f;
+} cframe;
+
+cframe *cframe_new(void);     /* refs = 1, empty; NULL when out of memory */
+void cframe_unref(cframe *f); /* NULL is fine */
 
 typedef struct conn conn;
 
@@ -47,8 +60,12 @@ typedef struct server {
 	size_t nconns;
 	uint64_t next_conn_id;
 	uint64_t snapshots_encoded, snapshot_bytes;
-	uint32_t *snap_scratch;
-	size_t snap_scratch_cap;
+	uint64_t compact_encoded, compact_keyframes;
+	steer_interest interest; /* every vehicle, indexed once per snapshot tick */
+	uint32_t *view_idx;      /* one view's vehicles, reused */
+	size_t view_idx_cap;
+	steer_compact_scratch compact_scratch;
+	uint64_t next_frame_seq;
 	steer_strbuf scratch; /* reused for encoding frames and reply lines */
 	bool stopping;
 	uint64_t started_ns;
@@ -61,5 +78,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt);
 void server_free(server *s);
 /* Stops accepting and closes every connection; the loop then ends. */
 void server_stop(server *s, const char *why);
+/* Encodes this tick's snapshots and offers them to every protobuf client (fanout.c). */
+void server_fan_out(server *s);
 
 #endif

@@ -76,6 +76,17 @@ def test_shows_the_flock_moving():
     expect(first != second, "two captures 0.6 s apart are identical: nothing moves")
 
 
+def test_uses_compact_snapshots():
+    # steer-tui asks for compact frames at its map size: the server encodes them
+    t = srv.text()
+    deadline = time.time() + 5
+    while t.ok("stats")["compact_encoded"] == 0 and time.time() < deadline:
+        time.sleep(0.1)
+    stats = t.ok("stats")
+    expect(stats["compact_encoded"] > 0, "steer-tui does not use compact snapshots")
+    t.close()
+
+
 def test_command_line_spawns():
     before = total_vehicles(screen())
     tmux("send-keys", "-t", "tui", ":spawn 100 100", "Enter")
@@ -141,8 +152,8 @@ def test_q_quits_with_status_0():
         expect(f.read().strip() == "0", "exit status not 0")
 
 
-for t in [test_shows_the_flock_moving, test_command_line_spawns, test_space_pauses,
-          test_help_overlay, test_select_with_keys_and_toggle_wander,
+for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
+          test_space_pauses, test_help_overlay, test_select_with_keys_and_toggle_wander,
           test_reconnects_without_spinning, test_q_quits_with_status_0]:
     checks.run(t)
 
