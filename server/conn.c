@@ -46,7 +46,7 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 	(void)status;
 	free(req);
 	c->closing = false; /* conn_finish set it to stop further reads and writes */
-	conn_close(c, "finished");
+	conn_close(c, c->finish_why);
 }
 
 void conn_finish(conn *c, const char *why)
@@ -59,7 +59,7 @@ void conn_finish(conn *c, const char *why)
 		conn_close(c, why);
 		return;
 	}
-	steer_log(STEER_LOG_DEBUG, "client %llu finishing: %s", (unsigned long long)c->id, why);
+	snprintf(c->finish_why, sizeof c->finish_why, "%s", why);
 	c->closing = true;
 	uv_read_stop((uv_stream_t *)&c->tcp);
 }
@@ -88,6 +88,7 @@ static void on_written(uv_write_t *req, int status)
 			conn_close(c, uv_strerror(status));
 		return;
 	}
+	c->last_active_ms = uv_now(c->srv->loop);
 	if (!c->closing && c->pending && c->snapshots_in_flight < SNAPSHOTS_IN_FLIGHT) {
 		sbuf *next = c->pending;
 		cframe *frame = c->pending_frame;
@@ -105,7 +106,7 @@ static void write_shared(conn *c, sbuf *b, bool snapshot)
 	if (c->closing)
 		return;
 	size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
-	if (queued + b->len > CONN_MAX_QUEUED) {
+	if (queued + b->len > c->srv->opt.client_queue_max) {
 		conn_close(c, "output queue over its cap: the client is not reading");
 		return;
 	}
@@ -194,11 +195,28 @@ void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq)
 
 /* --- commands --------------------------------------------------------------------- */
 
-/* Runs a parsed command and renders its reply into s->scratch via render. */
+/* What a connection on a --private server may do before it presents the token. */
+static bool allowed_unseen(const steer_command *cmd)
+{
+	const char *n = cmd->entry->name;
+	return !strcmp(n, "auth") || !strcmp(n, "help") || !strcmp(n, "quit");
+}
+
+/* Runs a parsed command, after the access checks. */
 static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
 {
 	server *s = c->srv;
-	steer_cmd_exec(cmd, &s->session, &s->host, reply);
+	if (!c->may_watch && !allowed_unseen(cmd)) {
+		reply->ok = false;
+		snprintf(reply->error, sizeof reply->error,
+		         "this server is private: send 'auth TOKEN' first");
+		return;
+	}
+	if (steer_cmd_check_access(cmd, c->may_write, reply) != 0)
+		return;
+	steer_host host = s->host; /* this call's copy knows who is asking */
+	host.caller = c;
+	steer_cmd_exec(cmd, &s->session, &host, reply);
 	steer_log(STEER_LOG_DEBUG, "client %llu: %s -> %s", (unsigned long long)c->id,
 	          cmd->entry->name, reply->ok ? "ok" : reply->error);
 }
@@ -246,6 +264,7 @@ static void text_read(conn *c, const char *data, size_t n)
 		if (ch == '\n') {
 			c->line[c->line_len] = '\0';
 			c->line_len = 0;
+			c->last_active_ms = uv_now(c->srv->loop);
 			text_line(c, c->line);
 			continue;
 		}
@@ -288,6 +307,7 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 	/* 20 KiB decoded struct: one per server, reused (the loop is single-threaded). */
 	static steer_ClientMessage m;
 	char err[256];
+	c->last_active_ms = uv_now(c->srv->loop);
 	if (!steer_wire_decode_client(msg, len, &m, err, sizeof err)) {
 		steer_log(STEER_LOG_WARN, "proto client %llu: %s", (unsigned long long)c->id, err);
 		proto_error(c, 0, err);
@@ -301,6 +321,13 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 			          STEER_PROTOCOL_VERSION);
 		steer_log(STEER_LOG_INFO, "proto client %llu is '%s'", (unsigned long long)c->id,
 		          m.msg.hello.client);
+		if (m.msg.hello.token[0]) {
+			if (server_check_token(c->srv, m.msg.hello.token))
+				conn_grant(c);
+			else
+				proto_error(
+				    c, 0, "wrong token in hello; this connection stays read-only");
+		}
 	} else if (m.which_msg == steer_ClientMessage_viewport_tag) {
 		/* Both parts or neither: a bad request leaves the stream as it was. */
 		steer_view view = {0};
@@ -416,6 +443,34 @@ static void send_welcome(conn *c)
 	c->welcomed = true;
 }
 
+void conn_grant(conn *c)
+{
+	if (!c->may_write)
+		steer_log(STEER_LOG_INFO, "client %llu (%s) presented the token",
+		          (unsigned long long)c->id, c->peer);
+	c->may_write = c->may_watch = true;
+}
+
+void conn_check_idle(conn *c, uint64_t now_ms)
+{
+	double limit = c->srv->opt.idle_timeout;
+	if (c->closing || limit <= 0 || (double)(now_ms - c->last_active_ms) < limit * 1000.0)
+		return;
+	/* Bytes waiting that never drain: the peer is gone, or not reading. */
+	bool stuck = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 || c->pending;
+	char why[96];
+	snprintf(why, sizeof why, "%s for %.0f s (--idle-timeout)",
+	         stuck ? "not reading: nothing written" : "idle: nothing received", limit);
+	if (!stuck && c->kind == CONN_TEXT) {
+		char line[128];
+		int n = snprintf(line, sizeof line, "ERR %s; closing\n", why);
+		conn_send_copy(c, line, (size_t)n);
+		conn_finish(c, why);
+		return;
+	}
+	conn_close(c, why);
+}
+
 void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 {
 	conn *c = calloc(1, sizeof *c);
@@ -426,6 +481,9 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	c->srv = s;
 	c->kind = kind;
 	c->id = ++s->next_conn_id;
+	c->may_write = !s->opt.has_token;
+	c->may_watch = !s->opt.private_world;
+	c->last_active_ms = uv_now(s->loop);
 	steer_framer_init(&c->framer, STEER_MAX_CLIENT_FRAME);
 	int rc = uv_tcp_init(s->loop, &c->tcp);
 	if (rc != 0) {

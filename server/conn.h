@@ -13,7 +13,6 @@ typedef enum conn_kind {
 } conn_kind;
 
 #define SNAPSHOTS_IN_FLIGHT 2
-#define CONN_MAX_QUEUED     (64u * 1024u * 1024u)
 #define TEXT_MAX_LINE       4096
 
 struct conn {
@@ -25,6 +24,10 @@ struct conn {
 	conn *prev, *next;
 	bool closing;
 	bool welcomed;
+	bool may_write;            /* false until the token is presented, when the server has one */
+	bool may_watch;            /* false until then on a --private server */
+	uint64_t last_active_ms;   /* a whole message read, or a write completed */
+	char finish_why[96];       /* why conn_finish is closing it, for the log */
 	steer_framer framer;       /* CONN_PROTO */
 	steer_view view;           /* CONN_PROTO */
 	steer_compact_req compact; /* CONN_PROTO: compact snapshots asked for */
@@ -51,5 +54,9 @@ void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq);
 void conn_finish(conn *c, const char *why);
 /* Closes at once. */
 void conn_close(conn *c, const char *why);
+/* Closes the connection if it has been idle past --idle-timeout, saying why. */
+void conn_check_idle(conn *c, uint64_t now_ms);
+/* Grants full access after a correct token. */
+void conn_grant(conn *c);
 
 #endif

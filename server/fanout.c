@@ -200,7 +200,7 @@ void server_fan_out(server *s)
 	t.s = s;
 	steer_interest_invalidate(&s->interest); /* the world has moved since */
 	for (conn *c = s->conns; c; c = c->next)
-		if (c->kind == CONN_PROTO && !c->closing && c->welcomed)
+		if (c->kind == CONN_PROTO && !c->closing && c->welcomed && c->may_watch)
 			offer_to(&t, c);
 	for (size_t k = 0; k < t.ngroups; k++)
 		release_group(&t.groups[k]);

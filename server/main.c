@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "log.h"
 #include "server.h"
@@ -17,6 +18,13 @@ int main(int argc, char **argv)
 		steer_log_set_level(STEER_LOG_DEBUG);
 	/* A peer closing mid-write must be an error return, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Each client is a descriptor: allow as many as the hard limit lets us, so that
+	 * --max-clients and not a default of 1024 decides who is turned away. */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 
 	static server srv; /* large (read buffer): keep it off the stack */
 	uv_loop_t *loop = uv_default_loop();

@@ -23,6 +23,8 @@ void server_options_default(server_options *o)
 	o->max_clients = 256;
 	o->max_vehicles = 1000000;
 	o->data_dir = "steer-data";
+	o->idle_timeout = 120;
+	o->client_queue_max = 64u * 1024u * 1024u;
 }
 
 static void usage(FILE *f)
@@ -38,15 +40,26 @@ static void usage(FILE *f)
 	        "  --scenario NAME      start with a built-in scenario:");
 	for (int k = 0; steer_scenario_names[k]; k++)
 		fprintf(f, " %s", steer_scenario_names[k]);
-	fprintf(f, "\n"
-	           "  --world WxH          world size (default 1000x600)\n"
-	           "  --edges MODE         wrap, bounce or none (default wrap, or the scenario's)\n"
-	           "  --max-clients N      connections held at once, both ports (default 256)\n"
-	           "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
-	           "  --data-dir DIR       where save/load keep files (default ./steer-data)\n"
-	           "  --verbose            log debug events too\n"
-	           "  --help               this text\n"
-	           "Prints 'listening proto ADDR:PORT' and 'listening cmd ADDR:PORT' on stdout.\n");
+	fprintf(f,
+	        "\n"
+	        "  --world WxH          world size (default 1000x600)\n"
+	        "  --edges MODE         wrap, bounce or none (default wrap, or the scenario's)\n"
+	        "  --max-clients N      connections held at once, both ports (default 256)\n"
+	        "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
+	        "  --data-dir DIR       where save/load keep files (default ./steer-data)\n"
+	        "  --token SECRET       clients must 'auth SECRET' (or send it in Hello) to\n"
+	        "                       change the world; others may only watch\n"
+	        "  --token-file PATH    the same, read from a file (not visible in ps)\n"
+	        "  --private            with a token: others may not even watch\n"
+	        "  --idle-timeout S     close a connection after S seconds with nothing read\n"
+	        "                       from it or written to it (default 120; 0 = never)\n"
+	        "  --client-queue-max B bytes of replies queued for one client before it is\n"
+	        "                       dropped (default 67108864)\n"
+	        "  --autosave S         save to 'autosave' every S seconds and on SIGTERM/SIGINT\n"
+	        "  --restore NAME       start from the save NAME in --data-dir\n"
+	        "  --verbose            log debug events too\n"
+	        "  --help               this text\n"
+	        "Prints 'listening proto ADDR:PORT' and 'listening cmd ADDR:PORT' on stdout.\n");
 }
 
 static int num(const char *flag, const char *s, double lo, double hi, double *out)
@@ -74,6 +87,35 @@ static int whole(const char *flag, const char *s, double lo, double hi, double *
 	return 0;
 }
 
+static int set_token(server_options *o, const char *t, const char *flag)
+{
+	size_t n = strlen(t);
+	if (n == 0 || n > 64 || strpbrk(t, " \t\r\n")) {
+		fprintf(stderr,
+		        "steer-server: %s: the token must be 1-64 characters without spaces\n",
+		        flag);
+		return -1;
+	}
+	memcpy(o->token, t, n + 1);
+	o->has_token = true;
+	return 0;
+}
+
+static int read_token_file(server_options *o, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "steer-server: --token-file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	char buf[128] = "";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0'; /* the first line is the token */
+	return set_token(o, buf, "--token-file");
+}
+
 int server_options_parse(server_options *o, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -84,6 +126,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--verbose")) {
 			o->verbose = true;
+			continue;
+		}
+		if (!strcmp(a, "--private")) {
+			o->private_world = true;
 			continue;
 		}
 		if (i + 1 >= argc) {
@@ -154,10 +200,32 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			o->max_vehicles = (size_t)d;
 		} else if (!strcmp(a, "--data-dir")) {
 			o->data_dir = v;
+		} else if (!strcmp(a, "--token")) {
+			if (set_token(o, v, "--token") != 0)
+				return -1;
+		} else if (!strcmp(a, "--token-file")) {
+			if (read_token_file(o, v) != 0)
+				return -1;
+		} else if (!strcmp(a, "--idle-timeout")) {
+			if (num(a, v, 0, 1e6, &o->idle_timeout))
+				return -1;
+		} else if (!strcmp(a, "--client-queue-max")) {
+			if (whole(a, v, 4096, 1e12, &d))
+				return -1;
+			o->client_queue_max = (size_t)d;
+		} else if (!strcmp(a, "--autosave")) {
+			if (num(a, v, 0.1, 1e6, &o->autosave))
+				return -1;
+		} else if (!strcmp(a, "--restore")) {
+			o->restore = v;
 		} else {
 			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
 			return -1;
 		}
+	}
+	if (o->private_world && !o->has_token) {
+		fprintf(stderr, "steer-server: --private needs --token or --token-file\n");
+		return -1;
 	}
 	return 0;
 }

@@ -20,6 +20,14 @@ typedef struct server_options {
 	size_t max_clients, max_vehicles;
 	const char *data_dir;
 	bool verbose;
+	/* Access: with a token, only clients that present it may change the world (and,
+	 * when private, even see it). NULL: everyone may. */
+	char token[65];
+	bool has_token, private_world;
+	double idle_timeout;     /* seconds with nothing read or written; 0 = never */
+	size_t client_queue_max; /* bytes of replies queued to one client */
+	double autosave;         /* seconds between saves to 'autosave'; 0 = off */
+	const char *restore;     /* a save to start from, or NULL */
 } server_options;
 
 void server_options_default(server_options *o);

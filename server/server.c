@@ -7,6 +7,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "savefile.h"
 #include "scenario.h"
 #include "storage.h"
 
@@ -66,6 +67,32 @@ static int host_load(void *ud, const char *name, char **data, size_t *len, char 
 {
 	server *s = ud;
 	return storage_read(s->opt.data_dir, name, data, len, err, errlen);
+}
+
+bool server_check_token(const server *s, const char *token)
+{
+	if (!s->opt.has_token)
+		return false;
+	/* Every byte of both, always: the time taken says nothing about how much of a
+	 * guess was right. Both buffers are at least 65 bytes once copied. */
+	char given[sizeof s->opt.token] = {0};
+	size_t n = strnlen(token, sizeof given);
+	if (n == sizeof given)
+		return false;
+	memcpy(given, token, n);
+	unsigned char diff = 0;
+	for (size_t i = 0; i < sizeof given; i++)
+		diff |= (unsigned char)(given[i] ^ s->opt.token[i]);
+	return diff == 0;
+}
+
+static bool host_auth(void *ud, void *caller, const char *token)
+{
+	server *s = ud;
+	if (!server_check_token(s, token))
+		return false;
+	conn_grant(caller);
+	return true;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -228,6 +255,36 @@ static int listen_on(server *s, uv_tcp_t *l, int port, uv_connection_cb cb, cons
 	return 0;
 }
 
+static void on_idle_check(uv_timer_t *t)
+{
+	server *s = t->data;
+	uint64_t now = uv_now(s->loop);
+	for (conn *c = s->conns, *next; c; c = next) {
+		next = c->next; /* closing unlinks only in the close callback, but be safe */
+		conn_check_idle(c, now);
+	}
+}
+
+/* Saves the world as 'autosave'; logs the outcome either way. */
+static void autosave_now(server *s)
+{
+	char *data;
+	size_t len;
+	char err[256];
+	if (steer_save_encode(s->session.world, &data, &len) != STEER_OK) {
+		steer_log(STEER_LOG_ERROR, "autosave: out of memory encoding the world");
+		return;
+	}
+	if (host_save(s, "autosave", data, len, err, sizeof err) != 0)
+		steer_log(STEER_LOG_ERROR, "autosave: %s", err);
+	free(data);
+}
+
+static void on_autosave(uv_timer_t *t)
+{
+	autosave_now(t->data);
+}
+
 static void on_signal(uv_signal_t *h, int signum)
 {
 	server *s = h->data;
@@ -250,6 +307,10 @@ void server_stop(server *s, const char *why)
 		return;
 	s->stopping = true;
 	steer_log(STEER_LOG_INFO, "stopping (%s): closing %zu clients", why, s->nconns);
+	if (s->opt.autosave > 0)
+		autosave_now(s); /* the last state, so a restart loses nothing */
+	uv_close((uv_handle_t *)&s->idle_timer, NULL);
+	uv_close((uv_handle_t *)&s->autosave_timer, NULL);
 	uv_close((uv_handle_t *)&s->proto_listener, NULL);
 	uv_close((uv_handle_t *)&s->cmd_listener, NULL);
 	uv_close((uv_handle_t *)&s->tick_timer, NULL);
@@ -263,8 +324,39 @@ void server_stop(server *s, const char *why)
 	uv_unref((uv_handle_t *)&s->stop_timer);
 }
 
+/* The world of --restore NAME, or NULL after logging why. */
+static steer_world *restored_world(const server_options *o)
+{
+	char *data = NULL;
+	size_t len = 0;
+	char err[256];
+	if (storage_read(o->data_dir, o->restore, &data, &len, err, sizeof err) != 0) {
+		steer_log(STEER_LOG_ERROR, "--restore %s: %s", o->restore, err);
+		return NULL;
+	}
+	steer_world *w = steer_save_decode(data, len, err, sizeof err);
+	free(data);
+	if (!w) {
+		steer_log(STEER_LOG_ERROR, "--restore %s: %s; the file is left as it is",
+		          o->restore, err);
+		return NULL;
+	}
+	steer_world_set_max_vehicles(w, o->max_vehicles);
+	steer_log(STEER_LOG_INFO, "restored '%s': tick %llu, %zu vehicles", o->restore,
+	          (unsigned long long)steer_world_tick(w), steer_world_vehicles(w)->count);
+	return w;
+}
+
 static steer_world *initial_world(const server_options *o)
 {
+	if (o->restore) {
+		if (!steer_save_name_ok(o->restore)) {
+			steer_log(STEER_LOG_ERROR, "--restore: '%s' is not a save name",
+			          o->restore);
+			return NULL;
+		}
+		return restored_world(o);
+	}
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = o->width;
 	cfg.height = o->height;
@@ -303,19 +395,24 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
 	}
-	s->host = (steer_host){s, host_save, host_load, host_stats, host_rate_changed, NULL, NULL};
+	s->host = (steer_host){s,          host_save,         host_load,
+	                       host_stats, host_rate_changed, opt->has_token ? host_auth : NULL,
+	                       NULL};
 	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
 	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
 		return -1;
 	int rc;
 	if ((rc = uv_timer_init(loop, &s->tick_timer)) ||
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
-	    (rc = uv_timer_init(loop, &s->stop_timer)) || (rc = uv_signal_init(loop, &s->sigint)) ||
-	    (rc = uv_signal_init(loop, &s->sigterm))) {
+	    (rc = uv_timer_init(loop, &s->stop_timer)) ||
+	    (rc = uv_timer_init(loop, &s->idle_timer)) ||
+	    (rc = uv_timer_init(loop, &s->autosave_timer)) ||
+	    (rc = uv_signal_init(loop, &s->sigint)) || (rc = uv_signal_init(loop, &s->sigterm))) {
 		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 		return -1;
 	}
 	s->tick_timer.data = s->snapshot_timer.data = s->stop_timer.data = s;
+	s->idle_timer.data = s->autosave_timer.data = s;
 	s->sigint.data = s->sigterm.data = s;
 	uint64_t snap_ms = (uint64_t)fmax(1.0, 1000.0 / opt->snapshot_rate);
 	if ((rc = uv_timer_start(&s->snapshot_timer, on_snapshot, snap_ms, snap_ms)) ||
@@ -323,6 +420,21 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	    (rc = uv_signal_start(&s->sigterm, on_signal, SIGTERM))) {
 		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 		return -1;
+	}
+	if (opt->idle_timeout > 0) {
+		/* Checked a few times per timeout: a connection lingers at most 25% longer. */
+		uint64_t every = (uint64_t)fmax(50.0, opt->idle_timeout * 250.0);
+		if ((rc = uv_timer_start(&s->idle_timer, on_idle_check, every, every)) != 0) {
+			steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
+			return -1;
+		}
+	}
+	if (opt->autosave > 0) {
+		uint64_t every = (uint64_t)(opt->autosave * 1000.0);
+		if ((rc = uv_timer_start(&s->autosave_timer, on_autosave, every, every)) != 0) {
+			steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
+			return -1;
+		}
 	}
 	arm_tick_timer(s);
 	steer_log(STEER_LOG_INFO,

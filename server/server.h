@@ -49,7 +49,7 @@ typedef struct server {
 	steer_session session;
 	steer_host host;
 	uv_tcp_t proto_listener, cmd_listener;
-	uv_timer_t tick_timer, snapshot_timer, stop_timer;
+	uv_timer_t tick_timer, snapshot_timer, stop_timer, idle_timer, autosave_timer;
 	uv_signal_t sigint, sigterm;
 	uint64_t last_tick_ns;
 	uint64_t debt_ns; /* wall time owed to the simulation */
@@ -80,5 +80,7 @@ void server_free(server *s);
 void server_stop(server *s, const char *why);
 /* Encodes this tick's snapshots and offers them to every protobuf client (fanout.c). */
 void server_fan_out(server *s);
+/* True when token is the server's --token (compared in constant time). */
+bool server_check_token(const server *s, const char *token);
 
 #endif
