@@ -1,4 +1,5 @@
 #include "grid.h"
+#include "reserve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,22 +19,6 @@ void steer_grid_free(steer_grid *g)
 	steer_grid_init(g);
 }
 
-/* Grows *p to hold n elements of size sz; keeps the old block on failure. */
-static int reserve(void **p, size_t *cap, size_t n, size_t sz)
-{
-	if (n <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 64;
-	while (ncap < n)
-		ncap *= 2;
-	void *q = realloc(*p, ncap * sz);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
                      size_t n, const double *px, const double *py, const uint32_t *flags,
                      uint32_t need)
@@ -49,10 +34,10 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 		nyf = fmax(1.0, floor(nyf / 2));
 	}
 	size_t cells = (size_t)(nxf * nyf);
-	if (reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) != 0 ||
-	    reserve((void **)&g->fill, &g->fill_cap, cells, sizeof *g->fill) != 0 ||
-	    reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != 0 ||
-	    reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != 0)
+	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) != 0 ||
+	    steer_reserve((void **)&g->fill, &g->fill_cap, cells, sizeof *g->fill) != 0 ||
+	    steer_reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != 0 ||
+	    steer_reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != 0)
 		return -1;
 
 	g->nx = (int)nxf;

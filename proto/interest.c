@@ -1,4 +1,5 @@
 #include "interest.h"
+#include "reserve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,21 +45,6 @@ int steer_interest_build(steer_interest *ix, const steer_world *w)
 	                             v->py, NULL, 0) == 0;
 	ix->count = v->count;
 	return ix->built ? 0 : -1;
-}
-
-static int reserve(void **p, size_t *cap, size_t n, size_t sz)
-{
-	if (n <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 256;
-	while (ncap < n)
-		ncap *= 2;
-	void *q = realloc(*p, ncap * sz);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
 }
 
 static size_t scan(const steer_vehicles *v, const steer_view *view, double margin, uint32_t *out)
@@ -124,8 +110,8 @@ static int sort_indices(steer_interest *ix, const steer_vehicles *v, steer_order
 {
 	if (n < 2)
 		return 0;
-	if (reserve((void **)&ix->keys, &ix->keys_cap, n, sizeof *ix->keys) != 0 ||
-	    reserve((void **)&ix->tmp, &ix->tmp_cap, n, sizeof *ix->tmp) != 0)
+	if (steer_reserve((void **)&ix->keys, &ix->keys_cap, n, sizeof *ix->keys) != 0 ||
+	    steer_reserve((void **)&ix->tmp, &ix->tmp_cap, n, sizeof *ix->tmp) != 0)
 		return -1;
 	bool sorted = true;
 	for (size_t k = 0; k < n; k++) {
@@ -146,7 +132,7 @@ int steer_interest_collect(steer_interest *ix, const steer_world *w, const steer
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	*n = 0;
-	if (reserve((void **)out, cap, v->count ? v->count : 1, sizeof **out) != 0)
+	if (steer_reserve((void **)out, cap, v->count ? v->count : 1, sizeof **out) != 0)
 		return -1;
 	double margin = view->set ? steer_view_margin(view) : 0;
 	/* An index of another population would name indices that are gone. */

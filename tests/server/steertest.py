@@ -121,6 +121,27 @@ class TextClient:
         self.sock.close()
 
 
+def split_frames(buf):
+    """Splits the complete delimited frames off the front of buf: (frames, rest).
+    Reads only length prefixes, so it keeps up with big snapshots where a
+    pure-Python protobuf parse would not."""
+    out = []
+    while True:
+        size, shift, i = 0, 0, 0
+        while i < len(buf) and buf[i] & 0x80:
+            size |= (buf[i] & 0x7F) << shift
+            shift += 7
+            i += 1
+        if i >= len(buf):
+            return out, buf
+        size |= buf[i] << shift
+        i += 1
+        if len(buf) - i < size:
+            return out, buf
+        out.append(buf[i:i + size])
+        buf = buf[i + size:]
+
+
 def varint(n):
     out = bytearray()
     while True:
@@ -203,21 +224,8 @@ class ProtoClient:
             chunk = self.sock.recv(1 << 20)
             if not chunk:
                 raise EOFError("connection closed")
-            buf += chunk
-            while True:
-                size, shift, i = 0, 0, 0
-                while i < len(buf) and buf[i] & 0x80:
-                    size |= (buf[i] & 0x7F) << shift
-                    shift += 7
-                    i += 1
-                if i >= len(buf):
-                    break
-                size |= buf[i] << shift
-                i += 1
-                if len(buf) - i < size:
-                    break
-                buf = buf[i + size:]
-                n += 1
+            frames, buf = split_frames(buf + chunk)
+            n += len(frames)
         self.buf = buf
         return n / (time.time() - t0)
 

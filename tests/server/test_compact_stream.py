@@ -9,7 +9,7 @@ import sys
 import time
 
 import steer_pb2
-from steertest import Checks, ProtoClient, Server, expect
+from steertest import Checks, ProtoClient, Server, expect, split_frames
 
 checks = Checks()
 srv = Server("--scenario", "flock", "--snapshot-rate", "20")
@@ -186,28 +186,9 @@ def small_window_client(port):
     return p
 
 
-def frames_in(buf):
-    """Splits complete delimited frames off buf: (frames, rest)."""
-    out = []
-    while True:
-        size, shift, i = 0, 0, 0
-        while i < len(buf) and buf[i] & 0x80:
-            size |= (buf[i] & 0x7F) << shift
-            shift += 7
-            i += 1
-        if i >= len(buf):
-            return out, buf
-        size |= buf[i] << shift
-        i += 1
-        if len(buf) - i < size:
-            return out, buf
-        out.append(buf[i:i + size])
-        buf = buf[i + size:]
-
-
 def read_compact_frames(p, buf, state):
     """Takes the complete frames off buf; checks each compact one against the last."""
-    frames, buf = frames_in(buf)
+    frames, buf = split_frames(buf)
     for f in frames:
         m = steer_pb2.ServerMessage()
         m.ParseFromString(f)
