@@ -182,7 +182,10 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 	case STEER_ERR_INVALID:
 		break;
 	}
-	return reply_err(r, "invalid argument");
+	return reply_err(r,
+	                 "invalid argument: coordinates and velocities must be within %g, "
+	                 "radii greater than 0",
+	                 STEER_MAX_COORD);
 }
 
 void steer_reply_text(const steer_reply *r, steer_strbuf *line)
@@ -739,8 +742,8 @@ static int p_world(steer_command *c, int argc, char **argv, char *err, size_t er
 	if (parse_num("W", argv[1], &c->x, err, errlen) ||
 	    parse_num("H", argv[2], &c->y, err, errlen))
 		return -1;
-	if (!(c->x > 0) || !(c->y > 0))
-		return fail(err, errlen, "W and H must be greater than 0");
+	if (!(c->x >= 1) || !(c->y >= 1))
+		return fail(err, errlen, "W and H must be at least 1");
 	if (argc == 4) {
 		if (steer_edges_parse(argv[3], &c->edges) != 0)
 			return fail(err, errlen, "edges: '%s' is not wrap, bounce or none",

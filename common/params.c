@@ -202,43 +202,42 @@ const char *steer_param_parse(steer_params *p, const steer_param_def *def, const
 
 const char *steer_params_check(const steer_params *p, char *err, size_t errlen)
 {
-	/* Each real field: must be finite (but panic_distance may be infinite), and at
-	 * least the stated minimum; positive where the math divides by it. */
+	/* Each real field within a range that keeps every product the tick forms far
+	 * from overflow (a billion units, or a millionth where the math divides by it):
+	 * a finite but absurd value must not turn into infinity and then NaN. */
+	const double big = STEER_PARAM_MAX, tiny = 1e-6;
 	struct {
 		const char *name;
 		double v, min;
-		bool strict;
 	} r[] = {
-	    {"mass", p->mass, 0, true},
-	    {"max_speed", p->max_speed, 0, false},
-	    {"max_force", p->max_force, 0, false},
-	    {"radius", p->radius, 0, false},
-	    {"slowing_radius", p->slowing_radius, 0, true},
-	    {"wander_distance", p->wander_distance, 0, false},
-	    {"wander_radius", p->wander_radius, 0, false},
-	    {"wander_range", p->wander_range, 0, false},
-	    {"avoid_distance", p->avoid_distance, 0, true},
-	    {"avoid_buffer", p->avoid_buffer, 0, false},
-	    {"path_threshold", p->path_threshold, 0, false},
-	    {"sight_distance", p->sight_distance, 0, false},
-	    {"too_close_distance", p->too_close_distance, 0, false},
-	    {"separation_weight", p->separation_weight, 0, false},
-	    {"cohesion_weight", p->cohesion_weight, 0, false},
-	    {"alignment_weight", p->alignment_weight, 0, false},
+	    {"mass", p->mass, tiny},
+	    {"max_speed", p->max_speed, 0},
+	    {"max_force", p->max_force, 0},
+	    {"radius", p->radius, 0},
+	    {"slowing_radius", p->slowing_radius, tiny},
+	    {"wander_distance", p->wander_distance, 0},
+	    {"wander_radius", p->wander_radius, 0},
+	    {"wander_range", p->wander_range, 0},
+	    {"avoid_distance", p->avoid_distance, tiny},
+	    {"avoid_buffer", p->avoid_buffer, 0},
+	    {"path_threshold", p->path_threshold, 0},
+	    {"sight_distance", p->sight_distance, 0},
+	    {"too_close_distance", p->too_close_distance, 0},
+	    {"separation_weight", p->separation_weight, 0},
+	    {"cohesion_weight", p->cohesion_weight, 0},
+	    {"alignment_weight", p->alignment_weight, 0},
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
-		if (!isfinite(r[i].v)) {
-			snprintf(err, errlen, "%s must be a finite number", r[i].name);
-			return err;
-		}
-		if (r[i].strict ? !(r[i].v > r[i].min) : !(r[i].v >= r[i].min)) {
-			snprintf(err, errlen, "%s must be %s 0", r[i].name,
-			         r[i].strict ? "greater than" : "at least");
+		if (!(r[i].v >= r[i].min && r[i].v <= big)) { /* NaN fails too */
+			snprintf(err, errlen, "%s must be between %g and %g", r[i].name, r[i].min,
+			         big);
 			return err;
 		}
 	}
-	if (isnan(p->panic_distance) || p->panic_distance < 0)
-		return "panic_distance must be at least 0 (or inf)";
+	if (!(p->panic_distance >= 0 && (p->panic_distance <= big || isinf(p->panic_distance)))) {
+		snprintf(err, errlen, "panic_distance must be between 0 and %g, or inf", big);
+		return err;
+	}
 	if (p->decel > STEER_DECEL_SLOW)
 		return "decel must be linear, fast, normal or slow";
 	if (p->combine > STEER_COMBINE_PRIORITY)

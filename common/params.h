@@ -47,6 +47,9 @@ typedef struct steer_params {
 	bool field_of_view;
 } steer_params;
 
+/* The largest magnitude any parameter may have (and, in world.h, any velocity). */
+#define STEER_PARAM_MAX 1e9
+
 steer_params steer_params_default(void);
 
 /* NULL when every field is in range, else a message naming the first bad field,

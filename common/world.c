@@ -135,9 +135,11 @@ steer_world_config steer_world_config_default(void)
 
 const char *steer_world_config_check(const steer_world_config *c, char *err, size_t errlen)
 {
-	if (!(c->width > 0 && c->width <= STEER_MAX_EXTENT) ||
-	    !(c->height > 0 && c->height <= STEER_MAX_EXTENT))
-		snprintf(err, errlen, "world size must be in (0, %g]", STEER_MAX_EXTENT);
+	/* At least a unit across: wrapping a coordinate into a world much smaller than
+	 * its own magnitude loses every digit of precision. */
+	if (!(c->width >= 1 && c->width <= STEER_MAX_EXTENT) ||
+	    !(c->height >= 1 && c->height <= STEER_MAX_EXTENT))
+		snprintf(err, errlen, "world size must be between 1 and %g", STEER_MAX_EXTENT);
 	else if ((unsigned)c->edges > STEER_EDGE_NONE)
 		snprintf(err, errlen, "edges must be wrap, bounce or none");
 	else if (!(c->tick_rate > 0 && c->tick_rate <= STEER_MAX_TICK_RATE))
@@ -431,9 +433,11 @@ static int grow_vehicles(steer_vehicles *v)
 	return 0;
 }
 
+/* A position or velocity the tick can square and sum without overflow: finite and
+ * within STEER_MAX_COORD (the name says finite; the bound is the point). */
 static bool finite2(steer_vec2 a)
 {
-	return isfinite(a.x) && isfinite(a.y);
+	return fabs(a.x) <= STEER_MAX_COORD && fabs(a.y) <= STEER_MAX_COORD; /* NaN fails */
 }
 
 static steer_vec2 pos_of(const steer_vehicles *v, size_t i)

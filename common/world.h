@@ -54,6 +54,8 @@ const char *steer_edges_name(steer_edges e);
 int steer_edges_parse(const char *name, steer_edges *out);
 
 #define STEER_MAX_WAYPOINTS 4096u
+/* Positions, targets and velocities are refused beyond this magnitude. */
+#define STEER_MAX_COORD 1e12
 
 typedef struct steer_path {
 	steer_vec2 *points; /* owned by the world */

@@ -92,7 +92,7 @@ static void errors_name_the_problem_and_change_nothing(void)
 	    {"", "empty command"},
 	    {"spawn 1", "usage: spawn"},
 	    {"spawn 1e999 1", "not a finite number"},
-	    {"spawn 1 2 max_speed=-1", "max_speed must be at least 0"},
+	    {"spawn 1 2 max_speed=-1", "max_speed must be between 0 and"},
 	    {"spawn 1 2 =3", "not key=value"},
 	    {"spawn flock 0 1 1 1", "at least one"},
 	    {"spawn flock 101 1 1 1", "max-vehicles"},

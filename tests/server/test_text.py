@@ -142,7 +142,7 @@ def test_bad_input_gets_err_and_harms_nothing():
         "spawn flock 1000 1 1 1": "max-vehicles",
         "step 0": "at least 1",
         "step 1000000": "too large",
-        "world 0 10": "greater than 0",
+        "world 0 10": "at least 1",
         "world 10 10 sideways": "edges",
         "rate 0": "tick rate",
         "scenario nonesuch": "no scenario",
