@@ -444,7 +444,8 @@ static bool get_value(reader *r, uint32_t *d, bool byte)
 /* Reads a column's deltas for n vehicles; false when the blob is malformed. */
 static bool get_column(const steer_blob *b, uint32_t *delta, size_t n, bool byte)
 {
-	memset(delta, 0, n * sizeof *delta);
+	if (n) /* an empty view has no scratch at all: memset(NULL, 0, 0) is undefined */
+		memset(delta, 0, n * sizeof *delta);
 	reader r = {b->data, b->len, 0};
 	uint8_t mode;
 	if (!get_byte(&r, &mode))

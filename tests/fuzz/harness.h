@@ -1,0 +1,28 @@
+/* The per-input logic of the fuzz targets, shared by the libFuzzer entry points
+ * (fuzz_*.c) and the plain regression test (tests/test_fuzz_regressions.c), so a
+ * saved crash replays through exactly the code that found it.
+ *
+ * Each function takes one input, returns 0, and abort()s (after a message on stderr)
+ * when the code under test breaks one of its promises; sanitizers report the rest. */
+#ifndef STEER_FUZZ_HARNESS_H
+#define STEER_FUZZ_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Input layout: byte 0 picks the frame limit (bits 3-4) and how many chunk sizes
+ * follow (bits 0-2, plus one); those bytes are the sizes the stream is fed in (0: all
+ * that is left); the rest is the byte stream. */
+int harness_framer(const uint8_t *data, size_t size);
+/* Input: one ClientMessage frame body (no length prefix). */
+int harness_client_message(const uint8_t *data, size_t size);
+/* Input: the bytes a client sends to the text port. */
+int harness_text_command(const uint8_t *data, size_t size);
+/* Input: a save file; also tried re-sealed with a correct end line. */
+int harness_savefile(const uint8_t *data, size_t size);
+
+/* What is being run, for the failure message (a file name in the regression test);
+ * may stay NULL. */
+extern const char *harness_input_name;
+
+#endif
