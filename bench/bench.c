@@ -308,12 +308,14 @@ int main(int argc, char **argv)
 		printf("mean neighbours within sight at start: %.1f\n", mean_neighbours(w, 200));
 
 	naive_world nv;
+	size_t naive0 = heap_bytes();
 	if (o.naive && naive_copy(&nv, w) != 0) {
 		fprintf(stderr, "steer-bench: out of memory\n");
 		return 1;
 	}
+	size_t naive_bytes = heap_bytes() - naive0; /* not the world's: left out below */
 	timing grid = run(w, NULL, o.ticks, (size_t)o.n);
-	size_t heap1 = heap_bytes();
+	size_t heap1 = heap_bytes() - naive_bytes;
 	print_timing("grid:", &grid);
 	if (o.naive) {
 		timing naive = run(NULL, &nv, o.ticks ? o.ticks : (grid.ticks < 20 ? grid.ticks : 20),
