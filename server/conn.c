@@ -45,6 +45,10 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 	conn *c = req->handle->data;
 	(void)status;
 	free(req);
+	/* A forced close (server stopping) cancels a pending shutdown: this callback then
+	 * runs during that close, and closing again would close the handle twice. */
+	if (uv_is_closing((uv_handle_t *)&c->tcp))
+		return;
 	c->closing = false; /* conn_finish set it to stop further reads and writes */
 	conn_close(c, c->finish_why);
 }

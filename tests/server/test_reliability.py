@@ -219,7 +219,24 @@ def test_autosave_and_restore_lose_nothing():
         expect(f.read() == corrupt, "a failed restore changed the file")
 
 
-for t in [test_a_thousand_connections, test_idle_and_slow_loris_time_out,
+def test_stop_while_a_client_is_being_closed():
+    # A client that asked for a lot, reads nothing and is then cut off (line too
+    # long) is still being closed when SIGTERM comes: found by the soak, the server
+    # once closed its handle twice and aborted.
+    srv = Server("--scenario", "flock")
+    c = srv.text()
+    c.ok("spawn flock 2000 500 300 300")
+    hog = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    hog.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    hog.connect(("127.0.0.1", srv.cmd_port))
+    hog.sendall(b"list\n" * 200 + b"x" * 5000 + b"\n")
+    time.sleep(1.0)
+    code, err = srv.stop()
+    hog.close()
+    expect(code == 0, f"exit {code}: {err[-1500:]}")
+
+
+for t in [test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
           test_stalled_reader_is_dropped_not_buffered, test_token_gates_changes,
           test_private_server_hides_the_world, test_autosave_and_restore_lose_nothing]:
     checks.run(t)
