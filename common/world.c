@@ -993,10 +993,63 @@ static void flock_row(const steer_world *w, const flock_query *q, const steer_gr
 	}
 }
 
+/* The contiguous runs of the 3 x 3 cells around one cell, own row first: shared by
+ * every member of that cell, so spans and seams are worked out once per cell
+ * rather than once per vehicle. A member whose sight does not reach a cell only
+ * rejects its candidates, so the neighbours found, and their order, are the same. */
+typedef struct flock_runs {
+	int count;
+	struct {
+		uint32_t from, to;
+		double shx, shy;
+	} r[9];
+} flock_runs;
+
+/* False when the grid is too coarse for seams (3 or fewer cells across a wrapping
+ * axis): those worlds take the per-vehicle path. */
+static bool cell_runs(const steer_world *w, uint32_t c, flock_runs *out)
+{
+	const steer_grid *g = &w->grid;
+	if (g->wrap && (g->nx <= 3 || g->ny <= 3))
+		return false;
+	int cx = (int)(c % (uint32_t)g->nx), cy = (int)(c / (uint32_t)g->nx);
+	steer_grid_span sx = {cx - 1, cx + 1, g->nx, g->wrap};
+	steer_grid_span sy = {cy - 1, cy + 1, g->ny, g->wrap};
+	if (!g->wrap) {
+		sx.first = cx > 0 ? cx - 1 : 0;
+		sx.last = cx + 1 < g->nx ? cx + 1 : g->nx - 1;
+		sy.first = cy > 0 ? cy - 1 : 0;
+		sy.last = cy + 1 < g->ny ? cy + 1 : g->ny - 1;
+	}
+	int rows[3] = {cy, cy - 1, cy + 1};
+	out->count = 0;
+	for (int k = 0; k < 3; k++) {
+		int ky = rows[k];
+		if (ky < sy.first || ky > sy.last)
+			continue;
+		int row = steer_grid_axis_cell(&sy, ky) * g->nx;
+		double shy = seam_shift(&sy, ky, w->cfg.height);
+		for (int kx = sx.first; kx <= sx.last;) {
+			int end = kx;
+			while (end + 1 <= sx.last && steer_grid_axis_cell(&sx, end + 1) ==
+			                                 steer_grid_axis_cell(&sx, end) + 1)
+				end++;
+			out->r[out->count].from = g->start[row + steer_grid_axis_cell(&sx, kx)];
+			out->r[out->count].to = g->start[row + steer_grid_axis_cell(&sx, end) + 1];
+			out->r[out->count].shx = seam_shift(&sx, kx, w->cfg.width);
+			out->r[out->count].shy = shy;
+			out->count++;
+			kx = end + 1;
+		}
+	}
+	return true;
+}
+
 /* Flocking: the neighbours in the cells around the vehicle, its own row first so
- * that a max_neighbours cap keeps the nearer ones in a crowd. */
+ * that a max_neighbours cap keeps the nearer ones in a crowd. runs, when given,
+ * are its cell's (cell_runs); else they are worked out here. */
 static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,
-                        steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask)
+                        const flock_runs *runs, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask)
 {
 	const steer_vehicles *v = &w->v;
 	const steer_params *p = a->prm;
@@ -1012,6 +1065,12 @@ static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,
 	                 p->too_close_distance * p->too_close_distance,
 	                 p->field_of_view};
 	flock_sums f = {v2(0, 0), v2(0, 0), v2(0, 0), 0};
+	if (runs) {
+		for (int k = 0; k < runs->count && !(q.cap && f.n >= q.cap); k++)
+			flock_run(v, &q, runs->r[k].from, runs->r[k].to, runs->r[k].shx,
+			          runs->r[k].shy, &f);
+		goto combine;
+	}
 	double r = p->sight_distance;
 	steer_grid_span sx = steer_grid_span_x(g, q.x - r, q.x + r);
 	steer_grid_span sy = steer_grid_span_y(g, q.y - r, q.y + r);
@@ -1024,6 +1083,7 @@ static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,
 	for (int ky = sy.first; ky <= sy.last && !(q.cap && f.n >= q.cap); ky++)
 		if (ky != own_y)
 			flock_row(w, &q, &sx, ky, &sy, wrap_each, &f);
+combine:
 	if (f.n == 0)
 		return;
 	double inv = 1.0 / (double)f.n;
@@ -1057,7 +1117,7 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
  * bookkeeping (wander angle, path index), which no other vehicle reads. */
-static steer_vec2 steering_force(steer_world *w, size_t i)
+static steer_vec2 steering_force(steer_world *w, size_t i, const flock_runs *runs)
 {
 	steer_vehicles *v = &w->v;
 	/* Every behaviour below that reads s has made the vehicle's extras. */
@@ -1121,7 +1181,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i)
 		mask |= 1u << STEER_PART_PATH;
 	}
 	if (b & STEER_FLOCK)
-		flock_parts(w, i, &a, parts, &mask);
+		flock_parts(w, i, &a, runs, parts, &mask);
 	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
 }
 
@@ -1326,8 +1386,25 @@ static void *run_forces(void *arg)
 	force_job *j = arg;
 	steer_world *w = j->w;
 	steer_vehicles *v = &w->v;
+	const steer_grid *g = &w->grid;
+	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
+	uint32_t c = 0; /* the cell holding slot i, while i is a flocker */
+	flock_runs runs;
+	bool have_runs = false;
 	for (size_t i = j->from; i < j->to; i++) {
-		steer_vec2 f = steering_force(w, i);
+		const flock_runs *use = NULL;
+		if (i < g->count) {
+			/* Flockers are stored cell by cell: step to the cell holding i. */
+			bool moved = !have_runs && c == 0;
+			while (c + 1 <= cells && g->start[c + 1] <= i) {
+				c++;
+				moved = true;
+			}
+			if (moved)
+				have_runs = cell_runs(w, c, &runs);
+			use = have_runs ? &runs : NULL;
+		}
+		steer_vec2 f = steering_force(w, i, use);
 		v->fx[i] = f.x;
 		v->fy[i] = f.y;
 	}
