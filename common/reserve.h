@@ -2,6 +2,7 @@
 #ifndef STEER_RESERVE_H
 #define STEER_RESERVE_H
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Makes *p (of *cap elements of size sz) hold at least n, doubling from a small
@@ -11,8 +12,13 @@ static inline int steer_reserve(void **p, size_t *cap, size_t n, size_t sz)
 	if (n <= *cap)
 		return 0;
 	size_t ncap = *cap ? *cap : 64;
-	while (ncap < n)
+	while (ncap < n) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
 		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / sz)
+		return -1;
 	void *q = realloc(*p, ncap * sz);
 	if (!q)
 		return -1;

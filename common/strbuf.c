@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
+
 void steer_strbuf_init(steer_strbuf *b)
 {
 	memset(b, 0, sizeof *b);
@@ -29,23 +31,12 @@ static bool reserve(steer_strbuf *b, size_t extra)
 {
 	if (b->oom)
 		return false;
-	if (b->len + extra + 1 <= b->cap)
-		return true;
-	size_t ncap = b->cap ? b->cap : 256;
-	while (ncap < b->len + extra + 1) {
-		if (ncap > SIZE_MAX / 2) {
-			b->oom = true;
-			return false;
-		}
-		ncap *= 2;
-	}
-	char *p = realloc(b->data, ncap);
-	if (!p) {
+	/* + 1 for the terminating NUL; the sum cannot wrap before memory runs out. */
+	if (extra > SIZE_MAX - b->len - 1 ||
+	    steer_reserve((void **)&b->data, &b->cap, b->len + extra + 1, 1) != 0) {
 		b->oom = true;
 		return false;
 	}
-	b->data = p;
-	b->cap = ncap;
 	return true;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
 #include "wire.h"
 #include "wire_priv.h"
 
@@ -43,23 +44,11 @@ static bool blob_room(steer_blob *b, size_t n)
 {
 	if (b->oom)
 		return false;
-	if (b->cap - b->len >= n)
-		return true;
-	size_t ncap = b->cap ? b->cap : 256;
-	while (ncap - b->len < n) {
-		if (ncap > SIZE_MAX / 2) {
-			b->oom = true;
-			return false;
-		}
-		ncap *= 2;
-	}
-	uint8_t *p = realloc(b->data, ncap);
-	if (!p) {
+	if (n > SIZE_MAX - b->len ||
+	    steer_reserve((void **)&b->data, &b->cap, b->len + n, 1) != 0) {
 		b->oom = true;
 		return false;
 	}
-	b->data = p;
-	b->cap = ncap;
 	return true;
 }
 
