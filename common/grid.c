@@ -69,17 +69,6 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 	return 0;
 }
 
-static double wrap_delta(double d, double size, bool wrap)
-{
-	if (wrap) {
-		if (d > size * 0.5)
-			d -= size;
-		else if (d < -size * 0.5)
-			d += size;
-	}
-	return d;
-}
-
 size_t steer_grid_query(const steer_grid *g, const double *px, const double *py, double width,
                         double height, double x, double y, double r, uint32_t *out, size_t cap)
 {
@@ -92,8 +81,8 @@ size_t steer_grid_query(const steer_grid *g, const double *px, const double *py,
 			int c = cy * g->nx + steer_grid_axis_cell(&sx, kx);
 			for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++) {
 				uint32_t j = g->items[k];
-				double dx = wrap_delta(px[j] - x, width, g->wrap);
-				double dy = wrap_delta(py[j] - y, height, g->wrap);
+				double dx = g->wrap ? steer_wrap_axis(px[j] - x, width) : px[j] - x;
+				double dy = g->wrap ? steer_wrap_axis(py[j] - y, height) : py[j] - y;
 				if (dx * dx + dy * dy <= r * r) {
 					if (found < cap)
 						out[found] = j;

@@ -43,6 +43,17 @@ static inline int steer_floor_clamp(double t, int lo, int hi)
 	return k > t ? k - 1 : k;
 }
 
+/* The short way round a wrapping axis of the given size: d in [-size/2, size/2]
+ * when |d| <= 1.5 size, as every difference of two positions inside the world is. */
+static inline double steer_wrap_axis(double d, double size)
+{
+	if (d > size * 0.5)
+		return d - size;
+	if (d < -size * 0.5)
+		return d + size;
+	return d;
+}
+
 /* The cell along one axis (n cells of size cell) that holds coordinate v, clamped to
  * the grid: the same rule the build uses. */
 static inline int steer_grid_axis_index(double v, double cell, int n)

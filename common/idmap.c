@@ -113,3 +113,10 @@ void steer_idmap_del(steer_idmap *m, uint32_t key)
 	m->keys[hole] = 0;
 	m->count--;
 }
+
+void steer_idmap_renumber(steer_idmap *m, const uint32_t *map, uint32_t limit)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i] != 0 && m->vals[i] < limit)
+			m->vals[i] = map[m->vals[i]];
+}

@@ -22,5 +22,8 @@ int steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val);
 /* Returns 1 and stores the value when found, else 0. */
 int steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val);
 void steer_idmap_del(steer_idmap *m, uint32_t key);
+/* Every value below limit becomes map[value]; the others stay. One pass over the
+ * table, for when many slots move at once. */
+void steer_idmap_renumber(steer_idmap *m, const uint32_t *map, uint32_t limit);
 
 #endif

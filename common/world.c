@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "behaviors.h"
+#include "flock.h"
 #include "grid.h"
 #include "idmap.h"
 #include "palette.h"
@@ -34,7 +35,7 @@ struct steer_world {
 		size_t nfree, free_cap;
 	} extras;
 	steer_grid grid;
-	/* The storage permutation of the last tick (new index -> old index), reused. */
+	/* Scratch for the tick's storage permutation (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;
 	double flock_sight; /* largest sight_distance among flocking vehicles */
@@ -288,21 +289,12 @@ const steer_obstacle *steer_world_obstacles(const steer_world *w, size_t *count)
 	return w->obs;
 }
 
-static double wrap_axis(double d, double size)
-{
-	if (d > size * 0.5)
-		return d - size;
-	if (d < -size * 0.5)
-		return d + size;
-	return d;
-}
-
 steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b)
 {
 	steer_vec2 d = v2_sub(b, a);
 	if (w->cfg.edges == STEER_EDGE_WRAP) {
-		d.x = wrap_axis(d.x, w->cfg.width);
-		d.y = wrap_axis(d.y, w->cfg.height);
+		d.x = steer_wrap_axis(d.x, w->cfg.width);
+		d.y = steer_wrap_axis(d.y, w->cfg.height);
 	}
 	return d;
 }
@@ -878,222 +870,12 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 
 /* --- stepping ----------------------------------------------------------------- */
 
-/* Running sums of one vehicle's flock neighbourhood. */
-typedef struct flock_sums {
-	steer_vec2 sep, d, v;
-	uint32_t n;
-} flock_sums;
-
-/* What one vehicle looks for among its neighbours. */
-typedef struct flock_query {
-	const steer_agent *a;
-	double x, y;
-	size_t self;
-	uint32_t group, self_id, cap;
-	double sight2, close2;
-	bool fov;
-} flock_query;
-
-/* One neighbour, known to be within sight: the exact rule, branches and all. */
-static void flock_take(const steer_vehicles *v, const flock_query *q, uint32_t k, double dx,
-                       double dy, double d2, flock_sums *f)
-{
-	f->n++;
-	f->d.x += dx;
-	f->d.y += dy;
-	f->v.x += v->vx[k];
-	f->v.y += v->vy[k];
-	if (d2 < q->close2)
-		f->sep = v2_add(f->sep, steer_separate_one(q->a, v2(dx, dy), q->self_id, v->id[k]));
-}
-
-/* Neighbours among the contiguous slots [from, to): storage is in grid order, so the
- * cells of one row form one run. The test is written without branches so that the
- * common case (most candidates in range are not neighbours, or are) streams; a
- * vehicle that is too close (rare) goes through flock_take's exact separation. */
-static void flock_run(const steer_vehicles *v, const flock_query *q, uint32_t from, uint32_t to,
-                      double shift_x, double shift_y, flock_sums *f)
-{
-	const double *restrict px = v->px, *restrict py = v->py;
-	const double *restrict vx = v->vx, *restrict vy = v->vy;
-	const uint32_t *restrict grp = v->group;
-	const double x = q->x - shift_x, y = q->y - shift_y;
-	const double hx = q->a->h.x, hy = q->a->h.y;
-	flock_sums acc = *f;
-	for (uint32_t k = from; k < to; k++) {
-		double dx = px[k] - x, dy = py[k] - y;
-		double d2 = dx * dx + dy * dy;
-		bool in = d2 <= q->sight2 && grp[k] == q->group && k != q->self &&
-		          (!q->fov || dx * hx + dy * hy >= 0.0);
-		if (!in)
-			continue;
-		if (d2 < q->close2) {
-			flock_take(v, q, k, dx, dy, d2, &acc);
-		} else {
-			acc.n++;
-			acc.d.x += dx;
-			acc.d.y += dy;
-			acc.v.x += vx[k];
-			acc.v.y += vy[k];
-		}
-		if (q->cap && acc.n >= q->cap)
-			break;
-	}
-	*f = acc;
-}
-
-/* The slow path for grids so coarse that a span covers a whole wrapping axis: every
- * neighbour is wrapped on its own. */
-static void flock_run_wrapped(const steer_world *w, const flock_query *q, uint32_t from,
-                              uint32_t to, flock_sums *f)
+static steer_agent agent_at(const steer_world *w, size_t i)
 {
 	const steer_vehicles *v = &w->v;
-	for (uint32_t k = from; k < to && !(q->cap && f->n >= q->cap); k++) {
-		double dx = wrap_axis(v->px[k] - q->x, w->cfg.width);
-		double dy = wrap_axis(v->py[k] - q->y, w->cfg.height);
-		double d2 = dx * dx + dy * dy;
-		if (d2 <= q->sight2 && v->group[k] == q->group && k != q->self &&
-		    (!q->fov || dx * q->a->h.x + dy * q->a->h.y >= 0.0))
-			flock_take(v, q, k, dx, dy, d2, f);
-	}
-}
-
-/* The seam shift for axis position k of a span: members of a cell reached by going
- * past either end of a wrapping axis sit one world size away. */
-static double seam_shift(const steer_grid_span *s, int k, double size)
-{
-	if (!s->wrap || (k >= 0 && k < s->n))
-		return 0.0;
-	return k < 0 ? -size : size;
-}
-
-/* One grid row of the vehicle's neighbourhood, walked as at most three runs: the
- * stretch before a wrap seam, the stretch inside, the stretch past it. */
-static void flock_row(const steer_world *w, const flock_query *q, const steer_grid_span *sx, int ky,
-                      const steer_grid_span *sy, bool wrap_each, flock_sums *f)
-{
-	const steer_grid *g = &w->grid;
-	double shy = wrap_each ? 0.0 : seam_shift(sy, ky, w->cfg.height);
-	int row = steer_grid_axis_cell(sy, ky) * g->nx;
-	int kx = sx->first;
-	while (kx <= sx->last && !(q->cap && f->n >= q->cap)) {
-		/* The longest stretch [kx, end] that stays on one side of the seam. */
-		int end = kx;
-		double shx = wrap_each ? 0.0 : seam_shift(sx, kx, w->cfg.width);
-		while (end + 1 <= sx->last &&
-		       steer_grid_axis_cell(sx, end + 1) == steer_grid_axis_cell(sx, end) + 1)
-			end++;
-		uint32_t from = g->start[row + steer_grid_axis_cell(sx, kx)];
-		uint32_t to = g->start[row + steer_grid_axis_cell(sx, end) + 1];
-		if (wrap_each)
-			flock_run_wrapped(w, q, from, to, f);
-		else
-			flock_run(&w->v, q, from, to, shx, shy, f);
-		kx = end + 1;
-	}
-}
-
-/* The contiguous runs of the 3 x 3 cells around one cell, own row first: shared by
- * every member of that cell, so spans and seams are worked out once per cell
- * rather than once per vehicle. A member whose sight does not reach a cell only
- * rejects its candidates, so the neighbours found, and their order, are the same. */
-typedef struct flock_runs {
-	int count;
-	struct {
-		uint32_t from, to;
-		double shx, shy;
-	} r[9];
-} flock_runs;
-
-/* False when the grid is too coarse for seams (3 or fewer cells across a wrapping
- * axis): those worlds take the per-vehicle path. */
-static bool cell_runs(const steer_world *w, uint32_t c, flock_runs *out)
-{
-	const steer_grid *g = &w->grid;
-	if (g->wrap && (g->nx <= 3 || g->ny <= 3))
-		return false;
-	int cx = (int)(c % (uint32_t)g->nx), cy = (int)(c / (uint32_t)g->nx);
-	steer_grid_span sx = {cx - 1, cx + 1, g->nx, g->wrap};
-	steer_grid_span sy = {cy - 1, cy + 1, g->ny, g->wrap};
-	if (!g->wrap) {
-		sx.first = cx > 0 ? cx - 1 : 0;
-		sx.last = cx + 1 < g->nx ? cx + 1 : g->nx - 1;
-		sy.first = cy > 0 ? cy - 1 : 0;
-		sy.last = cy + 1 < g->ny ? cy + 1 : g->ny - 1;
-	}
-	int rows[3] = {cy, cy - 1, cy + 1};
-	out->count = 0;
-	for (int k = 0; k < 3; k++) {
-		int ky = rows[k];
-		if (ky < sy.first || ky > sy.last)
-			continue;
-		int row = steer_grid_axis_cell(&sy, ky) * g->nx;
-		double shy = seam_shift(&sy, ky, w->cfg.height);
-		for (int kx = sx.first; kx <= sx.last;) {
-			int end = kx;
-			while (end + 1 <= sx.last && steer_grid_axis_cell(&sx, end + 1) ==
-			                                 steer_grid_axis_cell(&sx, end) + 1)
-				end++;
-			out->r[out->count].from = g->start[row + steer_grid_axis_cell(&sx, kx)];
-			out->r[out->count].to = g->start[row + steer_grid_axis_cell(&sx, end) + 1];
-			out->r[out->count].shx = seam_shift(&sx, kx, w->cfg.width);
-			out->r[out->count].shy = shy;
-			out->count++;
-			kx = end + 1;
-		}
-	}
-	return true;
-}
-
-/* Flocking: the neighbours in the cells around the vehicle, its own row first so
- * that a max_neighbours cap keeps the nearer ones in a crowd. runs, when given,
- * are its cell's (cell_runs); else they are worked out here. */
-static void flock_parts(const steer_world *w, size_t i, const steer_agent *a,
-                        const flock_runs *runs, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask)
-{
-	const steer_vehicles *v = &w->v;
-	const steer_params *p = a->prm;
-	const steer_grid *g = &w->grid;
-	flock_query q = {a,
-	                 v->px[i],
-	                 v->py[i],
-	                 i,
-	                 v->group[i],
-	                 v->id[i],
-	                 p->max_neighbours,
-	                 p->sight_distance * p->sight_distance,
-	                 p->too_close_distance * p->too_close_distance,
-	                 p->field_of_view};
-	flock_sums f = {v2(0, 0), v2(0, 0), v2(0, 0), 0};
-	if (runs) {
-		for (int k = 0; k < runs->count && !(q.cap && f.n >= q.cap); k++)
-			flock_run(v, &q, runs->r[k].from, runs->r[k].to, runs->r[k].shx,
-			          runs->r[k].shy, &f);
-		goto combine;
-	}
-	double r = p->sight_distance;
-	steer_grid_span sx = steer_grid_span_x(g, q.x - r, q.x + r);
-	steer_grid_span sy = steer_grid_span_y(g, q.y - r, q.y + r);
-	bool wrap_each =
-	    g->wrap && (sx.last - sx.first + 1 >= g->nx || sy.last - sy.first + 1 >= g->ny);
-	int own_y = steer_grid_axis_index(q.y, g->ch, g->ny);
-	if (own_y < sy.first || own_y > sy.last)
-		own_y = sy.first;
-	flock_row(w, &q, &sx, own_y, &sy, wrap_each, &f);
-	for (int ky = sy.first; ky <= sy.last && !(q.cap && f.n >= q.cap); ky++)
-		if (ky != own_y)
-			flock_row(w, &q, &sx, ky, &sy, wrap_each, &f);
-combine:
-	if (f.n == 0)
-		return;
-	double inv = 1.0 / (double)f.n;
-	parts[STEER_PART_SEPARATION] = v2_scale(f.sep, p->separation_weight);
-	parts[STEER_PART_COHESION] =
-	    v2_scale(steer_cohere(a, v2_scale(f.d, inv)), p->cohesion_weight);
-	parts[STEER_PART_ALIGNMENT] =
-	    v2_scale(steer_align(a, v2_scale(f.v, inv)), p->alignment_weight);
-	*mask |= (1u << STEER_PART_SEPARATION) | (1u << STEER_PART_COHESION) |
-	         (1u << STEER_PART_ALIGNMENT);
+	steer_agent a = {vel_of(v, i), v2(v->hx[i], v->hy[i]),
+	                 steer_palette_get(&w->params, v->param_set[i])};
+	return a;
 }
 
 static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state *s,
@@ -1116,16 +898,17 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 }
 
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
- * bookkeeping (wander angle, path index), which no other vehicle reads. */
-static steer_vec2 steering_force(steer_world *w, size_t i, const flock_runs *runs)
+ * bookkeeping (wander angle, path index), which no other vehicle reads. flock: its
+ * neighbourhood sums when already scanned, else NULL. */
+static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sums *flock)
 {
 	steer_vehicles *v = &w->v;
 	/* Every behaviour below that reads s has made the vehicle's extras. */
 	steer_vehicle_state *s =
 	    v->extra[i] != STEER_NO_EXTRA ? &w->extras.slots[v->extra[i]] : NULL;
 	uint32_t b = v->behaviors[i];
-	const steer_params *prm = steer_palette_get(&w->params, v->param_set[i]);
-	steer_agent a = {vel_of(v, i), v2(v->hx[i], v->hy[i]), prm};
+	steer_agent a = agent_at(w, i);
+	const steer_params *prm = a.prm;
 	steer_vec2 p = pos_of(v, i);
 	steer_vec2 parts[STEER_PART_COUNT];
 	uint32_t mask = 0;
@@ -1180,8 +963,15 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const flock_runs *run
 		parts[STEER_PART_PATH] = path_part(w, i, s, &a);
 		mask |= 1u << STEER_PART_PATH;
 	}
-	if (b & STEER_FLOCK)
-		flock_parts(w, i, &a, runs, parts, &mask);
+	if (b & STEER_FLOCK) {
+		steer_flock_sums own;
+		if (!flock) {
+			steer_flock_query q = steer_flock_query_at(v, i, &a);
+			steer_flock_scan_one(v, &w->grid, w->cfg.width, w->cfg.height, &q, &own);
+			flock = &own;
+		}
+		steer_flock_parts(&a, flock, parts, &mask);
+	}
 	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
 }
 
@@ -1305,8 +1095,10 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
 
 /* Puts the vehicles in grid order: flockers cell by cell, then everyone else as they
  * were. The tick then streams through memory: a vehicle's neighbours are its
- * neighbours in the arrays too. Vehicles rarely change cell, so the permutation is
- * nearly the identity and costs little; it is applied in place, cycle by cycle. */
+ * neighbours in the arrays too. Vehicles rarely change cell, but one that does
+ * shifts every slot between its old and new place, so the permutation is applied in
+ * place, cycle by cycle, and the id map is renumbered in one pass over its table
+ * rather than one lookup per moved vehicle. */
 static int reorder_by_cell(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
@@ -1316,41 +1108,42 @@ static int reorder_by_cell(steer_world *w)
 			return -1;
 		w->perm_cap = n;
 	}
-	uint32_t *perm = w->perm; /* new slot k takes the vehicle now at perm[k] */
+	uint32_t *dest = w->perm; /* the vehicle now at slot i goes to slot dest[i] */
 	bool identity = true;
 	for (size_t k = 0; k < nf; k++) {
-		perm[k] = w->grid.items[k];
-		identity &= perm[k] == k;
+		uint32_t i = w->grid.items[k];
+		dest[i] = (uint32_t)k;
+		identity &= i == k;
+		w->grid.items[k] = (uint32_t)k;
 	}
 	size_t k = nf;
 	for (size_t i = 0; i < n; i++)
 		if (!(v->behaviors[i] & STEER_FLOCK)) {
-			perm[k] = (uint32_t)i;
-			identity &= perm[k] == k;
+			dest[i] = (uint32_t)k;
+			identity &= i == k;
 			k++;
 		}
-	for (size_t j = 0; j < nf; j++)
-		w->grid.items[j] = (uint32_t)j;
 	if (identity)
 		return 0;
-	/* Follow each cycle once; perm[k] = k marks a slot done. */
+	steer_idmap_renumber(&w->ids, dest, (uint32_t)n);
+	/* Follow each cycle once, carrying a slot to its destination; dest[i] = i marks
+	 * slot i done. */
 	for (size_t start = 0; start < n; start++) {
-		if (perm[start] == start)
+		if (dest[start] == start)
 			continue;
-		vehicle_slot tmp, moved;
-		slot_load(v, start, &tmp);
-		size_t at = start;
-		while (perm[at] != start) {
-			size_t from = perm[at];
-			slot_load(v, from, &moved);
-			slot_store(v, at, &moved);
-			steer_idmap_put(&w->ids, moved.id, (uint32_t)at); /* overwrite: no growth */
-			perm[at] = (uint32_t)at;
-			at = from;
+		vehicle_slot carry, next;
+		slot_load(v, start, &carry);
+		size_t at = dest[start];
+		dest[start] = (uint32_t)start;
+		while (at != start) {
+			slot_load(v, at, &next);
+			slot_store(v, at, &carry);
+			size_t to = dest[at];
+			dest[at] = (uint32_t)at;
+			carry = next;
+			at = to;
 		}
-		slot_store(v, at, &tmp);
-		steer_idmap_put(&w->ids, tmp.id, (uint32_t)at);
-		perm[at] = (uint32_t)at;
+		slot_store(v, start, &carry);
 	}
 	return 0;
 }
@@ -1381,6 +1174,38 @@ typedef struct force_job {
 	size_t from, to;
 } force_job;
 
+/* The flockers in slots [from, to) of one grid cell, a lane's worth at a time: their
+ * neighbourhoods are scanned together, then each one's force is formed. */
+static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t from, size_t to)
+{
+	steer_vehicles *v = &w->v;
+	for (size_t s = from; s < to; s += STEER_FLOCK_LANES) {
+		int m = to - s < STEER_FLOCK_LANES ? (int)(to - s) : STEER_FLOCK_LANES;
+		steer_agent a[STEER_FLOCK_LANES];
+		steer_flock_query q[STEER_FLOCK_LANES];
+		steer_flock_sums sums[STEER_FLOCK_LANES];
+		for (int l = 0; l < m; l++) {
+			a[l] = agent_at(w, s + (size_t)l);
+			q[l] = steer_flock_query_at(v, s + (size_t)l, &a[l]);
+		}
+		steer_flock_scan_lanes(v, runs, q, m, sums);
+		/* Boids that only flock, summing their parts: their forces in lanes too. */
+		steer_vec2 force[STEER_FLOCK_LANES];
+		uint32_t plain = 0;
+		for (int l = 0; l < m; l++)
+			if (v->behaviors[s + (size_t)l] == STEER_FLOCK &&
+			    a[l].prm->combine == STEER_COMBINE_SUM)
+				plain |= 1u << l;
+		if (plain)
+			steer_flock_force_lanes(a, sums, m, steer_world_dt(w), force);
+		for (int l = 0; l < m; l++) {
+			steer_vec2 f = (plain >> l) & 1u ? force[l] : steering_force(w, s + (size_t)l, &sums[l]);
+			v->fx[s + (size_t)l] = f.x;
+			v->fy[s + (size_t)l] = f.y;
+		}
+	}
+}
+
 static void *run_forces(void *arg)
 {
 	force_job *j = arg;
@@ -1388,23 +1213,34 @@ static void *run_forces(void *arg)
 	steer_vehicles *v = &w->v;
 	const steer_grid *g = &w->grid;
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
-	uint32_t c = 0; /* the cell holding slot i, while i is a flocker */
-	flock_runs runs;
-	bool have_runs = false;
-	for (size_t i = j->from; i < j->to; i++) {
-		const flock_runs *use = NULL;
-		if (i < g->count) {
-			/* Flockers are stored cell by cell: step to the cell holding i. */
-			bool moved = !have_runs && c == 0;
-			while (c + 1 <= cells && g->start[c + 1] <= i) {
-				c++;
-				moved = true;
-			}
-			if (moved)
-				have_runs = cell_runs(w, c, &runs);
-			use = have_runs ? &runs : NULL;
+	size_t i = j->from;
+	/* Flockers are stored cell by cell: find the cell holding the first of ours. */
+	size_t lo = 0, hi = cells;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->start[mid + 1] <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t c = lo; c < cells && i < j->to && i < g->count; c++) {
+		size_t end = g->start[c + 1] < j->to ? g->start[c + 1] : j->to;
+		if (i >= end)
+			continue;
+		steer_flock_runs runs;
+		if (steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c, &runs)) {
+			cell_forces(w, &runs, i, end);
+			i = end;
+			continue;
 		}
-		steer_vec2 f = steering_force(w, i, use);
+		for (; i < end; i++) {
+			steer_vec2 f = steering_force(w, i, NULL);
+			v->fx[i] = f.x;
+			v->fy[i] = f.y;
+		}
+	}
+	for (; i < j->to; i++) {
+		steer_vec2 f = steering_force(w, i, NULL);
 		v->fx[i] = f.x;
 		v->fy[i] = f.y;
 	}

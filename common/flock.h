@@ -1,0 +1,91 @@
+/* The flocking neighbourhood scan: for each flocker, the sums over the neighbours it
+ * sees (count, offsets, velocities, separation), from which the world forms
+ * cohesion, alignment and separation. This is where a flocking tick spends most of
+ * its time, so it has two forms that give the same bits:
+ *
+ *  - steer_flock_scan_one: one vehicle, any grid (the general path);
+ *  - steer_flock_scan_lanes: up to STEER_FLOCK_LANES vehicles of one grid cell at
+ *    once, one per vector lane, against the candidates they share.
+ *
+ * Both take each neighbour in the same order and do the same arithmetic per
+ * vehicle, so a vehicle's sums do not depend on which form, which CPU (the lane
+ * form has an AVX2 clone picked at run time) or which thread computed them.
+ *
+ * Vehicle storage must be in grid order (the grid's items the identity): the cells
+ * of one grid row are then one contiguous run of slots. */
+#ifndef STEER_FLOCK_H
+#define STEER_FLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "behaviors.h"
+#include "grid.h"
+#include "vec2.h"
+#include "world.h"
+
+#define STEER_FLOCK_LANES 4
+
+/* Running sums of one vehicle's flock neighbourhood. */
+typedef struct steer_flock_sums {
+	steer_vec2 sep; /* sum of separation steerings from too-close neighbours */
+	steer_vec2 d;   /* sum of offsets to neighbours */
+	steer_vec2 v;   /* sum of neighbours' velocities */
+	uint32_t n;     /* neighbours taken */
+} steer_flock_sums;
+
+/* What one vehicle looks for among its neighbours. */
+typedef struct steer_flock_query {
+	const steer_agent *a;
+	double x, y;
+	size_t self; /* its own slot, never its own neighbour */
+	uint32_t group, self_id;
+	uint32_t cap; /* max_neighbours; 0 = no cap */
+	double sight2, close2;
+	bool fov;
+} steer_flock_query;
+
+/* Fills q from vehicle i's state and parameters (a must outlive q). */
+steer_flock_query steer_flock_query_at(const steer_vehicles *v, size_t i, const steer_agent *a);
+
+/* The contiguous slot runs of the 3 x 3 cells around one cell, own row first: the
+ * candidates every member of that cell shares. A member whose sight does not reach
+ * a cell only rejects its candidates, so neighbours and their order are the same as
+ * the per-vehicle walk's. shx/shy: the world-size shift of a run across a wrap seam. */
+typedef struct steer_flock_runs {
+	int count;
+	struct {
+		uint32_t from, to;
+		double shx, shy;
+	} r[9];
+} steer_flock_runs;
+
+/* False when the grid is too coarse for seams (3 or fewer cells across a wrapping
+ * axis): members of such grids take steer_flock_scan_one. */
+bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
+                           steer_flock_runs *out);
+
+/* One vehicle's sums, walking the grid cells its sight reaches: its own row first
+ * (so that a max_neighbours cap keeps the nearer ones in a crowd), then the others. */
+void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double width,
+                          double height, const steer_flock_query *q, steer_flock_sums *out);
+
+/* The sums of m (1..STEER_FLOCK_LANES) vehicles that share runs (members of the
+ * cell the runs are for), one vehicle per lane: out[k] is bit for bit what
+ * steer_flock_scan_one gives for q[k]. */
+void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs,
+                            const steer_flock_query *q, int m, steer_flock_sums *out);
+
+/* Cohesion, alignment and separation from a vehicle's sums, weighted, into the
+ * parts steer_combine_parts adds up (mask gets their bits; nothing when no
+ * neighbours were taken). */
+void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
+                       steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask);
+
+/* The forces of m vehicles whose only behaviour is flocking, combined by sum:
+ * bit for bit steer_combine_parts of steer_flock_parts, four at a time. */
+void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m,
+                             double dt, steer_vec2 *force);
+
+#endif
