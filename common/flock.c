@@ -218,92 +218,143 @@ separate_lanes(__m256d close, __m256d dx, __m256d dy, __m256d d2, const double *
 	*sep_y = _mm256_add_pd(*sep_y, _mm256_and_pd(close, ty));
 }
 
+/* Four vehicles' running sums. */
+typedef struct scan_acc {
+	__m256i n;
+	__m256d dx, dy, vx, vy, sep_x, sep_y;
+} scan_acc;
+
+/* What each lane looks for (see steer_flock_query). */
+typedef struct scan_lane_consts {
+	__m256d qx, qy, hx, hy, sight2, close2, group;
+	__m256i self;
+	__m256d no_fov;
+	const double *sep; /* for separate_lanes */
+} scan_lane_consts;
+
+/* Candidate slot c (k: c in every lane) against four vehicles whose positions,
+ * less the run's seam shift, are x and y. open: the lanes still under their cap. */
+__attribute__((target("avx2"), always_inline)) static inline void
+scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
+               uint32_t c, __m256i k, __m256i open, scan_acc *acc)
+{
+	const __m256d zero = _mm256_setzero_pd();
+	__m256d dx = _mm256_sub_pd(_mm256_broadcast_sd(&v->px[c]), x);
+	__m256d dy = _mm256_sub_pd(_mm256_broadcast_sd(&v->py[c]), y);
+	__m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+	__m256d ahead = _mm256_cmp_pd(
+	    _mm256_add_pd(_mm256_mul_pd(dx, lc->hx), _mm256_mul_pd(dy, lc->hy)), zero, _CMP_GE_OQ);
+	__m256d in = _mm256_and_pd(_mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ),
+	                           _mm256_castsi256_pd(open));
+	in = _mm256_and_pd(in, _mm256_cmp_pd(lc->group, _mm256_set1_pd((double)v->group[c]),
+	                                     _CMP_EQ_OQ));
+	in = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lc->self, k)), in);
+	in = _mm256_and_pd(in, _mm256_or_pd(ahead, lc->no_fov));
+	acc->n = _mm256_sub_epi64(acc->n, _mm256_castpd_si256(in)); /* a set lane is -1 */
+	acc->dx = _mm256_add_pd(acc->dx, _mm256_and_pd(in, dx));
+	acc->dy = _mm256_add_pd(acc->dy, _mm256_and_pd(in, dy));
+	acc->vx = _mm256_add_pd(acc->vx, _mm256_and_pd(in, _mm256_broadcast_sd(&v->vx[c])));
+	acc->vy = _mm256_add_pd(acc->vy, _mm256_and_pd(in, _mm256_broadcast_sd(&v->vy[c])));
+	__m256d close = _mm256_and_pd(in, _mm256_cmp_pd(d2, lc->close2, _CMP_LT_OQ));
+	if (_mm256_movemask_pd(close))
+		separate_lanes(close, dx, dy, d2, lc->sep, (double)v->id[c], &acc->sep_x, &acc->sep_y);
+}
+
 /* Every running sum starts at +0.0 and so is never -0.0: adding the +0.0 of a lane
  * that did not take the candidate leaves it as it was, so a masked add is the scalar
  * "add if taken" bit for bit. No fused multiply-add is enabled here, and ISO C mode
  * keeps the compiler from contracting, so each lane rounds as the scalar code does. */
 __attribute__((target("avx2"))) static void
 scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs,
-                const steer_flock_query *q, int m, steer_flock_sums *out)
+                const steer_flock_query *qin, int m, steer_flock_sums *out)
 {
-	double c[10][4];  /* x y hx hy sight2 close2 group self cap fov_off */
-	double cs[24];    /* hx hy vx vy max_speed id, for separate_lanes */
+	/* Empty lanes copy lane 0 with sight2 -1: they take nothing. Lanes are built
+	 * from registers (set_pd): four scalar stores read back as one vector would
+	 * stall store forwarding. */
+	steer_flock_query q[4];
 	for (int l = 0; l < 4; l++) {
-		bool on = l < m;
-		c[0][l] = on ? q[l].x : 0.0;
-		c[1][l] = on ? q[l].y : 0.0;
-		c[2][l] = on ? q[l].a->h.x : 0.0;
-		c[3][l] = on ? q[l].a->h.y : 0.0;
-		c[4][l] = on ? q[l].sight2 : -1.0; /* an empty lane takes nothing */
-		c[5][l] = on ? q[l].close2 : -1.0;
-		c[6][l] = on ? (double)q[l].group : -1.0;
-		c[7][l] = on ? (double)q[l].self : -1.0;
-		c[8][l] = !on ? 0.0 : q[l].cap ? (double)q[l].cap : INFINITY;
-		c[9][l] = on && !q[l].fov ? 1.0 : 0.0;
-		cs[0 + l] = c[2][l];
-		cs[4 + l] = c[3][l];
-		cs[8 + l] = on ? q[l].a->v.x : 0.0;
-		cs[12 + l] = on ? q[l].a->v.y : 0.0;
-		cs[16 + l] = on ? q[l].a->prm->max_speed : 0.0;
-		cs[20 + l] = on ? (double)q[l].self_id : 0.0;
+		q[l] = qin[l < m ? l : 0];
+		if (l >= m) {
+			q[l].sight2 = -1.0;
+			q[l].close2 = -1.0;
+		}
 	}
-	const __m256d qx = _mm256_loadu_pd(c[0]), qy = _mm256_loadu_pd(c[1]);
-	const __m256d hx = _mm256_loadu_pd(c[2]), hy = _mm256_loadu_pd(c[3]);
-	const __m256d sight2 = _mm256_loadu_pd(c[4]), close2 = _mm256_loadu_pd(c[5]);
-	const __m256d group = _mm256_loadu_pd(c[6]), self = _mm256_loadu_pd(c[7]);
-	const __m256d cap = _mm256_loadu_pd(c[8]);
-	const __m256d no_fov = _mm256_cmp_pd(_mm256_loadu_pd(c[9]), _mm256_setzero_pd(), _CMP_GT_OQ);
-	const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
-	__m256d n = zero, sum_dx = zero, sum_dy = zero, sum_vx = zero, sum_vy = zero;
-	__m256d sep_x = zero, sep_y = zero;
-	const double *restrict px = v->px, *restrict py = v->py;
-	const double *restrict vx = v->vx, *restrict vy = v->vy;
-	const uint32_t *restrict grp = v->group;
+#define LANES(e) _mm256_set_pd(q[3].e, q[2].e, q[1].e, q[0].e)
+#define LANES_I(e) _mm256_set_epi64x((int64_t)q[3].e, (int64_t)q[2].e, (int64_t)q[1].e, \
+                                     (int64_t)q[0].e)
+#define LANE_CAP(l) (q[l].cap ? (int64_t)q[l].cap : INT64_MAX)
+	const __m256d qx = LANES(x), qy = LANES(y);
+	const __m256d hx = LANES(a->h.x), hy = LANES(a->h.y);
+	const __m256d sight2 = LANES(sight2), close2 = LANES(close2);
+	const __m256d group = _mm256_set_pd((double)q[3].group, (double)q[2].group,
+	                                    (double)q[1].group, (double)q[0].group);
+	const __m256i self_i = LANES_I(self);
+	const __m256i cap = _mm256_set_epi64x(LANE_CAP(3), LANE_CAP(2), LANE_CAP(1), LANE_CAP(0));
+	const __m256d no_fov = _mm256_castsi256_pd(_mm256_set_epi64x(
+	    q[3].fov ? 0 : -1, q[2].fov ? 0 : -1, q[1].fov ? 0 : -1, q[0].fov ? 0 : -1));
+	/* For separate_lanes, only on the rare too-close candidate. */
+	const double cs[24] = {
+	    q[0].a->h.x,            q[1].a->h.x,            q[2].a->h.x,
+	    q[3].a->h.x,            q[0].a->h.y,            q[1].a->h.y,
+	    q[2].a->h.y,            q[3].a->h.y,            q[0].a->v.x,
+	    q[1].a->v.x,            q[2].a->v.x,            q[3].a->v.x,
+	    q[0].a->v.y,            q[1].a->v.y,            q[2].a->v.y,
+	    q[3].a->v.y,            q[0].a->prm->max_speed, q[1].a->prm->max_speed,
+	    q[2].a->prm->max_speed, q[3].a->prm->max_speed, (double)q[0].self_id,
+	    (double)q[1].self_id,   (double)q[2].self_id,   (double)q[3].self_id};
+#undef LANES
+#undef LANES_I
+#undef LANE_CAP
+	scan_acc acc = {_mm256_setzero_si256(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+	                _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+	                _mm256_setzero_pd()};
+	const scan_lane_consts lc = {qx, qy, hx, hy, sight2, close2, group, self_i, no_fov, cs};
+	const int active = (1 << m) - 1;
 
 	for (int r = 0; r < runs->count; r++) {
-		if (!_mm256_movemask_pd(_mm256_cmp_pd(n, cap, _CMP_LT_OQ)))
+		__m256i open = _mm256_cmpgt_epi64(cap, acc.n);
+		if (!(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
 			break;
 		const __m256d x = _mm256_sub_pd(qx, _mm256_set1_pd(runs->r[r].shx));
 		const __m256d y = _mm256_sub_pd(qy, _mm256_set1_pd(runs->r[r].shy));
 		uint32_t from = runs->r[r].from, to = runs->r[r].to;
-		for (uint32_t k = from; k < to; k++) {
-			__m256d open = _mm256_cmp_pd(n, cap, _CMP_LT_OQ);
-			if ((k - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
-			    !_mm256_movemask_pd(open))
+		/* When no lane can reach its cap within this run, the cap costs nothing. */
+		__m256i after = _mm256_add_epi64(acc.n, _mm256_set1_epi64x((int64_t)(to - from)));
+		if (!_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(after, cap)))) {
+			__m256i k = _mm256_set1_epi64x((int64_t)from);
+			for (uint32_t s = from; s < to; s++) {
+				scan_candidate(v, &lc, x, y, s, k, _mm256_set1_epi64x(-1), &acc);
+				k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+			}
+			continue;
+		}
+		__m256i k = _mm256_set1_epi64x((int64_t)from);
+		for (uint32_t s = from; s < to; s++) {
+			open = _mm256_cmpgt_epi64(cap, acc.n);
+			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
+			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
 				break;
-			__m256d dx = _mm256_sub_pd(_mm256_broadcast_sd(&px[k]), x);
-			__m256d dy = _mm256_sub_pd(_mm256_broadcast_sd(&py[k]), y);
-			__m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
-			__m256d ahead = _mm256_cmp_pd(
-			    _mm256_add_pd(_mm256_mul_pd(dx, hx), _mm256_mul_pd(dy, hy)), zero, _CMP_GE_OQ);
-			__m256d in = _mm256_and_pd(_mm256_cmp_pd(d2, sight2, _CMP_LE_OQ), open);
-			in = _mm256_and_pd(in, _mm256_cmp_pd(group, _mm256_set1_pd((double)grp[k]),
-			                                     _CMP_EQ_OQ));
-			in = _mm256_and_pd(in, _mm256_cmp_pd(self, _mm256_set1_pd((double)k), _CMP_NEQ_OQ));
-			in = _mm256_and_pd(in, _mm256_or_pd(ahead, no_fov));
-			n = _mm256_add_pd(n, _mm256_and_pd(in, one));
-			sum_dx = _mm256_add_pd(sum_dx, _mm256_and_pd(in, dx));
-			sum_dy = _mm256_add_pd(sum_dy, _mm256_and_pd(in, dy));
-			sum_vx = _mm256_add_pd(sum_vx, _mm256_and_pd(in, _mm256_broadcast_sd(&vx[k])));
-			sum_vy = _mm256_add_pd(sum_vy, _mm256_and_pd(in, _mm256_broadcast_sd(&vy[k])));
-			__m256d close = _mm256_and_pd(in, _mm256_cmp_pd(d2, close2, _CMP_LT_OQ));
-			if (_mm256_movemask_pd(close))
-				separate_lanes(close, dx, dy, d2, cs, (double)v->id[k], &sep_x, &sep_y);
+			scan_candidate(v, &lc, x, y, s, k, open, &acc);
+			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
-	double o[7][4];
+	__m256d n = _mm256_castsi256_pd(acc.n);
+	__m256d sep_x = acc.sep_x, sep_y = acc.sep_y, sum_dx = acc.dx, sum_dy = acc.dy;
+	__m256d sum_vx = acc.vx, sum_vy = acc.vy;
+	double o[6][4];
+	int64_t taken[4];
 	_mm256_storeu_pd(o[0], sep_x);
 	_mm256_storeu_pd(o[1], sep_y);
 	_mm256_storeu_pd(o[2], sum_dx);
 	_mm256_storeu_pd(o[3], sum_dy);
 	_mm256_storeu_pd(o[4], sum_vx);
 	_mm256_storeu_pd(o[5], sum_vy);
-	_mm256_storeu_pd(o[6], n);
+	_mm256_storeu_si256((__m256i *)taken, _mm256_castpd_si256(n));
 	for (int l = 0; l < m; l++) {
 		out[l].sep = v2(o[0][l], o[1][l]);
 		out[l].d = v2(o[2][l], o[3][l]);
 		out[l].v = v2(o[4][l], o[5][l]);
-		out[l].n = (uint32_t)o[6][l];
+		out[l].n = (uint32_t)taken[l];
 	}
 }
 #endif
@@ -347,58 +398,47 @@ __attribute__((target("avx2"))) static void
 force_lanes_avx2(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
                  steer_vec2 *force)
 {
-	double c[16][4];
+	/* Empty lanes repeat lane 0; their results are dropped. */
+	const steer_flock_sums *f[4];
+	const steer_agent *g[4];
 	for (int l = 0; l < 4; l++) {
-		bool on = l < m;
-		const steer_flock_sums *f = &sums[on ? l : 0];
-		const steer_agent *g = &a[on ? l : 0];
-		const steer_params *p = g->prm;
-		c[0][l] = f->sep.x;
-		c[1][l] = f->sep.y;
-		c[2][l] = f->d.x;
-		c[3][l] = f->d.y;
-		c[4][l] = f->v.x;
-		c[5][l] = f->v.y;
-		c[6][l] = on ? (double)f->n : 0.0;
-		c[7][l] = g->v.x;
-		c[8][l] = g->v.y;
-		c[9][l] = p->separation_weight;
-		c[10][l] = p->alignment_weight;
-		c[11][l] = p->cohesion_weight;
-		c[12][l] = p->max_speed;
-		c[13][l] = p->max_force;
+		f[l] = &sums[l < m ? l : 0];
+		g[l] = &a[l < m ? l : 0];
 	}
+#define LANES(e) _mm256_set_pd(f[3]->e, f[2]->e, f[1]->e, f[0]->e)
+#define AGENTS(e) _mm256_set_pd(g[3]->e, g[2]->e, g[1]->e, g[0]->e)
 	const __m256d zero = _mm256_setzero_pd();
-	__m256d n = _mm256_loadu_pd(c[6]);
+	__m256d n = _mm256_set_pd((double)f[3]->n, (double)f[2]->n, (double)f[1]->n, (double)f[0]->n);
 	__m256d has = _mm256_cmp_pd(n, zero, _CMP_GT_OQ);
 	__m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), n);
-	__m256d vx = _mm256_loadu_pd(c[7]), vy = _mm256_loadu_pd(c[8]);
+	__m256d vx = AGENTS(v.x), vy = AGENTS(v.y);
 	/* separation */
-	__m256d sep_x = _mm256_mul_pd(_mm256_loadu_pd(c[0]), _mm256_loadu_pd(c[9]));
-	__m256d sep_y = _mm256_mul_pd(_mm256_loadu_pd(c[1]), _mm256_loadu_pd(c[9]));
+	__m256d ws = AGENTS(prm->separation_weight);
+	__m256d sep_x = _mm256_mul_pd(LANES(sep.x), ws);
+	__m256d sep_y = _mm256_mul_pd(LANES(sep.y), ws);
 	/* cohesion: seek the mean offset */
-	__m256d mdx = _mm256_mul_pd(_mm256_loadu_pd(c[2]), inv);
-	__m256d mdy = _mm256_mul_pd(_mm256_loadu_pd(c[3]), inv);
+	__m256d mdx = _mm256_mul_pd(LANES(d.x), inv);
+	__m256d mdy = _mm256_mul_pd(LANES(d.y), inv);
 	__m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(mdx, mdx), _mm256_mul_pd(mdy, mdy)));
 	__m256d some = _mm256_cmp_pd(len, zero, _CMP_GT_OQ);
 	__m256d rl = _mm256_div_pd(_mm256_set1_pd(1.0), len);
 	__m256d ux = _mm256_and_pd(some, _mm256_mul_pd(mdx, rl));
 	__m256d uy = _mm256_and_pd(some, _mm256_mul_pd(mdy, rl));
-	__m256d speed = _mm256_loadu_pd(c[12]);
-	__m256d wc = _mm256_loadu_pd(c[11]);
+	__m256d speed = AGENTS(prm->max_speed);
+	__m256d wc = AGENTS(prm->cohesion_weight);
 	__m256d coh_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(ux, speed), vx), wc);
 	__m256d coh_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(uy, speed), vy), wc);
 	/* alignment: the mean velocity less our own */
-	__m256d wa = _mm256_loadu_pd(c[10]);
-	__m256d ali_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_loadu_pd(c[4]), inv), vx), wa);
-	__m256d ali_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_loadu_pd(c[5]), inv), vy), wa);
+	__m256d wa = AGENTS(prm->alignment_weight);
+	__m256d ali_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(LANES(v.x), inv), vx), wa);
+	__m256d ali_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(LANES(v.y), inv), vy), wa);
 	/* the sum, in part order, then per second and truncated */
 	__m256d sx = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_x), ali_x), coh_x);
 	__m256d sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_y), ali_y), coh_y);
 	__m256d inv_dt = _mm256_set1_pd(1.0 / dt);
 	sx = _mm256_mul_pd(sx, inv_dt);
 	sy = _mm256_mul_pd(sy, inv_dt);
-	__m256d mf = _mm256_loadu_pd(c[13]);
+	__m256d mf = AGENTS(prm->max_force);
 	__m256d l2 = _mm256_add_pd(_mm256_mul_pd(sx, sx), _mm256_mul_pd(sy, sy));
 	__m256d over = _mm256_and_pd(_mm256_cmp_pd(l2, _mm256_mul_pd(mf, mf), _CMP_GT_OQ),
 	                             _mm256_cmp_pd(l2, zero, _CMP_GT_OQ));
@@ -411,6 +451,8 @@ force_lanes_avx2(const steer_agent *a, const steer_flock_sums *sums, int m, doub
 	_mm256_storeu_pd(oy, _mm256_and_pd(has, sy));
 	for (int l = 0; l < m; l++)
 		force[l] = v2(ox[l], oy[l]);
+#undef LANES
+#undef AGENTS
 }
 #endif
 

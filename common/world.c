@@ -1174,46 +1174,84 @@ typedef struct force_job {
 	size_t from, to;
 } force_job;
 
-/* The flockers in slots [from, to) of one grid cell, a lane's worth at a time: their
- * neighbourhoods are scanned together, then each one's force is formed. */
-static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t from, size_t to)
+/* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:
+ * slots first .. first + count - 1. Forming them a batch at a time lets the square
+ * roots and divisions of one lane group's force overlap with the next group's
+ * instead of each waiting out its own chain. */
+#define FORCE_BATCH 32
+
+typedef struct force_batch {
+	size_t first;
+	int count;
+	steer_agent a[FORCE_BATCH];
+	steer_flock_sums sums[FORCE_BATCH];
+} force_batch;
+
+static void batch_finish(steer_world *w, force_batch *b)
+{
+	steer_vehicles *v = &w->v;
+	double dt = steer_world_dt(w);
+	for (int s = 0; s < b->count; s += STEER_FLOCK_LANES) {
+		int m = b->count - s < STEER_FLOCK_LANES ? b->count - s : STEER_FLOCK_LANES;
+		size_t slot = b->first + (size_t)s;
+		/* Boids that only flock, summing their parts, have their forces in lanes. */
+		steer_vec2 force[STEER_FLOCK_LANES];
+		uint32_t plain = 0;
+		for (int l = 0; l < m; l++)
+			if (v->behaviors[slot + (size_t)l] == STEER_FLOCK &&
+			    b->a[s + l].prm->combine == STEER_COMBINE_SUM)
+				plain |= 1u << l;
+		if (plain)
+			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
+		for (int l = 0; l < m; l++) {
+			steer_vec2 f = (plain >> l) & 1u ? force[l]
+			                                  : steering_force(w, slot + (size_t)l, &b->sums[s + l]);
+			v->fx[slot + (size_t)l] = f.x;
+			v->fy[slot + (size_t)l] = f.y;
+		}
+	}
+	b->count = 0;
+}
+
+/* The flockers in slots [from, to) of one grid cell, a lane group at a time: their
+ * neighbourhoods are scanned together and their forces queued in the batch. */
+static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t from, size_t to,
+                        force_batch *b)
 {
 	steer_vehicles *v = &w->v;
 	for (size_t s = from; s < to; s += STEER_FLOCK_LANES) {
 		int m = to - s < STEER_FLOCK_LANES ? (int)(to - s) : STEER_FLOCK_LANES;
-		steer_agent a[STEER_FLOCK_LANES];
+		if (b->count + m > FORCE_BATCH)
+			batch_finish(w, b);
+		if (b->count == 0)
+			b->first = s;
+		steer_agent *a = &b->a[b->count];
 		steer_flock_query q[STEER_FLOCK_LANES];
-		steer_flock_sums sums[STEER_FLOCK_LANES];
 		for (int l = 0; l < m; l++) {
 			a[l] = agent_at(w, s + (size_t)l);
 			q[l] = steer_flock_query_at(v, s + (size_t)l, &a[l]);
 		}
-		steer_flock_scan_lanes(v, runs, q, m, sums);
-		/* Boids that only flock, summing their parts: their forces in lanes too. */
-		steer_vec2 force[STEER_FLOCK_LANES];
-		uint32_t plain = 0;
-		for (int l = 0; l < m; l++)
-			if (v->behaviors[s + (size_t)l] == STEER_FLOCK &&
-			    a[l].prm->combine == STEER_COMBINE_SUM)
-				plain |= 1u << l;
-		if (plain)
-			steer_flock_force_lanes(a, sums, m, steer_world_dt(w), force);
-		for (int l = 0; l < m; l++) {
-			steer_vec2 f = (plain >> l) & 1u ? force[l] : steering_force(w, s + (size_t)l, &sums[l]);
-			v->fx[s + (size_t)l] = f.x;
-			v->fy[s + (size_t)l] = f.y;
-		}
+		steer_flock_scan_lanes(v, runs, q, m, &b->sums[b->count]);
+		b->count += m;
 	}
+}
+
+static void one_force(steer_world *w, size_t i)
+{
+	steer_vec2 f = steering_force(w, i, NULL);
+	w->v.fx[i] = f.x;
+	w->v.fy[i] = f.y;
 }
 
 static void *run_forces(void *arg)
 {
 	force_job *j = arg;
 	steer_world *w = j->w;
-	steer_vehicles *v = &w->v;
 	const steer_grid *g = &w->grid;
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
 	size_t i = j->from;
+	force_batch batch;
+	batch.count = 0;
 	/* Flockers are stored cell by cell: find the cell holding the first of ours. */
 	size_t lo = 0, hi = cells;
 	while (lo < hi) {
@@ -1229,21 +1267,17 @@ static void *run_forces(void *arg)
 			continue;
 		steer_flock_runs runs;
 		if (steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c, &runs)) {
-			cell_forces(w, &runs, i, end);
+			cell_forces(w, &runs, i, end, &batch);
 			i = end;
 			continue;
 		}
-		for (; i < end; i++) {
-			steer_vec2 f = steering_force(w, i, NULL);
-			v->fx[i] = f.x;
-			v->fy[i] = f.y;
-		}
+		batch_finish(w, &batch); /* the batch holds consecutive slots only */
+		for (; i < end; i++)
+			one_force(w, i);
 	}
-	for (; i < j->to; i++) {
-		steer_vec2 f = steering_force(w, i, NULL);
-		v->fx[i] = f.x;
-		v->fy[i] = f.y;
-	}
+	batch_finish(w, &batch);
+	for (; i < j->to; i++)
+		one_force(w, i);
 	return NULL;
 }
 
