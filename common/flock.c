@@ -171,6 +171,13 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 	return true;
 }
 
+static bool vector_allowed = true;
+
+void steer_flock_set_vector(bool on)
+{
+	vector_allowed = on;
+}
+
 /* The exact scalar form, one lane after another: for machines without AVX2. */
 static void scan_lanes_scalar(const steer_vehicles *v, const steer_flock_runs *runs,
                               const steer_flock_query *q, int m, steer_flock_sums *out)
@@ -460,7 +467,7 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
                              double dt, steer_vec2 *force)
 {
 #ifdef FLOCK_HAVE_AVX2
-	if (__builtin_cpu_supports("avx2")) {
+	if (vector_allowed && __builtin_cpu_supports("avx2")) {
 		force_lanes_avx2(a, sums, m, dt, force);
 		return;
 	}
@@ -472,7 +479,7 @@ void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *run
                             const steer_flock_query *q, int m, steer_flock_sums *out)
 {
 #ifdef FLOCK_HAVE_AVX2
-	if (__builtin_cpu_supports("avx2")) {
+	if (vector_allowed && __builtin_cpu_supports("avx2")) {
 		scan_lanes_avx2(v, runs, q, m, out);
 		return;
 	}

@@ -88,4 +88,9 @@ void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
 void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m,
                              double dt, steer_vec2 *force);
 
+/* Whether the lane forms may use the CPU's vector instructions (by default they do
+ * when it has AVX2). Off, they run the scalar code: for tests that hold the two to
+ * the same bits. Not for use while a step runs. */
+void steer_flock_set_vector(bool on);
+
 #endif

@@ -526,8 +526,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 	return st;
 }
 
-static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s);
-static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s);
+static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s, bool forces);
+static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s, bool forces);
 
 static void remove_vehicle(steer_world *w, size_t i)
 {
@@ -540,8 +540,8 @@ static void remove_vehicle(steer_world *w, size_t i)
 	size_t last = --v->count;
 	if (i != last) {
 		vehicle_slot moved;
-		slot_load(v, last, &moved);
-		slot_store(v, i, &moved);
+		slot_load(v, last, &moved, true);
+		slot_store(v, i, &moved, true);
 		/* Overwriting an existing key never allocates. */
 		steer_idmap_put(&w->ids, v->id[i], (uint32_t)i);
 	}
@@ -1069,14 +1069,20 @@ static void sort_cells_by_id(steer_world *w)
 	}
 }
 
-static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)
+/* forces: whether the last step's forces go along; the reorder before a step leaves
+ * them behind, as the step overwrites them all. */
+static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s, bool forces)
 {
 	*s = (vehicle_slot){v->id[i], v->behaviors[i], v->group[i], v->param_set[i], v->extra[i],
 	                    v->px[i], v->py[i],        v->vx[i],    v->vy[i],        v->hx[i],
-	                    v->hy[i], v->fx[i],        v->fy[i]};
+	                    v->hy[i], 0.0,             0.0};
+	if (forces) {
+		s->fx = v->fx[i];
+		s->fy = v->fy[i];
+	}
 }
 
-static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
+static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s, bool forces)
 {
 	v->id[i] = s->id;
 	v->behaviors[i] = s->behaviors;
@@ -1088,8 +1094,10 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
 	v->vy[i] = s->vy;
 	v->hx[i] = s->hx;
 	v->hy[i] = s->hy;
-	v->fx[i] = s->fx;
-	v->fy[i] = s->fy;
+	if (forces) {
+		v->fx[i] = s->fx;
+		v->fy[i] = s->fy;
+	}
 	v->extra[i] = s->extra;
 }
 
@@ -1132,18 +1140,18 @@ static int reorder_by_cell(steer_world *w)
 		if (dest[start] == start)
 			continue;
 		vehicle_slot carry, next;
-		slot_load(v, start, &carry);
+		slot_load(v, start, &carry, false);
 		size_t at = dest[start];
 		dest[start] = (uint32_t)start;
 		while (at != start) {
-			slot_load(v, at, &next);
-			slot_store(v, at, &carry);
+			slot_load(v, at, &next, false);
+			slot_store(v, at, &carry, false);
 			size_t to = dest[at];
 			dest[at] = (uint32_t)at;
 			carry = next;
 			at = to;
 		}
-		slot_store(v, start, &carry);
+		slot_store(v, start, &carry, false);
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 
 #include "behaviors.h"
 #include "check.h"
+#include "flock.h"
 #include "grid.h"
 #include "scenario.h"
 #include "testutil.h"
@@ -313,6 +314,46 @@ static void two_threads_give_the_same_bits(void)
 	steer_world_destroy(w[1]);
 }
 
+/* A world that reaches every branch of the lane code: groups, boids with and without
+ * a field of view or a cap, several sight distances, a crowd past its cap, boids on
+ * exactly the same point (the separation tie-break), wanderers among the flock. */
+static steer_world *lane_workout(void)
+{
+	steer_world *w = make_world(2400, 1600, STEER_EDGE_WRAP, 21);
+	steer_rng *rng = steer_world_rng(w);
+	for (int k = 0; k < 4000; k++) {
+		steer_params p = steer_flock_params();
+		p.field_of_view = k % 3 != 0;
+		p.group = (uint32_t)(k % 4 == 0);
+		p.sight_distance = 60 + (k % 3) * 20;
+		p.max_neighbours = k % 7 == 0 ? 5 : k % 7 == 1 ? 0 : 48;
+		p.combine = k % 13 == 0 ? STEER_COMBINE_PRIORITY : STEER_COMBINE_SUM;
+		bool crowd = k % 4 == 1;
+		double x = crowd ? 1200 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 2400);
+		double y = crowd ? 800 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 1600);
+		if (k % 40 == 1)
+			x = 1200, y = 800;
+		uint32_t id = add_vehicle(w, x, y, steer_rng_range(rng, -30, 30),
+		                          steer_rng_range(rng, -30, 30), &p);
+		steer_vehicle_enable(w, id, STEER_FLOCK | (k % 5 == 0 ? STEER_WANDER : 0u), true);
+	}
+	return w;
+}
+
+static void vector_lanes_give_the_scalar_bits(void)
+{
+	steer_world *w[2];
+	for (int t = 0; t < 2; t++) {
+		steer_flock_set_vector(t == 0);
+		w[t] = lane_workout();
+		step(w[t], 150);
+	}
+	steer_flock_set_vector(true);
+	CHECK(same_state_bits(w[0], w[1]), "the vector lanes differ from the scalar code");
+	steer_world_destroy(w[0]);
+	steer_world_destroy(w[1]);
+}
+
 static void max_neighbours_keeps_the_nearest_cell(void)
 {
 	/* One boid, a neighbour in its own cell heading north, and a crowd in the rows
@@ -421,6 +462,7 @@ int main(void)
 	RUN(flock_forces_match_all_pairs);
 	RUN(storage_order_does_not_change_the_result);
 	RUN(two_threads_give_the_same_bits);
+	RUN(vector_lanes_give_the_scalar_bits);
 	RUN(max_neighbours_keeps_the_nearest_cell);
 	return CHECK_DONE();
 }
