@@ -58,14 +58,18 @@ static void send_view_if_changed(tui_app *a)
 		return;
 	steer_view v = {true, 0, 0, 0, 0};
 	tui_camera_bounds(&a->cam, &v.x0, &v.y0, &v.x1, &v.y1);
-	steer_compact_req req = {!a->debug, (uint32_t)a->cam.cols, (uint32_t)a->cam.rows};
+	steer_compact_req req = {!a->debug, (uint32_t)a->cam.cols, (uint32_t)a->cam.rows,
+	                         a->density};
 	if (a->cam.cols < 1 || a->cam.rows < 1 || a->cam.cols > (int)STEER_COMPACT_MAX_CELLS ||
 	    a->cam.rows > (int)STEER_COMPACT_MAX_CELLS)
 		req.on = false;
-	if (!req.on)
+	if (!req.on) {
 		req.cols = req.rows = 0;
+		req.density = STEER_DENSITY_AUTO;
+	}
 	if (!memcmp(&v, &a->sent_view, sizeof v) && req.on == a->sent_req.on &&
-	    req.cols == a->sent_req.cols && req.rows == a->sent_req.rows)
+	    req.cols == a->sent_req.cols && req.rows == a->sent_req.rows &&
+	    req.density == a->sent_req.density)
 		return;
 	steer_strbuf_clear(&a->net.out);
 	if (steer_wire_viewport_ex(&a->net.out, &v, &req) && tui_net_send_out(&a->net)) {
@@ -232,8 +236,15 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			snprintf(sel, sizeof sel, " | #%u (off view)", a->selected);
 		}
 	}
-	snprintf(out, n, " connected | tick %llu | vehicles %d/%u in view | %s | %g/%g Hz%s%s%s",
-	         (unsigned long long)s->tick, visible_count(a), s->total_vehicles,
+	char seen[96];
+	if (s->density)
+		snprintf(seen, sizeof seen, "density: %u/%u in view, up to %u a cell", s->in_view,
+		         s->total_vehicles, s->max_count);
+	else
+		snprintf(seen, sizeof seen, "vehicles %d/%u in view", visible_count(a),
+		         s->total_vehicles);
+	snprintf(out, n, " connected | tick %llu | %s | %s | %g/%g Hz%s%s%s",
+	         (unsigned long long)s->tick, seen,
 	         s->paused ? "PAUSED" : "running", s->tick_rate, a->net.msg.welcome.snapshot_rate,
 	         sel, a->follow ? " | follow" : "", a->debug ? " | debug" : "");
 }
@@ -539,6 +550,12 @@ static void key(tui_app *a, int ch)
 	case 'd':
 		a->debug = !a->debug;
 		break;
+	case 'D': {
+		static const char *const names[] = {"auto (when zoomed out)", "always", "never"};
+		a->density = (steer_density_mode)((a->density + 1) % 3);
+		snprintf(a->message, sizeof a->message, "density cells: %s", names[a->density]);
+		break;
+	}
 	case KEY_MOUSE: {
 		MEVENT ev;
 		if (getmouse(&ev) != OK || ev.y >= rows)

@@ -37,6 +37,7 @@ typedef struct tui_app {
 	tui_purpose purpose;
 	uint32_t selected;
 	bool follow, debug, help;
+	steer_density_mode density; /* asked of the server with the view */
 	int cursor_col, cursor_row;
 	char message[256];
 	bool cmdline_open;

@@ -377,6 +377,32 @@ static void draw_vehicle(const view *w, const steer_snap_vehicle *v, bool select
 	put(w, col, row, tui_heading_glyph(v->vx, v->vy), co, selected);
 }
 
+tui_color tui_heat_color(uint32_t count)
+{
+	int k = 0;
+	while (k < 4 && count >= (2u << k))
+		k++;
+	return (tui_color)(C_HEAT1 + k);
+}
+
+/* A density frame's cells, each at its centre in world units, so a frame drawn
+ * after a pan or zoom (before the next one arrives) still lands in place. */
+static void draw_density(const view *w, const steer_snapshot *s)
+{
+	double cw = (s->view.x1 - s->view.x0) / s->dcols, ch = (s->view.y1 - s->view.y0) / s->drows;
+	for (size_t k = 0; k < s->ncells; k++) {
+		const steer_snap_cell *c = &s->cells[k];
+		int col, row;
+		tui_camera_to_cell(w->cam, s->view.x0 + (c->col + 0.5) * cw,
+		                   s->view.y0 + (c->row + 0.5) * ch, &col, &row);
+		if (!in_grid(w, col, row))
+			continue;
+		double a = c->heading * (6.283185307179586 / 256.0);
+		tui_color co = tui_heat_color(c->count);
+		put(w, col, row, tui_heading_glyph(cos(a), sin(a)), co, co >= C_HEAT4);
+	}
+}
+
 static bool is_vehicle_glyph(uint8_t g)
 {
 	return g >= G_ARROW_E && g <= G_STILL;
@@ -399,6 +425,8 @@ void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
 		draw_aids(&w, s);
 	draw_route(&w, s, o->selected);
 	draw_obstacles(&w, s);
+	if (s->density)
+		draw_density(&w, s);
 	/* The selected vehicle last, so it wins a cell it shares with others. */
 	const steer_snap_vehicle *sel = NULL;
 	for (size_t k = 0; k < s->count; k++) {

@@ -49,6 +49,11 @@ typedef enum tui_color {
 	C_AID,
 	C_SELECTED,
 	C_CURSOR,
+	C_HEAT1, /* density cells: 1 vehicle, 2-3, 4-7, 8-15, 16 or more */
+	C_HEAT2,
+	C_HEAT3,
+	C_HEAT4,
+	C_HEAT5,
 	C_COUNT,
 } tui_color;
 
@@ -82,7 +87,11 @@ typedef struct tui_render_opts {
  * speed is below a small threshold. */
 tui_glyph tui_heading_glyph(double vx, double vy);
 
-/* Draws the snapshot into g (already sized to the camera's cols x rows). */
+/* The heat colour of a density cell holding count vehicles (count >= 1). */
+tui_color tui_heat_color(uint32_t count);
+
+/* Draws the snapshot into g (already sized to the camera's cols x rows). A density
+ * snapshot draws each occupied cell as its mean heading in its heat colour. */
 void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
                 const tui_render_opts *o);
 

@@ -67,6 +67,9 @@ static void init_colors(tui_screen *s)
 	init_pair(C_AID, COLOR_MAGENTA, -1);
 	init_pair(C_SELECTED, COLOR_WHITE, COLOR_RED);
 	init_pair(C_CURSOR, COLOR_BLACK, COLOR_WHITE);
+	static const short heat[5] = {COLOR_BLUE, COLOR_CYAN, COLOR_GREEN, COLOR_YELLOW, COLOR_RED};
+	for (int k = 0; k < 5; k++)
+		init_pair((short)(C_HEAT1 + k), heat[k], -1);
 }
 
 bool tui_screen_open(tui_screen *s)
@@ -142,6 +145,7 @@ static const char *const help_lines[] = {
     "  w  wander     a  avoid       (on the selection)",
     "  Space  pause/resume          .  single step",
     "  d  debug aids (force, feeler)",
+    "  D  density when zoomed out: auto / always / never",
     "  :  command line (help, spawn, seek ID X Y, ...)",
     "  ?  this help                 q  quit",
     "",

@@ -23,11 +23,10 @@ enum { COL_DENSE = 0, COL_SPARSE = 1 };
 /* The most vehicles one frame may carry: bounds what a decoder allocates. */
 #define MAX_VEHICLES 10000000u
 
-static const double TURN = 6.283185307179586;
 
 /* --- blobs and varints -------------------------------------------------------------- */
 
-static void blob_clear(steer_blob *b)
+void wire_blob_clear(steer_blob *b)
 {
 	b->len = 0;
 	b->oom = false;
@@ -40,7 +39,7 @@ static void blob_free(steer_blob *b)
 }
 
 /* Room for n more bytes; false (and oom set) when memory runs out. */
-static bool blob_room(steer_blob *b, size_t n)
+bool wire_blob_room(steer_blob *b, size_t n)
 {
 	if (b->oom)
 		return false;
@@ -52,15 +51,15 @@ static bool blob_room(steer_blob *b, size_t n)
 	return true;
 }
 
-static void put_byte(steer_blob *b, uint8_t v)
+void wire_put_byte(steer_blob *b, uint8_t v)
 {
-	if (blob_room(b, 1))
+	if (wire_blob_room(b, 1))
 		b->data[b->len++] = v;
 }
 
-static void put_varint(steer_blob *b, uint64_t x)
+void wire_put_varint(steer_blob *b, uint64_t x)
 {
-	if (!blob_room(b, 10))
+	if (!wire_blob_room(b, 10))
 		return;
 	while (x >= 0x80) {
 		b->data[b->len++] = (uint8_t)(x | 0x80);
@@ -79,13 +78,7 @@ static size_t varint_size(uint64_t x)
 	return n;
 }
 
-/* A cursor over a received blob. */
-typedef struct reader {
-	const uint8_t *p;
-	size_t len, pos;
-} reader;
-
-static bool get_byte(reader *r, uint8_t *v)
+bool wire_get_byte(wire_reader *r, uint8_t *v)
 {
 	if (r->pos >= r->len)
 		return false;
@@ -93,12 +86,12 @@ static bool get_byte(reader *r, uint8_t *v)
 	return true;
 }
 
-static bool get_varint(reader *r, uint64_t *v)
+bool wire_get_varint(wire_reader *r, uint64_t *v)
 {
 	uint64_t x = 0;
 	for (int shift = 0; shift < 64; shift += 7) {
 		uint8_t b;
-		if (!get_byte(r, &b))
+		if (!wire_get_byte(r, &b))
 			return false;
 		x |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
@@ -109,10 +102,10 @@ static bool get_varint(reader *r, uint64_t *v)
 	return false; /* more than ten bytes */
 }
 
-static bool get_varint32(reader *r, uint32_t *v)
+bool wire_get_varint32(wire_reader *r, uint32_t *v)
 {
 	uint64_t x;
-	if (!get_varint(r, &x) || x > UINT32_MAX)
+	if (!wire_get_varint(r, &x) || x > UINT32_MAX)
 		return false;
 	*v = (uint32_t)x;
 	return true;
@@ -231,7 +224,7 @@ static int32_t quantize(double v, double inv)
 /* The direction of (x, y) in 256ths of a turn. libm's atan2 was most of the cost of
  * quantizing a frame: this folds the plane into the first octant and uses a minimax
  * polynomial for atan on [0, 1], within 1e-5 rad (a thousandth of a step). */
-static uint8_t direction_byte(double x, double y)
+uint8_t wire_direction_byte(double x, double y)
 {
 	double ax = fabs(x), ay = fabs(y);
 	double hi = ax > ay ? ax : ay, lo = ax > ay ? ay : ax;
@@ -244,18 +237,18 @@ static uint8_t direction_byte(double x, double y)
 	     t2 * (-0.33262347 +
 	           t2 * (0.19354346 + t2 * (-0.11643287 + t2 * (0.05265332 + t2 * -0.01172120)))));
 	if (ay > ax)
-		a = TURN / 4 - a;
+		a = STEER_TURN / 4 - a;
 	if (x < 0)
-		a = TURN / 2 - a;
+		a = STEER_TURN / 2 - a;
 	if (y < 0)
 		a = -a;
 	/* a in [-pi, pi]: shifted positive so the cast truncates as floor would. */
-	return (uint8_t)(unsigned)(a * (256.0 / TURN) + 256.5);
+	return (uint8_t)(unsigned)(a * (256.0 / STEER_TURN) + 256.5);
 }
 
 static uint8_t heading_byte(double vx, double vy, double hx, double hy)
 {
-	return vx != 0 || vy != 0 ? direction_byte(vx, vy) : direction_byte(hx, hy);
+	return vx != 0 || vy != 0 ? wire_direction_byte(vx, vy) : wire_direction_byte(hx, hy);
 }
 
 /* A moving vehicle never rounds to zero speed: "still" is drawn differently. */
@@ -372,9 +365,9 @@ static size_t value_size(uint32_t d, bool byte)
 static void put_value(steer_blob *b, uint32_t d, bool byte)
 {
 	if (byte)
-		put_byte(b, (uint8_t)d);
+		wire_put_byte(b, (uint8_t)d);
 	else
-		put_varint(b, zigzag(d));
+		wire_put_varint(b, zigzag(d));
 }
 
 /* Empty when nothing changed; else dense (every delta) or sparse (skip, delta pairs
@@ -396,35 +389,35 @@ static void put_column(steer_blob *b, const uint32_t *delta, size_t n, bool byte
 	if (!changed)
 		return;
 	if (dense <= sparse) {
-		put_byte(b, COL_DENSE);
+		wire_put_byte(b, COL_DENSE);
 		for (size_t k = 0; k < n; k++)
 			put_value(b, delta[k], byte);
 		return;
 	}
-	put_byte(b, COL_SPARSE);
+	wire_put_byte(b, COL_SPARSE);
 	skip = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (!delta[k]) {
 			skip++;
 			continue;
 		}
-		put_varint(b, skip);
+		wire_put_varint(b, skip);
 		put_value(b, delta[k], byte);
 		skip = 0;
 	}
 }
 
-static bool get_value(reader *r, uint32_t *d, bool byte)
+static bool get_value(wire_reader *r, uint32_t *d, bool byte)
 {
 	if (byte) {
 		uint8_t v;
-		if (!get_byte(r, &v))
+		if (!wire_get_byte(r, &v))
 			return false;
 		*d = v;
 		return true;
 	}
 	uint32_t z;
-	if (!get_varint32(r, &z))
+	if (!wire_get_varint32(r, &z))
 		return false;
 	*d = unzigzag(z);
 	return true;
@@ -435,9 +428,9 @@ static bool get_column(const steer_blob *b, uint32_t *delta, size_t n, bool byte
 {
 	if (n) /* an empty view has no scratch at all: memset(NULL, 0, 0) is undefined */
 		memset(delta, 0, n * sizeof *delta);
-	reader r = {b->data, b->len, 0};
+	wire_reader r = {b->data, b->len, 0};
 	uint8_t mode;
-	if (!get_byte(&r, &mode))
+	if (!wire_get_byte(&r, &mode))
 		return true; /* empty: every value is its prior */
 	if (mode == COL_DENSE) {
 		for (size_t k = 0; k < n; k++)
@@ -450,7 +443,7 @@ static bool get_column(const steer_blob *b, uint32_t *delta, size_t n, bool byte
 	size_t k = 0;
 	while (r.pos < r.len) {
 		uint64_t skip;
-		if (!get_varint(&r, &skip) || skip >= n - k ||
+		if (!wire_get_varint(&r, &skip) || skip >= n - k ||
 		    !get_value(&r, &delta[k + skip], byte))
 			return false;
 		k += (size_t)skip + 1;
@@ -489,11 +482,11 @@ static void flush_run(steer_blob *b, const steer_compact_frame *f, id_run *run)
 {
 	if (!run->len)
 		return;
-	put_varint(b, ((uint64_t)run->len << 2) | (uint64_t)run->op);
+	wire_put_varint(b, ((uint64_t)run->len << 2) | (uint64_t)run->op);
 	if (run->op == OP_ADD) {
 		uint32_t prev = run->start ? f->id[run->start - 1] : 0;
 		for (size_t k = run->start; k < run->start + run->len; k++) {
-			put_varint(b, f->id[k] - prev);
+			wire_put_varint(b, f->id[k] - prev);
 			prev = f->id[k];
 		}
 	}
@@ -520,7 +513,7 @@ static void encode_ids(steer_blob *b, int32_t *src, const steer_compact_frame *f
 	if (!base) {
 		uint32_t prev = 0;
 		for (size_t k = 0; k < f->count; k++) {
-			put_varint(b, f->id[k] - prev);
+			wire_put_varint(b, f->id[k] - prev);
 			prev = f->id[k];
 			src[k] = -1;
 		}
@@ -556,7 +549,7 @@ static void encode_pos(steer_blob *b, const int32_t *src, const steer_compact_fr
 			dx -= base->qx[src[k]];
 			dy -= base->qy[src[k]];
 		}
-		put_varint(b, spread(zigzag(to_u32(dx))) | spread(zigzag(to_u32(dy))) << 1);
+		wire_put_varint(b, spread(zigzag(to_u32(dx))) | spread(zigzag(to_u32(dy))) << 1);
 	}
 }
 
@@ -575,7 +568,7 @@ static void encode_columns(steer_compact_scratch *sc, const steer_compact_frame 
 	put_column(&sc->blob[STEER_BLOB_BEHAVIORS], sc->delta, f->count, false);
 }
 
-static bool enc_blob(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+bool wire_enc_blob(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 {
 	const steer_blob *b = *arg;
 	if (!b->len)
@@ -591,7 +584,7 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	if (!scratch_reserve(sc, f->count))
 		return false;
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		blob_clear(&sc->blob[k]);
+		wire_blob_clear(&sc->blob[k]);
 	encode_ids(&sc->blob[STEER_BLOB_IDS], sc->src, f, base);
 	encode_pos(&sc->blob[STEER_BLOB_POS], sc->src, f, base);
 	encode_columns(sc, f, base);
@@ -621,7 +614,7 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	pb_callback_t *blobs[STEER_BLOB_COUNT] = {&c->ids,   &c->pos,   &c->heading,
 	                                          &c->speed, &c->group, &c->behaviors};
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		*blobs[k] = (pb_callback_t){{.encode = enc_blob}, &sc->blob[k]};
+		*blobs[k] = (pb_callback_t){{.encode = wire_enc_blob}, &sc->blob[k]};
 	wire_obstacle_list obs;
 	obs.o = steer_world_obstacles(w, &obs.n);
 	obs.view = &f->view;
@@ -638,8 +631,8 @@ void steer_compact_state_init(steer_compact_state *cs)
 {
 	memset(cs, 0, sizeof *cs);
 	for (int k = 0; k < 256; k++) {
-		cs->cos[k] = cos(k * (TURN / 256.0));
-		cs->sin[k] = sin(k * (TURN / 256.0));
+		cs->cos[k] = cos(k * (STEER_TURN / 256.0));
+		cs->sin[k] = sin(k * (STEER_TURN / 256.0));
 	}
 }
 
@@ -658,13 +651,13 @@ void steer_compact_state_free(steer_compact_state *cs)
 	cs->have_base = false;
 }
 
-static bool dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg)
+bool wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg)
 {
 	(void)f;
 	steer_blob *b = *arg;
 	size_t n = s->bytes_left;
-	blob_clear(b); /* a repeated field: the last one wins, as protobuf says */
-	if (!blob_room(b, n))
+	wire_blob_clear(b); /* a repeated field: the last one wins, as protobuf says */
+	if (!wire_blob_room(b, n))
 		PB_RETURN_ERROR(s, "out of memory");
 	if (n && !pb_read(s, b->data, n))
 		return false;
@@ -691,7 +684,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 {
 	steer_compact_frame *f = &cs->next;
 	const steer_blob *b = &cs->scratch.blob[STEER_BLOB_IDS];
-	reader r = {b->data, b->len, 0};
+	wire_reader r = {b->data, b->len, 0};
 	size_t n = 0, i = 0;
 	uint32_t prev = 0;
 	/* Every vehicle is one kept base slot or one byte of the blob at least. */
@@ -703,7 +696,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 	while (r.pos < r.len) {
 		uint64_t op, len;
 		if (base) {
-			if (!get_varint(&r, &op) || op >> 2 == 0 || (op & 3) > OP_ADD)
+			if (!wire_get_varint(&r, &op) || op >> 2 == 0 || (op & 3) > OP_ADD)
 				return fail(why, "bad id edit");
 			len = op >> 2;
 			op &= 3;
@@ -725,7 +718,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 				id = base->id[i];
 				cs->scratch.src[n] = (int32_t)i++;
 			} else {
-				if (!get_varint32(&r, &gap) || gap == 0 || gap > UINT32_MAX - prev)
+				if (!wire_get_varint32(&r, &gap) || gap == 0 || gap > UINT32_MAX - prev)
 					return fail(why, "bad id gap");
 				id = prev + gap;
 				cs->scratch.src[n] = -1;
@@ -754,10 +747,10 @@ static bool decode_pos(steer_compact_state *cs, const steer_compact_frame *base)
 {
 	steer_compact_frame *f = &cs->next;
 	const steer_blob *b = &cs->scratch.blob[STEER_BLOB_POS];
-	reader r = {b->data, b->len, 0};
+	wire_reader r = {b->data, b->len, 0};
 	for (size_t k = 0; k < f->count; k++) {
 		uint64_t v;
-		if (!get_varint(&r, &v))
+		if (!wire_get_varint(&r, &v))
 			return false;
 		int64_t x = from_u32(unzigzag(gather(v))), y = from_u32(unzigzag(gather(v >> 1)));
 		int32_t s = cs->scratch.src[k];
@@ -895,12 +888,12 @@ bool wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_st
 	snap->count = snap->nobstacles = snap->nroutes = 0;
 	steer_compact_scratch *sc = &cs->scratch;
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		blob_clear(&sc->blob[k]);
+		wire_blob_clear(&sc->blob[k]);
 	steer_CompactSnapshot m = steer_CompactSnapshot_init_zero;
 	pb_callback_t *blobs[STEER_BLOB_COUNT] = {&m.ids,   &m.pos,   &m.heading,
 	                                          &m.speed, &m.group, &m.behaviors};
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		*blobs[k] = (pb_callback_t){{.decode = dec_blob}, &sc->blob[k]};
+		*blobs[k] = (pb_callback_t){{.decode = wire_dec_blob}, &sc->blob[k]};
 	m.obstacles = (pb_callback_t){{.decode = wire_dec_obstacle}, snap};
 	m.routes = (pb_callback_t){{.decode = wire_dec_route}, snap};
 	if (!pb_decode(s, steer_CompactSnapshot_fields, &m)) {
@@ -922,8 +915,13 @@ bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char
                            size_t errlen)
 {
 	if (!v->compact) {
-		*out = (steer_compact_req){false, 0, 0};
+		*out = (steer_compact_req){false, 0, 0, STEER_DENSITY_AUTO};
 		return true;
+	}
+	if (v->density < steer_Density_DENSITY_AUTO || v->density > steer_Density_DENSITY_NEVER) {
+		snprintf(err, errlen, "unknown density mode %d (0 auto, 1 always, 2 never)",
+		         (int)v->density);
+		return false;
 	}
 	if (v->clear) {
 		snprintf(err, errlen, "compact snapshots need a viewport rectangle");
@@ -944,6 +942,6 @@ bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char
 		snprintf(err, errlen, "viewport too narrow for compact positions");
 		return false;
 	}
-	*out = (steer_compact_req){true, v->cols, v->rows};
+	*out = (steer_compact_req){true, v->cols, v->rows, (steer_density_mode)v->density};
 	return true;
 }

@@ -489,6 +489,7 @@ bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view, const ste
 		m.msg.viewport.compact = true;
 		m.msg.viewport.cols = req->cols;
 		m.msg.viewport.rows = req->rows;
+		m.msg.viewport.density = (steer_Density)req->density;
 	}
 	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
@@ -502,6 +503,7 @@ void steer_snapshot_free(steer_snapshot *s)
 	free(s->routes);
 	free(s->v);
 	free(s->obstacles);
+	free(s->cells);
 	memset(s, 0, sizeof *s);
 }
 
@@ -711,6 +713,12 @@ static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out
                           steer_snapshot *snap, steer_compact_state *cs, char *err, size_t errlen)
 {
 	bool ok;
+	if (tag == steer_ServerMessage_density_tag) {
+		out->snapshot = snap;
+		return wire_decode_density(sub, snap, err, errlen);
+	}
+	if (tag == steer_ServerMessage_compact_tag || tag == steer_ServerMessage_snapshot_tag)
+		snap->density = false;
 	if (tag == steer_ServerMessage_compact_tag) {
 		if (!cs) {
 			snprintf(err, errlen, "a compact snapshot, which this decoder cannot read");
@@ -753,7 +761,7 @@ bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *
 	out->kind = 0;
 	out->compact = false;
 	while (pb_decode_tag(&s, &wt, &tag, &eof)) {
-		if (wt != PB_WT_STRING || tag < 1 || tag > 4) {
+		if (wt != PB_WT_STRING || tag < 1 || tag > steer_ServerMessage_density_tag) {
 			if (!pb_skip_field(&s, wt))
 				break;
 			continue;
@@ -767,7 +775,8 @@ bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *
 		}
 		if (!pb_close_string_substream(&s, &sub))
 			break;
-		out->compact = tag == steer_ServerMessage_compact_tag;
+		out->compact = tag == steer_ServerMessage_compact_tag ||
+		               tag == steer_ServerMessage_density_tag;
 		out->kind = out->compact ? STEER_MSG_SNAPSHOT : (steer_server_msg_kind)tag;
 	}
 	if (!eof) {

@@ -93,10 +93,18 @@ bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, siz
 /* Quantized coordinates stay within +-2^29, so a difference of two fits 31 bits. */
 #define STEER_COMPACT_MAX_Q (1 << 29)
 
+/* When a compact client gets per-cell density instead of vehicles (Viewport.density). */
+typedef enum steer_density_mode {
+	STEER_DENSITY_AUTO = 0, /* when its view holds more vehicles than its map has cells */
+	STEER_DENSITY_ALWAYS = 1,
+	STEER_DENSITY_NEVER = 2,
+} steer_density_mode;
+
 /* What a client asked of its snapshot stream besides the rectangle. */
 typedef struct steer_compact_req {
 	bool on;
 	uint32_t cols, rows; /* its map area in cells: the precision */
+	steer_density_mode density;
 } steer_compact_req;
 
 /* A Viewport message's compact request; false (message in err) when compact is
@@ -168,6 +176,45 @@ void steer_compact_scratch_free(steer_compact_scratch *sc);
 bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
                         bool paused, const steer_compact_frame *f, const steer_compact_frame *base);
 
+/* --- density snapshots (density.c) ------------------------------------------------ */
+
+/* The most cells a density frame may have (a 1000 x 1000 map area, with room); a
+ * larger map gets vehicles. Bounds what the server and a client allocate. */
+#define STEER_DENSITY_MAX_CELLS (1u << 20)
+
+/* Whether a compact request whose view holds n vehicles (with its margin) is
+ * answered with density. */
+bool steer_density_wanted(const steer_compact_req *req, size_t n);
+
+/* One view's vehicles counted into the cols x rows cells laid over it, with the sum
+ * of their unit headings per cell, and those cells encoded (DensitySnapshot.cells).
+ * Server side. Arrays owned: init once, rebuild each tick, free once. */
+typedef struct steer_density_cell {
+	double hx, hy; /* sum of unit headings */
+	uint32_t count;
+} steer_density_cell;
+
+typedef struct steer_density {
+	steer_view view;
+	uint32_t cols, rows;
+	uint32_t in_view, max_count;
+	steer_density_cell *cell; /* cols * rows, row-major */
+	size_t cap;
+	steer_blob cells;
+} steer_density;
+
+void steer_density_init(steer_density *d);
+void steer_density_free(steer_density *d);
+/* Counts the vehicles idx[0..n) of w that lie inside view (a set rectangle) into
+ * cols x rows cells (each 1..STEER_COMPACT_MAX_CELLS, at most STEER_DENSITY_MAX_CELLS
+ * in all). 0, or -1 when memory runs out or the grid is out of range. */
+int steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
+                        uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n);
+/* Appends one delimited ServerMessage holding the DensitySnapshot of d, with the
+ * obstacles of w touching its view. */
+bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
+                        const steer_density *d);
+
 /* --- client side ---------------------------------------------------------------- */
 
 bool steer_wire_hello(steer_strbuf *out, const char *client_name);
@@ -181,6 +228,13 @@ typedef struct steer_snap_vehicle {
 	uint32_t id, group, behaviors;
 	float x, y, vx, vy, fx, fy;
 } steer_snap_vehicle;
+
+/* One occupied cell of a density frame: cols x rows cells over the view, row 0 at
+ * the view's y0. heading: their mean direction, in 256ths of a turn from +x. */
+typedef struct steer_snap_cell {
+	uint32_t col, row, count;
+	uint8_t heading;
+} steer_snap_cell;
 
 typedef struct steer_snap_route {
 	uint32_t id;
@@ -210,6 +264,12 @@ typedef struct steer_snapshot {
 	steer_obstacle *obstacles;
 	size_t nroutes, routes_cap;
 	steer_snap_route *routes;
+	/* A density frame: no vehicles (count is 0), the occupied cells of a
+	 * dcols x drows grid over the view instead. */
+	bool density;
+	uint32_t dcols, drows, in_view, max_count;
+	size_t ncells, cells_cap;
+	steer_snap_cell *cells;
 } steer_snapshot;
 
 void steer_snapshot_free(steer_snapshot *s);
@@ -222,7 +282,7 @@ typedef enum steer_server_msg_kind {
 
 typedef struct steer_server_msg {
 	steer_server_msg_kind kind;
-	bool compact; /* STEER_MSG_SNAPSHOT decoded from a CompactSnapshot */
+	bool compact; /* STEER_MSG_SNAPSHOT decoded from a CompactSnapshot or DensitySnapshot */
 	steer_Welcome welcome;
 	steer_snapshot *snapshot; /* decoded into the caller's snapshot */
 	uint32_t request_id;
@@ -231,8 +291,9 @@ typedef struct steer_server_msg {
 	steer_strbuf json; /* reply body; owned, reused */
 } steer_server_msg;
 
-/* Decodes one ServerMessage frame body. snap receives a snapshot; json a reply body.
- * A CompactSnapshot is refused: it needs the state of steer_wire_decode_stream. */
+/* Decodes one ServerMessage frame body. snap receives a snapshot (a DensitySnapshot
+ * too: it stands alone); json a reply body. A CompactSnapshot is refused: it needs
+ * the state of steer_wire_decode_stream. */
 bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
                               steer_snapshot *snap, char *err, size_t errlen);
 

@@ -39,6 +39,33 @@ bool wire_dec_route(pb_istream_t *s, const pb_field_t *f, void **arg);
 bool wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_state *cs, char *err,
                          size_t errlen);
 
+/* Blobs (compact.c): appending and reading the varints and bytes that compact and
+ * density frames are made of. A failed append sets the blob's oom; a read past the
+ * end, or a varint over ten bytes (or over 32 bits for get_varint32), fails. */
+#define STEER_TURN 6.283185307179586
+
+typedef struct wire_reader {
+	const uint8_t *p;
+	size_t len, pos;
+} wire_reader;
+
+void wire_blob_clear(steer_blob *b);
+bool wire_blob_room(steer_blob *b, size_t n);
+void wire_put_byte(steer_blob *b, uint8_t v);
+void wire_put_varint(steer_blob *b, uint64_t x);
+bool wire_get_byte(wire_reader *r, uint8_t *v);
+bool wire_get_varint(wire_reader *r, uint64_t *v);
+bool wire_get_varint32(wire_reader *r, uint32_t *v);
+/* The direction of (x, y) in 256ths of a turn counter-clockwise from +x; 0 for 0. */
+uint8_t wire_direction_byte(double x, double y);
+/* nanopb callbacks for a bytes field held in a steer_blob (arg). */
+bool wire_enc_blob(pb_ostream_t *s, const pb_field_t *f, void *const *arg);
+bool wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg);
+
+/* Decodes a DensitySnapshot from its substream into snap; a message in err on
+ * failure. */
+bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen);
+
 /* Grows *p (elements of sz) so that index n is valid; new space zeroed. */
 bool wire_grow_to(void **p, size_t *cap, size_t n, size_t sz);
 

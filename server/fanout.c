@@ -20,6 +20,7 @@ typedef struct group {
 	steer_compact_req req;
 	sbuf *plain;   /* plain: this tick's Snapshot (one reference, the group's) */
 	cframe *frame; /* compact: this tick's quantized view (one reference) */
+	sbuf *dense;   /* compact zoomed out: this tick's DensitySnapshot instead */
 } group;
 
 /* One group's frame as a delta on one base (NULL: the key frame). */
@@ -47,7 +48,8 @@ static bool same_view(const steer_view *a, const steer_view *b)
 
 static bool same_request(const steer_compact_req *a, const steer_compact_req *b)
 {
-	return a->on == b->on && (!a->on || (a->cols == b->cols && a->rows == b->rows));
+	return a->on == b->on &&
+	       (!a->on || (a->cols == b->cols && a->rows == b->rows && a->density == b->density));
 }
 
 static group *find_group(tick *t, const conn *c)
@@ -63,8 +65,10 @@ static void release_group(group *g)
 {
 	sbuf_unref(g->plain);
 	cframe_unref(g->frame);
+	sbuf_unref(g->dense);
 	g->plain = NULL;
 	g->frame = NULL;
+	g->dense = NULL;
 }
 
 /* The world indices of view's vehicles into s->view_idx; the index is built on the
@@ -88,7 +92,24 @@ static void count_encoding(server *s, const sbuf *b)
 	s->snapshot_bytes += b->len;
 }
 
-/* Encodes the plain snapshot or builds the compact frame of a new group. */
+/* The group's cells as one DensitySnapshot: the same bytes for all its members. */
+static bool prepare_density(tick *t, group *g, size_t n)
+{
+	server *s = t->s;
+	steer_world *w = s->session.world;
+	steer_strbuf_clear(&s->scratch);
+	if (steer_density_build(&s->density, w, &g->view, g->req.cols, g->req.rows, s->view_idx,
+	                        n) != 0 ||
+	    !steer_wire_density(&s->scratch, w, s->session.paused, &s->density) ||
+	    s->scratch.oom || !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
+		return false;
+	count_encoding(s, g->dense);
+	s->density_encoded++;
+	return true;
+}
+
+/* Encodes the plain snapshot, the density snapshot or builds the compact frame of a
+ * new group. */
 static bool prepare(tick *t, group *g)
 {
 	server *s = t->s;
@@ -105,6 +126,8 @@ static bool prepare(tick *t, group *g)
 		count_encoding(s, g->plain);
 		return true;
 	}
+	if (steer_density_wanted(&g->req, n))
+		return prepare_density(t, g, n);
 	g->frame = cframe_new();
 	return g->frame &&
 	       steer_compact_frame_build(&g->frame->f, w, &g->view, g->req.cols, g->req.rows,
@@ -159,6 +182,11 @@ static void offer(tick *t, conn *c, const group *g, bool cacheable)
 		conn_offer_snapshot(c, g->plain, NULL, 0);
 		return;
 	}
+	if (g->dense) {
+		/* Not a compact frame: the client's base, and so the server's, stays. */
+		conn_offer_snapshot(c, g->dense, NULL, 0);
+		return;
+	}
 	const cframe *base = usable_base(t->s, c, g->frame);
 	sbuf *b = compact_bytes(t, g, base, cacheable);
 	if (!b) {
@@ -180,7 +208,7 @@ static void offer_to(tick *t, conn *c)
 	group alone;
 	bool kept = t->ngroups < MAX_GROUPS;
 	g = kept ? &t->groups[t->ngroups] : &alone;
-	*g = (group){c->view, c->compact, NULL, NULL};
+	*g = (group){c->view, c->compact, NULL, NULL, NULL};
 	if (!prepare(t, g)) {
 		steer_log(STEER_LOG_ERROR, "cannot encode a snapshot: out of memory");
 		release_group(g);

@@ -133,10 +133,10 @@ static void host_stats(void *ud, steer_strbuf *json)
 	    json,
 	    ",\"ticks_dropped\":%llu,\"snapshots_encoded\":%llu,"
 	    "\"snapshot_bytes\":%llu,\"compact_encoded\":%llu,"
-	    "\"compact_keyframes\":%llu,\"uptime_s\":",
+	    "\"compact_keyframes\":%llu,\"density_encoded\":%llu,\"uptime_s\":",
 	    (unsigned long long)s->ticks_dropped, (unsigned long long)s->snapshots_encoded,
 	    (unsigned long long)s->snapshot_bytes, (unsigned long long)s->compact_encoded,
-	    (unsigned long long)s->compact_keyframes);
+	    (unsigned long long)s->compact_keyframes, (unsigned long long)s->density_encoded);
 	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
 }
 
@@ -390,6 +390,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	steer_strbuf_init(&s->scratch);
 	steer_interest_init(&s->interest);
 	steer_compact_scratch_init(&s->compact_scratch);
+	steer_density_init(&s->density);
 	s->session.world = initial_world(opt);
 	if (!s->session.world) {
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
@@ -458,6 +459,7 @@ void server_free(server *s)
 	steer_strbuf_free(&s->scratch);
 	steer_interest_free(&s->interest);
 	steer_compact_scratch_free(&s->compact_scratch);
+	steer_density_free(&s->density);
 	free(s->view_idx);
 	s->view_idx = NULL;
 }

@@ -60,11 +60,12 @@ typedef struct server {
 	size_t nconns;
 	uint64_t next_conn_id;
 	uint64_t snapshots_encoded, snapshot_bytes;
-	uint64_t compact_encoded, compact_keyframes;
+	uint64_t compact_encoded, compact_keyframes, density_encoded;
 	steer_interest interest; /* every vehicle, indexed once per snapshot tick */
 	uint32_t *view_idx;      /* one view's vehicles, reused */
 	size_t view_idx_cap;
 	steer_compact_scratch compact_scratch;
+	steer_density density; /* one view's cells while they are encoded, reused */
 	uint64_t next_frame_seq;
 	steer_strbuf scratch; /* reused for encoding frames and reply lines */
 	bool stopping;

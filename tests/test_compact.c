@@ -720,7 +720,7 @@ static void compact_request_checked(void)
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	steer_view view = {true, 1, 2, 3, 4};
-	steer_compact_req req = {true, 120, 38};
+	steer_compact_req req = {true, 120, 38, STEER_DENSITY_AUTO};
 	CHECK(steer_wire_viewport_ex(&out, &view, &req), "encode");
 	size_t len;
 	const uint8_t *msg = body(&out, &len);

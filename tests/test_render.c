@@ -695,6 +695,69 @@ static void render_extremes(void)
 	steer_snapshot_free(&s);
 }
 
+static void add_cell(steer_snapshot *s, uint32_t col, uint32_t row, uint32_t count,
+                     uint8_t heading)
+{
+	if (s->ncells == s->cells_cap) {
+		s->cells_cap = s->cells_cap ? 2 * s->cells_cap : 8;
+		s->cells = realloc(s->cells, s->cells_cap * sizeof *s->cells);
+		if (!s->cells)
+			abort();
+	}
+	s->cells[s->ncells++] = (steer_snap_cell){col, row, count, heading};
+}
+
+static void render_density(void)
+{
+	/* A 40 x 20 density grid over (0,0)-(40,40): cell (c, r) is centred on
+	 * (c + 0.5, 2r + 1), which the scale-1 camera draws in cell (c, r). */
+	steer_snapshot s;
+	snap_init(&s, 1000, 1000, STEER_EDGE_BOUNCE);
+	s.density = true;
+	s.has_view = true;
+	s.view = (steer_view){true, 0, 0, 40, 40};
+	s.dcols = 40;
+	s.drows = 20;
+	add_cell(&s, 3, 2, 1, 0);    /* one heading east */
+	add_cell(&s, 5, 5, 3, 192);  /* three heading north (world -y) */
+	add_cell(&s, 6, 5, 5, 64);   /* five heading south */
+	add_cell(&s, 7, 5, 9, 96);   /* nine heading south-west */
+	add_cell(&s, 8, 5, 40, 128); /* forty heading west */
+	tui_camera cam = cam_at(0, 0, 1, 40, 20);
+	tui_grid g = {0};
+	tui_render_opts o = {0};
+	render(&g, &s, &cam, &o);
+	struct {
+		int col, row, glyph, color;
+		bool bold;
+	} want[] = {
+	    {3, 2, G_ARROW_E, C_HEAT1, false}, {5, 5, G_ARROW_N, C_HEAT2, false},
+	    {6, 5, G_ARROW_S, C_HEAT3, false}, {7, 5, G_ARROW_SW, C_HEAT4, true},
+	    {8, 5, G_ARROW_W, C_HEAT5, true},
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		tui_cell c = cell(&g, want[k].col, want[k].row);
+		CHECK(c.glyph == want[k].glyph && c.color == want[k].color && c.bold == want[k].bold,
+		      "cell (%d,%d): glyph %d colour %d bold %d", want[k].col, want[k].row, c.glyph,
+		      c.color, c.bold);
+	}
+	CHECK(count_nonempty(&g) == 5, "%d cells drawn, want 5", count_nonempty(&g));
+	CHECK(tui_pick(&s, &cam, 5, 5) == 0, "a density cell picked as a vehicle");
+
+	/* The camera panned before the next frame came: the same frame is drawn where
+	 * its cells are in the world. 10 units right, all of them are off the left. */
+	cam = cam_at(10, 0, 1, 40, 20);
+	render(&g, &s, &cam, &o);
+	CHECK(count_nonempty(&g) == 0, "%d cells drawn after the pan, want 0",
+	      count_nonempty(&g));
+	cam = cam_at(-10, 0, 1, 40, 20);
+	render(&g, &s, &cam, &o);
+	CHECK(cell(&g, 13, 2).glyph == G_ARROW_E && cell(&g, 18, 5).glyph == G_ARROW_W,
+	      "cells not shifted with the camera");
+	tui_grid_free(&g);
+	steer_snapshot_free(&s);
+}
+
 static void pick_vehicles(void)
 {
 	steer_snapshot s;
@@ -817,6 +880,7 @@ int main(void)
 	RUN(render_debug_aids);
 	RUN(render_cursor);
 	RUN(render_extremes);
+	RUN(render_density);
 	RUN(pick_vehicles);
 	RUN(grid_resize_and_ascii);
 	RUN(ascii_picture);

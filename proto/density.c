@@ -1,0 +1,210 @@
+/* DensitySnapshot: for a client zoomed out past one vehicle per cell of its map, the
+ * count and mean heading of the vehicles in each cell instead of the vehicles. A
+ * frame costs at most a few bytes per occupied cell, however many vehicles the view
+ * holds, so bandwidth follows the terminal's size, not the world's. docs/PROTOCOL.md
+ * specifies the bytes; this file is their only implementation, both ways. */
+#include <math.h>
+#include <pb_decode.h>
+#include <pb_encode.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grid.h"
+#include "reserve.h"
+#include "wire.h"
+#include "wire_priv.h"
+
+bool steer_density_wanted(const steer_compact_req *req, size_t n)
+{
+	if (!req->on || req->density == STEER_DENSITY_NEVER)
+		return false;
+	uint64_t cells = (uint64_t)req->cols * req->rows;
+	if (cells > STEER_DENSITY_MAX_CELLS)
+		return false;
+	/* More vehicles than cells: several must share a cell, which can show only one
+	 * of them, and the vehicles would cost more bytes than the cells. */
+	return req->density == STEER_DENSITY_ALWAYS || n > cells;
+}
+
+void steer_density_init(steer_density *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+void steer_density_free(steer_density *d)
+{
+	free(d->cell);
+	free(d->cells.data);
+	steer_density_init(d);
+}
+
+/* The occupied cells, row-major: empty cells skipped since the last one, count,
+ * mean heading. */
+static void encode_cells(steer_density *d, size_t cells)
+{
+	steer_blob *b = &d->cells;
+	wire_blob_clear(b);
+	size_t last = 0; /* cells before this index are written or skipped */
+	for (size_t c = 0; c < cells; c++) {
+		const steer_density_cell *e = &d->cell[c];
+		if (!e->count)
+			continue;
+		wire_put_varint(b, c - last);
+		wire_put_varint(b, e->count);
+		wire_put_byte(b, wire_direction_byte(e->hx, e->hy));
+		last = c + 1;
+	}
+}
+
+int steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
+                        uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n)
+{
+	if (!view->set || cols < 1 || rows < 1 || cols > STEER_COMPACT_MAX_CELLS ||
+	    rows > STEER_COMPACT_MAX_CELLS || (uint64_t)cols * rows > STEER_DENSITY_MAX_CELLS ||
+	    !(view->x1 > view->x0) || !(view->y1 > view->y0))
+		return -1;
+	size_t cells = (size_t)cols * rows;
+	if (steer_reserve((void **)&d->cell, &d->cap, cells, sizeof *d->cell) != 0)
+		return -1;
+	d->view = *view;
+	d->cols = cols;
+	d->rows = rows;
+	d->in_view = d->max_count = 0;
+	memset(d->cell, 0, cells * sizeof *d->cell);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	double sx = cols / (view->x1 - view->x0), sy = rows / (view->y1 - view->y0);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = idx[k];
+		double x = v->px[i], y = v->py[i];
+		if (!(x >= view->x0 && x <= view->x1 && y >= view->y0 && y <= view->y1))
+			continue; /* the margin: density stops at the view's edge */
+		int col = steer_floor_clamp((x - view->x0) * sx, 0, (int)cols - 1);
+		int row = steer_floor_clamp((y - view->y0) * sy, 0, (int)rows - 1);
+		steer_density_cell *e = &d->cell[(size_t)row * cols + (size_t)col];
+		e->count++;
+		e->hx += v->hx[i];
+		e->hy += v->hy[i];
+		d->in_view++;
+		if (e->count > d->max_count)
+			d->max_count = e->count;
+	}
+	encode_cells(d, cells);
+	return d->cells.oom ? -1 : 0;
+}
+
+bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
+                        const steer_density *d)
+{
+	const steer_world_config *cfg = steer_world_config_get(w);
+	steer_ServerMessage m = steer_ServerMessage_init_zero;
+	m.which_msg = steer_ServerMessage_density_tag;
+	steer_DensitySnapshot *s = &m.msg.density;
+	s->tick = steer_world_tick(w);
+	s->paused = paused;
+	s->total_vehicles = (uint32_t)steer_world_vehicles(w)->count;
+	s->width = cfg->width;
+	s->height = cfg->height;
+	s->edges = (steer_Edges)cfg->edges;
+	s->tick_rate = cfg->tick_rate;
+	s->has_view = true;
+	s->view = (steer_Rect){d->view.x0, d->view.y0, d->view.x1, d->view.y1};
+	s->cols = d->cols;
+	s->rows = d->rows;
+	s->in_view = d->in_view;
+	s->max_count = d->max_count;
+	s->cells = (pb_callback_t){{.encode = wire_enc_blob}, (void *)&d->cells};
+	wire_obstacle_list obs;
+	obs.o = steer_world_obstacles(w, &obs.n);
+	obs.view = &d->view;
+	s->obstacles = (pb_callback_t){{.encode = wire_enc_obstacles}, &obs};
+	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+}
+
+/* --- decoding ------------------------------------------------------------------------ */
+
+/* The cells field, read straight from the stream into snap->cells. The grid's size
+ * is not known yet (fields may come in any order): positions are checked after. */
+static bool dec_cells(pb_istream_t *s, const pb_field_t *f, void **arg)
+{
+	(void)f;
+	steer_snapshot *snap = *arg;
+	snap->ncells = 0; /* a repeated field: the last one wins */
+	uint64_t at = 0;
+	while (s->bytes_left) {
+		uint64_t skip, count;
+		uint8_t heading;
+		if (!pb_decode_varint(s, &skip) || !pb_decode_varint(s, &count) ||
+		    !pb_read(s, &heading, 1))
+			return false;
+		at += skip;
+		if (count < 1 || count > UINT32_MAX || at >= STEER_DENSITY_MAX_CELLS)
+			PB_RETURN_ERROR(s, "density cell out of range");
+		if (!wire_grow_to((void **)&snap->cells, &snap->cells_cap, snap->ncells,
+		                  sizeof *snap->cells))
+			PB_RETURN_ERROR(s, "out of memory");
+		/* col and row are filled in once cols is known. */
+		snap->cells[snap->ncells++] = (steer_snap_cell){(uint32_t)at, 0, (uint32_t)count, heading};
+		at++;
+	}
+	return true;
+}
+
+static const char *check_density(const steer_DensitySnapshot *m, steer_snapshot *snap)
+{
+	const steer_Rect *v = &m->view;
+	if (!m->has_view || !isfinite(v->x0) || !isfinite(v->y0) || !isfinite(v->x1) ||
+	    !isfinite(v->y1) || !(v->x1 > v->x0) || !(v->y1 > v->y0))
+		return "without a valid view";
+	if (m->cols < 1 || m->cols > STEER_COMPACT_MAX_CELLS || m->rows < 1 ||
+	    m->rows > STEER_COMPACT_MAX_CELLS ||
+	    (uint64_t)m->cols * m->rows > STEER_DENSITY_MAX_CELLS)
+		return "with a grid out of range";
+	uint64_t cells = (uint64_t)m->cols * m->rows, sum = 0;
+	for (size_t k = 0; k < snap->ncells; k++) {
+		steer_snap_cell *c = &snap->cells[k];
+		if (c->col >= cells)
+			return "with a cell outside its grid";
+		sum += c->count;
+		c->row = c->col / m->cols;
+		c->col %= m->cols;
+	}
+	if (sum != m->in_view)
+		return "whose counts do not add up to in_view";
+	return NULL;
+}
+
+bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen)
+{
+	snap->count = snap->nobstacles = snap->nroutes = snap->ncells = 0;
+	steer_DensitySnapshot m = steer_DensitySnapshot_init_zero;
+	m.cells = (pb_callback_t){{.decode = dec_cells}, snap};
+	m.obstacles = (pb_callback_t){{.decode = wire_dec_obstacle}, snap};
+	if (!pb_decode(s, steer_DensitySnapshot_fields, &m)) {
+		snap->ncells = 0;
+		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(s));
+		return false;
+	}
+	const char *why = check_density(&m, snap);
+	if (why) {
+		snap->ncells = 0;
+		snprintf(err, errlen, "malformed density snapshot: %s", why);
+		return false;
+	}
+	snap->tick = m.tick;
+	snap->paused = m.paused;
+	snap->total_vehicles = m.total_vehicles;
+	snap->width = m.width;
+	snap->height = m.height;
+	snap->tick_rate = m.tick_rate;
+	snap->edges = (steer_edges)m.edges;
+	snap->has_view = true;
+	snap->view = (steer_view){true, m.view.x0, m.view.y0, m.view.x1, m.view.y1};
+	snap->avoid_distance_max = 0;
+	snap->density = true;
+	snap->dcols = m.cols;
+	snap->drows = m.rows;
+	snap->in_view = m.in_view;
+	snap->max_count = m.max_count;
+	return true;
+}

@@ -1,0 +1,262 @@
+/* Density snapshots: cells counted and encoded as the server does, decoded as a
+ * client does, and compared with the world; the auto rule; frame size bounded by
+ * the grid, not the vehicles; malformed frames refused. */
+#include <math.h>
+#include <pb_encode.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "interest.h"
+#include "testutil.h"
+#include "wire.h"
+#include "wire_priv.h"
+
+static const double TURN = 6.283185307179586;
+
+/* Every vehicle of w (index order): what the server collects for a view. */
+static uint32_t *all_indices(const steer_world *w, size_t *n)
+{
+	*n = steer_world_vehicles(w)->count;
+	uint32_t *idx = malloc((*n ? *n : 1) * sizeof *idx);
+	if (!idx)
+		abort();
+	for (size_t k = 0; k < *n; k++)
+		idx[k] = (uint32_t)k;
+	return idx;
+}
+
+/* Encodes d and decodes it back as a client would (the frame stands alone). */
+static bool round_trip(const steer_world *w, const steer_density *d, steer_snapshot *snap,
+                       size_t *bytes, char *err, size_t errlen)
+{
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	bool ok = steer_wire_density(&out, w, false, d);
+	CHECK(ok && !out.oom, "density frame did not encode");
+	steer_framer f;
+	steer_framer_init(&f, 1u << 24);
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	const uint8_t *msg;
+	size_t len;
+	CHECK(steer_framer_next(&f, &msg, &len, err, errlen) == 1, "no frame");
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_strbuf_init(&m.json);
+	ok = steer_wire_decode_server(msg, len, &m, snap, err, errlen);
+	if (ok)
+		CHECK(m.kind == STEER_MSG_SNAPSHOT && m.compact, "kind %d", (int)m.kind);
+	*bytes = out.len;
+	steer_strbuf_free(&m.json);
+	steer_framer_free(&f);
+	steer_strbuf_free(&out);
+	return ok;
+}
+
+static void cells_hold_counts_and_mean_headings(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
+	steer_params p = steer_params_default();
+	/* View (100,100)-(500,300) over a 4 x 2 grid: cells 100 wide, 100 high. Three
+	 * heading east into cell (0,0), one west into (0,1), one north-east and one
+	 * north into (3,1), and one just outside the view. */
+	add_vehicle(w, 110, 110, 10, 0, &p);
+	add_vehicle(w, 150, 150, 20, 0, &p);
+	add_vehicle(w, 199, 199, 5, 0, &p);
+	add_vehicle(w, 450, 250, 10, 10, &p);
+	add_vehicle(w, 460, 260, 0, 10, &p);
+	add_vehicle(w, 99, 150, 10, 0, &p);
+	add_vehicle(w, 101, 299, -10, 0, &p);
+	step(w, 1);
+	steer_view view = {true, 100, 100, 500, 300};
+	size_t n;
+	uint32_t *idx = all_indices(w, &n);
+	steer_density d;
+	steer_density_init(&d);
+	CHECK(steer_density_build(&d, w, &view, 4, 2, idx, n) == 0, "build failed");
+	CHECK(d.in_view == 6 && d.max_count == 3, "in_view %u max %u", d.in_view, d.max_count);
+	steer_snapshot snap;
+	memset(&snap, 0, sizeof snap);
+	char err[256] = "";
+	size_t bytes;
+	CHECK(round_trip(w, &d, &snap, &bytes, err, sizeof err), "decode: %s", err);
+	CHECK(snap.density && snap.count == 0 && snap.dcols == 4 && snap.drows == 2,
+	      "density %d count %zu grid %ux%u", snap.density, snap.count, snap.dcols, snap.drows);
+	CHECK(snap.ncells == 3, "%zu occupied cells, want 3", snap.ncells);
+	CHECK(snap.in_view == 6 && snap.max_count == 3 && snap.total_vehicles == 7,
+	      "in_view %u max %u total %u", snap.in_view, snap.max_count, snap.total_vehicles);
+	if (snap.ncells == 3) {
+		/* Headings in world axes: east 0, west 128; north-east and north average to
+		 * 67.5 degrees, 48 of 256. */
+		const steer_snap_cell *c = snap.cells;
+		CHECK(c[0].col == 0 && c[0].row == 0 && c[0].count == 3 && c[0].heading == 0,
+		      "cell 0: (%u,%u) x%u heading %u", c[0].col, c[0].row, c[0].count, c[0].heading);
+		CHECK(c[1].col == 0 && c[1].row == 1 && c[1].count == 1 && c[1].heading == 128,
+		      "cell 1: (%u,%u) x%u heading %u", c[1].col, c[1].row, c[1].count, c[1].heading);
+		CHECK(c[2].col == 3 && c[2].row == 1 && c[2].count == 2 && c[2].heading == 48,
+		      "cell 2: (%u,%u) x%u heading %u", c[2].col, c[2].row, c[2].count, c[2].heading);
+	}
+	steer_snapshot_free(&snap);
+	steer_density_free(&d);
+	free(idx);
+	steer_world_destroy(w);
+}
+
+static void auto_switches_at_one_vehicle_per_cell(void)
+{
+	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO};
+	CHECK(!steer_density_wanted(&req, 80 * 24), "auto at one per cell");
+	CHECK(steer_density_wanted(&req, 80 * 24 + 1), "auto past one per cell");
+	req.density = STEER_DENSITY_NEVER;
+	CHECK(!steer_density_wanted(&req, 1000000), "never");
+	req.density = STEER_DENSITY_ALWAYS;
+	CHECK(steer_density_wanted(&req, 0), "always");
+	req.cols = req.rows = 4096; /* past STEER_DENSITY_MAX_CELLS: vehicles */
+	CHECK(!steer_density_wanted(&req, 100000000), "a grid too large for cells");
+	req = (steer_compact_req){false, 0, 0, STEER_DENSITY_ALWAYS};
+	CHECK(!steer_density_wanted(&req, 100), "plain snapshots are never density");
+}
+
+/* 200,000 vehicles or 2,000 in one 120 x 40 view: the frame is bounded by the grid
+ * (at most a few bytes a cell), not by the vehicles. */
+static void frame_size_follows_the_grid(void)
+{
+	size_t sizes[2];
+	int counts[2] = {2000, 200000};
+	for (int t = 0; t < 2; t++) {
+		steer_world *w = make_world(4000, 4000, STEER_EDGE_WRAP, 7);
+		steer_world_set_max_vehicles(w, 0);
+		steer_params p = steer_params_default();
+		steer_rng *rng = steer_world_rng(w);
+		for (int k = 0; k < counts[t]; k++) {
+			double a = steer_rng_range(rng, 0, TURN);
+			add_vehicle(w, steer_rng_range(rng, 0, 4000), steer_rng_range(rng, 0, 4000),
+			            cos(a) * 10, sin(a) * 10, &p);
+		}
+		step(w, 1);
+		steer_view view = {true, 0, 0, 4000, 4000};
+		size_t n;
+		uint32_t *idx = all_indices(w, &n);
+		steer_density d;
+		steer_density_init(&d);
+		CHECK(steer_density_build(&d, w, &view, 120, 40, idx, n) == 0, "build");
+		steer_snapshot snap;
+		memset(&snap, 0, sizeof snap);
+		char err[256] = "";
+		CHECK(round_trip(w, &d, &snap, &sizes[t], err, sizeof err), "decode: %s", err);
+		uint64_t sum = 0;
+		for (size_t k = 0; k < snap.ncells; k++)
+			sum += snap.cells[k].count;
+		CHECK(sum == (uint64_t)counts[t], "cells hold %llu of %d", (unsigned long long)sum,
+		      counts[t]);
+		steer_snapshot_free(&snap);
+		steer_density_free(&d);
+		free(idx);
+		steer_world_destroy(w);
+	}
+	/* Every cell occupied: skip 0, count of 2-3 varint bytes, heading 1. */
+	CHECK(sizes[1] <= 120 * 40 * 5 + 200, "200,000 vehicles took %zu bytes", sizes[1]);
+	CHECK(sizes[1] < 20 * sizes[0], "100x the vehicles, %zu vs %zu bytes", sizes[1], sizes[0]);
+}
+
+/* A DensitySnapshot with the given cells blob, as a hostile server might send. */
+static size_t hostile(uint8_t *buf, size_t cap, uint32_t cols, uint32_t rows, uint32_t in_view,
+                      const uint8_t *cells, size_t ncells)
+{
+	steer_ServerMessage m = steer_ServerMessage_init_zero;
+	m.which_msg = steer_ServerMessage_density_tag;
+	steer_DensitySnapshot *s = &m.msg.density;
+	s->has_view = true;
+	s->view = (steer_Rect){0, 0, 100, 100};
+	s->cols = cols;
+	s->rows = rows;
+	s->in_view = in_view;
+	steer_blob blob = {(uint8_t *)cells, ncells, ncells, false};
+	s->cells = (pb_callback_t){{.encode = wire_enc_blob}, &blob};
+	pb_ostream_t o = pb_ostream_from_buffer(buf, cap);
+	if (!pb_encode(&o, steer_ServerMessage_fields, &m))
+		abort();
+	return o.bytes_written;
+}
+
+static void malformed_frames_are_refused(void)
+{
+	struct {
+		const char *what;
+		uint32_t cols, rows, in_view;
+		uint8_t cells[8];
+		size_t n;
+	} cases[] = {
+	    {"a cell past the grid", 2, 2, 1, {4, 1, 0}, 3},
+	    {"a count of zero", 2, 2, 0, {0, 0, 0}, 3},
+	    {"counts not adding up", 2, 2, 5, {0, 2, 0}, 3},
+	    {"a truncated cell", 2, 2, 1, {0, 1}, 2},
+	    {"a grid of zero columns", 0, 2, 0, {0}, 0},
+	    {"a grid past the limit", 4096, 4096, 0, {0}, 0},
+	};
+	steer_snapshot snap;
+	memset(&snap, 0, sizeof snap);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		uint8_t buf[256];
+		size_t len = hostile(buf, sizeof buf, cases[k].cols, cases[k].rows, cases[k].in_view,
+		                     cases[k].cells, cases[k].n);
+		steer_server_msg m;
+		memset(&m, 0, sizeof m);
+		steer_strbuf_init(&m.json);
+		char err[256] = "";
+		bool ok = steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err);
+		CHECK(!ok && err[0], "%s was accepted", cases[k].what);
+		CHECK(snap.ncells == 0, "%s left %zu cells", cases[k].what, snap.ncells);
+		steer_strbuf_free(&m.json);
+	}
+	/* And a good one after them decodes. */
+	uint8_t good[3] = {1, 2, 64}, buf[256];
+	size_t len = hostile(buf, sizeof buf, 2, 2, 2, good, 3);
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_strbuf_init(&m.json);
+	char err[256] = "";
+	CHECK(steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err), "good frame: %s", err);
+	CHECK(snap.ncells == 1 && snap.cells[0].col == 1 && snap.cells[0].row == 0 &&
+	          snap.cells[0].count == 2 && snap.cells[0].heading == 64,
+	      "good frame decoded wrong");
+	steer_strbuf_free(&m.json);
+	steer_snapshot_free(&snap);
+}
+
+static void viewport_carries_the_density_mode(void)
+{
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	steer_view v = {true, 0, 0, 100, 50};
+	steer_compact_req req = {true, 100, 30, STEER_DENSITY_NEVER};
+	CHECK(steer_wire_viewport_ex(&out, &v, &req), "encode viewport");
+	steer_framer f;
+	steer_framer_init(&f, STEER_MAX_CLIENT_FRAME);
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	const uint8_t *msg;
+	size_t len;
+	char err[256] = "";
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	steer_ClientMessage m;
+	CHECK(steer_wire_decode_client(msg, len, &m, err, sizeof err), "decode: %s", err);
+	steer_compact_req back;
+	CHECK(steer_wire_to_compact(&m.msg.viewport, &back, err, sizeof err), "request: %s", err);
+	CHECK(back.on && back.density == STEER_DENSITY_NEVER, "density mode lost");
+	m.msg.viewport.density = (steer_Density)7;
+	CHECK(!steer_wire_to_compact(&m.msg.viewport, &back, err, sizeof err) &&
+	          strstr(err, "density"),
+	      "an unknown density mode was accepted");
+	steer_framer_free(&f);
+	steer_strbuf_free(&out);
+}
+
+int main(void)
+{
+	RUN(cells_hold_counts_and_mean_headings);
+	RUN(auto_switches_at_one_vehicle_per_cell);
+	RUN(frame_size_follows_the_grid);
+	RUN(malformed_frames_are_refused);
+	RUN(viewport_carries_the_density_mode);
+	return CHECK_DONE();
+}
