@@ -112,6 +112,7 @@ static steer_world *flock(long n, uint64_t seed, double *side)
 typedef struct totals {
 	double index_us, grid_us, scan_us, quantize_us, plain_us, key_us, delta_us, decode_us;
 	double plain_bytes, key_bytes, delta_bytes, visible, delta_visible;
+	double dense_us, dense_bytes, dense_occupied; /* the whole world zoomed out */
 	double blob[STEER_BLOB_COUNT];
 	size_t min_visible, max_visible;
 	long snapshots, deltas;
@@ -126,6 +127,8 @@ typedef struct run {
 	steer_compact_frame frames[2];
 	steer_compact_scratch sc;
 	steer_compact_state client;
+	steer_density dense;
+	steer_view world_view; /* the whole world, for the zoomed-out density frame */
 	steer_snapshot snap;
 	steer_server_msg msg;
 	steer_strbuf out;
@@ -141,6 +144,7 @@ static void run_free(run *r)
 	steer_compact_frame_free(&r->frames[1]);
 	steer_compact_scratch_free(&r->sc);
 	steer_compact_state_free(&r->client);
+	steer_density_free(&r->dense);
 	steer_snapshot_free(&r->snap);
 	steer_strbuf_free(&r->msg.json);
 	steer_strbuf_free(&r->out);
@@ -231,6 +235,26 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 	}
 	t->decode_us += now_us() - t10;
 	t->visible += (double)r->n;
+
+	/* Zoomed out to the whole world on the same map: every vehicle in view, as
+	 * cells. The index build is the same as above; the cost here is collecting
+	 * every vehicle, counting them into cells and encoding those. */
+	size_t all;
+	double t11 = now_us();
+	if (steer_interest_collect(&r->ix, r->w, &r->world_view, STEER_ORDER_INDEX, &r->scan_idx,
+	                           &r->scan_cap, &all) != 0 ||
+	    steer_density_build(&r->dense, r->w, &r->world_view, (uint32_t)o->cols,
+	                        (uint32_t)o->rows, r->scan_idx, all) != 0)
+		return -1;
+	steer_strbuf_clear(&r->out);
+	if (!steer_wire_density(&r->out, r->w, false, &r->dense))
+		return -1;
+	t->dense_us += now_us() - t11;
+	t->dense_bytes += (double)r->out.len;
+	size_t occupied = 0;
+	for (size_t c = 0; c < (size_t)o->cols * (size_t)o->rows; c++)
+		occupied += r->dense.cell[c].count != 0;
+	t->dense_occupied += (double)occupied;
 	t->min_visible = r->n < t->min_visible ? r->n : t->min_visible;
 	t->max_visible = r->n > t->max_visible ? r->n : t->max_visible;
 	t->snapshots++;
@@ -266,6 +290,11 @@ static void report(const totals *t, long n)
 	}
 	printf(" rest %.2f\n", (t->delta_bytes - blobs) / d / dvis);
 	printf("  client decode: %.0f us per snapshot\n", t->decode_us / s);
+	printf("zoomed out to the whole world on the same map: density frame %.0f bytes "
+	       "(%.0f occupied cells, %.2f bytes each; all %ld vehicles as compact key frames "
+	       "would be about %.0f), %.0f us to collect, count and encode\n",
+	       t->dense_bytes / s, t->dense_occupied / s, t->dense_bytes / t->dense_occupied, n,
+	       t->key_bytes / t->visible * (double)n, t->dense_us / s);
 }
 
 static int bench(long n, const opts *o)
@@ -279,6 +308,7 @@ static int bench(long n, const opts *o)
 	steer_compact_state_init(&r.client);
 	steer_strbuf_init(&r.msg.json);
 	steer_strbuf_init(&r.out);
+	steer_density_init(&r.dense);
 	double side;
 	r.w = flock(n, o->seed, &side);
 	if (!r.w) {
@@ -293,6 +323,7 @@ static int bench(long n, const opts *o)
 	double vh = fmin(side, vw * aspect);
 	steer_view view = {true, (side - vw) / 2, (side - vh) / 2, (side + vw) / 2,
 	                   (side + vh) / 2};
+	r.world_view = (steer_view){true, 0, 0, side, side};
 	printf("workload: flock (steer_flock_params), N=%ld boids, wrap world %.0f x %.0f "
 	       "(about 10 neighbours within sight 100), stepped at 60 Hz\n",
 	       n, side, side);

@@ -244,9 +244,9 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		snprintf(seen, sizeof seen, "vehicles %d/%u in view", visible_count(a),
 		         s->total_vehicles);
 	snprintf(out, n, " connected | tick %llu | %s | %s | %g/%g Hz%s%s%s",
-	         (unsigned long long)s->tick, seen,
-	         s->paused ? "PAUSED" : "running", s->tick_rate, a->net.msg.welcome.snapshot_rate,
-	         sel, a->follow ? " | follow" : "", a->debug ? " | debug" : "");
+	         (unsigned long long)s->tick, seen, s->paused ? "PAUSED" : "running", s->tick_rate,
+	         a->net.msg.welcome.snapshot_rate, sel, a->follow ? " | follow" : "",
+	         a->debug ? " | debug" : "");
 }
 
 static void draw(tui_app *a)

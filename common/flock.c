@@ -116,15 +116,16 @@ static void scan_row(const scan_ctx *c, const steer_flock_query *q, const steer_
 	}
 }
 
-void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double width,
-                          double height, const steer_flock_query *q, steer_flock_sums *out)
+void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double width, double height,
+                          const steer_flock_query *q, steer_flock_sums *out)
 {
 	memset(out, 0, sizeof *out);
 	double r = q->a->prm->sight_distance;
 	steer_grid_span sx = steer_grid_span_x(g, q->x - r, q->x + r);
 	steer_grid_span sy = steer_grid_span_y(g, q->y - r, q->y + r);
 	scan_ctx c = {v, g, width, height,
-	              g->wrap && (sx.last - sx.first + 1 >= g->nx || sy.last - sy.first + 1 >= g->ny)};
+	              g->wrap &&
+	                  (sx.last - sx.first + 1 >= g->nx || sy.last - sy.first + 1 >= g->ny)};
 	int own_y = steer_grid_axis_index(q->y, g->ch, g->ny);
 	if (own_y < sy.first || own_y > sy.last)
 		own_y = sy.first;
@@ -251,10 +252,10 @@ scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, _
 	__m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
 	__m256d ahead = _mm256_cmp_pd(
 	    _mm256_add_pd(_mm256_mul_pd(dx, lc->hx), _mm256_mul_pd(dy, lc->hy)), zero, _CMP_GE_OQ);
-	__m256d in = _mm256_and_pd(_mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ),
-	                           _mm256_castsi256_pd(open));
-	in = _mm256_and_pd(in, _mm256_cmp_pd(lc->group, _mm256_set1_pd((double)v->group[c]),
-	                                     _CMP_EQ_OQ));
+	__m256d in =
+	    _mm256_and_pd(_mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ), _mm256_castsi256_pd(open));
+	in = _mm256_and_pd(
+	    in, _mm256_cmp_pd(lc->group, _mm256_set1_pd((double)v->group[c]), _CMP_EQ_OQ));
 	in = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lc->self, k)), in);
 	in = _mm256_and_pd(in, _mm256_or_pd(ahead, lc->no_fov));
 	acc->n = _mm256_sub_epi64(acc->n, _mm256_castpd_si256(in)); /* a set lane is -1 */
@@ -264,16 +265,18 @@ scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, _
 	acc->vy = _mm256_add_pd(acc->vy, _mm256_and_pd(in, _mm256_broadcast_sd(&v->vy[c])));
 	__m256d close = _mm256_and_pd(in, _mm256_cmp_pd(d2, lc->close2, _CMP_LT_OQ));
 	if (_mm256_movemask_pd(close))
-		separate_lanes(close, dx, dy, d2, lc->sep, (double)v->id[c], &acc->sep_x, &acc->sep_y);
+		separate_lanes(close, dx, dy, d2, lc->sep, (double)v->id[c], &acc->sep_x,
+		               &acc->sep_y);
 }
 
 /* Every running sum starts at +0.0 and so is never -0.0: adding the +0.0 of a lane
  * that did not take the candidate leaves it as it was, so a masked add is the scalar
  * "add if taken" bit for bit. No fused multiply-add is enabled here, and ISO C mode
  * keeps the compiler from contracting, so each lane rounds as the scalar code does. */
-__attribute__((target("avx2"))) static void
-scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs,
-                const steer_flock_query *qin, int m, steer_flock_sums *out)
+__attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles *v,
+                                                            const steer_flock_runs *runs,
+                                                            const steer_flock_query *qin, int m,
+                                                            steer_flock_sums *out)
 {
 	/* Empty lanes copy lane 0 with sight2 -1: they take nothing. Lanes are built
 	 * from registers (set_pd): four scalar stores read back as one vector would
@@ -287,8 +290,8 @@ scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs,
 		}
 	}
 #define LANES(e) _mm256_set_pd(q[3].e, q[2].e, q[1].e, q[0].e)
-#define LANES_I(e) _mm256_set_epi64x((int64_t)q[3].e, (int64_t)q[2].e, (int64_t)q[1].e, \
-                                     (int64_t)q[0].e)
+#define LANES_I(e)                                                                                 \
+	_mm256_set_epi64x((int64_t)q[3].e, (int64_t)q[2].e, (int64_t)q[1].e, (int64_t)q[0].e)
 #define LANE_CAP(l) (q[l].cap ? (int64_t)q[l].cap : INT64_MAX)
 	const __m256d qx = LANES(x), qy = LANES(y);
 	const __m256d hx = LANES(a->h.x), hy = LANES(a->h.y);
@@ -300,20 +303,35 @@ scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs,
 	const __m256d no_fov = _mm256_castsi256_pd(_mm256_set_epi64x(
 	    q[3].fov ? 0 : -1, q[2].fov ? 0 : -1, q[1].fov ? 0 : -1, q[0].fov ? 0 : -1));
 	/* For separate_lanes, only on the rare too-close candidate. */
-	const double cs[24] = {
-	    q[0].a->h.x,            q[1].a->h.x,            q[2].a->h.x,
-	    q[3].a->h.x,            q[0].a->h.y,            q[1].a->h.y,
-	    q[2].a->h.y,            q[3].a->h.y,            q[0].a->v.x,
-	    q[1].a->v.x,            q[2].a->v.x,            q[3].a->v.x,
-	    q[0].a->v.y,            q[1].a->v.y,            q[2].a->v.y,
-	    q[3].a->v.y,            q[0].a->prm->max_speed, q[1].a->prm->max_speed,
-	    q[2].a->prm->max_speed, q[3].a->prm->max_speed, (double)q[0].self_id,
-	    (double)q[1].self_id,   (double)q[2].self_id,   (double)q[3].self_id};
+	const double cs[24] = {q[0].a->h.x,
+	                       q[1].a->h.x,
+	                       q[2].a->h.x,
+	                       q[3].a->h.x,
+	                       q[0].a->h.y,
+	                       q[1].a->h.y,
+	                       q[2].a->h.y,
+	                       q[3].a->h.y,
+	                       q[0].a->v.x,
+	                       q[1].a->v.x,
+	                       q[2].a->v.x,
+	                       q[3].a->v.x,
+	                       q[0].a->v.y,
+	                       q[1].a->v.y,
+	                       q[2].a->v.y,
+	                       q[3].a->v.y,
+	                       q[0].a->prm->max_speed,
+	                       q[1].a->prm->max_speed,
+	                       q[2].a->prm->max_speed,
+	                       q[3].a->prm->max_speed,
+	                       (double)q[0].self_id,
+	                       (double)q[1].self_id,
+	                       (double)q[2].self_id,
+	                       (double)q[3].self_id};
 #undef LANES
 #undef LANES_I
 #undef LANE_CAP
 	scan_acc acc = {_mm256_setzero_si256(), _mm256_setzero_pd(), _mm256_setzero_pd(),
-	                _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+	                _mm256_setzero_pd(),    _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd()};
 	const scan_lane_consts lc = {qx, qy, hx, hy, sight2, close2, group, self_i, no_fov, cs};
 	const int active = (1 << m) - 1;
@@ -384,8 +402,8 @@ void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
 	         (1u << STEER_PART_ALIGNMENT);
 }
 
-static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sums, int m,
-                               double dt, steer_vec2 *force)
+static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
+                               steer_vec2 *force)
 {
 	for (int l = 0; l < m; l++) {
 		steer_vec2 parts[STEER_PART_COUNT];
@@ -401,9 +419,9 @@ static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sum
  * the scalar code's order: steer_cohere (a seek of the mean offset), steer_align,
  * the weights, the sum separation + alignment + cohesion from +0, then / dt and
  * v2_truncate to max_force. */
-__attribute__((target("avx2"))) static void
-force_lanes_avx2(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
-                 steer_vec2 *force)
+__attribute__((target("avx2"))) static void force_lanes_avx2(const steer_agent *a,
+                                                             const steer_flock_sums *sums, int m,
+                                                             double dt, steer_vec2 *force)
 {
 	/* Empty lanes repeat lane 0; their results are dropped. */
 	const steer_flock_sums *f[4];
@@ -412,10 +430,11 @@ force_lanes_avx2(const steer_agent *a, const steer_flock_sums *sums, int m, doub
 		f[l] = &sums[l < m ? l : 0];
 		g[l] = &a[l < m ? l : 0];
 	}
-#define LANES(e) _mm256_set_pd(f[3]->e, f[2]->e, f[1]->e, f[0]->e)
+#define LANES(e)  _mm256_set_pd(f[3]->e, f[2]->e, f[1]->e, f[0]->e)
 #define AGENTS(e) _mm256_set_pd(g[3]->e, g[2]->e, g[1]->e, g[0]->e)
 	const __m256d zero = _mm256_setzero_pd();
-	__m256d n = _mm256_set_pd((double)f[3]->n, (double)f[2]->n, (double)f[1]->n, (double)f[0]->n);
+	__m256d n =
+	    _mm256_set_pd((double)f[3]->n, (double)f[2]->n, (double)f[1]->n, (double)f[0]->n);
 	__m256d has = _mm256_cmp_pd(n, zero, _CMP_GT_OQ);
 	__m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), n);
 	__m256d vx = AGENTS(v.x), vy = AGENTS(v.y);
@@ -426,7 +445,8 @@ force_lanes_avx2(const steer_agent *a, const steer_flock_sums *sums, int m, doub
 	/* cohesion: seek the mean offset */
 	__m256d mdx = _mm256_mul_pd(LANES(d.x), inv);
 	__m256d mdy = _mm256_mul_pd(LANES(d.y), inv);
-	__m256d len = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(mdx, mdx), _mm256_mul_pd(mdy, mdy)));
+	__m256d len =
+	    _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(mdx, mdx), _mm256_mul_pd(mdy, mdy)));
 	__m256d some = _mm256_cmp_pd(len, zero, _CMP_GT_OQ);
 	__m256d rl = _mm256_div_pd(_mm256_set1_pd(1.0), len);
 	__m256d ux = _mm256_and_pd(some, _mm256_mul_pd(mdx, rl));
@@ -463,8 +483,8 @@ force_lanes_avx2(const steer_agent *a, const steer_flock_sums *sums, int m, doub
 }
 #endif
 
-void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m,
-                             double dt, steer_vec2 *force)
+void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
+                             steer_vec2 *force)
 {
 #ifdef FLOCK_HAVE_AVX2
 	if (vector_allowed && __builtin_cpu_supports("avx2")) {

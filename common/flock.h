@@ -68,8 +68,8 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 
 /* One vehicle's sums, walking the grid cells its sight reaches: its own row first
  * (so that a max_neighbours cap keeps the nearer ones in a crowd), then the others. */
-void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double width,
-                          double height, const steer_flock_query *q, steer_flock_sums *out);
+void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double width, double height,
+                          const steer_flock_query *q, steer_flock_sums *out);
 
 /* The sums of m (1..STEER_FLOCK_LANES) vehicles that share runs (members of the
  * cell the runs are for), one vehicle per lane: out[k] is bit for bit what
@@ -85,8 +85,8 @@ void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
 
 /* The forces of m vehicles whose only behaviour is flocking, combined by sum:
  * bit for bit steer_combine_parts of steer_flock_parts, four at a time. */
-void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m,
-                             double dt, steer_vec2 *force);
+void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
+                             steer_vec2 *force);
 
 /* Whether the lane forms may use the CPU's vector instructions (by default they do
  * when it has AVX2). Off, they run the scalar code: for tests that hold the two to

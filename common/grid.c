@@ -82,7 +82,8 @@ size_t steer_grid_query(const steer_grid *g, const double *px, const double *py,
 			for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++) {
 				uint32_t j = g->items[k];
 				double dx = g->wrap ? steer_wrap_axis(px[j] - x, width) : px[j] - x;
-				double dy = g->wrap ? steer_wrap_axis(py[j] - y, height) : py[j] - y;
+				double dy =
+				    g->wrap ? steer_wrap_axis(py[j] - y, height) : py[j] - y;
 				if (dx * dx + dy * dy <= r * r) {
 					if (found < cap)
 						out[found] = j;

@@ -1073,9 +1073,10 @@ static void sort_cells_by_id(steer_world *w)
  * them behind, as the step overwrites them all. */
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s, bool forces)
 {
-	*s = (vehicle_slot){v->id[i], v->behaviors[i], v->group[i], v->param_set[i], v->extra[i],
-	                    v->px[i], v->py[i],        v->vx[i],    v->vy[i],        v->hx[i],
-	                    v->hy[i], 0.0,             0.0};
+	*s = (vehicle_slot){v->id[i],    v->behaviors[i], v->group[i], v->param_set[i],
+	                    v->extra[i], v->px[i],        v->py[i],    v->vx[i],
+	                    v->vy[i],    v->hx[i],        v->hy[i],    0.0,
+	                    0.0};
 	if (forces) {
 		s->fx = v->fx[i];
 		s->fy = v->fy[i];
@@ -1212,8 +1213,9 @@ static void batch_finish(steer_world *w, force_batch *b)
 		if (plain)
 			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
 		for (int l = 0; l < m; l++) {
-			steer_vec2 f = (plain >> l) & 1u ? force[l]
-			                                  : steering_force(w, slot + (size_t)l, &b->sums[s + l]);
+			steer_vec2 f = (plain >> l) & 1u
+			                   ? force[l]
+			                   : steering_force(w, slot + (size_t)l, &b->sums[s + l]);
 			v->fx[slot + (size_t)l] = f.x;
 			v->fy[slot + (size_t)l] = f.y;
 		}

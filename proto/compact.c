@@ -23,7 +23,6 @@ enum { COL_DENSE = 0, COL_SPARSE = 1 };
 /* The most vehicles one frame may carry: bounds what a decoder allocates. */
 #define MAX_VEHICLES 10000000u
 
-
 /* --- blobs and varints -------------------------------------------------------------- */
 
 void wire_blob_clear(steer_blob *b)
@@ -718,7 +717,8 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 				id = base->id[i];
 				cs->scratch.src[n] = (int32_t)i++;
 			} else {
-				if (!wire_get_varint32(&r, &gap) || gap == 0 || gap > UINT32_MAX - prev)
+				if (!wire_get_varint32(&r, &gap) || gap == 0 ||
+				    gap > UINT32_MAX - prev)
 					return fail(why, "bad id gap");
 				id = prev + gap;
 				cs->scratch.src[n] = -1;

@@ -144,7 +144,8 @@ static bool dec_cells(pb_istream_t *s, const pb_field_t *f, void **arg)
 		                  sizeof *snap->cells))
 			PB_RETURN_ERROR(s, "out of memory");
 		/* col and row are filled in once cols is known. */
-		snap->cells[snap->ncells++] = (steer_snap_cell){(uint32_t)at, 0, (uint32_t)count, heading};
+		snap->cells[snap->ncells++] =
+		    (steer_snap_cell){(uint32_t)at, 0, (uint32_t)count, heading};
 		at++;
 	}
 	return true;

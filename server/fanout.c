@@ -100,8 +100,8 @@ static bool prepare_density(tick *t, group *g, size_t n)
 	steer_strbuf_clear(&s->scratch);
 	if (steer_density_build(&s->density, w, &g->view, g->req.cols, g->req.rows, s->view_idx,
 	                        n) != 0 ||
-	    !steer_wire_density(&s->scratch, w, s->session.paused, &s->density) ||
-	    s->scratch.oom || !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
+	    !steer_wire_density(&s->scratch, w, s->session.paused, &s->density) || s->scratch.oom ||
+	    !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
 		return false;
 	count_encoding(s, g->dense);
 	s->density_encoded++;

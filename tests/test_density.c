@@ -90,11 +90,14 @@ static void cells_hold_counts_and_mean_headings(void)
 		 * 67.5 degrees, 48 of 256. */
 		const steer_snap_cell *c = snap.cells;
 		CHECK(c[0].col == 0 && c[0].row == 0 && c[0].count == 3 && c[0].heading == 0,
-		      "cell 0: (%u,%u) x%u heading %u", c[0].col, c[0].row, c[0].count, c[0].heading);
+		      "cell 0: (%u,%u) x%u heading %u", c[0].col, c[0].row, c[0].count,
+		      c[0].heading);
 		CHECK(c[1].col == 0 && c[1].row == 1 && c[1].count == 1 && c[1].heading == 128,
-		      "cell 1: (%u,%u) x%u heading %u", c[1].col, c[1].row, c[1].count, c[1].heading);
+		      "cell 1: (%u,%u) x%u heading %u", c[1].col, c[1].row, c[1].count,
+		      c[1].heading);
 		CHECK(c[2].col == 3 && c[2].row == 1 && c[2].count == 2 && c[2].heading == 48,
-		      "cell 2: (%u,%u) x%u heading %u", c[2].col, c[2].row, c[2].count, c[2].heading);
+		      "cell 2: (%u,%u) x%u heading %u", c[2].col, c[2].row, c[2].count,
+		      c[2].heading);
 	}
 	steer_snapshot_free(&snap);
 	steer_density_free(&d);
@@ -198,8 +201,8 @@ static void malformed_frames_are_refused(void)
 	memset(&snap, 0, sizeof snap);
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		uint8_t buf[256];
-		size_t len = hostile(buf, sizeof buf, cases[k].cols, cases[k].rows, cases[k].in_view,
-		                     cases[k].cells, cases[k].n);
+		size_t len = hostile(buf, sizeof buf, cases[k].cols, cases[k].rows,
+		                     cases[k].in_view, cases[k].cells, cases[k].n);
 		steer_server_msg m;
 		memset(&m, 0, sizeof m);
 		steer_strbuf_init(&m.json);
@@ -216,7 +219,8 @@ static void malformed_frames_are_refused(void)
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);
 	char err[256] = "";
-	CHECK(steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err), "good frame: %s", err);
+	CHECK(steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err), "good frame: %s",
+	      err);
 	CHECK(snap.ncells == 1 && snap.cells[0].col == 1 && snap.cells[0].row == 0 &&
 	          snap.cells[0].count == 2 && snap.cells[0].heading == 64,
 	      "good frame decoded wrong");

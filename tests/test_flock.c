@@ -329,8 +329,10 @@ static steer_world *lane_workout(void)
 		p.max_neighbours = k % 7 == 0 ? 5 : k % 7 == 1 ? 0 : 48;
 		p.combine = k % 13 == 0 ? STEER_COMBINE_PRIORITY : STEER_COMBINE_SUM;
 		bool crowd = k % 4 == 1;
-		double x = crowd ? 1200 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 2400);
-		double y = crowd ? 800 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 1600);
+		double x =
+		    crowd ? 1200 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 2400);
+		double y =
+		    crowd ? 800 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 1600);
 		if (k % 40 == 1)
 			x = 1200, y = 800;
 		uint32_t id = add_vehicle(w, x, y, steer_rng_range(rng, -30, 30),

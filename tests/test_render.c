@@ -695,8 +695,7 @@ static void render_extremes(void)
 	steer_snapshot_free(&s);
 }
 
-static void add_cell(steer_snapshot *s, uint32_t col, uint32_t row, uint32_t count,
-                     uint8_t heading)
+static void add_cell(steer_snapshot *s, uint32_t col, uint32_t row, uint32_t count, uint8_t heading)
 {
 	if (s->ncells == s->cells_cap) {
 		s->cells_cap = s->cells_cap ? 2 * s->cells_cap : 8;
@@ -737,7 +736,8 @@ static void render_density(void)
 	};
 	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
 		tui_cell c = cell(&g, want[k].col, want[k].row);
-		CHECK(c.glyph == want[k].glyph && c.color == want[k].color && c.bold == want[k].bold,
+		CHECK(c.glyph == want[k].glyph && c.color == want[k].color &&
+		          c.bold == want[k].bold,
 		      "cell (%d,%d): glyph %d colour %d bold %d", want[k].col, want[k].row, c.glyph,
 		      c.color, c.bold);
 	}
@@ -748,8 +748,7 @@ static void render_density(void)
 	 * its cells are in the world. 10 units right, all of them are off the left. */
 	cam = cam_at(10, 0, 1, 40, 20);
 	render(&g, &s, &cam, &o);
-	CHECK(count_nonempty(&g) == 0, "%d cells drawn after the pan, want 0",
-	      count_nonempty(&g));
+	CHECK(count_nonempty(&g) == 0, "%d cells drawn after the pan, want 0", count_nonempty(&g));
 	cam = cam_at(-10, 0, 1, 40, 20);
 	render(&g, &s, &cam, &o);
 	CHECK(cell(&g, 13, 2).glyph == G_ARROW_E && cell(&g, 18, 5).glyph == G_ARROW_W,

@@ -24,6 +24,23 @@ def compact_view(p, x0, y0, x1, y1, cols, rows):
     p.send(m)
 
 
+def density_view(p, x0, y0, x1, y1, cols, rows, mode):
+    m = steer_pb2.ClientMessage()
+    v = m.viewport
+    v.x0, v.y0, v.x1, v.y1 = x0, y0, x1, y1
+    v.compact, v.cols, v.rows, v.density = True, cols, rows, mode
+    p.send(m)
+
+
+def next_stream_frame(p):
+    """The next compact or density frame, and which it was."""
+    while True:
+        m = p.read()
+        kind = m.WhichOneof("msg")
+        if kind in ("compact", "density"):
+            return kind, getattr(m, kind)
+
+
 def compact(p):
     return p.read_kind("compact")
 
@@ -241,9 +258,87 @@ def test_stalled_reader_gets_deltas_on_what_it_has():
     expect(code == 0, f"exit {code}: {err[-2000:]}")
 
 
+def cells_of(d):
+    """(col, row, count, heading) of each occupied cell, from the cells blob as
+    docs/PROTOCOL.md describes it: varint skip, varint count, heading byte."""
+    out, at, i, data = [], 0, 0, d.cells
+
+    def varint():
+        nonlocal i
+        x, shift = 0, 0
+        while True:
+            b = data[i]
+            i += 1
+            x |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return x
+    while i < len(data):
+        at += varint()
+        count = varint()
+        heading = data[i]
+        i += 1
+        out.append((at % d.cols, at // d.cols, count, heading))
+        at += 1
+    return out
+
+
+def test_zoomed_out_views_get_density_bounded_by_the_screen():
+    world = Server("--snapshot-rate", "20", "--world", "4000x4000")
+    t = world.text()
+    t.ok("pause")
+    t.ok("spawn flock 3000 2000 2000 1900")
+    p = world.proto()
+    # The whole world on a 40 x 12 map: 3,000 vehicles in 480 cells, so density.
+    density_view(p, 0, 0, 4000, 4000, 40, 12, steer_pb2.DENSITY_AUTO)
+    p.command(line="stats")
+    kind, d = next_stream_frame(p)
+    expect(kind == "density", f"a zoomed-out view got {kind}")
+    cells = cells_of(d)
+    expect(sum(c[2] for c in cells) == d.in_view, "cell counts do not add up to in_view")
+    expect(d.in_view == 3000 and d.total_vehicles == 3000, f"in view {d.in_view}")
+    expect(max(c[2] for c in cells) == d.max_count, "max_count is not the largest count")
+    expect(all(0 <= c[0] < 40 and 0 <= c[1] < 12 for c in cells), "a cell off the grid")
+    small = d.ByteSize()
+    # Ten times the vehicles, same screen: the frame is bounded by its 480 cells.
+    t.ok("spawn flock 27000 2000 2000 1900")
+    p.command(line="stats")
+    kind, d = next_stream_frame(p)
+    expect(kind == "density" and d.in_view == 30000, f"{kind}, {getattr(d, 'in_view', 0)}")
+    big = d.ByteSize()
+    print(f"  density frame, 40 x 12 map: {small} B for 3,000 vehicles, {big} B for 30,000")
+    expect(big <= 200 + 480 * 5, f"{big} B for 480 cells")
+    # The same view asking never to get density: vehicles, in a compact frame.
+    density_view(p, 0, 0, 4000, 4000, 40, 12, steer_pb2.DENSITY_NEVER)
+    p.command(line="stats")
+    kind, c = next_stream_frame(p)
+    expect(kind == "compact" and c.count >= 29000, f"never gave {kind}")
+    # Zoomed in to 200 x 100 units on a 100 x 30 map: few vehicles, so vehicles.
+    density_view(p, 1900, 1900, 2100, 2000, 100, 30, steer_pb2.DENSITY_AUTO)
+    p.command(line="stats")
+    kind, c = next_stream_frame(p)
+    expect(kind == "compact", f"a zoomed-in view got {kind}")
+    # Always: cells even for a few vehicles; an unknown mode is refused, stream kept.
+    density_view(p, 1900, 1900, 2100, 2000, 100, 30, steer_pb2.DENSITY_ALWAYS)
+    p.command(line="stats")
+    kind, d = next_stream_frame(p)
+    expect(kind == "density" and d.in_view == sum(c[2] for c in cells_of(d)), f"{kind}")
+    density_view(p, 0, 0, 4000, 4000, 40, 12, 9)
+    r = p.read_kind("reply")
+    expect(not r.ok and "density" in r.error, r)
+    kind, d = next_stream_frame(p)
+    expect(kind == "density", "the stream changed after a refused viewport")
+    stats = json.loads(p.command(line="stats").json)
+    expect(stats["density_encoded"] >= 3, stats)
+    p.close()
+    code, err = world.stop()
+    expect(code == 0, f"exit {code}: {err[-2000:]}")
+
+
 for fn in [test_key_frame_matches_plain_snapshot, test_deltas_chain_and_stay_small,
            test_bad_compact_requests, test_same_view_shares_one_encoding,
-           test_stalled_reader_gets_deltas_on_what_it_has]:
+           test_stalled_reader_gets_deltas_on_what_it_has,
+           test_zoomed_out_views_get_density_bounded_by_the_screen]:
     checks.run(fn)
 code, err = srv.stop()
 if code != 0:

@@ -121,6 +121,24 @@ def test_select_with_keys_and_toggle_wander():
     expect("flock" in status_line(text), status_line(text))
 
 
+def test_density_when_zoomed_out():
+    # D cycles auto -> always -> never -> auto; always draws cells at any zoom
+    tmux("send-keys", "-t", "tui", "D")
+    text = wait_for(lambda t: "density:" in status_line(t), "density cells (always)")
+    expect("density cells: always" in text, f"mode not shown:\n{text}")
+    arrows = sum(text.count(ch) for ch in "→↗↑↖←↙↓↘")
+    expect(arrows > 20, f"only {arrows} cells drawn:\n{text}")
+    tmux("send-keys", "-t", "tui", "D")
+    wait_for(lambda t: "| vehicles " in status_line(t), "vehicles again (never)")
+    tmux("send-keys", "-t", "tui", "D")
+    # auto: more vehicles than the ~4,400 cells of the map turns cells on by itself
+    tmux("send-keys", "-t", "tui", ":spawn flock 6000 500 300 280", "Enter")
+    text = wait_for(lambda t: "density:" in status_line(t), "density cells (auto)", 15)
+    expect("a cell" in status_line(text), f"status: {status_line(text)}")
+    tmux("send-keys", "-t", "tui", ":reset", "Enter")
+    wait_for(lambda t: "| vehicles " in status_line(t), "vehicles after the reset")
+
+
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -154,7 +172,7 @@ def test_q_quits_with_status_0():
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
           test_space_pauses, test_help_overlay, test_select_with_keys_and_toggle_wander,
-          test_reconnects_without_spinning, test_q_quits_with_status_0]:
+          test_density_when_zoomed_out, test_reconnects_without_spinning, test_q_quits_with_status_0]:
     checks.run(t)
 
 tmux("kill-server", check=False)
