@@ -382,6 +382,12 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 		out[l].n = (uint32_t)taken[l];
 	}
 }
+
+/* The vector forms when allowed and the CPU has them (a cached flag: cheap). */
+static bool use_avx2(void)
+{
+	return vector_allowed && __builtin_cpu_supports("avx2");
+}
 #endif
 
 /* --- from sums to forces ---------------------------------------------------------- */
@@ -487,7 +493,7 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
                              steer_vec2 *force)
 {
 #ifdef FLOCK_HAVE_AVX2
-	if (vector_allowed && __builtin_cpu_supports("avx2")) {
+	if (use_avx2()) {
 		force_lanes_avx2(a, sums, m, dt, force);
 		return;
 	}
@@ -499,7 +505,7 @@ void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *run
                             const steer_flock_query *q, int m, steer_flock_sums *out)
 {
 #ifdef FLOCK_HAVE_AVX2
-	if (vector_allowed && __builtin_cpu_supports("avx2")) {
+	if (use_avx2()) {
 		scan_lanes_avx2(v, runs, q, m, out);
 		return;
 	}

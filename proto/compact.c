@@ -837,15 +837,7 @@ static bool fill_snapshot(const steer_compact_state *cs, const steer_compact_fra
 
 static void fill_header(const steer_CompactSnapshot *m, steer_snapshot *snap)
 {
-	snap->tick = m->tick;
-	snap->paused = m->paused;
-	snap->total_vehicles = m->total_vehicles;
-	snap->width = m->width;
-	snap->height = m->height;
-	snap->tick_rate = m->tick_rate;
-	snap->edges = (steer_edges)m->edges;
-	snap->has_view = true;
-	snap->view = (steer_view){true, m->view.x0, m->view.y0, m->view.x1, m->view.y1};
+	WIRE_FRAME_HEADER(snap, m);
 	snap->avoid_distance_max = m->avoid_distance_max;
 }
 

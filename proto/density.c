@@ -192,15 +192,7 @@ bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_
 		snprintf(err, errlen, "malformed density snapshot: %s", why);
 		return false;
 	}
-	snap->tick = m.tick;
-	snap->paused = m.paused;
-	snap->total_vehicles = m.total_vehicles;
-	snap->width = m.width;
-	snap->height = m.height;
-	snap->tick_rate = m.tick_rate;
-	snap->edges = (steer_edges)m.edges;
-	snap->has_view = true;
-	snap->view = (steer_view){true, m.view.x0, m.view.y0, m.view.x1, m.view.y1};
+	WIRE_FRAME_HEADER(snap, &m);
 	snap->avoid_distance_max = 0;
 	snap->density = true;
 	snap->dcols = m.cols;

@@ -62,6 +62,22 @@ uint8_t wire_direction_byte(double x, double y);
 bool wire_enc_blob(pb_ostream_t *s, const pb_field_t *f, void *const *arg);
 bool wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg);
 
+/* The header that CompactSnapshot and DensitySnapshot share (m points to either),
+ * into snap, whose view is m's: a macro, as the two are different generated types. */
+#define WIRE_FRAME_HEADER(snap, m)                                                                 \
+	do {                                                                                       \
+		(snap)->tick = (m)->tick;                                                          \
+		(snap)->paused = (m)->paused;                                                      \
+		(snap)->total_vehicles = (m)->total_vehicles;                                      \
+		(snap)->width = (m)->width;                                                        \
+		(snap)->height = (m)->height;                                                      \
+		(snap)->tick_rate = (m)->tick_rate;                                                \
+		(snap)->edges = (steer_edges)(m)->edges;                                           \
+		(snap)->has_view = true;                                                           \
+		(snap)->view =                                                                     \
+		    (steer_view){true, (m)->view.x0, (m)->view.y0, (m)->view.x1, (m)->view.y1};    \
+	} while (0)
+
 /* Decodes a DensitySnapshot from its substream into snap; a message in err on
  * failure. */
 bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen);
