@@ -234,30 +234,36 @@ typedef struct scan_acc {
 
 /* What each lane looks for (see steer_flock_query). */
 typedef struct scan_lane_consts {
-	__m256d qx, qy, hx, hy, sight2, close2, group;
+	__m256d qx, qy;
+	/* The heading where the lane has a field of view, else 0: then the "ahead" test
+	 * sees dx * 0 + dy * 0 = 0 >= 0 and passes, as the scalar !fov does. */
+	__m256d fov_hx, fov_hy;
+	__m256d sight2, close2;
+	__m256i group; /* in both 32-bit halves, to compare with a broadcast 32-bit group */
 	__m256i self;
-	__m256d no_fov;
 	const double *sep; /* for separate_lanes */
 } scan_lane_consts;
 
 /* Candidate slot c (k: c in every lane) against four vehicles whose positions,
- * less the run's seam shift, are x and y. open: the lanes still under their cap. */
+ * less the run's seam shift, are x and y. capped: whether some lane may reach its
+ * cap in this run; open then holds the lanes still under it. */
 __attribute__((target("avx2"), always_inline)) static inline void
 scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
-               uint32_t c, __m256i k, __m256i open, scan_acc *acc)
+               uint32_t c, __m256i k, bool capped, __m256i open, scan_acc *acc)
 {
 	const __m256d zero = _mm256_setzero_pd();
 	__m256d dx = _mm256_sub_pd(_mm256_broadcast_sd(&v->px[c]), x);
 	__m256d dy = _mm256_sub_pd(_mm256_broadcast_sd(&v->py[c]), y);
 	__m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
 	__m256d ahead = _mm256_cmp_pd(
-	    _mm256_add_pd(_mm256_mul_pd(dx, lc->hx), _mm256_mul_pd(dy, lc->hy)), zero, _CMP_GE_OQ);
-	__m256d in =
-	    _mm256_and_pd(_mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ), _mm256_castsi256_pd(open));
-	in = _mm256_and_pd(
-	    in, _mm256_cmp_pd(lc->group, _mm256_set1_pd((double)v->group[c]), _CMP_EQ_OQ));
+	    _mm256_add_pd(_mm256_mul_pd(dx, lc->fov_hx), _mm256_mul_pd(dy, lc->fov_hy)), zero,
+	    _CMP_GE_OQ);
+	__m256d in = _mm256_and_pd(_mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ), ahead);
+	__m256i same = _mm256_cmpeq_epi32(lc->group, _mm256_set1_epi32((int32_t)v->group[c]));
+	in = _mm256_and_pd(in, _mm256_castsi256_pd(same));
 	in = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lc->self, k)), in);
-	in = _mm256_and_pd(in, _mm256_or_pd(ahead, lc->no_fov));
+	if (capped)
+		in = _mm256_and_pd(in, _mm256_castsi256_pd(open));
 	acc->n = _mm256_sub_epi64(acc->n, _mm256_castpd_si256(in)); /* a set lane is -1 */
 	acc->dx = _mm256_add_pd(acc->dx, _mm256_and_pd(in, dx));
 	acc->dy = _mm256_add_pd(acc->dy, _mm256_and_pd(in, dy));
@@ -294,14 +300,17 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 	_mm256_set_epi64x((int64_t)q[3].e, (int64_t)q[2].e, (int64_t)q[1].e, (int64_t)q[0].e)
 #define LANE_CAP(l) (q[l].cap ? (int64_t)q[l].cap : INT64_MAX)
 	const __m256d qx = LANES(x), qy = LANES(y);
-	const __m256d hx = LANES(a->h.x), hy = LANES(a->h.y);
+#define FOV_H(l, e) (q[l].fov ? q[l].a->h.e : 0.0)
+	const __m256d fov_hx = _mm256_set_pd(FOV_H(3, x), FOV_H(2, x), FOV_H(1, x), FOV_H(0, x));
+	const __m256d fov_hy = _mm256_set_pd(FOV_H(3, y), FOV_H(2, y), FOV_H(1, y), FOV_H(0, y));
+#undef FOV_H
 	const __m256d sight2 = LANES(sight2), close2 = LANES(close2);
-	const __m256d group = _mm256_set_pd((double)q[3].group, (double)q[2].group,
-	                                    (double)q[1].group, (double)q[0].group);
+#define BOTH_HALVES(l) ((int64_t)((uint64_t)q[l].group << 32 | q[l].group))
+	const __m256i group =
+	    _mm256_set_epi64x(BOTH_HALVES(3), BOTH_HALVES(2), BOTH_HALVES(1), BOTH_HALVES(0));
+#undef BOTH_HALVES
 	const __m256i self_i = LANES_I(self);
 	const __m256i cap = _mm256_set_epi64x(LANE_CAP(3), LANE_CAP(2), LANE_CAP(1), LANE_CAP(0));
-	const __m256d no_fov = _mm256_castsi256_pd(_mm256_set_epi64x(
-	    q[3].fov ? 0 : -1, q[2].fov ? 0 : -1, q[1].fov ? 0 : -1, q[0].fov ? 0 : -1));
 	/* For separate_lanes, only on the rare too-close candidate. */
 	const double cs[24] = {q[0].a->h.x,
 	                       q[1].a->h.x,
@@ -333,7 +342,7 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 	scan_acc acc = {_mm256_setzero_si256(), _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd(),    _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd()};
-	const scan_lane_consts lc = {qx, qy, hx, hy, sight2, close2, group, self_i, no_fov, cs};
+	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, cs};
 	const int active = (1 << m) - 1;
 
 	for (int r = 0; r < runs->count; r++) {
@@ -348,7 +357,8 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 		if (!_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(after, cap)))) {
 			__m256i k = _mm256_set1_epi64x((int64_t)from);
 			for (uint32_t s = from; s < to; s++) {
-				scan_candidate(v, &lc, x, y, s, k, _mm256_set1_epi64x(-1), &acc);
+				scan_candidate(v, &lc, x, y, s, k, false, _mm256_setzero_si256(),
+				               &acc);
 				k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 			}
 			continue;
@@ -359,7 +369,7 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
 			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
 				break;
-			scan_candidate(v, &lc, x, y, s, k, open, &acc);
+			scan_candidate(v, &lc, x, y, s, k, true, open, &acc);
 			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
