@@ -35,9 +35,12 @@ struct steer_world {
 		size_t nfree, free_cap;
 	} extras;
 	steer_grid grid;
-	/* Scratch for the tick's storage permutation (old slot -> new slot). */
+	/* Scratch for the tick's storage permutation (old slot -> new slot), and a
+	 * vehicle array's worth of doubles that the reorder gathers into. */
 	uint32_t *perm;
 	size_t perm_cap;
+	double *spare;
+	size_t spare_cap;
 	double flock_sight; /* largest sight_distance among flocking vehicles */
 	bool flock_sight_stale;
 	int threads;
@@ -204,6 +207,7 @@ void steer_world_destroy(steer_world *w)
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
 	free(w->perm);
+	free(w->spare);
 	free(w);
 }
 
@@ -526,8 +530,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 	return st;
 }
 
-static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s, bool forces);
-static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s, bool forces);
+static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s);
+static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s);
 
 static void remove_vehicle(steer_world *w, size_t i)
 {
@@ -540,8 +544,8 @@ static void remove_vehicle(steer_world *w, size_t i)
 	size_t last = --v->count;
 	if (i != last) {
 		vehicle_slot moved;
-		slot_load(v, last, &moved, true);
-		slot_store(v, i, &moved, true);
+		slot_load(v, last, &moved);
+		slot_store(v, i, &moved);
 		/* Overwriting an existing key never allocates. */
 		steer_idmap_put(&w->ids, v->id[i], (uint32_t)i);
 	}
@@ -1069,21 +1073,14 @@ static void sort_cells_by_id(steer_world *w)
 	}
 }
 
-/* forces: whether the last step's forces go along; the reorder before a step leaves
- * them behind, as the step overwrites them all. */
-static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s, bool forces)
+static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)
 {
-	*s = (vehicle_slot){v->id[i],    v->behaviors[i], v->group[i], v->param_set[i],
-	                    v->extra[i], v->px[i],        v->py[i],    v->vx[i],
-	                    v->vy[i],    v->hx[i],        v->hy[i],    0.0,
-	                    0.0};
-	if (forces) {
-		s->fx = v->fx[i];
-		s->fy = v->fy[i];
-	}
+	*s = (vehicle_slot){v->id[i], v->behaviors[i], v->group[i], v->param_set[i], v->extra[i],
+	                    v->px[i], v->py[i],        v->vx[i],    v->vy[i],        v->hx[i],
+	                    v->hy[i], v->fx[i],        v->fy[i]};
 }
 
-static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s, bool forces)
+static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
 {
 	v->id[i] = s->id;
 	v->behaviors[i] = s->behaviors;
@@ -1095,65 +1092,75 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s, bool 
 	v->vy[i] = s->vy;
 	v->hx[i] = s->hx;
 	v->hy[i] = s->hy;
-	if (forces) {
-		v->fx[i] = s->fx;
-		v->fy[i] = s->fy;
-	}
+	v->fx[i] = s->fx;
+	v->fy[i] = s->fy;
 	v->extra[i] = s->extra;
+}
+
+/* to[k] = (*arr)[src[k]] for every slot, then to becomes the array and the old
+ * array the spare: one streaming pass, no copy back. Both hold cap elements. */
+static void gather_f64(double **arr, double **spare, const uint32_t *src, size_t n)
+{
+	double *to = *spare;
+	const double *from = *arr;
+	for (size_t k = 0; k < n; k++)
+		to[k] = from[src[k]];
+	*spare = *arr;
+	*arr = to;
+}
+
+static void gather_u32(uint32_t *arr, uint32_t *tmp, const uint32_t *src, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		tmp[k] = arr[src[k]];
+	memcpy(arr, tmp, n * sizeof *arr);
 }
 
 /* Puts the vehicles in grid order: flockers cell by cell, then everyone else as they
  * were. The tick then streams through memory: a vehicle's neighbours are its
  * neighbours in the arrays too. Vehicles rarely change cell, but one that does
- * shifts every slot between its old and new place, so the permutation is applied in
- * place, cycle by cycle, and the id map is renumbered in one pass over its table
- * rather than one lookup per moved vehicle. */
+ * shifts every slot between its old and new place, so each array is gathered whole
+ * into a spare (and swapped with it), and the id map is renumbered in one pass over
+ * its table rather than one lookup per moved vehicle. Forces are left behind: the
+ * step rewrites them all. */
 static int reorder_by_cell(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
-	size_t n = v->count, nf = w->grid.count;
+	steer_grid *g = &w->grid;
+	size_t n = v->count, nf = g->count;
 	if (n > w->perm_cap) {
 		if (grow_array((void **)&w->perm, n, sizeof *w->perm) != 0)
 			return -1;
 		w->perm_cap = n;
 	}
-	uint32_t *dest = w->perm; /* the vehicle now at slot i goes to slot dest[i] */
-	bool identity = true;
-	for (size_t k = 0; k < nf; k++) {
-		uint32_t i = w->grid.items[k];
-		dest[i] = (uint32_t)k;
-		identity &= i == k;
-		w->grid.items[k] = (uint32_t)k;
+	if (w->spare_cap < v->cap) {
+		if (grow_array((void **)&w->spare, v->cap, sizeof *w->spare) != 0)
+			return -1;
+		w->spare_cap = v->cap;
 	}
+	/* src = grid.items, extended by the others: new slot k takes old slot src[k].
+	 * The grid reserved room for every vehicle. dest is its inverse. */
+	uint32_t *src = g->items, *dest = w->perm;
+	bool identity = true;
 	size_t k = nf;
 	for (size_t i = 0; i < n; i++)
-		if (!(v->behaviors[i] & STEER_FLOCK)) {
-			dest[i] = (uint32_t)k;
-			identity &= i == k;
-			k++;
-		}
-	if (identity)
-		return 0;
-	steer_idmap_renumber(&w->ids, dest, (uint32_t)n);
-	/* Follow each cycle once, carrying a slot to its destination; dest[i] = i marks
-	 * slot i done. */
-	for (size_t start = 0; start < n; start++) {
-		if (dest[start] == start)
-			continue;
-		vehicle_slot carry, next;
-		slot_load(v, start, &carry, false);
-		size_t at = dest[start];
-		dest[start] = (uint32_t)start;
-		while (at != start) {
-			slot_load(v, at, &next, false);
-			slot_store(v, at, &carry, false);
-			size_t to = dest[at];
-			dest[at] = (uint32_t)at;
-			carry = next;
-			at = to;
-		}
-		slot_store(v, start, &carry, false);
+		if (!(v->behaviors[i] & STEER_FLOCK))
+			src[k++] = (uint32_t)i;
+	for (k = 0; k < n; k++) {
+		dest[src[k]] = (uint32_t)k;
+		identity &= src[k] == k;
 	}
+	if (!identity) {
+		steer_idmap_renumber(&w->ids, dest, (uint32_t)n);
+		double **f64[] = {&v->px, &v->py, &v->vx, &v->vy, &v->hx, &v->hy};
+		for (size_t a = 0; a < sizeof f64 / sizeof f64[0]; a++)
+			gather_f64(f64[a], &w->spare, src, n);
+		uint32_t *u32[] = {v->id, v->behaviors, v->group, v->param_set, v->extra};
+		for (size_t a = 0; a < sizeof u32 / sizeof u32[0]; a++)
+			gather_u32(u32[a], (uint32_t *)w->spare, src, n);
+	}
+	for (k = 0; k < nf; k++)
+		src[k] = (uint32_t)k;
 	return 0;
 }
 
@@ -1176,12 +1183,13 @@ static int index_flock(steer_world *w)
 	return reorder_by_cell(w);
 }
 
-/* Forces for a range of vehicles. Each vehicle's force depends only on the tick's
- * starting state, so any split between threads gives the same bits. */
-typedef struct force_job {
+/* A range of vehicles for one thread of a phase (forces, integration). Each
+ * vehicle's force depends only on the tick's starting state, and its move only on
+ * its own force, so any split between threads gives the same bits. */
+typedef struct range_job {
 	steer_world *w;
 	size_t from, to;
-} force_job;
+} range_job;
 
 /* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:
  * slots first .. first + count - 1. Forming them a batch at a time lets the square
@@ -1255,7 +1263,7 @@ static void one_force(steer_world *w, size_t i)
 
 static void *run_forces(void *arg)
 {
-	force_job *j = arg;
+	range_job *j = arg;
 	steer_world *w = j->w;
 	const steer_grid *g = &w->grid;
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
@@ -1294,34 +1302,36 @@ static void *run_forces(void *arg)
 /* Below this many vehicles a second thread costs more than it saves. */
 #define PARALLEL_MIN_VEHICLES 4096
 
-static void compute_forces(steer_world *w)
+/* Runs fn over every vehicle: on one thread, or on two halves when the world is big
+ * and two threads are allowed. fn touches only the slots of its range (and reads
+ * the rest), so the split gives the same bits as one thread. */
+static void in_parallel(steer_world *w, void *(*fn)(void *))
 {
 	size_t n = w->v.count;
-	force_job all = {w, 0, n};
+	range_job all = {w, 0, n};
 	if (w->threads < 2 || n < PARALLEL_MIN_VEHICLES) {
-		run_forces(&all);
+		fn(&all);
 		return;
 	}
-	force_job half[2] = {{w, 0, n / 2}, {w, n / 2, n}};
+	range_job half[2] = {{w, 0, n / 2}, {w, n / 2, n}};
 	pthread_t t;
-	if (pthread_create(&t, NULL, run_forces, &half[1]) != 0) {
-		run_forces(&all); /* no thread to be had: the same result, on one core */
+	if (pthread_create(&t, NULL, fn, &half[1]) != 0) {
+		fn(&all); /* no thread to be had: the same result, on one core */
 		return;
 	}
-	run_forces(&half[0]);
+	fn(&half[0]);
 	pthread_join(t, NULL);
 }
 
-steer_status steer_world_step(steer_world *w)
+/* Moves vehicles [from, to) by their forces: each reads and writes only its own
+ * slot, so the range can be split between threads. */
+static void *integrate(void *arg)
 {
+	range_job *j = arg;
+	steer_world *w = j->w;
 	steer_vehicles *v = &w->v;
 	double dt = steer_world_dt(w);
-	if (index_flock(w) != 0)
-		return STEER_ERR_NOMEM;
-	/* Phase 1: every force from the same starting state. */
-	compute_forces(w);
-	/* Phase 2: integrate. */
-	for (size_t i = 0; i < v->count; i++) {
+	for (size_t i = j->from; i < j->to; i++) {
 		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
 		steer_vec2 vel =
 		    v2(v->vx[i] + v->fx[i] / p->mass * dt, v->vy[i] + v->fy[i] / p->mass * dt);
@@ -1339,7 +1349,18 @@ steer_status steer_world_step(steer_world *w)
 			v->hy[i] = vel.y * inv;
 		}
 	}
-	move_obstacles(w, dt);
+	return NULL;
+}
+
+steer_status steer_world_step(steer_world *w)
+{
+	if (index_flock(w) != 0)
+		return STEER_ERR_NOMEM;
+	/* Phase 1: every force from the same starting state. */
+	in_parallel(w, run_forces);
+	/* Phase 2: integrate, once every force is known. */
+	in_parallel(w, integrate);
+	move_obstacles(w, steer_world_dt(w));
 	w->tick++;
 	return STEER_OK;
 }
