@@ -1,4 +1,5 @@
 #include "flock.h"
+#include "simd.h"
 
 #include <math.h>
 #include <string.h>
@@ -172,13 +173,6 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 	return true;
 }
 
-static bool vector_allowed = true;
-
-void steer_flock_set_vector(bool on)
-{
-	vector_allowed = on;
-}
-
 /* The exact scalar form, one lane after another: for machines without AVX2. */
 static void scan_lanes_scalar(const steer_vehicles *v, const steer_flock_runs *runs,
                               const steer_flock_query *q, int m, steer_flock_sums *out)
@@ -191,8 +185,7 @@ static void scan_lanes_scalar(const steer_vehicles *v, const steer_flock_runs *r
 	}
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define FLOCK_HAVE_AVX2 1
+#ifdef STEER_HAVE_AVX2
 #include <immintrin.h>
 
 /* How often, in candidates, a crowd's lanes are checked for all having reached their
@@ -393,11 +386,6 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 	}
 }
 
-/* The vector forms when allowed and the CPU has them (a cached flag: cheap). */
-static bool use_avx2(void)
-{
-	return vector_allowed && __builtin_cpu_supports("avx2");
-}
 #endif
 
 /* --- from sums to forces ---------------------------------------------------------- */
@@ -429,7 +417,7 @@ static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sum
 	}
 }
 
-#ifdef FLOCK_HAVE_AVX2
+#ifdef STEER_HAVE_AVX2
 /* The square roots and divisions of four boids' forces side by side instead of one
  * boid's long chain after another's. Each line is the scalar code's operation in
  * the scalar code's order: steer_cohere (a seek of the mean offset), steer_align,
@@ -502,8 +490,8 @@ __attribute__((target("avx2"))) static void force_lanes_avx2(const steer_agent *
 void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
                              steer_vec2 *force)
 {
-#ifdef FLOCK_HAVE_AVX2
-	if (use_avx2()) {
+#ifdef STEER_HAVE_AVX2
+	if (steer_simd_avx2()) {
 		force_lanes_avx2(a, sums, m, dt, force);
 		return;
 	}
@@ -514,8 +502,8 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
 void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs,
                             const steer_flock_query *q, int m, steer_flock_sums *out)
 {
-#ifdef FLOCK_HAVE_AVX2
-	if (use_avx2()) {
+#ifdef STEER_HAVE_AVX2
+	if (steer_simd_avx2()) {
 		scan_lanes_avx2(v, runs, q, m, out);
 		return;
 	}

@@ -9,7 +9,7 @@
  *
  * Both take each neighbour in the same order and do the same arithmetic per
  * vehicle, so a vehicle's sums do not depend on which form, which CPU (the lane
- * form has an AVX2 clone picked at run time) or which thread computed them.
+ * form runs in AVX2 when the CPU has it, see simd.h) or which thread computed them.
  *
  * Vehicle storage must be in grid order (the grid's items the identity): the cells
  * of one grid row are then one contiguous run of slots. */
@@ -87,10 +87,5 @@ void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
  * bit for bit steer_combine_parts of steer_flock_parts, four at a time. */
 void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
                              steer_vec2 *force);
-
-/* Whether the lane forms may use the CPU's vector instructions (by default they do
- * when it has AVX2). Off, they run the scalar code: for tests that hold the two to
- * the same bits. Not for use while a step runs. */
-void steer_flock_set_vector(bool on);
 
 #endif

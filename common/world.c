@@ -10,6 +10,7 @@
 #include "flock.h"
 #include "grid.h"
 #include "idmap.h"
+#include "motion.h"
 #include "palette.h"
 
 /* Obstacle slots in the id map carry this bit; vehicle slots do not. */
@@ -108,13 +109,11 @@ const char *steer_status_str(steer_status s)
 	return "unknown error";
 }
 
-static void apply_edges(const steer_world_config *c, double *x, double *y, double *vx, double *vy);
-
 /* The edge rule applied to a position alone (spawns, resizes). */
 static void place_inside(const steer_world_config *c, double *x, double *y)
 {
 	double vx = 0.0, vy = 0.0;
-	apply_edges(c, x, y, &vx, &vy);
+	steer_apply_edges(c, x, y, &vx, &vy);
 }
 
 /* --- configuration ------------------------------------------------------------ */
@@ -979,37 +978,6 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
 }
 
-static void apply_edges(const steer_world_config *c, double *x, double *y, double *vx, double *vy)
-{
-	if (c->edges == STEER_EDGE_WRAP) {
-		if (*x < 0.0 || *x >= c->width) {
-			*x -= c->width * floor(*x / c->width);
-			if (*x >= c->width) /* rounding of a tiny negative */
-				*x = 0.0;
-		}
-		if (*y < 0.0 || *y >= c->height) {
-			*y -= c->height * floor(*y / c->height);
-			if (*y >= c->height)
-				*y = 0.0;
-		}
-	} else if (c->edges == STEER_EDGE_BOUNCE) {
-		if (*x < 0.0) {
-			*x = 0.0;
-			*vx = fabs(*vx);
-		} else if (*x > c->width) {
-			*x = c->width;
-			*vx = -fabs(*vx);
-		}
-		if (*y < 0.0) {
-			*y = 0.0;
-			*vy = fabs(*vy);
-		} else if (*y > c->height) {
-			*y = c->height;
-			*vy = -fabs(*vy);
-		}
-	}
-}
-
 static void move_obstacles(steer_world *w, double dt)
 {
 	const steer_world_config *c = &w->cfg;
@@ -1329,26 +1297,7 @@ static void *integrate(void *arg)
 {
 	range_job *j = arg;
 	steer_world *w = j->w;
-	steer_vehicles *v = &w->v;
-	double dt = steer_world_dt(w);
-	for (size_t i = j->from; i < j->to; i++) {
-		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
-		steer_vec2 vel =
-		    v2(v->vx[i] + v->fx[i] / p->mass * dt, v->vy[i] + v->fy[i] / p->mass * dt);
-		vel = v2_truncate(vel, p->max_speed);
-		double x = v->px[i] + vel.x * dt, y = v->py[i] + vel.y * dt;
-		apply_edges(&w->cfg, &x, &y, &vel.x, &vel.y);
-		v->px[i] = x;
-		v->py[i] = y;
-		v->vx[i] = vel.x;
-		v->vy[i] = vel.y;
-		double l2 = v2_len2(vel);
-		if (l2 > 1e-18) {
-			double inv = 1.0 / sqrt(l2);
-			v->hx[i] = vel.x * inv;
-			v->hy[i] = vel.y * inv;
-		}
-	}
+	steer_motion_step(&w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
 	return NULL;
 }
 
