@@ -40,8 +40,8 @@ struct steer_world {
 	 * vehicle array's worth of doubles that the reorder gathers into. */
 	uint32_t *perm;
 	size_t perm_cap;
-	double *spare;
-	size_t spare_cap;
+	double *spare, *spare2; /* spare2: a second thread's, with --threads 2 */
+	size_t spare_cap, spare2_cap;
 	double flock_sight; /* largest sight_distance among flocking vehicles */
 	bool flock_sight_stale;
 	int threads;
@@ -207,6 +207,7 @@ void steer_world_destroy(steer_world *w)
 	steer_grid_free(&w->grid);
 	free(w->perm);
 	free(w->spare);
+	free(w->spare2);
 	free(w);
 }
 
@@ -1084,6 +1085,44 @@ static void gather_u32(uint32_t *arr, uint32_t *tmp, const uint32_t *src, size_t
 	memcpy(arr, tmp, n * sizeof *arr);
 }
 
+/* Below this many vehicles a second thread costs more than it saves. */
+#define PARALLEL_MIN_VEHICLES 4096
+
+/* Part of a reorder: gathering some arrays through one spare, and perhaps
+ * renumbering the id map. */
+typedef struct gather_job {
+	double **f64[3];
+	uint32_t *u32[3];
+	int nu32;
+	double **spare;
+	steer_idmap *ids; /* renumbered here when set */
+	const uint32_t *src, *dest;
+	size_t n;
+} gather_job;
+
+static void *run_gather(void *arg)
+{
+	gather_job *j = arg;
+	if (j->ids)
+		steer_idmap_renumber(j->ids, j->dest, (uint32_t)j->n);
+	for (int a = 0; a < 3; a++)
+		gather_f64(j->f64[a], j->spare, j->src, j->n);
+	for (int a = 0; a < j->nu32; a++)
+		gather_u32(j->u32[a], (uint32_t *)*j->spare, j->src, j->n);
+	return NULL;
+}
+
+/* A spare holds a vehicle array's worth (cap doubles) so that it can swap with one. */
+static int reserve_spare(double **spare, size_t *cap, size_t need)
+{
+	if (*cap >= need)
+		return 0;
+	if (grow_array((void **)spare, need, sizeof **spare) != 0)
+		return -1;
+	*cap = need;
+	return 0;
+}
+
 /* Puts the vehicles in grid order: flockers cell by cell, then everyone else as they
  * were. The tick then streams through memory: a vehicle's neighbours are its
  * neighbours in the arrays too. Vehicles rarely change cell, but one that does
@@ -1101,11 +1140,8 @@ static int reorder_by_cell(steer_world *w)
 			return -1;
 		w->perm_cap = n;
 	}
-	if (w->spare_cap < v->cap) {
-		if (grow_array((void **)&w->spare, v->cap, sizeof *w->spare) != 0)
-			return -1;
-		w->spare_cap = v->cap;
-	}
+	if (reserve_spare(&w->spare, &w->spare_cap, v->cap) != 0)
+		return -1;
 	/* src = grid.items, extended by the others: new slot k takes old slot src[k].
 	 * The grid reserved room for every vehicle. dest is its inverse. */
 	uint32_t *src = g->items, *dest = w->perm;
@@ -1119,13 +1155,36 @@ static int reorder_by_cell(steer_world *w)
 		identity &= src[k] == k;
 	}
 	if (!identity) {
-		steer_idmap_renumber(&w->ids, dest, (uint32_t)n);
-		double **f64[] = {&v->px, &v->py, &v->vx, &v->vy, &v->hx, &v->hy};
-		for (size_t a = 0; a < sizeof f64 / sizeof f64[0]; a++)
-			gather_f64(f64[a], &w->spare, src, n);
-		uint32_t *u32[] = {v->id, v->behaviors, v->group, v->param_set, v->extra};
-		for (size_t a = 0; a < sizeof u32 / sizeof u32[0]; a++)
-			gather_u32(u32[a], (uint32_t *)w->spare, src, n);
+		/* Two independent halves of the work; with two threads, one each. */
+		gather_job jobs[2] = {
+		    {{&v->px, &v->py, &v->vx},
+		     {v->id, v->behaviors, v->group},
+		     3,
+		     &w->spare,
+		     NULL,
+		     src,
+		     dest,
+		     n},
+		    {{&v->vy, &v->hx, &v->hy},
+		     {v->param_set, v->extra, NULL},
+		     2,
+		     &w->spare2,
+		     &w->ids,
+		     src,
+		     dest,
+		     n},
+		};
+		pthread_t t;
+		bool two = w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
+		           reserve_spare(&w->spare2, &w->spare2_cap, v->cap) == 0 &&
+		           pthread_create(&t, NULL, run_gather, &jobs[1]) == 0;
+		if (!two)
+			jobs[1].spare = &w->spare; /* the same work, after the first half */
+		run_gather(&jobs[0]);
+		if (two)
+			pthread_join(t, NULL);
+		else
+			run_gather(&jobs[1]);
 	}
 	for (k = 0; k < nf; k++)
 		src[k] = (uint32_t)k;
@@ -1266,9 +1325,6 @@ static void *run_forces(void *arg)
 		one_force(w, i);
 	return NULL;
 }
-
-/* Below this many vehicles a second thread costs more than it saves. */
-#define PARALLEL_MIN_VEHICLES 4096
 
 /* Runs fn over every vehicle: on one thread, or on two halves when the world is big
  * and two threads are allowed. fn touches only the slots of its range (and reads
