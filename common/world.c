@@ -40,8 +40,7 @@ struct steer_world {
 	 * vehicle array's worth of doubles that the reorder gathers into. */
 	uint32_t *perm;
 	size_t perm_cap;
-	double *spare, *spare2; /* spare2: a second thread's, with --threads 2 */
-	size_t spare_cap, spare2_cap;
+
 	double flock_sight; /* largest sight_distance among flocking vehicles */
 	bool flock_sight_stale;
 	int threads;
@@ -206,8 +205,7 @@ void steer_world_destroy(steer_world *w)
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
 	free(w->perm);
-	free(w->spare);
-	free(w->spare2);
+
 	free(w);
 }
 
@@ -1088,8 +1086,8 @@ static void gather_u32(uint32_t *arr, uint32_t *tmp, const uint32_t *src, size_t
 /* Below this many vehicles a second thread costs more than it saves. */
 #define PARALLEL_MIN_VEHICLES 4096
 
-/* Part of a reorder: gathering some arrays through one spare, and perhaps
- * renumbering the id map. */
+/* Part of a reorder: gathering some arrays through one spare (a vehicle array of
+ * doubles whose contents are dead), and perhaps renumbering the id map. */
 typedef struct gather_job {
 	double **f64[3];
 	uint32_t *u32[3];
@@ -1112,24 +1110,13 @@ static void *run_gather(void *arg)
 	return NULL;
 }
 
-/* A spare holds a vehicle array's worth (cap doubles) so that it can swap with one. */
-static int reserve_spare(double **spare, size_t *cap, size_t need)
-{
-	if (*cap >= need)
-		return 0;
-	if (grow_array((void **)spare, need, sizeof **spare) != 0)
-		return -1;
-	*cap = need;
-	return 0;
-}
-
 /* Puts the vehicles in grid order: flockers cell by cell, then everyone else as they
  * were. The tick then streams through memory: a vehicle's neighbours are its
  * neighbours in the arrays too. Vehicles rarely change cell, but one that does
  * shifts every slot between its old and new place, so each array is gathered whole
  * into a spare (and swapped with it), and the id map is renumbered in one pass over
- * its table rather than one lookup per moved vehicle. Forces are left behind: the
- * step rewrites them all. */
+ * its table rather than one lookup per moved vehicle. The spares are the force
+ * arrays: the step rewrites every force after this, so what they hold is dead. */
 static int reorder_by_cell(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
@@ -1140,8 +1127,6 @@ static int reorder_by_cell(steer_world *w)
 			return -1;
 		w->perm_cap = n;
 	}
-	if (reserve_spare(&w->spare, &w->spare_cap, v->cap) != 0)
-		return -1;
 	/* src = grid.items, extended by the others: new slot k takes old slot src[k].
 	 * The grid reserved room for every vehicle. dest is its inverse. */
 	uint32_t *src = g->items, *dest = w->perm;
@@ -1160,7 +1145,7 @@ static int reorder_by_cell(steer_world *w)
 		    {{&v->px, &v->py, &v->vx},
 		     {v->id, v->behaviors, v->group},
 		     3,
-		     &w->spare,
+		     &v->fx,
 		     NULL,
 		     src,
 		     dest,
@@ -1168,7 +1153,7 @@ static int reorder_by_cell(steer_world *w)
 		    {{&v->vy, &v->hx, &v->hy},
 		     {v->param_set, v->extra, NULL},
 		     2,
-		     &w->spare2,
+		     &v->fy,
 		     &w->ids,
 		     src,
 		     dest,
@@ -1176,10 +1161,7 @@ static int reorder_by_cell(steer_world *w)
 		};
 		pthread_t t;
 		bool two = w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
-		           reserve_spare(&w->spare2, &w->spare2_cap, v->cap) == 0 &&
 		           pthread_create(&t, NULL, run_gather, &jobs[1]) == 0;
-		if (!two)
-			jobs[1].spare = &w->spare; /* the same work, after the first half */
 		run_gather(&jobs[0]);
 		if (two)
 			pthread_join(t, NULL);
