@@ -15,7 +15,7 @@
 #include "wire.h"
 #include "wire_priv.h"
 
-bool steer_density_wanted(const steer_compact_req *req, size_t n)
+bool steer_density_wanted(const steer_compact_req *req, size_t n, bool was_dense)
 {
 	if (!req->on || req->density == STEER_DENSITY_NEVER)
 		return false;
@@ -24,7 +24,7 @@ bool steer_density_wanted(const steer_compact_req *req, size_t n)
 		return false;
 	/* More vehicles than cells: several must share a cell, which can show only one
 	 * of them, and the vehicles would cost more bytes than the cells. */
-	return req->density == STEER_DENSITY_ALWAYS || n > cells;
+	return req->density == STEER_DENSITY_ALWAYS || n > (was_dense ? cells / 2 : cells);
 }
 
 void steer_density_init(steer_density *d)

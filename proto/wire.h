@@ -183,8 +183,10 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 #define STEER_DENSITY_MAX_CELLS (1u << 20)
 
 /* Whether a compact request whose view holds n vehicles (with its margin) is
- * answered with density. */
-bool steer_density_wanted(const steer_compact_req *req, size_t n);
+ * answered with density. was_dense: the last answer to this client was; in auto
+ * mode it then stays density until the view holds at most half as many vehicles
+ * as cells, so a count hovering at the threshold does not flip the picture. */
+bool steer_density_wanted(const steer_compact_req *req, size_t n, bool was_dense);
 
 /* One view's vehicles counted into the cols x rows cells laid over it, with the sum
  * of their unit headings per cell, and those cells encoded (DensitySnapshot.cells).

@@ -342,6 +342,7 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		} else {
 			c->view = view;
 			c->compact = req;
+			c->dense_last = false; /* a new view decides afresh */
 		}
 	} else {
 		steer_command cmd;

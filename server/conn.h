@@ -31,6 +31,7 @@ struct conn {
 	steer_framer framer;       /* CONN_PROTO */
 	steer_view view;           /* CONN_PROTO */
 	steer_compact_req compact; /* CONN_PROTO: compact snapshots asked for */
+	bool dense_last;           /* CONN_PROTO: the last one offered was density */
 	int snapshots_in_flight;   /* CONN_PROTO */
 	sbuf *pending;             /* CONN_PROTO: newest snapshot not yet written */
 	cframe *pending_frame;     /* its compact frame, or NULL */

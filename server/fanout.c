@@ -21,6 +21,7 @@ typedef struct group {
 	sbuf *plain;   /* plain: this tick's Snapshot (one reference, the group's) */
 	cframe *frame; /* compact: this tick's quantized view (one reference) */
 	sbuf *dense;   /* compact zoomed out: this tick's DensitySnapshot instead */
+	size_t n;      /* compact: the vehicles in view with its margin */
 } group;
 
 /* One group's frame as a delta on one base (NULL: the key frame). */
@@ -92,8 +93,9 @@ static void count_encoding(server *s, const sbuf *b)
 	s->snapshot_bytes += b->len;
 }
 
-/* The group's cells as one DensitySnapshot: the same bytes for all its members. */
-static bool prepare_density(tick *t, group *g, size_t n)
+/* The group's cells as one DensitySnapshot: the same bytes for all its members.
+ * s->view_idx holds its n vehicles. */
+static bool build_density(tick *t, group *g, size_t n)
 {
 	server *s = t->s;
 	steer_world *w = s->session.world;
@@ -108,30 +110,49 @@ static bool prepare_density(tick *t, group *g, size_t n)
 	return true;
 }
 
-/* Encodes the plain snapshot, the density snapshot or builds the compact frame of a
- * new group. */
-static bool prepare(tick *t, group *g)
+/* The group's compact frame, quantized from its n vehicles in s->view_idx. */
+static bool build_frame(tick *t, group *g, size_t n)
 {
 	server *s = t->s;
-	steer_world *w = s->session.world;
+	g->frame = cframe_new();
+	return g->frame &&
+	       steer_compact_frame_build(&g->frame->f, s->session.world, &g->view, g->req.cols,
+	                                 g->req.rows, s->view_idx, n, ++s->next_frame_seq) == 0;
+}
+
+/* A compact group's density snapshot or frame, built on first need. Members of one
+ * group may differ (a client that had density keeps it a while longer, see
+ * steer_density_wanted): the second kind, if any, collects the view again. fresh:
+ * s->view_idx still holds the group's vehicles. */
+static bool ensure(tick *t, group *g, bool dense, bool fresh)
+{
+	if (dense ? g->dense != NULL : g->frame != NULL)
+		return true;
+	size_t n = g->n;
+	if (!fresh && !collect(t, &g->view, STEER_ORDER_ID, &n))
+		return false;
+	return dense ? build_density(t, g, n) : build_frame(t, g, n);
+}
+
+/* Encodes the plain snapshot of a new group, or collects a compact one's vehicles
+ * and builds what its first member c needs. */
+static bool prepare(tick *t, group *g, const conn *c)
+{
+	server *s = t->s;
 	size_t n;
 	if (!collect(t, &g->view, g->req.on ? STEER_ORDER_ID : STEER_ORDER_INDEX, &n))
 		return false;
 	if (!g->req.on) {
 		steer_strbuf_clear(&s->scratch);
-		if (!steer_wire_snapshot_of(&s->scratch, w, s->session.paused, &g->view,
-		                            s->view_idx, n) ||
+		if (!steer_wire_snapshot_of(&s->scratch, s->session.world, s->session.paused,
+		                            &g->view, s->view_idx, n) ||
 		    s->scratch.oom || !(g->plain = sbuf_new(s->scratch.data, s->scratch.len)))
 			return false;
 		count_encoding(s, g->plain);
 		return true;
 	}
-	if (steer_density_wanted(&g->req, n))
-		return prepare_density(t, g, n);
-	g->frame = cframe_new();
-	return g->frame &&
-	       steer_compact_frame_build(&g->frame->f, w, &g->view, g->req.cols, g->req.rows,
-	                                 s->view_idx, n, ++s->next_frame_seq) == 0;
+	g->n = n;
+	return ensure(t, g, steer_density_wanted(&g->req, n, c->dense_last), true);
 }
 
 /* What a delta for c can build on: the frame last written to it, when of the same
@@ -176,13 +197,19 @@ static sbuf *compact_bytes(tick *t, const group *g, const cframe *base, bool cac
 	return b;
 }
 
-static void offer(tick *t, conn *c, const group *g, bool cacheable)
+static void offer(tick *t, conn *c, group *g, bool cacheable)
 {
 	if (!g->req.on) {
 		conn_offer_snapshot(c, g->plain, NULL, 0);
 		return;
 	}
-	if (g->dense) {
+	bool dense = steer_density_wanted(&g->req, g->n, c->dense_last);
+	if (!ensure(t, g, dense, false)) {
+		steer_log(STEER_LOG_ERROR, "cannot encode a snapshot: out of memory");
+		return;
+	}
+	c->dense_last = dense;
+	if (dense) {
 		/* Not a compact frame: the client's base, and so the server's, stays. */
 		conn_offer_snapshot(c, g->dense, NULL, 0);
 		return;
@@ -208,8 +235,8 @@ static void offer_to(tick *t, conn *c)
 	group alone;
 	bool kept = t->ngroups < MAX_GROUPS;
 	g = kept ? &t->groups[t->ngroups] : &alone;
-	*g = (group){c->view, c->compact, NULL, NULL, NULL};
-	if (!prepare(t, g)) {
+	*g = (group){c->view, c->compact, NULL, NULL, NULL, 0};
+	if (!prepare(t, g, c)) {
 		steer_log(STEER_LOG_ERROR, "cannot encode a snapshot: out of memory");
 		release_group(g);
 		return;

@@ -108,16 +108,20 @@ static void cells_hold_counts_and_mean_headings(void)
 static void auto_switches_at_one_vehicle_per_cell(void)
 {
 	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO};
-	CHECK(!steer_density_wanted(&req, 80 * 24), "auto at one per cell");
-	CHECK(steer_density_wanted(&req, 80 * 24 + 1), "auto past one per cell");
+	CHECK(!steer_density_wanted(&req, 80 * 24, false), "auto at one per cell");
+	CHECK(steer_density_wanted(&req, 80 * 24 + 1, false), "auto past one per cell");
+	/* Once dense, it stays so down to half a vehicle per cell. */
+	CHECK(steer_density_wanted(&req, 80 * 24, true), "auto left density at once");
+	CHECK(steer_density_wanted(&req, 80 * 12 + 1, true), "auto left density above half");
+	CHECK(!steer_density_wanted(&req, 80 * 12, true), "auto kept density at half");
 	req.density = STEER_DENSITY_NEVER;
-	CHECK(!steer_density_wanted(&req, 1000000), "never");
+	CHECK(!steer_density_wanted(&req, 1000000, true), "never");
 	req.density = STEER_DENSITY_ALWAYS;
-	CHECK(steer_density_wanted(&req, 0), "always");
+	CHECK(steer_density_wanted(&req, 0, false), "always");
 	req.cols = req.rows = 4096; /* past STEER_DENSITY_MAX_CELLS: vehicles */
-	CHECK(!steer_density_wanted(&req, 100000000), "a grid too large for cells");
+	CHECK(!steer_density_wanted(&req, 100000000, true), "a grid too large for cells");
 	req = (steer_compact_req){false, 0, 0, STEER_DENSITY_ALWAYS};
-	CHECK(!steer_density_wanted(&req, 100), "plain snapshots are never density");
+	CHECK(!steer_density_wanted(&req, 100, true), "plain snapshots are never density");
 }
 
 /* 200,000 vehicles or 2,000 in one 120 x 40 view: the frame is bounded by the grid

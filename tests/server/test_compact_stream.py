@@ -335,10 +335,48 @@ def test_zoomed_out_views_get_density_bounded_by_the_screen():
     expect(code == 0, f"exit {code}: {err[-2000:]}")
 
 
+def test_density_holds_until_half_a_vehicle_per_cell():
+    world = Server("--snapshot-rate", "20", "--world", "4000x4000")
+    t = world.text()
+    t.ok("pause")
+    t.ok("spawn flock 600 2000 2000 1000")
+    p = world.proto()
+    # 600 vehicles on a 20 x 20 map (400 cells): density
+    density_view(p, 0, 0, 4000, 4000, 20, 20, steer_pb2.DENSITY_AUTO)
+    p.command(line="stats")
+    kind, _ = next_stream_frame(p)
+    expect(kind == "density", f"600 in 400 cells got {kind}")
+    # down to 300: above half a vehicle per cell, so p keeps density; a client new
+    # to the same view starts from vehicles (the group builds both)
+    t.ok("reset")
+    t.ok("pause")
+    t.ok("spawn flock 300 2000 2000 1000")
+    q = world.proto()
+    density_view(q, 0, 0, 4000, 4000, 20, 20, steer_pb2.DENSITY_AUTO)
+    q.command(line="stats")
+    p.command(line="stats")
+    kind_p, d = next_stream_frame(p)
+    kind_q, c = next_stream_frame(q)
+    expect(kind_p == "density" and d.in_view == 300, f"p got {kind_p}")
+    expect(kind_q == "compact" and c.count == 300, f"q got {kind_q}")
+    # down to 200, half a vehicle per cell: p returns to vehicles
+    t.ok("reset")
+    t.ok("pause")
+    t.ok("spawn flock 200 2000 2000 1000")
+    p.command(line="stats")
+    kind_p, c = next_stream_frame(p)
+    expect(kind_p == "compact" and c.count == 200, f"p got {kind_p} at 200")
+    p.close()
+    q.close()
+    code, err = world.stop()
+    expect(code == 0, f"exit {code}: {err[-2000:]}")
+
+
 for fn in [test_key_frame_matches_plain_snapshot, test_deltas_chain_and_stay_small,
            test_bad_compact_requests, test_same_view_shares_one_encoding,
            test_stalled_reader_gets_deltas_on_what_it_has,
-           test_zoomed_out_views_get_density_bounded_by_the_screen]:
+           test_zoomed_out_views_get_density_bounded_by_the_screen,
+           test_density_holds_until_half_a_vehicle_per_cell]:
     checks.run(fn)
 code, err = srv.stop()
 if code != 0:
