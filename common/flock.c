@@ -196,13 +196,17 @@ static void scan_lanes_scalar(const steer_vehicles *v, const steer_flock_runs *r
  * arithmetic in lanes: away = d * (-1/|d|), or on top of each other the heading's
  * perpendicular, flipped for the larger id; then away * max_speed - v. */
 __attribute__((target("avx2"))) static inline void
-separate_lanes(__m256d close, __m256d dx, __m256d dy, __m256d d2, const double *lane_consts,
+separate_lanes(__m256d close, __m256d dx, __m256d dy, __m256d d2, const steer_flock_query *q,
                double other_id, __m256d *sep_x, __m256d *sep_y)
 {
-	const __m256d hx = _mm256_loadu_pd(lane_consts + 0), hy = _mm256_loadu_pd(lane_consts + 4);
-	const __m256d vx = _mm256_loadu_pd(lane_consts + 8), vy = _mm256_loadu_pd(lane_consts + 12);
-	const __m256d speed = _mm256_loadu_pd(lane_consts + 16);
-	const __m256d ids = _mm256_loadu_pd(lane_consts + 20);
+	/* Gathered here, not with the other lane values: this runs for few candidates. */
+#define LANES(e) _mm256_set_pd(q[3].e, q[2].e, q[1].e, q[0].e)
+	const __m256d hx = LANES(a->h.x), hy = LANES(a->h.y);
+	const __m256d vx = LANES(a->v.x), vy = LANES(a->v.y);
+	const __m256d speed = LANES(a->prm->max_speed);
+	const __m256d ids = _mm256_set_pd((double)q[3].self_id, (double)q[2].self_id,
+	                                  (double)q[1].self_id, (double)q[0].self_id);
+#undef LANES
 	__m256d s = _mm256_div_pd(_mm256_set1_pd(-1.0), _mm256_sqrt_pd(d2));
 	__m256d ax = _mm256_mul_pd(dx, s), ay = _mm256_mul_pd(dy, s);
 	/* v2_perp(h) = (-h.y, h.x): a sign flip, not a subtraction from zero. */
@@ -234,7 +238,7 @@ typedef struct scan_lane_consts {
 	__m256d sight2, close2;
 	__m256i group; /* in both 32-bit halves, to compare with a broadcast 32-bit group */
 	__m256i self;
-	const double *sep; /* for separate_lanes */
+	const steer_flock_query *q; /* all four, for separate_lanes */
 } scan_lane_consts;
 
 /* Candidate slot c (k: c in every lane) against four vehicles whose positions,
@@ -264,7 +268,7 @@ scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, _
 	acc->vy = _mm256_add_pd(acc->vy, _mm256_and_pd(in, _mm256_broadcast_sd(&v->vy[c])));
 	__m256d close = _mm256_and_pd(in, _mm256_cmp_pd(d2, lc->close2, _CMP_LT_OQ));
 	if (_mm256_movemask_pd(close))
-		separate_lanes(close, dx, dy, d2, lc->sep, (double)v->id[c], &acc->sep_x,
+		separate_lanes(close, dx, dy, d2, lc->q, (double)v->id[c], &acc->sep_x,
 		               &acc->sep_y);
 }
 
@@ -304,38 +308,13 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 #undef BOTH_HALVES
 	const __m256i self_i = LANES_I(self);
 	const __m256i cap = _mm256_set_epi64x(LANE_CAP(3), LANE_CAP(2), LANE_CAP(1), LANE_CAP(0));
-	/* For separate_lanes, only on the rare too-close candidate. */
-	const double cs[24] = {q[0].a->h.x,
-	                       q[1].a->h.x,
-	                       q[2].a->h.x,
-	                       q[3].a->h.x,
-	                       q[0].a->h.y,
-	                       q[1].a->h.y,
-	                       q[2].a->h.y,
-	                       q[3].a->h.y,
-	                       q[0].a->v.x,
-	                       q[1].a->v.x,
-	                       q[2].a->v.x,
-	                       q[3].a->v.x,
-	                       q[0].a->v.y,
-	                       q[1].a->v.y,
-	                       q[2].a->v.y,
-	                       q[3].a->v.y,
-	                       q[0].a->prm->max_speed,
-	                       q[1].a->prm->max_speed,
-	                       q[2].a->prm->max_speed,
-	                       q[3].a->prm->max_speed,
-	                       (double)q[0].self_id,
-	                       (double)q[1].self_id,
-	                       (double)q[2].self_id,
-	                       (double)q[3].self_id};
 #undef LANES
 #undef LANES_I
 #undef LANE_CAP
 	scan_acc acc = {_mm256_setzero_si256(), _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd(),    _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd()};
-	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, cs};
+	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, q};
 	const int active = (1 << m) - 1;
 
 	for (int r = 0; r < runs->count; r++) {

@@ -36,11 +36,9 @@ struct steer_world {
 		size_t nfree, free_cap;
 	} extras;
 	steer_grid grid;
-	/* Scratch for the tick's storage permutation (old slot -> new slot), and a
-	 * vehicle array's worth of doubles that the reorder gathers into. */
+	/* Scratch for the tick's storage permutation (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;
-
 	double flock_sight; /* largest sight_distance among flocking vehicles */
 	bool flock_sight_stale;
 	int threads;

@@ -591,18 +591,10 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 		if (sc->blob[k].oom)
 			return false;
 
-	const steer_vehicles *v = steer_world_vehicles(w);
-	const steer_world_config *cfg = steer_world_config_get(w);
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_compact_tag;
 	steer_CompactSnapshot *c = &m.msg.compact;
-	c->tick = steer_world_tick(w);
-	c->paused = paused;
-	c->total_vehicles = (uint32_t)v->count;
-	c->width = cfg->width;
-	c->height = cfg->height;
-	c->edges = (steer_Edges)cfg->edges;
-	c->tick_rate = cfg->tick_rate;
+	WIRE_PUT_HEADER(c, w, paused);
 	c->has_view = true;
 	c->view = (steer_Rect){f->view.x0, f->view.y0, f->view.x1, f->view.y1};
 	c->cols = f->cols;
@@ -837,7 +829,9 @@ static bool fill_snapshot(const steer_compact_state *cs, const steer_compact_fra
 
 static void fill_header(const steer_CompactSnapshot *m, steer_snapshot *snap)
 {
-	WIRE_FRAME_HEADER(snap, m);
+	WIRE_GET_HEADER(snap, m);
+	snap->has_view = true;
+	snap->view = (steer_view){true, m->view.x0, m->view.y0, m->view.x1, m->view.y1};
 	snap->avoid_distance_max = m->avoid_distance_max;
 }
 

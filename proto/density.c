@@ -96,17 +96,10 @@ int steer_density_build(steer_density *d, const steer_world *w, const steer_view
 bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
                         const steer_density *d)
 {
-	const steer_world_config *cfg = steer_world_config_get(w);
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_density_tag;
 	steer_DensitySnapshot *s = &m.msg.density;
-	s->tick = steer_world_tick(w);
-	s->paused = paused;
-	s->total_vehicles = (uint32_t)steer_world_vehicles(w)->count;
-	s->width = cfg->width;
-	s->height = cfg->height;
-	s->edges = (steer_Edges)cfg->edges;
-	s->tick_rate = cfg->tick_rate;
+	WIRE_PUT_HEADER(s, w, paused);
 	s->has_view = true;
 	s->view = (steer_Rect){d->view.x0, d->view.y0, d->view.x1, d->view.y1};
 	s->cols = d->cols;
@@ -192,7 +185,9 @@ bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_
 		snprintf(err, errlen, "malformed density snapshot: %s", why);
 		return false;
 	}
-	WIRE_FRAME_HEADER(snap, &m);
+	WIRE_GET_HEADER(snap, &m);
+	snap->has_view = true;
+	snap->view = (steer_view){true, m.view.x0, m.view.y0, m.view.x1, m.view.y1};
 	snap->avoid_distance_max = 0;
 	snap->density = true;
 	snap->dcols = m.cols;

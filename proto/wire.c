@@ -330,17 +330,10 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
                             const steer_view *view, const uint32_t *idx, size_t n)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
-	const steer_world_config *cfg = steer_world_config_get(w);
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_snapshot_tag;
 	steer_Snapshot *s = &m.msg.snapshot;
-	s->tick = steer_world_tick(w);
-	s->paused = paused;
-	s->total_vehicles = (uint32_t)v->count;
-	s->width = cfg->width;
-	s->height = cfg->height;
-	s->edges = (steer_Edges)cfg->edges;
-	s->tick_rate = cfg->tick_rate;
+	WIRE_PUT_HEADER(s, w, paused);
 	s->avoid_distance_max = (float)wire_feeler(w, idx, n);
 	if (view->set) {
 		s->has_view = true;
@@ -685,13 +678,7 @@ static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
 	m.routes.arg = snap;
 	if (!pb_decode(s, steer_Snapshot_fields, &m))
 		return false;
-	snap->tick = m.tick;
-	snap->paused = m.paused;
-	snap->total_vehicles = m.total_vehicles;
-	snap->width = m.width;
-	snap->height = m.height;
-	snap->tick_rate = m.tick_rate;
-	snap->edges = (steer_edges)m.edges;
+	WIRE_GET_HEADER(snap, &m);
 	snap->has_view = m.has_view;
 	snap->view.set = m.has_view;
 	snap->view.x0 = m.view.x0;

@@ -62,9 +62,22 @@ uint8_t wire_direction_byte(double x, double y);
 bool wire_enc_blob(pb_ostream_t *s, const pb_field_t *f, void *const *arg);
 bool wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg);
 
-/* The header that CompactSnapshot and DensitySnapshot share (m points to either),
- * into snap, whose view is m's: a macro, as the two are different generated types. */
-#define WIRE_FRAME_HEADER(snap, m)                                                                 \
+/* The header fields that Snapshot, CompactSnapshot and DensitySnapshot share (m
+ * points to any of them; macros, as they are different generated types): the world
+ * w into m, and m into the decoded snap. Views differ between the three: not here. */
+#define WIRE_PUT_HEADER(m, w, is_paused)                                                           \
+	do {                                                                                       \
+		const steer_world_config *cfg_ = steer_world_config_get(w);                        \
+		(m)->tick = steer_world_tick(w);                                                   \
+		(m)->paused = (is_paused);                                                         \
+		(m)->total_vehicles = (uint32_t)steer_world_vehicles(w)->count;                    \
+		(m)->width = cfg_->width;                                                          \
+		(m)->height = cfg_->height;                                                        \
+		(m)->edges = (steer_Edges)cfg_->edges;                                             \
+		(m)->tick_rate = cfg_->tick_rate;                                                  \
+	} while (0)
+
+#define WIRE_GET_HEADER(snap, m)                                                                   \
 	do {                                                                                       \
 		(snap)->tick = (m)->tick;                                                          \
 		(snap)->paused = (m)->paused;                                                      \
@@ -73,9 +86,6 @@ bool wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg);
 		(snap)->height = (m)->height;                                                      \
 		(snap)->tick_rate = (m)->tick_rate;                                                \
 		(snap)->edges = (steer_edges)(m)->edges;                                           \
-		(snap)->has_view = true;                                                           \
-		(snap)->view =                                                                     \
-		    (steer_view){true, (m)->view.x0, (m)->view.y0, (m)->view.x1, (m)->view.y1};    \
 	} while (0)
 
 /* Decodes a DensitySnapshot from its substream into snap; a message in err on
