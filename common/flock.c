@@ -195,18 +195,18 @@ static void scan_lanes_scalar(const steer_vehicles *v, const steer_flock_runs *r
 /* The separation of each too-close lane from candidate k, steer_separate_one's
  * arithmetic in lanes: away = d * (-1/|d|), or on top of each other the heading's
  * perpendicular, flipped for the larger id; then away * max_speed - v. */
+/* What separate_lanes needs of each lane: built once per lane group, as a too-close
+ * candidate turns up several times in most groups. */
+typedef struct sep_consts {
+	__m256d hx, hy, vx, vy, speed, ids;
+} sep_consts;
+
 __attribute__((target("avx2"))) static inline void
-separate_lanes(__m256d close, __m256d dx, __m256d dy, __m256d d2, const steer_flock_query *q,
+separate_lanes(__m256d close, __m256d dx, __m256d dy, __m256d d2, const sep_consts *c,
                double other_id, __m256d *sep_x, __m256d *sep_y)
 {
-	/* Gathered here, not with the other lane values: this runs for few candidates. */
-#define LANES(e) _mm256_set_pd(q[3].e, q[2].e, q[1].e, q[0].e)
-	const __m256d hx = LANES(a->h.x), hy = LANES(a->h.y);
-	const __m256d vx = LANES(a->v.x), vy = LANES(a->v.y);
-	const __m256d speed = LANES(a->prm->max_speed);
-	const __m256d ids = _mm256_set_pd((double)q[3].self_id, (double)q[2].self_id,
-	                                  (double)q[1].self_id, (double)q[0].self_id);
-#undef LANES
+	const __m256d hx = c->hx, hy = c->hy, vx = c->vx, vy = c->vy;
+	const __m256d speed = c->speed, ids = c->ids;
 	__m256d s = _mm256_div_pd(_mm256_set1_pd(-1.0), _mm256_sqrt_pd(d2));
 	__m256d ax = _mm256_mul_pd(dx, s), ay = _mm256_mul_pd(dy, s);
 	/* v2_perp(h) = (-h.y, h.x): a sign flip, not a subtraction from zero. */
@@ -238,7 +238,7 @@ typedef struct scan_lane_consts {
 	__m256d sight2, close2;
 	__m256i group; /* in both 32-bit halves, to compare with a broadcast 32-bit group */
 	__m256i self;
-	const steer_flock_query *q; /* all four, for separate_lanes */
+	sep_consts sep;
 } scan_lane_consts;
 
 /* Candidate slot c (k: c in every lane) against four vehicles whose positions,
@@ -268,7 +268,7 @@ scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, _
 	acc->vy = _mm256_add_pd(acc->vy, _mm256_and_pd(in, _mm256_broadcast_sd(&v->vy[c])));
 	__m256d close = _mm256_and_pd(in, _mm256_cmp_pd(d2, lc->close2, _CMP_LT_OQ));
 	if (_mm256_movemask_pd(close))
-		separate_lanes(close, dx, dy, d2, lc->q, (double)v->id[c], &acc->sep_x,
+		separate_lanes(close, dx, dy, d2, &lc->sep, (double)v->id[c], &acc->sep_x,
 		               &acc->sep_y);
 }
 
@@ -308,13 +308,20 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 #undef BOTH_HALVES
 	const __m256i self_i = LANES_I(self);
 	const __m256i cap = _mm256_set_epi64x(LANE_CAP(3), LANE_CAP(2), LANE_CAP(1), LANE_CAP(0));
+	const sep_consts sep = {LANES(a->h.x),
+	                        LANES(a->h.y),
+	                        LANES(a->v.x),
+	                        LANES(a->v.y),
+	                        LANES(a->prm->max_speed),
+	                        _mm256_set_pd((double)q[3].self_id, (double)q[2].self_id,
+	                                      (double)q[1].self_id, (double)q[0].self_id)};
 #undef LANES
 #undef LANES_I
 #undef LANE_CAP
 	scan_acc acc = {_mm256_setzero_si256(), _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd(),    _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd()};
-	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, q};
+	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, sep};
 	const int active = (1 << m) - 1;
 
 	for (int r = 0; r < runs->count; r++) {
