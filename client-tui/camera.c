@@ -12,12 +12,22 @@
 /* Far enough outside any terminal to be off-screen, far enough inside int range to
  * leave room for the +-1 neighbour arithmetic callers do. */
 #define CELL_LIMIT 1e9
+/* The centre stays where the view's corners are inside what the server accepts
+ * (STEER_VIEW_COORD_MAX, 1e13): at the widest zoom a 4096-column view spans 4e12. */
+#define CENTRE_LIMIT 1e12
 
 static double clamp_scale(double s)
 {
 	if (!(s >= SCALE_MIN)) /* NaN too */
 		return SCALE_MIN;
 	return s > SCALE_MAX ? SCALE_MAX : s;
+}
+
+static double clamp_centre(double u)
+{
+	if (!(u >= -CENTRE_LIMIT)) /* NaN too */
+		return u > 0 ? CENTRE_LIMIT : -CENTRE_LIMIT;
+	return u > CENTRE_LIMIT ? CENTRE_LIMIT : u;
 }
 
 static double left_edge(const tui_camera *c)
@@ -91,12 +101,12 @@ void tui_camera_zoom(tui_camera *c, double factor, int col, int row)
 	tui_camera_to_world(c, col, row, &wx, &wy);
 	c->scale = clamp_scale(c->scale / factor);
 	/* Solve to_world(col,row) == (wx,wy) for the centre at the new scale. */
-	c->cx = wx + c->cols * c->scale / 2 - (col + 0.5) * c->scale;
-	c->cy = wy + (c->rows / 2.0 - (row + 0.5)) * c->scale * TUI_CELL_ASPECT;
+	c->cx = clamp_centre(wx + c->cols * c->scale / 2 - (col + 0.5) * c->scale);
+	c->cy = clamp_centre(wy + (c->rows / 2.0 - (row + 0.5)) * c->scale * TUI_CELL_ASPECT);
 }
 
 void tui_camera_pan(tui_camera *c, int dcols, int drows)
 {
-	c->cx += dcols * c->scale;
-	c->cy += drows * c->scale * TUI_CELL_ASPECT;
+	c->cx = clamp_centre(c->cx + dcols * c->scale);
+	c->cy = clamp_centre(c->cy + drows * c->scale * TUI_CELL_ASPECT);
 }

@@ -784,8 +784,7 @@ static bool decode_columns(steer_compact_state *cs, const steer_compact_frame *b
 static const char *check_header(const steer_CompactSnapshot *m, const steer_compact_state *cs)
 {
 	const steer_Rect *v = &m->view;
-	if (!m->has_view || !isfinite(v->x0) || !isfinite(v->y0) || !isfinite(v->x1) ||
-	    !isfinite(v->y1) || !(v->x1 > v->x0) || !(v->y1 > v->y0))
+	if (!m->has_view || !steer_view_rect_ok(v->x0, v->y0, v->x1, v->y1))
 		return "compact snapshot without a valid view";
 	if (m->cols < 1 || m->cols > STEER_COMPACT_MAX_CELLS || m->rows < 1 ||
 	    m->rows > STEER_COMPACT_MAX_CELLS)

@@ -147,8 +147,7 @@ static bool dec_cells(pb_istream_t *s, const pb_field_t *f, void **arg)
 static const char *check_density(const steer_DensitySnapshot *m, steer_snapshot *snap)
 {
 	const steer_Rect *v = &m->view;
-	if (!m->has_view || !isfinite(v->x0) || !isfinite(v->y0) || !isfinite(v->x1) ||
-	    !isfinite(v->y1) || !(v->x1 > v->x0) || !(v->y1 > v->y0))
+	if (!m->has_view || !steer_view_rect_ok(v->x0, v->y0, v->x1, v->y1))
 		return "without a valid view";
 	if (m->cols < 1 || m->cols > STEER_COMPACT_MAX_CELLS || m->rows < 1 ||
 	    m->rows > STEER_COMPACT_MAX_CELLS ||

@@ -421,15 +421,25 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
 	return rc;
 }
 
+static bool coord_ok(double c)
+{
+	return c >= -STEER_VIEW_COORD_MAX && c <= STEER_VIEW_COORD_MAX; /* false on NaN */
+}
+
+bool steer_view_rect_ok(double x0, double y0, double x1, double y1)
+{
+	return coord_ok(x0) && coord_ok(y0) && coord_ok(x1) && coord_ok(y1) && x1 > x0 && y1 > y0;
+}
+
 bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen)
 {
 	if (v->clear) {
 		out->set = false;
 		return true;
 	}
-	if (!isfinite(v->x0) || !isfinite(v->y0) || !isfinite(v->x1) || !isfinite(v->y1) ||
-	    !(v->x1 > v->x0) || !(v->y1 > v->y0)) {
-		snprintf(err, errlen, "viewport must be finite with x1 > x0 and y1 > y0");
+	if (!steer_view_rect_ok(v->x0, v->y0, v->x1, v->y1)) {
+		snprintf(err, errlen, "viewport needs x1 > x0 and y1 > y0, each within +-%g",
+		         STEER_VIEW_COORD_MAX);
 		return false;
 	}
 	out->set = true;

@@ -48,6 +48,14 @@ typedef struct steer_view {
 	double x0, y0, x1, y1; /* x0 <= x1, y0 <= y1 */
 } steer_view;
 
+/* Views reach at most this far from the origin. Worlds are at most 1e9 across and
+ * the TUI's widest zoom spans about 1e12; beyond that the sum origin + offset that a
+ * client decodes positions with would lose all precision, and then overflow the
+ * snapshot's floats. */
+#define STEER_VIEW_COORD_MAX 1e13
+/* True when x0 < x1 and y0 < y1, all within +-STEER_VIEW_COORD_MAX (so not NaN). */
+bool steer_view_rect_ok(double x0, double y0, double x1, double y1);
+
 /* Vehicles within this distance outside a view still come along, so that a client
  * drawing the edge of its screen sees what is about to enter it. */
 double steer_view_margin(const steer_view *v);

@@ -572,6 +572,7 @@ static void crafted_frames_rejected(void)
 	    {2, 0, 2, 5000, 10, 100, {B(5, 5), B(0, 0)}},        /* too fine */
 	    {2, 0, 2, 10, 10, NAN, {B(5, 5), B(0, 0)}},          /* view not finite */
 	    {2, 0, 2, 10, 10, -1, {B(5, 5), B(0, 0)}},           /* view empty */
+	    {2, 0, 2, 10, 10, 2e13, {B(5, 5), B(0, 0)}},         /* view too far */
 	    {2, 0, 2, 10, 10, 100, {B(5, 0), B(0, 0)}},          /* gap 0 */
 	    {2, 0, 3, 10, 10, 100, {B(5, 5), B(0, 0)}},          /* fewer ids than count */
 	    {2, 0, 1, 10, 10, 100, {B(5, 5), B(0)}},             /* more ids than count */
@@ -716,6 +717,17 @@ static void compact_request_checked(void)
 	v.clear = false;
 	v.x1 = 1e-9; /* a sliver: 50 units tall, its margin a million quanta wide */
 	CHECK(!steer_wire_to_compact(&v, &r, err, sizeof err), "a sliver accepted");
+	/* A corner so far out that origin + offset, decoded, overflows a float (found by
+	 * fuzz_client_message): every view is refused past +-STEER_VIEW_COORD_MAX. */
+	steer_view sv;
+	steer_Viewport far = {.x0 = -4.98e58, .y0 = -4.98e58, .x1 = 3.9e8, .y1 = 6000};
+	CHECK(!steer_wire_to_view(&far, &sv, err, sizeof err) && strstr(err, "within"),
+	      "a view from -5e58 accepted");
+	far = (steer_Viewport){.x0 = -STEER_VIEW_COORD_MAX, .y0 = 0, .x1 = STEER_VIEW_COORD_MAX,
+	                       .y1 = 1};
+	CHECK(steer_wire_to_view(&far, &sv, err, sizeof err), "the widest view refused: %s", err);
+	far.x1 = NAN;
+	CHECK(!steer_wire_to_view(&far, &sv, err, sizeof err), "a NaN corner accepted");
 	/* and the request survives the client's encoder and the server's decoder */
 	steer_strbuf out;
 	steer_strbuf_init(&out);

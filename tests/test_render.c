@@ -190,6 +190,26 @@ static void camera_round_trip(void)
 	      "below the map: row %d", row);
 }
 
+/* However far a user zooms out and pans, the view the client sends is one the server
+ * accepts (a refused view would leave the map frozen on the last good one). */
+static void camera_stays_in_server_range(void)
+{
+	tui_camera c;
+	tui_camera_fit(&c, 1e9, 1e9, 4096, 1000);
+	for (int k = 0; k < 60; k++)
+		tui_camera_zoom(&c, 0.5, k % 7 * 500, k % 5 * 180);
+	for (int dir = -1; dir <= 1; dir += 2)
+		for (int k = 0; k < 10000; k++) {
+			tui_camera_pan(&c, dir * 4096, -dir * 1000);
+			double x0, y0, x1, y1;
+			tui_camera_bounds(&c, &x0, &y0, &x1, &y1);
+			CHECK(steer_view_rect_ok(x0, y0, x1, y1), "pan %d: view (%g,%g)-(%g,%g) refused",
+			      k, x0, y0, x1, y1);
+			if (!steer_view_rect_ok(x0, y0, x1, y1))
+				return;
+		}
+}
+
 static void camera_aspect(void)
 {
 	tui_camera c;
@@ -867,6 +887,7 @@ int main(void)
 {
 	RUN(camera_fit_contains_world);
 	RUN(camera_round_trip);
+	RUN(camera_stays_in_server_range);
 	RUN(camera_aspect);
 	RUN(camera_zoom_keeps_point);
 	RUN(camera_pan_whole_cells);
