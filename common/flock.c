@@ -144,6 +144,20 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 	if (g->wrap && (g->nx <= 3 || g->ny <= 3))
 		return false;
 	int cx = (int)(cell % (uint32_t)g->nx), cy = (int)(cell / (uint32_t)g->nx);
+	if (cx > 0 && cx + 1 < g->nx && cy > 0 && cy + 1 < g->ny) {
+		/* Away from the edges (most cells): what the general walk below gives, one
+		 * unshifted run of three cells per row, own row first. */
+		const int rows[3] = {cy, cy - 1, cy + 1};
+		for (int k = 0; k < 3; k++) {
+			uint32_t first = (uint32_t)(rows[k] * g->nx + cx - 1);
+			out->r[k].from = g->start[first];
+			out->r[k].to = g->start[first + 3];
+			out->r[k].shx = 0.0;
+			out->r[k].shy = 0.0;
+		}
+		out->count = 3;
+		return true;
+	}
 	steer_grid_span sx = {cx - 1, cx + 1, g->nx, g->wrap};
 	steer_grid_span sy = {cy - 1, cy + 1, g->ny, g->wrap};
 	if (!g->wrap) {
@@ -241,23 +255,37 @@ typedef struct scan_lane_consts {
 	sep_consts sep;
 } scan_lane_consts;
 
+/* The tests a lane group needs. Each is a compile-time constant in the specialised
+ * loops below: most worlds have no field of view and one group, and dropping a
+ * test there drops its instructions from every candidate, not a branch per candidate.
+ * Without a field of view every lane's "ahead" test passes; with one group every
+ * candidate is in each lane's group; so the same candidates are taken either way. */
+typedef struct scan_tests {
+	bool fov, group;
+} scan_tests;
+
 /* Candidate slot c (k: c in every lane) against four vehicles whose positions,
  * less the run's seam shift, are x and y. capped: whether some lane may reach its
  * cap in this run; open then holds the lanes still under it. */
 __attribute__((target("avx2"), always_inline)) static inline void
 scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
-               uint32_t c, __m256i k, bool capped, __m256i open, scan_acc *acc)
+               uint32_t c, __m256i k, bool capped, __m256i open, const scan_tests t, scan_acc *acc)
 {
-	const __m256d zero = _mm256_setzero_pd();
 	__m256d dx = _mm256_sub_pd(_mm256_broadcast_sd(&v->px[c]), x);
 	__m256d dy = _mm256_sub_pd(_mm256_broadcast_sd(&v->py[c]), y);
 	__m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
-	__m256d ahead = _mm256_cmp_pd(
-	    _mm256_add_pd(_mm256_mul_pd(dx, lc->fov_hx), _mm256_mul_pd(dy, lc->fov_hy)), zero,
-	    _CMP_GE_OQ);
-	__m256d in = _mm256_and_pd(_mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ), ahead);
-	__m256i same = _mm256_cmpeq_epi32(lc->group, _mm256_set1_epi32((int32_t)v->group[c]));
-	in = _mm256_and_pd(in, _mm256_castsi256_pd(same));
+	__m256d in = _mm256_cmp_pd(d2, lc->sight2, _CMP_LE_OQ);
+	if (t.fov) {
+		__m256d ahead = _mm256_cmp_pd(
+		    _mm256_add_pd(_mm256_mul_pd(dx, lc->fov_hx), _mm256_mul_pd(dy, lc->fov_hy)),
+		    _mm256_setzero_pd(), _CMP_GE_OQ);
+		in = _mm256_and_pd(in, ahead);
+	}
+	if (t.group) {
+		__m256i same =
+		    _mm256_cmpeq_epi32(lc->group, _mm256_set1_epi32((int32_t)v->group[c]));
+		in = _mm256_and_pd(in, _mm256_castsi256_pd(same));
+	}
 	in = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lc->self, k)), in);
 	if (capped)
 		in = _mm256_and_pd(in, _mm256_castsi256_pd(open));
@@ -272,14 +300,49 @@ scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, _
 		               &acc->sep_y);
 }
 
+/* Lanes against every candidate of the runs, testing what t says. */
+__attribute__((target("avx2"), always_inline)) static inline void
+scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_consts *lc,
+          __m256i cap, int active, const scan_tests t, scan_acc *acc)
+{
+	const __m256d qx = lc->qx, qy = lc->qy;
+	for (int r = 0; r < runs->count; r++) {
+		__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
+		if (!(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
+			break;
+		const __m256d x = _mm256_sub_pd(qx, _mm256_set1_pd(runs->r[r].shx));
+		const __m256d y = _mm256_sub_pd(qy, _mm256_set1_pd(runs->r[r].shy));
+		uint32_t from = runs->r[r].from, to = runs->r[r].to;
+		/* When no lane can reach its cap within this run, the cap costs nothing. */
+		__m256i after = _mm256_add_epi64(acc->n, _mm256_set1_epi64x((int64_t)(to - from)));
+		if (!_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(after, cap)))) {
+			__m256i k = _mm256_set1_epi64x((int64_t)from);
+			for (uint32_t s = from; s < to; s++) {
+				scan_candidate(v, lc, x, y, s, k, false, _mm256_setzero_si256(), t,
+				               acc);
+				k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+			}
+			continue;
+		}
+		__m256i k = _mm256_set1_epi64x((int64_t)from);
+		for (uint32_t s = from; s < to; s++) {
+			open = _mm256_cmpgt_epi64(cap, acc->n);
+			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
+			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
+				break;
+			scan_candidate(v, lc, x, y, s, k, true, open, t, acc);
+			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+		}
+	}
+}
+
 /* Every running sum starts at +0.0 and so is never -0.0: adding the +0.0 of a lane
  * that did not take the candidate leaves it as it was, so a masked add is the scalar
  * "add if taken" bit for bit. No fused multiply-add is enabled here, and ISO C mode
  * keeps the compiler from contracting, so each lane rounds as the scalar code does. */
-__attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles *v,
-                                                            const steer_flock_runs *runs,
-                                                            const steer_flock_query *qin, int m,
-                                                            steer_flock_sums *out)
+__attribute__((target("avx2"))) static void
+scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
+                const steer_flock_query *qin, int m, steer_flock_sums *out)
 {
 	/* Empty lanes copy lane 0 with sight2 -1: they take nothing. Lanes are built
 	 * from registers (set_pd): four scalar stores read back as one vector would
@@ -323,35 +386,15 @@ __attribute__((target("avx2"))) static void scan_lanes_avx2(const steer_vehicles
 	                _mm256_setzero_pd()};
 	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, sep};
 	const int active = (1 << m) - 1;
-
-	for (int r = 0; r < runs->count; r++) {
-		__m256i open = _mm256_cmpgt_epi64(cap, acc.n);
-		if (!(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
-			break;
-		const __m256d x = _mm256_sub_pd(qx, _mm256_set1_pd(runs->r[r].shx));
-		const __m256d y = _mm256_sub_pd(qy, _mm256_set1_pd(runs->r[r].shy));
-		uint32_t from = runs->r[r].from, to = runs->r[r].to;
-		/* When no lane can reach its cap within this run, the cap costs nothing. */
-		__m256i after = _mm256_add_epi64(acc.n, _mm256_set1_epi64x((int64_t)(to - from)));
-		if (!_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(after, cap)))) {
-			__m256i k = _mm256_set1_epi64x((int64_t)from);
-			for (uint32_t s = from; s < to; s++) {
-				scan_candidate(v, &lc, x, y, s, k, false, _mm256_setzero_si256(),
-				               &acc);
-				k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-			}
-			continue;
-		}
-		__m256i k = _mm256_set1_epi64x((int64_t)from);
-		for (uint32_t s = from; s < to; s++) {
-			open = _mm256_cmpgt_epi64(cap, acc.n);
-			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
-			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
-				break;
-			scan_candidate(v, &lc, x, y, s, k, true, open, &acc);
-			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-		}
-	}
+	bool fov = q[0].fov || q[1].fov || q[2].fov || q[3].fov;
+	if (fov && !one_group)
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, true}, &acc);
+	else if (fov)
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, false}, &acc);
+	else if (!one_group)
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, true}, &acc);
+	else
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, false}, &acc);
 	__m256d n = _mm256_castsi256_pd(acc.n);
 	__m256d sep_x = acc.sep_x, sep_y = acc.sep_y, sum_dx = acc.dx, sum_dy = acc.dy;
 	__m256d sum_vx = acc.vx, sum_vy = acc.vy;
@@ -404,11 +447,60 @@ static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sum
 }
 
 #ifdef STEER_HAVE_AVX2
+/* The force from four vehicles' sums: n, the separation sum (sep), the offset sum (d)
+ * and the velocity sum (sum_v); their own velocities (vx, vy) and parameters. */
+typedef struct force_in {
+	__m256d n, sep_x, sep_y, d_x, d_y, sum_vx, sum_vy, vx, vy;
+	__m256d w_sep, w_coh, w_ali, speed, max_force;
+} force_in;
+
+__attribute__((target("avx2"), always_inline)) static inline void
+force_core(const force_in *in, double dt, __m256d *out_x, __m256d *out_y)
+{
+	const __m256d zero = _mm256_setzero_pd();
+	const __m256d n = in->n, vx = in->vx, vy = in->vy;
+	__m256d has = _mm256_cmp_pd(n, zero, _CMP_GT_OQ);
+	__m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), n);
+	/* separation */
+	__m256d sep_x = _mm256_mul_pd(in->sep_x, in->w_sep);
+	__m256d sep_y = _mm256_mul_pd(in->sep_y, in->w_sep);
+	/* cohesion: seek the mean offset */
+	__m256d mdx = _mm256_mul_pd(in->d_x, inv);
+	__m256d mdy = _mm256_mul_pd(in->d_y, inv);
+	__m256d len =
+	    _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(mdx, mdx), _mm256_mul_pd(mdy, mdy)));
+	__m256d some = _mm256_cmp_pd(len, zero, _CMP_GT_OQ);
+	__m256d rl = _mm256_div_pd(_mm256_set1_pd(1.0), len);
+	__m256d ux = _mm256_and_pd(some, _mm256_mul_pd(mdx, rl));
+	__m256d uy = _mm256_and_pd(some, _mm256_mul_pd(mdy, rl));
+	__m256d coh_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(ux, in->speed), vx), in->w_coh);
+	__m256d coh_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(uy, in->speed), vy), in->w_coh);
+	/* alignment: the mean velocity less our own */
+	__m256d ali_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(in->sum_vx, inv), vx), in->w_ali);
+	__m256d ali_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(in->sum_vy, inv), vy), in->w_ali);
+	/* the sum, in part order, then per second and truncated */
+	__m256d sx = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_x), ali_x), coh_x);
+	__m256d sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_y), ali_y), coh_y);
+	__m256d inv_dt = _mm256_set1_pd(1.0 / dt);
+	sx = _mm256_mul_pd(sx, inv_dt);
+	sy = _mm256_mul_pd(sy, inv_dt);
+	__m256d mf = in->max_force;
+	__m256d l2 = _mm256_add_pd(_mm256_mul_pd(sx, sx), _mm256_mul_pd(sy, sy));
+	__m256d over = _mm256_and_pd(_mm256_cmp_pd(l2, _mm256_mul_pd(mf, mf), _CMP_GT_OQ),
+	                             _mm256_cmp_pd(l2, zero, _CMP_GT_OQ));
+	__m256d k = _mm256_div_pd(mf, _mm256_sqrt_pd(l2));
+	sx = _mm256_blendv_pd(sx, _mm256_mul_pd(sx, k), over);
+	sy = _mm256_blendv_pd(sy, _mm256_mul_pd(sy, k), over);
+	/* no neighbours: no parts, and the empty sum is +0 */
+	*out_x = _mm256_and_pd(has, sx);
+	*out_y = _mm256_and_pd(has, sy);
+}
+
 /* The square roots and divisions of four boids' forces side by side instead of one
- * boid's long chain after another's. Each line is the scalar code's operation in
- * the scalar code's order: steer_cohere (a seek of the mean offset), steer_align,
- * the weights, the sum separation + alignment + cohesion from +0, then / dt and
- * v2_truncate to max_force. */
+ * boid's long chain after another's. Each line of force_core is the scalar code's
+ * operation in the scalar code's order: steer_cohere (a seek of the mean offset),
+ * steer_align, the weights, the sum separation + alignment + cohesion from +0, then
+ * / dt and v2_truncate to max_force. */
 __attribute__((target("avx2"))) static void force_lanes_avx2(const steer_agent *a,
                                                              const steer_flock_sums *sums, int m,
                                                              double dt, steer_vec2 *force)
@@ -422,54 +514,125 @@ __attribute__((target("avx2"))) static void force_lanes_avx2(const steer_agent *
 	}
 #define LANES(e)  _mm256_set_pd(f[3]->e, f[2]->e, f[1]->e, f[0]->e)
 #define AGENTS(e) _mm256_set_pd(g[3]->e, g[2]->e, g[1]->e, g[0]->e)
-	const __m256d zero = _mm256_setzero_pd();
-	__m256d n =
-	    _mm256_set_pd((double)f[3]->n, (double)f[2]->n, (double)f[1]->n, (double)f[0]->n);
-	__m256d has = _mm256_cmp_pd(n, zero, _CMP_GT_OQ);
-	__m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), n);
-	__m256d vx = AGENTS(v.x), vy = AGENTS(v.y);
-	/* separation */
-	__m256d ws = AGENTS(prm->separation_weight);
-	__m256d sep_x = _mm256_mul_pd(LANES(sep.x), ws);
-	__m256d sep_y = _mm256_mul_pd(LANES(sep.y), ws);
-	/* cohesion: seek the mean offset */
-	__m256d mdx = _mm256_mul_pd(LANES(d.x), inv);
-	__m256d mdy = _mm256_mul_pd(LANES(d.y), inv);
-	__m256d len =
-	    _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(mdx, mdx), _mm256_mul_pd(mdy, mdy)));
-	__m256d some = _mm256_cmp_pd(len, zero, _CMP_GT_OQ);
-	__m256d rl = _mm256_div_pd(_mm256_set1_pd(1.0), len);
-	__m256d ux = _mm256_and_pd(some, _mm256_mul_pd(mdx, rl));
-	__m256d uy = _mm256_and_pd(some, _mm256_mul_pd(mdy, rl));
-	__m256d speed = AGENTS(prm->max_speed);
-	__m256d wc = AGENTS(prm->cohesion_weight);
-	__m256d coh_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(ux, speed), vx), wc);
-	__m256d coh_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(uy, speed), vy), wc);
-	/* alignment: the mean velocity less our own */
-	__m256d wa = AGENTS(prm->alignment_weight);
-	__m256d ali_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(LANES(v.x), inv), vx), wa);
-	__m256d ali_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(LANES(v.y), inv), vy), wa);
-	/* the sum, in part order, then per second and truncated */
-	__m256d sx = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_x), ali_x), coh_x);
-	__m256d sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_y), ali_y), coh_y);
-	__m256d inv_dt = _mm256_set1_pd(1.0 / dt);
-	sx = _mm256_mul_pd(sx, inv_dt);
-	sy = _mm256_mul_pd(sy, inv_dt);
-	__m256d mf = AGENTS(prm->max_force);
-	__m256d l2 = _mm256_add_pd(_mm256_mul_pd(sx, sx), _mm256_mul_pd(sy, sy));
-	__m256d over = _mm256_and_pd(_mm256_cmp_pd(l2, _mm256_mul_pd(mf, mf), _CMP_GT_OQ),
-	                             _mm256_cmp_pd(l2, zero, _CMP_GT_OQ));
-	__m256d k = _mm256_div_pd(mf, _mm256_sqrt_pd(l2));
-	sx = _mm256_blendv_pd(sx, _mm256_mul_pd(sx, k), over);
-	sy = _mm256_blendv_pd(sy, _mm256_mul_pd(sy, k), over);
-	/* no neighbours: no parts, and the empty sum is +0 */
-	double ox[4], oy[4];
-	_mm256_storeu_pd(ox, _mm256_and_pd(has, sx));
-	_mm256_storeu_pd(oy, _mm256_and_pd(has, sy));
-	for (int l = 0; l < m; l++)
-		force[l] = v2(ox[l], oy[l]);
+	const force_in in = {
+	    _mm256_set_pd((double)f[3]->n, (double)f[2]->n, (double)f[1]->n, (double)f[0]->n),
+	    LANES(sep.x),
+	    LANES(sep.y),
+	    LANES(d.x),
+	    LANES(d.y),
+	    LANES(v.x),
+	    LANES(v.y),
+	    AGENTS(v.x),
+	    AGENTS(v.y),
+	    AGENTS(prm->separation_weight),
+	    AGENTS(prm->cohesion_weight),
+	    AGENTS(prm->alignment_weight),
+	    AGENTS(prm->max_speed),
+	    AGENTS(prm->max_force)};
 #undef LANES
 #undef AGENTS
+	__m256d sx, sy;
+	force_core(&in, dt, &sx, &sy);
+	double ox[4], oy[4];
+	_mm256_storeu_pd(ox, sx);
+	_mm256_storeu_pd(oy, sy);
+	for (int l = 0; l < m; l++)
+		force[l] = v2(ox[l], oy[l]);
+}
+
+/* Lane l is live when l < m. */
+__attribute__((target("avx2"))) static inline __m256i live_lanes(int m)
+{
+	return _mm256_cmpgt_epi64(_mm256_set1_epi64x(m), _mm256_set_epi64x(3, 2, 1, 0));
+}
+
+/* Four uint32 values, exactly, as doubles: the signed conversion is off by 2^32
+ * for those of 2^31 and up. */
+__attribute__((target("avx2"))) static inline __m256d u32_to_pd(__m128i x)
+{
+	__m256d d = _mm256_cvtepi32_pd(x);
+	__m256d neg = _mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_LT_OQ);
+	return _mm256_add_pd(d, _mm256_and_pd(neg, _mm256_set1_pd(4294967296.0)));
+}
+
+/* Counts (0 <= n < 2^52) as doubles: n's bits under 2^52's exponent, less 2^52. */
+__attribute__((target("avx2"))) static inline __m256d count_to_pd(__m256i n)
+{
+	const __m256d big = _mm256_set1_pd(4503599627370496.0);
+	return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(n, _mm256_castpd_si256(big))),
+	                     big);
+}
+
+/* steer_flock_forces_at with lanes read straight from the arrays: lane l is slot
+ * first + l, and every value is the one steer_flock_query_at and the agent give. */
+__attribute__((target("avx2"))) static void
+forces_at_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group, size_t first,
+               int m, const steer_params *p, double dt, double *fx, double *fy)
+{
+	const __m256i live = live_lanes(m);
+	const __m128i live32 = _mm256_castsi256_si128(
+	    _mm256_permutevar8x32_epi32(live, _mm256_set_epi32(7, 7, 7, 7, 6, 4, 2, 0)));
+	const __m256d hx = _mm256_maskload_pd(v->hx + first, live);
+	const __m256d hy = _mm256_maskload_pd(v->hy + first, live);
+	const __m256d vx = _mm256_maskload_pd(v->vx + first, live);
+	const __m256d vy = _mm256_maskload_pd(v->vy + first, live);
+	const __m128i ids = _mm_maskload_epi32((const int *)(v->id + first), live32);
+	__m256i group = _mm256_setzero_si256();
+	if (!one_group) {
+		__m256i g = _mm256_cvtepu32_epi64(
+		    _mm_maskload_epi32((const int *)(v->group + first), live32));
+		group = _mm256_or_si256(g, _mm256_slli_epi64(g, 32));
+	}
+	/* Dead lanes see nothing: their sight is -1. */
+	const __m256d none = _mm256_set1_pd(-1.0);
+	const __m256d sight2 = _mm256_blendv_pd(
+	    none, _mm256_set1_pd(p->sight_distance * p->sight_distance), _mm256_castsi256_pd(live));
+	const __m256d close2 =
+	    _mm256_blendv_pd(none, _mm256_set1_pd(p->too_close_distance * p->too_close_distance),
+	                     _mm256_castsi256_pd(live));
+	const __m256d speed = _mm256_set1_pd(p->max_speed);
+	const scan_lane_consts lc = {
+	    _mm256_maskload_pd(v->px + first, live),
+	    _mm256_maskload_pd(v->py + first, live),
+	    p->field_of_view ? hx : _mm256_setzero_pd(),
+	    p->field_of_view ? hy : _mm256_setzero_pd(),
+	    sight2,
+	    close2,
+	    group,
+	    _mm256_add_epi64(_mm256_set1_epi64x((int64_t)first), _mm256_set_epi64x(3, 2, 1, 0)),
+	    {hx, hy, vx, vy, speed, u32_to_pd(ids)}};
+	const __m256i cap =
+	    _mm256_set1_epi64x(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX);
+	scan_acc acc = {_mm256_setzero_si256(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+	                _mm256_setzero_pd(),    _mm256_setzero_pd(), _mm256_setzero_pd(),
+	                _mm256_setzero_pd()};
+	const int active = (1 << m) - 1;
+	if (p->field_of_view && !one_group)
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, true}, &acc);
+	else if (p->field_of_view)
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, false}, &acc);
+	else if (!one_group)
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, true}, &acc);
+	else
+		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, false}, &acc);
+	const force_in in = {count_to_pd(acc.n),
+	                     acc.sep_x,
+	                     acc.sep_y,
+	                     acc.dx,
+	                     acc.dy,
+	                     acc.vx,
+	                     acc.vy,
+	                     vx,
+	                     vy,
+	                     _mm256_set1_pd(p->separation_weight),
+	                     _mm256_set1_pd(p->cohesion_weight),
+	                     _mm256_set1_pd(p->alignment_weight),
+	                     speed,
+	                     _mm256_set1_pd(p->max_force)};
+	__m256d sx, sy;
+	force_core(&in, dt, &sx, &sy);
+	_mm256_maskstore_pd(fx + first, live, sx);
+	_mm256_maskstore_pd(fy + first, live, sy);
 }
 #endif
 
@@ -485,14 +648,41 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
 	force_lanes_scalar(a, sums, m, dt, force);
 }
 
-void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs,
+void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
                             const steer_flock_query *q, int m, steer_flock_sums *out)
 {
 #ifdef STEER_HAVE_AVX2
 	if (steer_simd_avx2()) {
-		scan_lanes_avx2(v, runs, q, m, out);
+		scan_lanes_avx2(v, runs, one_group, q, m, out);
 		return;
 	}
 #endif
 	scan_lanes_scalar(v, runs, q, m, out);
+}
+
+void steer_flock_forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
+                           size_t first, int m, const steer_params *p, double dt, double *fx,
+                           double *fy)
+{
+#ifdef STEER_HAVE_AVX2
+	if (steer_simd_avx2()) {
+		forces_at_avx2(v, runs, one_group, first, m, p, dt, fx, fy);
+		return;
+	}
+#endif
+	steer_agent a[STEER_FLOCK_LANES];
+	steer_flock_query q[STEER_FLOCK_LANES];
+	steer_flock_sums sums[STEER_FLOCK_LANES];
+	steer_vec2 force[STEER_FLOCK_LANES];
+	for (int l = 0; l < m; l++) {
+		size_t i = first + (size_t)l;
+		a[l] = (steer_agent){v2(v->vx[i], v->vy[i]), v2(v->hx[i], v->hy[i]), p};
+		q[l] = steer_flock_query_at(v, i, &a[l]);
+	}
+	scan_lanes_scalar(v, runs, q, m, sums);
+	force_lanes_scalar(a, sums, m, dt, force);
+	for (int l = 0; l < m; l++) {
+		fx[first + (size_t)l] = force[l].x;
+		fy[first + (size_t)l] = force[l].y;
+	}
 }

@@ -73,8 +73,9 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
 
 /* The sums of m (1..STEER_FLOCK_LANES) vehicles that share runs (members of the
  * cell the runs are for), one vehicle per lane: out[k] is bit for bit what
- * steer_flock_scan_one gives for q[k]. */
-void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs,
+ * steer_flock_scan_one gives for q[k]. one_group: every vehicle in the runs has the
+ * lanes' group (a promise that lets the group test go). */
+void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
                             const steer_flock_query *q, int m, steer_flock_sums *out);
 
 /* Cohesion, alignment and separation from a vehicle's sums, weighted, into the
@@ -87,5 +88,14 @@ void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
  * bit for bit steer_combine_parts of steer_flock_parts, four at a time. */
 void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
                              steer_vec2 *force);
+
+/* The forces of m (1..STEER_FLOCK_LANES) plain flockers (flocking their only
+ * behaviour, combined by sum) in slots first .. first + m - 1 of the cell the runs
+ * are for, all with parameters p, into fx and fy: bit for bit what
+ * steer_flock_scan_lanes and steer_flock_force_lanes give, with the lanes read
+ * straight from the arrays. */
+void steer_flock_forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
+                           size_t first, int m, const steer_params *p, double dt, double *fx,
+                           double *fy);
 
 #endif

@@ -41,6 +41,7 @@ struct steer_world {
 	size_t perm_cap;
 	double flock_sight; /* largest sight_distance among flocking vehicles */
 	bool flock_sight_stale;
+	bool flock_one_group; /* every indexed flocker has the same group */
 	int threads;
 };
 
@@ -1187,7 +1188,13 @@ static int index_flock(steer_world *w)
 	                     STEER_FLOCK) != 0)
 		return -1;
 	sort_cells_by_id(w);
-	return reorder_by_cell(w);
+	if (reorder_by_cell(w) != 0)
+		return -1;
+	uint32_t differ = 0;
+	for (size_t i = 1; i < w->grid.count; i++)
+		differ |= v->group[i] ^ v->group[0];
+	w->flock_one_group = differ == 0;
+	return 0;
 }
 
 /* A range of vehicles for one thread of a phase (forces, integration). Each
@@ -1238,6 +1245,21 @@ static void batch_finish(steer_world *w, force_batch *b)
 	b->count = 0;
 }
 
+/* The parameters of slots s .. s + m - 1 when they are plain flockers (flocking
+ * only, summed) sharing one parameter set, the common case, whose forces
+ * steer_flock_forces_at forms from the arrays; else NULL. */
+static const steer_params *plain_lanes(const steer_world *w, size_t s, int m)
+{
+	const steer_vehicles *v = &w->v;
+	uint32_t set = v->param_set[s];
+	for (int l = 0; l < m; l++)
+		if (v->behaviors[s + (size_t)l] != STEER_FLOCK ||
+		    v->param_set[s + (size_t)l] != set)
+			return NULL;
+	const steer_params *p = steer_palette_get(&w->params, set);
+	return p->combine == STEER_COMBINE_SUM ? p : NULL;
+}
+
 /* The flockers in slots [from, to) of one grid cell, a lane group at a time: their
  * neighbourhoods are scanned together and their forces queued in the batch. */
 static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t from, size_t to,
@@ -1246,6 +1268,13 @@ static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t fro
 	steer_vehicles *v = &w->v;
 	for (size_t s = from; s < to; s += STEER_FLOCK_LANES) {
 		int m = to - s < STEER_FLOCK_LANES ? (int)(to - s) : STEER_FLOCK_LANES;
+		const steer_params *p = plain_lanes(w, s, m);
+		if (p) {
+			batch_finish(w, b); /* the batch holds consecutive slots only */
+			steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p,
+			                      steer_world_dt(w), v->fx, v->fy);
+			continue;
+		}
 		if (b->count + m > FORCE_BATCH)
 			batch_finish(w, b);
 		if (b->count == 0)
@@ -1256,7 +1285,7 @@ static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t fro
 			a[l] = agent_at(w, s + (size_t)l);
 			q[l] = steer_flock_query_at(v, s + (size_t)l, &a[l]);
 		}
-		steer_flock_scan_lanes(v, runs, q, m, &b->sums[b->count]);
+		steer_flock_scan_lanes(v, runs, w->flock_one_group, q, m, &b->sums[b->count]);
 		b->count += m;
 	}
 }

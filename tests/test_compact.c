@@ -723,8 +723,8 @@ static void compact_request_checked(void)
 	steer_Viewport far = {.x0 = -4.98e58, .y0 = -4.98e58, .x1 = 3.9e8, .y1 = 6000};
 	CHECK(!steer_wire_to_view(&far, &sv, err, sizeof err) && strstr(err, "within"),
 	      "a view from -5e58 accepted");
-	far = (steer_Viewport){.x0 = -STEER_VIEW_COORD_MAX, .y0 = 0, .x1 = STEER_VIEW_COORD_MAX,
-	                       .y1 = 1};
+	far = (steer_Viewport){
+	    .x0 = -STEER_VIEW_COORD_MAX, .y0 = 0, .x1 = STEER_VIEW_COORD_MAX, .y1 = 1};
 	CHECK(steer_wire_to_view(&far, &sv, err, sizeof err), "the widest view refused: %s", err);
 	far.x1 = NAN;
 	CHECK(!steer_wire_to_view(&far, &sv, err, sizeof err), "a NaN corner accepted");

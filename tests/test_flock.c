@@ -314,20 +314,30 @@ static void two_threads_give_the_same_bits(void)
 	steer_world_destroy(w[1]);
 }
 
+/* How lane_workout's boids are parameterised. */
+typedef enum lane_mix {
+	MIX_EACH,   /* every boid its own mix: lane groups rarely share a parameter set */
+	MIX_ONE,    /* one set, field of view on: the common world, one group */
+	MIX_HALVES, /* two sets without a field of view, one group west, one east */
+} lane_mix;
+
 /* A world that reaches every branch of the lane code: groups, boids with and without
  * a field of view or a cap, several sight distances, a crowd past its cap, boids on
- * exactly the same point (the separation tie-break), wanderers among the flock. */
-static steer_world *lane_workout(steer_edges edges)
+ * exactly the same point (the separation tie-break), wanderers among the flock; and
+ * lane groups of plain flockers sharing a parameter set, with one group or two. */
+static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 {
 	steer_world *w = make_world(2400, 1600, edges, 21);
 	steer_rng *rng = steer_world_rng(w);
 	for (int k = 0; k < 4000; k++) {
 		steer_params p = steer_flock_params();
-		p.field_of_view = k % 3 != 0;
-		p.group = (uint32_t)(k % 4 == 0);
-		p.sight_distance = 60 + (k % 3) * 20;
-		p.max_neighbours = k % 7 == 0 ? 5 : k % 7 == 1 ? 0 : 48;
-		p.combine = k % 13 == 0 ? STEER_COMBINE_PRIORITY : STEER_COMBINE_SUM;
+		if (mix == MIX_EACH) {
+			p.field_of_view = k % 3 != 0;
+			p.group = (uint32_t)(k % 4 == 0);
+			p.sight_distance = 60 + (k % 3) * 20;
+			p.max_neighbours = k % 7 == 0 ? 5 : k % 7 == 1 ? 0 : 48;
+			p.combine = k % 13 == 0 ? STEER_COMBINE_PRIORITY : STEER_COMBINE_SUM;
+		}
 		bool crowd = k % 4 == 1;
 		double x =
 		    crowd ? 1200 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 2400);
@@ -335,9 +345,14 @@ static steer_world *lane_workout(steer_edges edges)
 		    crowd ? 800 + steer_rng_range(rng, -40, 40) : steer_rng_range(rng, 0, 1600);
 		if (k % 40 == 1)
 			x = 1200, y = 800;
+		if (mix == MIX_HALVES) {
+			p.field_of_view = false;
+			p.group = x < 1200;
+		}
 		uint32_t id = add_vehicle(w, x, y, steer_rng_range(rng, -30, 30),
 		                          steer_rng_range(rng, -30, 30), &p);
-		steer_vehicle_enable(w, id, STEER_FLOCK | (k % 5 == 0 ? STEER_WANDER : 0u), true);
+		bool wander = mix == MIX_EACH && k % 5 == 0;
+		steer_vehicle_enable(w, id, STEER_FLOCK | (wander ? STEER_WANDER : 0u), true);
 	}
 	/* Drifters a hair left of and above the origin each tick: wrapping, x - W floor(x/W)
 	 * rounds to W itself and must become 0. Eight, so that four share a lane group. */
@@ -351,20 +366,23 @@ static steer_world *lane_workout(steer_edges edges)
 static void vector_lanes_give_the_scalar_bits(void)
 {
 	steer_edges kinds[3] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE, STEER_EDGE_NONE};
-	for (int e = 0; e < 3; e++) {
-		steer_world *w[2];
-		for (int t = 0; t < 2; t++) {
-			steer_simd_allow(t == 0);
-			w[t] = lane_workout(kinds[e]);
-			step(w[t], 151); /* odd: a drifter wrongly left at W would be there now */
+	const char *mixes[3] = {"mixed", "one-set", "two-group"};
+	for (int mix = MIX_EACH; mix <= MIX_HALVES; mix++)
+		for (int e = 0; e < 3; e++) {
+			steer_world *w[2];
+			for (int t = 0; t < 2; t++) {
+				steer_simd_allow(t == 0);
+				w[t] = lane_workout(kinds[e], (lane_mix)mix);
+				step(w[t],
+				     151); /* odd: a drifter wrongly left at W would be there */
+			}
+			steer_simd_allow(true);
+			CHECK(same_state_bits(w[0], w[1]),
+			      "%s %s world: the vector lanes differ from the scalar code",
+			      mixes[mix], steer_edges_name(kinds[e]));
+			steer_world_destroy(w[0]);
+			steer_world_destroy(w[1]);
 		}
-		steer_simd_allow(true);
-		CHECK(same_state_bits(w[0], w[1]),
-		      "%s world: the vector lanes differ from the scalar code",
-		      steer_edges_name(kinds[e]));
-		steer_world_destroy(w[0]);
-		steer_world_destroy(w[1]);
-	}
 }
 
 static void max_neighbours_keeps_the_nearest_cell(void)

@@ -203,8 +203,8 @@ static void camera_stays_in_server_range(void)
 			tui_camera_pan(&c, dir * 4096, -dir * 1000);
 			double x0, y0, x1, y1;
 			tui_camera_bounds(&c, &x0, &y0, &x1, &y1);
-			CHECK(steer_view_rect_ok(x0, y0, x1, y1), "pan %d: view (%g,%g)-(%g,%g) refused",
-			      k, x0, y0, x1, y1);
+			CHECK(steer_view_rect_ok(x0, y0, x1, y1),
+			      "pan %d: view (%g,%g)-(%g,%g) refused", k, x0, y0, x1, y1);
 			if (!steer_view_rect_ok(x0, y0, x1, y1))
 				return;
 		}
