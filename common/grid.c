@@ -2,12 +2,17 @@
 #include "reserve.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Below this many points a second thread costs more than it saves. */
+#define TWO_THREADS_MIN 65536
 
 void steer_grid_init(steer_grid *g)
 {
 	memset(g, 0, sizeof *g);
+	g->threads = 1;
 }
 
 void steer_grid_free(steer_grid *g)
@@ -16,7 +21,58 @@ void steer_grid_free(steer_grid *g)
 	free(g->items);
 	free(g->cell);
 	free(g->fill);
+	free(g->fill2);
 	steer_grid_init(g);
+}
+
+/* One range of the points, counted into and placed through its own cursors. */
+typedef struct grid_part {
+	steer_grid *g;
+	const double *px, *py;
+	const uint32_t *flags;
+	uint32_t need;
+	size_t from, to;
+	uint32_t *fill;
+} grid_part;
+
+static void *count_part(void *arg)
+{
+	grid_part *p = arg;
+	steer_grid *g = p->g;
+	memset(p->fill, 0, (size_t)g->nx * (size_t)g->ny * sizeof *p->fill);
+	for (size_t i = p->from; i < p->to; i++) {
+		if (p->flags && (p->flags[i] & p->need) != p->need) {
+			g->cell[i] = UINT32_MAX;
+			continue;
+		}
+		uint32_t c = (uint32_t)(steer_grid_axis_index(p->py[i], g->ch, g->ny) * g->nx +
+		                        steer_grid_axis_index(p->px[i], g->cw, g->nx));
+		g->cell[i] = c;
+		p->fill[c]++;
+	}
+	return NULL;
+}
+
+static void *place_part(void *arg)
+{
+	grid_part *p = arg;
+	steer_grid *g = p->g;
+	for (size_t i = p->from; i < p->to; i++)
+		if (g->cell[i] != UINT32_MAX)
+			g->items[p->fill[g->cell[i]]++] = (uint32_t)i;
+	return NULL;
+}
+
+/* fn on both parts, the second on a thread of its own. False, with nothing done,
+ * when no thread could be had. */
+static bool both(void *(*fn)(void *), grid_part parts[2])
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, fn, &parts[1]) != 0)
+		return false;
+	fn(&parts[0]);
+	pthread_join(t, NULL);
+	return true;
 }
 
 int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
@@ -45,27 +101,41 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 	g->cw = width / nxf;
 	g->ch = height / nyf;
 	g->wrap = wrap;
-	memset(g->start, 0, (cells + 1) * sizeof *g->start);
 
 	/* Counting sort: count per cell, prefix-sum, then scatter. Members keep their
-	 * index order within a cell, so the result depends only on the input. */
-	for (size_t i = 0; i < n; i++) {
-		if (flags && (flags[i] & need) != need) {
-			g->cell[i] = UINT32_MAX;
-			continue;
-		}
-		uint32_t c = (uint32_t)(steer_grid_axis_index(py[i], g->ch, g->ny) * g->nx +
-		                        steer_grid_axis_index(px[i], g->cw, g->nx));
-		g->cell[i] = c;
-		g->start[c + 1]++;
+	 * index order within a cell, so the result depends only on the input. With two
+	 * threads each half of the points is counted and scattered on its own, the first
+	 * half's members of a cell placed before the second half's: the same order. */
+	bool two = g->threads >= 2 && n >= TWO_THREADS_MIN &&
+	           steer_reserve((void **)&g->fill2, &g->fill2_cap, cells, sizeof *g->fill2) == 0;
+	grid_part parts[2] = {{g, px, py, flags, need, 0, two ? n / 2 : n, g->fill},
+	                      {g, px, py, flags, need, n / 2, n, g->fill2}};
+	if (two && !both(count_part, parts)) {
+		two = false; /* no thread to be had: the same grid, on one */
+		parts[0].to = n;
 	}
-	for (size_t c = 0; c < cells; c++)
-		g->start[c + 1] += g->start[c];
-	memcpy(g->fill, g->start, cells * sizeof *g->fill);
-	for (size_t i = 0; i < n; i++)
-		if (g->cell[i] != UINT32_MAX)
-			g->items[g->fill[g->cell[i]]++] = (uint32_t)i;
-	g->count = g->start[cells];
+	if (!two)
+		count_part(&parts[0]);
+	uint32_t at = 0;
+	for (size_t c = 0; c < cells; c++) {
+		g->start[c] = at;
+		uint32_t first = g->fill[c];
+		g->fill[c] = at;
+		at += first;
+		if (two) {
+			uint32_t second = g->fill2[c];
+			g->fill2[c] = at;
+			at += second;
+		}
+	}
+	g->start[cells] = at;
+	if (!two) {
+		place_part(&parts[0]);
+	} else if (!both(place_part, parts)) {
+		place_part(&parts[0]);
+		place_part(&parts[1]);
+	}
+	g->count = at;
 	return 0;
 }
 

@@ -17,8 +17,12 @@ typedef struct steer_grid {
 	uint32_t *items; /* member indices, grouped by cell */
 	uint32_t *cell;  /* scratch: each member's cell */
 	uint32_t *fill;  /* scratch: write cursor per cell */
-	size_t start_cap, fill_cap, items_cap, cell_cap;
+	uint32_t *fill2; /* scratch: the same for the second half's members */
+	size_t start_cap, fill_cap, fill2_cap, items_cap, cell_cap;
 	size_t count; /* members */
+	/* 2: the two halves of the points are counted and placed on two threads. The
+	 * grid is the same either way. Set by the owner; steer_grid_init gives 1. */
+	int threads;
 } steer_grid;
 
 void steer_grid_init(steer_grid *g);

@@ -1017,15 +1017,43 @@ static double max_flock_sight(const steer_world *w)
 	return m;
 }
 
-/* Within each cell, members in id order: then the order neighbours are summed in,
- * and so every bit of the result, depends on where vehicles are and who they are,
- * not on the history of spawns and removals that shaped the arrays. */
-static void sort_cells_by_id(steer_world *w)
+/* Below this many vehicles a second thread costs more than it saves. */
+#define PARALLEL_MIN_VEHICLES 4096
+
+/* A range of a phase's work (vehicles, or grid cells) for one thread. Each piece of
+ * every phase depends only on the phase's input and writes only its own place, so
+ * any split between threads gives the same bits. */
+typedef struct range_job {
+	steer_world *w;
+	size_t from, to;
+} range_job;
+
+/* fn over [0, n): split at mid between this thread and a second when two threads
+ * are allowed and the work is big enough to pay for it, else all on this one. */
+static void split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big)
 {
-	steer_grid *g = &w->grid;
-	const uint32_t *id = w->v.id;
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	for (size_t c = 0; c < cells; c++) {
+	range_job all = {w, 0, n};
+	if (w->threads < 2 || !big) {
+		fn(&all);
+		return;
+	}
+	range_job half[2] = {{w, 0, mid}, {w, mid, n}};
+	pthread_t t;
+	if (pthread_create(&t, NULL, fn, &half[1]) != 0) {
+		fn(&all); /* no thread to be had: the same result, on one core */
+		return;
+	}
+	fn(&half[0]);
+	pthread_join(t, NULL);
+}
+
+/* Within each cell [from, to), members in id order. */
+static void *sort_cells(void *arg)
+{
+	range_job *j = arg;
+	steer_grid *g = &j->w->grid;
+	const uint32_t *id = j->w->v.id;
+	for (size_t c = j->from; c < j->to; c++) {
 		uint32_t *it = g->items + g->start[c];
 		uint32_t n = g->start[c + 1] - g->start[c];
 		for (uint32_t a = 1; a < n; a++) { /* cells hold a handful: insertion sort */
@@ -1037,6 +1065,26 @@ static void sort_cells_by_id(steer_world *w)
 			it[b] = x;
 		}
 	}
+	return NULL;
+}
+
+/* Within each cell, members in id order: then the order neighbours are summed in,
+ * and so every bit of the result, depends on where vehicles are and who they are,
+ * not on the history of spawns and removals that shaped the arrays. */
+static void sort_cells_by_id(steer_world *w)
+{
+	const steer_grid *g = &w->grid;
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	/* Split where half the members have gone by. */
+	size_t lo = 0, hi = cells;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->start[mid] < g->count / 2)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	split_at(w, sort_cells, lo, cells, g->count >= PARALLEL_MIN_VEHICLES);
 }
 
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)
@@ -1081,9 +1129,6 @@ static void gather_u32(uint32_t *arr, uint32_t *tmp, const uint32_t *src, size_t
 		tmp[k] = arr[src[k]];
 	memcpy(arr, tmp, n * sizeof *arr);
 }
-
-/* Below this many vehicles a second thread costs more than it saves. */
-#define PARALLEL_MIN_VEHICLES 4096
 
 /* Part of a reorder: gathering some arrays through one spare (a vehicle array of
  * doubles whose contents are dead), and perhaps renumbering the id map. */
@@ -1196,14 +1241,6 @@ static int index_flock(steer_world *w)
 	w->flock_one_group = differ == 0;
 	return 0;
 }
-
-/* A range of vehicles for one thread of a phase (forces, integration). Each
- * vehicle's force depends only on the tick's starting state, and its move only on
- * its own force, so any split between threads gives the same bits. */
-typedef struct range_job {
-	steer_world *w;
-	size_t from, to;
-} range_job;
 
 /* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:
  * slots first .. first + count - 1. Forming them a batch at a time lets the square
@@ -1341,19 +1378,7 @@ static void *run_forces(void *arg)
 static void in_parallel(steer_world *w, void *(*fn)(void *))
 {
 	size_t n = w->v.count;
-	range_job all = {w, 0, n};
-	if (w->threads < 2 || n < PARALLEL_MIN_VEHICLES) {
-		fn(&all);
-		return;
-	}
-	range_job half[2] = {{w, 0, n / 2}, {w, n / 2, n}};
-	pthread_t t;
-	if (pthread_create(&t, NULL, fn, &half[1]) != 0) {
-		fn(&all); /* no thread to be had: the same result, on one core */
-		return;
-	}
-	fn(&half[0]);
-	pthread_join(t, NULL);
+	split_at(w, fn, n / 2, n, n >= PARALLEL_MIN_VEHICLES);
 }
 
 /* Moves vehicles [from, to) by their forces: each reads and writes only its own
@@ -1382,4 +1407,5 @@ steer_status steer_world_step(steer_world *w)
 void steer_world_set_threads(steer_world *w, int threads)
 {
 	w->threads = threads < 1 ? 1 : threads > 2 ? 2 : threads;
+	w->grid.threads = w->threads;
 }
