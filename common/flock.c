@@ -256,10 +256,11 @@ typedef struct scan_lane_consts {
 } scan_lane_consts;
 
 /* The tests a lane group needs. Each is a compile-time constant in the specialised
- * loops below: most worlds have no field of view and one group, and dropping a
- * test there drops its instructions from every candidate, not a branch per candidate.
- * Without a field of view every lane's "ahead" test passes; with one group every
- * candidate is in each lane's group; so the same candidates are taken either way. */
+ * loops below: most worlds have one group, many boids no field of view, and
+ * dropping a test drops its instructions from every candidate rather than adding a
+ * branch to each. Without a field of view every lane's "ahead" test passes; with
+ * one group every candidate is in each lane's group; so the same candidates are
+ * taken either way. */
 typedef struct scan_tests {
 	bool fov, group;
 } scan_tests;

@@ -1298,7 +1298,8 @@ static const steer_params *plain_lanes(const steer_world *w, size_t s, int m)
 }
 
 /* The flockers in slots [from, to) of one grid cell, a lane group at a time: their
- * neighbourhoods are scanned together and their forces queued in the batch. */
+ * neighbourhoods are scanned together, and their forces formed there and then
+ * (plain flockers sharing a parameter set) or queued in the batch. */
 static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t from, size_t to,
                         force_batch *b)
 {
