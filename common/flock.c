@@ -337,6 +337,22 @@ scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane
 	}
 }
 
+/* scan_runs compiled for the tests t asks for (run-time values here): one loop per
+ * combination, each without the instructions of the tests it does not need. */
+__attribute__((target("avx2"), always_inline)) static inline void
+scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_consts *lc,
+         __m256i cap, int active, scan_tests t, scan_acc *acc)
+{
+	if (t.fov && t.group)
+		scan_runs(v, runs, lc, cap, active, (scan_tests){true, true}, acc);
+	else if (t.fov)
+		scan_runs(v, runs, lc, cap, active, (scan_tests){true, false}, acc);
+	else if (t.group)
+		scan_runs(v, runs, lc, cap, active, (scan_tests){false, true}, acc);
+	else
+		scan_runs(v, runs, lc, cap, active, (scan_tests){false, false}, acc);
+}
+
 /* Every running sum starts at +0.0 and so is never -0.0: adding the +0.0 of a lane
  * that did not take the candidate leaves it as it was, so a masked add is the scalar
  * "add if taken" bit for bit. No fused multiply-add is enabled here, and ISO C mode
@@ -388,14 +404,7 @@ scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_
 	const scan_lane_consts lc = {qx, qy, fov_hx, fov_hy, sight2, close2, group, self_i, sep};
 	const int active = (1 << m) - 1;
 	bool fov = q[0].fov || q[1].fov || q[2].fov || q[3].fov;
-	if (fov && !one_group)
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, true}, &acc);
-	else if (fov)
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, false}, &acc);
-	else if (!one_group)
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, true}, &acc);
-	else
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, false}, &acc);
+	scan_all(v, runs, &lc, cap, active, (scan_tests){fov, !one_group}, &acc);
 	__m256d n = _mm256_castsi256_pd(acc.n);
 	__m256d sep_x = acc.sep_x, sep_y = acc.sep_y, sum_dx = acc.dx, sum_dy = acc.dy;
 	__m256d sum_vx = acc.vx, sum_vy = acc.vy;
@@ -608,14 +617,7 @@ forces_at_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_g
 	                _mm256_setzero_pd(),    _mm256_setzero_pd(), _mm256_setzero_pd(),
 	                _mm256_setzero_pd()};
 	const int active = (1 << m) - 1;
-	if (p->field_of_view && !one_group)
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, true}, &acc);
-	else if (p->field_of_view)
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){true, false}, &acc);
-	else if (!one_group)
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, true}, &acc);
-	else
-		scan_runs(v, runs, &lc, cap, active, (scan_tests){false, false}, &acc);
+	scan_all(v, runs, &lc, cap, active, (scan_tests){p->field_of_view, !one_group}, &acc);
 	const force_in in = {count_to_pd(acc.n),
 	                     acc.sep_x,
 	                     acc.sep_y,
