@@ -48,7 +48,7 @@ static void usage(FILE *f)
 	           "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
 	           "  --naive       also run the all-pairs baseline on the same start, side by side\n"
 	           "  --clustered   all boids in one small disc (cost bounded by max_neighbours)\n"
-	           "  --threads     split the force pass over 2 threads (same bits as 1)\n");
+	           "  --threads     split the tick over 2 threads (same bits as 1)\n");
 }
 
 static int parse_args(int argc, char **argv, bench_opts *o)
