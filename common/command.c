@@ -918,6 +918,7 @@ static int x_load(const steer_command *c, steer_session *s, const steer_host *h,
 		                 max);
 	}
 	steer_world_set_max_vehicles(loaded, max);
+	steer_world_set_threads(loaded, steer_world_threads(s->world));
 	bool rate_changed = steer_world_config_get(loaded)->tick_rate !=
 	                    steer_world_config_get(s->world)->tick_rate;
 	steer_world_destroy(s->world);

@@ -1405,6 +1405,11 @@ steer_status steer_world_step(steer_world *w)
 	return STEER_OK;
 }
 
+int steer_world_threads(const steer_world *w)
+{
+	return w->threads;
+}
+
 void steer_world_set_threads(steer_world *w, int threads)
 {
 	w->threads = threads < 1 ? 1 : threads > 2 ? 2 : threads;

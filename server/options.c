@@ -25,6 +25,7 @@ void server_options_default(server_options *o)
 	o->data_dir = "steer-data";
 	o->idle_timeout = 120;
 	o->client_queue_max = 64u * 1024u * 1024u;
+	o->threads = 1;
 }
 
 static void usage(FILE *f)
@@ -46,6 +47,8 @@ static void usage(FILE *f)
 	        "  --edges MODE         wrap, bounce or none (default wrap, or the scenario's)\n"
 	        "  --max-clients N      connections held at once, both ports (default 256)\n"
 	        "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
+	        "  --threads N          1 or 2: split each tick of a big world over two\n"
+	        "                       threads, with the same results (default 1)\n"
 	        "  --data-dir DIR       where save/load keep files (default ./steer-data)\n"
 	        "  --token SECRET       clients must 'auth SECRET' (or send it in Hello) to\n"
 	        "                       change the world; others may only watch\n"
@@ -198,6 +201,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			if (whole(a, v, 1, 100000000, &d))
 				return -1;
 			o->max_vehicles = (size_t)d;
+		} else if (!strcmp(a, "--threads")) {
+			if (whole(a, v, 1, 2, &d))
+				return -1;
+			o->threads = (int)d;
 		} else if (!strcmp(a, "--data-dir")) {
 			o->data_dir = v;
 		} else if (!strcmp(a, "--token")) {

@@ -26,6 +26,7 @@ typedef struct server_options {
 	bool has_token, private_world;
 	double idle_timeout;     /* seconds with nothing read or written; 0 = never */
 	size_t client_queue_max; /* bytes of replies queued to one client */
+	int threads;             /* the world's tick on 1 or 2 threads */
 	double autosave;         /* seconds between saves to 'autosave'; 0 = off */
 	const char *restore;     /* a save to start from, or NULL */
 } server_options;

@@ -396,6 +396,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
 	}
+	steer_world_set_threads(s->session.world, opt->threads);
 	s->host = (steer_host){s,          host_save,         host_load,
 	                       host_stats, host_rate_changed, opt->has_token ? host_auth : NULL,
 	                       NULL};

@@ -178,6 +178,29 @@ def test_save_load_round_trip_and_corrupt_file():
     expect(c.ok("list") == saved, "a failed load changed the world")
 
 
+def test_two_threads_give_the_same_world():
+    """--threads 2 splits a big world's tick: the world after it is the same, byte for
+    byte in a save file, and a load keeps the server's thread count."""
+    saved = []
+    for threads in ("1", "2"):
+        data = tempfile.mkdtemp(prefix="steer-test-")
+        s = Server("--threads", threads, "--max-vehicles", "30000", "--world", "8000x8000",
+                   data_dir=data)
+        t = s.text()
+        t.ok("pause")
+        t.ok("spawn flock 20000 4000 4000 3900")
+        t.ok("step 8")
+        t.ok("save after")
+        t.ok("load after")
+        t.ok("step 4")
+        t.ok("save again")
+        with open(os.path.join(data, "again.steer"), "rb") as f:
+            saved.append(f.read())
+        t.close()
+        s.stop()
+    expect(saved[0] == saved[1], "--threads 2 gave a different world from --threads 1")
+
+
 def test_long_line_closes_only_that_connection():
     other = srv.text()
     victim = srv.text()
@@ -229,7 +252,8 @@ def test_server_full_is_refused_clearly():
 for t in [test_help_lists_every_command, test_spawn_get_exact_numbers, test_behaviours_on_and_off,
           test_obstacles_list_remove, test_pause_step_resume, test_world_and_rate,
           test_seed_reset_replays_identically, test_bad_input_gets_err_and_harms_nothing,
-          test_save_load_round_trip_and_corrupt_file, test_long_line_closes_only_that_connection,
+          test_save_load_round_trip_and_corrupt_file, test_two_threads_give_the_same_world,
+          test_long_line_closes_only_that_connection,
           test_quit_closes, test_steerctl, test_server_full_is_refused_clearly]:
     checks.run(t)
 
