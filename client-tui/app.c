@@ -58,18 +58,20 @@ static void send_view_if_changed(tui_app *a)
 		return;
 	steer_view v = {true, 0, 0, 0, 0};
 	tui_camera_bounds(&a->cam, &v.x0, &v.y0, &v.x1, &v.y1);
+	/* The selection rides along: zoomed out to density, the server still sends it. */
 	steer_compact_req req = {!a->debug, (uint32_t)a->cam.cols, (uint32_t)a->cam.rows,
-	                         a->density};
+	                         a->density, a->selected};
 	if (a->cam.cols < 1 || a->cam.rows < 1 || a->cam.cols > (int)STEER_COMPACT_MAX_CELLS ||
 	    a->cam.rows > (int)STEER_COMPACT_MAX_CELLS)
 		req.on = false;
 	if (!req.on) {
 		req.cols = req.rows = 0;
 		req.density = STEER_DENSITY_AUTO;
+		req.pick = 0;
 	}
 	if (!memcmp(&v, &a->sent_view, sizeof v) && req.on == a->sent_req.on &&
 	    req.cols == a->sent_req.cols && req.rows == a->sent_req.rows &&
-	    req.density == a->sent_req.density)
+	    req.density == a->sent_req.density && req.pick == a->sent_req.pick)
 		return;
 	steer_strbuf_clear(&a->net.out);
 	if (steer_wire_viewport_ex(&a->net.out, &v, &req) && tui_net_send_out(&a->net)) {

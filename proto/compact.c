@@ -900,7 +900,7 @@ bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char
                            size_t errlen)
 {
 	if (!v->compact) {
-		*out = (steer_compact_req){false, 0, 0, STEER_DENSITY_AUTO};
+		*out = (steer_compact_req){false, 0, 0, STEER_DENSITY_AUTO, 0};
 		return true;
 	}
 	if (v->density < steer_Density_DENSITY_AUTO || v->density > steer_Density_DENSITY_NEVER) {
@@ -927,6 +927,6 @@ bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char
 		snprintf(err, errlen, "viewport too narrow for compact positions");
 		return false;
 	}
-	*out = (steer_compact_req){true, v->cols, v->rows, (steer_density_mode)v->density};
+	*out = (steer_compact_req){true, v->cols, v->rows, (steer_density_mode)v->density, v->pick};
 	return true;
 }

@@ -114,6 +114,59 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
+/* A varint as protobuf writes it, into p (room for ten bytes); its length. */
+static size_t put_varint(uint8_t *p, uint64_t x)
+{
+	size_t n = 0;
+	do {
+		p[n++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+		x >>= 7;
+	} while (x);
+	return n;
+}
+
+bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
+                               const steer_world *w, uint32_t id)
+{
+	long i = id ? steer_vehicle_index(w, id) : -1;
+	if (i < 0)
+		return false;
+	/* The frame: varint length, then ServerMessage { density (field 5) = body }. */
+	wire_reader r = {frame, len, 0};
+	uint64_t total, body;
+	uint8_t tag;
+	if (!wire_get_varint(&r, &total) || total != len - r.pos || !wire_get_byte(&r, &tag) ||
+	    tag != (steer_ServerMessage_density_tag << 3 | PB_WT_STRING) ||
+	    !wire_get_varint(&r, &body) || body != len - r.pos)
+		return false;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	steer_Picked pk = {
+	    id,          (float)v->px[i], (float)v->py[i], (float)v->vx[i], (float)v->vy[i],
+	    v->group[i], v->behaviors[i]};
+	/* Protobuf merges a field appended to a message: the pick goes at the body's
+	 * end, behind a tag, and both lengths grow by its size. */
+	uint8_t pick[steer_Picked_size + 11];
+	pick[0] = steer_DensitySnapshot_picked_tag << 3 | PB_WT_STRING;
+	uint8_t sub[steer_Picked_size];
+	pb_ostream_t os = pb_ostream_from_buffer(sub, sizeof sub);
+	if (!pb_encode(&os, steer_Picked_fields, &pk))
+		return false;
+	size_t np = 1 + put_varint(pick + 1, os.bytes_written);
+	memcpy(pick + np, sub, os.bytes_written);
+	np += os.bytes_written;
+	const uint8_t *rest = frame + r.pos;
+	uint64_t new_body = body + np;
+	uint8_t head[1 + 10], inner[10];
+	size_t ninner = put_varint(inner, new_body);
+	size_t nhead = put_varint(head, 1 + ninner + new_body);
+	steer_strbuf_put(out, (const char *)head, nhead);
+	steer_strbuf_put(out, (const char *)&tag, 1);
+	steer_strbuf_put(out, (const char *)inner, ninner);
+	steer_strbuf_put(out, (const char *)rest, (size_t)body);
+	steer_strbuf_put(out, (const char *)pick, np);
+	return !out->oom;
+}
+
 /* --- decoding ------------------------------------------------------------------------ */
 
 /* The cells field, read straight from the stream into snap->cells. The grid's size
@@ -164,6 +217,10 @@ static const char *check_density(const steer_DensitySnapshot *m, steer_snapshot 
 	}
 	if (sum != m->in_view)
 		return "whose counts do not add up to in_view";
+	const steer_Picked *p = &m->picked;
+	if (m->has_picked && (p->id == 0 || !isfinite(p->x) || !isfinite(p->y) ||
+	                      !isfinite(p->vx) || !isfinite(p->vy)))
+		return "with a picked vehicle without an id or a finite state";
 	return NULL;
 }
 
@@ -193,5 +250,16 @@ bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_
 	snap->drows = m.rows;
 	snap->in_view = m.in_view;
 	snap->max_count = m.max_count;
+	if (m.has_picked) {
+		if (!wire_grow_to((void **)&snap->v, &snap->cap, 0, sizeof *snap->v)) {
+			snap->ncells = 0;
+			snprintf(err, errlen, "out of memory");
+			return false;
+		}
+		const steer_Picked *p = &m.picked;
+		snap->v[0] = (steer_snap_vehicle){
+		    p->id, p->group, p->behaviors, p->x, p->y, p->vx, p->vy, 0, 0};
+		snap->count = 1;
+	}
 	return true;
 }

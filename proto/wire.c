@@ -493,6 +493,7 @@ bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view, const ste
 		m.msg.viewport.cols = req->cols;
 		m.msg.viewport.rows = req->rows;
 		m.msg.viewport.density = (steer_Density)req->density;
+		m.msg.viewport.pick = req->pick;
 	}
 	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }

@@ -113,6 +113,7 @@ typedef struct steer_compact_req {
 	bool on;
 	uint32_t cols, rows; /* its map area in cells: the precision */
 	steer_density_mode density;
+	uint32_t pick; /* a vehicle density frames carry whole (0: none); not a group key */
 } steer_compact_req;
 
 /* A Viewport message's compact request; false (message in err) when compact is
@@ -224,6 +225,12 @@ int steer_density_build(steer_density *d, const steer_world *w, const steer_view
  * obstacles of w touching its view. */
 bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
                         const steer_density *d);
+/* Appends frame (one whole frame from steer_wire_density) with vehicle id of w as
+ * its DensitySnapshot.picked: one client's pick on a frame shared by its view,
+ * without counting or encoding the cells again. False, with nothing appended, when
+ * there is no such vehicle or frame is not such a frame. */
+bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
+                               const steer_world *w, uint32_t id);
 
 /* --- client side ---------------------------------------------------------------- */
 
@@ -274,8 +281,8 @@ typedef struct steer_snapshot {
 	steer_obstacle *obstacles;
 	size_t nroutes, routes_cap;
 	steer_snap_route *routes;
-	/* A density frame: no vehicles (count is 0), the occupied cells of a
-	 * dcols x drows grid over the view instead. */
+	/* A density frame: the occupied cells of a dcols x drows grid over the view,
+	 * and no vehicles but the one the client picked (count 0 or 1). */
 	bool density;
 	uint32_t dcols, drows, in_view, max_count;
 	size_t ncells, cells_cap;

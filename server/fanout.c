@@ -197,6 +197,24 @@ static sbuf *compact_bytes(tick *t, const group *g, const cframe *base, bool cac
 	return b;
 }
 
+/* The group's density frame with the vehicle a client picked added, its own copy;
+ * NULL when it picked none, the vehicle is gone, or memory ran out (the client then
+ * gets the shared frame: its pick just does not show). */
+static sbuf *with_pick(server *s, const sbuf *dense, uint32_t pick)
+{
+	if (!pick)
+		return NULL;
+	steer_strbuf_clear(&s->scratch);
+	if (!steer_wire_density_picked(&s->scratch, (const uint8_t *)dense->data, dense->len,
+	                               s->session.world, pick) ||
+	    s->scratch.oom)
+		return NULL;
+	sbuf *b = sbuf_new(s->scratch.data, s->scratch.len);
+	if (b)
+		count_encoding(s, b);
+	return b;
+}
+
 static void offer(tick *t, conn *c, group *g, bool cacheable)
 {
 	if (!g->req.on) {
@@ -211,7 +229,10 @@ static void offer(tick *t, conn *c, group *g, bool cacheable)
 	c->dense_last = dense;
 	if (dense) {
 		/* Not a compact frame: the client's base, and so the server's, stays. */
-		conn_offer_snapshot(c, g->dense, NULL, 0);
+		sbuf *picked = with_pick(t->s, g->dense, c->compact.pick);
+		conn_offer_snapshot(c, picked ? picked : g->dense, NULL, 0);
+		if (picked)
+			sbuf_unref(picked);
 		return;
 	}
 	const cframe *base = usable_base(t->s, c, g->frame);

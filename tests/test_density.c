@@ -107,7 +107,7 @@ static void cells_hold_counts_and_mean_headings(void)
 
 static void auto_switches_at_one_vehicle_per_cell(void)
 {
-	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO};
+	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO, 0};
 	CHECK(!steer_density_wanted(&req, 80 * 24, false), "auto at one per cell");
 	CHECK(steer_density_wanted(&req, 80 * 24 + 1, false), "auto past one per cell");
 	/* Once dense, it stays so down to half a vehicle per cell. */
@@ -120,7 +120,7 @@ static void auto_switches_at_one_vehicle_per_cell(void)
 	CHECK(steer_density_wanted(&req, 0, false), "always");
 	req.cols = req.rows = 4096; /* past STEER_DENSITY_MAX_CELLS: vehicles */
 	CHECK(!steer_density_wanted(&req, 100000000, true), "a grid too large for cells");
-	req = (steer_compact_req){false, 0, 0, STEER_DENSITY_ALWAYS};
+	req = (steer_compact_req){false, 0, 0, STEER_DENSITY_ALWAYS, 0};
 	CHECK(!steer_density_wanted(&req, 100, true), "plain snapshots are never density");
 }
 
@@ -168,7 +168,7 @@ static void frame_size_follows_the_grid(void)
 
 /* A DensitySnapshot with the given cells blob, as a hostile server might send. */
 static size_t hostile(uint8_t *buf, size_t cap, uint32_t cols, uint32_t rows, uint32_t in_view,
-                      const uint8_t *cells, size_t ncells)
+                      const uint8_t *cells, size_t ncells, const steer_Picked *pick)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_density_tag;
@@ -180,6 +180,10 @@ static size_t hostile(uint8_t *buf, size_t cap, uint32_t cols, uint32_t rows, ui
 	s->in_view = in_view;
 	steer_blob blob = {(uint8_t *)cells, ncells, ncells, false};
 	s->cells = (pb_callback_t){{.encode = wire_enc_blob}, &blob};
+	if (pick) {
+		s->has_picked = true;
+		s->picked = *pick;
+	}
 	pb_ostream_t o = pb_ostream_from_buffer(buf, cap);
 	if (!pb_encode(&o, steer_ServerMessage_fields, &m))
 		abort();
@@ -193,32 +197,38 @@ static void malformed_frames_are_refused(void)
 		uint32_t cols, rows, in_view;
 		uint8_t cells[8];
 		size_t n;
+		steer_Picked pick;
 	} cases[] = {
-	    {"a cell past the grid", 2, 2, 1, {4, 1, 0}, 3},
-	    {"a count of zero", 2, 2, 0, {0, 0, 0}, 3},
-	    {"counts not adding up", 2, 2, 5, {0, 2, 0}, 3},
-	    {"a truncated cell", 2, 2, 1, {0, 1}, 2},
-	    {"a grid of zero columns", 0, 2, 0, {0}, 0},
-	    {"a grid past the limit", 4096, 4096, 0, {0}, 0},
+	    {"a cell past the grid", 2, 2, 1, {4, 1, 0}, 3, {0}},
+	    {"a count of zero", 2, 2, 0, {0, 0, 0}, 3, {0}},
+	    {"counts not adding up", 2, 2, 5, {0, 2, 0}, 3, {0}},
+	    {"a truncated cell", 2, 2, 1, {0, 1}, 2, {0}},
+	    {"a grid of zero columns", 0, 2, 0, {0}, 0, {0}},
+	    {"a grid past the limit", 4096, 4096, 0, {0}, 0, {0}},
+	    {"a picked vehicle without an id", 2, 2, 0, {0}, 0, {0, 1, 1, 0, 0, 0, 0}},
+	    {"a picked vehicle off the map", 2, 2, 0, {0}, 0, {3, INFINITY, 1, 0, 0, 0, 0}},
 	};
 	steer_snapshot snap;
 	memset(&snap, 0, sizeof snap);
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		uint8_t buf[256];
-		size_t len = hostile(buf, sizeof buf, cases[k].cols, cases[k].rows,
-		                     cases[k].in_view, cases[k].cells, cases[k].n);
+		bool picks = cases[k].pick.id || cases[k].pick.x;
+		size_t len =
+		    hostile(buf, sizeof buf, cases[k].cols, cases[k].rows, cases[k].in_view,
+		            cases[k].cells, cases[k].n, picks ? &cases[k].pick : NULL);
 		steer_server_msg m;
 		memset(&m, 0, sizeof m);
 		steer_strbuf_init(&m.json);
 		char err[256] = "";
 		bool ok = steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err);
 		CHECK(!ok && err[0], "%s was accepted", cases[k].what);
-		CHECK(snap.ncells == 0, "%s left %zu cells", cases[k].what, snap.ncells);
+		CHECK(snap.ncells == 0 && snap.count == 0, "%s left %zu cells, %zu vehicles",
+		      cases[k].what, snap.ncells, snap.count);
 		steer_strbuf_free(&m.json);
 	}
 	/* And a good one after them decodes. */
 	uint8_t good[3] = {1, 2, 64}, buf[256];
-	size_t len = hostile(buf, sizeof buf, 2, 2, 2, good, 3);
+	size_t len = hostile(buf, sizeof buf, 2, 2, 2, good, 3, NULL);
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);
@@ -232,12 +242,107 @@ static void malformed_frames_are_refused(void)
 	steer_snapshot_free(&snap);
 }
 
+/* A client's picked vehicle rides along on the frame its view shares: the cells
+ * are the same bytes, the vehicle decodes whole; a vehicle that is gone, or a frame
+ * that is not a density frame, gets nothing added. */
+static void picked_vehicle_rides_along(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
+	steer_params p = steer_params_default();
+	p.group = 3;
+	for (int k = 0; k < 40; k++)
+		add_vehicle(w, 100 + 9 * k, 200 + 5 * k, 3, -4, &p);
+	uint32_t picked = add_vehicle(w, 321.25, 287.5, -6, 8, &p);
+	steer_vehicle_enable(w, picked, STEER_WANDER, true);
+	step(w, 1);
+	steer_view view = {true, 0, 0, 1000, 1000};
+	size_t n;
+	uint32_t *idx = all_indices(w, &n);
+	steer_density d;
+	steer_density_init(&d);
+	CHECK(steer_density_build(&d, w, &view, 10, 10, idx, n) == 0, "build failed");
+	steer_strbuf shared, mine;
+	steer_strbuf_init(&shared);
+	steer_strbuf_init(&mine);
+	CHECK(steer_wire_density(&shared, w, false, &d), "encode");
+	CHECK(steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len, w, picked),
+	      "pick refused");
+	steer_snapshot a, b;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_strbuf_init(&m.json);
+	char err[256] = "";
+	steer_framer f;
+	steer_framer_init(&f, 1u << 20);
+	const uint8_t *msg;
+	size_t len;
+	steer_framer_feed(&f, (const uint8_t *)shared.data, shared.len);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1 &&
+	          steer_wire_decode_server(msg, len, &m, &a, err, sizeof err),
+	      "shared frame: %s", err);
+	steer_framer_feed(&f, (const uint8_t *)mine.data, mine.len);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1 &&
+	          steer_wire_decode_server(msg, len, &m, &b, err, sizeof err),
+	      "picked frame: %s", err);
+	CHECK(a.count == 0 && b.count == 1, "vehicles: shared %zu, picked %zu", a.count, b.count);
+	CHECK(a.ncells == b.ncells && a.in_view == b.in_view && a.in_view == 41 &&
+	          !memcmp(a.cells, b.cells, a.ncells * sizeof *a.cells),
+	      "the pick changed the cells");
+	const steer_vehicles *v = steer_world_vehicles(w);
+	long i = steer_vehicle_index(w, picked);
+	if (b.count == 1 && i >= 0) {
+		const steer_snap_vehicle *s = &b.v[0];
+		CHECK(s->id == picked && s->x == (float)v->px[i] && s->y == (float)v->py[i] &&
+		          s->vx == (float)v->vx[i] && s->vy == (float)v->vy[i] && s->group == 3 &&
+		          s->behaviors == STEER_WANDER,
+		      "picked vehicle decoded as #%u (%g,%g) v (%g,%g) group %u behaviors %u",
+		      s->id, s->x, s->y, s->vx, s->vy, s->group, s->behaviors);
+	}
+	/* The next plain density frame drops it again. */
+	steer_framer_feed(&f, (const uint8_t *)shared.data, shared.len);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1 &&
+	          steer_wire_decode_server(msg, len, &m, &b, err, sizeof err) && b.count == 0,
+	      "a frame without a pick kept the vehicle");
+	size_t before = mine.len;
+	CHECK(
+	    !steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len, w, 9999) &&
+	        mine.len == before,
+	    "a pick of no vehicle");
+	CHECK(!steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len - 1, w,
+	                                 picked) &&
+	          mine.len == before,
+	      "a pick on a cut frame");
+	steer_strbuf plain;
+	steer_strbuf_init(&plain);
+	uint32_t *scratch = NULL;
+	size_t cap = 0;
+	steer_view whole = {false, 0, 0, 0, 0};
+	CHECK(steer_wire_snapshot(&plain, w, false, &whole, &scratch, &cap), "plain encode");
+	CHECK(
+	    !steer_wire_density_picked(&mine, (const uint8_t *)plain.data, plain.len, w, picked) &&
+	        mine.len == before,
+	    "a pick on a plain snapshot");
+	free(scratch);
+	steer_strbuf_free(&plain);
+	steer_framer_free(&f);
+	steer_strbuf_free(&m.json);
+	steer_snapshot_free(&a);
+	steer_snapshot_free(&b);
+	steer_strbuf_free(&shared);
+	steer_strbuf_free(&mine);
+	steer_density_free(&d);
+	free(idx);
+	steer_world_destroy(w);
+}
+
 static void viewport_carries_the_density_mode(void)
 {
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	steer_view v = {true, 0, 0, 100, 50};
-	steer_compact_req req = {true, 100, 30, STEER_DENSITY_NEVER};
+	steer_compact_req req = {true, 100, 30, STEER_DENSITY_NEVER, 0};
 	CHECK(steer_wire_viewport_ex(&out, &v, &req), "encode viewport");
 	steer_framer f;
 	steer_framer_init(&f, STEER_MAX_CLIENT_FRAME);
@@ -266,5 +371,6 @@ int main(void)
 	RUN(frame_size_follows_the_grid);
 	RUN(malformed_frames_are_refused);
 	RUN(viewport_carries_the_density_mode);
+	RUN(picked_vehicle_rides_along);
 	return CHECK_DONE();
 }

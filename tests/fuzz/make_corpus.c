@@ -145,7 +145,7 @@ static void client_messages(void)
 	steer_strbuf_clear(&b);
 	steer_wire_viewport(&b, &view);
 	write_body("viewport", &b);
-	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO};
+	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO, 0};
 	steer_strbuf_clear(&b);
 	steer_wire_viewport_ex(&b, &view, &req);
 	write_body("viewport_compact", &b);
@@ -189,7 +189,7 @@ static void frames(void)
 	steer_wire_command_line(&s, 1, "spawn flock 5 100 100 30");
 	steer_view view = {true, 0, 0, 500, 300};
 	steer_wire_viewport(&s, &view);
-	steer_compact_req req = {true, 100, 30, STEER_DENSITY_AUTO};
+	steer_compact_req req = {true, 100, 30, STEER_DENSITY_AUTO, 0};
 	steer_wire_viewport_ex(&s, &view, &req);
 	write_stream("client_stream", 0x00, (const uint8_t[]){0}, &s);
 	write_stream("client_stream_bytes", 0x02, (const uint8_t[]){1, 2, 5}, &s);

@@ -24,11 +24,11 @@ def compact_view(p, x0, y0, x1, y1, cols, rows):
     p.send(m)
 
 
-def density_view(p, x0, y0, x1, y1, cols, rows, mode):
+def density_view(p, x0, y0, x1, y1, cols, rows, mode, pick=0):
     m = steer_pb2.ClientMessage()
     v = m.viewport
     v.x0, v.y0, v.x1, v.y1 = x0, y0, x1, y1
-    v.compact, v.cols, v.rows, v.density = True, cols, rows, mode
+    v.compact, v.cols, v.rows, v.density, v.pick = True, cols, rows, mode, pick
     p.send(m)
 
 
@@ -359,6 +359,12 @@ def test_density_holds_until_half_a_vehicle_per_cell():
     kind_q, c = next_stream_frame(q)
     expect(kind_p == "density" and d.in_view == 300, f"p got {kind_p}")
     expect(kind_q == "compact" and c.count == 300, f"q got {kind_q}")
+    # picking a vehicle is not a new picture: p keeps density, now with the pick
+    vid = t.ok("list")["vehicles"][0]["id"]
+    density_view(p, 0, 0, 4000, 4000, 20, 20, steer_pb2.DENSITY_AUTO, pick=vid)
+    p.command(line="stats")
+    kind_p, d = next_stream_frame(p)
+    expect(kind_p == "density" and d.picked.id == vid, f"p got {kind_p} after a pick")
     # down to 200, half a vehicle per cell: p returns to vehicles
     t.ok("reset")
     t.ok("pause")
@@ -372,11 +378,49 @@ def test_density_holds_until_half_a_vehicle_per_cell():
     expect(code == 0, f"exit {code}: {err[-2000:]}")
 
 
+def test_picked_vehicle_shows_among_the_counts():
+    """Zoomed out to density, a client that picked a vehicle gets it whole in each
+    frame; another on the same view gets the same cells and no vehicle."""
+    world = Server("--snapshot-rate", "20", "--world", "4000x4000")
+    t = world.text()
+    t.ok("pause")
+    t.ok("spawn flock 3000 2000 2000 1900")
+    vid = t.ok("spawn 1234.5 2345.25 vx=7 vy=-3 group=4")["id"]
+    p, q = world.proto(), world.proto()
+    density_view(p, 0, 0, 4000, 4000, 40, 12, steer_pb2.DENSITY_AUTO, pick=vid)
+    density_view(q, 0, 0, 4000, 4000, 40, 12, steer_pb2.DENSITY_AUTO)
+    for c in (p, q):
+        c.command(line="stats")
+    kind_p, dp = next_stream_frame(p)
+    kind_q, dq = next_stream_frame(q)
+    expect(kind_p == "density" and kind_q == "density", f"{kind_p}, {kind_q}")
+    expect(dp.HasField("picked") and not dq.HasField("picked"), "the pick went astray")
+    pk = dp.picked
+    expect(pk.id == vid and abs(pk.x - 1234.5) < 1e-3 and abs(pk.y - 2345.25) < 1e-3,
+           f"picked #{pk.id} at ({pk.x}, {pk.y})")
+    expect(pk.vx == 7 and pk.vy == -3 and pk.group == 4, pk)
+    expect(dp.cells == dq.cells and dp.in_view == dq.in_view == 3001, "the cells differ")
+    # It follows the vehicle as it moves, and stops when the vehicle is gone.
+    t.ok("step 30")
+    p.command(line="stats")
+    kind_p, dp = next_stream_frame(p)
+    expect(kind_p == "density" and dp.picked.x > 1234.5 + 1, f"the pick did not move: {dp.picked}")
+    t.ok(f"remove {vid}")
+    p.command(line="stats")
+    kind_p, dp = next_stream_frame(p)
+    expect(kind_p == "density" and not dp.HasField("picked"), "a removed vehicle was sent")
+    p.close()
+    q.close()
+    code, err = world.stop()
+    expect(code == 0, f"exit {code}: {err[-2000:]}")
+
+
 for fn in [test_key_frame_matches_plain_snapshot, test_deltas_chain_and_stay_small,
            test_bad_compact_requests, test_same_view_shares_one_encoding,
            test_stalled_reader_gets_deltas_on_what_it_has,
            test_zoomed_out_views_get_density_bounded_by_the_screen,
-           test_density_holds_until_half_a_vehicle_per_cell]:
+           test_density_holds_until_half_a_vehicle_per_cell,
+           test_picked_vehicle_shows_among_the_counts]:
     checks.run(fn)
 code, err = srv.stop()
 if code != 0:

@@ -122,10 +122,15 @@ def test_select_with_keys_and_toggle_wander():
 
 
 def test_density_when_zoomed_out():
-    # D cycles auto -> always -> never -> auto; always draws cells at any zoom
+    # D cycles auto -> always -> never -> auto; always draws cells at any zoom, and
+    # the selected vehicle still comes whole among them (Viewport.pick)
+    tmux("send-keys", "-t", "tui", "Tab")
+    wait_for(lambda t: "u/s" in status_line(t), "a selection")
     tmux("send-keys", "-t", "tui", "D")
     text = wait_for(lambda t: "density:" in status_line(t), "density cells (always)")
     expect("density cells: always" in text, f"mode not shown:\n{text}")
+    text = wait_for(lambda t: "u/s" in status_line(t), "the selection among the cells")
+    expect("off view" not in status_line(text), f"status: {status_line(text)}")
     arrows = sum(text.count(ch) for ch in "→↗↑↖←↙↓↘")
     expect(arrows > 20, f"only {arrows} cells drawn:\n{text}")
     tmux("send-keys", "-t", "tui", "D")
