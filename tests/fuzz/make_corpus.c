@@ -245,6 +245,22 @@ static void frames(void)
 		die("compact delta frame");
 	write_stream("compact_stream", 0x09, (const uint8_t[]){3, 0}, &s);
 
+	/* Density frames of the same flock: one shared, one with a picked vehicle. */
+	steer_strbuf_clear(&s);
+	steer_density d;
+	steer_density_init(&d);
+	steer_strbuf one;
+	steer_strbuf_init(&one);
+	if (steer_density_build(&d, flock, &fv, 12, 6, scratch, n) ||
+	    !steer_wire_density(&one, flock, false, &d) ||
+	    !steer_wire_density_picked(&s, (const uint8_t *)one.data, one.len, flock,
+	                               steer_world_vehicles(flock)->id[0]))
+		die("density frames");
+	steer_strbuf_put(&s, one.data, one.len);
+	write_stream("density_stream", 0x01, (const uint8_t[]){5, 0}, &s);
+	steer_strbuf_free(&one);
+	steer_density_free(&d);
+
 	/* Refused streams: a frame over the limit of 100, and an endless length. */
 	steer_strbuf_clear(&s);
 	steer_strbuf_puts(&s, "\x05hello\xe5\x01");
