@@ -64,14 +64,10 @@ static void send_view_if_changed(tui_app *a)
 	if (a->cam.cols < 1 || a->cam.rows < 1 || a->cam.cols > (int)STEER_COMPACT_MAX_CELLS ||
 	    a->cam.rows > (int)STEER_COMPACT_MAX_CELLS)
 		req.on = false;
-	if (!req.on) {
-		req.cols = req.rows = 0;
-		req.density = STEER_DENSITY_AUTO;
-		req.pick = 0;
-	}
-	if (!memcmp(&v, &a->sent_view, sizeof v) && req.on == a->sent_req.on &&
-	    req.cols == a->sent_req.cols && req.rows == a->sent_req.rows &&
-	    req.density == a->sent_req.density && req.pick == a->sent_req.pick)
+	if (!req.on)
+		req.pick = 0; /* only a compact request carries one */
+	if (steer_view_same(&v, &a->sent_view) && steer_compact_req_same(&req, &a->sent_req) &&
+	    req.pick == a->sent_req.pick)
 		return;
 	steer_strbuf_clear(&a->net.out);
 	if (steer_wire_viewport_ex(&a->net.out, &v, &req) && tui_net_send_out(&a->net)) {

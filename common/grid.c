@@ -1,8 +1,8 @@
 #include "grid.h"
+#include "pair.h"
 #include "reserve.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,18 +63,6 @@ static void *place_part(void *arg)
 	return NULL;
 }
 
-/* fn on both parts, the second on a thread of its own. False, with nothing done,
- * when no thread could be had. */
-static bool both(void *(*fn)(void *), grid_part parts[2])
-{
-	pthread_t t;
-	if (pthread_create(&t, NULL, fn, &parts[1]) != 0)
-		return false;
-	fn(&parts[0]);
-	pthread_join(t, NULL);
-	return true;
-}
-
 int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
                      size_t n, const double *px, const double *py, const uint32_t *flags,
                      uint32_t need)
@@ -110,7 +98,7 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 	           steer_reserve((void **)&g->fill2, &g->fill2_cap, cells, sizeof *g->fill2) == 0;
 	grid_part parts[2] = {{g, px, py, flags, need, 0, two ? n / 2 : n, g->fill},
 	                      {g, px, py, flags, need, n / 2, n, g->fill2}};
-	if (two && !both(count_part, parts)) {
+	if (two && !steer_run_pair(count_part, &parts[0], &parts[1])) {
 		two = false; /* no thread to be had: the same grid, on one */
 		parts[0].to = n;
 	}
@@ -131,7 +119,7 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 	g->start[cells] = at;
 	if (!two) {
 		place_part(&parts[0]);
-	} else if (!both(place_part, parts)) {
+	} else if (!steer_run_pair(place_part, &parts[0], &parts[1])) {
 		place_part(&parts[0]);
 		place_part(&parts[1]);
 	}

@@ -1,7 +1,6 @@
 #include "world.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "grid.h"
 #include "idmap.h"
 #include "motion.h"
+#include "pair.h"
 #include "palette.h"
 
 /* Obstacle slots in the id map carry this bit; vehicle slots do not. */
@@ -1038,13 +1038,8 @@ static void split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, 
 		return;
 	}
 	range_job half[2] = {{w, 0, mid}, {w, mid, n}};
-	pthread_t t;
-	if (pthread_create(&t, NULL, fn, &half[1]) != 0) {
+	if (!steer_run_pair(fn, &half[0], &half[1]))
 		fn(&all); /* no thread to be had: the same result, on one core */
-		return;
-	}
-	fn(&half[0]);
-	pthread_join(t, NULL);
 }
 
 /* Within each cell [from, to), members in id order. */
@@ -1203,14 +1198,11 @@ static int reorder_by_cell(steer_world *w)
 		     dest,
 		     n},
 		};
-		pthread_t t;
-		bool two = w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
-		           pthread_create(&t, NULL, run_gather, &jobs[1]) == 0;
-		run_gather(&jobs[0]);
-		if (two)
-			pthread_join(t, NULL);
-		else
+		if (!(w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
+		      steer_run_pair(run_gather, &jobs[0], &jobs[1]))) {
+			run_gather(&jobs[0]);
 			run_gather(&jobs[1]);
+		}
 	}
 	for (k = 0; k < nf; k++)
 		src[k] = (uint32_t)k;
@@ -1255,6 +1247,12 @@ typedef struct force_batch {
 	steer_flock_sums sums[FORCE_BATCH];
 } force_batch;
 
+/* A boid whose force is its flock parts summed: the one the lane forms take. */
+static bool plain_flocker(const steer_vehicles *v, size_t i, const steer_params *p)
+{
+	return v->behaviors[i] == STEER_FLOCK && p->combine == STEER_COMBINE_SUM;
+}
+
 static void batch_finish(steer_world *w, force_batch *b)
 {
 	steer_vehicles *v = &w->v;
@@ -1262,12 +1260,11 @@ static void batch_finish(steer_world *w, force_batch *b)
 	for (int s = 0; s < b->count; s += STEER_FLOCK_LANES) {
 		int m = b->count - s < STEER_FLOCK_LANES ? b->count - s : STEER_FLOCK_LANES;
 		size_t slot = b->first + (size_t)s;
-		/* Boids that only flock, summing their parts, have their forces in lanes. */
+		/* Plain flockers have their forces in lanes. */
 		steer_vec2 force[STEER_FLOCK_LANES];
 		uint32_t plain = 0;
 		for (int l = 0; l < m; l++)
-			if (v->behaviors[slot + (size_t)l] == STEER_FLOCK &&
-			    b->a[s + l].prm->combine == STEER_COMBINE_SUM)
+			if (plain_flocker(v, slot + (size_t)l, b->a[s + l].prm))
 				plain |= 1u << l;
 		if (plain)
 			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
@@ -1282,19 +1279,18 @@ static void batch_finish(steer_world *w, force_batch *b)
 	b->count = 0;
 }
 
-/* The parameters of slots s .. s + m - 1 when they are plain flockers (flocking
- * only, summed) sharing one parameter set, the common case, whose forces
- * steer_flock_forces_at forms from the arrays; else NULL. */
+/* The parameters of slots s .. s + m - 1 when they are plain flockers sharing one
+ * parameter set, the common case, whose forces steer_flock_forces_at forms from the
+ * arrays; else NULL. */
 static const steer_params *plain_lanes(const steer_world *w, size_t s, int m)
 {
 	const steer_vehicles *v = &w->v;
 	uint32_t set = v->param_set[s];
-	for (int l = 0; l < m; l++)
-		if (v->behaviors[s + (size_t)l] != STEER_FLOCK ||
-		    v->param_set[s + (size_t)l] != set)
-			return NULL;
 	const steer_params *p = steer_palette_get(&w->params, set);
-	return p->combine == STEER_COMBINE_SUM ? p : NULL;
+	for (int l = 0; l < m; l++)
+		if (v->param_set[s + (size_t)l] != set || !plain_flocker(v, s + (size_t)l, p))
+			return NULL;
+	return p;
 }
 
 /* The flockers in slots [from, to) of one grid cell, a lane group at a time: their

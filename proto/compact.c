@@ -896,6 +896,12 @@ bool wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_st
 
 /* --- the request ---------------------------------------------------------------------- */
 
+bool steer_compact_req_same(const steer_compact_req *a, const steer_compact_req *b)
+{
+	return a->on == b->on &&
+	       (!a->on || (a->cols == b->cols && a->rows == b->rows && a->density == b->density));
+}
+
 bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
                            size_t errlen)
 {

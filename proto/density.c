@@ -114,17 +114,6 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-/* A varint as protobuf writes it, into p (room for ten bytes); its length. */
-static size_t put_varint(uint8_t *p, uint64_t x)
-{
-	size_t n = 0;
-	do {
-		p[n++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
-		x >>= 7;
-	} while (x);
-	return n;
-}
-
 bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
                                const steer_world *w, uint32_t id)
 {
@@ -144,26 +133,24 @@ bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t l
 	    id,          (float)v->px[i], (float)v->py[i], (float)v->vx[i], (float)v->vy[i],
 	    v->group[i], v->behaviors[i]};
 	/* Protobuf merges a field appended to a message: the pick goes at the body's
-	 * end, behind a tag, and both lengths grow by its size. */
-	uint8_t pick[steer_Picked_size + 11];
-	pick[0] = steer_DensitySnapshot_picked_tag << 3 | PB_WT_STRING;
-	uint8_t sub[steer_Picked_size];
-	pb_ostream_t os = pb_ostream_from_buffer(sub, sizeof sub);
-	if (!pb_encode(&os, steer_Picked_fields, &pk))
+	 * end, and both lengths grow by its size. */
+	uint8_t pick[steer_Picked_size + 8];
+	pb_ostream_t ps = pb_ostream_from_buffer(pick, sizeof pick);
+	if (!pb_encode_tag(&ps, PB_WT_STRING, steer_DensitySnapshot_picked_tag) ||
+	    !pb_encode_submessage(&ps, steer_Picked_fields, &pk))
 		return false;
-	size_t np = 1 + put_varint(pick + 1, os.bytes_written);
-	memcpy(pick + np, sub, os.bytes_written);
-	np += os.bytes_written;
-	const uint8_t *rest = frame + r.pos;
-	uint64_t new_body = body + np;
-	uint8_t head[1 + 10], inner[10];
-	size_t ninner = put_varint(inner, new_body);
-	size_t nhead = put_varint(head, 1 + ninner + new_body);
-	steer_strbuf_put(out, (const char *)head, nhead);
-	steer_strbuf_put(out, (const char *)&tag, 1);
-	steer_strbuf_put(out, (const char *)inner, ninner);
-	steer_strbuf_put(out, (const char *)rest, (size_t)body);
-	steer_strbuf_put(out, (const char *)pick, np);
+	uint64_t grown = body + ps.bytes_written;
+	pb_ostream_t sizing = PB_OSTREAM_SIZING;
+	uint8_t head[32];
+	pb_ostream_t hs = pb_ostream_from_buffer(head, sizeof head);
+	if (!pb_encode_varint(&sizing, grown) ||
+	    !pb_encode_varint(&hs, 1 + sizing.bytes_written + grown) ||
+	    !pb_encode_tag(&hs, PB_WT_STRING, steer_ServerMessage_density_tag) ||
+	    !pb_encode_varint(&hs, grown))
+		return false;
+	steer_strbuf_put(out, (const char *)head, hs.bytes_written);
+	steer_strbuf_put(out, (const char *)frame + r.pos, (size_t)body);
+	steer_strbuf_put(out, (const char *)pick, ps.bytes_written);
 	return !out->oom;
 }
 

@@ -174,6 +174,13 @@ bool steer_view_contains(const steer_view *v, double x, double y, double margin)
 	                   y <= v->y1 + margin);
 }
 
+bool steer_view_same(const steer_view *a, const steer_view *b)
+{
+	if (a->set != b->set)
+		return false;
+	return !a->set || (a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1);
+}
+
 bool wire_enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 {
 	const wire_obstacle_list *l = *arg;

@@ -61,6 +61,8 @@ bool steer_view_rect_ok(double x0, double y0, double x1, double y1);
 double steer_view_margin(const steer_view *v);
 /* True when (x, y) is within margin of the view, or the view is not set. */
 bool steer_view_contains(const steer_view *v, double x, double y, double margin);
+/* The same rectangle, or both unset. */
+bool steer_view_same(const steer_view *a, const steer_view *b);
 
 typedef struct steer_welcome_info {
 	const steer_world_config *cfg;
@@ -121,6 +123,9 @@ typedef struct steer_compact_req {
  * for a view so thin that its margin would not fit the quantized range. */
 bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
                            size_t errlen);
+/* Whether two requests ask for the same picture of a view (pick aside): what the
+ * clients of one snapshot encoding share. */
+bool steer_compact_req_same(const steer_compact_req *a, const steer_compact_req *b);
 
 /* One view's vehicles quantized for one precision, in ascending id order: what the
  * server encodes from and deltas against, and what a client decodes into. Arrays are

@@ -306,15 +306,6 @@ static void proto_error(conn *c, uint32_t request_id, const char *msg)
 	proto_reply(c, request_id, &r);
 }
 
-/* Whether two viewport requests ask for the same picture (they may differ in pick). */
-static bool same_picture(const steer_view *a, const steer_compact_req *ra, const steer_view *b,
-                         const steer_compact_req *rb)
-{
-	return a->set == b->set && a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 &&
-	       a->y1 == b->y1 && ra->on == rb->on && ra->cols == rb->cols && ra->rows == rb->rows &&
-	       ra->density == rb->density;
-}
-
 static void proto_message(conn *c, const uint8_t *msg, size_t len)
 {
 	/* 20 KiB decoded struct: one per server, reused (the loop is single-threaded). */
@@ -350,7 +341,8 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 			proto_error(c, 0, err);
 		} else {
 			/* A new view decides density afresh; a new pick alone does not. */
-			if (!same_picture(&view, &req, &c->view, &c->compact))
+			if (!steer_view_same(&view, &c->view) ||
+			    !steer_compact_req_same(&req, &c->compact))
 				c->dense_last = false;
 			c->view = view;
 			c->compact = req;

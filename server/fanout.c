@@ -40,24 +40,11 @@ typedef struct tick {
 	size_t nencs;
 } tick;
 
-static bool same_view(const steer_view *a, const steer_view *b)
-{
-	if (a->set != b->set)
-		return false;
-	return !a->set || (a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1);
-}
-
-static bool same_request(const steer_compact_req *a, const steer_compact_req *b)
-{
-	return a->on == b->on &&
-	       (!a->on || (a->cols == b->cols && a->rows == b->rows && a->density == b->density));
-}
-
 static group *find_group(tick *t, const conn *c)
 {
 	for (size_t k = 0; k < t->ngroups; k++)
-		if (same_view(&t->groups[k].view, &c->view) &&
-		    same_request(&t->groups[k].req, &c->compact))
+		if (steer_view_same(&t->groups[k].view, &c->view) &&
+		    steer_compact_req_same(&t->groups[k].req, &c->compact))
 			return &t->groups[k];
 	return NULL;
 }

@@ -732,7 +732,7 @@ static void compact_request_checked(void)
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	steer_view view = {true, 1, 2, 3, 4};
-	steer_compact_req req = {true, 120, 38, STEER_DENSITY_AUTO, 77};
+	steer_compact_req req = {true, 120, 38, STEER_DENSITY_NEVER, 77};
 	CHECK(steer_wire_viewport_ex(&out, &view, &req), "encode");
 	size_t len;
 	const uint8_t *msg = body(&out, &len);
@@ -741,6 +741,7 @@ static void compact_request_checked(void)
 	CHECK(steer_wire_to_compact(&m.msg.viewport, &r, err, sizeof err) && r.on &&
 	          r.cols == 120 && r.rows == 38 && r.pick == 77,
 	      "request lost");
+	CHECK(r.density == STEER_DENSITY_NEVER, "density mode lost");
 	steer_strbuf_free(&out);
 }
 

@@ -41,6 +41,12 @@ def next_stream_frame(p):
             return kind, getattr(m, kind)
 
 
+def fresh_stream_frame(p):
+    """The first compact or density frame encoded after now."""
+    p.command(line="stats")
+    return next_stream_frame(p)
+
+
 def compact(p):
     return p.read_kind("compact")
 
@@ -291,8 +297,7 @@ def test_zoomed_out_views_get_density_bounded_by_the_screen():
     p = world.proto()
     # The whole world on a 40 x 12 map: 3,000 vehicles in 480 cells, so density.
     density_view(p, 0, 0, 4000, 4000, 40, 12, steer_pb2.DENSITY_AUTO)
-    p.command(line="stats")
-    kind, d = next_stream_frame(p)
+    kind, d = fresh_stream_frame(p)
     expect(kind == "density", f"a zoomed-out view got {kind}")
     cells = cells_of(d)
     expect(sum(c[2] for c in cells) == d.in_view, "cell counts do not add up to in_view")
@@ -302,26 +307,22 @@ def test_zoomed_out_views_get_density_bounded_by_the_screen():
     small = d.ByteSize()
     # Ten times the vehicles, same screen: the frame is bounded by its 480 cells.
     t.ok("spawn flock 27000 2000 2000 1900")
-    p.command(line="stats")
-    kind, d = next_stream_frame(p)
+    kind, d = fresh_stream_frame(p)
     expect(kind == "density" and d.in_view == 30000, f"{kind}, {getattr(d, 'in_view', 0)}")
     big = d.ByteSize()
     print(f"  density frame, 40 x 12 map: {small} B for 3,000 vehicles, {big} B for 30,000")
     expect(big <= 200 + 480 * 5, f"{big} B for 480 cells")
     # The same view asking never to get density: vehicles, in a compact frame.
     density_view(p, 0, 0, 4000, 4000, 40, 12, steer_pb2.DENSITY_NEVER)
-    p.command(line="stats")
-    kind, c = next_stream_frame(p)
+    kind, c = fresh_stream_frame(p)
     expect(kind == "compact" and c.count >= 29000, f"never gave {kind}")
     # Zoomed in to 200 x 100 units on a 100 x 30 map: few vehicles, so vehicles.
     density_view(p, 1900, 1900, 2100, 2000, 100, 30, steer_pb2.DENSITY_AUTO)
-    p.command(line="stats")
-    kind, c = next_stream_frame(p)
+    kind, c = fresh_stream_frame(p)
     expect(kind == "compact", f"a zoomed-in view got {kind}")
     # Always: cells even for a few vehicles; an unknown mode is refused, stream kept.
     density_view(p, 1900, 1900, 2100, 2000, 100, 30, steer_pb2.DENSITY_ALWAYS)
-    p.command(line="stats")
-    kind, d = next_stream_frame(p)
+    kind, d = fresh_stream_frame(p)
     expect(kind == "density" and d.in_view == sum(c[2] for c in cells_of(d)), f"{kind}")
     density_view(p, 0, 0, 4000, 4000, 40, 12, 9)
     r = p.read_kind("reply")
@@ -343,8 +344,7 @@ def test_density_holds_until_half_a_vehicle_per_cell():
     p = world.proto()
     # 600 vehicles on a 20 x 20 map (400 cells): density
     density_view(p, 0, 0, 4000, 4000, 20, 20, steer_pb2.DENSITY_AUTO)
-    p.command(line="stats")
-    kind, _ = next_stream_frame(p)
+    kind, _ = fresh_stream_frame(p)
     expect(kind == "density", f"600 in 400 cells got {kind}")
     # down to 300: above half a vehicle per cell, so p keeps density; a client new
     # to the same view starts from vehicles (the group builds both)
@@ -354,23 +354,20 @@ def test_density_holds_until_half_a_vehicle_per_cell():
     q = world.proto()
     density_view(q, 0, 0, 4000, 4000, 20, 20, steer_pb2.DENSITY_AUTO)
     q.command(line="stats")
-    p.command(line="stats")
-    kind_p, d = next_stream_frame(p)
+    kind_p, d = fresh_stream_frame(p)
     kind_q, c = next_stream_frame(q)
     expect(kind_p == "density" and d.in_view == 300, f"p got {kind_p}")
     expect(kind_q == "compact" and c.count == 300, f"q got {kind_q}")
     # picking a vehicle is not a new picture: p keeps density, now with the pick
     vid = t.ok("list")["vehicles"][0]["id"]
     density_view(p, 0, 0, 4000, 4000, 20, 20, steer_pb2.DENSITY_AUTO, pick=vid)
-    p.command(line="stats")
-    kind_p, d = next_stream_frame(p)
+    kind_p, d = fresh_stream_frame(p)
     expect(kind_p == "density" and d.picked.id == vid, f"p got {kind_p} after a pick")
     # down to 200, half a vehicle per cell: p returns to vehicles
     t.ok("reset")
     t.ok("pause")
     t.ok("spawn flock 200 2000 2000 1000")
-    p.command(line="stats")
-    kind_p, c = next_stream_frame(p)
+    kind_p, c = fresh_stream_frame(p)
     expect(kind_p == "compact" and c.count == 200, f"p got {kind_p} at 200")
     p.close()
     q.close()
@@ -402,12 +399,10 @@ def test_picked_vehicle_shows_among_the_counts():
     expect(dp.cells == dq.cells and dp.in_view == dq.in_view == 3001, "the cells differ")
     # It follows the vehicle as it moves, and stops when the vehicle is gone.
     t.ok("step 30")
-    p.command(line="stats")
-    kind_p, dp = next_stream_frame(p)
+    kind_p, dp = fresh_stream_frame(p)
     expect(kind_p == "density" and dp.picked.x > 1234.5 + 1, f"the pick did not move: {dp.picked}")
     t.ok(f"remove {vid}")
-    p.command(line="stats")
-    kind_p, dp = next_stream_frame(p)
+    kind_p, dp = fresh_stream_frame(p)
     expect(kind_p == "density" and not dp.HasField("picked"), "a removed vehicle was sent")
     p.close()
     q.close()
