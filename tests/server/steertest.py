@@ -1,6 +1,7 @@
 """Helpers for the end-to-end tests: start a real steer-server on free loopback
 ports, talk to it over the text port and the protobuf port (decoded with the
 official protobuf library), and count checks the way the C tests do."""
+import atexit
 import os
 import signal
 import socket
@@ -17,8 +18,22 @@ STEERCTL = os.environ.get("STEERCTL", "steerctl")
 TIMEOUT = 10.0
 
 
+# Every server started, so that one a failed test left running is killed when the
+# test program exits, rather than outliving it.
+_started = []
+
+
+@atexit.register
+def _kill_leftovers():
+    for s in _started:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
+
+
 class Server:
-    """A steer-server on --port 0 --cmd-port 0; stops by itself in stop()."""
+    """A steer-server on --port 0 --cmd-port 0; stops in stop(), or at exit if a
+    failed test never got there."""
 
     def __init__(self, *args, data_dir=None):
         self.data_dir = data_dir
@@ -29,6 +44,7 @@ class Server:
         # block the server on its next log line.
         self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        _started.append(self)
         self.proto_port = self.cmd_port = None
         deadline = time.time() + TIMEOUT
         while (self.proto_port is None or self.cmd_port is None) and time.time() < deadline:
