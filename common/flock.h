@@ -4,12 +4,14 @@
  * its time, so it has two forms that give the same bits:
  *
  *  - steer_flock_scan_one: one vehicle, any grid (the general path);
- *  - steer_flock_scan_lanes: up to STEER_FLOCK_LANES vehicles of one grid cell at
- *    once, one per vector lane, against the candidates they share.
+ *  - steer_flock_scan_lanes: up to STEER_FLOCK_LANES vehicles of one or two
+ *    neighbouring grid cells at once, one per vector lane, against the candidates
+ *    they share.
  *
  * Both take each neighbour in the same order and do the same arithmetic per
  * vehicle, so a vehicle's sums do not depend on which form, which CPU (the lane
- * form runs in AVX2 when the CPU has it, see simd.h) or which thread computed them.
+ * form runs in AVX2 or AVX-512 when the CPU has it, see simd.h) or which thread
+ * computed them.
  *
  * Vehicle storage must be in grid order (the grid's items the identity): the cells
  * of one grid row are then one contiguous run of slots. */
@@ -49,10 +51,15 @@ typedef struct steer_flock_query {
 /* Fills q from vehicle i's state and parameters (a must outlive q). */
 steer_flock_query steer_flock_query_at(const steer_vehicles *v, size_t i, const steer_agent *a);
 
-/* The contiguous slot runs of the 3 x 3 cells around one cell, own row first: the
- * candidates every member of that cell shares. A member whose sight does not reach
- * a cell only rejects its candidates, so neighbours and their order are the same as
- * the per-vehicle walk's. shx/shy: the world-size shift of a run across a wrap seam. */
+/* The contiguous slot runs of the 3 x (cells + 2) block of cells around the cells
+ * [cell, cell + cells) of one grid row (cells is 1 or 2), own row first: the
+ * candidates every member of those cells shares. Each member's own 3 x 3 block is
+ * walked in its own order within them, and the cells beyond it lie further away than
+ * a cell's width, which is at least any flocker's sight, so its neighbours and their
+ * order are the per-vehicle walk's. (Only rounding could take a neighbour exactly at
+ * sight distance from beyond the block; the lane forms all walk the same runs, so
+ * even then every CPU and thread count gives the same bits.) shx/shy: the
+ * world-size shift of a run across a wrap seam. */
 typedef struct steer_flock_runs {
 	int count;
 	struct {
@@ -61,10 +68,10 @@ typedef struct steer_flock_runs {
 	} r[9];
 } steer_flock_runs;
 
-/* False when the grid is too coarse for seams (3 or fewer cells across a wrapping
- * axis): members of such grids take steer_flock_scan_one. */
+/* False when the grid is too coarse for seams (a wrapping axis not wider than the
+ * block): members of such grids take steer_flock_scan_one. */
 bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
-                           steer_flock_runs *out);
+                           int cells, steer_flock_runs *out);
 
 /* One vehicle's sums, walking the grid cells its sight reaches: its own row first
  * (so that a max_neighbours cap keeps the nearer ones in a crowd), then the others. */
@@ -72,9 +79,9 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
                           const steer_flock_query *q, steer_flock_sums *out);
 
 /* The sums of m (1..STEER_FLOCK_LANES) vehicles that share runs (members of the
- * cell the runs are for), one vehicle per lane: out[k] is bit for bit what
- * steer_flock_scan_one gives for q[k]. one_group: every vehicle in the runs has the
- * lanes' group (a promise that lets the group test go). */
+ * cells the runs are for, in consecutive slots), one vehicle per lane: out[k] is
+ * what steer_flock_scan_one gives for q[k] (see steer_flock_runs). one_group: every vehicle in the
+ * runs has the lanes' group (a promise that lets the group test go). */
 void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
                             const steer_flock_query *q, int m, steer_flock_sums *out);
 
@@ -90,7 +97,7 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
                              steer_vec2 *force);
 
 /* The forces of m (1..STEER_FLOCK_LANES) plain flockers (flocking their only
- * behaviour, combined by sum) in slots first .. first + m - 1 of the cell the runs
+ * behaviour, combined by sum) in slots first .. first + m - 1 of the cells the runs
  * are for, all with parameters p, into fx and fy: bit for bit what
  * steer_flock_scan_lanes and steer_flock_force_lanes give, with the lanes read
  * straight from the arrays. */

@@ -1,18 +1,30 @@
 #include "simd.h"
 
-static bool allowed = true;
+static steer_simd_level limit = STEER_SIMD_AVX512;
 
-void steer_simd_allow(bool on)
+void steer_simd_limit(steer_simd_level max)
 {
-	allowed = on;
+	limit = max;
+}
+
+steer_simd_level steer_simd_best(void)
+{
+#ifdef STEER_HAVE_AVX2
+	/* libgcc reads the CPU once at start-up: these are loads and tests. */
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+		return STEER_SIMD_AVX512;
+	if (__builtin_cpu_supports("avx2"))
+		return STEER_SIMD_AVX2;
+#endif
+	return STEER_SIMD_SCALAR;
 }
 
 bool steer_simd_avx2(void)
 {
-#ifdef STEER_HAVE_AVX2
-	/* libgcc reads the CPU once at start-up: this is a load and a test. */
-	return allowed && __builtin_cpu_supports("avx2");
-#else
-	return false;
-#endif
+	return limit >= STEER_SIMD_AVX2 && steer_simd_best() >= STEER_SIMD_AVX2;
+}
+
+bool steer_simd_avx512(void)
+{
+	return limit >= STEER_SIMD_AVX512 && steer_simd_best() >= STEER_SIMD_AVX512;
 }

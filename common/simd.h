@@ -1,6 +1,6 @@
-/* Whether the core's vector lanes may run. Every lane form (flock.c, motion.c) does
- * the scalar code's arithmetic in the scalar code's order, so this changes speed,
- * never results: tests turn the lanes off to hold the two to the same bits. */
+/* Which of the core's vector lane forms may run. Every lane form (flock.c, motion.c)
+ * does the scalar code's arithmetic in the scalar code's order, so this changes
+ * speed, never results: tests cap the level to hold each form to the same bits. */
 #ifndef STEER_SIMD_H
 #define STEER_SIMD_H
 
@@ -10,9 +10,19 @@
 #define STEER_HAVE_AVX2 1
 #endif
 
-/* True when the lanes are allowed and the CPU has AVX2. */
+typedef enum steer_simd_level {
+	STEER_SIMD_SCALAR,
+	STEER_SIMD_AVX2,
+	STEER_SIMD_AVX512, /* AVX-512F with VL: mask registers on 256-bit lanes */
+} steer_simd_level;
+
+/* True when lanes of that level are allowed and the CPU has the instructions. */
 bool steer_simd_avx2(void);
-/* Off: every lane form takes its scalar code. Not while a step runs. */
-void steer_simd_allow(bool on);
+bool steer_simd_avx512(void);
+/* The best level this CPU runs (ignoring the cap). */
+steer_simd_level steer_simd_best(void);
+/* Caps the level the lane forms may use (STEER_SIMD_SCALAR: the scalar code only).
+ * Not while a step runs. */
+void steer_simd_limit(steer_simd_level max);
 
 #endif

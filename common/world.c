@@ -1293,35 +1293,32 @@ static const steer_params *plain_lanes(const steer_world *w, size_t s, int m)
 	return p;
 }
 
-/* The flockers in slots [from, to) of one grid cell, a lane group at a time: their
+/* One lane group, the flockers in slots [s, s + m) sharing runs: their
  * neighbourhoods are scanned together, and their forces formed there and then
  * (plain flockers sharing a parameter set) or queued in the batch. */
-static void cell_forces(steer_world *w, const steer_flock_runs *runs, size_t from, size_t to,
-                        force_batch *b)
+static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s, int m,
+                         force_batch *b)
 {
 	steer_vehicles *v = &w->v;
-	for (size_t s = from; s < to; s += STEER_FLOCK_LANES) {
-		int m = to - s < STEER_FLOCK_LANES ? (int)(to - s) : STEER_FLOCK_LANES;
-		const steer_params *p = plain_lanes(w, s, m);
-		if (p) {
-			batch_finish(w, b); /* the batch holds consecutive slots only */
-			steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p,
-			                      steer_world_dt(w), v->fx, v->fy);
-			continue;
-		}
-		if (b->count + m > FORCE_BATCH)
-			batch_finish(w, b);
-		if (b->count == 0)
-			b->first = s;
-		steer_agent *a = &b->a[b->count];
-		steer_flock_query q[STEER_FLOCK_LANES];
-		for (int l = 0; l < m; l++) {
-			a[l] = agent_at(w, s + (size_t)l);
-			q[l] = steer_flock_query_at(v, s + (size_t)l, &a[l]);
-		}
-		steer_flock_scan_lanes(v, runs, w->flock_one_group, q, m, &b->sums[b->count]);
-		b->count += m;
+	const steer_params *p = plain_lanes(w, s, m);
+	if (p) {
+		batch_finish(w, b); /* the batch holds consecutive slots only */
+		steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p, steer_world_dt(w),
+		                      v->fx, v->fy);
+		return;
 	}
+	if (b->count + m > FORCE_BATCH)
+		batch_finish(w, b);
+	if (b->count == 0)
+		b->first = s;
+	steer_agent *a = &b->a[b->count];
+	steer_flock_query q[STEER_FLOCK_LANES];
+	for (int l = 0; l < m; l++) {
+		a[l] = agent_at(w, s + (size_t)l);
+		q[l] = steer_flock_query_at(v, s + (size_t)l, &a[l]);
+	}
+	steer_flock_scan_lanes(v, runs, w->flock_one_group, q, m, &b->sums[b->count]);
+	b->count += m;
 }
 
 static void one_force(steer_world *w, size_t i)
@@ -1331,12 +1328,19 @@ static void one_force(steer_world *w, size_t i)
 	w->v.fy[i] = f.y;
 }
 
+/* Lane groups are formed along each grid row from its first flocker: up to four
+ * consecutive flockers, the last members of a cell joined by the first of the next
+ * cell in the row when the cell leaves lanes empty. Two cells' members share the
+ * runs of a block one column wider, which costs less than a second, mostly empty
+ * group. A group never spans a row, so a range that starts at a row starts a group
+ * (see forces_split). */
 static void *run_forces(void *arg)
 {
 	range_job *j = arg;
 	steer_world *w = j->w;
 	const steer_grid *g = &w->grid;
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
+	size_t end = j->to < g->count ? j->to : g->count;
 	size_t i = j->from;
 	force_batch batch;
 	batch.count = 0;
@@ -1349,24 +1353,63 @@ static void *run_forces(void *arg)
 		else
 			hi = mid;
 	}
-	for (size_t c = lo; c < cells && i < j->to && i < g->count; c++) {
-		size_t end = g->start[c + 1] < j->to ? g->start[c + 1] : j->to;
-		if (i >= end)
-			continue;
-		steer_flock_runs runs;
-		if (steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c, &runs)) {
-			cell_forces(w, &runs, i, end, &batch);
-			i = end;
-			continue;
+	for (size_t c = lo; i < end; c++) {
+		size_t to = g->start[c + 1];
+		while (i < to) {
+			size_t room = to - i;
+			int across = 1;
+			if (room < STEER_FLOCK_LANES && (c + 1) % (size_t)g->nx != 0 &&
+			    g->start[c + 2] > to) {
+				across = 2;
+				room = g->start[c + 2] - i;
+			}
+			int m = room < STEER_FLOCK_LANES ? (int)room : STEER_FLOCK_LANES;
+			if ((size_t)m > end - i)
+				m = (int)(end - i);
+			steer_flock_runs runs;
+			bool lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height,
+			                                   (uint32_t)c, across, &runs);
+			if (!lanes &&
+			    across == 2) { /* a wrapping row too narrow for the wider block */
+				m = (int)(to - i);
+				lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height,
+				                              (uint32_t)c, 1, &runs);
+			}
+			if (lanes) {
+				group_forces(w, &runs, i, m, &batch);
+			} else {
+				batch_finish(w,
+				             &batch); /* the batch holds consecutive slots only */
+				for (int l = 0; l < m; l++)
+					one_force(w, i + (size_t)l);
+			}
+			i += (size_t)m;
 		}
-		batch_finish(w, &batch); /* the batch holds consecutive slots only */
-		for (; i < end; i++)
-			one_force(w, i);
 	}
 	batch_finish(w, &batch);
 	for (; i < j->to; i++)
 		one_force(w, i);
 	return NULL;
+}
+
+/* Where the force phase splits between two threads: half the vehicles, moved back
+ * to the start of a grid row when that falls among the flockers, so that each
+ * thread forms the lane groups one thread would (see run_forces). */
+static size_t forces_split(const steer_world *w)
+{
+	const steer_grid *g = &w->grid;
+	size_t mid = w->v.count / 2;
+	if (mid >= g->count)
+		return mid;
+	size_t lo = 0, hi = (size_t)g->nx * (size_t)g->ny;
+	while (lo < hi) { /* the cell holding slot mid */
+		size_t c = lo + (hi - lo) / 2;
+		if (g->start[c + 1] <= mid)
+			lo = c + 1;
+		else
+			hi = c;
+	}
+	return g->start[lo - lo % (size_t)g->nx];
 }
 
 /* Runs fn over every vehicle: on one thread, or on two halves when the world is big
@@ -1393,7 +1436,7 @@ steer_status steer_world_step(steer_world *w)
 	if (index_flock(w) != 0)
 		return STEER_ERR_NOMEM;
 	/* Phase 1: every force from the same starting state. */
-	in_parallel(w, run_forces);
+	split_at(w, run_forces, forces_split(w), w->v.count, w->v.count >= PARALLEL_MIN_VEHICLES);
 	/* Phase 2: integrate, once every force is known. */
 	in_parallel(w, integrate);
 	move_obstacles(w, steer_world_dt(w));

@@ -395,26 +395,30 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 	return w;
 }
 
-/* In every kind of world: the lanes also move vehicles and keep them inside. */
+/* In every kind of world, each lane form this CPU has (AVX2, AVX-512) against the
+ * scalar code: the lanes also move vehicles and keep them inside. */
 static void vector_lanes_give_the_scalar_bits(void)
 {
 	steer_edges kinds[3] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE, STEER_EDGE_NONE};
 	const char *mixes[3] = {"mixed", "one-set", "two-group"};
+	const char *levels[3] = {"scalar", "AVX2", "AVX-512"};
+	steer_simd_level best = steer_simd_best();
 	for (int mix = MIX_EACH; mix <= MIX_HALVES; mix++)
 		for (int e = 0; e < 3; e++) {
-			steer_world *w[2];
-			for (int t = 0; t < 2; t++) {
-				steer_simd_allow(t == 0);
-				w[t] = lane_workout(kinds[e], (lane_mix)mix);
-				step(w[t],
-				     151); /* odd: a drifter wrongly left at W would be there */
+			steer_simd_limit(STEER_SIMD_SCALAR);
+			steer_world *scalar = lane_workout(kinds[e], (lane_mix)mix);
+			step(scalar, 151); /* odd: a drifter wrongly left at W would be there */
+			for (int level = STEER_SIMD_AVX2; level <= (int)best; level++) {
+				steer_simd_limit((steer_simd_level)level);
+				steer_world *w = lane_workout(kinds[e], (lane_mix)mix);
+				step(w, 151);
+				CHECK(same_state_bits(scalar, w),
+				      "%s %s world: the %s lanes differ from the scalar code",
+				      mixes[mix], steer_edges_name(kinds[e]), levels[level]);
+				steer_world_destroy(w);
 			}
-			steer_simd_allow(true);
-			CHECK(same_state_bits(w[0], w[1]),
-			      "%s %s world: the vector lanes differ from the scalar code",
-			      mixes[mix], steer_edges_name(kinds[e]));
-			steer_world_destroy(w[0]);
-			steer_world_destroy(w[1]);
+			steer_simd_limit(STEER_SIMD_AVX512);
+			steer_world_destroy(scalar);
 		}
 }
 
