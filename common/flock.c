@@ -141,31 +141,31 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
 bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
                            int cells, steer_flock_runs *out)
 {
-	/* A wrapping axis must be wider than the runs' span (cells + 2), so that no cell
-	 * is walked twice. */
-	if (g->wrap && (g->nx <= cells + 2 || g->ny <= 3))
-		return false;
 	int cx = (int)(cell % (uint32_t)g->nx), cy = (int)(cell / (uint32_t)g->nx);
-	int last = cx + cells - 1;
-	if (cx > 0 && last + 1 < g->nx && cy > 0 && cy + 1 < g->ny) {
+	int first = cx - g->reach_x, last = cx + cells - 1 + g->reach_x;
+	/* A wrapping axis must be wider than the block, so that no cell is walked
+	 * twice. */
+	if (g->wrap && (g->nx <= last - first + 1 || g->ny <= 3))
+		return false;
+	if (first >= 0 && last < g->nx && cy > 0 && cy + 1 < g->ny) {
 		/* Away from the edges (most cells): what the general walk below gives, one
 		 * unshifted run per row, own row first. */
 		const int rows[3] = {cy, cy - 1, cy + 1};
 		for (int k = 0; k < 3; k++) {
-			uint32_t first = (uint32_t)(rows[k] * g->nx + cx - 1);
-			out->r[k].from = g->start[first];
-			out->r[k].to = g->start[first + (uint32_t)cells + 2];
+			uint32_t row = (uint32_t)(rows[k] * g->nx);
+			out->r[k].from = g->start[row + (uint32_t)first];
+			out->r[k].to = g->start[row + (uint32_t)last + 1];
 			out->r[k].shx = 0.0;
 			out->r[k].shy = 0.0;
 		}
 		out->count = 3;
 		return true;
 	}
-	steer_grid_span sx = {cx - 1, last + 1, g->nx, g->wrap};
+	steer_grid_span sx = {first, last, g->nx, g->wrap};
 	steer_grid_span sy = {cy - 1, cy + 1, g->ny, g->wrap};
 	if (!g->wrap) {
-		sx.first = cx > 0 ? cx - 1 : 0;
-		sx.last = last + 1 < g->nx ? last + 1 : g->nx - 1;
+		sx.first = first > 0 ? first : 0;
+		sx.last = last < g->nx ? last : g->nx - 1;
 		sy.first = cy > 0 ? cy - 1 : 0;
 		sy.last = cy + 1 < g->ny ? cy + 1 : g->ny - 1;
 	}

@@ -13,6 +13,7 @@ void steer_grid_init(steer_grid *g)
 {
 	memset(g, 0, sizeof *g);
 	g->threads = 1;
+	g->reach_x = 1;
 }
 
 void steer_grid_free(steer_grid *g)
@@ -71,7 +72,7 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 		min_cell = fmax(width, height);
 	/* Cap the cell count near the member count: finer cells only cost memory. */
 	double max_cells = 64.0 + 4.0 * (double)n;
-	double nxf = fmax(1.0, floor(width / min_cell));
+	double nxf = fmax(1.0, floor(width * (double)g->reach_x / min_cell));
 	double nyf = fmax(1.0, floor(height / min_cell));
 	while (nxf * nyf > max_cells) {
 		nxf = fmax(1.0, floor(nxf / 2));

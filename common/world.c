@@ -15,6 +15,9 @@
 
 /* Obstacle slots in the id map carry this bit; vehicle slots do not. */
 #define OBSTACLE_SLOT 0x80000000u
+/* The flocking grid's columns are a half sight wide: a lane group's candidates are
+ * then a block 2.5 to 3.5 sights wide rather than 3 or 4 (see run_forces). */
+#define FLOCK_REACH_X 2
 #define STEER_TAU     6.283185307179586
 
 struct steer_world {
@@ -167,6 +170,7 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_idmap_init(&w->ids);
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
+	w->grid.reach_x = FLOCK_REACH_X;
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
 	return w;
 }
@@ -1042,23 +1046,26 @@ static void split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, 
 		fn(&all); /* no thread to be had: the same result, on one core */
 }
 
-/* Within each cell [from, to), members in id order. */
+/* Within each cell [from, to), members in id order. One insertion sort over the
+ * cells' members that never moves a member past the start of its cell: members
+ * come in last tick's order, so nearly every cell is in order already, and a pass
+ * over the members costs less than a loop of a handful of steps per cell. */
 static void *sort_cells(void *arg)
 {
 	range_job *j = arg;
 	steer_grid *g = &j->w->grid;
 	const uint32_t *id = j->w->v.id;
-	for (size_t c = j->from; c < j->to; c++) {
-		uint32_t *it = g->items + g->start[c];
-		uint32_t n = g->start[c + 1] - g->start[c];
-		for (uint32_t a = 1; a < n; a++) { /* cells hold a handful: insertion sort */
-			uint32_t x = it[a], b = a;
-			while (b > 0 && id[it[b - 1]] > id[x]) {
-				it[b] = it[b - 1];
-				b--;
-			}
-			it[b] = x;
+	uint32_t *it = g->items;
+	for (uint32_t a = g->start[j->from] + 1; a < g->start[j->to]; a++) {
+		uint32_t x = it[a];
+		if (id[it[a - 1]] < id[x] || g->cell[it[a - 1]] != g->cell[x])
+			continue;
+		uint32_t first = g->start[g->cell[x]], b = a;
+		while (b > first && id[it[b - 1]] > id[x]) {
+			it[b] = it[b - 1];
+			b--;
 		}
+		it[b] = x;
 	}
 	return NULL;
 }
@@ -1328,12 +1335,16 @@ static void one_force(steer_world *w, size_t i)
 	w->v.fy[i] = f.y;
 }
 
+/* How far apart, in grid columns, the first and last members of a lane group may
+ * be: wider groups share a block of candidates so wide that a group gains less in
+ * filled lanes than it loses in cells scanned. */
+#define GROUP_COLUMNS(g) (2 * (g)->reach_x)
+
 /* Lane groups are formed along each grid row from its first flocker: up to four
- * consecutive flockers, the last members of a cell joined by the first of the next
- * cell in the row when the cell leaves lanes empty. Two cells' members share the
- * runs of a block one column wider, which costs less than a second, mostly empty
- * group. A group never spans a row, so a range that starts at a row starts a group
- * (see forces_split). */
+ * consecutive flockers within GROUP_COLUMNS of the first. Members of neighbouring
+ * cells share the runs of a block a little wider than one cell's, which costs less
+ * than lanes left empty. A group never spans a row, so a range that starts at a row
+ * starts a group (see forces_split). */
 static void *run_forces(void *arg)
 {
 	range_job *j = arg;
@@ -1353,38 +1364,36 @@ static void *run_forces(void *arg)
 		else
 			hi = mid;
 	}
-	for (size_t c = lo; i < end; c++) {
-		size_t to = g->start[c + 1];
-		while (i < to) {
-			size_t room = to - i;
-			int across = 1;
-			if (room < STEER_FLOCK_LANES && (c + 1) % (size_t)g->nx != 0 &&
-			    g->start[c + 2] > to) {
-				across = 2;
-				room = g->start[c + 2] - i;
-			}
-			int m = room < STEER_FLOCK_LANES ? (int)room : STEER_FLOCK_LANES;
-			if ((size_t)m > end - i)
-				m = (int)(end - i);
-			steer_flock_runs runs;
-			bool lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height,
-			                                   (uint32_t)c, across, &runs);
-			if (!lanes &&
-			    across == 2) { /* a wrapping row too narrow for the wider block */
-				m = (int)(to - i);
-				lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height,
-				                              (uint32_t)c, 1, &runs);
-			}
-			if (lanes) {
-				group_forces(w, &runs, i, m, &batch);
-			} else {
-				batch_finish(w,
-				             &batch); /* the batch holds consecutive slots only */
-				for (int l = 0; l < m; l++)
-					one_force(w, i + (size_t)l);
-			}
-			i += (size_t)m;
+	size_t c = lo;
+	while (i < end) {
+		while (g->start[c + 1] <= i) /* the cell of slot i */
+			c++;
+		size_t row_end = c - c % (size_t)g->nx + (size_t)g->nx;
+		size_t reach = c + (size_t)GROUP_COLUMNS(g) + 1 < row_end
+		                   ? c + (size_t)GROUP_COLUMNS(g) + 1
+		                   : row_end;
+		size_t stop = g->start[reach] < end ? g->start[reach] : end;
+		int m = stop - i < STEER_FLOCK_LANES ? (int)(stop - i) : STEER_FLOCK_LANES;
+		size_t c_last = c; /* the cell of the group's last member */
+		while (g->start[c_last + 1] <= i + (size_t)m - 1)
+			c_last++;
+		steer_flock_runs runs;
+		bool lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c,
+		                                   (int)(c_last - c + 1), &runs);
+		if (!lanes && c_last > c) { /* a wrapping row too narrow for the wider block */
+			m = (int)(g->start[c + 1] - i);
+			m = m < STEER_FLOCK_LANES ? m : STEER_FLOCK_LANES;
+			lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c,
+			                              1, &runs);
 		}
+		if (lanes) {
+			group_forces(w, &runs, i, m, &batch);
+		} else {
+			batch_finish(w, &batch); /* the batch holds consecutive slots only */
+			for (int l = 0; l < m; l++)
+				one_force(w, i + (size_t)l);
+		}
+		i += (size_t)m;
 	}
 	batch_finish(w, &batch);
 	for (; i < j->to; i++)

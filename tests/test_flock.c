@@ -450,21 +450,26 @@ static void max_neighbours_keeps_the_nearest_cell(void)
 	CHECK(fy[1] < 0, "capped at one: its cell-mate should pull it north (fy %g)", fy[1]);
 }
 
-/* The grid's answer against every pair tested the slow way, one step of forces, in a
- * world small enough that many neighbourhoods cross the wrap seams. */
+/* The grid's answer against every pair tested the slow way, one step of forces, in
+ * worlds small enough that many neighbourhoods cross the wrap seams: one so narrow
+ * that its vehicles take the per-vehicle walk, one where lane groups of one and two
+ * cells walk blocks across the seams. */
 static void flock_forces_match_all_pairs(void)
 {
-	for (int edges = 0; edges < 2; edges++) {
-		steer_world *w =
-		    make_world(420, 330, edges ? STEER_EDGE_BOUNCE : STEER_EDGE_WRAP, 9);
+	const double sizes[2][2] = {{420, 330}, {730, 460}};
+	for (int world = 0; world < 4; world++) {
+		int edges = world % 2;
+		double W = sizes[world / 2][0], H = sizes[world / 2][1];
+		steer_world *w = make_world(W, H, edges ? STEER_EDGE_BOUNCE : STEER_EDGE_WRAP, 9);
 		steer_rng *rng = steer_world_rng(w);
 		steer_params p = steer_flock_params();
 		p.max_neighbours = 0; /* dense: a cap would (rightly) drop some */
 		for (int k = 0; k < 300; k++) {
 			p.group = (uint32_t)(k % 3 == 0);
 			p.field_of_view = k % 2;
+			p.sight_distance = k % 5 ? 100 : 70;
 			uint32_t id = add_vehicle(
-			    w, steer_rng_range(rng, 0, 420), steer_rng_range(rng, 0, 330),
+			    w, steer_rng_range(rng, 0, W), steer_rng_range(rng, 0, H),
 			    steer_rng_range(rng, -50, 50), steer_rng_range(rng, -50, 50), &p);
 			steer_vehicle_enable(w, id, STEER_FLOCK, true);
 		}
@@ -512,8 +517,8 @@ static void flock_forces_match_all_pairs(void)
 		for (size_t i = 0; i < n; i++)
 			wrong += fabs(v->fx[i] - want_x[v->id[i]]) > 1e-6 ||
 			         fabs(v->fy[i] - want_y[v->id[i]]) > 1e-6;
-		CHECK(wrong == 0, "%s: %d of %zu forces differ from the all-pairs rule",
-		      edges ? "bounce" : "wrap", wrong, n);
+		CHECK(wrong == 0, "%s %.0f x %.0f: %d of %zu forces differ from the all-pairs rule",
+		      edges ? "bounce" : "wrap", W, H, wrong, n);
 		free(want_x);
 		free(want_y);
 		steer_world_destroy(w);
