@@ -42,6 +42,9 @@ struct steer_world {
 	/* Scratch for the tick's storage permutation (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;
+	/* The reorder's spare for the vehicles' uint32 arrays (the force arrays are the
+	 * spares for their doubles): v.cap elements, grown with them. */
+	uint32_t *spare32;
 	double flock_sight; /* largest sight_distance among flocking vehicles */
 	bool flock_sight_stale;
 	bool flock_one_group; /* every indexed flocker has the same group */
@@ -208,6 +211,7 @@ void steer_world_destroy(steer_world *w)
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
 	free(w->perm);
+	free(w->spare32);
 
 	free(w);
 }
@@ -407,8 +411,9 @@ const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 
 /* --- vehicles ----------------------------------------------------------------- */
 
-static int grow_vehicles(steer_vehicles *v)
+static int grow_vehicles(steer_world *w)
 {
+	steer_vehicles *v = &w->v;
 	size_t n = v->cap ? v->cap * 2 : 64;
 	/* Each array is grown in turn; a failure part-way leaves the larger arrays in
 	 * place (harmless) and the old capacity recorded, so the world stays valid. */
@@ -424,7 +429,8 @@ static int grow_vehicles(steer_vehicles *v)
 	    grow_array((void **)&v->hy, n, sizeof *v->hy) ||
 	    grow_array((void **)&v->fx, n, sizeof *v->fx) ||
 	    grow_array((void **)&v->fy, n, sizeof *v->fy) ||
-	    grow_array((void **)&v->extra, n, sizeof *v->extra))
+	    grow_array((void **)&v->extra, n, sizeof *v->extra) ||
+	    grow_array((void **)&w->spare32, n, sizeof *w->spare32))
 		return -1;
 	v->cap = n;
 	return 0;
@@ -468,7 +474,7 @@ static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r
 	steer_vehicles *v = &w->v;
 	if (w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles)
 		return STEER_ERR_LIMIT;
-	if (v->count == v->cap && grow_vehicles(v) != 0)
+	if (v->count == v->cap && grow_vehicles(w) != 0)
 		return STEER_ERR_NOMEM;
 	size_t i = v->count;
 	uint32_t set = steer_palette_acquire(&w->params, &r->prm);
@@ -1125,20 +1131,25 @@ static void gather_f64(double **arr, double **spare, const uint32_t *src, size_t
 	*arr = to;
 }
 
-static void gather_u32(uint32_t *arr, uint32_t *tmp, const uint32_t *src, size_t n)
+static void gather_u32(uint32_t **arr, uint32_t **spare, const uint32_t *src, size_t n)
 {
+	uint32_t *to = *spare;
+	const uint32_t *from = *arr;
 	for (size_t k = 0; k < n; k++)
-		tmp[k] = arr[src[k]];
-	memcpy(arr, tmp, n * sizeof *arr);
+		to[k] = from[src[k]];
+	*spare = *arr;
+	*arr = to;
 }
 
-/* Part of a reorder: gathering some arrays through one spare (a vehicle array of
- * doubles whose contents are dead), and perhaps renumbering the id map. */
+/* Part of a reorder: gathering some arrays through spares of their type (arrays
+ * whose contents are dead), and perhaps renumbering the id map. */
 typedef struct gather_job {
-	double **f64[3];
-	uint32_t *u32[3];
+	double **f64[4];
+	int nf64;
+	double **spare64;
+	uint32_t **u32[5];
 	int nu32;
-	double **spare;
+	uint32_t **spare32;
 	steer_idmap *ids; /* renumbered here when set */
 	const uint32_t *src, *dest;
 	size_t n;
@@ -1149,10 +1160,10 @@ static void *run_gather(void *arg)
 	gather_job *j = arg;
 	if (j->ids)
 		steer_idmap_renumber(j->ids, j->dest, (uint32_t)j->n);
-	for (int a = 0; a < 3; a++)
-		gather_f64(j->f64[a], j->spare, j->src, j->n);
+	for (int a = 0; a < j->nf64; a++)
+		gather_f64(j->f64[a], j->spare64, j->src, j->n);
 	for (int a = 0; a < j->nu32; a++)
-		gather_u32(j->u32[a], (uint32_t *)*j->spare, j->src, j->n);
+		gather_u32(j->u32[a], j->spare32, j->src, j->n);
 	return NULL;
 }
 
@@ -1186,20 +1197,16 @@ static int reorder_by_cell(steer_world *w)
 		identity &= src[k] == k;
 	}
 	if (!identity) {
-		/* Two independent halves of the work; with two threads, one each. */
+		/* Two independent parts of the work, of about the same traffic; with two
+		 * threads, one each. */
 		gather_job jobs[2] = {
-		    {{&v->px, &v->py, &v->vx},
-		     {v->id, v->behaviors, v->group},
-		     3,
-		     &v->fx,
-		     NULL,
-		     src,
-		     dest,
-		     n},
-		    {{&v->vy, &v->hx, &v->hy},
-		     {v->param_set, v->extra, NULL},
+		    {{&v->px, &v->py, &v->vx, &v->vy}, 4, &v->fx, {NULL}, 0, NULL, NULL, src, dest, n},
+		    {{&v->hx, &v->hy},
 		     2,
 		     &v->fy,
+		     {&v->id, &v->behaviors, &v->group, &v->param_set, &v->extra},
+		     5,
+		     &w->spare32,
 		     &w->ids,
 		     src,
 		     dest,
