@@ -506,11 +506,14 @@ scan_runs_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_la
 			}
 			continue;
 		}
+		/* Near a cap, scan_candidate: a lane's count feeds its next "open" test,
+		 * and that chain is shorter through vector compares than mask ones. */
 		for (uint32_t s = from; s < to; s++) {
-			__mmask8 open = _mm256_cmpgt_epi64_mask(cap, acc->n);
-			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 && !(open & active))
+			__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
+			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
+			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
 				break;
-			scan_candidate_k(v, lc, x, y, s, k, open, t, acc);
+			scan_candidate(v, lc, x, y, s, k, true, open, t, acc);
 			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
