@@ -136,7 +136,7 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
 			scan_row(&c, q, &sx, ky, &sy, out);
 }
 
-/* --- the members of one cell, one per lane ------------------------------------------ */
+/* --- neighbouring members of a grid row, one per lane ------------------------------- */
 
 bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
                            int cells, steer_flock_runs *out)

@@ -51,15 +51,16 @@ typedef struct steer_flock_query {
 /* Fills q from vehicle i's state and parameters (a must outlive q). */
 steer_flock_query steer_flock_query_at(const steer_vehicles *v, size_t i, const steer_agent *a);
 
-/* The contiguous slot runs of the 3 x (cells + 2) block of cells around the cells
- * [cell, cell + cells) of one grid row (cells is 1 or 2), own row first: the
- * candidates every member of those cells shares. Each member's own 3 x 3 block is
- * walked in its own order within them, and the cells beyond it lie further away than
- * a cell's width, which is at least any flocker's sight, so its neighbours and their
- * order are the per-vehicle walk's. (Only rounding could take a neighbour exactly at
- * sight distance from beyond the block; the lane forms all walk the same runs, so
- * even then every CPU and thread count gives the same bits.) shx/shy: the
- * world-size shift of a run across a wrap seam. */
+/* The contiguous slot runs of the block of cells around the cells [cell, cell +
+ * cells) of one grid row: three rows, and reach_x columns (see steer_grid) either
+ * side, own row first. These are the candidates every member of those cells shares.
+ * Each member's own block (its cell's 3 rows of 2 reach_x + 1 columns) is walked in
+ * its own order within them, and the cells beyond it lie further away than any
+ * flocker sees, so its neighbours and their order are the per-vehicle walk's. (Only
+ * rounding could take a neighbour exactly at sight distance from beyond its own
+ * block; the lane forms all walk the same runs, so even then every CPU and thread
+ * count gives the same bits.) shx/shy: the world-size shift of a run across a wrap
+ * seam; a row has at most one seam, so at most six runs. */
 typedef struct steer_flock_runs {
 	int count;
 	struct {
