@@ -240,7 +240,11 @@ separate_lanes(__m256d close, __m256d dx, __m256d dy, __m256d d2, const sep_cons
 	*sep_y = _mm256_add_pd(*sep_y, _mm256_and_pd(close, ty));
 }
 
-/* Four vehicles' running sums. */
+/* Four vehicles' running sums. Each starts at +0.0 and so is never -0.0: adding the
+ * +0.0 of a lane that did not take the candidate leaves it as it was, so a masked add
+ * is the scalar "add if taken" bit for bit. The core is built with
+ * -ffp-contract=off (no fused multiply-add, whatever the target's instructions), so
+ * each lane rounds as the scalar code does. */
 typedef struct scan_acc {
 	__m256i n;
 	__m256d dx, dy, vx, vy, sep_x, sep_y;
@@ -362,11 +366,6 @@ scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_
 	else
 		scan_runs(v, runs, lc, cap, active, (scan_tests){false, false}, acc);
 }
-
-/* Every running sum starts at +0.0 and so is never -0.0: adding the +0.0 of a lane
- * that did not take the candidate leaves it as it was, so a masked add is the scalar
- * "add if taken" bit for bit. No fused multiply-add is enabled here, and ISO C mode
- * keeps the compiler from contracting, so each lane rounds as the scalar code does. */
 
 /* The lanes of queries q[0 .. m-1]. Empty lanes copy lane 0 with sight2 -1: they
  * take nothing. Lanes are built from registers (set_pd): four scalar stores read

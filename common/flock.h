@@ -4,8 +4,8 @@
  * its time, so it has two forms that give the same bits:
  *
  *  - steer_flock_scan_one: one vehicle, any grid (the general path);
- *  - steer_flock_scan_lanes: up to STEER_FLOCK_LANES vehicles of one or two
- *    neighbouring grid cells at once, one per vector lane, against the candidates
+ *  - steer_flock_scan_lanes: up to STEER_FLOCK_LANES vehicles of neighbouring
+ *    cells of one grid row at once, one per vector lane, against the candidates
  *    they share.
  *
  * Both take each neighbour in the same order and do the same arithmetic per

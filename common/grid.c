@@ -114,8 +114,10 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 		min_cell = fmax(width, height);
 	/* Cap the cell count near the member count: finer cells only cost memory. */
 	double max_cells = 64.0 + 4.0 * (double)n;
-	double nxf = fmax(1.0, floor(width * (double)g->reach_x / min_cell));
-	double nyf = fmax(1.0, floor(height / min_cell));
+	/* A tiny min_cell (a subnormal sight) makes the quotients infinite, which halving
+	 * never brings down: they start from the cap instead. */
+	double nxf = fmin(max_cells, fmax(1.0, floor(width * (double)g->reach_x / min_cell)));
+	double nyf = fmin(max_cells, fmax(1.0, floor(height / min_cell)));
 	while (nxf * nyf > max_cells) {
 		nxf = fmax(1.0, floor(nxf / 2));
 		nyf = fmax(1.0, floor(nyf / 2));

@@ -1177,8 +1177,9 @@ static void *run_gather(void *arg)
  * neighbours in the arrays too. Vehicles rarely change cell, but one that does
  * shifts every slot between its old and new place, so each array is gathered whole
  * into a spare (and swapped with it), and the id map is renumbered in one pass over
- * its table rather than one lookup per moved vehicle. The spares are the force
- * arrays: the step rewrites every force after this, so what they hold is dead. */
+ * its table rather than one lookup per moved vehicle. The doubles' spares are the
+ * force arrays (the step rewrites every force after this, so what they hold is
+ * dead); the 32-bit arrays share spare32. */
 static int reorder_by_cell(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
@@ -1422,8 +1423,8 @@ static void *run_forces(void *arg)
 	return NULL;
 }
 
-/* Where the force phase splits between two threads: half the vehicles, moved back
- * to the start of a grid row when that falls among the flockers, so that each
+/* Where the force phase splits between two threads: half the vehicles, moved to the
+ * nearer start of a grid row when that falls among the flockers, so that each
  * thread forms the lane groups one thread would (see run_forces). */
 static size_t forces_split(const steer_world *w)
 {
@@ -1439,7 +1440,11 @@ static size_t forces_split(const steer_world *w)
 		else
 			hi = c;
 	}
-	return g->start[lo - lo % (size_t)g->nx];
+	/* The nearer end of the row holding it. */
+	size_t row = lo - lo % (size_t)g->nx;
+	size_t before = g->start[row];
+	size_t after = g->start[row + (size_t)g->nx]; /* at most start[cells] */
+	return mid - before <= after - mid ? before : after;
 }
 
 /* Runs fn over every vehicle: on one thread, or on two halves when the world is big

@@ -187,6 +187,32 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A sight so small (a subnormal) that a world is infinitely many of its cells across:
+ * the grid settles on its cap of cells at once, and a world of such flockers steps
+ * (halving an infinite count of cells never ended). */
+static void subnormal_sight_builds_a_grid(void)
+{
+	steer_grid g;
+	steer_grid_init(&g);
+	double px[3] = {1, 500, 999}, py[3] = {1, 500, 999};
+	CHECK(steer_grid_build(&g, 1000, 1000, true, 1e-320, 3, px, py, NULL, 0) == 0,
+	      "grid build failed");
+	CHECK((double)g.nx * g.ny <= 64 + 4 * 3, "%d x %d cells for 3 points", g.nx, g.ny);
+	CHECK(g.count == 3, "%zu of 3 points indexed", g.count);
+	steer_grid_free(&g);
+
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 3);
+	steer_params p = steer_flock_params();
+	p.sight_distance = 1e-320;
+	for (int k = 0; k < 3; k++) {
+		uint32_t id = add_vehicle(w, px[k], py[k], 1, 0, &p);
+		steer_vehicle_enable(w, id, STEER_FLOCK, true);
+	}
+	step(w, 3);
+	CHECK(steer_world_tick(w) == 3, "the world did not step");
+	steer_world_destroy(w);
+}
+
 /* Built on two threads (each half of the points counted and placed on its own), the
  * grid is the one thread's, cell for cell and member for member. */
 static void grid_on_two_threads_is_the_same(void)
@@ -533,6 +559,7 @@ int main(void)
 	RUN(groups_flock_separately);
 	RUN(grid_query_matches_all_pairs);
 	RUN(grid_on_two_threads_is_the_same);
+	RUN(subnormal_sight_builds_a_grid);
 	RUN(flock_forces_match_all_pairs);
 	RUN(storage_order_does_not_change_the_result);
 	RUN(two_threads_give_the_same_bits);
