@@ -317,55 +317,69 @@ run_may_cap(__m256i n, __m256i cap, uint32_t len)
 	return _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(after, cap))) != 0;
 }
 
-/* Lanes against every candidate of the runs, testing what t says. */
+/* Whether some live lane is still under its cap. */
+__attribute__((target("avx2"), always_inline)) static inline bool
+lanes_open(const scan_acc *acc, __m256i cap, int active)
+{
+	__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
+	return (_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active) != 0;
+}
+
+/* The candidates [from, to) of a run within which some lane may reach its cap: each
+ * lane takes only while under it, and the run ends early once none is. */
+__attribute__((target("avx2"), always_inline)) static inline void
+scan_run_capped(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
+                uint32_t from, uint32_t to, __m256i cap, int active, const scan_tests t,
+                scan_acc *acc)
+{
+	__m256i k = _mm256_set1_epi64x((int64_t)from);
+	for (uint32_t s = from; s < to; s++) {
+		__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
+		if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
+		    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
+			break;
+		scan_candidate(v, lc, x, y, s, k, true, open, t, acc);
+		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+	}
+}
+
+/* Lanes against every candidate of the runs, testing what t says: runs no lane can
+ * reach its cap in take the candidate form without the cap (here scan_candidate;
+ * scan_runs_k is the same loop with scan_candidate_k). */
 __attribute__((target("avx2"), always_inline)) static inline void
 scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_consts *lc,
           __m256i cap, int active, const scan_tests t, scan_acc *acc)
 {
-	const __m256d qx = lc->qx, qy = lc->qy;
-	for (int r = 0; r < runs->count; r++) {
-		__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
-		if (!(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
-			break;
-		const __m256d x = _mm256_sub_pd(qx, _mm256_set1_pd(runs->r[r].shx));
-		const __m256d y = _mm256_sub_pd(qy, _mm256_set1_pd(runs->r[r].shy));
+	for (int r = 0; r < runs->count && lanes_open(acc, cap, active); r++) {
+		const __m256d x = _mm256_sub_pd(lc->qx, _mm256_set1_pd(runs->r[r].shx));
+		const __m256d y = _mm256_sub_pd(lc->qy, _mm256_set1_pd(runs->r[r].shy));
 		uint32_t from = runs->r[r].from, to = runs->r[r].to;
-		if (!run_may_cap(acc->n, cap, to - from)) {
-			__m256i k = _mm256_set1_epi64x((int64_t)from);
-			for (uint32_t s = from; s < to; s++) {
-				scan_candidate(v, lc, x, y, s, k, false, _mm256_setzero_si256(), t,
-				               acc);
-				k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-			}
+		if (run_may_cap(acc->n, cap, to - from)) {
+			scan_run_capped(v, lc, x, y, from, to, cap, active, t, acc);
 			continue;
 		}
 		__m256i k = _mm256_set1_epi64x((int64_t)from);
 		for (uint32_t s = from; s < to; s++) {
-			open = _mm256_cmpgt_epi64(cap, acc->n);
-			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
-			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
-				break;
-			scan_candidate(v, lc, x, y, s, k, true, open, t, acc);
+			scan_candidate(v, lc, x, y, s, k, false, _mm256_setzero_si256(), t, acc);
 			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
 }
 
-/* scan_runs compiled for the tests t asks for (run-time values here): one loop per
- * combination, each without the instructions of the tests it does not need. */
-__attribute__((target("avx2"), always_inline)) static inline void
-scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_consts *lc,
-         __m256i cap, int active, scan_tests t, scan_acc *acc)
-{
-	if (t.fov && t.group)
-		scan_runs(v, runs, lc, cap, active, (scan_tests){true, true}, acc);
-	else if (t.fov)
-		scan_runs(v, runs, lc, cap, active, (scan_tests){true, false}, acc);
-	else if (t.group)
-		scan_runs(v, runs, lc, cap, active, (scan_tests){false, true}, acc);
-	else
-		scan_runs(v, runs, lc, cap, active, (scan_tests){false, false}, acc);
-}
+/* scan(v, runs, lc, cap, active, tests, acc) compiled once per combination of tests
+ * t asks for (run-time values here), each without the instructions of the tests it
+ * does not need. */
+#define SCAN_FOR_TESTS(scan, v, runs, lc, cap, active, t, acc)                                     \
+	do {                                                                                       \
+		if ((t).fov && (t).group)                                                          \
+			scan(v, runs, lc, cap, active, (scan_tests){true, true}, acc);             \
+		else if ((t).fov)                                                                  \
+			scan(v, runs, lc, cap, active, (scan_tests){true, false}, acc);            \
+		else if ((t).group)                                                                \
+			scan(v, runs, lc, cap, active, (scan_tests){false, true}, acc);            \
+		else                                                                               \
+			scan(v, runs, lc, cap, active, (scan_tests){false, false}, acc);           \
+	} while (0)
 
 /* The lanes of queries q[0 .. m-1]. Empty lanes copy lane 0 with sight2 -1: they
  * take nothing. Lanes are built from registers (set_pd): four scalar stores read
@@ -445,7 +459,8 @@ scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_
 	bool fov;
 	query_lanes(q, m, &lc, &cap, &fov);
 	scan_acc acc = scan_acc_zero();
-	scan_all(v, runs, &lc, cap, (1 << m) - 1, (scan_tests){fov, !one_group}, &acc);
+	const scan_tests t = {fov, !one_group};
+	SCAN_FOR_TESTS(scan_runs, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	sums_out(&acc, m, out);
 }
 
@@ -486,50 +501,27 @@ scan_candidate_k(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x,
 		    dy, d2, &lc->sep, (double)v->id[c], &acc->sep_x, &acc->sep_y);
 }
 
-/* scan_runs with scan_candidate_k. */
+/* scan_runs with scan_candidate_k. Near a cap both take scan_candidate: a lane's
+ * count feeds its next "open" test, and that chain is shorter through vector
+ * compares than mask ones. */
 __attribute__((target(AVX512_TARGET), always_inline)) static inline void
 scan_runs_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_consts *lc,
             __m256i cap, int active, const scan_tests t, scan_acc *acc)
 {
-	for (int r = 0; r < runs->count; r++) {
-		if (!(_mm256_cmpgt_epi64_mask(cap, acc->n) & active))
-			break;
+	for (int r = 0; r < runs->count && lanes_open(acc, cap, active); r++) {
 		const __m256d x = _mm256_sub_pd(lc->qx, _mm256_set1_pd(runs->r[r].shx));
 		const __m256d y = _mm256_sub_pd(lc->qy, _mm256_set1_pd(runs->r[r].shy));
 		uint32_t from = runs->r[r].from, to = runs->r[r].to;
-		__m256i k = _mm256_set1_epi64x((int64_t)from);
-		if (!run_may_cap(acc->n, cap, to - from)) {
-			for (uint32_t s = from; s < to; s++) {
-				scan_candidate_k(v, lc, x, y, s, k, 0xf, t, acc);
-				k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-			}
+		if (run_may_cap(acc->n, cap, to - from)) {
+			scan_run_capped(v, lc, x, y, from, to, cap, active, t, acc);
 			continue;
 		}
-		/* Near a cap, scan_candidate: a lane's count feeds its next "open" test,
-		 * and that chain is shorter through vector compares than mask ones. */
+		__m256i k = _mm256_set1_epi64x((int64_t)from);
 		for (uint32_t s = from; s < to; s++) {
-			__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
-			if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
-			    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
-				break;
-			scan_candidate(v, lc, x, y, s, k, true, open, t, acc);
+			scan_candidate_k(v, lc, x, y, s, k, 0xf, t, acc);
 			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
-}
-
-__attribute__((target(AVX512_TARGET), always_inline)) static inline void
-scan_all_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane_consts *lc,
-           __m256i cap, int active, scan_tests t, scan_acc *acc)
-{
-	if (t.fov && t.group)
-		scan_runs_k(v, runs, lc, cap, active, (scan_tests){true, true}, acc);
-	else if (t.fov)
-		scan_runs_k(v, runs, lc, cap, active, (scan_tests){true, false}, acc);
-	else if (t.group)
-		scan_runs_k(v, runs, lc, cap, active, (scan_tests){false, true}, acc);
-	else
-		scan_runs_k(v, runs, lc, cap, active, (scan_tests){false, false}, acc);
 }
 
 __attribute__((target(AVX512_TARGET))) static void
@@ -541,7 +533,8 @@ scan_lanes_avx512(const steer_vehicles *v, const steer_flock_runs *runs, bool on
 	bool fov;
 	query_lanes(q, m, &lc, &cap, &fov);
 	scan_acc acc = scan_acc_zero();
-	scan_all_k(v, runs, &lc, cap, (1 << m) - 1, (scan_tests){fov, !one_group}, &acc);
+	const scan_tests t = {fov, !one_group};
+	SCAN_FOR_TESTS(scan_runs_k, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	sums_out(&acc, m, out);
 }
 
@@ -768,7 +761,8 @@ forces_at_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_g
 	__m256i cap;
 	plain_lanes(v, one_group, first, m, p, &lc, &cap);
 	scan_acc acc = scan_acc_zero();
-	scan_all(v, runs, &lc, cap, (1 << m) - 1, (scan_tests){p->field_of_view, !one_group}, &acc);
+	const scan_tests t = {p->field_of_view, !one_group};
+	SCAN_FOR_TESTS(scan_runs, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	plain_forces_out(&acc, &lc, first, m, p, dt, fx, fy);
 }
 
@@ -780,8 +774,8 @@ forces_at_avx512(const steer_vehicles *v, const steer_flock_runs *runs, bool one
 	__m256i cap;
 	plain_lanes(v, one_group, first, m, p, &lc, &cap);
 	scan_acc acc = scan_acc_zero();
-	scan_all_k(v, runs, &lc, cap, (1 << m) - 1, (scan_tests){p->field_of_view, !one_group},
-	           &acc);
+	const scan_tests t = {p->field_of_view, !one_group};
+	SCAN_FOR_TESTS(scan_runs_k, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	plain_forces_out(&acc, &lc, first, m, p, dt, fx, fy);
 }
 #endif

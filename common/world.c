@@ -1390,11 +1390,11 @@ static void *run_forces(void *arg)
 	while (i < end) {
 		while (g->start[c + 1] <= i) /* the cell of slot i */
 			c++;
+		/* The group's cells: from c, at most GROUP_COLUMNS on, within c's row. */
 		size_t row_end = c - c % (size_t)g->nx + (size_t)g->nx;
-		size_t reach = c + (size_t)GROUP_COLUMNS(g) + 1 < row_end
-		                   ? c + (size_t)GROUP_COLUMNS(g) + 1
-		                   : row_end;
-		size_t stop = g->start[reach] < end ? g->start[reach] : end;
+		size_t past = c + (size_t)GROUP_COLUMNS(g) + 1;
+		past = past < row_end ? past : row_end;
+		size_t stop = g->start[past] < end ? g->start[past] : end;
 		int m = stop - i < STEER_FLOCK_LANES ? (int)(stop - i) : STEER_FLOCK_LANES;
 		size_t c_last = c; /* the cell of the group's last member */
 		while (g->start[c_last + 1] <= i + (size_t)m - 1)
