@@ -40,33 +40,38 @@ static bool capped(const steer_flock_query *q, const steer_flock_sums *f)
 	return q->cap && f->n >= q->cap;
 }
 
-/* Neighbours among the contiguous slots [from, to), all shifted by one seam shift. */
-static void scan_run(const steer_vehicles *v, const steer_flock_query *q, uint32_t from,
-                     uint32_t to, double shift_x, double shift_y, steer_flock_sums *f)
+/* Neighbours among the grid positions [from, to) (vehicles in slots slot[from ..
+ * to - 1]), all shifted by one seam shift. */
+static void scan_run(const steer_vehicles *v, const steer_flock_query *q, const uint32_t *slot,
+                     uint32_t from, uint32_t to, double shift_x, double shift_y,
+                     steer_flock_sums *f)
 {
 	const double x = q->x - shift_x, y = q->y - shift_y;
 	const double hx = q->a->h.x, hy = q->a->h.y;
 	for (uint32_t k = from; k < to && !capped(q, f); k++) {
-		double dx = v->px[k] - x, dy = v->py[k] - y;
+		uint32_t c = slot[k];
+		double dx = v->px[c] - x, dy = v->py[c] - y;
 		double d2 = dx * dx + dy * dy;
-		if (d2 <= q->sight2 && v->group[k] == q->group && k != q->self &&
+		if (d2 <= q->sight2 && v->group[c] == q->group && c != q->self &&
 		    (!q->fov || dx * hx + dy * hy >= 0.0))
-			take(v, q, k, dx, dy, d2, f);
+			take(v, q, c, dx, dy, d2, f);
 	}
 }
 
 /* The slow path for grids so coarse that a span covers a whole wrapping axis: every
  * neighbour is wrapped on its own. */
-static void scan_run_wrapped(const steer_vehicles *v, const steer_flock_query *q, uint32_t from,
-                             uint32_t to, double width, double height, steer_flock_sums *f)
+static void scan_run_wrapped(const steer_vehicles *v, const steer_flock_query *q,
+                             const uint32_t *slot, uint32_t from, uint32_t to, double width,
+                             double height, steer_flock_sums *f)
 {
 	for (uint32_t k = from; k < to && !capped(q, f); k++) {
-		double dx = steer_wrap_axis(v->px[k] - q->x, width);
-		double dy = steer_wrap_axis(v->py[k] - q->y, height);
+		uint32_t c = slot[k];
+		double dx = steer_wrap_axis(v->px[c] - q->x, width);
+		double dy = steer_wrap_axis(v->py[c] - q->y, height);
 		double d2 = dx * dx + dy * dy;
-		if (d2 <= q->sight2 && v->group[k] == q->group && k != q->self &&
+		if (d2 <= q->sight2 && v->group[c] == q->group && c != q->self &&
 		    (!q->fov || dx * q->a->h.x + dy * q->a->h.y >= 0.0))
-			take(v, q, k, dx, dy, d2, f);
+			take(v, q, c, dx, dy, d2, f);
 	}
 }
 
@@ -80,7 +85,7 @@ static double seam_shift(const steer_grid_span *s, int k, double size)
 }
 
 /* The longest stretch [kx, end] of a span that stays on one side of a wrap seam:
- * those cells are consecutive in storage. */
+ * those cells' members are consecutive in grid order. */
 static int stretch_end(const steer_grid_span *s, int kx)
 {
 	int end = kx;
@@ -110,9 +115,9 @@ static void scan_row(const scan_ctx *c, const steer_flock_query *q, const steer_
 		uint32_t from = g->start[row + steer_grid_axis_cell(sx, kx)];
 		uint32_t to = g->start[row + steer_grid_axis_cell(sx, end) + 1];
 		if (c->wrap_each)
-			scan_run_wrapped(c->v, q, from, to, c->width, c->height, f);
+			scan_run_wrapped(c->v, q, g->items, from, to, c->width, c->height, f);
 		else
-			scan_run(c->v, q, from, to, seam_shift(sx, kx, c->width), shy, f);
+			scan_run(c->v, q, g->items, from, to, seam_shift(sx, kx, c->width), shy, f);
 		kx = end + 1;
 	}
 }
@@ -147,6 +152,7 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 	 * twice. */
 	if (g->wrap && (g->nx <= last - first + 1 || g->ny <= 3))
 		return false;
+	out->slot = g->items;
 	if (first >= 0 && last < g->nx && cy > 0 && cy + 1 < g->ny) {
 		/* Away from the edges (most cells): what the general walk below gives, one
 		 * unshifted run per row, own row first. */
@@ -197,8 +203,8 @@ static void scan_lanes_scalar(const steer_vehicles *v, const steer_flock_runs *r
 	for (int l = 0; l < m; l++) {
 		memset(&out[l], 0, sizeof out[l]);
 		for (int r = 0; r < runs->count && !capped(&q[l], &out[l]); r++)
-			scan_run(v, &q[l], runs->r[r].from, runs->r[r].to, runs->r[r].shx,
-			         runs->r[r].shy, &out[l]);
+			scan_run(v, &q[l], runs->slot, runs->r[r].from, runs->r[r].to,
+			         runs->r[r].shx, runs->r[r].shy, &out[l]);
 	}
 }
 
@@ -258,7 +264,7 @@ typedef struct scan_lane_consts {
 	__m256d fov_hx, fov_hy;
 	__m256d sight2, close2;
 	__m256i group; /* in both 32-bit halves, to compare with a broadcast 32-bit group */
-	__m256i self;
+	__m256i self;  /* grid positions */
 	sep_consts sep;
 } scan_lane_consts;
 
@@ -272,9 +278,11 @@ typedef struct scan_tests {
 	bool fov, group;
 } scan_tests;
 
-/* Candidate slot c (k: c in every lane) against four vehicles whose positions,
- * less the run's seam shift, are x and y. capped: whether some lane may reach its
- * cap in this run; open then holds the lanes still under it. */
+/* The candidate in slot c, at grid position k (in every lane), against four
+ * vehicles whose positions, less the run's seam shift, are x and y. capped: whether
+ * some lane may reach its cap in this run; open then holds the lanes still under
+ * it. A lane is not its own neighbour: its grid position is compared with k, counted
+ * along the run, which costs no broadcast of the slot per candidate. */
 __attribute__((target("avx2"), always_inline)) static inline void
 scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
                uint32_t c, __m256i k, bool capped, __m256i open, const scan_tests t, scan_acc *acc)
@@ -325,12 +333,13 @@ lanes_open(const scan_acc *acc, __m256i cap, int active)
 	return (_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active) != 0;
 }
 
-/* The candidates [from, to) of a run within which some lane may reach its cap: each
- * lane takes only while under it, and the run ends early once none is. */
+/* The candidates at grid positions [from, to) of a run within which some lane may
+ * reach its cap: each lane takes only while under it, and the run ends early once
+ * none is. */
 __attribute__((target("avx2"), always_inline)) static inline void
 scan_run_capped(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
-                uint32_t from, uint32_t to, __m256i cap, int active, const scan_tests t,
-                scan_acc *acc)
+                const uint32_t *slot, uint32_t from, uint32_t to, __m256i cap, int active,
+                const scan_tests t, scan_acc *acc)
 {
 	__m256i k = _mm256_set1_epi64x((int64_t)from);
 	for (uint32_t s = from; s < to; s++) {
@@ -338,7 +347,7 @@ scan_run_capped(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, 
 		if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
 		    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
 			break;
-		scan_candidate(v, lc, x, y, s, k, true, open, t, acc);
+		scan_candidate(v, lc, x, y, slot[s], k, true, open, t, acc);
 		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 	}
 }
@@ -355,12 +364,13 @@ scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane
 		const __m256d y = _mm256_sub_pd(lc->qy, _mm256_set1_pd(runs->r[r].shy));
 		uint32_t from = runs->r[r].from, to = runs->r[r].to;
 		if (run_may_cap(acc->n, cap, to - from)) {
-			scan_run_capped(v, lc, x, y, from, to, cap, active, t, acc);
+			scan_run_capped(v, lc, x, y, runs->slot, from, to, cap, active, t, acc);
 			continue;
 		}
 		__m256i k = _mm256_set1_epi64x((int64_t)from);
 		for (uint32_t s = from; s < to; s++) {
-			scan_candidate(v, lc, x, y, s, k, false, _mm256_setzero_si256(), t, acc);
+			scan_candidate(v, lc, x, y, runs->slot[s], k, false, _mm256_setzero_si256(),
+			               t, acc);
 			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
@@ -381,11 +391,13 @@ scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane
 			scan(v, runs, lc, cap, active, (scan_tests){false, false}, acc);           \
 	} while (0)
 
-/* The lanes of queries q[0 .. m-1]. Empty lanes copy lane 0 with sight2 -1: they
- * take nothing. Lanes are built from registers (set_pd): four scalar stores read
- * back as one vector would stall store forwarding. */
+/* The lanes of queries q[0 .. m-1], of the vehicles at grid positions first ..
+ * first + m - 1. Empty lanes copy lane 0 with sight2 -1: they take nothing. Lanes
+ * are built from registers (set_pd): four scalar stores read back as one vector
+ * would stall store forwarding. */
 __attribute__((target("avx2"), always_inline)) static inline void
-query_lanes(const steer_flock_query *qin, int m, scan_lane_consts *lc, __m256i *cap, bool *fov)
+query_lanes(const steer_flock_query *qin, size_t first, int m, scan_lane_consts *lc, __m256i *cap,
+            bool *fov)
 {
 	steer_flock_query q[4];
 	for (int l = 0; l < 4; l++) {
@@ -395,9 +407,7 @@ query_lanes(const steer_flock_query *qin, int m, scan_lane_consts *lc, __m256i *
 			q[l].close2 = -1.0;
 		}
 	}
-#define LANES(e) _mm256_set_pd(q[3].e, q[2].e, q[1].e, q[0].e)
-#define LANES_I(e)                                                                                 \
-	_mm256_set_epi64x((int64_t)q[3].e, (int64_t)q[2].e, (int64_t)q[1].e, (int64_t)q[0].e)
+#define LANES(e)       _mm256_set_pd(q[3].e, q[2].e, q[1].e, q[0].e)
 #define LANE_CAP(l)    (q[l].cap ? (int64_t)q[l].cap : INT64_MAX)
 #define FOV_H(l, e)    (q[l].fov ? q[l].a->h.e : 0.0)
 #define BOTH_HALVES(l) ((int64_t)((uint64_t)q[l].group << 32 | q[l].group))
@@ -409,7 +419,7 @@ query_lanes(const steer_flock_query *qin, int m, scan_lane_consts *lc, __m256i *
 	    LANES(sight2),
 	    LANES(close2),
 	    _mm256_set_epi64x(BOTH_HALVES(3), BOTH_HALVES(2), BOTH_HALVES(1), BOTH_HALVES(0)),
-	    LANES_I(self),
+	    _mm256_add_epi64(_mm256_set1_epi64x((int64_t)first), _mm256_set_epi64x(3, 2, 1, 0)),
 	    {LANES(a->h.x), LANES(a->h.y), LANES(a->v.x), LANES(a->v.y), LANES(a->prm->max_speed),
 	     _mm256_set_pd((double)q[3].self_id, (double)q[2].self_id, (double)q[1].self_id,
 	                   (double)q[0].self_id)}};
@@ -418,7 +428,6 @@ query_lanes(const steer_flock_query *qin, int m, scan_lane_consts *lc, __m256i *
 #undef BOTH_HALVES
 #undef FOV_H
 #undef LANES
-#undef LANES_I
 #undef LANE_CAP
 }
 
@@ -452,12 +461,12 @@ sums_out(const scan_acc *acc, int m, steer_flock_sums *out)
 
 __attribute__((target("avx2"))) static void
 scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                const steer_flock_query *q, int m, steer_flock_sums *out)
+                const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
 {
 	scan_lane_consts lc;
 	__m256i cap;
 	bool fov;
-	query_lanes(q, m, &lc, &cap, &fov);
+	query_lanes(q, first, m, &lc, &cap, &fov);
 	scan_acc acc = scan_acc_zero();
 	const scan_tests t = {fov, !one_group};
 	SCAN_FOR_TESTS(scan_runs, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
@@ -513,12 +522,12 @@ scan_runs_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_la
 		const __m256d y = _mm256_sub_pd(lc->qy, _mm256_set1_pd(runs->r[r].shy));
 		uint32_t from = runs->r[r].from, to = runs->r[r].to;
 		if (run_may_cap(acc->n, cap, to - from)) {
-			scan_run_capped(v, lc, x, y, from, to, cap, active, t, acc);
+			scan_run_capped(v, lc, x, y, runs->slot, from, to, cap, active, t, acc);
 			continue;
 		}
 		__m256i k = _mm256_set1_epi64x((int64_t)from);
 		for (uint32_t s = from; s < to; s++) {
-			scan_candidate_k(v, lc, x, y, s, k, 0xf, t, acc);
+			scan_candidate_k(v, lc, x, y, runs->slot[s], k, 0xf, t, acc);
 			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 		}
 	}
@@ -526,12 +535,12 @@ scan_runs_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_la
 
 __attribute__((target(AVX512_TARGET))) static void
 scan_lanes_avx512(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                  const steer_flock_query *q, int m, steer_flock_sums *out)
+                  const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
 {
 	scan_lane_consts lc;
 	__m256i cap;
 	bool fov;
-	query_lanes(q, m, &lc, &cap, &fov);
+	query_lanes(q, first, m, &lc, &cap, &fov);
 	scan_acc acc = scan_acc_zero();
 	const scan_tests t = {fov, !one_group};
 	SCAN_FOR_TESTS(scan_runs_k, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
@@ -669,6 +678,14 @@ __attribute__((target("avx2"))) static inline __m256i live_lanes(int m)
 	return _mm256_cmpgt_epi64(_mm256_set1_epi64x(m), _mm256_set_epi64x(3, 2, 1, 0));
 }
 
+/* Counts (0 <= n < 2^52) as doubles: n's bits under 2^52's exponent, less 2^52. */
+__attribute__((target("avx2"))) static inline __m256d count_to_pd(__m256i n)
+{
+	const __m256d big = _mm256_set1_pd(4503599627370496.0);
+	return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(n, _mm256_castpd_si256(big))),
+	                     big);
+}
+
 /* Four uint32 values, exactly, as doubles: the signed conversion is off by 2^32
  * for those of 2^31 and up. */
 __attribute__((target("avx2"))) static inline __m256d u32_to_pd(__m128i x)
@@ -678,30 +695,19 @@ __attribute__((target("avx2"))) static inline __m256d u32_to_pd(__m128i x)
 	return _mm256_add_pd(d, _mm256_and_pd(neg, _mm256_set1_pd(4294967296.0)));
 }
 
-/* Counts (0 <= n < 2^52) as doubles: n's bits under 2^52's exponent, less 2^52. */
-__attribute__((target("avx2"))) static inline __m256d count_to_pd(__m256i n)
-{
-	const __m256d big = _mm256_set1_pd(4503599627370496.0);
-	return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(n, _mm256_castpd_si256(big))),
-	                     big);
-}
-
-/* The lanes of plain flockers in slots first .. first + m - 1, sharing parameters p:
- * every value is the one steer_flock_query_at and the agent give. */
+/* The lanes of plain flockers at grid positions first .. first + m - 1, in slots
+ * s (dead lanes: slot 0), sharing parameters p: every value is the one
+ * steer_flock_query_at and the agent give. */
 __attribute__((target("avx2"), always_inline)) static inline void
-plain_lanes(const steer_vehicles *v, bool one_group, size_t first, int m, const steer_params *p,
-            scan_lane_consts *lc, __m256i *cap)
+plain_lanes(const steer_vehicles *v, bool one_group, size_t first, __m128i s, int m,
+            const steer_params *p, scan_lane_consts *lc, __m256i *cap)
 {
 	const __m256i live = live_lanes(m);
-	const __m128i live32 = _mm256_castsi256_si128(
-	    _mm256_permutevar8x32_epi32(live, _mm256_set_epi32(7, 7, 7, 7, 6, 4, 2, 0)));
-	const __m256d hx = _mm256_maskload_pd(v->hx + first, live);
-	const __m256d hy = _mm256_maskload_pd(v->hy + first, live);
-	const __m128i ids = _mm_maskload_epi32((const int *)(v->id + first), live32);
+#define LANES(a) _mm256_i32gather_pd(v->a, s, 8)
+	const __m256d hx = LANES(hx), hy = LANES(hy);
 	__m256i group = _mm256_setzero_si256();
 	if (!one_group) {
-		__m256i g = _mm256_cvtepu32_epi64(
-		    _mm_maskload_epi32((const int *)(v->group + first), live32));
+		__m256i g = _mm256_cvtepu32_epi64(_mm_i32gather_epi32((const int *)v->group, s, 4));
 		group = _mm256_or_si256(g, _mm256_slli_epi64(g, 32));
 	}
 	/* Dead lanes see nothing: their sight is -1. */
@@ -712,23 +718,32 @@ plain_lanes(const steer_vehicles *v, bool one_group, size_t first, int m, const 
 	    _mm256_blendv_pd(none, _mm256_set1_pd(p->too_close_distance * p->too_close_distance),
 	                     _mm256_castsi256_pd(live));
 	*lc = (scan_lane_consts){
-	    _mm256_maskload_pd(v->px + first, live),
-	    _mm256_maskload_pd(v->py + first, live),
+	    LANES(px),
+	    LANES(py),
 	    p->field_of_view ? hx : _mm256_setzero_pd(),
 	    p->field_of_view ? hy : _mm256_setzero_pd(),
 	    sight2,
 	    close2,
 	    group,
 	    _mm256_add_epi64(_mm256_set1_epi64x((int64_t)first), _mm256_set_epi64x(3, 2, 1, 0)),
-	    {hx, hy, _mm256_maskload_pd(v->vx + first, live),
-	     _mm256_maskload_pd(v->vy + first, live), _mm256_set1_pd(p->max_speed),
-	     u32_to_pd(ids)}};
+	    {hx, hy, LANES(vx), LANES(vy), _mm256_set1_pd(p->max_speed),
+	     u32_to_pd(_mm_i32gather_epi32((const int *)v->id, s, 4))}};
 	*cap = _mm256_set1_epi64x(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX);
+#undef LANES
 }
 
-/* The forces of plain_lanes' flockers from their sums, into fx and fy. */
+/* The slots of the plain flockers at grid positions first .. first + m - 1; dead
+ * lanes take slot 0. */
+__attribute__((target("avx2"), always_inline)) static inline __m128i
+lane_slots(const uint32_t *slot, size_t first, int m)
+{
+	const __m128i live32 = _mm_cmpgt_epi32(_mm_set1_epi32(m), _mm_set_epi32(3, 2, 1, 0));
+	return _mm_maskload_epi32((const int *)(slot + first), live32);
+}
+
+/* The forces of plain_lanes' flockers (slots s) from their sums, into fx and fy. */
 __attribute__((target("avx2"), always_inline)) static inline void
-plain_forces_out(const scan_acc *acc, const scan_lane_consts *lc, size_t first, int m,
+plain_forces_out(const scan_acc *acc, const scan_lane_consts *lc, __m128i s, int m,
                  const steer_params *p, double dt, double *fx, double *fy)
 {
 	const force_in in = {count_to_pd(acc->n),
@@ -747,9 +762,15 @@ plain_forces_out(const scan_acc *acc, const scan_lane_consts *lc, size_t first, 
 	                     _mm256_set1_pd(p->max_force)};
 	__m256d sx, sy;
 	force_core(&in, dt, &sx, &sy);
-	const __m256i live = live_lanes(m);
-	_mm256_maskstore_pd(fx + first, live, sx);
-	_mm256_maskstore_pd(fy + first, live, sy);
+	double ox[4], oy[4];
+	uint32_t at[4];
+	_mm256_storeu_pd(ox, sx);
+	_mm256_storeu_pd(oy, sy);
+	_mm_storeu_si128((__m128i *)at, s);
+	for (int l = 0; l < m; l++) {
+		fx[at[l]] = ox[l];
+		fy[at[l]] = oy[l];
+	}
 }
 
 /* steer_flock_forces_at with lanes read straight from the arrays. */
@@ -757,26 +778,28 @@ __attribute__((target("avx2"))) static void
 forces_at_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group, size_t first,
                int m, const steer_params *p, double dt, double *fx, double *fy)
 {
+	const __m128i s = lane_slots(runs->slot, first, m);
 	scan_lane_consts lc;
 	__m256i cap;
-	plain_lanes(v, one_group, first, m, p, &lc, &cap);
+	plain_lanes(v, one_group, first, s, m, p, &lc, &cap);
 	scan_acc acc = scan_acc_zero();
 	const scan_tests t = {p->field_of_view, !one_group};
 	SCAN_FOR_TESTS(scan_runs, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
-	plain_forces_out(&acc, &lc, first, m, p, dt, fx, fy);
+	plain_forces_out(&acc, &lc, s, m, p, dt, fx, fy);
 }
 
 __attribute__((target(AVX512_TARGET))) static void
 forces_at_avx512(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
                  size_t first, int m, const steer_params *p, double dt, double *fx, double *fy)
 {
+	const __m128i s = lane_slots(runs->slot, first, m);
 	scan_lane_consts lc;
 	__m256i cap;
-	plain_lanes(v, one_group, first, m, p, &lc, &cap);
+	plain_lanes(v, one_group, first, s, m, p, &lc, &cap);
 	scan_acc acc = scan_acc_zero();
 	const scan_tests t = {p->field_of_view, !one_group};
 	SCAN_FOR_TESTS(scan_runs_k, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
-	plain_forces_out(&acc, &lc, first, m, p, dt, fx, fy);
+	plain_forces_out(&acc, &lc, s, m, p, dt, fx, fy);
 }
 #endif
 
@@ -793,15 +816,15 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
 }
 
 void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                            const steer_flock_query *q, int m, steer_flock_sums *out)
+                            const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
 {
 #ifdef STEER_HAVE_AVX2
 	if (steer_simd_avx512()) {
-		scan_lanes_avx512(v, runs, one_group, q, m, out);
+		scan_lanes_avx512(v, runs, one_group, q, first, m, out);
 		return;
 	}
 	if (steer_simd_avx2()) {
-		scan_lanes_avx2(v, runs, one_group, q, m, out);
+		scan_lanes_avx2(v, runs, one_group, q, first, m, out);
 		return;
 	}
 #endif
@@ -827,14 +850,14 @@ void steer_flock_forces_at(const steer_vehicles *v, const steer_flock_runs *runs
 	steer_flock_sums sums[STEER_FLOCK_LANES];
 	steer_vec2 force[STEER_FLOCK_LANES];
 	for (int l = 0; l < m; l++) {
-		size_t i = first + (size_t)l;
+		size_t i = runs->slot[first + (size_t)l];
 		a[l] = (steer_agent){v2(v->vx[i], v->vy[i]), v2(v->hx[i], v->hy[i]), p};
 		q[l] = steer_flock_query_at(v, i, &a[l]);
 	}
 	scan_lanes_scalar(v, runs, q, m, sums);
 	force_lanes_scalar(a, sums, m, dt, force);
 	for (int l = 0; l < m; l++) {
-		fx[first + (size_t)l] = force[l].x;
-		fy[first + (size_t)l] = force[l].y;
+		fx[runs->slot[first + (size_t)l]] = force[l].x;
+		fy[runs->slot[first + (size_t)l]] = force[l].y;
 	}
 }

@@ -13,8 +13,10 @@
  * form runs in AVX2 or AVX-512 when the CPU has it, see simd.h) or which thread
  * computed them.
  *
- * Vehicle storage must be in grid order (the grid's items the identity): the cells
- * of one grid row are then one contiguous run of slots. */
+ * Neighbours are walked in grid order (cell by cell, and by id within a cell),
+ * through the grid's items from grid position to vehicle slot: the order of the
+ * sums depends on where vehicles are and who they are, not on where they are stored.
+ * The cells of one grid row are one run of grid positions. */
 #ifndef STEER_FLOCK_H
 #define STEER_FLOCK_H
 
@@ -41,7 +43,7 @@ typedef struct steer_flock_sums {
 typedef struct steer_flock_query {
 	const steer_agent *a;
 	double x, y;
-	size_t self; /* its own slot, never its own neighbour */
+	size_t self; /* its own slot: never its own neighbour */
 	uint32_t group, self_id;
 	uint32_t cap; /* max_neighbours; 0 = no cap */
 	double sight2, close2;
@@ -51,17 +53,19 @@ typedef struct steer_flock_query {
 /* Fills q from vehicle i's state and parameters (a must outlive q). */
 steer_flock_query steer_flock_query_at(const steer_vehicles *v, size_t i, const steer_agent *a);
 
-/* The contiguous slot runs of the block of cells around the cells [cell, cell +
+/* The runs of grid positions of the block of cells around the cells [cell, cell +
  * cells) of one grid row: three rows, and reach_x columns (see steer_grid) either
- * side, own row first. These are the candidates every member of those cells shares.
- * Each member's own block (its cell's 3 rows of 2 reach_x + 1 columns) is walked in
- * its own order within them, and the cells beyond it lie further away than any
- * flocker sees, so its neighbours and their order are the per-vehicle walk's. (Only
- * rounding could take a neighbour exactly at sight distance from beyond its own
- * block; the lane forms all walk the same runs, so even then every CPU and thread
- * count gives the same bits.) shx/shy: the world-size shift of a run across a wrap
- * seam; a row has at most one seam, so at most six runs. */
+ * side, own row first; slot maps a position to its vehicle's slot. These are the
+ * candidates every member of those cells shares. Each member's own block (its
+ * cell's 3 rows of 2 reach_x + 1 columns) is walked in its own order within them,
+ * and the cells beyond it lie further away than any flocker sees, so its neighbours
+ * and their order are the per-vehicle walk's. (Only rounding could take a neighbour
+ * exactly at sight distance from beyond its own block; the lane forms all walk the
+ * same runs, so even then every CPU and thread count gives the same bits.)
+ * shx/shy: the world-size shift of a run across a wrap seam; a row has at most one
+ * seam, so at most six runs. */
 typedef struct steer_flock_runs {
+	const uint32_t *slot; /* the grid's items */
 	int count;
 	struct {
 		uint32_t from, to;
@@ -80,11 +84,12 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
                           const steer_flock_query *q, steer_flock_sums *out);
 
 /* The sums of m (1..STEER_FLOCK_LANES) vehicles that share runs (members of the
- * cells the runs are for, in consecutive slots), one vehicle per lane: out[k] is
- * what steer_flock_scan_one gives for q[k] (see steer_flock_runs). one_group: every vehicle in the
- * runs has the lanes' group (a promise that lets the group test go). */
+ * cells the runs are for, at grid positions first .. first + m - 1), one vehicle
+ * per lane: out[k] is what steer_flock_scan_one gives for q[k] (see
+ * steer_flock_runs). one_group: every vehicle in the runs has the lanes' group (a
+ * promise that lets the group test go). */
 void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                            const steer_flock_query *q, int m, steer_flock_sums *out);
+                            const steer_flock_query *q, size_t first, int m, steer_flock_sums *out);
 
 /* Cohesion, alignment and separation from a vehicle's sums, weighted, into the
  * parts steer_combine_parts adds up (mask gets their bits; nothing when no
@@ -98,8 +103,8 @@ void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums,
                              steer_vec2 *force);
 
 /* The forces of m (1..STEER_FLOCK_LANES) plain flockers (flocking their only
- * behaviour, combined by sum) in slots first .. first + m - 1 of the cells the runs
- * are for, all with parameters p, into fx and fy: bit for bit what
+ * behaviour, combined by sum) at grid positions first .. first + m - 1 of the cells
+ * the runs are for, all with parameters p, into fx and fy: bit for bit what
  * steer_flock_scan_lanes and steer_flock_force_lanes give, with the lanes read
  * straight from the arrays. */
 void steer_flock_forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,

@@ -41,7 +41,10 @@ struct steer_world {
 		size_t nfree, free_cap;
 	} extras;
 	steer_grid grid;
-	/* Scratch for the tick's storage permutation (old slot -> new slot). */
+	/* The tick's order (see arrange): order[k] is the slot of the k-th vehicle,
+	 * flockers in grid order, then the others. NULL: slot order. */
+	const uint32_t *order;
+	/* Scratch for the storage permutation of a re-sort (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;
 	/* The reorder's spare for the vehicles' uint32 arrays (the force arrays are the
@@ -1056,8 +1059,9 @@ static void split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, 
 
 /* Within each cell [from, to), members in id order. One insertion sort over the
  * cells' members that never moves a member past the start of its cell: members
- * come in last tick's order, so nearly every cell is in order already, and a pass
- * over the members costs less than a loop of a handful of steps per cell. */
+ * come in storage order, the grid order of the last re-sort but for the vehicles
+ * that have changed cell since, so most cells are in order already, and a pass over
+ * the members costs less than a loop of a handful of steps per cell. */
 static void *sort_cells(void *arg)
 {
 	range_job *j = arg;
@@ -1172,73 +1176,85 @@ static void *run_gather(void *arg)
 	return NULL;
 }
 
-/* Puts the vehicles in grid order: flockers cell by cell, then everyone else as they
- * were. The tick then streams through memory: a vehicle's neighbours are its
- * neighbours in the arrays too. Vehicles rarely change cell, but one that does
- * shifts every slot between its old and new place, so each array is gathered whole
- * into a spare (and swapped with it), and the id map is renumbered in one pass over
- * its table rather than one lookup per moved vehicle. The doubles' spares are the
- * force arrays (the step rewrites every force after this, so what they hold is
+/* Re-sorts the arrays into the tick's order (src: new slot k takes old slot src[k]),
+ * after which the order is the identity. A vehicle out of place shifts every slot
+ * between its old and new place, so each array is gathered whole into a spare (and
+ * swapped with it), and the id map is renumbered in one pass over its table rather
+ * than one lookup per moved vehicle. The doubles' spares are
+ * the force arrays (the step rewrites every force after this, so what they hold is
  * dead); the 32-bit arrays share spare32. */
-static int reorder_by_cell(steer_world *w)
+static int resort(steer_world *w, uint32_t *src)
 {
 	steer_vehicles *v = &w->v;
-	steer_grid *g = &w->grid;
-	size_t n = v->count, nf = g->count;
+	size_t n = v->count;
 	if (n > w->perm_cap) {
 		if (grow_array((void **)&w->perm, n, sizeof *w->perm) != 0)
 			return -1;
 		w->perm_cap = n;
 	}
-	/* src = grid.items, extended by the others: new slot k takes old slot src[k].
-	 * The grid reserved room for every vehicle. dest is its inverse. */
-	uint32_t *src = g->items, *dest = w->perm;
-	bool identity = true;
-	size_t k = nf;
-	for (size_t i = 0; i < n; i++)
-		if (!(v->behaviors[i] & STEER_FLOCK))
-			src[k++] = (uint32_t)i;
-	for (k = 0; k < n; k++) {
+	uint32_t *dest = w->perm;
+	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;
-		identity &= src[k] == k;
+	/* Two independent parts of the work, of about the same traffic; with two
+	 * threads, one each. */
+	gather_job jobs[2] = {
+	    {{&v->px, &v->py, &v->vx, &v->vy}, 4, &v->fx, {NULL}, 0, NULL, NULL, src, dest, n},
+	    {{&v->hx, &v->hy},
+	     2,
+	     &v->fy,
+	     {&v->id, &v->behaviors, &v->group, &v->param_set, &v->extra},
+	     5,
+	     &w->spare32,
+	     &w->ids,
+	     src,
+	     dest,
+	     n},
+	};
+	if (!(w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
+	      steer_run_pair(run_gather, &jobs[0], &jobs[1]))) {
+		run_gather(&jobs[0]);
+		run_gather(&jobs[1]);
 	}
-	if (!identity) {
-		/* Two independent parts of the work, of about the same traffic; with two
-		 * threads, one each. */
-		gather_job jobs[2] = {
-		    {{&v->px, &v->py, &v->vx, &v->vy},
-		     4,
-		     &v->fx,
-		     {NULL},
-		     0,
-		     NULL,
-		     NULL,
-		     src,
-		     dest,
-		     n},
-		    {{&v->hx, &v->hy},
-		     2,
-		     &v->fy,
-		     {&v->id, &v->behaviors, &v->group, &v->param_set, &v->extra},
-		     5,
-		     &w->spare32,
-		     &w->ids,
-		     src,
-		     dest,
-		     n},
-		};
-		if (!(w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
-		      steer_run_pair(run_gather, &jobs[0], &jobs[1]))) {
-			run_gather(&jobs[0]);
-			run_gather(&jobs[1]);
-		}
-	}
-	for (k = 0; k < nf; k++)
+	for (size_t k = 0; k < n; k++)
 		src[k] = (uint32_t)k;
 	return 0;
 }
 
-/* Indexes the flocking vehicles and puts the arrays in grid order. */
+/* How far storage may drift from the tick's order: a re-sort once more than one
+ * vehicle in RESORT_SHARE is stored more than RESORT_ROWS grid rows' worth of slots
+ * from its place in the order. Within that the scans' reads stay among the rows
+ * they are walking, which the cache holds; further out each is a miss. */
+#define RESORT_ROWS  2
+#define RESORT_SHARE 16
+
+/* The tick's order: the grid's members (grid order), then every other vehicle in
+ * slot order. The scans walk neighbours through it, and the sums' order follows it,
+ * so storage need not match it. A re-sort moves every array whole, a quarter of a
+ * big world's tick, and is only worth its cost once the scans' reads scatter: on
+ * steer-bench's flock most vehicles change cell every few ticks, but hardly any
+ * move more than a row in a hundred ticks. */
+static int arrange(steer_world *w)
+{
+	steer_vehicles *v = &w->v;
+	steer_grid *g = &w->grid;
+	size_t n = v->count, nf = g->count;
+	/* The grid reserved room for every vehicle. */
+	uint32_t *order = g->items;
+	size_t k = nf;
+	for (size_t i = 0; i < n; i++)
+		if (!(v->behaviors[i] & STEER_FLOCK))
+			order[k++] = (uint32_t)i;
+	w->order = order;
+	int64_t reach = RESORT_ROWS * (int64_t)(nf / (size_t)g->ny + 1);
+	size_t far = 0;
+	for (k = 0; k < n; k++) {
+		int64_t d = (int64_t)order[k] - (int64_t)k;
+		far += d > reach || d < -reach;
+	}
+	return far * RESORT_SHARE > n ? resort(w, order) : 0;
+}
+
+/* Indexes the flocking vehicles and sets the tick's order. */
 static int index_flock(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
@@ -1247,6 +1263,7 @@ static int index_flock(steer_world *w)
 		w->flock_sight_stale = false;
 	}
 	w->grid.count = 0;
+	w->order = NULL;
 	if (w->flock_sight <= 0.0)
 		return 0;
 	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
@@ -1254,19 +1271,26 @@ static int index_flock(steer_world *w)
 	                     STEER_FLOCK) != 0)
 		return -1;
 	sort_cells_by_id(w);
-	if (reorder_by_cell(w) != 0)
+	if (arrange(w) != 0)
 		return -1;
 	uint32_t differ = 0;
-	for (size_t i = 1; i < w->grid.count; i++)
-		differ |= v->group[i] ^ v->group[0];
+	const uint32_t *order = w->order;
+	for (size_t k = 1; k < w->grid.count; k++)
+		differ |= v->group[order[k]] ^ v->group[order[0]];
 	w->flock_one_group = differ == 0;
 	return 0;
 }
 
+/* The slot of the k-th vehicle of the tick's order. */
+static size_t slot_at(const steer_world *w, size_t k)
+{
+	return w->order ? w->order[k] : k;
+}
+
 /* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:
- * slots first .. first + count - 1. Forming them a batch at a time lets the square
- * roots and divisions of one lane group's force overlap with the next group's
- * instead of each waiting out its own chain. */
+ * those at positions first .. first + count - 1 of the tick's order. Forming them a
+ * batch at a time lets the square roots and divisions of one lane group's force
+ * overlap with the next group's instead of each waiting out its own chain. */
 #define FORCE_BATCH 32
 
 typedef struct force_batch {
@@ -1288,50 +1312,54 @@ static void batch_finish(steer_world *w, force_batch *b)
 	double dt = steer_world_dt(w);
 	for (int s = 0; s < b->count; s += STEER_FLOCK_LANES) {
 		int m = b->count - s < STEER_FLOCK_LANES ? b->count - s : STEER_FLOCK_LANES;
-		size_t slot = b->first + (size_t)s;
+		size_t slot[STEER_FLOCK_LANES];
+		for (int l = 0; l < m; l++)
+			slot[l] = slot_at(w, b->first + (size_t)(s + l));
 		/* Plain flockers have their forces in lanes. */
 		steer_vec2 force[STEER_FLOCK_LANES];
 		uint32_t plain = 0;
 		for (int l = 0; l < m; l++)
-			if (plain_flocker(v, slot + (size_t)l, b->a[s + l].prm))
+			if (plain_flocker(v, slot[l], b->a[s + l].prm))
 				plain |= 1u << l;
 		if (plain)
 			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
 		for (int l = 0; l < m; l++) {
 			steer_vec2 f = (plain >> l) & 1u
 			                   ? force[l]
-			                   : steering_force(w, slot + (size_t)l, &b->sums[s + l]);
-			v->fx[slot + (size_t)l] = f.x;
-			v->fy[slot + (size_t)l] = f.y;
+			                   : steering_force(w, slot[l], &b->sums[s + l]);
+			v->fx[slot[l]] = f.x;
+			v->fy[slot[l]] = f.y;
 		}
 	}
 	b->count = 0;
 }
 
-/* The parameters of slots s .. s + m - 1 when they are plain flockers sharing one
- * parameter set, the common case, whose forces steer_flock_forces_at forms from the
- * arrays; else NULL. */
-static const steer_params *plain_lanes(const steer_world *w, size_t s, int m)
+/* The parameters of the vehicles at positions k .. k + m - 1 of the tick's order
+ * when they are plain flockers sharing one parameter set, the common case, whose
+ * forces steer_flock_forces_at forms from the arrays; else NULL. */
+static const steer_params *plain_lanes(const steer_world *w, size_t k, int m)
 {
 	const steer_vehicles *v = &w->v;
-	uint32_t set = v->param_set[s];
+	uint32_t set = v->param_set[slot_at(w, k)];
 	const steer_params *p = steer_palette_get(&w->params, set);
-	for (int l = 0; l < m; l++)
-		if (v->param_set[s + (size_t)l] != set || !plain_flocker(v, s + (size_t)l, p))
+	for (int l = 0; l < m; l++) {
+		size_t i = slot_at(w, k + (size_t)l);
+		if (v->param_set[i] != set || !plain_flocker(v, i, p))
 			return NULL;
+	}
 	return p;
 }
 
-/* One lane group, the flockers in slots [s, s + m) sharing runs: their
- * neighbourhoods are scanned together, and their forces formed there and then
- * (plain flockers sharing a parameter set) or queued in the batch. */
+/* One lane group, the flockers at positions [s, s + m) of the tick's order sharing
+ * runs: their neighbourhoods are scanned together, and their forces formed there
+ * and then (plain flockers sharing a parameter set) or queued in the batch. */
 static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s, int m,
                          force_batch *b)
 {
 	steer_vehicles *v = &w->v;
 	const steer_params *p = plain_lanes(w, s, m);
 	if (p) {
-		batch_finish(w, b); /* the batch holds consecutive slots only */
+		batch_finish(w, b); /* the batch holds consecutive positions only */
 		steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p, steer_world_dt(w),
 		                      v->fx, v->fy);
 		return;
@@ -1343,15 +1371,18 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 	steer_agent *a = &b->a[b->count];
 	steer_flock_query q[STEER_FLOCK_LANES];
 	for (int l = 0; l < m; l++) {
-		a[l] = agent_at(w, s + (size_t)l);
-		q[l] = steer_flock_query_at(v, s + (size_t)l, &a[l]);
+		size_t i = slot_at(w, s + (size_t)l);
+		a[l] = agent_at(w, i);
+		q[l] = steer_flock_query_at(v, i, &a[l]);
 	}
-	steer_flock_scan_lanes(v, runs, w->flock_one_group, q, m, &b->sums[b->count]);
+	steer_flock_scan_lanes(v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
 	b->count += m;
 }
 
-static void one_force(steer_world *w, size_t i)
+/* The force on the k-th vehicle of the tick's order, on its own. */
+static void one_force(steer_world *w, size_t k)
 {
+	size_t i = slot_at(w, k);
 	steer_vec2 f = steering_force(w, i, NULL);
 	w->v.fx[i] = f.x;
 	w->v.fy[i] = f.y;
@@ -1377,7 +1408,7 @@ static void *run_forces(void *arg)
 	size_t i = j->from;
 	force_batch batch;
 	batch.count = 0;
-	/* Flockers are stored cell by cell: find the cell holding the first of ours. */
+	/* Flockers come cell by cell: find the cell holding the first of ours. */
 	size_t lo = 0, hi = cells;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1388,7 +1419,7 @@ static void *run_forces(void *arg)
 	}
 	size_t c = lo;
 	while (i < end) {
-		while (g->start[c + 1] <= i) /* the cell of slot i */
+		while (g->start[c + 1] <= i) /* the cell of position i */
 			c++;
 		/* The group's cells: from c, at most GROUP_COLUMNS on, within c's row. */
 		size_t row_end = c - c % (size_t)g->nx + (size_t)g->nx;
@@ -1411,7 +1442,7 @@ static void *run_forces(void *arg)
 		if (lanes) {
 			group_forces(w, &runs, i, m, &batch);
 		} else {
-			batch_finish(w, &batch); /* the batch holds consecutive slots only */
+			batch_finish(w, &batch); /* the batch holds consecutive positions only */
 			for (int l = 0; l < m; l++)
 				one_force(w, i + (size_t)l);
 		}

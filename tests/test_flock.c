@@ -302,16 +302,19 @@ static void grid_query_matches_all_pairs(void)
 	steer_grid_free(&g);
 }
 
-/* Builds the same 300 boids and 20 wanderers, inserted in the given order; with
- * churn, extra vehicles are added and removed first so the arrays' history differs. */
-static steer_world *ordered_world(bool reverse, bool churn)
+/* The same 300 boids and 20 wanderers in an 800 x 800 world, inserted in the order
+ * insert[0 .. 319] gives (vehicle k has id k + 1 whatever the order); with churn,
+ * extra vehicles are added and removed first so the arrays' history differs. Some
+ * boids also wander, and some see less far: their forces take the batched path,
+ * the others the plain flockers' one. */
+static steer_world *ordered_world(const int *insert, bool churn)
 {
 	steer_world *w = make_world(800, 800, STEER_EDGE_WRAP, 11);
-	steer_params p = steer_flock_params();
+	steer_params p = steer_flock_params(), shortsighted = p;
+	shortsighted.sight_distance = 70;
 	if (churn)
 		for (int k = 0; k < 50; k++)
 			add_vehicle(w, k, k, 1, 0, &p);
-	/* Ids must match between the worlds: reserve them in order, then fill. */
 	steer_rng rng;
 	steer_rng_seed(&rng, 3, 3);
 	double xs[320], ys[320], hs[320];
@@ -322,32 +325,99 @@ static steer_world *ordered_world(bool reverse, bool churn)
 	}
 	steer_world_reset(w); /* ids from 1 again, whatever came before */
 	for (int n = 0; n < 320; n++) {
-		int k = reverse ? 319 - n : n;
+		int k = insert[n];
 		steer_vehicle_record r;
 		memset(&r, 0, sizeof r);
 		r.id = (uint32_t)k + 1;
-		r.prm = p;
+		r.prm = k % 5 == 2 ? shortsighted : p;
 		r.pos = v2(xs[k], ys[k]);
 		r.vel = v2(cos(hs[k]) * 30, sin(hs[k]) * 30);
 		r.heading = v2_norm(r.vel);
 		r.behaviors = k < 300 ? STEER_FLOCK : STEER_WANDER;
+		if (k % 7 == 3)
+			r.behaviors |= STEER_WANDER;
 		if (steer_vehicle_restore(w, &r) != STEER_OK)
 			abort();
 	}
 	return w;
 }
 
-static void storage_order_does_not_change_the_result(void)
+/* Every vehicle of two ordered_worlds, bit for bit. */
+static int ordered_differ(const steer_world *a, const steer_world *b)
 {
-	steer_world *a = ordered_world(false, false), *b = ordered_world(true, true);
-	step(a, 500);
-	step(b, 500);
 	int differ = 0;
 	for (uint32_t id = 1; id <= 320; id++) {
 		steer_vec2 pa = pos(a, id), pb = pos(b, id), va = vel(a, id), vb = vel(b, id);
 		differ += memcmp(&pa, &pb, sizeof pa) != 0 || memcmp(&va, &vb, sizeof va) != 0;
 	}
+	return differ;
+}
+
+static void storage_order_does_not_change_the_result(void)
+{
+	int forward[320], reverse[320];
+	for (int k = 0; k < 320; k++) {
+		forward[k] = k;
+		reverse[k] = 319 - k;
+	}
+	steer_world *a = ordered_world(forward, false), *b = ordered_world(reverse, true);
+	step(a, 500);
+	step(b, 500);
+	int differ = ordered_differ(a, b);
 	CHECK(differ == 0, "%d of 320 vehicles differ between two insertion orders", differ);
+	steer_world_destroy(a);
+	steer_world_destroy(b);
+}
+
+static const double *row_sort_x, *row_sort_y;
+
+static int by_row_then_x(const void *pa, const void *pb)
+{
+	int a = *(const int *)pa, b = *(const int *)pb;
+	double ra = floor(row_sort_y[a] / 100), rb = floor(row_sort_y[b] / 100);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return (row_sort_x[a] > row_sort_x[b]) - (row_sort_x[a] < row_sort_x[b]);
+}
+
+/* Storage near grid order is not re-sorted each tick (a re-sort costs more than the
+ * scattered reads it saves): the scans then walk neighbours through the grid, and
+ * the sums must not depend on which slot holds whom. Two worlds stored row by row,
+ * one with every pair of neighbouring slots swapped, stay stored differently for
+ * 200 ticks, and must move as a world stored at random (re-sorted on its first
+ * tick) does. */
+static void storage_out_of_grid_order_gives_the_same_bits(void)
+{
+	int forward[320], rows[320], swapped[320];
+	for (int k = 0; k < 320; k++)
+		forward[k] = rows[k] = k;
+	steer_world *ref = ordered_world(forward, false);
+	double xs[320], ys[320];
+	for (int k = 0; k < 320; k++) {
+		steer_vec2 p = pos(ref, (uint32_t)k + 1);
+		xs[k] = p.x;
+		ys[k] = p.y;
+	}
+	row_sort_x = xs;
+	row_sort_y = ys;
+	qsort(rows, 320, sizeof rows[0], by_row_then_x); /* wanderers among the boids */
+	for (int k = 0; k < 320; k++)
+		swapped[k] = rows[k ^ 1];
+	steer_world *a = ordered_world(rows, false), *b = ordered_world(swapped, false);
+	step(ref, 200);
+	step(a, 200);
+	step(b, 200);
+	const steer_vehicles *va = steer_world_vehicles(a), *vb = steer_world_vehicles(b);
+	int boids_apart = 0;
+	for (size_t i = 0; i < va->count; i++)
+		boids_apart += va->id[i] != vb->id[i] && va->id[i] <= 300 && vb->id[i] <= 300;
+	CHECK(boids_apart > 0, "both worlds were re-sorted into the same storage order: the "
+	                       "test needs worlds whose boids are stored differently");
+	int differ = ordered_differ(ref, a);
+	CHECK(differ == 0, "%d of 320 vehicles differ when stored row by row", differ);
+	differ = ordered_differ(ref, b);
+	CHECK(differ == 0, "%d of 320 vehicles differ when stored with pairs swapped", differ);
+	steer_world_destroy(ref);
 	steer_world_destroy(a);
 	steer_world_destroy(b);
 }
@@ -562,6 +632,7 @@ int main(void)
 	RUN(subnormal_sight_builds_a_grid);
 	RUN(flock_forces_match_all_pairs);
 	RUN(storage_order_does_not_change_the_result);
+	RUN(storage_out_of_grid_order_gives_the_same_bits);
 	RUN(two_threads_give_the_same_bits);
 	RUN(vector_lanes_give_the_scalar_bits);
 	RUN(max_neighbours_keeps_the_nearest_cell);
