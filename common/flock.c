@@ -265,6 +265,7 @@ typedef struct scan_lane_consts {
 	__m256d sight2, close2;
 	__m256i group; /* in both 32-bit halves, to compare with a broadcast 32-bit group */
 	__m256i self;  /* grid positions */
+	uint32_t own_from, own_to; /* the live lanes' grid positions */
 	sep_consts sep;
 } scan_lane_consts;
 
@@ -276,6 +277,7 @@ typedef struct scan_lane_consts {
  * taken either way. */
 typedef struct scan_tests {
 	bool fov, group;
+	bool self; /* whether the candidate may be a lane itself */
 } scan_tests;
 
 /* The candidate in slot c, at grid position k (in every lane), against four
@@ -302,7 +304,8 @@ scan_candidate(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, _
 		    _mm256_cmpeq_epi32(lc->group, _mm256_set1_epi32((int32_t)v->group[c]));
 		in = _mm256_and_pd(in, _mm256_castsi256_pd(same));
 	}
-	in = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lc->self, k)), in);
+	if (t.self)
+		in = _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lc->self, k)), in);
 	if (capped)
 		in = _mm256_and_pd(in, _mm256_castsi256_pd(open));
 	acc->n = _mm256_sub_epi64(acc->n, _mm256_castpd_si256(in)); /* a set lane is -1 */
@@ -341,15 +344,46 @@ scan_run_capped(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, 
                 const uint32_t *slot, uint32_t from, uint32_t to, __m256i cap, int active,
                 const scan_tests t, scan_acc *acc)
 {
+	const scan_tests self = {t.fov, t.group, true};
 	__m256i k = _mm256_set1_epi64x((int64_t)from);
 	for (uint32_t s = from; s < to; s++) {
 		__m256i open = _mm256_cmpgt_epi64(cap, acc->n);
 		if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
 		    !(_mm256_movemask_pd(_mm256_castsi256_pd(open)) & active))
 			break;
-		scan_candidate(v, lc, x, y, slot[s], k, true, open, t, acc);
+		scan_candidate(v, lc, x, y, slot[s], k, true, open, self, acc);
 		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
 	}
+}
+
+/* The part [a, b) of [from, to) that holds the live lanes' own grid positions. */
+static inline void own_part(const scan_lane_consts *lc, uint32_t from, uint32_t to, uint32_t *a,
+                            uint32_t *b)
+{
+	*a = lc->own_from < from ? from : lc->own_from > to ? to : lc->own_from;
+	*b = lc->own_to < *a ? *a : lc->own_to > to ? to : lc->own_to;
+}
+
+/* The candidates [from, to) of a run in which no lane can reach its cap. Only the
+ * lanes' own grid positions need the test that a lane is not its own neighbour: the
+ * stretches either side go without it, two instructions fewer a candidate. */
+__attribute__((target("avx2"), always_inline)) static inline void
+scan_span(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
+          const uint32_t *slot, uint32_t from, uint32_t to, const scan_tests t, scan_acc *acc)
+{
+	const scan_tests self = {t.fov, t.group, true};
+	const __m256i none = _mm256_setzero_si256();
+	uint32_t a, b;
+	own_part(lc, from, to, &a, &b);
+	for (uint32_t s = from; s < a; s++)
+		scan_candidate(v, lc, x, y, slot[s], none, false, none, t, acc);
+	__m256i k = _mm256_set1_epi64x((int64_t)a);
+	for (uint32_t s = a; s < b; s++) {
+		scan_candidate(v, lc, x, y, slot[s], k, false, none, self, acc);
+		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+	}
+	for (uint32_t s = b; s < to; s++)
+		scan_candidate(v, lc, x, y, slot[s], none, false, none, t, acc);
 }
 
 /* Lanes against every candidate of the runs, testing what t says: runs no lane can
@@ -367,12 +401,7 @@ scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane
 			scan_run_capped(v, lc, x, y, runs->slot, from, to, cap, active, t, acc);
 			continue;
 		}
-		__m256i k = _mm256_set1_epi64x((int64_t)from);
-		for (uint32_t s = from; s < to; s++) {
-			scan_candidate(v, lc, x, y, runs->slot[s], k, false, _mm256_setzero_si256(),
-			               t, acc);
-			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-		}
+		scan_span(v, lc, x, y, runs->slot, from, to, t, acc);
 	}
 }
 
@@ -382,13 +411,13 @@ scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane
 #define SCAN_FOR_TESTS(scan, v, runs, lc, cap, active, t, acc)                                     \
 	do {                                                                                       \
 		if ((t).fov && (t).group)                                                          \
-			scan(v, runs, lc, cap, active, (scan_tests){true, true}, acc);             \
+			scan(v, runs, lc, cap, active, (scan_tests){true, true, false}, acc);      \
 		else if ((t).fov)                                                                  \
-			scan(v, runs, lc, cap, active, (scan_tests){true, false}, acc);            \
+			scan(v, runs, lc, cap, active, (scan_tests){true, false, false}, acc);     \
 		else if ((t).group)                                                                \
-			scan(v, runs, lc, cap, active, (scan_tests){false, true}, acc);            \
+			scan(v, runs, lc, cap, active, (scan_tests){false, true, false}, acc);     \
 		else                                                                               \
-			scan(v, runs, lc, cap, active, (scan_tests){false, false}, acc);           \
+			scan(v, runs, lc, cap, active, (scan_tests){false, false, false}, acc);    \
 	} while (0)
 
 /* The lanes of queries q[0 .. m-1], of the vehicles at grid positions first ..
@@ -420,6 +449,8 @@ query_lanes(const steer_flock_query *qin, size_t first, int m, scan_lane_consts 
 	    LANES(close2),
 	    _mm256_set_epi64x(BOTH_HALVES(3), BOTH_HALVES(2), BOTH_HALVES(1), BOTH_HALVES(0)),
 	    _mm256_add_epi64(_mm256_set1_epi64x((int64_t)first), _mm256_set_epi64x(3, 2, 1, 0)),
+	    (uint32_t)first,
+	    (uint32_t)first + (uint32_t)m,
 	    {LANES(a->h.x), LANES(a->h.y), LANES(a->v.x), LANES(a->v.y), LANES(a->prm->max_speed),
 	     _mm256_set_pd((double)q[3].self_id, (double)q[2].self_id, (double)q[1].self_id,
 	                   (double)q[0].self_id)}};
@@ -468,7 +499,7 @@ scan_lanes_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_
 	bool fov;
 	query_lanes(q, first, m, &lc, &cap, &fov);
 	scan_acc acc = scan_acc_zero();
-	const scan_tests t = {fov, !one_group};
+	const scan_tests t = {fov, !one_group, false};
 	SCAN_FOR_TESTS(scan_runs, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	sums_out(&acc, m, out);
 }
@@ -497,7 +528,8 @@ scan_candidate_k(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x,
 	if (t.group) /* the group in both halves of each lane, as lc->group has it */
 		in = _mm256_mask_cmpeq_epi64_mask(in, lc->group,
 		                                  _mm256_set1_epi32((int32_t)v->group[c]));
-	in = _mm256_mask_cmpneq_epi64_mask(in, lc->self, k);
+	if (t.self)
+		in = _mm256_mask_cmpneq_epi64_mask(in, lc->self, k);
 	acc->n = _mm256_mask_add_epi64(acc->n, in, acc->n, _mm256_set1_epi64x(1));
 	acc->dx = _mm256_mask_add_pd(acc->dx, in, acc->dx, dx);
 	acc->dy = _mm256_mask_add_pd(acc->dy, in, acc->dy, dy);
@@ -508,6 +540,26 @@ scan_candidate_k(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x,
 		separate_lanes(
 		    _mm256_castsi256_pd(_mm256_maskz_mov_epi64(close, _mm256_set1_epi64x(-1))), dx,
 		    dy, d2, &lc->sep, (double)v->id[c], &acc->sep_x, &acc->sep_y);
+}
+
+/* scan_span with scan_candidate_k. */
+__attribute__((target(AVX512_TARGET), always_inline)) static inline void
+scan_span_k(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
+            const uint32_t *slot, uint32_t from, uint32_t to, const scan_tests t, scan_acc *acc)
+{
+	const scan_tests self = {t.fov, t.group, true};
+	const __m256i none = _mm256_setzero_si256();
+	uint32_t a, b;
+	own_part(lc, from, to, &a, &b);
+	for (uint32_t s = from; s < a; s++)
+		scan_candidate_k(v, lc, x, y, slot[s], none, 0xf, t, acc);
+	__m256i k = _mm256_set1_epi64x((int64_t)a);
+	for (uint32_t s = a; s < b; s++) {
+		scan_candidate_k(v, lc, x, y, slot[s], k, 0xf, self, acc);
+		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
+	}
+	for (uint32_t s = b; s < to; s++)
+		scan_candidate_k(v, lc, x, y, slot[s], none, 0xf, t, acc);
 }
 
 /* scan_runs with scan_candidate_k. Near a cap both take scan_candidate: a lane's
@@ -525,11 +577,7 @@ scan_runs_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_la
 			scan_run_capped(v, lc, x, y, runs->slot, from, to, cap, active, t, acc);
 			continue;
 		}
-		__m256i k = _mm256_set1_epi64x((int64_t)from);
-		for (uint32_t s = from; s < to; s++) {
-			scan_candidate_k(v, lc, x, y, runs->slot[s], k, 0xf, t, acc);
-			k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-		}
+		scan_span_k(v, lc, x, y, runs->slot, from, to, t, acc);
 	}
 }
 
@@ -542,7 +590,7 @@ scan_lanes_avx512(const steer_vehicles *v, const steer_flock_runs *runs, bool on
 	bool fov;
 	query_lanes(q, first, m, &lc, &cap, &fov);
 	scan_acc acc = scan_acc_zero();
-	const scan_tests t = {fov, !one_group};
+	const scan_tests t = {fov, !one_group, false};
 	SCAN_FOR_TESTS(scan_runs_k, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	sums_out(&acc, m, out);
 }
@@ -726,6 +774,8 @@ plain_lanes(const steer_vehicles *v, bool one_group, size_t first, __m128i s, in
 	    close2,
 	    group,
 	    _mm256_add_epi64(_mm256_set1_epi64x((int64_t)first), _mm256_set_epi64x(3, 2, 1, 0)),
+	    (uint32_t)first,
+	    (uint32_t)first + (uint32_t)m,
 	    {hx, hy, LANES(vx), LANES(vy), _mm256_set1_pd(p->max_speed),
 	     u32_to_pd(_mm_i32gather_epi32((const int *)v->id, s, 4))}};
 	*cap = _mm256_set1_epi64x(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX);
@@ -783,7 +833,7 @@ forces_at_avx2(const steer_vehicles *v, const steer_flock_runs *runs, bool one_g
 	__m256i cap;
 	plain_lanes(v, one_group, first, s, m, p, &lc, &cap);
 	scan_acc acc = scan_acc_zero();
-	const scan_tests t = {p->field_of_view, !one_group};
+	const scan_tests t = {p->field_of_view, !one_group, false};
 	SCAN_FOR_TESTS(scan_runs, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	plain_forces_out(&acc, &lc, s, m, p, dt, fx, fy);
 }
@@ -797,7 +847,7 @@ forces_at_avx512(const steer_vehicles *v, const steer_flock_runs *runs, bool one
 	__m256i cap;
 	plain_lanes(v, one_group, first, s, m, p, &lc, &cap);
 	scan_acc acc = scan_acc_zero();
-	const scan_tests t = {p->field_of_view, !one_group};
+	const scan_tests t = {p->field_of_view, !one_group, false};
 	SCAN_FOR_TESTS(scan_runs_k, v, runs, &lc, cap, (1 << m) - 1, t, &acc);
 	plain_forces_out(&acc, &lc, s, m, p, dt, fx, fy);
 }
