@@ -47,7 +47,7 @@ struct steer_world {
 	/* Scratch for the storage permutation of a re-sort (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;
-	/* The reorder's spare for the vehicles' uint32 arrays (the force arrays are the
+	/* The re-sort's spare for the vehicles' uint32 arrays (the force arrays are the
 	 * spares for their doubles): v.cap elements, grown with them. */
 	uint32_t *spare32;
 	double flock_sight; /* largest sight_distance among flocking vehicles */
@@ -1150,7 +1150,7 @@ static void gather_u32(uint32_t **arr, uint32_t **spare, const uint32_t *src, si
 	*arr = to;
 }
 
-/* Part of a reorder: gathering some arrays through spares of their type (arrays
+/* Part of a re-sort: gathering some arrays through spares of their type (arrays
  * whose contents are dead), and perhaps renumbering the id map. */
 typedef struct gather_job {
 	double **f64[4];

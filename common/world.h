@@ -122,7 +122,7 @@ void steer_world_set_seed(steer_world *w, uint64_t seed);
 steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
 steer_status steer_world_set_tick_rate(steer_world *w, double hz);
 void steer_world_set_max_vehicles(steer_world *w, size_t max);
-/* 1 or 2: with 2 a big world's tick (grid, reorder, forces, moves) is split over a
+/* 1 or 2: with 2 a big world's tick (grid, re-sort, forces, moves) is split over a
  * second thread. The result is bit-identical to one thread's. */
 void steer_world_set_threads(steer_world *w, int threads);
 int steer_world_threads(const steer_world *w);

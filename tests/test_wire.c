@@ -104,7 +104,7 @@ static void snapshot_round_trip(void)
 		          snap.v[k].vy == (float)v->vy[k] && snap.v[k].behaviors == v->behaviors[k],
 		      "vehicle %zu differs", k);
 	}
-	/* The world keeps flockers first (grid order): find each by id. */
+	/* The world may store vehicles in any order (see arrange in world.c): find each by id. */
 	size_t ka = snap.v[0].id == a ? 0 : 1, kb = 1 - ka;
 	CHECK(snap.v[kb].id == b && snap.v[kb].group == 7, "group");
 	CHECK(snap.nobstacles == 1 && snap.obstacles[0].id == o && snap.obstacles[0].r == 25,
