@@ -50,7 +50,7 @@ struct steer_world {
 	/* The re-sort's spare for the vehicles' uint32 arrays (the force arrays are the
 	 * spares for their doubles): v.cap elements, grown with them. */
 	uint32_t *spare32;
-	double flock_sight; /* largest sight_distance among flocking vehicles */
+	double flock_sight; /* largest sight_distance among flocking vehicles; -1: none */
 	bool flock_sight_stale;
 	bool flock_one_group; /* every indexed flocker has the same group */
 	int threads;
@@ -1023,7 +1023,7 @@ static void move_obstacles(steer_world *w, double dt)
 static double max_flock_sight(const steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
-	double m = 0.0;
+	double m = -1.0;
 	for (size_t i = 0; i < v->count; i++) {
 		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
 		if ((v->behaviors[i] & STEER_FLOCK) && p->sight_distance > m)
@@ -1041,20 +1041,25 @@ static double max_flock_sight(const steer_world *w)
 typedef struct range_job {
 	steer_world *w;
 	size_t from, to;
+	size_t moved; /* out: for sort_cells, how far members moved */
 } range_job;
 
 /* fn over [0, n): split at mid between this thread and a second when two threads
- * are allowed and the work is big enough to pay for it, else all on this one. */
-static void split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big)
+ * are allowed and the work is big enough to pay for it, else all on this one.
+ * Returns the jobs' moved, summed. */
+static size_t split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big)
 {
-	range_job all = {w, 0, n};
+	range_job all = {w, 0, n, 0};
 	if (w->threads < 2 || !big) {
 		fn(&all);
-		return;
+		return all.moved;
 	}
-	range_job half[2] = {{w, 0, mid}, {w, mid, n}};
-	if (!steer_run_pair(fn, &half[0], &half[1]))
+	range_job half[2] = {{w, 0, mid, 0}, {w, mid, n, 0}};
+	if (!steer_run_pair(fn, &half[0], &half[1])) {
 		fn(&all); /* no thread to be had: the same result, on one core */
+		return all.moved;
+	}
+	return half[0].moved + half[1].moved;
 }
 
 /* Within each cell [from, to), members in id order. One insertion sort over the
@@ -1081,14 +1086,16 @@ static void *sort_cells(void *arg)
 			b--;
 		}
 		it[b] = x;
+		j->moved += a - b;
 	}
 	return NULL;
 }
 
 /* Within each cell, members in id order: then the order neighbours are summed in,
  * and so every bit of the result, depends on where vehicles are and who they are,
- * not on the history of spawns and removals that shaped the arrays. */
-static void sort_cells_by_id(steer_world *w)
+ * not on the history of spawns and removals that shaped the arrays. Returns how
+ * many places members moved, the sort's cost. */
+static size_t sort_cells_by_id(steer_world *w)
 {
 	const steer_grid *g = &w->grid;
 	size_t cells = (size_t)g->nx * (size_t)g->ny;
@@ -1101,7 +1108,7 @@ static void sort_cells_by_id(steer_world *w)
 		else
 			hi = mid;
 	}
-	split_at(w, sort_cells, lo, cells, g->count >= PARALLEL_MIN_VEHICLES);
+	return split_at(w, sort_cells, lo, cells, g->count >= PARALLEL_MIN_VEHICLES);
 }
 
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)
@@ -1223,9 +1230,14 @@ static int resort(steer_world *w, uint32_t *src)
 /* How far storage may drift from the tick's order: a re-sort once more than one
  * vehicle in RESORT_SHARE is stored more than RESORT_ROWS grid rows' worth of slots
  * from its place in the order. Within that the scans' reads stay among the rows
- * they are walking, which the cache holds; further out each is a miss. */
+ * they are walking, which the cache holds; further out each is a miss. Also once
+ * the sort within cells moved members RESORT_MOVES places each on average: in
+ * coarse grids, whose rows hold most of the world, storage never drifts "far", but
+ * a cell's members in storage order can be far from id order, and the insertion
+ * sort's cost grows with the square of that every tick until a re-sort. */
 #define RESORT_ROWS  2
 #define RESORT_SHARE 16
+#define RESORT_MOVES 4
 
 /* The tick's order: the grid's members (grid order), then every other vehicle in
  * slot order. The scans walk neighbours through it, and the sums' order follows it,
@@ -1233,7 +1245,7 @@ static int resort(steer_world *w, uint32_t *src)
  * big world's tick, and is only worth its cost once the scans' reads scatter: on
  * steer-bench's flock most vehicles change cell every few ticks, but hardly any
  * move more than a row in a hundred ticks. */
-static int arrange(steer_world *w)
+static int arrange(steer_world *w, size_t moved)
 {
 	steer_vehicles *v = &w->v;
 	steer_grid *g = &w->grid;
@@ -1251,7 +1263,9 @@ static int arrange(steer_world *w)
 		int64_t d = (int64_t)order[k] - (int64_t)k;
 		far += d > reach || d < -reach;
 	}
-	return far * RESORT_SHARE > n ? resort(w, order) : 0;
+	if (far * RESORT_SHARE > n || moved > RESORT_MOVES * n)
+		return resort(w, order);
+	return 0;
 }
 
 /* Indexes the flocking vehicles and sets the tick's order. */
@@ -1264,14 +1278,16 @@ static int index_flock(steer_world *w)
 	}
 	w->grid.count = 0;
 	w->order = NULL;
-	if (w->flock_sight <= 0.0)
+	/* Flockers that see 0 still need the grid: boids on the same point see each
+	 * other. */
+	if (w->flock_sight < 0.0)
 		return 0;
 	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
 	                     w->flock_sight, v->count, v->px, v->py, v->behaviors,
 	                     STEER_FLOCK) != 0)
 		return -1;
-	sort_cells_by_id(w);
-	if (arrange(w) != 0)
+	size_t moved = sort_cells_by_id(w);
+	if (arrange(w, moved) != 0)
 		return -1;
 	uint32_t differ = 0;
 	const uint32_t *order = w->order;

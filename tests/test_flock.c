@@ -215,6 +215,40 @@ static void subnormal_sight_builds_a_grid(void)
 
 /* Built on two threads (each half of the points counted and placed on its own), the
  * grid is the one thread's, cell for cell and member for member. */
+/* Flockers may see 0 (steer_params_check allows it): the world still indexes them,
+ * so that their scan walks a grid of this tick, not none or a stale one whose
+ * slots are gone. */
+static void zero_sight_flockers_step(void)
+{
+	steer_params far = steer_flock_params(), blind = far;
+	blind.sight_distance = 0;
+	blind.too_close_distance = 0;
+	/* In a world that never had a grid. */
+	steer_world *w = make_world(500, 500, STEER_EDGE_BOUNCE, 4);
+	steer_vehicle_enable(w, add_vehicle(w, 50, 50, 3, 0, &blind), STEER_FLOCK, true);
+	step(w, 3);
+	CHECK(world_finite(w), "a blind boid left the world finite");
+	steer_world_destroy(w);
+	/* In one whose last grid indexed vehicles since removed. */
+	w = make_world(500, 500, STEER_EDGE_WRAP, 4);
+	uint32_t gone[40];
+	for (int k = 0; k < 40; k++) {
+		gone[k] = add_vehicle(w, 12.5 * k, 6.0 * k, 10, 0, &far);
+		steer_vehicle_enable(w, gone[k], STEER_FLOCK, true);
+	}
+	step(w, 2); /* a grid over these 40 */
+	for (int k = 0; k < 40; k++)
+		CHECK(steer_remove(w, gone[k]) == STEER_OK, "remove %d", k);
+	for (int k = 0; k < 3; k++) {
+		uint32_t id = add_vehicle(w, 100 + (k == 2 ? 200 : 0), 100, 5, 0, &blind);
+		steer_vehicle_enable(w, id, STEER_FLOCK, true);
+	}
+	step(w, 20);
+	CHECK(world_finite(w), "a blind flock left the world finite");
+	CHECK(steer_world_vehicles(w)->count == 3, "count %zu", steer_world_vehicles(w)->count);
+	steer_world_destroy(w);
+}
+
 static void grid_on_two_threads_is_the_same(void)
 {
 	enum { N = 150001 }; /* odd: the halves differ in size */
@@ -630,6 +664,7 @@ int main(void)
 	RUN(grid_query_matches_all_pairs);
 	RUN(grid_on_two_threads_is_the_same);
 	RUN(subnormal_sight_builds_a_grid);
+	RUN(zero_sight_flockers_step);
 	RUN(flock_forces_match_all_pairs);
 	RUN(storage_order_does_not_change_the_result);
 	RUN(storage_out_of_grid_order_gives_the_same_bits);
