@@ -364,27 +364,27 @@ static inline void own_part(const scan_lane_consts *lc, uint32_t from, uint32_t 
 	*b = lc->own_to < *a ? *a : lc->own_to > to ? to : lc->own_to;
 }
 
-/* The candidates [from, to) of a run in which no lane can reach its cap. Only the
+/* The candidates [from, to) of a run in which no lane can reach its cap, each taken
+ * by CANDIDATE(s, k, tests): s its grid position, k that in every lane. Only the
  * lanes' own grid positions need the test that a lane is not its own neighbour: the
- * stretches either side go without it, two instructions fewer a candidate. */
-__attribute__((target("avx2"), always_inline)) static inline void
-scan_span(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
-          const uint32_t *slot, uint32_t from, uint32_t to, const scan_tests t, scan_acc *acc)
-{
-	const scan_tests self = {t.fov, t.group, true};
-	const __m256i none = _mm256_setzero_si256();
-	uint32_t a, b;
-	own_part(lc, from, to, &a, &b);
-	for (uint32_t s = from; s < a; s++)
-		scan_candidate(v, lc, x, y, slot[s], none, false, none, t, acc);
-	__m256i k = _mm256_set1_epi64x((int64_t)a);
-	for (uint32_t s = a; s < b; s++) {
-		scan_candidate(v, lc, x, y, slot[s], k, false, none, self, acc);
-		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-	}
-	for (uint32_t s = b; s < to; s++)
-		scan_candidate(v, lc, x, y, slot[s], none, false, none, t, acc);
-}
+ * stretches either side go without it, two instructions fewer a candidate. A macro,
+ * so that the AVX2 and AVX-512 loops each inline their own candidate form under
+ * their own target. */
+#define SCAN_SPAN(lc, from, to, t, CANDIDATE)                                                      \
+	do {                                                                                       \
+		const scan_tests self_ = {(t).fov, (t).group, true};                               \
+		uint32_t a_, b_;                                                                   \
+		own_part(lc, from, to, &a_, &b_);                                                  \
+		for (uint32_t s_ = (from); s_ < a_; s_++)                                          \
+			CANDIDATE(s_, _mm256_setzero_si256(), t);                                  \
+		__m256i k_ = _mm256_set1_epi64x((int64_t)a_);                                      \
+		for (uint32_t s_ = a_; s_ < b_; s_++) {                                            \
+			CANDIDATE(s_, k_, self_);                                                  \
+			k_ = _mm256_add_epi64(k_, _mm256_set1_epi64x(1));                          \
+		}                                                                                  \
+		for (uint32_t s_ = b_; s_ < (to); s_++)                                            \
+			CANDIDATE(s_, _mm256_setzero_si256(), t);                                  \
+	} while (0)
 
 /* Lanes against every candidate of the runs, testing what t says: runs no lane can
  * reach its cap in take the candidate form without the cap (here scan_candidate;
@@ -401,7 +401,10 @@ scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const scan_lane
 			scan_run_capped(v, lc, x, y, runs->slot, from, to, cap, active, t, acc);
 			continue;
 		}
-		scan_span(v, lc, x, y, runs->slot, from, to, t, acc);
+#define CANDIDATE(s, k, tests)                                                                     \
+	scan_candidate(v, lc, x, y, runs->slot[s], k, false, _mm256_setzero_si256(), tests, acc)
+		SCAN_SPAN(lc, from, to, t, CANDIDATE);
+#undef CANDIDATE
 	}
 }
 
@@ -542,26 +545,6 @@ scan_candidate_k(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x,
 		    dy, d2, &lc->sep, (double)v->id[c], &acc->sep_x, &acc->sep_y);
 }
 
-/* scan_span with scan_candidate_k. */
-__attribute__((target(AVX512_TARGET), always_inline)) static inline void
-scan_span_k(const steer_vehicles *v, const scan_lane_consts *lc, __m256d x, __m256d y,
-            const uint32_t *slot, uint32_t from, uint32_t to, const scan_tests t, scan_acc *acc)
-{
-	const scan_tests self = {t.fov, t.group, true};
-	const __m256i none = _mm256_setzero_si256();
-	uint32_t a, b;
-	own_part(lc, from, to, &a, &b);
-	for (uint32_t s = from; s < a; s++)
-		scan_candidate_k(v, lc, x, y, slot[s], none, 0xf, t, acc);
-	__m256i k = _mm256_set1_epi64x((int64_t)a);
-	for (uint32_t s = a; s < b; s++) {
-		scan_candidate_k(v, lc, x, y, slot[s], k, 0xf, self, acc);
-		k = _mm256_add_epi64(k, _mm256_set1_epi64x(1));
-	}
-	for (uint32_t s = b; s < to; s++)
-		scan_candidate_k(v, lc, x, y, slot[s], none, 0xf, t, acc);
-}
-
 /* scan_runs with scan_candidate_k. Near a cap both take scan_candidate: a lane's
  * count feeds its next "open" test, and that chain is shorter through vector
  * compares than mask ones. */
@@ -577,7 +560,9 @@ scan_runs_k(const steer_vehicles *v, const steer_flock_runs *runs, const scan_la
 			scan_run_capped(v, lc, x, y, runs->slot, from, to, cap, active, t, acc);
 			continue;
 		}
-		scan_span_k(v, lc, x, y, runs->slot, from, to, t, acc);
+#define CANDIDATE(s, k, tests) scan_candidate_k(v, lc, x, y, runs->slot[s], k, 0xf, tests, acc)
+		SCAN_SPAN(lc, from, to, t, CANDIDATE);
+#undef CANDIDATE
 	}
 }
 

@@ -41,9 +41,6 @@ struct steer_world {
 		size_t nfree, free_cap;
 	} extras;
 	steer_grid grid;
-	/* The tick's order (see arrange): order[k] is the slot of the k-th vehicle,
-	 * flockers in grid order, then the others. NULL: slot order. */
-	const uint32_t *order;
 	/* Scratch for the storage permutation of a re-sort (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;
@@ -1256,7 +1253,6 @@ static int arrange(steer_world *w, size_t moved)
 	for (size_t i = 0; i < n; i++)
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			order[k++] = (uint32_t)i;
-	w->order = order;
 	int64_t reach = RESORT_ROWS * (int64_t)(nf / (size_t)g->ny + 1);
 	size_t far = 0;
 	for (k = 0; k < n; k++) {
@@ -1277,7 +1273,6 @@ static int index_flock(steer_world *w)
 		w->flock_sight_stale = false;
 	}
 	w->grid.count = 0;
-	w->order = NULL;
 	/* Flockers that see 0 still need the grid: boids on the same point see each
 	 * other. */
 	if (w->flock_sight < 0.0)
@@ -1290,17 +1285,18 @@ static int index_flock(steer_world *w)
 	if (arrange(w, moved) != 0)
 		return -1;
 	uint32_t differ = 0;
-	const uint32_t *order = w->order;
+	const uint32_t *order = w->grid.items;
 	for (size_t k = 1; k < w->grid.count; k++)
 		differ |= v->group[order[k]] ^ v->group[order[0]];
 	w->flock_one_group = differ == 0;
 	return 0;
 }
 
-/* The slot of the k-th vehicle of the tick's order. */
+/* The slot of the k-th vehicle of the tick's order: the grid's items, which arrange
+ * extended by the others; slot order when nothing flocks. */
 static size_t slot_at(const steer_world *w, size_t k)
 {
-	return w->order ? w->order[k] : k;
+	return w->grid.count ? w->grid.items[k] : k;
 }
 
 /* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:
