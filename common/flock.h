@@ -4,14 +4,14 @@
  * its time, so it has two forms that give the same bits:
  *
  *  - steer_flock_scan_one: one vehicle, any grid (the general path);
- *  - steer_flock_scan_lanes: up to STEER_FLOCK_LANES vehicles of neighbouring
- *    cells of one grid row at once, one per vector lane, against the candidates
- *    they share.
+ *  - steer_flock_scan_lanes: up to STEER_FLOCK_GROUP_MAX vehicles of
+ *    neighbouring cells of one grid row at once, one per vector lane, against the
+ *    candidates they share.
  *
  * Both take each neighbour in the same order and do the same arithmetic per
- * vehicle, so a vehicle's sums do not depend on which form, which CPU (the lane
- * form runs in AVX2 or AVX-512 when the CPU has it, see simd.h) or which thread
- * computed them.
+ * vehicle. Which form a vehicle takes depends on the grid alone, and the lane form
+ * gives the same bits whatever its group, whichever CPU (it runs in AVX2 or AVX-512
+ * when the CPU has it, see simd.h) and whichever thread computed it.
  *
  * Neighbours are walked in grid order (cell by cell, and by id within a cell),
  * through the grid's items from grid position to vehicle slot: the order of the
@@ -30,6 +30,14 @@
 #include "world.h"
 
 #define STEER_FLOCK_LANES 4
+/* The most vehicles a lane group holds: eight where AVX-512 runs them in 512-bit
+ * registers. */
+#define STEER_FLOCK_GROUP_MAX 8
+
+/* How many vehicles a lane group holds at the level the lane forms run at (see
+ * simd.h): STEER_FLOCK_GROUP_MAX with AVX-512, else STEER_FLOCK_LANES. A vehicle's
+ * sums do not depend on it (see steer_flock_runs). */
+int steer_flock_group_size(void);
 
 /* Running sums of one vehicle's flock neighbourhood. */
 typedef struct steer_flock_sums {
@@ -58,10 +66,13 @@ steer_flock_query steer_flock_query_at(const steer_vehicles *v, size_t i, const 
  * side, own row first; slot maps a position to its vehicle's slot. These are the
  * candidates every member of those cells shares. Each member's own block (its
  * cell's 3 rows of 2 reach_x + 1 columns) is walked in its own order within them,
- * and the cells beyond it lie further away than any flocker sees, so its neighbours
- * and their order are the per-vehicle walk's. (Only rounding could take a neighbour
- * exactly at sight distance from beyond its own block; the lane forms all walk the
- * same runs, so even then every CPU and thread count gives the same bits.)
+ * and the cells beyond it lie further away than any flocker sees, by more than
+ * rounding can close (the grid's cells are a hair larger than the largest sight, see
+ * steer_grid_build). So a member takes the same neighbours in the same order
+ * whatever cells its group spans and however many lanes it has: every CPU and
+ * thread count gives the same bits. They are the per-vehicle walk's too, but for a
+ * neighbour at sight distance to within rounding, which the per-vehicle walk's
+ * span of cells may leave out.
  * shx/shy: the world-size shift of a run across a wrap seam; a row has at most one
  * seam, so at most six runs. */
 typedef struct steer_flock_runs {
@@ -83,9 +94,10 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double width, double height,
                           const steer_flock_query *q, steer_flock_sums *out);
 
-/* The sums of m (1..STEER_FLOCK_LANES) vehicles that share runs (members of the
+/* The sums of m (1..STEER_FLOCK_GROUP_MAX) vehicles that share runs (members of the
  * cells the runs are for, at grid positions first .. first + m - 1), one vehicle
- * per lane: out[k] is what steer_flock_scan_one gives for q[k] (see
+ * per lane: out[k] is q[k]'s own walk of its block, which is what
+ * steer_flock_scan_one gives but at sight distance to within rounding (see
  * steer_flock_runs). one_group: every vehicle in the runs has the lanes' group (a
  * promise that lets the group test go). */
 void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
@@ -97,12 +109,12 @@ void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *run
 void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
                        steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask);
 
-/* The forces of m vehicles whose only behaviour is flocking, combined by sum:
- * bit for bit steer_combine_parts of steer_flock_parts, four at a time. */
+/* The forces of m (1..STEER_FLOCK_LANES) vehicles whose only behaviour is flocking,
+ * combined by sum: bit for bit steer_combine_parts of steer_flock_parts. */
 void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
                              steer_vec2 *force);
 
-/* The forces of m (1..STEER_FLOCK_LANES) plain flockers (flocking their only
+/* The forces of m (1..STEER_FLOCK_GROUP_MAX) plain flockers (flocking their only
  * behaviour, combined by sum) at grid positions first .. first + m - 1 of the cells
  * the runs are for, all with parameters p, into fx and fy: bit for bit what
  * steer_flock_scan_lanes and steer_flock_force_lanes give, with the lanes read

@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Cells are this much more than min_cell (a relative 2^-12): far above the rounding
+ * of positions, whose error relative to a cell is at most the cell count (at most
+ * 64 + 4n, see below) times 2^-52. */
+#define CELL_MARGIN (1.0 + 1.0 / 4096.0)
+
 /* Below this many points a second thread costs more than it saves. */
 #define TWO_THREADS_MIN 65536
 
@@ -112,6 +117,10 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 {
 	if (!(min_cell > 0.0))
 		min_cell = fmax(width, height);
+	/* A hair more than asked, so that rounding cannot bring a point from beyond a
+	 * query's block to within min_cell of it: a point closer than that to the query
+	 * is then in its block whichever cell and run it is read from (see flock.h). */
+	min_cell *= CELL_MARGIN;
 	/* Cap the cell count near the member count: finer cells only cost memory. */
 	double max_cells = 64.0 + 4.0 * (double)n;
 	/* A tiny min_cell (a subnormal sight) makes the quotients infinite, which halving

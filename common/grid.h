@@ -23,9 +23,9 @@ typedef struct steer_grid {
 	/* 2: the two halves of the points are counted and placed on two threads. The
 	 * grid is the same either way. Set by the owner; steer_grid_init gives 1. */
 	int threads;
-	/* Columns a query of radius min_cell reaches either side of its own: cells are
-	 * min_cell / reach_x wide (and min_cell tall). Narrower columns fit a query's
-	 * disc more closely. Set by the owner; steer_grid_init gives 1. */
+	/* Columns a query of radius min_cell reaches either side of its own: cells are a
+	 * little more than min_cell / reach_x wide (and min_cell tall). Narrower columns
+	 * fit a query's disc more closely. Set by the owner; steer_grid_init gives 1. */
 	int reach_x;
 } steer_grid;
 
@@ -33,9 +33,10 @@ void steer_grid_init(steer_grid *g);
 void steer_grid_free(steer_grid *g);
 
 /* Indexes the points i in [0, n) with (flags[i] & need) == need (flags may be NULL to
- * take every point). Cells are at least min_cell tall and min_cell / reach_x wide,
- * so any query of radius <= min_cell touches at most 3 rows of 2 reach_x + 1 cells. Returns 0, or
- * -1 when memory runs out. */
+ * take every point). Cells are a little more than min_cell tall and min_cell /
+ * reach_x wide, so any query of radius <= min_cell touches at most 3 rows of
+ * 2 reach_x + 1 cells, with room to spare for rounding. Returns 0, or -1 when memory
+ * runs out. */
 int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
                      size_t n, const double *px, const double *py, const uint32_t *flags,
                      uint32_t need);

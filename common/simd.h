@@ -13,7 +13,7 @@
 typedef enum steer_simd_level {
 	STEER_SIMD_SCALAR,
 	STEER_SIMD_AVX2,
-	STEER_SIMD_AVX512, /* AVX-512F with VL: mask registers on 256-bit lanes */
+	STEER_SIMD_AVX512, /* AVX-512F with VL: mask registers, and eight lanes in 512 bits */
 } steer_simd_level;
 
 /* True when lanes of that level are allowed and the CPU has the instructions. */

@@ -4,6 +4,7 @@
 
 #include "behaviors.h"
 #include "check.h"
+#include "flock.h"
 #include "grid.h"
 #include "scenario.h"
 #include "simd.h"
@@ -213,8 +214,6 @@ static void subnormal_sight_builds_a_grid(void)
 	steer_world_destroy(w);
 }
 
-/* Built on two threads (each half of the points counted and placed on its own), the
- * grid is the one thread's, cell for cell and member for member. */
 /* Flockers may see 0 (steer_params_check allows it): the world still indexes them,
  * so that their scan walks a grid of this tick, not none or a stale one whose
  * slots are gone. */
@@ -249,6 +248,8 @@ static void zero_sight_flockers_step(void)
 	steer_world_destroy(w);
 }
 
+/* Built on two threads (each half of the points counted and placed on its own), the
+ * grid is the one thread's, cell for cell and member for member. */
 static void grid_on_two_threads_is_the_same(void)
 {
 	enum { N = 150001 }; /* odd: the halves differ in size */
@@ -518,7 +519,7 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 		steer_vehicle_enable(w, id, STEER_FLOCK | (wander ? STEER_WANDER : 0u), true);
 	}
 	/* Drifters a hair left of and above the origin each tick: wrapping, x - W floor(x/W)
-	 * rounds to W itself and must become 0. Eight, so that four share a lane group. */
+	 * rounds to W itself and must become 0. Eight, so that several share a lane group. */
 	steer_params still = steer_params_default();
 	for (int k = 0; k < 8; k++)
 		add_vehicle(w, 0, 0, -6e-14, -6e-14, &still);
@@ -552,10 +553,81 @@ static void vector_lanes_give_the_scalar_bits(void)
 		}
 }
 
+/* A lane's sums do not depend on the cells its lane group spans (so not on how many
+ * lanes a group has, which differs between CPUs). The world below is one where
+ * W * 2 / sight rounds up to 38: without the grid's margin its columns would be a
+ * hair under half a sight wide, and a neighbour exactly at sight distance would lie
+ * three columns off, beyond the lane's own block but inside the block of a group
+ * that spans one more cell. (Found by search; the values are exact doubles.) */
+static void a_lanes_sums_do_not_depend_on_its_group(void)
+{
+	const double sight = 0x1.4a290c17b871ep+7, size = 0x1.8810be5c2b073p+11;
+	const double xl = 0x1.4a290c17b871cp+7, xc = 0x1.4a290c17b871dp+8;
+	steer_world *w = make_world(size, size, STEER_EDGE_WRAP, 5);
+	steer_params p = steer_flock_params();
+	p.sight_distance = sight;
+	uint32_t lane = add_vehicle(w, xl, 1000, 1, 0, &p);
+	add_vehicle(w, xc, 1000, 0, 1, &p);
+	/* Enough others, far from these two, for the grid's full resolution. */
+	for (int k = 0; k < 400; k++)
+		add_vehicle(w, 30 + 7 * k, 2000 + (k % 5) * 150, -1, 0, &p);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	steer_grid g;
+	steer_grid_init(&g);
+	g.reach_x = 2;
+	CHECK(steer_grid_build(&g, size, size, true, sight, v->count, v->px, v->py, NULL, 0) == 0,
+	      "grid build failed");
+	size_t i = (size_t)steer_vehicle_index(w, lane), first = 0;
+	while (g.items[first] != i)
+		first++;
+	int cx = steer_grid_axis_index(xl, g.cw, g.nx),
+	    cy = steer_grid_axis_index(1000, g.ch, g.ny);
+	CHECK(cx == 1, "the lane is in column %d", cx);
+	steer_agent a = {v2(v->vx[i], v->vy[i]), v2(v->hx[i], v->hy[i]), &p};
+	steer_flock_query q = steer_flock_query_at(v, i, &a);
+	double *fx = calloc(v->count, sizeof *fx), *fy = calloc(v->count, sizeof *fy);
+	CHECK(fx && fy, "out of memory");
+	for (int level = STEER_SIMD_SCALAR; fx && fy && level <= (int)steer_simd_best(); level++) {
+		steer_simd_limit((steer_simd_level)level);
+		steer_flock_sums own, wide;
+		steer_flock_runs runs;
+		uint32_t cell = (uint32_t)(cy * g.nx + cx);
+		CHECK(steer_flock_cell_runs(&g, size, size, cell, 1, &runs), "no runs");
+		steer_flock_scan_lanes(v, &runs, true, &q, first, 1, &own);
+		/* The forms that read plain flockers straight from the arrays, too. */
+		steer_flock_forces_at(v, &runs, true, first, 1, &p, 0.1, fx, fy);
+		steer_vec2 own_force = v2(fx[i], fy[i]);
+		/* Groups from this cell or the one before (the row's first), of 2 to 4 cells. */
+		for (int span = 0; span < 6; span++) {
+			int from = span % 2 ? -1 : 0, cells = 2 + span / 2;
+			CHECK(steer_flock_cell_runs(&g, size, size, cell + (uint32_t)from, cells,
+			                            &runs),
+			      "no runs");
+			steer_flock_scan_lanes(v, &runs, true, &q, first, 1, &wide);
+			CHECK(own.n == 1 && wide.n == own.n && !memcmp(&own, &wide, sizeof own),
+			      "level %d, group of %d cells from %+d: %u and %u neighbours", level,
+			      cells, from, own.n, wide.n);
+			steer_flock_forces_at(v, &runs, true, first, 1, &p, 0.1, fx, fy);
+			steer_vec2 f = v2(fx[i], fy[i]);
+			CHECK(
+			    own_force.x != 0 && !memcmp(&own_force, &f, sizeof f),
+			    "level %d, group of %d cells from %+d: force (%g, %g) against (%g, %g)",
+			    level, cells, from, f.x, f.y, own_force.x, own_force.y);
+		}
+	}
+	steer_simd_limit(STEER_SIMD_AVX512);
+	free(fx);
+	free(fy);
+	steer_grid_free(&g);
+	steer_world_destroy(w);
+}
+
 static void max_neighbours_keeps_the_nearest_cell(void)
 {
 	/* One boid, a neighbour in its own cell heading north, and a crowd in the rows
-	 * above and below heading south. Capped at one neighbour it aligns north. */
+	 * above and below heading south. Capped at one neighbour it aligns north. Boids
+	 * far away make enough members for the grid's full resolution (see
+	 * steer_grid_build): rows a little more than a sight tall, nine of 111. */
 	double fy[2];
 	for (int capped = 0; capped < 2; capped++) {
 		steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
@@ -564,12 +636,16 @@ static void max_neighbours_keeps_the_nearest_cell(void)
 		p.too_close_distance = 0;
 		p.cohesion_weight = 0;
 		p.max_neighbours = capped ? 1 : 0;
-		uint32_t me = add_vehicle(w, 550, 550, 1e-3, 0, &p);
-		uint32_t mate = add_vehicle(w, 560, 560, 0, -50, &p);
+		uint32_t me = add_vehicle(w, 550, 500, 1e-3, 0, &p);
+		uint32_t mate = add_vehicle(w, 560, 510, 0, -50, &p);
 		steer_vehicle_enable(w, me, STEER_FLOCK, true);
 		steer_vehicle_enable(w, mate, STEER_FLOCK, true);
 		for (int k = 0; k < 6; k++) {
-			uint32_t o = add_vehicle(w, 520 + 10 * k, k % 2 ? 470 : 630, 0, 50, &p);
+			uint32_t o = add_vehicle(w, 520 + 10 * k, k % 2 ? 430 : 575, 0, 50, &p);
+			steer_vehicle_enable(w, o, STEER_FLOCK, true);
+		}
+		for (int k = 0; k < 30; k++) {
+			uint32_t o = add_vehicle(w, 30 * k, 100, 0, 50, &p);
 			steer_vehicle_enable(w, o, STEER_FLOCK, true);
 		}
 		step(w, 1);
@@ -671,5 +747,6 @@ int main(void)
 	RUN(two_threads_give_the_same_bits);
 	RUN(vector_lanes_give_the_scalar_bits);
 	RUN(max_neighbours_keeps_the_nearest_cell);
+	RUN(a_lanes_sums_do_not_depend_on_its_group);
 	return CHECK_DONE();
 }
