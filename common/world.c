@@ -47,9 +47,11 @@ struct steer_world {
 	/* The re-sort's spare for the vehicles' uint32 arrays (the force arrays are the
 	 * spares for their doubles): v.cap elements, grown with them. */
 	uint32_t *spare32;
-	double flock_sight; /* largest sight_distance among flocking vehicles; -1: none */
-	bool flock_sight_stale;
-	bool flock_one_group; /* every indexed flocker has the same group */
+	/* What the flockers are, kept until a vehicle, its behaviours or its parameters
+	 * change (flock_stale): */
+	double flock_sight;   /* largest sight_distance among flocking vehicles; -1: none */
+	bool flock_one_group; /* every flocker has the same group */
+	bool flock_stale;
 	int threads;
 };
 
@@ -171,7 +173,7 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	w->cfg = *cfg;
 	w->next_id = 1;
 	w->threads = 1;
-	w->flock_sight_stale = true;
+	w->flock_stale = true;
 	steer_idmap_init(&w->ids);
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
@@ -228,7 +230,7 @@ void steer_world_reset(steer_world *w)
 	w->extras.count = w->extras.nfree = 0;
 	w->next_id = 1;
 	w->tick = 0;
-	w->flock_sight_stale = true;
+	w->flock_stale = true;
 	steer_rng_seed(&w->rng, w->cfg.seed, 0x5eed);
 }
 
@@ -510,7 +512,7 @@ static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r
 		*e = r->state;
 	}
 	v->count++;
-	w->flock_sight_stale = true;
+	w->flock_stale = true;
 	if (r->id >= w->next_id)
 		w->next_id = r->id + 1;
 	return STEER_OK;
@@ -545,7 +547,7 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s);
 static void remove_vehicle(steer_world *w, size_t i)
 {
 	steer_vehicles *v = &w->v;
-	w->flock_sight_stale = true;
+	w->flock_stale = true;
 	uint32_t gone = v->id[i];
 	extras_release(w, i);
 	steer_palette_release(&w->params, v->param_set[i]);
@@ -609,7 +611,7 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 	steer_palette_release(&w->params, w->v.param_set[i]);
 	w->v.param_set[i] = set;
 	w->v.group[i] = prm->group;
-	w->flock_sight_stale = true;
+	w->flock_stale = true;
 	return STEER_OK;
 }
 
@@ -662,7 +664,7 @@ steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bo
 		w->v.behaviors[i] |= bits;
 	else
 		w->v.behaviors[i] &= ~bits;
-	w->flock_sight_stale = true;
+	w->flock_stale = true;
 	return STEER_OK;
 }
 
@@ -1017,16 +1019,26 @@ static void move_obstacles(steer_world *w, double dt)
 	}
 }
 
-static double max_flock_sight(const steer_world *w)
+/* The flockers' largest sight and whether they share one group. */
+static void survey_flock(steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
 	double m = -1.0;
+	uint32_t group = 0, differ = 0;
+	bool first = true;
 	for (size_t i = 0; i < v->count; i++) {
+		if (!(v->behaviors[i] & STEER_FLOCK))
+			continue;
 		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
-		if ((v->behaviors[i] & STEER_FLOCK) && p->sight_distance > m)
+		if (p->sight_distance > m)
 			m = p->sight_distance;
+		if (first)
+			group = v->group[i];
+		first = false;
+		differ |= v->group[i] ^ group;
 	}
-	return m;
+	w->flock_sight = m;
+	w->flock_one_group = differ == 0;
 }
 
 /* Below this many vehicles a second thread costs more than it saves. */
@@ -1268,9 +1280,9 @@ static int arrange(steer_world *w, size_t moved)
 static int index_flock(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
-	if (w->flock_sight_stale) {
-		w->flock_sight = max_flock_sight(w);
-		w->flock_sight_stale = false;
+	if (w->flock_stale) {
+		survey_flock(w);
+		w->flock_stale = false;
 	}
 	w->grid.count = 0;
 	/* Flockers that see 0 still need the grid: boids on the same point see each
@@ -1282,14 +1294,7 @@ static int index_flock(steer_world *w)
 	                     STEER_FLOCK) != 0)
 		return -1;
 	size_t moved = sort_cells_by_id(w);
-	if (arrange(w, moved) != 0)
-		return -1;
-	uint32_t differ = 0;
-	const uint32_t *order = w->grid.items;
-	for (size_t k = 1; k < w->grid.count; k++)
-		differ |= v->group[order[k]] ^ v->group[order[0]];
-	w->flock_one_group = differ == 0;
-	return 0;
+	return arrange(w, moved);
 }
 
 /* The slot of the k-th vehicle of the tick's order: the grid's items, which arrange

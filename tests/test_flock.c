@@ -622,6 +622,43 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 	steer_world_destroy(w);
 }
 
+/* Whether every flocker shares a group is kept between ticks (the lanes skip the
+ * group test when so): a boid moved to another group stops seeing its flock on the
+ * next tick, and one moved back sees it again, at every SIMD level. */
+static void a_changed_group_is_seen_next_tick(void)
+{
+	for (int level = STEER_SIMD_SCALAR; level <= (int)steer_simd_best(); level++) {
+		steer_simd_limit((steer_simd_level)level);
+		steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 9);
+		steer_params p = steer_flock_params();
+		uint32_t ids[12];
+		for (int k = 0; k < 12; k++) {
+			ids[k] = add_vehicle(w, 500 + 8 * (k % 4), 500 + 8 * (k / 4), 5, 0, &p);
+			steer_vehicle_enable(w, ids[k], STEER_FLOCK, true);
+		}
+		step(w, 1);
+		const steer_vehicles *v = steer_world_vehicles(w);
+		size_t i = (size_t)steer_vehicle_index(w, ids[5]);
+		CHECK(v->fx[i] != 0 || v->fy[i] != 0,
+		      "level %d: a boid in its flock feels no force", level);
+		steer_params alone = p;
+		alone.group = 1;
+		CHECK(steer_vehicle_set_params(w, ids[5], &alone) == STEER_OK, "set params");
+		step(w, 1);
+		i = (size_t)steer_vehicle_index(w, ids[5]);
+		CHECK(v->fx[i] == 0 && v->fy[i] == 0,
+		      "level %d: alone in its group it still flocks (force %g, %g)", level,
+		      v->fx[i], v->fy[i]);
+		CHECK(steer_vehicle_set_params(w, ids[5], &p) == STEER_OK, "set params");
+		step(w, 1);
+		i = (size_t)steer_vehicle_index(w, ids[5]);
+		CHECK(v->fx[i] != 0 || v->fy[i] != 0,
+		      "level %d: back in its group it feels nothing", level);
+		steer_world_destroy(w);
+	}
+	steer_simd_limit(STEER_SIMD_AVX512);
+}
+
 static void max_neighbours_keeps_the_nearest_cell(void)
 {
 	/* One boid, a neighbour in its own cell heading north, and a crowd in the rows
@@ -748,5 +785,6 @@ int main(void)
 	RUN(vector_lanes_give_the_scalar_bits);
 	RUN(max_neighbours_keeps_the_nearest_cell);
 	RUN(a_lanes_sums_do_not_depend_on_its_group);
+	RUN(a_changed_group_is_seen_next_tick);
 	return CHECK_DONE();
 }
