@@ -1369,12 +1369,12 @@ static const steer_params *plain_lanes(const steer_world *w, size_t k, int m)
 
 /* One lane group, the flockers at positions [s, s + m) of the tick's order sharing
  * runs: their neighbourhoods are scanned together, and their forces formed there
- * and then (plain flockers sharing a parameter set) or queued in the batch. */
+ * and then (plain flockers sharing parameters p, see plain_lanes) or queued in the
+ * batch (p NULL). */
 static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s, int m,
-                         force_batch *b)
+                         const steer_params *p, force_batch *b)
 {
 	steer_vehicles *v = &w->v;
-	const steer_params *p = plain_lanes(w, s, m);
 	if (p) {
 		batch_finish(w, b); /* the batch holds consecutive positions only */
 		steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p, steer_world_dt(w),
@@ -1459,9 +1459,11 @@ static void *run_forces(void *arg)
 		 * time, and a block sized for eight would only add candidates to each four. */
 		int limit = group_max;
 		int m = group_members(g, c, i, end, limit);
-		if (m > STEER_FLOCK_LANES && !plain_lanes(w, i, m)) {
+		const steer_params *plain = plain_lanes(w, i, m);
+		if (m > STEER_FLOCK_LANES && !plain) {
 			limit = STEER_FLOCK_LANES;
 			m = group_members(g, c, i, end, limit);
+			plain = plain_lanes(w, i, m);
 		}
 		size_t c_last = c; /* the cell of the group's last member */
 		while (g->start[c_last + 1] <= i + (size_t)m - 1)
@@ -1472,11 +1474,12 @@ static void *run_forces(void *arg)
 		if (!lanes && c_last > c) { /* a wrapping row too narrow for the wider block */
 			m = (int)(g->start[c + 1] - i);
 			m = m < limit ? m : limit;
+			plain = plain_lanes(w, i, m);
 			lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c,
 			                              1, &runs);
 		}
 		if (lanes) {
-			group_forces(w, &runs, i, m, &batch);
+			group_forces(w, &runs, i, m, plain, &batch);
 		} else {
 			batch_finish(w, &batch); /* the batch holds consecutive positions only */
 			for (int l = 0; l < m; l++)
