@@ -51,6 +51,10 @@ struct steer_world {
 	 * change (flock_stale): */
 	double flock_sight;   /* largest sight_distance among flocking vehicles; -1: none */
 	bool flock_one_group; /* every flocker has the same group */
+	/* The parameter set every flocker has when all are plain (flock only, forces
+	 * summed, one set): lane groups need not check their members. Else
+	 * STEER_PALETTE_NONE. */
+	uint32_t flock_plain_set;
 	bool flock_stale;
 	int threads;
 };
@@ -544,6 +548,14 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s);
 static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s);
 
+/* Every change of a vehicle's behaviours comes through here: what the flockers are
+ * (survey_flock) is kept between ticks until one does. */
+static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
+{
+	w->v.behaviors[i] = bits;
+	w->flock_stale = true;
+}
+
 static void remove_vehicle(steer_world *w, size_t i)
 {
 	steer_vehicles *v = &w->v;
@@ -566,11 +578,11 @@ static void remove_vehicle(steer_world *w, size_t i)
 		steer_vehicle_state *s = &w->extras.slots[v->extra[k]];
 		if (s->pursue_id == gone) {
 			s->pursue_id = 0;
-			v->behaviors[k] &= ~(uint32_t)STEER_PURSUE;
+			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_PURSUE);
 		}
 		if (s->evade_id == gone) {
 			s->evade_id = 0;
-			v->behaviors[k] &= ~(uint32_t)STEER_EVADE;
+			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_EVADE);
 		}
 	}
 }
@@ -660,11 +672,7 @@ steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bo
 		return STEER_ERR_INVALID;
 	if (on && (bits & NEEDS_EXTRAS) && !extras_for_write(w, (size_t)i))
 		return STEER_ERR_NOMEM;
-	if (on)
-		w->v.behaviors[i] |= bits;
-	else
-		w->v.behaviors[i] &= ~bits;
-	w->flock_stale = true;
+	set_behaviors(w, (size_t)i, on ? w->v.behaviors[i] | bits : w->v.behaviors[i] & ~bits);
 	return STEER_OK;
 }
 
@@ -691,7 +699,7 @@ steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, ste
 	default:
 		return STEER_ERR_INVALID;
 	}
-	w->v.behaviors[i] |= bit;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] | bit);
 	return STEER_OK;
 }
 
@@ -709,7 +717,7 @@ steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint
 		s->pursue_id = other;
 	else
 		s->evade_id = other;
-	w->v.behaviors[i] |= bit;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] | bit);
 	return STEER_OK;
 }
 
@@ -735,7 +743,7 @@ steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 poin
 		path->cap = ncap;
 	}
 	path->points[path->count++] = point;
-	w->v.behaviors[i] |= STEER_PATH;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_PATH);
 	return STEER_OK;
 }
 
@@ -749,7 +757,7 @@ steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id)
 		path->count = 0;
 		path->index = 0;
 	}
-	w->v.behaviors[i] &= ~(uint32_t)STEER_PATH;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] & ~(uint32_t)STEER_PATH);
 	return STEER_OK;
 }
 
@@ -1019,26 +1027,38 @@ static void move_obstacles(steer_world *w, double dt)
 	}
 }
 
-/* The flockers' largest sight and whether they share one group. */
+/* A boid whose force is its flock parts summed: the one the lane forms take. */
+static bool plain_flocker(const steer_vehicles *v, size_t i, const steer_params *p)
+{
+	return v->behaviors[i] == STEER_FLOCK && p->combine == STEER_COMBINE_SUM;
+}
+
+/* The flockers' largest sight, whether they share one group, and whether all are
+ * plain with one parameter set. */
 static void survey_flock(steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
 	double m = -1.0;
 	uint32_t group = 0, differ = 0;
-	bool first = true;
+	uint32_t set = STEER_PALETTE_NONE;
+	bool first = true, plain = true;
 	for (size_t i = 0; i < v->count; i++) {
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			continue;
 		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
 		if (p->sight_distance > m)
 			m = p->sight_distance;
-		if (first)
+		if (first) {
 			group = v->group[i];
+			set = v->param_set[i];
+		}
 		first = false;
 		differ |= v->group[i] ^ group;
+		plain = plain && v->param_set[i] == set && plain_flocker(v, i, p);
 	}
 	w->flock_sight = m;
 	w->flock_one_group = differ == 0;
+	w->flock_plain_set = plain ? set : STEER_PALETTE_NONE;
 }
 
 /* Below this many vehicles a second thread costs more than it saves. */
@@ -1317,12 +1337,6 @@ typedef struct force_batch {
 	steer_flock_sums sums[FORCE_BATCH];
 } force_batch;
 
-/* A boid whose force is its flock parts summed: the one the lane forms take. */
-static bool plain_flocker(const steer_vehicles *v, size_t i, const steer_params *p)
-{
-	return v->behaviors[i] == STEER_FLOCK && p->combine == STEER_COMBINE_SUM;
-}
-
 static void batch_finish(steer_world *w, force_batch *b)
 {
 	steer_vehicles *v = &w->v;
@@ -1356,6 +1370,8 @@ static void batch_finish(steer_world *w, force_batch *b)
  * forces steer_flock_forces_at forms from the arrays; else NULL. */
 static const steer_params *plain_lanes(const steer_world *w, size_t k, int m)
 {
+	if (w->flock_plain_set != STEER_PALETTE_NONE) /* every flocker is */
+		return steer_palette_get(&w->params, w->flock_plain_set);
 	const steer_vehicles *v = &w->v;
 	uint32_t set = v->param_set[slot_at(w, k)];
 	const steer_params *p = steer_palette_get(&w->params, set);

@@ -659,6 +659,57 @@ static void a_changed_group_is_seen_next_tick(void)
 	steer_simd_limit(STEER_SIMD_AVX512);
 }
 
+/* Boids given a second behaviour leave the plain lanes, whose forces are flocking
+ * alone, on the next tick: the world keeps whether every flocker is plain between
+ * ticks, and each way of adding a behaviour must tell it. Two worlds step alike;
+ * then one boid of the first gets a behaviour, and on the next tick its force
+ * differs from its twin's while every other boid's is the same. */
+static void a_boid_given_a_behaviour_leaves_the_plain_lanes(void)
+{
+	for (int level = STEER_SIMD_SCALAR; level <= (int)steer_simd_best(); level++) {
+		steer_simd_limit((steer_simd_level)level);
+		for (int how = 0; how < 3; how++) {
+			steer_world *w[2];
+			uint32_t ids[2][12];
+			steer_params p = steer_flock_params();
+			for (int k = 0; k < 2; k++) {
+				w[k] = make_world(1000, 1000, STEER_EDGE_WRAP, 9);
+				for (int b = 0; b < 12; b++) {
+					ids[k][b] = add_vehicle(w[k], 500 + 8 * (b % 4),
+					                        500 + 8 * (b / 4), 5, 0, &p);
+					steer_vehicle_enable(w[k], ids[k][b], STEER_FLOCK, true);
+				}
+				step(w[k], 1);
+			}
+			steer_status st =
+			    how == 0
+			        ? steer_vehicle_target(w[0], ids[0][5], STEER_SEEK, v2(900, 100))
+			    : how == 1
+			        ? steer_vehicle_path_add(w[0], ids[0][5], v2(900, 100))
+			        : steer_vehicle_chase(w[0], ids[0][5], STEER_PURSUE, ids[0][11]);
+			CHECK(st == STEER_OK, "level %d way %d: behaviour added", level, how);
+			step(w[0], 1);
+			step(w[1], 1);
+			const steer_vehicles *a = steer_world_vehicles(w[0]);
+			const steer_vehicles *b = steer_world_vehicles(w[1]);
+			for (int k = 0; k < 12; k++) {
+				size_t i = (size_t)steer_vehicle_index(w[0], ids[0][k]);
+				size_t j = (size_t)steer_vehicle_index(w[1], ids[1][k]);
+				bool same = a->fx[i] == b->fx[j] && a->fy[i] == b->fy[j];
+				CHECK(same == (k != 5),
+				      "level %d way %d: boid %d's force %s its twin's (%g, %g "
+				      "against %g, "
+				      "%g)",
+				      level, how, k, same ? "is" : "is not", a->fx[i], a->fy[i],
+				      b->fx[j], b->fy[j]);
+			}
+			steer_world_destroy(w[0]);
+			steer_world_destroy(w[1]);
+		}
+	}
+	steer_simd_limit(STEER_SIMD_AVX512);
+}
+
 static void max_neighbours_keeps_the_nearest_cell(void)
 {
 	/* One boid, a neighbour in its own cell heading north, and a crowd in the rows
@@ -786,5 +837,6 @@ int main(void)
 	RUN(max_neighbours_keeps_the_nearest_cell);
 	RUN(a_lanes_sums_do_not_depend_on_its_group);
 	RUN(a_changed_group_is_seen_next_tick);
+	RUN(a_boid_given_a_behaviour_leaves_the_plain_lanes);
 	return CHECK_DONE();
 }
