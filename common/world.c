@@ -1282,15 +1282,15 @@ static int arrange(steer_world *w, size_t moved)
 	/* The grid reserved room for every vehicle. */
 	uint32_t *order = g->items;
 	size_t k = nf;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; k < n; i++) /* none when every vehicle flocks */
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			order[k++] = (uint32_t)i;
-	int64_t reach = RESORT_ROWS * (int64_t)(nf / (size_t)g->ny + 1);
+	/* Slots and counts fit 32 bits: the distance test in 32-bit lanes, which the
+	 * compiler can do several at a time. */
+	uint32_t reach = RESORT_ROWS * (uint32_t)(nf / (size_t)g->ny + 1);
 	size_t far = 0;
-	for (k = 0; k < n; k++) {
-		int64_t d = (int64_t)order[k] - (int64_t)k;
-		far += d > reach || d < -reach;
-	}
+	for (k = 0; k < n; k++)
+		far += order[k] - (uint32_t)k + reach > 2 * reach;
 	if (far * RESORT_SHARE > n || moved > RESORT_MOVES * n)
 		return resort(w, order);
 	return 0;
