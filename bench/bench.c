@@ -5,7 +5,8 @@
  * neighbour loop on a copy of the same start, and prints the two side by side.
  * --clustered packs every boid into a small disc (hundreds within sight of each
  * other) to show the max_neighbours cap bounding the cost. A benchmark prints
- * figures; it asserts nothing. */
+ * figures; it asserts nothing. The grid line is followed by where its ticks went,
+ * phase by phase. */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <malloc.h>
 #include <math.h>
@@ -213,6 +214,8 @@ static timing run(steer_world *w, naive_world *nv, long ticks, size_t n)
 	timing t = {ticks, 0, 0, 0, 0, 0};
 	if (!ms)
 		return t;
+	if (w)
+		steer_world_time_phases(w, true);
 	double start = now_s();
 	for (long k = 0; k < ticks; k++) {
 		double a = now_s();
@@ -324,6 +327,12 @@ int main(int argc, char **argv)
 	timing grid = run(w, NULL, o.ticks, (size_t)o.n);
 	size_t heap1 = heap_bytes() - naive_bytes;
 	print_timing("grid:", &grid);
+	steer_phase_times ph = steer_world_phase_times(w);
+	if (ph.ticks)
+		printf("grid phases:       mean ms per tick: index %.3f (grid, cell sort, order, "
+		       "re-sorts), forces %.3f, moves %.3f\n",
+		       ph.index_s * 1e3 / (double)ph.ticks, ph.forces_s * 1e3 / (double)ph.ticks,
+		       ph.moves_s * 1e3 / (double)ph.ticks);
 	if (o.naive) {
 		timing naive =
 		    run(NULL, &nv, o.ticks ? o.ticks : (grid.ticks < 20 ? grid.ticks : 20),

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "behaviors.h"
 #include "flock.h"
@@ -57,6 +58,8 @@ struct steer_world {
 	uint32_t flock_plain_set;
 	bool flock_stale;
 	int threads;
+	bool timing; /* steer_world_time_phases */
+	steer_phase_times phases;
 };
 
 /* One vehicle slot's worth of every array, for moving slots around. */
@@ -1552,17 +1555,46 @@ static void *integrate(void *arg)
 	return NULL;
 }
 
+/* Seconds on the wall clock (C11's, so the core needs no POSIX), when timing. */
+static double phase_clock(const steer_world *w)
+{
+	struct timespec ts;
+	if (!w->timing || !timespec_get(&ts, TIME_UTC))
+		return 0.0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 steer_status steer_world_step(steer_world *w)
 {
+	double t0 = phase_clock(w);
 	if (index_flock(w) != 0)
 		return STEER_ERR_NOMEM;
+	double t1 = phase_clock(w);
 	/* Phase 1: every force from the same starting state. */
 	split_at(w, run_forces, forces_split(w), w->v.count, w->v.count >= PARALLEL_MIN_VEHICLES);
+	double t2 = phase_clock(w);
 	/* Phase 2: integrate, once every force is known. */
 	in_parallel(w, integrate);
 	move_obstacles(w, steer_world_dt(w));
 	w->tick++;
+	if (w->timing) {
+		w->phases.index_s += t1 - t0;
+		w->phases.forces_s += t2 - t1;
+		w->phases.moves_s += phase_clock(w) - t2;
+		w->phases.ticks++;
+	}
 	return STEER_OK;
+}
+
+void steer_world_time_phases(steer_world *w, bool on)
+{
+	w->timing = on;
+	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0};
+}
+
+steer_phase_times steer_world_phase_times(const steer_world *w)
+{
+	return w->phases;
 }
 
 int steer_world_threads(const steer_world *w)

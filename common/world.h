@@ -132,6 +132,19 @@ int steer_world_threads(const steer_world *w);
  * neighbour grid could not grow (the world is then not advanced). */
 steer_status steer_world_step(steer_world *w);
 
+/* Where ticks' time goes, for benchmarks: wall time in each phase of
+ * steer_world_step, summed over the ticks since timing was turned on. */
+typedef struct steer_phase_times {
+	long ticks;
+	double index_s;  /* the grid, the sort within cells, the tick's order, re-sorts */
+	double forces_s; /* every steering force */
+	double moves_s;  /* moving vehicles and obstacles */
+} steer_phase_times;
+
+/* Turns phase timing on (from zero) or off; off when a world is created. */
+void steer_world_time_phases(steer_world *w, bool on);
+steer_phase_times steer_world_phase_times(const steer_world *w);
+
 const steer_world_config *steer_world_config_get(const steer_world *w);
 uint64_t steer_world_tick(const steer_world *w);
 double steer_world_dt(const steer_world *w);

@@ -1,6 +1,7 @@
 /* The world as a container: edges, ids, removal, determinism, degenerate input,
  * parameter validation, scenarios. */
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "idmap.h"
@@ -268,6 +269,38 @@ static void every_scenario_loads_and_runs(void)
 	steer_world_destroy(w);
 }
 
+/* Phase timing counts the ticks since it was turned on, and its phases add up to no
+ * more than the wall time of those ticks. */
+static void phase_times_cover_the_ticks(void)
+{
+	steer_world *w = make_world(2000, 2000, STEER_EDGE_WRAP, 4);
+	steer_params p = steer_flock_params();
+	for (int k = 0; k < 3000; k++) {
+		uint32_t id = add_vehicle(w, 20.0 * (k % 100), 20.0 * (k / 100), 10, 0, &p);
+		steer_vehicle_enable(w, id, STEER_FLOCK, true);
+	}
+	step(w, 2);
+	steer_phase_times t = steer_world_phase_times(w);
+	CHECK(t.ticks == 0 && t.index_s == 0 && t.forces_s == 0 && t.moves_s == 0,
+	      "phases timed before timing was turned on: %ld ticks", t.ticks);
+	steer_world_time_phases(w, true);
+	struct timespec a, b;
+	timespec_get(&a, TIME_UTC);
+	step(w, 5);
+	timespec_get(&b, TIME_UTC);
+	double wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+	t = steer_world_phase_times(w);
+	double sum = t.index_s + t.forces_s + t.moves_s;
+	CHECK(t.ticks == 5, "5 ticks timed as %ld", t.ticks);
+	CHECK(t.index_s > 0 && t.forces_s > 0 && t.moves_s >= 0 && sum <= wall,
+	      "phases %g + %g + %g s against %g s of ticks", t.index_s, t.forces_s, t.moves_s,
+	      wall);
+	steer_world_time_phases(w, false);
+	step(w, 1);
+	CHECK(steer_world_phase_times(w).ticks == 0, "timing turned off still counts");
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(edges_keep_vehicles_inside);
@@ -278,5 +311,6 @@ int main(void)
 	RUN(idmap_matches_a_reference);
 	RUN(bad_parameters_are_refused);
 	RUN(every_scenario_loads_and_runs);
+	RUN(phase_times_cover_the_ticks);
 	return CHECK_DONE();
 }
