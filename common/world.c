@@ -1103,17 +1103,26 @@ static void *sort_cells(void *arg)
 {
 	range_job *j = arg;
 	steer_grid *g = &j->w->grid;
-	const uint32_t *id = j->w->v.id;
+	const uint32_t *id = j->w->v.id, *cell = g->cell;
 	uint32_t *it = g->items;
-	for (uint32_t a = g->start[j->from] + 1; a < g->start[j->to]; a++) {
-		uint32_t x = it[a], prev = it[a - 1];
+	uint32_t a = g->start[j->from], end = g->start[j->to];
+	if (a >= end)
+		return NULL;
+	/* The id and cell of the member before a: the last one's, or after an insertion
+	 * the same as before, as the member moved up to a is the one that was before. */
+	uint32_t prev_id = id[it[a]], prev_cell = cell[it[a]];
+	for (a++; a < end; a++) {
+		uint32_t x = it[a], x_id = id[x], x_cell = cell[x];
 		/* One branch, not two: at a cell's start the id order is a coin toss the
 		 * branch predictor would pay for. later: x's id is below its predecessor's. */
-		uint64_t later = (uint64_t)((int64_t)id[x] - (int64_t)id[prev]) >> 63;
-		if (!(later & (g->cell[prev] == g->cell[x])))
+		uint64_t later = (uint64_t)((int64_t)x_id - (int64_t)prev_id) >> 63;
+		if (!(later & (prev_cell == x_cell))) {
+			prev_id = x_id;
+			prev_cell = x_cell;
 			continue;
-		uint32_t first = g->start[g->cell[x]], b = a;
-		while (b > first && id[it[b - 1]] > id[x]) {
+		}
+		uint32_t first = g->start[x_cell], b = a;
+		while (b > first && id[it[b - 1]] > x_id) {
 			it[b] = it[b - 1];
 			b--;
 		}
