@@ -551,8 +551,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s);
 static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s);
 
-/* Every change of a vehicle's behaviours comes through here: what the flockers are
- * (survey_flock) is kept between ticks until one does. */
+/* Every change of an existing vehicle's behaviours comes through here: what the
+ * flockers are (survey_flock) is kept between ticks until one does. */
 static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
 {
 	w->v.behaviors[i] = bits;
