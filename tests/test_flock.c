@@ -696,8 +696,9 @@ static void a_boid_given_a_behaviour_leaves_the_plain_lanes(void)
 				size_t i = (size_t)steer_vehicle_index(w[0], ids[0][k]);
 				size_t j = (size_t)steer_vehicle_index(w[1], ids[1][k]);
 				bool same = a->fx[i] == b->fx[j] && a->fy[i] == b->fy[j];
-				CHECK(same == (k != 5), "level %d way %d: boid %d's force %s its twin's",
-				      level, how, k, same ? "is" : "is not");
+				CHECK(same == (k != 5),
+				      "level %d way %d: boid %d's force %s its twin's", level, how,
+				      k, same ? "is" : "is not");
 			}
 			steer_world_destroy(w[0]);
 			steer_world_destroy(w[1]);
