@@ -1294,11 +1294,12 @@ static int arrange(steer_world *w, size_t moved)
 	/* The grid reserved room for every vehicle. */
 	uint32_t *order = g->items;
 	size_t k = nf;
-	for (size_t i = 0; k < n; i++) /* none when every vehicle flocks */
+	/* Stops once every non-flocker is placed: at once when every vehicle flocks. */
+	for (size_t i = 0; i < n && k < n; i++)
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			order[k++] = (uint32_t)i;
-	/* Slots and counts fit 32 bits: the distance test in 32-bit lanes, which the
-	 * compiler can do several at a time. */
+	/* Slots fit 32 bits. One unsigned compare per slot: a distance d in
+	 * [-reach, reach] maps to [0, 2 reach], any other wraps above it. */
 	uint32_t reach = RESORT_ROWS * (uint32_t)(nf / (size_t)g->ny + 1);
 	size_t far = 0;
 	for (k = 0; k < n; k++)
