@@ -849,6 +849,11 @@ static int x_stats(const steer_command *c, steer_session *s, const steer_host *h
 	steer_strbuf_puts(b, ",\"height\":");
 	steer_json_num(b, cfg->height);
 	steer_strbuf_printf(b, ",\"edges\":\"%s\"", steer_edges_name(cfg->edges));
+	steer_flock_health fh = steer_world_flock_health(w);
+	steer_strbuf_printf(b, ",\"flockers\":%zu,\"flock_mean_speed\":", fh.flockers);
+	steer_json_num(b, fh.mean_speed);
+	steer_strbuf_puts(b, ",\"flock_polarization\":");
+	steer_json_num(b, fh.polarization);
 	if (h && h->stats)
 		h->stats(h->ud, b);
 	steer_strbuf_puts(b, "}");

@@ -412,6 +412,28 @@ size_t steer_world_param_sets(const steer_world *w)
 	return steer_palette_live(&w->params);
 }
 
+steer_flock_health steer_world_flock_health(const steer_world *w)
+{
+	const steer_vehicles *v = &w->v;
+	steer_flock_health h = {0, 0.0, 0.0};
+	double speed = 0.0, hx = 0.0, hy = 0.0;
+	for (size_t i = 0; i < v->count; i++) {
+		if (!(v->behaviors[i] & STEER_FLOCK))
+			continue;
+		h.flockers++;
+		speed += sqrt(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+		hx += v->hx[i];
+		hy += v->hy[i];
+	}
+	if (h.flockers) {
+		double n = (double)h.flockers;
+		h.mean_speed = speed / n;
+		/* Rounding may put the length of a mean of unit vectors a hair above 1. */
+		h.polarization = fmin(1.0, sqrt(hx * hx + hy * hy) / n);
+	}
+	return h;
+}
+
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 {
 	uint32_t slot;

@@ -181,6 +181,18 @@ const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id);
 /* Distinct parameter sets in use (for memory accounting). */
 size_t steer_world_param_sets(const steer_world *w);
 
+/* How well the flockers (vehicles with the flock behaviour) keep flying together:
+ * their mean speed, and their polarization, the length of the mean of their unit
+ * headings (1: all head the same way; near 0: every way, or milling). Both 0 when
+ * nothing flocks. */
+typedef struct steer_flock_health {
+	size_t flockers;
+	double mean_speed;   /* units/s */
+	double polarization; /* 0..1 */
+} steer_flock_health;
+
+steer_flock_health steer_world_flock_health(const steer_world *w);
+
 steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_params *prm);
 steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 vel);
 steer_status steer_vehicle_set_position(steer_world *w, uint32_t id, steer_vec2 pos);

@@ -4,6 +4,7 @@
 
 #include "behaviors.h"
 #include "check.h"
+#include "command.h"
 #include "flock.h"
 #include "grid.h"
 #include "scenario.h"
@@ -816,6 +817,57 @@ static void flock_forces_match_all_pairs(void)
 	}
 }
 
+/* steer_world_flock_health over flockers only, and `stats` reporting it. */
+static void flock_health_counts_flockers_only(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
+	steer_flock_health h = steer_world_flock_health(w);
+	CHECK(h.flockers == 0 && h.mean_speed == 0 && h.polarization == 0,
+	      "empty world: %zu flockers, speed %g, polarization %g", h.flockers, h.mean_speed,
+	      h.polarization);
+	steer_params p = steer_params_default();
+	/* Speeds 3, 6 (a 3-4-5 triangle scaled) and 9 along +x, +x and -x. */
+	uint32_t a = add_vehicle(w, 100, 100, 3, 0, &p);
+	uint32_t b = add_vehicle(w, 300, 100, 3.6, 4.8, &p);
+	uint32_t c = add_vehicle(w, 500, 100, -9, 0, &p);
+	uint32_t fast = add_vehicle(w, 700, 100, 0, 90, &p); /* not a flocker */
+	steer_vehicle_enable(w, fast, STEER_WANDER, true);
+	h = steer_world_flock_health(w);
+	CHECK(h.flockers == 0, "%zu flockers before any flocks", h.flockers);
+	for (uint32_t id = a; id <= c; id++)
+		steer_vehicle_enable(w, id, STEER_FLOCK | (id == c ? STEER_SEEK : 0u), true);
+	h = steer_world_flock_health(w);
+	/* Headings (1, 0), (0.6, 0.8), (-1, 0): mean (0.2, 0.8) / 3. */
+	double want = sqrt(0.6 * 0.6 + 0.8 * 0.8) / 3.0;
+	CHECK(h.flockers == 3, "%zu flockers", h.flockers);
+	CHECK(fabs(h.mean_speed - 6.0) < 1e-12, "mean speed %.17g, want 6", h.mean_speed);
+	CHECK(fabs(h.polarization - want) < 1e-12, "polarization %.17g, want %.17g", h.polarization,
+	      want);
+	/* All one way: 1, whatever the speeds; a stopped boid keeps its heading. */
+	steer_vehicle_set_velocity(w, c, v2(0, 0));
+	steer_vehicle_set_velocity(w, b, v2(20, 0));
+	steer_vehicle_enable(w, c, STEER_FLOCK, false);
+	h = steer_world_flock_health(w);
+	CHECK(h.flockers == 2 && fabs(h.mean_speed - 11.5) < 1e-12 && h.polarization == 1.0,
+	      "%zu flockers, speed %g, polarization %.17g", h.flockers, h.mean_speed,
+	      h.polarization);
+
+	/* stats carries the same figures under the names clients plot. */
+	steer_session s = {w, false};
+	steer_command cmd;
+	char err[128];
+	steer_reply r;
+	steer_reply_init(&r);
+	CHECK(steer_cmd_parse_line(&cmd, "stats", err, sizeof err) == 0, "%s", err);
+	steer_cmd_exec(&cmd, &s, NULL, &r);
+	const char *json = r.json.data ? r.json.data : "";
+	CHECK(strstr(json, "\"flockers\":2,") && strstr(json, "\"flock_mean_speed\":11.5,") &&
+	          strstr(json, "\"flock_polarization\":1"),
+	      "stats: %s", json);
+	steer_reply_free(&r);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(alignment_and_separation_polarize);
@@ -835,5 +887,6 @@ int main(void)
 	RUN(a_lanes_sums_do_not_depend_on_its_group);
 	RUN(a_changed_group_is_seen_next_tick);
 	RUN(a_boid_given_a_behaviour_leaves_the_plain_lanes);
+	RUN(flock_health_counts_flockers_only);
 	return CHECK_DONE();
 }
