@@ -113,6 +113,20 @@ steer_vec2 steer_align(const steer_agent *a, steer_vec2 mean_velocity)
 	return v2_sub(mean_velocity, a->v);
 }
 
+steer_vec2 steer_cruise(const steer_agent *a)
+{
+	/* The heading, not the velocity: a vehicle at rest sets off the way it faces. */
+	return v2_scale(a->h, a->prm->cruise_speed - v2_len(a->v));
+}
+
+void steer_cruise_part(const steer_agent *a, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask)
+{
+	if (a->prm->cruise_speed <= 0.0)
+		return;
+	parts[STEER_PART_CRUISE] = v2_scale(steer_cruise(a), a->prm->cruise_weight);
+	*mask |= 1u << STEER_PART_CRUISE;
+}
+
 steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
                                const steer_params *prm, double dt)
 {

@@ -1,4 +1,4 @@
-/* The steering behaviours of ../shared/BEHAVIORS.md as pure functions. Each returns
+/* The steering behaviours of docs/BEHAVIORS.md as pure functions. Each returns
  * a steering (the change of velocity it wants, usually desired - v) for one vehicle,
  * given displacements already taken the short way round a wrap world. */
 #ifndef STEER_BEHAVIORS_H
@@ -33,6 +33,8 @@ steer_vec2 steer_separate_one(const steer_agent *a, steer_vec2 d, uint32_t self_
                               uint32_t other_id);
 steer_vec2 steer_cohere(const steer_agent *a, steer_vec2 d_mean);
 steer_vec2 steer_align(const steer_agent *a, steer_vec2 mean_velocity);
+/* OpenSteer's steerForTargetSpeed: along the heading, cruise_speed less the speed. */
+steer_vec2 steer_cruise(const steer_agent *a);
 
 /* Slots of a vehicle's weighted steerings, in Buckland's priority order. */
 enum steer_part {
@@ -47,12 +49,16 @@ enum steer_part {
 	STEER_PART_WANDER,
 	STEER_PART_PURSUE,
 	STEER_PART_PATH,
+	STEER_PART_CRUISE,
 	STEER_PART_COUNT,
 };
 
 /* Combines the steerings whose bit (1 << part) is set in mask into the force to
  * apply: sum then truncate (as S / dt) to max_force, or Buckland's prioritised
  * running sum that stops once max_force is used up. */
+/* The cruise part, weighted, into parts when the vehicle has a cruise_speed. */
+void steer_cruise_part(const steer_agent *a, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask);
+
 steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
                                const steer_params *prm, double dt);
 

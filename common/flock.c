@@ -608,6 +608,7 @@ static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sum
 		steer_vec2 parts[STEER_PART_COUNT];
 		uint32_t mask = 0;
 		steer_flock_parts(&a[l], &sums[l], parts, &mask);
+		steer_cruise_part(&a[l], parts, &mask);
 		force[l] = steer_combine_parts(parts, mask, a[l].prm, dt);
 	}
 }
@@ -618,6 +619,7 @@ static void force_lanes_scalar(const steer_agent *a, const steer_flock_sums *sum
 typedef struct force_in {
 	__m256d n, sep_x, sep_y, d_x, d_y, sum_vx, sum_vy, vx, vy;
 	__m256d w_sep, w_coh, w_ali, speed, max_force;
+	__m256d hx, hy, cruise, w_cruise; /* heading; cruise_speed (0: off) and its weight */
 } force_in;
 
 __attribute__((target("avx2"), always_inline)) static inline void
@@ -644,9 +646,25 @@ force_core(const force_in *in, double dt, __m256d *out_x, __m256d *out_y)
 	/* alignment: the mean velocity less our own */
 	__m256d ali_x = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(in->sum_vx, inv), vx), in->w_ali);
 	__m256d ali_y = _mm256_mul_pd(_mm256_sub_pd(_mm256_mul_pd(in->sum_vy, inv), vy), in->w_ali);
-	/* the sum, in part order, then per second and truncated */
+	/* the sum, in part order; no neighbours: no flock parts, and the empty sum is +0 */
 	__m256d sx = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_x), ali_x), coh_x);
 	__m256d sy = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(zero, sep_y), ali_y), coh_y);
+	sx = _mm256_and_pd(has, sx);
+	sy = _mm256_and_pd(has, sy);
+	/* cruise, the last part, where it is on: the heading times cruise_speed less the
+	 * speed, weighted. A sum from +0 is never -0, so the +0 of a lane without it
+	 * leaves that lane's sum as it was. */
+	__m256d on = _mm256_cmp_pd(in->cruise, zero, _CMP_GT_OQ);
+	if (_mm256_movemask_pd(on)) {
+		__m256d e = _mm256_sub_pd(
+		    in->cruise,
+		    _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(vx, vx), _mm256_mul_pd(vy, vy))));
+		__m256d cx = _mm256_mul_pd(_mm256_mul_pd(in->hx, e), in->w_cruise);
+		__m256d cy = _mm256_mul_pd(_mm256_mul_pd(in->hy, e), in->w_cruise);
+		sx = _mm256_add_pd(sx, _mm256_and_pd(on, cx));
+		sy = _mm256_add_pd(sy, _mm256_and_pd(on, cy));
+	}
+	/* then per second and truncated */
 	__m256d inv_dt = _mm256_set1_pd(1.0 / dt);
 	sx = _mm256_mul_pd(sx, inv_dt);
 	sy = _mm256_mul_pd(sy, inv_dt);
@@ -655,18 +673,16 @@ force_core(const force_in *in, double dt, __m256d *out_x, __m256d *out_y)
 	__m256d over = _mm256_and_pd(_mm256_cmp_pd(l2, _mm256_mul_pd(mf, mf), _CMP_GT_OQ),
 	                             _mm256_cmp_pd(l2, zero, _CMP_GT_OQ));
 	__m256d k = _mm256_div_pd(mf, _mm256_sqrt_pd(l2));
-	sx = _mm256_blendv_pd(sx, _mm256_mul_pd(sx, k), over);
-	sy = _mm256_blendv_pd(sy, _mm256_mul_pd(sy, k), over);
-	/* no neighbours: no parts, and the empty sum is +0 */
-	*out_x = _mm256_and_pd(has, sx);
-	*out_y = _mm256_and_pd(has, sy);
+	*out_x = _mm256_blendv_pd(sx, _mm256_mul_pd(sx, k), over);
+	*out_y = _mm256_blendv_pd(sy, _mm256_mul_pd(sy, k), over);
 }
 
 /* The square roots and divisions of four boids' forces side by side instead of one
  * boid's long chain after another's. Each line of force_core is the scalar code's
  * operation in the scalar code's order: steer_cohere (a seek of the mean offset),
  * steer_align, the weights, the sum separation + alignment + cohesion from +0, then
- * / dt and v2_truncate to max_force. */
+ * steer_cruise_part's term where cruise_speed is on, / dt and v2_truncate to
+ * max_force. */
 __attribute__((target("avx2"))) static void force_lanes_avx2(const steer_agent *a,
                                                              const steer_flock_sums *sums, int m,
                                                              double dt, steer_vec2 *force)
@@ -694,7 +710,11 @@ __attribute__((target("avx2"))) static void force_lanes_avx2(const steer_agent *
 	    AGENTS(prm->cohesion_weight),
 	    AGENTS(prm->alignment_weight),
 	    AGENTS(prm->max_speed),
-	    AGENTS(prm->max_force)};
+	    AGENTS(prm->max_force),
+	    AGENTS(h.x),
+	    AGENTS(h.y),
+	    AGENTS(prm->cruise_speed),
+	    AGENTS(prm->cruise_weight)};
 #undef LANES
 #undef AGENTS
 	__m256d sx, sy;
@@ -795,7 +815,11 @@ plain_forces_out(const scan_acc *acc, const scan_lane_consts *lc, __m128i s, int
 	                     _mm256_set1_pd(p->cohesion_weight),
 	                     _mm256_set1_pd(p->alignment_weight),
 	                     lc->sep.speed,
-	                     _mm256_set1_pd(p->max_force)};
+	                     _mm256_set1_pd(p->max_force),
+	                     lc->sep.hx,
+	                     lc->sep.hy,
+	                     _mm256_set1_pd(p->cruise_speed),
+	                     _mm256_set1_pd(p->cruise_weight)};
 	__m256d sx, sy;
 	force_core(&in, dt, &sx, &sy);
 	double ox[4], oy[4];
@@ -1007,8 +1031,18 @@ force_core8(const acc8 *acc, const lanes8 *lc, const steer_params *p, double dt,
 	__m512d coh_y = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(uy, speed), vy), w_coh);
 	__m512d ali_x = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(acc->vx, inv), vx), w_ali);
 	__m512d ali_y = _mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(acc->vy, inv), vy), w_ali);
-	__m512d sx = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(zero, sep_x), ali_x), coh_x);
-	__m512d sy = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(zero, sep_y), ali_y), coh_y);
+	__m512d sx = _mm512_maskz_add_pd(has, _mm512_add_pd(zero, sep_x), ali_x);
+	__m512d sy = _mm512_maskz_add_pd(has, _mm512_add_pd(zero, sep_y), ali_y);
+	sx = _mm512_maskz_add_pd(has, sx, coh_x);
+	sy = _mm512_maskz_add_pd(has, sy, coh_y);
+	if (p->cruise_speed > 0.0) { /* every lane has p: cruise on in all or none */
+		__m512d e = _mm512_sub_pd(
+		    _mm512_set1_pd(p->cruise_speed),
+		    _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(vx, vx), _mm512_mul_pd(vy, vy))));
+		const __m512d w_cru = _mm512_set1_pd(p->cruise_weight);
+		sx = _mm512_add_pd(sx, _mm512_mul_pd(_mm512_mul_pd(lc->hx, e), w_cru));
+		sy = _mm512_add_pd(sy, _mm512_mul_pd(_mm512_mul_pd(lc->hy, e), w_cru));
+	}
 	const __m512d inv_dt = _mm512_set1_pd(1.0 / dt);
 	sx = _mm512_mul_pd(sx, inv_dt);
 	sy = _mm512_mul_pd(sy, inv_dt);
@@ -1017,10 +1051,8 @@ force_core8(const acc8 *acc, const lanes8 *lc, const steer_params *p, double dt,
 	__mmask8 over = _mm512_mask_cmp_pd_mask(_mm512_cmp_pd_mask(l2, zero, _CMP_GT_OQ), l2,
 	                                        _mm512_mul_pd(mf, mf), _CMP_GT_OQ);
 	__m512d k = _mm512_div_pd(mf, _mm512_sqrt_pd(l2));
-	sx = _mm512_mask_mul_pd(sx, over, sx, k);
-	sy = _mm512_mask_mul_pd(sy, over, sy, k);
-	*out_x = _mm512_maskz_mov_pd(has, sx);
-	*out_y = _mm512_maskz_mov_pd(has, sy);
+	*out_x = _mm512_mask_mul_pd(sx, over, sx, k);
+	*out_y = _mm512_mask_mul_pd(sy, over, sy, k);
 }
 
 /* The candidates of all the runs: a bound on how many any lane can take. */

@@ -110,7 +110,8 @@ void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
                        steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask);
 
 /* The forces of m (1..STEER_FLOCK_LANES) vehicles whose only behaviour is flocking,
- * combined by sum: bit for bit steer_combine_parts of steer_flock_parts. */
+ * combined by sum: bit for bit steer_combine_parts of steer_flock_parts and
+ * steer_cruise_part. */
 void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
                              steer_vec2 *force);
 

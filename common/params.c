@@ -26,6 +26,8 @@ steer_params steer_params_default(void)
 	    .separation_weight = 1.0,
 	    .cohesion_weight = 1.0,
 	    .alignment_weight = 1.0,
+	    .cruise_speed = 0.0,
+	    .cruise_weight = 1.0,
 	    .group = 0,
 	    .max_neighbours = 64,
 	    .decel = STEER_DECEL_LINEAR,
@@ -65,6 +67,8 @@ const steer_param_def steer_param_defs[] = {
     REAL(separation_weight, "flock: separation weight"),
     REAL(cohesion_weight, "flock: cohesion weight"),
     REAL(alignment_weight, "flock: alignment weight"),
+    REAL(cruise_speed, "cruise: speed to keep along the heading, units/s (0 = off)"),
+    REAL(cruise_weight, "cruise: weight of the pull towards cruise_speed"),
     {"group", STEER_PARAM_UINT, offsetof(steer_params, group), NULL,
      "flock: only vehicles of the same group flock together"},
     {"max_neighbours", STEER_PARAM_UINT, offsetof(steer_params, max_neighbours), NULL,
@@ -226,6 +230,8 @@ const char *steer_params_check(const steer_params *p, char *err, size_t errlen)
 	    {"separation_weight", p->separation_weight, 0},
 	    {"cohesion_weight", p->cohesion_weight, 0},
 	    {"alignment_weight", p->alignment_weight, 0},
+	    {"cruise_speed", p->cruise_speed, 0},
+	    {"cruise_weight", p->cruise_weight, 0},
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
 		if (!(r[i].v >= r[i].min && r[i].v <= big)) { /* NaN fails too */

@@ -1,6 +1,6 @@
 /* Per-vehicle parameters: the vehicle model and every behaviour's tuning, with one
  * table of names so that every entry point (text commands, the wire, save files)
- * reads and writes them the same way. Names follow ../shared/BEHAVIORS.md. */
+ * reads and writes them the same way. docs/BEHAVIORS.md describes each. */
 #ifndef STEER_PARAMS_H
 #define STEER_PARAMS_H
 
@@ -40,6 +40,8 @@ typedef struct steer_params {
 	double separation_weight;
 	double cohesion_weight;
 	double alignment_weight;
+	double cruise_speed; /* units/s; 0 = off */
+	double cruise_weight;
 	uint32_t group;
 	uint32_t max_neighbours; /* flocking looks at no more than this many; 0 = all */
 	uint8_t decel;           /* steer_decel */

@@ -24,6 +24,10 @@ steer_params steer_flock_params(void)
 	p.field_of_view = true;
 	/* Never binds at these densities; in a crush it keeps a tick's cost bounded. */
 	p.max_neighbours = 48;
+	/* Without it the flock drains (separation takes the vehicle's own velocity off
+	 * once per close neighbour, alignment copies the slowed mean, nothing speeds
+	 * them up again) and within two minutes sits still, pointing every way. */
+	p.cruise_speed = 40.0;
 	return p;
 }
 

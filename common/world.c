@@ -1020,6 +1020,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		}
 		steer_flock_parts(&a, flock, parts, &mask);
 	}
+	steer_cruise_part(&a, parts, &mask);
 	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
 }
 

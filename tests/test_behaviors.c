@@ -1,8 +1,9 @@
-/* Seek, flee, arrive, pursue, evade and wander, each against the property that
- * would break if the behaviour were wrong. */
+/* Seek, flee, arrive, pursue, evade, wander and cruise, each against the property
+ * that would break if the behaviour were wrong. */
 #include <string.h>
 
 #include "check.h"
+#include "command.h"
 #include "testutil.h"
 
 static void seek_reaches_and_overshoots(void)
@@ -230,6 +231,118 @@ static void priority_combination_caps_force(void)
 	steer_world_destroy(w);
 }
 
+static double speed_of(const steer_world *w, uint32_t id)
+{
+	return v2_len(vel(w, id));
+}
+
+/* Off by default; on, it brings the speed to cruise_speed from above and below, along
+ * the heading, and a vehicle at rest sets off the way it faces. */
+static void cruise_holds_its_speed(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_WRAP, 1);
+	CHECK(steer_params_default().cruise_speed == 0, "cruise is on by default");
+	uint32_t plain = add_vehicle(w, 100, 100, 7, 0, NULL);
+	steer_params p = steer_params_default();
+	p.cruise_speed = 30;
+	uint32_t slow = add_vehicle(w, 100, 200, 3, 4, &p);
+	uint32_t fast = add_vehicle(w, 100, 300, 0, -90, &p);
+	uint32_t rest = add_vehicle(w, 100, 400, 0, 0, &p);
+	CHECK(steer_vehicle_set_velocity(w, rest, v2(0, 0)) == STEER_OK, "set velocity");
+	step(w, 60);
+	CHECK(vel(w, plain).x == 7 && vel(w, plain).y == 0, "a plain vehicle changed speed: %g",
+	      speed_of(w, plain));
+	uint32_t ids[3] = {slow, fast, rest};
+	steer_vec2 heading[3] = {v2(0.6, 0.8), v2(0, -1), v2(1, 0)};
+	for (int k = 0; k < 3; k++) {
+		steer_vec2 v = vel(w, ids[k]);
+		CHECK(fabs(v2_len(v) - 30) < 1e-9, "vehicle %u: speed %.12g after 1 s", ids[k],
+		      v2_len(v));
+		CHECK(fabs(v2_cross(v, heading[k])) < 1e-9 && v2_dot(v, heading[k]) > 0,
+		      "vehicle %u turned: velocity (%g, %g)", ids[k], v.x, v.y);
+	}
+	steer_world_destroy(w);
+}
+
+/* Cruise is one more weighted steering: summed, a seeker (wanting max_speed 100)
+ * with cruise_speed 20 settles where the two cancel, (100 - s) + k (20 - s) = 0: 60
+ * at weight 1 (about which it alternates tick by tick: each steering asks for its
+ * whole change at once), 73.3 at weight 0.5. By priority cruise comes last and gets
+ * only the force seek leaves of max_force (200): seek's f = (100 - s) / dt and
+ * cruise's cut to 200 - f cancel at f = 100, s = 100 - 100 / 60. */
+static void cruise_combines_like_the_others(void)
+{
+	const struct {
+		double weight;
+		uint8_t combine;
+		double want, within;
+	} cases[] = {
+	    {1, STEER_COMBINE_SUM, 60, 0.01},
+	    {0.5, STEER_COMBINE_SUM, 220.0 / 3.0, 0.01},
+	    {1, STEER_COMBINE_PRIORITY, 100 - 100.0 / 60, 0.01},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		steer_world *w = make_world(100000, 600, STEER_EDGE_NONE, 1);
+		steer_params p = steer_params_default();
+		p.cruise_speed = 20;
+		p.cruise_weight = cases[k].weight;
+		p.combine = cases[k].combine;
+		uint32_t id = add_vehicle(w, 100, 300, 0, 0, &p);
+		steer_vehicle_target(w, id, STEER_SEEK, v2(99000, 300));
+		step(w, 60 * 4);
+		double mean = 0;
+		for (int t = 0; t < 60; t++) {
+			step(w, 1);
+			mean += speed_of(w, id) / 60;
+		}
+		CHECK(fabs(mean - cases[k].want) < cases[k].within, "weight %g, %s: speed %.3f",
+		      cases[k].weight, cases[k].combine ? "priority" : "sum", mean);
+		steer_world_destroy(w);
+	}
+}
+
+static const char *run_line(steer_session *s, const char *line, steer_reply *r)
+{
+	steer_command cmd;
+	static char err[256];
+	steer_reply_free(r);
+	steer_reply_init(r);
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != 0)
+		return err;
+	if (steer_cmd_exec(&cmd, s, NULL, r) != 0)
+		return r->error;
+	return r->json.data ? r->json.data : "";
+}
+
+/* cruise_speed and cruise_weight through the text commands, and in `help set`. */
+static void cruise_is_a_parameter(void)
+{
+	steer_session s = {make_world(1000, 600, STEER_EDGE_WRAP, 1), false};
+	steer_reply r;
+	steer_reply_init(&r);
+	CHECK(strstr(run_line(&s, "spawn 100 100 cruise_speed=25", &r), "\"id\":1"), "spawn");
+	CHECK(steer_vehicle_params(s.world, 1)->cruise_speed == 25, "spawned with %g",
+	      steer_vehicle_params(s.world, 1)->cruise_speed);
+	run_line(&s, "set 1 cruise_speed=12.5 cruise_weight=2", &r);
+	CHECK(r.ok, "set: %s", r.error);
+	const steer_params *p = steer_vehicle_params(s.world, 1);
+	CHECK(p->cruise_speed == 12.5 && p->cruise_weight == 2, "set gave %g, %g", p->cruise_speed,
+	      p->cruise_weight);
+	const char *got = run_line(&s, "get 1", &r);
+	CHECK(strstr(got, "\"cruise_speed\":12.5") && strstr(got, "\"cruise_weight\":2"), "get: %s",
+	      got);
+	const char *help = run_line(&s, "help set", &r);
+	CHECK(strstr(help, "\"cruise_speed\":") && strstr(help, "\"cruise_weight\":"),
+	      "help set: %s", help);
+	const char *bad = run_line(&s, "set 1 cruise_speed=-3", &r);
+	CHECK(!r.ok && strstr(bad, "cruise_speed"), "a negative cruise_speed: %s", bad);
+	bad = run_line(&s, "set 1 cruise_speed=nan", &r);
+	CHECK(strstr(bad, "cruise_speed"), "cruise_speed=nan: %s", bad);
+	CHECK(steer_vehicle_params(s.world, 1)->cruise_speed == 12.5, "a refused set changed it");
+	steer_reply_free(&r);
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
 	RUN(seek_reaches_and_overshoots);
@@ -240,5 +353,8 @@ int main(void)
 	RUN(wander_moves_and_turns);
 	RUN(wander_is_seeded);
 	RUN(priority_combination_caps_force);
+	RUN(cruise_holds_its_speed);
+	RUN(cruise_combines_like_the_others);
+	RUN(cruise_is_a_parameter);
 	return CHECK_DONE();
 }

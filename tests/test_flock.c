@@ -346,7 +346,11 @@ static void grid_query_matches_all_pairs(void)
 static steer_world *ordered_world(const int *insert, bool churn)
 {
 	steer_world *w = make_world(800, 800, STEER_EDGE_WRAP, 11);
-	steer_params p = steer_flock_params(), shortsighted = p;
+	steer_params p = steer_flock_params();
+	/* Slow enough that storage stays out of grid order for a while (see
+	 * storage_out_of_grid_order_gives_the_same_bits). */
+	p.cruise_speed = 0;
+	steer_params shortsighted = p;
 	shortsighted.sight_distance = 70;
 	if (churn)
 		for (int k = 0; k < 50; k++)
@@ -487,7 +491,7 @@ typedef enum lane_mix {
 } lane_mix;
 
 /* A world that reaches every branch of the lane code: groups, boids with and without
- * a field of view or a cap, several sight distances, a crowd past its cap, boids on
+ * a field of view, a cap or cruise, several sight distances, a crowd past its cap, boids on
  * exactly the same point (the separation tie-break), wanderers among the flock; and
  * lane groups of plain flockers sharing a parameter set, with one group or two. */
 static steer_world *lane_workout(steer_edges edges, lane_mix mix)
@@ -502,6 +506,8 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 			p.sight_distance = 60 + (k % 3) * 20;
 			p.max_neighbours = k % 7 == 0 ? 5 : k % 7 == 1 ? 0 : 48;
 			p.combine = k % 13 == 0 ? STEER_COMBINE_PRIORITY : STEER_COMBINE_SUM;
+			p.cruise_speed = k % 6 == 0 ? 0 : 25 + k % 4 * 10;
+			p.cruise_weight = k % 5 == 1 ? 2.5 : 1;
 		}
 		bool crowd = k % 4 == 1;
 		double x =
@@ -513,6 +519,8 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 		if (mix == MIX_HALVES) {
 			p.field_of_view = false;
 			p.group = x < 1200;
+			if (x < 1200) /* the west without cruise */
+				p.cruise_speed = 0;
 		}
 		uint32_t id = add_vehicle(w, x, y, steer_rng_range(rng, -30, 30),
 		                          steer_rng_range(rng, -30, 30), &p);
@@ -645,11 +653,17 @@ static void a_changed_group_is_seen_next_tick(void)
 		steer_params alone = p;
 		alone.group = 1;
 		CHECK(steer_vehicle_set_params(w, ids[5], &alone) == STEER_OK, "set params");
+		/* Alone it has no flock parts, only cruise's. */
+		steer_vec2 parts[STEER_PART_COUNT];
+		uint32_t mask = 0;
+		steer_agent a = {v2(v->vx[i], v->vy[i]), v2(v->hx[i], v->hy[i]), &alone};
+		steer_cruise_part(&a, parts, &mask);
+		steer_vec2 want = steer_combine_parts(parts, mask, &alone, steer_world_dt(w));
 		step(w, 1);
 		i = (size_t)steer_vehicle_index(w, ids[5]);
-		CHECK(v->fx[i] == 0 && v->fy[i] == 0,
-		      "level %d: alone in its group it still flocks (force %g, %g)", level,
-		      v->fx[i], v->fy[i]);
+		CHECK(mask && v->fx[i] == want.x && v->fy[i] == want.y,
+		      "level %d: alone in its group it still flocks (force %g, %g; cruise %g, %g)",
+		      level, v->fx[i], v->fy[i], want.x, want.y);
 		CHECK(steer_vehicle_set_params(w, ids[5], &p) == STEER_OK, "set params");
 		step(w, 1);
 		i = (size_t)steer_vehicle_index(w, ids[5]);
@@ -760,6 +774,7 @@ static void flock_forces_match_all_pairs(void)
 			p.group = (uint32_t)(k % 3 == 0);
 			p.field_of_view = k % 2;
 			p.sight_distance = k % 5 ? 100 : 70;
+			p.cruise_speed = k % 4 ? 40 : 0;
 			uint32_t id = add_vehicle(
 			    w, steer_rng_range(rng, 0, W), steer_rng_range(rng, 0, H),
 			    steer_rng_range(rng, -50, 50), steer_rng_range(rng, -50, 50), &p);
@@ -799,6 +814,12 @@ static void flock_forces_match_all_pairs(void)
 				    steer_align(&a, v2_scale(sv, 1.0 / m)), pi->alignment_weight);
 				mask = (1u << STEER_PART_SEPARATION) | (1u << STEER_PART_COHESION) |
 				       (1u << STEER_PART_ALIGNMENT);
+			}
+			if (pi->cruise_speed > 0) { /* with or without neighbours */
+				double speed = sqrt(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+				parts[STEER_PART_CRUISE] = v2_scale(
+				    v2_scale(a.h, pi->cruise_speed - speed), pi->cruise_weight);
+				mask |= 1u << STEER_PART_CRUISE;
 			}
 			steer_vec2 f = steer_combine_parts(parts, mask, pi, steer_world_dt(w));
 			want_x[v->id[i]] = f.x;

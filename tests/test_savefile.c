@@ -167,6 +167,8 @@ static steer_params odd_params(void)
 	p.separation_weight = 1.7;
 	p.cohesion_weight = 0.3;
 	p.alignment_weight = 1.1;
+	p.cruise_speed = 41.5;
+	p.cruise_weight = 0.6;
 	p.group = 3;
 	p.decel = STEER_DECEL_SLOW;
 	p.combine = STEER_COMBINE_PRIORITY;
@@ -562,6 +564,82 @@ static void missing_parameter_keeps_its_default(void)
 	steer_world_destroy(w);
 }
 
+/* Three boids of the flock preset saved by the build before cruise_speed existed
+ * (commit 0fa9c48) 30 ticks in, and where that build had them 60 ticks after loading
+ * the file. This build loads the file with cruise off (the parameter's default) and
+ * so continues exactly as that build did. */
+static const char save_before_cruise[] =
+    "steer-save 1\n"
+    "world width 0x1.9p+8 height 0x1.2cp+8 edges wrap tick_rate 0x1.ep+5 seed 7\n"
+    "meta tick 30 next_id 4 rng_state 799f0187fadf3c95 rng_inc 000000000000bddb\n"
+    "counts vehicles 3 obstacles 0\n"
+    "vehicle 1 behaviors flock pos 0x1.a8b4b0ebe51d9p+6 0x1.8a44bd66a2fa2p+6 vel "
+    "0x1.38bbc50d87344p+3 -0x1.b0b7ffd229f99p+2 heading 0x1.a50e4f5c79a8cp-1 -0x1.234ce7d6e9d1fp-1 "
+    "force -0x1.53e35e681a14bp+5 -0x1.a5c96fc515cc4p+4 wander_angle 0x0p+0\n"
+    "targets seek 0x0p+0 0x0p+0 flee 0x0p+0 0x0p+0 arrive 0x0p+0 0x0p+0 pursue 0 evade 0\n"
+    "params mass 0x1p+0 max_speed 0x1.9p+5 max_force 0x1.9p+5 radius 0x1.4p+2 slowing_radius "
+    "0x1.9p+6 decel linear panic_distance inf wander_distance 0x1.4p+3 wander_radius 0x1.4p+2 "
+    "wander_range 0x1p+0 avoid_distance 0x1.2cp+8 avoid_buffer 0x1.4p+4 path_threshold 0x1.4p+4 "
+    "sight_distance 0x1.9p+6 too_close_distance 0x1.ep+4 field_of_view on separation_weight 0x1p+0 "
+    "cohesion_weight 0x1.999999999999ap-5 alignment_weight 0x1p+1 group 0 max_neighbours 48 "
+    "combine sum\n"
+    "path points 0 index 0 loop off\n"
+    "vehicle 2 behaviors flock pos 0x1.160000000000cp+7 0x1.9c00000000008p+6 vel 0x1.2p+4 -0x1p+2 "
+    "heading 0x1.f3ceca548973bp-1 -0x1.bc46092eb3118p-3 force 0x0p+0 0x0p+0 wander_angle 0x0p+0\n"
+    "targets seek 0x0p+0 0x0p+0 flee 0x0p+0 0x0p+0 arrive 0x0p+0 0x0p+0 pursue 0 evade 0\n"
+    "params mass 0x1p+0 max_speed 0x1.9p+5 max_force 0x1.9p+5 radius 0x1.4p+2 slowing_radius "
+    "0x1.9p+6 decel linear panic_distance inf wander_distance 0x1.4p+3 wander_radius 0x1.4p+2 "
+    "wander_range 0x1p+0 avoid_distance 0x1.2cp+8 avoid_buffer 0x1.4p+4 path_threshold 0x1.4p+4 "
+    "sight_distance 0x1.9p+6 too_close_distance 0x1.ep+4 field_of_view on separation_weight 0x1p+0 "
+    "cohesion_weight 0x1.999999999999ap-5 alignment_weight 0x1p+1 group 0 max_neighbours 48 "
+    "combine sum\n"
+    "path points 0 index 0 loop off\n"
+    "vehicle 3 behaviors flock pos 0x1.e2e999bb7a71dp+6 0x1.ead3ad2918ec3p+6 vel "
+    "0x1.bcf26190ff9f9p+2 0x1.bb00aa2e20d51p+2 heading 0x1.6ad49bc669a4fp-1 0x1.693ebf4a34196p-1 "
+    "force 0x0p+0 0x0p+0 wander_angle 0x0p+0\n"
+    "targets seek 0x0p+0 0x0p+0 flee 0x0p+0 0x0p+0 arrive 0x0p+0 0x0p+0 pursue 0 evade 0\n"
+    "params mass 0x1p+0 max_speed 0x1.9p+5 max_force 0x1.9p+5 radius 0x1.4p+2 slowing_radius "
+    "0x1.9p+6 decel linear panic_distance inf wander_distance 0x1.4p+3 wander_radius 0x1.4p+2 "
+    "wander_range 0x1p+0 avoid_distance 0x1.2cp+8 avoid_buffer 0x1.4p+4 path_threshold 0x1.4p+4 "
+    "sight_distance 0x1.9p+6 too_close_distance 0x1.ep+4 field_of_view on separation_weight 0x1p+0 "
+    "cohesion_weight 0x1.999999999999ap-5 alignment_weight 0x1p+1 group 0 max_neighbours 48 "
+    "combine sum\n"
+    "path points 0 index 0 loop off\n"
+    "end records 3 fnv1a64 91cffbfdd2744cd8\n";
+
+static void a_save_from_before_cruise_continues_as_it_did(void)
+{
+	static const struct {
+		uint32_t id;
+		double px, py, vx, vy;
+	} then[] = {
+	    {1, 0x1.dc2995f683facp+6, 0x1.8970c5ed443ccp+6, 0x1.a58cd5e9cbc43p+3,
+	     0x1.4346824f3c8d6p+1},
+	    {2, 0x1.3a00000000024p+7, 0x1.8c00000000018p+6, 0x1.2p+4, -0x1p+2},
+	    {3, 0x1.feb8bfd48a6c5p+6, 0x1.0341dbe5fd7d1p+7, 0x1.bcf26190ff9f9p+2,
+	     0x1.bb00aa2e20d51p+2},
+	};
+	char err[256];
+	steer_world *w = load(save_before_cruise, sizeof save_before_cruise - 1, err, sizeof err);
+	CHECK(w, "refused: %s", err);
+	if (!w)
+		return;
+	for (uint32_t id = 1; id <= 3; id++) {
+		const steer_params *p = steer_vehicle_params(w, id);
+		CHECK(p && p->cruise_speed == 0 && p->cruise_weight == 1,
+		      "vehicle %u: cruise_speed %g, cruise_weight %g", id,
+		      p ? p->cruise_speed : NAN, p ? p->cruise_weight : NAN);
+	}
+	step(w, 60);
+	for (size_t k = 0; k < sizeof then / sizeof then[0]; k++) {
+		steer_vec2 p = pos(w, then[k].id), v = vel(w, then[k].id);
+		CHECK(p.x == then[k].px && p.y == then[k].py && v.x == then[k].vx &&
+		          v.y == then[k].vy,
+		      "vehicle %u at (%a, %a) moving (%a, %a)", then[k].id, p.x, p.y, v.x, v.y);
+	}
+	steer_world_destroy(w);
+}
+
 /* A poor man's fuzzer: random edits, resealed so that they reach the parser. Any
  * outcome but a crash, a leak or a silent refusal is fine; a world that loads must
  * save again. */
@@ -630,6 +708,7 @@ int main(void)
 	RUN(garbage_is_refused);
 	RUN(well_sealed_mistakes_are_named);
 	RUN(missing_parameter_keeps_its_default);
+	RUN(a_save_from_before_cruise_continues_as_it_did);
 	RUN(resealed_random_edits_are_survived);
 	return CHECK_DONE();
 }
