@@ -9,7 +9,8 @@
  * world) after 2, 5 and 10 simulated minutes has its flockers' mean speed at least
  * half their max_speed and polarization above 0.8; and 150 boids of the flock preset
  * with cohesion off (500 x 500 wrap world, sight 100, too close 20, max speed and force
- * 50) reach polarization above 0.9 within 60 s. */
+ * 50) reach polarization above 0.9 within 60 s, and fly at half their max_speed or
+ * more at 60 s. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,9 @@ static void cohesion_off_flock_lines_up(void)
 		double t = cohesion_off_run((uint64_t)seed, &at60);
 		CHECK(t > 0, "seed %d: polarization %.3f at 60 s (speed %.2f)", seed,
 		      at60.polarization, at60.mean_speed);
+		/* and it is not lined up standing still */
+		CHECK(at60.mean_speed >= 25, "seed %d: mean speed %.2f at 60 s", seed,
+		      at60.mean_speed);
 	}
 }
 
