@@ -12,6 +12,8 @@
 #include "world.h"
 
 static void schedule_frame(tui_app *a);
+static void resize(tui_app *a);
+static void on_more_keys(uv_timer_t *t);
 
 /* --- talking to the server --------------------------------------------------------- */
 
@@ -569,11 +571,34 @@ static void key(tui_app *a, int ch)
 		break;
 	}
 	case KEY_RESIZE:
-		tui_screen_resize(&a->screen);
+		resize(a);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Reads at most TUI_KEYS_PER_TURN keys, then yields to the loop: whatever getch()
+ * returns, signals (SIGTERM, SIGINT, SIGWINCH) and the socket get their turn. Keys
+ * left in ncurses' own queue (which does not make stdin readable) are read on the
+ * next turn of the loop. */
+static void read_keys(tui_app *a)
+{
+	int n = 0, ch = ERR;
+	while (!a->quitting && n < TUI_KEYS_PER_TURN && (ch = getch()) != ERR) {
+		key(a, ch);
+		n++;
+	}
+	if (a->quitting)
+		return;
+	if (n == TUI_KEYS_PER_TURN)
+		uv_timer_start(&a->input_timer, on_more_keys, 0, 0);
+	schedule_frame(a);
+}
+
+static void on_more_keys(uv_timer_t *t)
+{
+	read_keys(t->data);
 }
 
 static void on_input(uv_poll_t *p, int status, int events)
@@ -584,18 +609,16 @@ static void on_input(uv_poll_t *p, int status, int events)
 		quit(a, 1);
 		return;
 	}
-	int ch;
-	while (!a->quitting && (ch = getch()) != ERR)
-		key(a, ch);
-	schedule_frame(a);
+	read_keys(a);
 }
 
 /* --- lifetime ------------------------------------------------------------------------ */
 
-static void on_resize(uv_signal_t *h, int sig)
+/* The one place the terminal size is taken in: from SIGWINCH through libuv (which
+ * owns that signal, so ncurses' own handler never runs) and from a KEY_RESIZE should
+ * ncurses ever report one. Idempotent, and it queues no further KEY_RESIZE. */
+static void resize(tui_app *a)
 {
-	tui_app *a = h->data;
-	(void)sig;
 	tui_screen_resize(&a->screen);
 	int cols, rows;
 	map_area(a, &cols, &rows);
@@ -608,6 +631,12 @@ static void on_resize(uv_signal_t *h, int sig)
 	/* Redraw at once: a resize must never leave a torn screen on display. */
 	a->dirty = false;
 	on_frame(&a->frame_timer);
+}
+
+static void on_resize(uv_signal_t *h, int sig)
+{
+	(void)sig;
+	resize(h->data);
 }
 
 static void on_quit_signal(uv_signal_t *h, int sig)
@@ -625,6 +654,7 @@ static void quit(tui_app *a, int code)
 	a->exit_code = code;
 	tui_net_stop(&a->net);
 	uv_close((uv_handle_t *)&a->frame_timer, NULL);
+	uv_close((uv_handle_t *)&a->input_timer, NULL);
 	uv_close((uv_handle_t *)&a->input, NULL);
 	uv_close((uv_handle_t *)&a->sigwinch, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -648,6 +678,7 @@ int tui_app_run(const char *host, int port)
 	tui_net_events ev = {a, on_connected, on_message, on_disconnected};
 	int rc;
 	if ((rc = uv_timer_init(a->loop, &a->frame_timer)) ||
+	    (rc = uv_timer_init(a->loop, &a->input_timer)) ||
 	    (rc = uv_poll_init(a->loop, &a->input, STDIN_FILENO)) ||
 	    (rc = uv_signal_init(a->loop, &a->sigwinch)) ||
 	    (rc = uv_signal_init(a->loop, &a->sigint)) ||
@@ -658,7 +689,7 @@ int tui_app_run(const char *host, int port)
 		fprintf(stderr, "steer-tui: %s\n", uv_strerror(rc));
 		return 1;
 	}
-	a->frame_timer.data = a->input.data = a;
+	a->frame_timer.data = a->input_timer.data = a->input.data = a;
 	a->sigwinch.data = a->sigint.data = a->sigterm.data = a->sighup.data = a;
 	uv_poll_start(&a->input, UV_READABLE, on_input);
 	uv_signal_start(&a->sigwinch, on_resize, SIGWINCH);

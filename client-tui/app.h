@@ -11,9 +11,10 @@
 #include "render.h"
 #include "screen.h"
 
-#define TUI_HISTORY     64
-#define TUI_CMDLINE_MAX 512
-#define TUI_FRAME_MS    33 /* at most ~30 frames a second */
+#define TUI_HISTORY       64
+#define TUI_CMDLINE_MAX   512
+#define TUI_FRAME_MS      33 /* at most ~30 frames a second */
+#define TUI_KEYS_PER_TURN 64 /* keys read before other events get a turn */
 
 /* What to do with the reply to a request the client made on its own. */
 typedef enum tui_purpose {
@@ -48,6 +49,7 @@ typedef struct tui_app {
 	bool dirty;
 	uint64_t last_frame_ms;
 	uv_timer_t frame_timer;
+	uv_timer_t input_timer; /* reads the keys one turn of the loop left queued */
 	uv_poll_t input;
 	uv_signal_t sigwinch, sigint, sigterm, sighup;
 	int exit_code;

@@ -117,9 +117,12 @@ void tui_screen_close(void)
 
 void tui_screen_resize(tui_screen *s)
 {
+	/* resize_term, not resizeterm: ncurses 6's resizeterm always queues a KEY_RESIZE,
+	 * even when the size has not changed, so calling it for a KEY_RESIZE queues the
+	 * next one and getch() never runs dry. This path queues nothing. */
 	struct winsize ws;
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0)
-		resizeterm(ws.ws_row, ws.ws_col);
+		resize_term(ws.ws_row, ws.ws_col);
 	getmaxyx(stdscr, s->rows, s->cols);
 	clear();
 }

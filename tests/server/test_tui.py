@@ -51,6 +51,25 @@ def total_vehicles(text):
     return int(part.split("/")[1].split()[0]) if "/" in part else -1
 
 
+def map_rows(text):
+    """The map area: every line above the status line."""
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        if ln.startswith((" connected", " disconnected", " connecting")):
+            return lines[:i]
+    return []
+
+
+def resize(cols, rows):
+    tmux("resize-window", "-t", "tui", "-x", str(cols), "-y", str(rows))
+
+
+def pane_size():
+    out = tmux("display-message", "-p", "-t", "tui", "#{pane_width} #{pane_height}").stdout
+    w, h = out.split()
+    return int(w), int(h)
+
+
 def tui_pid():
     out = tmux("list-panes", "-t", "tui", "-F", "#{pane_pid}").stdout.split()
     return int(out[0]) if out else 0
@@ -165,9 +184,42 @@ def test_reconnects_without_spinning():
     wait_for(lambda t: total_vehicles(t) == 1, "reconnection", 15)
 
 
+def test_resize_then_keys():
+    # Each size, then keys: the status line must sit on the second-to-last row of the
+    # new size, the map must be redrawn to its width, and the client must keep reading
+    # keys (the help overlay opens and closes). A client spinning on KEY_RESIZE after
+    # the first resize never redraws again.
+    for cols, rows in [(119, 40), (100, 30), (20, 8), (140, 45), (80, 24), (120, 40)]:
+        resize(cols, rows)
+        expect(pane_size() == (cols, rows), f"tmux did not resize to {cols}x{rows}")
+        tmux("send-keys", "-t", "tui", "j")
+        tmux("send-keys", "-t", "tui", "0")  # fit: the world's border frames the map
+
+        def redrawn(t):
+            lines = t.splitlines()
+            if len(lines) < rows - 1 or not lines[rows - 2].startswith(" connected"):
+                return False
+            # fitted to the new size, the border's corners sit on the map rows
+            return sum(ln.count("+") for ln in lines[: rows - 2]) == 4
+        text = wait_for(redrawn, f"a redraw at {cols}x{rows}", 5)
+        lines = text.splitlines()
+        expect(max(len(ln) for ln in lines) <= cols, f"a line wider than {cols}:\n{text}")
+        tmux("send-keys", "-t", "tui", "?")
+        wait_for(lambda t: "steer-tui" in t and "keys" in t, f"help at {cols}x{rows}", 5)
+        tmux("send-keys", "-t", "tui", "Escape")
+        wait_for(lambda t: len(t.splitlines()) >= rows - 1 and
+                 t.splitlines()[rows - 2].startswith(" connected") and "steer-tui" not in t,
+                 f"help closed at {cols}x{rows}", 5)
+    pid = tui_pid()
+    c0 = cpu_seconds(pid)
+    time.sleep(1.0)
+    used = cpu_seconds(pid) - c0
+    expect(used < 0.5, f"steer-tui used {used:.2f} s of CPU in 1 s after resizing")
+
+
 def test_q_quits_with_status_0():
     tmux("send-keys", "-t", "tui", "q")
-    deadline = time.time() + 10
+    deadline = time.time() + 1
     while time.time() < deadline and not os.path.exists(exit_file):
         time.sleep(0.1)
     expect(os.path.exists(exit_file), "steer-tui did not exit on q")
@@ -177,7 +229,8 @@ def test_q_quits_with_status_0():
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
           test_space_pauses, test_help_overlay, test_select_with_keys_and_toggle_wander,
-          test_density_when_zoomed_out, test_reconnects_without_spinning, test_q_quits_with_status_0]:
+          test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
+          test_q_quits_with_status_0]:
     checks.run(t)
 
 tmux("kill-server", check=False)
