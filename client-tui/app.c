@@ -354,6 +354,10 @@ static void draw(tui_app *a)
 	int npanel = a->stats_open ? tui_stats_panel(&a->stats, a->screen.cols, a->screen.utf8,
 	                                             panel, TUI_STATS_SERIES + 1)
 	                           : 0;
+	if (a->cmdline_open && a->hint[0]) {
+		snprintf(status, sizeof status, " %s", a->hint);
+		alert = false;
+	}
 	tui_frame_text t = {status,
 	                    a->message,
 	                    a->cmdline_open ? a->cmd.buf : NULL,
@@ -578,17 +582,15 @@ static void cmdline_key(tui_app *a, int ch)
 			tui_cmdline_edit(&a->cmd, TUI_EDIT_BACKSPACE);
 		return;
 	case '\t': {
-		char msg[sizeof a->message];
-		int n = tui_cmdline_complete(&a->cmd, msg, sizeof msg);
-		if (n > 1)
-			snprintf(a->message, sizeof a->message, "%s", msg);
-		else if (n == 0)
-			snprintf(a->message, sizeof a->message, "no completion");
+		int n = tui_cmdline_complete(&a->cmd, a->hint, sizeof a->hint);
+		if (n == 0)
+			snprintf(a->hint, sizeof a->hint, "no completion");
 		return;
 	}
 	default:
 		break;
 	}
+	a->hint[0] = '\0';
 	for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++)
 		if (edits[k].key == ch) {
 			tui_cmdline_edit(&a->cmd, edits[k].edit);
@@ -702,6 +704,7 @@ static void key(tui_app *a, int ch)
 	}
 	case ':':
 		a->cmdline_open = true;
+		a->hint[0] = '\0';
 		tui_cmdline_start(&a->cmd);
 		break;
 	case KEY_LEFT:

@@ -71,6 +71,7 @@ typedef struct tui_app {
 	char message[256];
 	bool cmdline_open;
 	tui_cmdline cmd;
+	char hint[256]; /* Tab's candidates, shown over the status line while typing */
 	bool dirty;
 	uint64_t last_frame_ms;
 	uv_timer_t frame_timer;
