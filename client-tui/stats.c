@@ -117,16 +117,17 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 	         st->count ? "stats, one sample a second, newest right (S closes)"
 	                   : "stats: waiting for the server's first figures (S closes)");
 	for (int k = 0; k < TUI_STATS_SERIES && n < maxlines; k++) {
-		char val[32], line[TUI_STATS_LINE];
+		char val[32], line[64];
 		format_value(st->count ? value(st, k, 0) : NAN, k, val, sizeof val);
 		int w = snprintf(line, sizeof line, " %-*s %*s ", LABEL, labels[k], VALUE - 1, val);
 		if (w >= cols) {
 			snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols, line);
 			continue;
 		}
-		char bars[TUI_STATS_LINE];
-		tui_sparkline(st, k, cols - w, utf8, bars);
-		snprintf(out[n++], TUI_STATS_LINE, "%s%s", line, bars);
+		/* cols is capped above so label, value and bars (3 bytes each) fit. */
+		memcpy(out[n], line, (size_t)w);
+		tui_sparkline(st, k, cols - w, utf8, out[n] + w);
+		n++;
 	}
 	return n;
 }

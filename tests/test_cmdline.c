@@ -129,7 +129,7 @@ static void completion(void)
 	      "listed: '%s'", msg);
 	/* every key of the parameter table completes to itself */
 	for (size_t k = 0; k < steer_param_count; k++) {
-		char line[128], want[128];
+		char line[128], want[130];
 		snprintf(line, sizeof line, "set 1 %s", steer_param_defs[k].name);
 		snprintf(want, sizeof want, "%s=", line);
 		int n = complete(line, msg);
