@@ -316,6 +316,8 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		if (v) {
 			char beh[96];
 			behaviours_text(v->behaviors, beh, sizeof beh);
+			if (!beh[0])
+				snprintf(beh, sizeof beh, "no behaviour");
 			snprintf(sel, sizeof sel, " | #%u %.1f u/s %s", v->id, hypot(v->vx, v->vy),
 			         beh);
 		} else if (a->follow_predicted && a->follow.id == a->selected) {
@@ -324,17 +326,30 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			snprintf(sel, sizeof sel, " | #%u (off view)", a->selected);
 		}
 	}
-	char seen[96];
-	if (s->density)
-		snprintf(seen, sizeof seen, "density: %u/%u in view, up to %u a cell", s->in_view,
-		         s->total_vehicles, s->max_count);
-	else
-		snprintf(seen, sizeof seen, "vehicles %d/%u in view", visible_count(a),
-		         s->total_vehicles);
-	snprintf(out, n, " connected | tick %llu | %s | %s | %g/%g Hz%s%s%s",
-	         (unsigned long long)s->tick, seen, s->paused ? "PAUSED" : "running", s->tick_rate,
-	         a->net.msg.welcome.snapshot_rate, sel, a->follow.id ? " | follow" : "",
-	         a->debug ? " | debug" : "");
+	/* On a narrow terminal the selection, follow and debug matter more than the tick
+	 * count and the rates: those go first, then the words around the counts. */
+	for (int terse = 0; terse < 4; terse++) {
+		char seen[96], tick[40] = "", hz[40] = "";
+		if (s->density)
+			snprintf(seen, sizeof seen,
+			         terse < 2 ? "density: %u/%u in view, up to %u a cell"
+			                   : "density %u/%u, %u a cell",
+			         s->in_view, s->total_vehicles, s->max_count);
+		else
+			snprintf(seen, sizeof seen,
+			         terse < 2 ? "vehicles %d/%u in view" : "%d/%u in view",
+			         visible_count(a), s->total_vehicles);
+		if (terse < 1)
+			snprintf(tick, sizeof tick, " | tick %llu", (unsigned long long)s->tick);
+		if (terse < 3)
+			snprintf(hz, sizeof hz, " | %g/%g Hz", s->tick_rate,
+			         a->net.msg.welcome.snapshot_rate);
+		int len = snprintf(out, n, " connected%s | %s | %s%s%s%s%s", tick, seen,
+		                   s->paused ? "PAUSED" : "running", hz, sel,
+		                   a->follow.id ? " | follow" : "", a->debug ? " | debug" : "");
+		if (len <= a->screen.cols)
+			return;
+	}
 }
 
 static void draw(tui_app *a)

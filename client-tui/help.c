@@ -55,6 +55,7 @@ const char *const tui_help_text[] = {
     "  #12 31.5 u/s flock    the selection: id, speed (units/s), behaviours",
     "  #12 (off view)        the selection is outside the view (0 fits all)",
     "  follow, debug         c (follow) and d (debug aids) are on",
+    "  (a narrow window drops the tick, then the words, then the rates first)",
     "",
     "On the map",
     "  arrows                vehicles by heading, coloured by group (6 colours)",
