@@ -198,7 +198,8 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 			centre_on(a, x, y);
 			if (a->follow.id)
 				tui_follow_start(&a->follow, a->selected);
-			snprintf(a->message, sizeof a->message, "selected #%u", a->selected);
+			snprintf(a->message, sizeof a->message, "%s #%u",
+			         a->follow.id ? "following" : "selected", a->selected);
 		} else {
 			snprintf(a->message, sizeof a->message, "select: %.200s",
 			         m->ok ? "that id is not a vehicle" : m->error);
@@ -774,6 +775,8 @@ static void key(tui_app *a, int ch)
 			const steer_snap_vehicle *v = find_vehicle(a, a->selected);
 			if (v)
 				centre_on(a, v->x, v->y);
+			else /* out of view: ask where it is, and go there */
+				sendf(a, PURPOSE_SELECT_GET, "get %u", a->selected);
 			snprintf(a->message, sizeof a->message, "following #%u (c again: off)",
 			         a->selected);
 		} else {
