@@ -2,6 +2,7 @@
 send-keys and the screen read with capture-pane."""
 import os
 import re
+import signal
 import shutil
 import subprocess
 import sys
@@ -401,6 +402,36 @@ def test_dumb_terminal_says_so():
     tmux("kill-session", "-t", "dumb", check=False)
 
 
+def test_ctrl_c_and_sigterm_after_resize():
+    # the hang ignored Ctrl-C and SIGTERM too: each ends the client after resizes
+    for tag in ("ctrlc", "sigterm"):
+        out = run_alone({}, tag)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if "vehicles" in tmux("capture-pane", "-p", "-t", tag).stdout:
+                break
+            time.sleep(0.1)
+        for cols, rows in [(90, 25), (30, 10), (100, 30)]:
+            tmux("resize-window", "-t", tag, "-x", str(cols), "-y", str(rows))
+            tmux("send-keys", "-t", tag, "j")
+        time.sleep(0.3)
+        if tag == "ctrlc":
+            tmux("send-keys", "-t", tag, "C-c")
+        else:
+            # the pane runs sh -c "env ... steer-tui ...; echo ...": its child is the client
+            shell = tmux("list-panes", "-t", tag, "-F", "#{pane_pid}").stdout.split()[0]
+            pids = subprocess.run(["pgrep", "-P", shell], capture_output=True,
+                                  text=True).stdout.split()
+            expect(len(pids) == 1, f"steer-tui's pid not found: {pids}")
+            for pid in pids:
+                os.kill(int(pid), signal.SIGTERM)
+        deadline = time.time() + 1.0
+        while time.time() < deadline and not os.path.exists(out):
+            time.sleep(0.05)
+        expect(os.path.exists(out), f"steer-tui still running 1 s after {tag}")
+        tmux("kill-session", "-t", tag, check=False)
+
+
 def test_q_quits_with_status_0():
     tmux("send-keys", "-t", "tui", "q")
     deadline = time.time() + 1
@@ -417,6 +448,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_select_with_keys_and_toggle_wander, test_selection_keys, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
+          test_ctrl_c_and_sigterm_after_resize,
           test_q_quits_with_status_0]:
     checks.run(t)
 
