@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "strbuf.h"
+
 #define STEER_SAVE_MAX_BYTES (1024u * 1024u * 1024u)
 
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
@@ -14,5 +16,15 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 /* *data is malloc'd; the caller frees it. */
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
+
+/* The per-user default data directory: $XDG_STATE_HOME/steer when that is an
+ * absolute path, else $HOME/.local/state/steer. Not created here. 0, or -1 with a
+ * message in err (no HOME, or the path does not fit). */
+int storage_default_dir(char *out, size_t n, char *err, size_t errlen);
+/* Appends {"dir":...,"saves":[{"name","bytes","tick","vehicles","modified"}...]} for
+ * every save in dir, by name; a directory not yet created has none. tick and
+ * vehicles come from the file's header lines (null when it has none). 0, or -1 with
+ * a message in err. */
+int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen);
 
 #endif

@@ -164,7 +164,7 @@ static void save_load_and_host_hooks(void)
 {
 	steer_session s = new_session();
 	mem_host m = {0};
-	steer_host h = {&m, mem_save, mem_load, mem_stats, NULL, NULL, NULL};
+	steer_host h = {.ud = &m, .save = mem_save, .load = mem_load, .stats = mem_stats};
 	run(&s, &h, "scenario flock");
 	run(&s, &h, "step 10");
 	CHECK(starts(run(&s, &h, "save slot"), "OK {\"bytes\":"), "save");
@@ -205,7 +205,7 @@ static void read_only_callers_are_refused_writes(void)
 {
 	steer_session s = new_session();
 	bool may_write = false;
-	steer_host h = {NULL, NULL, NULL, NULL, NULL, auth_ok, &may_write};
+	steer_host h = {.auth = auth_ok, .caller = &may_write};
 	const char *lines[] = {"spawn 1 1", "save x", "pause", "list", "stats", "help"};
 	for (size_t k = 0; k < 6; k++) {
 		steer_command cmd;
