@@ -6,7 +6,7 @@
 
 #include "log.h"
 #include "server.h"
-#include "storage.h"
+#include "statedir.h"
 
 int main(int argc, char **argv)
 {
@@ -20,8 +20,8 @@ int main(int argc, char **argv)
 	static char data_dir[4096];
 	if (!opt.data_dir) {
 		char err[256];
-		if (storage_default_dir(data_dir, sizeof data_dir, err, sizeof err) != 0) {
-			fprintf(stderr, "steer-server: %s\n", err);
+		if (steer_state_dir(data_dir, sizeof data_dir, err, sizeof err) != 0) {
+			fprintf(stderr, "steer-server: %s: give --data-dir\n", err);
 			return 2;
 		}
 		opt.data_dir = data_dir;

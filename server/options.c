@@ -22,7 +22,7 @@ void server_options_default(server_options *o)
 	o->edges = STEER_EDGE_WRAP;
 	o->max_clients = 256;
 	o->max_vehicles = 1000000;
-	o->data_dir = NULL; /* the per-user state directory (storage_default_dir) */
+	o->data_dir = NULL; /* the per-user state directory (steer_state_dir) */
 	o->idle_timeout = 120;
 	o->client_queue_max = 64u * 1024u * 1024u;
 	o->threads = 1;

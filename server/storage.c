@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "statedir.h"
+
 #define SUFFIX ".steer"
 
 static int path_of(char *out, size_t n, const char *dir, const char *name, const char *extra)
@@ -33,38 +35,6 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* mkdir -p: the default directory is several levels below $HOME. */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-	char path[4096];
-	int k = snprintf(path, sizeof path, "%s", dir);
-	if (k < 0 || (size_t)k >= sizeof path) {
-		snprintf(err, errlen, "data directory path too long");
-		return -1;
-	}
-	for (char *p = path + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char was = *p;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-			snprintf(err, errlen,
-			         "cannot create data directory %s: %s (see --data-dir)", path,
-			         strerror(errno));
-			return -1;
-		}
-		*p = was;
-		if (!was)
-			break;
-	}
-	struct stat st;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "data directory %s is not a directory (see --data-dir)", dir);
-		return -1;
-	}
-	return 0;
-}
-
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen)
 {
@@ -74,8 +44,11 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 		snprintf(err, errlen, "data directory path too long");
 		return -1;
 	}
-	if (make_dirs(dir, err, errlen) != 0)
+	char why[200];
+	if (steer_make_dirs(dir, why, sizeof why) != 0) {
+		snprintf(err, errlen, "data directory: %s (see --data-dir)", why);
 		return -1;
+	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
@@ -146,26 +119,6 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 	buf[size] = '\0';
 	*data = buf;
 	*len = size;
-	return 0;
-}
-
-int storage_default_dir(char *out, size_t n, char *err, size_t errlen)
-{
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	int k;
-	/* The XDG spec says a relative value is invalid and is to be ignored. */
-	if (state && state[0] == '/')
-		k = snprintf(out, n, "%s/steer", state);
-	else if (home && home[0])
-		k = snprintf(out, n, "%s/.local/state/steer", home);
-	else {
-		snprintf(err, errlen, "neither XDG_STATE_HOME nor HOME is set: give --data-dir");
-		return -1;
-	}
-	if (k < 0 || (size_t)k >= n) {
-		snprintf(err, errlen, "the data directory path is too long: give --data-dir");
-		return -1;
-	}
 	return 0;
 }
 

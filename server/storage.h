@@ -17,10 +17,6 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
 
-/* The per-user default data directory: $XDG_STATE_HOME/steer when that is an
- * absolute path, else $HOME/.local/state/steer. Not created here. 0, or -1 with a
- * message in err (no HOME, or the path does not fit). */
-int storage_default_dir(char *out, size_t n, char *err, size_t errlen);
 /* Appends {"dir":...,"saves":[{"name","bytes","tick","vehicles","modified"}...]} for
  * every save in dir, by name; a directory not yet created has none. tick and
  * vehicles come from the file's header lines (null when it has none). 0, or -1 with
