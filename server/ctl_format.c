@@ -200,13 +200,14 @@ char **ctl_help_words(const char *line, size_t len, const char *what)
 		json_object_foreach(json_object_get(root, "keys"), k, v) ok =
 		    ok && add_word(&list, &count, k, strlen(k));
 	} else {
+		/* "commands" holds usages: the name is the first word. */
 		size_t i;
 		json_t *u;
-		json_array_foreach(json_object_get(root, "commands"), i, u)
+		json_array_foreach(json_object_get(root, what), i, u)
 		{
-			const char *usage = json_string_value(u);
-			if (usage)
-				ok = ok && add_word(&list, &count, usage, strcspn(usage, " "));
+			const char *word = json_string_value(u);
+			if (word)
+				ok = ok && add_word(&list, &count, word, strcspn(word, " "));
 		}
 	}
 	json_decref(root);

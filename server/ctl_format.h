@@ -26,8 +26,8 @@ int ctl_looks_like_text(const char *buf, size_t len);
  * Welcome frame. */
 void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n);
 
-/* From a reply line: the command names in help's "commands" (what), or the keys in
- * "help set"'s "keys" (what == "keys"), as a malloc'd NULL-terminated array of
+/* From a reply line: the first words of help's "commands" or "scenarios" (what), or
+ * the keys in "help set"'s "keys" (what == "keys"), as a malloc'd NULL-terminated array of
  * malloc'd strings; NULL when there are none. Free with ctl_free_words. */
 char **ctl_help_words(const char *line, size_t len, const char *what);
 void ctl_free_words(char **words);

@@ -271,7 +271,7 @@ static int batch(ctl *c)
 
 /* --- interactive ----------------------------------------------------------------- */
 
-static char **command_names, **param_keys;
+static char **command_names, **param_keys, **scenario_names;
 
 static char *complete_from(char **list, const char *text, int state, const char *suffix)
 {
@@ -297,6 +297,11 @@ static char *complete_command(const char *text, int state)
 	return complete_from(command_names, text, state, "");
 }
 
+static char *complete_scenario(const char *text, int state)
+{
+	return complete_from(scenario_names, text, state, "");
+}
+
 static char *complete_key(const char *text, int state)
 {
 	return complete_from(param_keys, text, state, "=");
@@ -314,6 +319,15 @@ static char **complete(const char *text, int start, int end)
 		return rl_completion_matches(text, complete_command);
 	}
 	size_t w = strcspn(line + lead, " \t");
+	bool second = (size_t)start <= lead + w + strspn(line + lead + w, " \t");
+	if (second && w == 4 && !strncmp(line + lead, "help", 4)) {
+		rl_completion_append_character = ' ';
+		return rl_completion_matches(text, complete_command);
+	}
+	if (second && w == 8 && !strncmp(line + lead, "scenario", 8)) {
+		rl_completion_append_character = ' ';
+		return rl_completion_matches(text, complete_scenario);
+	}
 	if ((w == 3 && !strncmp(line + lead, "set", 3)) ||
 	    (w == 5 && !strncmp(line + lead, "spawn", 5))) {
 		rl_completion_append_character = '\0';
@@ -331,6 +345,8 @@ static void drain(ctl *c)
 		char buf[4096];
 		ssize_t k = recv(c->fd, buf, sizeof buf, 0);
 		if (k <= 0) {
+			fprintf(stderr,
+			        "steerctl: the server closed the connection; reconnecting\n");
 			disconnect(c);
 			return;
 		}
@@ -350,8 +366,10 @@ static int interactive(ctl *c)
 	char *reply = NULL;
 	if (run(c, "help", false, &reply) < 0)
 		return 2;
-	if (reply)
+	if (reply) {
 		command_names = ctl_help_words(reply, strlen(reply), "commands");
+		scenario_names = ctl_help_words(reply, strlen(reply), "scenarios");
+	}
 	free(reply);
 	reply = NULL;
 	if (run(c, "help set", false, &reply) < 0)
@@ -371,7 +389,6 @@ static int interactive(ctl *c)
 	       STEER_VERSION);
 	char prompt[300];
 	for (;;) {
-		drain(c);
 		if (c->fd < 0)
 			snprintf(prompt, sizeof prompt, "steer (not connected)> ");
 		else
@@ -393,6 +410,7 @@ static int interactive(ctl *c)
 			free(line);
 			break;
 		}
+		drain(c); /* the server may have closed it while we waited for the line */
 		if (c->fd < 0 && connect_ctl(c) != 0) {
 			free(line);
 			continue;
@@ -404,6 +422,7 @@ static int interactive(ctl *c)
 	}
 	ctl_free_words(command_names);
 	ctl_free_words(param_keys);
+	ctl_free_words(scenario_names);
 	return 0;
 }
 
