@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ./scripts/deps.sh
 
 # STEER_BUILD_DIR: another build tree (the tests use theirs); configured only when new.
-build="${STEER_BUILD_DIR:-build}"
+build="${STEER_BUILD_DIR:-./build}"
 if [ ! -x "$build/server/steer-server" ] || [ ! -x "$build/client-tui/steer-tui" ]; then
   echo "building (the first run takes a few minutes)..."
 fi
