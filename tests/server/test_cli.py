@@ -349,5 +349,12 @@ for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
           test_run_sh_falls_back_when_the_ports_are_taken]:
     checks.run(t)
-srv.stop()
+
+
+def test_server_stops_cleanly():
+    code, err = srv.stop()
+    expect(code == 0, f"exit status {code}; stderr tail: {err[-3000:]}")
+
+
+checks.run(test_server_stops_cleanly)
 raise SystemExit(checks.done())
