@@ -154,8 +154,12 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 {
 	size_t n = strlen(command);
 	if (send_all(c->fd, command, n) != 0 || send_all(c->fd, "\n", 1) != 0) {
-		fprintf(stderr, "steerctl: %s:%s: cannot send: %s\n", c->host, c->port,
-		        strerror(errno));
+		if (errno == EPIPE || errno == ECONNRESET)
+			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
+			        c->port);
+		else
+			fprintf(stderr, "steerctl: %s:%s: cannot send: %s\n", c->host, c->port,
+			        strerror(errno));
 		return -1;
 	}
 	const char *line;
