@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -406,10 +407,13 @@ static int interactive(ctl *c)
 			free(line);
 			continue;
 		}
-		add_history(line);
-		if (history[0])
-			write_history(history);
 		const char *w = line + strspn(line, " \t");
+		/* A token typed in must not end up in a file (redis-cli keeps AUTH out too). */
+		if (strncmp(w, "auth", 4) || (w[4] && w[4] != ' ' && w[4] != '\t')) {
+			add_history(line);
+			if (history[0] && write_history(history) == 0)
+				chmod(history, 0600);
+		}
 		if (!strcmp(w, "quit") || !strcmp(w, "exit")) {
 			free(line);
 			break;

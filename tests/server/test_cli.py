@@ -237,10 +237,15 @@ def test_interactive_prompt_history_and_completion():
     p.read_until("stop the clock")  # the table, not a line of JSON
     p.type("bogus\n")
     p.read_until("ERR unknown command 'bogus'")
+    p.type("auth sekrit-token\n")  # a token typed in is not kept
+    p.read_until("ERR this server takes no token")
     p.type("quit\n")
     expect(p.wait() == 0, "quit leaves with 0")
     hist = open(os.path.join(state, "steer", "steerctl_history")).read()
     expect("stats" in hist and "bogus" in hist, hist)
+    expect("sekrit" not in hist, f"the token went into the history file: {hist}")
+    mode = os.stat(os.path.join(state, "steer", "steerctl_history")).st_mode & 0o777
+    expect(mode == 0o600, f"history file mode {oct(mode)}")
     # A new session recalls the last one's commands: Up Up is "help".
     p = Pty("-p", PORT, env=env)
     p.read_until(prompt)
