@@ -554,6 +554,10 @@ int main(int argc, char **argv)
 		return bad_usage("%s needs a COMMAND to repeat", "--watch");
 	if (count > 0 && every <= 0)
 		return bad_usage("%s goes with --watch", "--count");
+	for (int k = i; k < argc; k++)
+		if (strpbrk(argv[k], "\r\n")) /* it would send a second, unseen command */
+			return bad_usage("'%s': a COMMAND is one line, without line breaks",
+			                 argv[k]);
 
 	struct sigaction sa = {0};
 	sa.sa_handler = on_sigint; /* no SA_RESTART: a blocked read returns at Ctrl-C */
@@ -567,8 +571,10 @@ int main(int argc, char **argv)
 	int status;
 	if (has_command) {
 		char *line = join(argc - i, argv + i);
-		if (!line)
+		if (!line) {
+			disconnect(&c);
 			return 2;
+		}
 		if (every > 0) {
 			status = watch(&c, line, every, count);
 		} else {

@@ -49,7 +49,7 @@ def test_unknown_options_are_named():
     expect(r.returncode == 2 and "--port needs a value" in r.stderr, r.stderr)
     for bad in [["-p"], ["--port=abc"], ["-p", "0"], ["--watch", "0", "stats"],
                 ["--count", "3", "stats"], ["--watch", "1"], ["--json", "--raw", "stats"],
-                ["--name", "", "stats"]]:
+                ["--name", "", "stats"], ["-p", PORT, "stats\nreset"]]:
         r = ctl(*bad)
         expect(r.returncode == 2 and "steerctl:" in r.stderr, f"{bad}: {r.returncode} {r.stderr}")
 
