@@ -141,12 +141,14 @@ int ctl_looks_like_text(const char *buf, size_t len)
 
 void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n)
 {
-	/* A protobuf port's first frame: a varint length, then ServerMessage field 1
-	 * (welcome), length-delimited: tag byte 0x0a. */
+	/* A protobuf port's first frame: a varint length, then a ServerMessage member,
+	 * length-delimited: tag byte (field << 3) | 2, field 1 (Welcome) to 6. A full
+	 * server's refusal is a Reply (field 3). */
 	size_t i = 0;
 	while (i < len && i < 5 && ((unsigned char)buf[i] & 0x80))
 		i++;
-	if (i + 1 < len && buf[i + 1] == 0x0a) {
+	unsigned char tag = i + 1 < len ? (unsigned char)buf[i + 1] : 0;
+	if ((tag & 7) == 2 && tag >> 3 >= 1 && tag >> 3 <= 6) {
 		snprintf(out, n,
 		         "this is steer-server's protobuf port (for steer-tui); steerctl talks to "
 		         "the command port, e.g. --port 7701");

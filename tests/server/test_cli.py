@@ -75,6 +75,19 @@ def test_protobuf_port_is_recognised():
     expect(r.returncode == 2 and "protobuf port" in r.stderr, r)
 
 
+def test_full_servers_protobuf_port_is_recognised_too():
+    """A full server's protobuf port answers with a Reply, not a Welcome."""
+    full = Server("--max-clients", "1")
+    hold = full.text()
+    hold.ok("stats")
+    r = ctl("-p", str(full.proto_port), "stats")
+    expect(r.returncode == 2 and "protobuf port" in r.stderr, r)
+    r = ctl("-p", str(full.cmd_port), "stats")
+    expect(r.returncode == 1 and r.stdout.startswith("ERR server full"), r)
+    hold.close()
+    full.stop()
+
+
 def test_not_steer_at_all():
     # A server that speaks something else first.
     lsock = socket.socket()
@@ -346,7 +359,8 @@ def test_run_sh_falls_back_when_the_ports_are_taken():
 
 
 for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host_spellings,
-          test_protobuf_port_is_recognised, test_not_steer_at_all,
+          test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
+          test_not_steer_at_all,
           test_batch_exit_status_counts_failures, test_one_command_exit_status,
           test_json_mode, test_raw_mode_is_the_server_s_lines, test_help_is_a_table,
           test_watch_repeats_and_count_stops, test_name_flag_names_the_connection,
