@@ -154,7 +154,20 @@ static void consume_line(ctl *c, size_t len)
 static int run(ctl *c, const char *command, bool print, char **keep)
 {
 	size_t n = strlen(command);
+	const char *line;
+	size_t len;
 	if (send_all(c->fd, command, n) != 0 || send_all(c->fd, "\n", 1) != 0) {
+		/* A server that turned us away (full) said why before closing: show that. */
+		int saved = errno;
+		struct pollfd p = {c->fd, POLLIN, 0};
+		if (poll(&p, 1, 200) == 1 && next_line(c, &line, &len) == 0) {
+			int err = ctl_is_err(line, len);
+			if (print)
+				ctl_print_reply(c->mode, command, line, len);
+			consume_line(c, len);
+			return err ? 1 : -1;
+		}
+		errno = saved;
 		if (errno == EPIPE || errno == ECONNRESET)
 			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
 			        c->port);
@@ -163,8 +176,6 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 			        strerror(errno));
 		return -1;
 	}
-	const char *line;
-	size_t len;
 	if (next_line(c, &line, &len) != 0)
 		return -1;
 	int err = ctl_is_err(line, len);
