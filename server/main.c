@@ -20,11 +20,11 @@ int main(int argc, char **argv)
 	static char data_dir[4096];
 	if (!opt.data_dir) {
 		char err[256];
-		if (steer_state_dir(data_dir, sizeof data_dir, err, sizeof err) != 0) {
-			fprintf(stderr, "steer-server: %s: give --data-dir\n", err);
-			return 2;
-		}
-		opt.data_dir = data_dir;
+		/* Without one the server still runs; save and load then say why not. */
+		if (steer_state_dir(data_dir, sizeof data_dir, err, sizeof err) == 0)
+			opt.data_dir = data_dir;
+		else
+			steer_log(STEER_LOG_WARN, "no data directory: %s; give --data-dir", err);
 	}
 	/* A peer closing mid-write must be an error return, not a signal. */
 	signal(SIGPIPE, SIG_IGN);

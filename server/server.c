@@ -515,8 +515,10 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		}
 	}
 	arm_tick_timer(s);
-	steer_log(STEER_LOG_INFO, "data directory %s (save, load, saves; --data-dir changes it)",
-	          opt->data_dir);
+	if (opt->data_dir)
+		steer_log(STEER_LOG_INFO,
+		          "data directory %s (save, load, saves; --data-dir changes it)",
+		          opt->data_dir);
 	steer_log(STEER_LOG_INFO,
 	          "world %gx%g %s, %zu vehicles, tick %g Hz, snapshots %g Hz, seed %llu",
 	          opt->width, opt->height,

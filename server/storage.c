@@ -15,6 +15,14 @@
 
 #define SUFFIX ".steer"
 
+static int no_dir(char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+	         "no data directory: neither XDG_STATE_HOME nor HOME is set; restart with "
+	         "--data-dir DIR");
+	return -1;
+}
+
 static int path_of(char *out, size_t n, const char *dir, const char *name, const char *extra)
 {
 	int k = snprintf(out, n, "%s/%s%s%s", dir, name, SUFFIX, extra);
@@ -38,6 +46,8 @@ static int write_all(int fd, const char *p, size_t n)
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen)
 {
+	if (!dir)
+		return no_dir(err, errlen);
 	char path[4096], tmp[4096];
 	if (path_of(path, sizeof path, dir, name, "") ||
 	    path_of(tmp, sizeof tmp, dir, name, ".tmp")) {
@@ -77,6 +87,8 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen)
 {
+	if (!dir)
+		return no_dir(err, errlen);
 	char path[4096];
 	if (path_of(path, sizeof path, dir, name, "")) {
 		snprintf(err, errlen, "data directory path too long");
@@ -175,6 +187,8 @@ static int by_name(const void *a, const void *b)
 
 int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 {
+	if (!dir)
+		return no_dir(err, errlen);
 	save_entry *list = NULL;
 	size_t count = 0, cap = 0;
 	DIR *d = opendir(dir);

@@ -11,6 +11,9 @@
 
 #define STEER_SAVE_MAX_BYTES (1024u * 1024u * 1024u)
 
+/* Each function takes dir NULL (no data directory could be found) and then fails
+ * with a message saying to give --data-dir. */
+
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen);
 /* *data is malloc'd; the caller frees it. */

@@ -224,6 +224,15 @@ def test_default_data_dir_is_per_user():
         t.close()
         _, log = s.stop()
         expect(f"data directory {want}" in log, log)
+    # Neither variable: the server still runs, and save says what to do.
+    bare = {k: v for k, v in os.environ.items() if k not in ("XDG_STATE_HOME", "HOME")}
+    s = Server(env=bare, cwd=cwd)
+    t = s.text()
+    r = t.cmd("save here")
+    expect(r.startswith("ERR save here: no data directory") and "--data-dir" in r, r)
+    expect(os.listdir(cwd) == [], "nothing written")
+    t.close()
+    s.stop()
     # --data-dir still wins.
     other = tempfile.mkdtemp(prefix="steer-dd-")
     s = Server(data_dir=other, env=dict(os.environ, XDG_STATE_HOME=state))
