@@ -160,7 +160,9 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 		/* A server that turned us away (full) said why before closing: show that. */
 		int saved = errno;
 		struct pollfd p = {c->fd, POLLIN, 0};
-		if (poll(&p, 1, 200) == 1 && next_line(c, &line, &len) == 0) {
+		if (poll(&p, 1, 200) == 1) {
+			if (next_line(c, &line, &len) != 0)
+				return -1; /* it said why */
 			int err = ctl_is_err(line, len);
 			if (print)
 				ctl_print_reply(c->mode, command, line, len);
