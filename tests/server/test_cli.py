@@ -292,11 +292,12 @@ def port_free(port):
         s.close()
 
 
-def run_sh(state):
-    """Starts scripts/run.sh without a terminal; returns it and its output up to the
-    line naming the ports."""
+def run_sh(state, tmp=None):
+    """Starts scripts/run.sh without a terminal (temporary files in tmp); returns it
+    and its output up to the line naming the ports."""
     build = os.path.dirname(os.path.dirname(os.path.abspath(SERVER)))
-    env = dict(os.environ, XDG_STATE_HOME=state, STEER_BUILD_DIR=build)
+    env = dict(os.environ, XDG_STATE_HOME=state, STEER_BUILD_DIR=build,
+               TMPDIR=tmp or tempfile.mkdtemp(prefix="steer-tmp-"))
     p = subprocess.Popen([os.path.join(REPO, "scripts", "run.sh")], stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          env=env, start_new_session=True)
@@ -318,10 +319,10 @@ def stop_run_sh(p):
 
 
 def test_run_sh_ports_and_cleanup():
-    before = set(f for f in os.listdir(tempfile.gettempdir()) if f.startswith("steer-"))
     state = tempfile.mkdtemp(prefix="steer-state-")
+    tmp = tempfile.mkdtemp(prefix="steer-tmp-")  # its TMPDIR: what it leaves shows here
     usual = port_free(7700) and port_free(7701)
-    p, proto, cmd, out = run_sh(state)
+    p, proto, cmd, out = run_sh(state, tmp)
     try:
         if usual:
             expect((proto, cmd) == (7700, 7701), f"the usual ports when free: {out}")
@@ -332,9 +333,7 @@ def test_run_sh_ports_and_cleanup():
     expect(os.path.exists(os.path.join(state, "steer", "steer-server.log")), "log in state")
     expect(not [f for f in os.listdir(os.path.join(state, "steer")) if "ports" in f],
            "no leftover ports file")
-    after = set(f for f in os.listdir(tempfile.gettempdir()) if f.startswith("steer-"))
-    left = [f for f in after - before if f.startswith(("steer-server.", "steer-ports."))]
-    expect(not left, f"left in /tmp: {left}")
+    expect(os.listdir(tmp) == [], f"left in TMPDIR: {os.listdir(tmp)}")
     expect(ctl("-p", str(cmd), "stats").returncode == 2, "the server stopped with run.sh")
 
 
