@@ -260,6 +260,9 @@ static void on_message(void *ud, const steer_server_msg *m)
 	case STEER_MSG_REPLY:
 		handle_reply(a, m);
 		break;
+	case STEER_MSG_NOTICE: /* another client changed the session: "bob paused" */
+		snprintf(a->message, sizeof a->message, "%.250s", m->notice);
+		break;
 	}
 	schedule_frame(a);
 }
