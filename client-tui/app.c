@@ -117,7 +117,7 @@ static void on_connected(void *ud)
 {
 	tui_app *a = ud;
 	steer_strbuf_clear(&a->net.out);
-	if (steer_wire_hello(&a->net.out, "steer-tui"))
+	if (steer_wire_hello(&a->net.out, a->name))
 		tui_net_send_out(&a->net);
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);
@@ -984,6 +984,7 @@ int tui_app_run(const tui_options *o)
 	memset(a, 0, sizeof *a);
 	a->loop = uv_default_loop();
 	a->cmd_port = o->cmd_port;
+	a->name = o->name;
 	tui_pager_init(&a->pager);
 	tui_stats_init(&a->stats);
 	a->world_w = 1000;

@@ -41,7 +41,8 @@ typedef struct tui_pending {
 typedef struct tui_options {
 	const char *host;
 	int port;
-	int cmd_port; /* shown to the user only; 0 when not given */
+	int cmd_port;     /* shown to the user only; 0 when not given */
+	const char *name; /* how other clients see this one (Hello.client) */
 } tui_options;
 
 typedef struct tui_app {
@@ -62,6 +63,7 @@ typedef struct tui_app {
 	bool follow_predicted; /* it wrapped out of the last view: centred where it went */
 	bool debug;
 	int cmd_port;
+	const char *name;
 	tui_pager pager; /* help, command help, long replies */
 	bool stats_open;
 	tui_stats stats;

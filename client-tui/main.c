@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "command.h"
 
 #ifndef STEER_VERSION
 #define STEER_VERSION "unknown"
@@ -12,9 +13,10 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: steer-tui [--host H] [--port P] [--cmd-port N]\n"
+	fprintf(f, "usage: steer-tui [--host H] [--port P] [--cmd-port N] [--name NAME]\n"
 	           "  Connects to steer-server's protobuf port (default 127.0.0.1:7700).\n"
 	           "  --cmd-port N   the server's text command port, shown in the help (? key)\n"
+	           "  --name NAME    how other clients see you: \"NAME paused\" (default: $USER)\n"
 	           "  --version      print the version and exit\n"
 	           "  Press ? inside for the keys, q to quit. NO_COLOR=1 turns colours off.\n");
 }
@@ -33,11 +35,13 @@ static int parse_port(const char *flag, const char *text)
 
 int main(int argc, char **argv)
 {
-	tui_options o = {"127.0.0.1", 7700, 0};
+	const char *user = getenv("USER");
+	tui_options o = {"127.0.0.1", 7700, 0,
+	                 user && steer_client_name_ok(user) ? user : "steer-tui"};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
-		bool takes_value =
-		    !strcmp(arg, "--host") || !strcmp(arg, "--port") || !strcmp(arg, "--cmd-port");
+		bool takes_value = !strcmp(arg, "--host") || !strcmp(arg, "--port") ||
+		                   !strcmp(arg, "--cmd-port") || !strcmp(arg, "--name");
 		if (takes_value && i + 1 >= argc) {
 			fprintf(stderr, "steer-tui: %s needs a value\n", arg);
 			usage(stderr);
@@ -51,6 +55,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(arg, "--cmd-port")) {
 			if ((o.cmd_port = parse_port(arg, argv[++i])) < 0)
 				return 2;
+		} else if (!strcmp(arg, "--name")) {
+			o.name = argv[++i];
+			if (!steer_client_name_ok(o.name)) {
+				fprintf(stderr,
+				        "steer-tui: --name: use 1-%d printable characters without "
+				        "spaces\n",
+				        STEER_NAME_MAX);
+				return 2;
+			}
 		} else if (!strcmp(arg, "--version")) {
 			printf("steer-tui %s\n", STEER_VERSION);
 			return 0;

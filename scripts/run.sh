@@ -71,11 +71,7 @@ ctl="$build/server/steerctl"
 echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $log"
 
 if [ -t 0 ] && [ -t 1 ]; then
-  tui=("$build/client-tui/steer-tui" --port "$proto")
-  # A client that shows the command port is told it.
-  if "$build/client-tui/steer-tui" --help 2>&1 | grep -q -- '--cmd-port'; then
-    tui+=(--cmd-port "$cmd")
-  fi
+  tui=("$build/client-tui/steer-tui" --port "$proto" --cmd-port "$cmd")
   rc=0
   "${tui[@]}" || rc=$?
   kill -0 "$server" 2>/dev/null || echo "steer-server had stopped; its log: $log" >&2

@@ -81,7 +81,7 @@ srv = Server("--scenario", "flock")
 expected = srv.text().ok("stats")["vehicles"]
 env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
 # exec: the pane's process is steer-tui itself; its status goes to a file
-cmd = f"{TUI} --port {srv.proto_port}; echo $? > {exit_file}"
+cmd = f"{TUI} --port {srv.proto_port} --name bob; echo $? > {exit_file}"
 subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
                 "-x", "120", "-y", "40", cmd], env=env, check=True, timeout=10)
 
@@ -125,6 +125,19 @@ def test_space_pauses():
     expect(a == b, "the screen changed while paused")
     tmux("send-keys", "-t", "tui", "Space")
     wait_for(lambda t: "running" in status_line(t), "running again")
+
+
+def test_shared_session_names():
+    # --name is how others see this client; another client's pause shows by name
+    t = srv.text()
+    names = [c.get("name") for c in t.ok("clients")["clients"]]
+    expect("bob" in names, f"steer-tui --name bob not in clients: {names}")
+    t.ok("name alice")
+    t.ok("pause")
+    wait_for(lambda text: "alice paused" in text, "'alice paused' on the message line")
+    t.ok("resume")
+    wait_for(lambda text: "alice resumed" in text, "'alice resumed' on the message line")
+    t.close()
 
 
 def test_help_overlay():
@@ -443,7 +456,7 @@ def test_q_quits_with_status_0():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
-          test_space_pauses, test_help_overlay, test_help_whole_at_80x24,
+          test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_select_with_keys_and_toggle_wander, test_selection_keys, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
