@@ -2,6 +2,7 @@
 #include "app.h"
 
 #include <curses.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,9 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command.h"
+#include "help.h"
 #include "world.h"
 
 static void schedule_frame(tui_app *a);
+static void resize(tui_app *a);
+static void on_more_keys(uv_timer_t *t);
+static void poll_stats(tui_app *a);
 
 /* --- talking to the server --------------------------------------------------------- */
 
@@ -29,10 +35,30 @@ static void send_line(tui_app *a, const char *line, tui_purpose purpose)
 		schedule_frame(a);
 		return;
 	}
-	if (purpose != PURPOSE_NONE) {
-		a->purpose = purpose;
-		a->purpose_id = rid;
+	if (purpose == PURPOSE_NONE)
+		return;
+	/* A free slot, else the oldest request's: a reply that never came frees nothing. */
+	tui_pending *slot = &a->pending[0];
+	for (int k = 0; k < TUI_PENDING; k++) {
+		if (!a->pending[k].id) {
+			slot = &a->pending[k];
+			break;
+		}
+		if (a->pending[k].id < slot->id)
+			slot = &a->pending[k];
 	}
+	*slot = (tui_pending){rid, purpose};
+}
+
+/* The purpose of the request a reply answers (and the slot freed), or PURPOSE_NONE. */
+static tui_purpose take_purpose(tui_app *a, uint32_t rid)
+{
+	for (int k = 0; rid && k < TUI_PENDING; k++)
+		if (a->pending[k].id == rid) {
+			a->pending[k].id = 0;
+			return a->pending[k].purpose;
+		}
+	return PURPOSE_NONE;
 }
 
 #if defined(__GNUC__)
@@ -61,6 +87,8 @@ static void send_view_if_changed(tui_app *a)
 	/* The selection rides along: zoomed out to density, the server still sends it. */
 	steer_compact_req req = {!a->debug, (uint32_t)a->cam.cols, (uint32_t)a->cam.rows,
 	                         a->density, a->selected};
+	/* While following, the view is where the vehicle is (or is predicted to be, after
+	 * it wrapped out of the last view): the server culls to it. */
 	if (a->cam.cols < 1 || a->cam.rows < 1 || a->cam.cols > (int)STEER_COMPACT_MAX_CELLS ||
 	    a->cam.rows > (int)STEER_COMPACT_MAX_CELLS)
 		req.on = false;
@@ -89,12 +117,18 @@ static void on_connected(void *ud)
 {
 	tui_app *a = ud;
 	steer_strbuf_clear(&a->net.out);
-	if (steer_wire_hello(&a->net.out, "steer-tui"))
+	if (steer_wire_hello(&a->net.out, a->name))
 		tui_net_send_out(&a->net);
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);
-	snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help", a->net.host,
-	         a->net.port);
+	memset(a->pending, 0, sizeof a->pending); /* those replies died with the connection */
+	if (a->cmd_port)
+		snprintf(a->message, sizeof a->message,
+		         "connected to %.100s:%s (commands: port %d) - ? for help", a->net.host,
+		         a->net.port, a->cmd_port);
+	else
+		snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help",
+		         a->net.host, a->net.port);
 	schedule_frame(a);
 }
 
@@ -120,21 +154,75 @@ static void fit(tui_app *a)
 	a->cursor_row = rows / 2;
 }
 
+static void centre_on(tui_app *a, double x, double y)
+{
+	a->cam.cx = x;
+	a->cam.cy = y;
+	int cols, rows;
+	map_area(a, &cols, &rows);
+	a->cursor_col = cols / 2;
+	a->cursor_row = rows / 2;
+}
+
+static void stats_reply(tui_app *a, const steer_server_msg *m)
+{
+	if (!m->ok || !m->json.len)
+		return;
+	uint64_t now = uv_now(a->loop);
+	double bps = NAN;
+	if (a->stats_ms && now > a->stats_ms)
+		bps = (double)(a->net.bytes_in - a->stats_bytes) * 1000.0 /
+		      (double)(now - a->stats_ms);
+	a->stats_bytes = a->net.bytes_in;
+	a->stats_ms = now;
+	tui_stats_sample smp = tui_stats_from_json(m->json.data, bps);
+	tui_stats_push(&a->stats, &smp);
+}
+
 static void handle_reply(tui_app *a, const steer_server_msg *m)
 {
-	if (m->ok)
-		snprintf(a->message, sizeof a->message, "OK %.*s",
-		         (int)(m->json.len < 240 ? m->json.len : 240),
-		         m->json.len ? m->json.data : "");
-	else
-		snprintf(a->message, sizeof a->message, "ERR %.200s", m->error);
-	if (m->ok && a->purpose == PURPOSE_SELECT_NEW && m->request_id == a->purpose_id &&
-	    m->json.len) {
-		const char *p = strstr(m->json.data, "\"id\":");
-		if (p)
-			a->selected = (uint32_t)strtoul(p + 5, NULL, 10);
-		a->purpose = PURPOSE_NONE;
+	tui_purpose purpose = take_purpose(a, m->request_id);
+	if (purpose == PURPOSE_STATS) {
+		stats_reply(a, m);
+		return;
 	}
+	const char *json = m->json.len ? m->json.data : "";
+	double v;
+	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(json, "id", &v)) {
+		a->selected = (uint32_t)v;
+	} else if (purpose == PURPOSE_SELECT_GET) {
+		double id, x, y;
+		if (m->ok && tui_json_number(json, "id", &id) && tui_json_number(json, "x", &x) &&
+		    tui_json_number(json, "y", &y) && strstr(json, "\"kind\":\"vehicle\"")) {
+			a->selected = (uint32_t)id;
+			centre_on(a, x, y);
+			if (a->follow.id)
+				tui_follow_start(&a->follow, a->selected);
+			snprintf(a->message, sizeof a->message, "%s #%u",
+			         a->follow.id ? "following" : "selected", a->selected);
+		} else {
+			snprintf(a->message, sizeof a->message, "select: %.200s",
+			         m->ok ? "that id is not a vehicle" : m->error);
+		}
+		return;
+	}
+	if (!m->ok) {
+		snprintf(a->message, sizeof a->message, "ERR %.200s", m->error);
+		return;
+	}
+	/* A long answer to a question opens in the pager, laid out to read. */
+	if (purpose == PURPOSE_SHOW &&
+	    (m->json.len + 3 > (size_t)a->screen.cols || m->json.len >= sizeof a->message - 4)) {
+		tui_pager_reset(&a->pager, "reply (j/k scroll, any other key closes)");
+		if (tui_pager_add_json(&a->pager, json) == 0) {
+			a->pager.open = true;
+			snprintf(a->message, sizeof a->message,
+			         "OK (%zu bytes of JSON, in the pager)", m->json.len);
+			return;
+		}
+	}
+	snprintf(a->message, sizeof a->message, "OK %.*s",
+	         (int)(m->json.len < 240 ? m->json.len : 240), json);
 }
 
 static void on_message(void *ud, const steer_server_msg *m)
@@ -159,17 +247,21 @@ static void on_message(void *ud, const steer_server_msg *m)
 			a->fitted = true;
 		}
 		a->have_snapshot = true;
-		if (a->follow && a->selected) {
-			const steer_snap_vehicle *v = find_vehicle(a, a->selected);
-			if (v) {
-				a->cam.cx = v->x;
-				a->cam.cy = v->y;
-			}
+		double cx, cy;
+		bool predicted;
+		a->follow_predicted = false;
+		if (a->follow.id && tui_follow_centre(&a->follow, s, &cx, &cy, &predicted)) {
+			a->cam.cx = cx;
+			a->cam.cy = cy;
+			a->follow_predicted = predicted;
 		}
 		break;
 	}
 	case STEER_MSG_REPLY:
 		handle_reply(a, m);
+		break;
+	case STEER_MSG_NOTICE: /* another client changed the session: "bob paused" */
+		snprintf(a->message, sizeof a->message, "%.250s", m->notice);
 		break;
 	}
 	schedule_frame(a);
@@ -228,23 +320,40 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		if (v) {
 			char beh[96];
 			behaviours_text(v->behaviors, beh, sizeof beh);
+			if (!beh[0])
+				snprintf(beh, sizeof beh, "no behaviour");
 			snprintf(sel, sizeof sel, " | #%u %.1f u/s %s", v->id, hypot(v->vx, v->vy),
 			         beh);
+		} else if (a->follow_predicted && a->follow.id == a->selected) {
+			snprintf(sel, sizeof sel, " | #%u (across the edge)", a->selected);
 		} else {
 			snprintf(sel, sizeof sel, " | #%u (off view)", a->selected);
 		}
 	}
-	char seen[96];
-	if (s->density)
-		snprintf(seen, sizeof seen, "density: %u/%u in view, up to %u a cell", s->in_view,
-		         s->total_vehicles, s->max_count);
-	else
-		snprintf(seen, sizeof seen, "vehicles %d/%u in view", visible_count(a),
-		         s->total_vehicles);
-	snprintf(out, n, " connected | tick %llu | %s | %s | %g/%g Hz%s%s%s",
-	         (unsigned long long)s->tick, seen, s->paused ? "PAUSED" : "running", s->tick_rate,
-	         a->net.msg.welcome.snapshot_rate, sel, a->follow ? " | follow" : "",
-	         a->debug ? " | debug" : "");
+	/* On a narrow terminal the selection, follow and debug matter more than the tick
+	 * count and the rates: those go first, then the words around the counts. */
+	for (int terse = 0; terse < 4; terse++) {
+		char seen[96], tick[40] = "", hz[40] = "";
+		if (s->density)
+			snprintf(seen, sizeof seen,
+			         terse < 2 ? "density: %u/%u in view, up to %u a cell"
+			                   : "density %u/%u, %u a cell",
+			         s->in_view, s->total_vehicles, s->max_count);
+		else
+			snprintf(seen, sizeof seen,
+			         terse < 2 ? "vehicles %d/%u in view" : "%d/%u in view",
+			         visible_count(a), s->total_vehicles);
+		if (terse < 1)
+			snprintf(tick, sizeof tick, " | tick %llu", (unsigned long long)s->tick);
+		if (terse < 3)
+			snprintf(hz, sizeof hz, " | %g/%g Hz", s->tick_rate,
+			         a->net.msg.welcome.snapshot_rate);
+		int len = snprintf(out, n, " connected%s | %s | %s%s%s%s%s", tick, seen,
+		                   s->paused ? "PAUSED" : "running", hz, sel,
+		                   a->follow.id ? " | follow" : "", a->debug ? " | debug" : "");
+		if (len <= a->screen.cols)
+			return;
+	}
 }
 
 static void draw(tui_app *a)
@@ -260,8 +369,21 @@ static void draw(tui_app *a)
 	char status[512];
 	bool alert;
 	status_text(a, status, sizeof status, &alert);
-	a->cmdline[a->cmdlen] = '\0';
-	tui_frame_text t = {status, a->message, a->cmdline_open ? a->cmdline : NULL, a->help,
+	static char panel[TUI_STATS_SERIES + 1][TUI_STATS_LINE];
+	int npanel = a->stats_open ? tui_stats_panel(&a->stats, a->screen.cols, a->screen.utf8,
+	                                             panel, TUI_STATS_SERIES + 1)
+	                           : 0;
+	if (a->cmdline_open && a->hint[0]) {
+		snprintf(status, sizeof status, " %s", a->hint);
+		alert = false;
+	}
+	tui_frame_text t = {status,
+	                    a->message,
+	                    a->cmdline_open ? a->cmd.buf : NULL,
+	                    a->cmd.pos,
+	                    a->pager.open ? &a->pager : NULL,
+	                    (const char(*)[TUI_STATS_LINE])panel,
+	                    npanel,
 	                    alert};
 	tui_screen_draw(&a->screen, &a->grid, &t);
 	send_view_if_changed(a);
@@ -296,6 +418,13 @@ static void cursor_world(const tui_app *a, double *x, double *y)
 	tui_camera_to_world(&a->cam, a->cursor_col, a->cursor_row, x, y);
 }
 
+static void say_select_first(tui_app *a, const char *what)
+{
+	snprintf(a->message, sizeof a->message,
+	         "%s: nothing selected - select a vehicle first (left click, Tab or :select ID)",
+	         what);
+}
+
 static void click(tui_app *a, int col, int row, bool right)
 {
 	a->cursor_col = col;
@@ -306,41 +435,61 @@ static void click(tui_app *a, int col, int row, bool right)
 		if (a->selected)
 			sendf(a, PURPOSE_NONE, "arrive %u %.17g %.17g", a->selected, x, y);
 		else
-			snprintf(a->message, sizeof a->message,
-			         "select a vehicle first (left click or Tab)");
+			say_select_first(a, "target");
 		return;
 	}
-	uint32_t hit = tui_pick(&a->net.snapshot, &a->cam, col, row);
-	if (hit) {
+	/* With a vehicle selected, a click is meant as a waypoint: only a click right on
+	 * another vehicle's glyph selects that one instead. With none, a near miss (a
+	 * neighbouring cell) still selects. */
+	uint32_t hit = tui_pick(&a->net.snapshot, &a->cam, col, row, a->selected ? 0 : 1);
+	if (hit && hit != a->selected) {
 		a->selected = hit;
+		if (a->follow.id)
+			tui_follow_start(&a->follow, hit);
 		snprintf(a->message, sizeof a->message,
 		         "selected #%u - left click adds waypoints, right click sets its target",
 		         hit);
-	} else if (a->selected) {
+	} else if (a->selected && !hit) {
 		sendf(a, PURPOSE_NONE, "waypoint %u %.17g %.17g", a->selected, x, y);
 	}
 }
 
-static void cycle_selection(tui_app *a)
+/* The next (dir > 0) or previous vehicle by id among those in the snapshot, wrapping
+ * around. */
+static void cycle_selection(tui_app *a, int dir)
 {
 	const steer_snapshot *s = &a->net.snapshot;
-	uint32_t best = 0, lowest = 0;
+	uint32_t best = 0, wrap = 0;
 	for (size_t k = 0; k < s->count; k++) {
 		uint32_t id = s->v[k].id;
-		if (!lowest || id < lowest)
-			lowest = id;
-		if (id > a->selected && (!best || id < best))
-			best = id;
+		if (dir > 0) {
+			if (!wrap || id < wrap)
+				wrap = id;
+			if (id > a->selected && (!best || id < best))
+				best = id;
+		} else {
+			if (!wrap || id > wrap)
+				wrap = id;
+			if ((!a->selected || id < a->selected) && (!best || id > best))
+				best = id;
+		}
 	}
-	a->selected = best ? best : lowest;
+	a->selected = best ? best : wrap;
+	if (a->follow.id && a->selected)
+		tui_follow_start(&a->follow, a->selected);
+	if (!a->selected)
+		snprintf(a->message, sizeof a->message, "no vehicle in view to select");
 }
 
 static void toggle(tui_app *a, uint32_t bit)
 {
 	const steer_snap_vehicle *v = a->selected ? find_vehicle(a, a->selected) : NULL;
 	if (!v) {
-		snprintf(a->message, sizeof a->message,
-		         "select a vehicle first (left click or Tab)");
+		if (a->selected)
+			snprintf(a->message, sizeof a->message,
+			         "#%u is not in view: 0 fits the world, c follows it", a->selected);
+		else
+			say_select_first(a, steer_behavior_name(bit));
 		return;
 	}
 	sendf(a, PURPOSE_NONE, "%s %u %s", steer_behavior_name(bit), v->id,
@@ -349,66 +498,179 @@ static void toggle(tui_app *a, uint32_t bit)
 
 static void quit(tui_app *a, int code);
 
-static void run_cmdline(tui_app *a)
+static tui_help_conn help_conn(const tui_app *a)
 {
-	a->cmdline[a->cmdlen] = '\0';
-	a->cmdline_open = false;
-	if (a->cmdlen == 0)
-		return;
-	if (a->history_count == 0 ||
-	    strcmp(a->history[(a->history_count - 1) % TUI_HISTORY], a->cmdline) != 0) {
-		snprintf(a->history[a->history_count % TUI_HISTORY], TUI_CMDLINE_MAX, "%s",
-		         a->cmdline);
-		a->history_count++;
-	}
-	send_line(a, a->cmdline, PURPOSE_NONE);
-	a->cmdlen = 0;
+	return (tui_help_conn){a->net.host, a->net.port, a->cmd_port, a->net.snapshot.tick_rate,
+	                       a->net.msg.welcome.snapshot_rate};
 }
 
-static void history_move(tui_app *a, int delta)
+/* :select ID - in view: at once; elsewhere: the server says where it is. */
+static void select_command(tui_app *a, int argc, char **argv)
 {
-	int oldest = a->history_count > TUI_HISTORY ? a->history_count - TUI_HISTORY : 0;
-	int pos = a->history_pos + delta;
-	if (pos < oldest || pos > a->history_count)
+	char *end = NULL;
+	unsigned long id = argc == 2 ? strtoul(argv[1], &end, 10) : 0;
+	if (argc != 2 || !end || *end || id == 0 || id > UINT32_MAX) {
+		snprintf(a->message, sizeof a->message,
+		         "usage: select ID (a vehicle's id, e.g. 12)");
 		return;
-	a->history_pos = pos;
-	if (pos == a->history_count)
-		a->cmdline[0] = '\0';
-	else
-		snprintf(a->cmdline, TUI_CMDLINE_MAX, "%s", a->history[pos % TUI_HISTORY]);
-	a->cmdlen = strlen(a->cmdline);
+	}
+	const steer_snap_vehicle *v = find_vehicle(a, (uint32_t)id);
+	if (v) {
+		a->selected = v->id;
+		centre_on(a, v->x, v->y);
+		if (a->follow.id)
+			tui_follow_start(&a->follow, v->id);
+		snprintf(a->message, sizeof a->message, "selected #%u", v->id);
+		return;
+	}
+	if (a->net.state != NET_CONNECTED) {
+		snprintf(a->message, sizeof a->message,
+		         "select: #%lu is not in view (not connected)", id);
+		return;
+	}
+	sendf(a, PURPOSE_SELECT_GET, "get %lu", id);
+}
+
+/* Runs the line: the client's own commands (help, select) here, the rest on the
+ * server. */
+static void run_cmdline(tui_app *a)
+{
+	a->cmdline_open = false;
+	if (a->cmd.len == 0)
+		return;
+	tui_cmdline_remember(&a->cmd);
+	char copy[TUI_CMDLINE_MAX];
+	snprintf(copy, sizeof copy, "%s", a->cmd.buf);
+	char *words[4];
+	int n = steer_cmd_split(copy, words, 4);
+	if (n >= 1 && !strcmp(words[0], "select")) {
+		select_command(a, n, words);
+		return;
+	}
+	if (n >= 1 && n <= 2 && !strcmp(words[0], "help")) {
+		if (tui_help_commands(&a->pager, n == 2 ? words[1] : NULL) == 0)
+			a->pager.open = true;
+		else
+			snprintf(a->message, sizeof a->message,
+			         "help: no command '%.60s' (:help lists "
+			         "them)",
+			         n == 2 ? words[1] : "");
+		return;
+	}
+	const steer_cmd_entry *e = n >= 1 ? steer_cmd_find(words[0]) : NULL;
+	send_line(a, a->cmd.buf, e && e->access == STEER_CMD_READ ? PURPOSE_SHOW : PURPOSE_NONE);
 }
 
 static void cmdline_key(tui_app *a, int ch)
 {
+	static const struct {
+		int key;
+		tui_edit edit;
+	} edits[] = {
+	    {KEY_LEFT, TUI_EDIT_LEFT},
+	    {KEY_RIGHT, TUI_EDIT_RIGHT},
+	    {KEY_HOME, TUI_EDIT_HOME},
+	    {1 /* ^A */, TUI_EDIT_HOME},
+	    {KEY_END, TUI_EDIT_END},
+	    {5 /* ^E */, TUI_EDIT_END},
+	    {KEY_DC, TUI_EDIT_DELETE},
+	    {4 /* ^D */, TUI_EDIT_DELETE},
+	    {21 /* ^U */, TUI_EDIT_KILL_START},
+	    {11 /* ^K */, TUI_EDIT_KILL_END},
+	    {23 /* ^W */, TUI_EDIT_KILL_WORD},
+	    {KEY_UP, TUI_EDIT_HISTORY_UP},
+	    {KEY_DOWN, TUI_EDIT_HISTORY_DOWN},
+	    {2 /* ^B */, TUI_EDIT_LEFT},
+	    {6 /* ^F */, TUI_EDIT_RIGHT},
+	};
 	switch (ch) {
 	case 27: /* Esc */
 		a->cmdline_open = false;
-		a->cmdlen = 0;
-		break;
+		return;
 	case '\r':
 	case '\n':
 	case KEY_ENTER:
 		run_cmdline(a);
-		break;
+		return;
 	case KEY_BACKSPACE:
 	case 127:
 	case 8:
-		if (a->cmdlen)
-			a->cmdlen--;
+		if (a->cmd.len == 0)
+			a->cmdline_open = false; /* backspace on an empty line leaves it */
 		else
-			a->cmdline_open = false;
+			tui_cmdline_edit(&a->cmd, TUI_EDIT_BACKSPACE);
+		return;
+	case '\t': {
+		int n = tui_cmdline_complete(&a->cmd, a->hint, sizeof a->hint);
+		if (n == 0)
+			snprintf(a->hint, sizeof a->hint, "no completion");
+		return;
+	}
+	default:
+		break;
+	}
+	a->hint[0] = '\0';
+	for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++)
+		if (edits[k].key == ch) {
+			tui_cmdline_edit(&a->cmd, edits[k].edit);
+			return;
+		}
+	if (ch >= 32 && ch < 127)
+		tui_cmdline_insert(&a->cmd, (char)ch);
+}
+
+/* Scroll keys scroll; any other key closes. */
+static void pager_key(tui_app *a, int ch)
+{
+	tui_pager_box b = tui_pager_layout(&a->pager, a->screen.cols, a->screen.rows);
+	int page = b.text_rows > 1 ? b.text_rows - 1 : 1, delta;
+	switch (ch) {
+	case KEY_DOWN:
+	case 'j':
+	case KEY_ENTER:
+	case '\r':
+	case '\n':
+		delta = 1;
 		break;
 	case KEY_UP:
-		history_move(a, -1);
+	case 'k':
+		delta = -1;
 		break;
-	case KEY_DOWN:
-		history_move(a, +1);
+	case KEY_NPAGE:
+	case ' ':
+	case 'f':
+		delta = page;
 		break;
-	default:
-		if (ch >= 32 && ch < 127 && a->cmdlen + 1 < TUI_CMDLINE_MAX)
-			a->cmdline[a->cmdlen++] = (char)ch;
+	case KEY_PPAGE:
+	case 'b':
+		delta = -page;
+		break;
+	case KEY_HOME:
+	case 'g':
+		delta = INT_MIN;
+		break;
+	case KEY_END:
+	case 'G':
+		delta = INT_MAX;
+		break;
+	case KEY_RESIZE:
+		resize(a);
+		return;
+	case KEY_MOUSE: {
+		MEVENT ev;
+		if (getmouse(&ev) == OK && (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED))) {
+			tui_pager_scroll(&a->pager, ev.bstate & BUTTON4_PRESSED ? -3 : 3,
+			                 b.text_cols, b.text_rows);
+			return;
+		}
+		a->pager.open = false;
+		return;
 	}
+	default:
+		a->pager.open = false;
+		return;
+	}
+	tui_pager_scroll(&a->pager, delta, b.text_cols, b.text_rows);
 }
 
 static void move_cursor(tui_app *a, int dc, int dr)
@@ -426,13 +688,19 @@ static void move_cursor(tui_app *a, int dc, int dr)
 	}
 }
 
+static void stop_following(tui_app *a)
+{
+	tui_follow_start(&a->follow, 0);
+	a->follow_predicted = false;
+}
+
 static void key(tui_app *a, int ch)
 {
-	if (a->help) {
-		a->help = false;
+	if (a->pager.open) {
+		pager_key(a, ch);
 		return;
 	}
-	if (a->cmdline_open) {
+	if (a->cmdline_open && ch != KEY_RESIZE) {
 		cmdline_key(a, ch);
 		return;
 	}
@@ -445,33 +713,38 @@ static void key(tui_app *a, int ch)
 	case 'q':
 		quit(a, 0);
 		break;
-	case '?':
-		a->help = true;
+	case '?': {
+		tui_help_conn c = help_conn(a);
+		if (tui_help_keys(&a->pager, &c) == 0)
+			a->pager.open = true;
+		else
+			snprintf(a->message, sizeof a->message, "help: out of memory");
 		break;
+	}
 	case ':':
 		a->cmdline_open = true;
-		a->cmdlen = 0;
-		a->history_pos = a->history_count;
+		a->hint[0] = '\0';
+		tui_cmdline_start(&a->cmd);
 		break;
 	case KEY_LEFT:
 	case 'h':
 		tui_camera_pan(&a->cam, -step_c, 0);
-		a->follow = false;
+		stop_following(a);
 		break;
 	case KEY_RIGHT:
 	case 'l':
 		tui_camera_pan(&a->cam, step_c, 0);
-		a->follow = false;
+		stop_following(a);
 		break;
 	case KEY_UP:
 	case 'k':
 		tui_camera_pan(&a->cam, 0, -step_r);
-		a->follow = false;
+		stop_following(a);
 		break;
 	case KEY_DOWN:
 	case 'j':
 		tui_camera_pan(&a->cam, 0, step_r);
-		a->follow = false;
+		stop_following(a);
 		break;
 	case 'H':
 		move_cursor(a, -1, 0);
@@ -494,19 +767,34 @@ static void key(tui_app *a, int ch)
 		break;
 	case '0':
 		fit(a);
-		a->follow = false;
+		stop_following(a);
 		break;
 	case 'c':
-		a->follow = !a->follow && a->selected;
-		snprintf(a->message, sizeof a->message, a->follow ? "following #%u" : "follow off",
-		         a->selected);
+		if (a->follow.id) {
+			stop_following(a);
+			snprintf(a->message, sizeof a->message, "follow off");
+		} else if (a->selected) {
+			tui_follow_start(&a->follow, a->selected);
+			const steer_snap_vehicle *v = find_vehicle(a, a->selected);
+			if (v)
+				centre_on(a, v->x, v->y);
+			else /* out of view: ask where it is, and go there */
+				sendf(a, PURPOSE_SELECT_GET, "get %u", a->selected);
+			snprintf(a->message, sizeof a->message, "following #%u (c again: off)",
+			         a->selected);
+		} else {
+			say_select_first(a, "follow");
+		}
 		break;
 	case '\t':
-		cycle_selection(a);
+		cycle_selection(a, +1);
+		break;
+	case KEY_BTAB:
+		cycle_selection(a, -1);
 		break;
 	case 27:
 		a->selected = 0;
-		a->follow = false;
+		stop_following(a);
 		break;
 	case '\r':
 	case '\n':
@@ -527,15 +815,27 @@ static void key(tui_app *a, int ch)
 		sendf(a, PURPOSE_NONE, "obstacle %.17g %.17g %.17g", x, y, 2 * a->cam.scale + 10);
 		break;
 	case 'x':
-		if (a->selected)
-			sendf(a, PURPOSE_NONE, "remove %u", a->selected);
+		if (!a->selected) {
+			say_select_first(a, "remove");
+			break;
+		}
+		sendf(a, PURPOSE_NONE, "remove %u", a->selected);
 		a->selected = 0;
+		stop_following(a);
 		break;
 	case 'w':
 		toggle(a, STEER_WANDER);
 		break;
 	case 'a':
 		toggle(a, STEER_AVOID);
+		break;
+	case 'f':
+		toggle(a, STEER_FLOCK);
+		break;
+	case 'S':
+		a->stats_open = !a->stats_open;
+		if (a->stats_open)
+			poll_stats(a);
 		break;
 	case ' ':
 		send_line(a, a->net.snapshot.paused ? "resume" : "pause", PURPOSE_NONE);
@@ -569,11 +869,34 @@ static void key(tui_app *a, int ch)
 		break;
 	}
 	case KEY_RESIZE:
-		tui_screen_resize(&a->screen);
+		resize(a);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Reads at most TUI_KEYS_PER_TURN keys, then yields to the loop: whatever getch()
+ * returns, signals (SIGTERM, SIGINT, SIGWINCH) and the socket get their turn. Keys
+ * left in ncurses' own queue (which does not make stdin readable) are read on the
+ * next turn of the loop. */
+static void read_keys(tui_app *a)
+{
+	int n = 0, ch = ERR;
+	while (!a->quitting && n < TUI_KEYS_PER_TURN && (ch = getch()) != ERR) {
+		key(a, ch);
+		n++;
+	}
+	if (a->quitting)
+		return;
+	if (n == TUI_KEYS_PER_TURN)
+		uv_timer_start(&a->input_timer, on_more_keys, 0, 0);
+	schedule_frame(a);
+}
+
+static void on_more_keys(uv_timer_t *t)
+{
+	read_keys(t->data);
 }
 
 static void on_input(uv_poll_t *p, int status, int events)
@@ -584,18 +907,16 @@ static void on_input(uv_poll_t *p, int status, int events)
 		quit(a, 1);
 		return;
 	}
-	int ch;
-	while (!a->quitting && (ch = getch()) != ERR)
-		key(a, ch);
-	schedule_frame(a);
+	read_keys(a);
 }
 
 /* --- lifetime ------------------------------------------------------------------------ */
 
-static void on_resize(uv_signal_t *h, int sig)
+/* The one place the terminal size is taken in: from SIGWINCH through libuv (which
+ * owns that signal, so ncurses' own handler never runs) and from a KEY_RESIZE should
+ * ncurses ever report one. Idempotent, and it queues no further KEY_RESIZE. */
+static void resize(tui_app *a)
 {
-	tui_app *a = h->data;
-	(void)sig;
 	tui_screen_resize(&a->screen);
 	int cols, rows;
 	map_area(a, &cols, &rows);
@@ -608,6 +929,28 @@ static void on_resize(uv_signal_t *h, int sig)
 	/* Redraw at once: a resize must never leave a torn screen on display. */
 	a->dirty = false;
 	on_frame(&a->frame_timer);
+}
+
+static void on_resize(uv_signal_t *h, int sig)
+{
+	(void)sig;
+	resize(h->data);
+}
+
+/* One `stats` a second, panel open or not: the history is there when it opens, and
+ * one small request a second costs nothing. */
+static void poll_stats(tui_app *a)
+{
+	if (a->net.state == NET_CONNECTED)
+		send_line(a, "stats", PURPOSE_STATS);
+}
+
+static void on_stats_timer(uv_timer_t *t)
+{
+	tui_app *a = t->data;
+	poll_stats(a);
+	if (a->stats_open)
+		schedule_frame(a);
 }
 
 static void on_quit_signal(uv_signal_t *h, int sig)
@@ -625,6 +968,8 @@ static void quit(tui_app *a, int code)
 	a->exit_code = code;
 	tui_net_stop(&a->net);
 	uv_close((uv_handle_t *)&a->frame_timer, NULL);
+	uv_close((uv_handle_t *)&a->input_timer, NULL);
+	uv_close((uv_handle_t *)&a->stats_timer, NULL);
 	uv_close((uv_handle_t *)&a->input, NULL);
 	uv_close((uv_handle_t *)&a->sigwinch, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -632,12 +977,16 @@ static void quit(tui_app *a, int code)
 	uv_close((uv_handle_t *)&a->sighup, NULL);
 }
 
-int tui_app_run(const char *host, int port)
+int tui_app_run(const tui_options *o)
 {
 	static tui_app app; /* big (history, buffers): not on the stack */
 	tui_app *a = &app;
 	memset(a, 0, sizeof *a);
 	a->loop = uv_default_loop();
+	a->cmd_port = o->cmd_port;
+	a->name = o->name;
+	tui_pager_init(&a->pager);
+	tui_stats_init(&a->stats);
 	a->world_w = 1000;
 	a->world_h = 600;
 	if (!tui_screen_open(&a->screen)) {
@@ -648,30 +997,34 @@ int tui_app_run(const char *host, int port)
 	tui_net_events ev = {a, on_connected, on_message, on_disconnected};
 	int rc;
 	if ((rc = uv_timer_init(a->loop, &a->frame_timer)) ||
+	    (rc = uv_timer_init(a->loop, &a->input_timer)) ||
+	    (rc = uv_timer_init(a->loop, &a->stats_timer)) ||
 	    (rc = uv_poll_init(a->loop, &a->input, STDIN_FILENO)) ||
 	    (rc = uv_signal_init(a->loop, &a->sigwinch)) ||
 	    (rc = uv_signal_init(a->loop, &a->sigint)) ||
 	    (rc = uv_signal_init(a->loop, &a->sigterm)) ||
 	    (rc = uv_signal_init(a->loop, &a->sighup)) ||
-	    (rc = tui_net_start(&a->net, a->loop, host, port, &ev))) {
+	    (rc = tui_net_start(&a->net, a->loop, o->host, o->port, &ev))) {
 		tui_screen_close();
 		fprintf(stderr, "steer-tui: %s\n", uv_strerror(rc));
 		return 1;
 	}
-	a->frame_timer.data = a->input.data = a;
+	a->frame_timer.data = a->input_timer.data = a->stats_timer.data = a->input.data = a;
 	a->sigwinch.data = a->sigint.data = a->sigterm.data = a->sighup.data = a;
 	uv_poll_start(&a->input, UV_READABLE, on_input);
 	uv_signal_start(&a->sigwinch, on_resize, SIGWINCH);
 	uv_signal_start(&a->sigint, on_quit_signal, SIGINT);
 	uv_signal_start(&a->sigterm, on_quit_signal, SIGTERM);
 	uv_signal_start(&a->sighup, on_quit_signal, SIGHUP);
-	snprintf(a->message, sizeof a->message, "connecting to %s:%d - ? for help, q to quit", host,
-	         port);
+	uv_timer_start(&a->stats_timer, on_stats_timer, TUI_STATS_POLL_MS, TUI_STATS_POLL_MS);
+	snprintf(a->message, sizeof a->message, "connecting to %s:%d - ? for help, q to quit",
+	         o->host, o->port);
 	schedule_frame(a);
 	uv_run(a->loop, UV_RUN_DEFAULT);
 	tui_screen_close();
 	tui_net_free(&a->net);
 	tui_grid_free(&a->grid);
+	tui_pager_free(&a->pager);
 	uv_loop_close(a->loop);
 	return a->exit_code;
 }

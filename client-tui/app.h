@@ -7,19 +7,43 @@
 #include <uv.h>
 
 #include "camera.h"
+#include "cmdline.h"
+#include "follow.h"
 #include "net.h"
+#include "pager.h"
 #include "render.h"
 #include "screen.h"
+#include "stats.h"
 
-#define TUI_HISTORY     64
-#define TUI_CMDLINE_MAX 512
-#define TUI_FRAME_MS    33 /* at most ~30 frames a second */
+#define TUI_HISTORY       64
+#define TUI_CMDLINE_MAX   512
+#define TUI_FRAME_MS      33 /* at most ~30 frames a second */
+#define TUI_KEYS_PER_TURN 64 /* keys read before other events get a turn */
+
+#define TUI_STATS_POLL_MS 1000
+#define TUI_PENDING       16 /* requests whose replies the client handles itself */
 
 /* What to do with the reply to a request the client made on its own. */
 typedef enum tui_purpose {
 	PURPOSE_NONE,
 	PURPOSE_SELECT_NEW, /* select the vehicle the reply's "id" names */
+	PURPOSE_SELECT_GET, /* :select of a vehicle outside the view: select and go there */
+	PURPOSE_STATS,      /* a sample for the stats panel, not for the message line */
+	PURPOSE_SHOW,       /* a read command typed on the ':' line: a long reply opens the
+	                     * pager (a write's long reply, e.g. 6000 new ids, does not) */
 } tui_purpose;
+
+typedef struct tui_pending {
+	uint32_t id;
+	tui_purpose purpose;
+} tui_pending;
+
+typedef struct tui_options {
+	const char *host;
+	int port;
+	int cmd_port;     /* shown to the user only; 0 when not given */
+	const char *name; /* how other clients see this one (Hello.client) */
+} tui_options;
 
 typedef struct tui_app {
 	uv_loop_t *loop;
@@ -33,27 +57,34 @@ typedef struct tui_app {
 	steer_view sent_view;
 	steer_compact_req sent_req; /* compact at the map's size, except with debug aids */
 	uint32_t next_request;
-	uint32_t purpose_id; /* request whose reply has a purpose */
-	tui_purpose purpose;
+	tui_pending pending[TUI_PENDING]; /* id 0: a free slot */
 	uint32_t selected;
-	bool follow, debug, help;
-	steer_density_mode density; /* asked of the server with the view */
+	tui_follow follow;     /* follow.id: the vehicle followed, 0 for none */
+	bool follow_predicted; /* it wrapped out of the last view: centred where it went */
+	bool debug;
+	int cmd_port;
+	const char *name;
+	tui_pager pager; /* help, command help, long replies */
+	bool stats_open;
+	tui_stats stats;
+	uint64_t stats_bytes, stats_ms; /* bytes received and loop time at the last poll */
+	steer_density_mode density;     /* asked of the server with the view */
 	int cursor_col, cursor_row;
 	char message[256];
 	bool cmdline_open;
-	char cmdline[TUI_CMDLINE_MAX];
-	size_t cmdlen;
-	char history[TUI_HISTORY][TUI_CMDLINE_MAX];
-	int history_count, history_pos;
+	tui_cmdline cmd;
+	char hint[256]; /* Tab's candidates, shown over the status line while typing */
 	bool dirty;
 	uint64_t last_frame_ms;
 	uv_timer_t frame_timer;
+	uv_timer_t input_timer; /* reads the keys one turn of the loop left queued */
+	uv_timer_t stats_timer; /* polls the server's stats */
 	uv_poll_t input;
 	uv_signal_t sigwinch, sigint, sigterm, sighup;
 	int exit_code;
 	bool quitting;
 } tui_app;
 
-int tui_app_run(const char *host, int port);
+int tui_app_run(const tui_options *o);
 
 #endif

@@ -1,41 +1,80 @@
 /* steer-tui: watch and steer a shared steer-server world from a terminal. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "command.h"
+
+#ifndef STEER_VERSION
+#define STEER_VERSION "unknown"
+#endif
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: steer-tui [--host H] [--port P]\n"
+	fprintf(f, "usage: steer-tui [--host H] [--port P] [--cmd-port N] [--name NAME]\n"
 	           "  Connects to steer-server's protobuf port (default 127.0.0.1:7700).\n"
-	           "  Press ? inside for the keys, q to quit.\n");
+	           "  --cmd-port N   the server's text command port, shown in the help (? key)\n"
+	           "  --name NAME    how other clients see you: \"NAME paused\" (default: $USER)\n"
+	           "  --version      print the version and exit\n"
+	           "  Press ? inside for the keys, q to quit. NO_COLOR=1 turns colours off.\n");
+}
+
+/* A port number 1..65535, or -1 with a message. */
+static int parse_port(const char *flag, const char *text)
+{
+	char *end;
+	long p = strtol(text, &end, 10);
+	if (!*text || *end || p < 1 || p > 65535) {
+		fprintf(stderr, "steer-tui: %s: '%s' is not a port number\n", flag, text);
+		return -1;
+	}
+	return (int)p;
 }
 
 int main(int argc, char **argv)
 {
-	const char *host = "127.0.0.1";
-	int port = 7700;
+	const char *user = getenv("USER");
+	tui_options o = {"127.0.0.1", 7700, 0,
+	                 user && steer_client_name_ok(user) ? user : "steer-tui"};
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--host") && i + 1 < argc) {
-			host = argv[++i];
-		} else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-			char *end;
-			long p = strtol(argv[++i], &end, 10);
-			if (*end || p < 1 || p > 65535) {
-				fprintf(stderr, "steer-tui: --port: '%s' is not a port number\n",
-				        argv[i]);
+		const char *arg = argv[i];
+		bool takes_value = !strcmp(arg, "--host") || !strcmp(arg, "--port") ||
+		                   !strcmp(arg, "--cmd-port") || !strcmp(arg, "--name");
+		if (takes_value && i + 1 >= argc) {
+			fprintf(stderr, "steer-tui: %s needs a value\n", arg);
+			usage(stderr);
+			return 2;
+		}
+		if (!strcmp(arg, "--host")) {
+			o.host = argv[++i];
+		} else if (!strcmp(arg, "--port")) {
+			if ((o.port = parse_port(arg, argv[++i])) < 0)
+				return 2;
+		} else if (!strcmp(arg, "--cmd-port")) {
+			if ((o.cmd_port = parse_port(arg, argv[++i])) < 0)
+				return 2;
+		} else if (!strcmp(arg, "--name")) {
+			o.name = argv[++i];
+			if (!steer_client_name_ok(o.name)) {
+				fprintf(stderr,
+				        "steer-tui: --name: use 1-%d printable characters without "
+				        "spaces\n",
+				        STEER_NAME_MAX);
 				return 2;
 			}
-			port = (int)p;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		} else if (!strcmp(arg, "--version")) {
+			printf("steer-tui %s\n", STEER_VERSION);
+			return 0;
+		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "steer-tui: unknown argument '%s'\n", argv[i]);
+			fprintf(stderr, "steer-tui: unknown option '%s'\n", arg);
 			usage(stderr);
 			return 2;
 		}
 	}
-	return tui_app_run(host, port);
+	return tui_app_run(&o);
 }

@@ -60,6 +60,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		                                  : uv_strerror((int)nread));
 		return;
 	}
+	n->bytes_in += (uint64_t)nread;
 	const uint8_t *p = (const uint8_t *)buf->base;
 	size_t left = (size_t)nread;
 	while (left && n->tcp) {

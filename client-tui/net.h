@@ -46,6 +46,7 @@ struct tui_net {
 	steer_snapshot snapshot;
 	steer_compact_state compact; /* the base of the server's next compact delta */
 	steer_strbuf out;            /* scratch for encoding */
+	uint64_t bytes_in;           /* bytes received, over every connection */
 };
 
 int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port,

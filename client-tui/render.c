@@ -449,7 +449,7 @@ void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
 	}
 }
 
-uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int row)
+uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int row, int tolerance)
 {
 	double cx, cy;
 	tui_camera_to_world(cam, col, row, &cx, &cy);
@@ -461,7 +461,7 @@ uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int r
 		tui_camera_to_cell(cam, v->x, v->y, &vc, &vr);
 		/* Wide arithmetic: the caller's cell may be anywhere in int range. */
 		long long dc = llabs((long long)vc - col), dr = llabs((long long)vr - row);
-		if (dc > 1 || dr > 1)
+		if (dc > tolerance || dr > tolerance)
 			continue;
 		double d = hypot(v->x - cx, v->y - cy);
 		if (dc == 0 && dr == 0) {

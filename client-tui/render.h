@@ -95,8 +95,9 @@ tui_color tui_heat_color(uint32_t count);
 void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
                 const tui_render_opts *o);
 
-/* The vehicle drawn in or next to cell (col,row) (within one cell), or 0. */
-uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int row);
+/* The vehicle drawn in cell (col,row), else the nearest one within tolerance cells of
+ * it (0: that cell only, 1: its neighbours too), or 0. */
+uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int row, int tolerance);
 
 /* The text for a glyph: UTF-8 when utf8, else plain ASCII. */
 const char *tui_glyph_text(tui_glyph g, bool utf8);

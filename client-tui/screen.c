@@ -1,6 +1,8 @@
 #define _XOPEN_SOURCE 700
 #include "screen.h"
 
+#include "cmdline.h"
+
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <term.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -53,7 +56,8 @@ static const short group_colors[6] = {COLOR_GREEN,   COLOR_CYAN, COLOR_YELLOW,
 
 static void init_colors(tui_screen *s)
 {
-	s->colors = has_colors();
+	const char *no_color = getenv("NO_COLOR");
+	s->colors = has_colors() && !(no_color && no_color[0]);
 	if (!s->colors)
 		return;
 	start_color();
@@ -83,11 +87,32 @@ bool tui_screen_open(tui_screen *s)
 		fprintf(stderr, "steer-tui: needs a terminal on stdin and stdout\n");
 		return false;
 	}
+	const char *term = getenv("TERM") ? getenv("TERM") : "";
+	/* The map needs a cursor that can be put anywhere: without one (TERM=dumb, a
+	 * printing terminal) ncurses would draw an empty screen. Say so instead. */
+	int err = 0;
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+		fprintf(stderr,
+		        "steer-tui: unknown terminal type TERM='%s': cannot draw the map; run it "
+		        "in a terminal emulator or set TERM (e.g. TERM=xterm-256color)\n",
+		        term);
+		return false;
+	}
+	const char *cup = tigetstr("cup");
+	bool addressable = cup && cup != (char *)-1;
+	del_curterm(cur_term);
+	if (!addressable) {
+		fprintf(stderr,
+		        "steer-tui: this terminal (TERM='%s') cannot move the cursor, so it cannot "
+		        "draw the map; run it in a terminal emulator such as xterm, or set TERM "
+		        "(e.g. TERM=xterm-256color)\n",
+		        term);
+		return false;
+	}
 	have_saved_tty = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	install_crash_handlers();
-	if (!initscr()) {
-		fprintf(stderr, "steer-tui: cannot initialise the terminal (TERM=%s)\n",
-		        getenv("TERM") ? getenv("TERM") : "unset");
+	if (!newterm(NULL, stdout, stdin)) {
+		fprintf(stderr, "steer-tui: cannot initialise the terminal (TERM='%s')\n", term);
 		return false;
 	}
 	screen_open = true;
@@ -117,9 +142,12 @@ void tui_screen_close(void)
 
 void tui_screen_resize(tui_screen *s)
 {
+	/* resize_term, not resizeterm: ncurses 6's resizeterm always queues a KEY_RESIZE,
+	 * even when the size has not changed, so calling it for a KEY_RESIZE queues the
+	 * next one and getch() never runs dry. This path queues nothing. */
 	struct winsize ws;
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0)
-		resizeterm(ws.ws_row, ws.ws_col);
+		resize_term(ws.ws_row, ws.ws_col);
 	getmaxyx(stdscr, s->rows, s->cols);
 	clear();
 }
@@ -132,42 +160,55 @@ static void draw_line(int row, int cols, const char *text, attr_t attr)
 	attroff(attr);
 }
 
-static const char *const help_lines[] = {
-    "steer-tui keys",
-    "",
-    "  mouse left    select a vehicle / add a waypoint",
-    "  mouse right   set the selected vehicle's target (arrive)",
-    "  arrows hjkl   pan            + -  zoom      0  fit world",
-    "  H J K L       move cursor    Enter  left click at cursor",
-    "  t             target at cursor (arrive)",
-    "  Tab           next vehicle   Esc  deselect   c  follow",
-    "  s  spawn      F  flock       o  obstacle     x  remove",
-    "  w  wander     a  avoid       (on the selection)",
-    "  Space  pause/resume          .  single step",
-    "  d  debug aids (force, feeler)",
-    "  D  density when zoomed out: auto / always / never",
-    "  :  command line (help, spawn, seek ID X Y, ...)",
-    "  ?  this help                 q  quit",
-    "",
-    "  press any key",
-};
-
-static void draw_help(const tui_screen *s)
+static void draw_pager(const tui_screen *s, tui_pager *p)
 {
-	int n = (int)(sizeof help_lines / sizeof help_lines[0]);
-	int w = 60, h = n + 2;
-	int top = (s->rows - h) / 2, left = (s->cols - w) / 2;
-	if (top < 0)
-		top = 0;
-	if (left < 0)
-		left = 0;
+	tui_pager_box b = tui_pager_layout(p, s->cols, s->rows);
+	tui_pager_scroll(p, 0, b.text_cols, b.text_rows); /* in range at this size */
+	int total = tui_pager_height(p, b.text_cols);
+	char row[TUI_PAGER_MAX_COLS * 4 + 1];
 	attron(A_REVERSE);
-	for (int r = 0; r < h && top + r < s->rows; r++) {
-		mvhline(top + r, left, ' ', w < s->cols ? w : s->cols);
-		if (r >= 1 && r <= n)
-			mvaddnstr(top + r, left + 2, help_lines[r - 1], w - 4);
+	for (int r = 0; r < b.rows; r++)
+		mvhline(b.top + r, b.left, ' ', b.cols);
+	mvaddnstr(b.top, b.text_left, p->title, b.text_cols);
+	for (int r = 0; r < b.text_rows; r++) {
+		tui_pager_row(p, b.text_cols, p->top + r, row);
+		mvaddnstr(b.text_top + r, b.text_left, row, b.text_cols);
+	}
+	if (b.rows >= 2) {
+		int last = p->top + b.text_rows < total ? p->top + b.text_rows : total;
+		snprintf(row, sizeof row, "%d-%d of %d  %s", total ? p->top + 1 : 0, last, total,
+		         total > b.text_rows ? "j/k PgUp/PgDn g/G scroll, q closes" : "q closes");
+		mvaddnstr(b.top + b.rows - 1, b.text_left, row, b.text_cols);
 	}
 	attroff(A_REVERSE);
+}
+
+/* The stats panel: the bottom rows of the map area, just above the status line. */
+static void draw_panel(const tui_screen *s, const tui_frame_text *t)
+{
+	int top = s->rows - 2 - t->panel_lines;
+	if (top < 0)
+		top = 0;
+	for (int k = 0; k < t->panel_lines && top + k < s->rows - 2; k++) {
+		attr_t attr = k == 0 ? A_BOLD : 0;
+		attron(attr);
+		mvhline(top + k, 0, ' ', s->cols);
+		mvaddstr(top + k, 0, t->panel[k]);
+		attroff(attr);
+	}
+}
+
+/* The ':' line, scrolled sideways so the cursor is always on screen. */
+static void draw_cmdline(const tui_screen *s, const char *text, size_t pos)
+{
+	int width = s->cols > 1 ? s->cols : 1;
+	size_t cursor = pos + 1; /* after the ':' */
+	size_t first = cursor >= (size_t)width ? cursor - (size_t)width + 1 : 0;
+	char line[TUI_CMDLINE_MAX + 2];
+	snprintf(line, sizeof line, ":%s", text);
+	draw_line(s->rows - 1, s->cols, first < strlen(line) ? line + first : "", 0);
+	curs_set(1);
+	move(s->rows - 1, (int)(cursor - first));
 }
 
 void tui_screen_draw(tui_screen *s, const tui_grid *g, const tui_frame_text *t)
@@ -191,20 +232,17 @@ void tui_screen_draw(tui_screen *s, const tui_grid *g, const tui_frame_text *t)
 	if (s->rows >= 2)
 		draw_line(s->rows - 2, s->cols, t->status,
 		          t->status_alert ? A_REVERSE | A_BOLD : A_REVERSE);
+	if (t->panel_lines)
+		draw_panel(s, t);
 	if (s->rows >= 1) {
-		if (t->cmdline) {
-			char line[600];
-			snprintf(line, sizeof line, ":%s", t->cmdline);
-			draw_line(s->rows - 1, s->cols, line, 0);
-			curs_set(1);
-			move(s->rows - 1,
-			     (int)strlen(line) < s->cols ? (int)strlen(line) : s->cols - 1);
+		if (t->cmdline && !t->pager) {
+			draw_cmdline(s, t->cmdline, t->cmdline_pos);
 		} else {
 			draw_line(s->rows - 1, s->cols, t->message, 0);
 			curs_set(0);
 		}
 	}
-	if (t->help)
-		draw_help(s);
+	if (t->pager)
+		draw_pager(s, t->pager);
 	refresh();
 }

@@ -6,7 +6,11 @@
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
+#include "pager.h"
 #include "render.h"
+#include "stats.h"
 
 typedef struct tui_screen {
 	bool utf8;
@@ -14,7 +18,9 @@ typedef struct tui_screen {
 	int cols, rows;
 } tui_screen;
 
-/* false when the terminal cannot be set up (message printed to stderr). */
+/* false when the terminal cannot be set up or cannot draw the map (it cannot move
+ * the cursor, as TERM=dumb): a message saying so is printed to stderr. Colours stay
+ * off when NO_COLOR is set and not empty (https://no-color.org). */
 bool tui_screen_open(tui_screen *s);
 void tui_screen_close(void);
 /* Re-reads the terminal size after SIGWINCH. */
@@ -24,7 +30,10 @@ typedef struct tui_frame_text {
 	const char *status;
 	const char *message;
 	const char *cmdline; /* NULL unless the ':' line is open */
-	bool help;
+	size_t cmdline_pos;  /* the cursor in it */
+	tui_pager *pager;    /* NULL unless open; its scroll position is kept in range */
+	const char (*panel)[TUI_STATS_LINE]; /* the stats panel's lines, over the map */
+	int panel_lines;
 	bool status_alert; /* e.g. disconnected: drawn in reverse */
 } tui_frame_text;
 

@@ -298,7 +298,16 @@ static int x_help(const steer_command *c, steer_session *s, const steer_host *h,
 			steer_strbuf_puts(b, ",");
 		steer_json_str(b, usage);
 	}
-	steer_strbuf_puts(b, "],\"scenarios\":[");
+	/* What each does, by name: a client can lay the list out as it likes. */
+	steer_strbuf_puts(b, "],\"about\":{");
+	for (size_t k = 0; k < steer_cmd_count; k++) {
+		if (k)
+			steer_strbuf_puts(b, ",");
+		steer_json_str(b, steer_cmd_table[k].name);
+		steer_strbuf_puts(b, ":");
+		steer_json_str(b, steer_cmd_table[k].help);
+	}
+	steer_strbuf_puts(b, "},\"scenarios\":[");
 	for (int k = 0; steer_scenario_names[k]; k++) {
 		if (k)
 			steer_strbuf_puts(b, ",");
@@ -936,6 +945,60 @@ static int x_load(const steer_command *c, steer_session *s, const steer_host *h,
 	return 0;
 }
 
+static int x_saves(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)c, (void)s;
+	if (!h || !h->saves)
+		return reply_err(r, "saves is not available here");
+	char msg[200];
+	if (h->saves(h->ud, &r->json, msg, sizeof msg) != 0) {
+		steer_strbuf_clear(&r->json);
+		return reply_err(r, "saves: %s", msg);
+	}
+	return 0;
+}
+
+bool steer_client_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > STEER_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] <= ' ' || name[i] > '~')
+			return false;
+	return true;
+}
+
+static int p_client_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (!steer_client_name_ok(argv[1]))
+		return fail(err, errlen, "NAME: use 1-%d printable characters without spaces",
+		            STEER_NAME_MAX);
+	snprintf(c->name, sizeof c->name, "%s", argv[1]);
+	return 0;
+}
+
+static int x_name(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)s;
+	if (!h || !h->set_name)
+		return reply_err(r, "name is not available here");
+	char msg[200];
+	if (h->set_name(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+		return reply_err(r, "name: %s", msg);
+	return 0;
+}
+
+static int x_clients(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+{
+	(void)c, (void)s;
+	if (!h || !h->clients)
+		return reply_err(r, "clients is not available here");
+	h->clients(h->ud, h->caller, &r->json);
+	return 0;
+}
+
 static int p_token(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
@@ -1018,6 +1081,11 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"stats", "", "tick, counts, rates and tick timing", R, 0, 0, p_none, x_stats},
     {"save", "NAME", "write the whole world to the data directory", W, 1, 1, p_save_name, x_save},
     {"load", "NAME", "replace the world with a saved one", W, 1, 1, p_save_name, x_load},
+    {"saves", "", "the saves in the data directory, with size and tick", R, 0, 0, p_none, x_saves},
+    {"name", "NAME", "name this connection, so others see who did what", R, 1, 1, p_client_name,
+     x_name},
+    {"clients", "", "every connection: name, address, kind, access, view", R, 0, 0, p_none,
+     x_clients},
     {"auth", "TOKEN", "present the server's token to be allowed to change the world", R, 1, 1,
      p_token, x_auth},
     {"quit", "", "close this connection", R, 0, 0, p_none, x_quit},

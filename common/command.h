@@ -22,7 +22,7 @@
 
 /* What a command may change; a read-only client may run only STEER_CMD_READ ones. */
 typedef enum steer_cmd_access {
-	STEER_CMD_READ,  /* help, get, list, stats, auth, quit */
+	STEER_CMD_READ,  /* help, get, list, stats, saves, clients, name, auth, quit */
 	STEER_CMD_WRITE, /* anything that changes the world, the session or the disk */
 } steer_cmd_access;
 
@@ -74,7 +74,13 @@ typedef struct steer_host {
 	/* Checks a token for the connection `caller` and, when it matches, lets that
 	 * connection change the world. Returns true on a match. NULL: no tokens here. */
 	bool (*auth)(void *ud, void *caller, const char *token);
-	void *caller; /* the connection a command came from, for auth */
+	void *caller; /* the connection a command came from, for auth, name and clients */
+	/* Appends the saves in the data directory as a JSON object. 0, or -1 with err. */
+	int (*saves)(void *ud, steer_strbuf *json, char *err, size_t errlen);
+	/* Names the connection `caller` (name already validated). 0, or -1 with err. */
+	int (*set_name)(void *ud, void *caller, const char *name, char *err, size_t errlen);
+	/* Appends the connections as a JSON object, marking `caller`'s own. */
+	void (*clients)(void *ud, void *caller, steer_strbuf *json);
 } steer_host;
 
 typedef struct steer_reply {
@@ -130,5 +136,8 @@ void steer_reply_text(const steer_reply *r, steer_strbuf *line);
 
 /* A save name: 1-64 of [A-Za-z0-9._-], not starting with '.'. */
 bool steer_save_name_ok(const char *name);
+/* A client's name (the name command, Hello.client): 1-64 printable ASCII
+ * characters without spaces. */
+bool steer_client_name_ok(const char *name);
 
 #endif

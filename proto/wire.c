@@ -294,6 +294,14 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
+bool steer_wire_notice(steer_strbuf *out, const char *text)
+{
+	steer_ServerMessage m = steer_ServerMessage_init_zero;
+	m.which_msg = steer_ServerMessage_notice_tag;
+	snprintf(m.msg.notice.text, sizeof m.msg.notice.text, "%s", text);
+	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+}
+
 double steer_view_margin(const steer_view *v)
 {
 	return 0.05 * fmax(v->x1 - v->x0, v->y1 - v->y0);
@@ -738,6 +746,10 @@ static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out
 	} else if (tag == steer_ServerMessage_snapshot_tag) {
 		ok = decode_snapshot(sub, snap);
 		out->snapshot = snap;
+	} else if (tag == steer_ServerMessage_notice_tag) {
+		steer_Notice n = steer_Notice_init_zero;
+		ok = pb_decode(sub, steer_Notice_fields, &n);
+		snprintf(out->notice, sizeof out->notice, "%s", n.text);
 	} else {
 		steer_Reply r = steer_Reply_init_zero;
 		steer_strbuf_clear(&out->json);
@@ -766,7 +778,7 @@ bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *
 	out->kind = 0;
 	out->compact = false;
 	while (pb_decode_tag(&s, &wt, &tag, &eof)) {
-		if (wt != PB_WT_STRING || tag < 1 || tag > steer_ServerMessage_density_tag) {
+		if (wt != PB_WT_STRING || tag < 1 || tag > steer_ServerMessage_notice_tag) {
 			if (!pb_skip_field(&s, wt))
 				break;
 			continue;

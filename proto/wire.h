@@ -72,6 +72,8 @@ typedef struct steer_welcome_info {
 /* Each appends one delimited ServerMessage frame to out; false on encode failure. */
 bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info);
 bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r);
+/* A Notice: text (cut to 255 bytes) for a client's message line. */
+bool steer_wire_notice(steer_strbuf *out, const char *text);
 /* The world cut to view (plus a margin so things entering the edge are drawn), or
  * all of it. scratch holds the index list between calls to avoid reallocating. */
 bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
@@ -300,6 +302,7 @@ typedef enum steer_server_msg_kind {
 	STEER_MSG_WELCOME = 1,
 	STEER_MSG_SNAPSHOT = 2,
 	STEER_MSG_REPLY = 3,
+	STEER_MSG_NOTICE = 6,
 } steer_server_msg_kind;
 
 typedef struct steer_server_msg {
@@ -311,6 +314,7 @@ typedef struct steer_server_msg {
 	bool ok;
 	char error[256];
 	steer_strbuf json; /* reply body; owned, reused */
+	char notice[257];  /* STEER_MSG_NOTICE: its text */
 } steer_server_msg;
 
 /* Decodes one ServerMessage frame body. snap receives a snapshot (a DensitySnapshot

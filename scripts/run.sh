@@ -1,31 +1,82 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, starts steer-server with the flock
-# scenario on free loopback ports, and opens the terminal client on it. Quitting the
-# client (q) stops that server. Extra arguments go to steer-server.
+# scenario on ports 7700 (protobuf) and 7701 (commands) when they are free, else on
+# free ones, and opens the terminal client on it. Quitting the client (q) stops that
+# server. Extra arguments go to steer-server. The server's log is kept in the
+# per-user state directory ($XDG_STATE_HOME/steer, else ~/.local/state/steer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 
-log=$(mktemp -t steer-server.XXXXXX.log)
-ports=$(mktemp -t steer-ports.XXXXXX)
-./build/server/steer-server --port 0 --cmd-port 0 --scenario flock "$@" >"$ports" 2>"$log" &
-server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -f "$ports"' EXIT
+# STEER_BUILD_DIR: another build tree (the tests use theirs); configured only when new.
+build="${STEER_BUILD_DIR:-./build}"
+if [ ! -x "$build/server/steer-server" ] || [ ! -x "$build/client-tui/steer-tui" ]; then
+  echo "building (the first run takes a few minutes)..."
+fi
+[ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# cmake's progress ([ 40%] Building ...) and any error, not minutes of silence; not
+# the lines an up-to-date build prints every time.
+if ! cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" 2>&1 |
+  { grep --line-buffered -v -e 'Built target' -e '^gmake' || true; }; then
+  echo "the build failed (above)" >&2
+  exit 1
+fi
 
-for _ in $(seq 50); do
-  grep -q '^listening cmd' "$ports" && break
-  kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }
-  sleep 0.1
-done
+state="${XDG_STATE_HOME:-}"
+[[ "$state" == /* ]] || state="$HOME/.local/state"
+state="$state/steer"
+mkdir -p "$state"
+log="$state/steer-server.log"
+ports="$state/run-ports.$$"
+server=""
+cleanup() {
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
+  rm -f "$ports"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts the server on $1/$2 (0: a free port); 0 once it listens on both.
+start() {
+  : >"$ports"
+  "$build/server/steer-server" --port "$1" --cmd-port "$2" --scenario flock "${@:3}" \
+    >"$ports" 2>"$log" &
+  server=$!
+  for _ in $(seq 100); do
+    grep -q '^listening cmd' "$ports" && return 0
+    kill -0 "$server" 2>/dev/null || { wait "$server" 2>/dev/null || true; server=""; return 1; }
+    sleep 0.05
+  done
+  return 1
+}
+
+if ! start 7700 7701 "$@"; then
+  if grep -q 'cannot listen' "$log"; then
+    echo "ports 7700/7701 are taken: using free ones"
+    start 0 0 "$@" || { echo "steer-server failed; its log: $log" >&2; cat "$log" >&2; exit 1; }
+  else
+    echo "steer-server failed; its log: $log" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+fi
 proto=$(sed -n 's/^listening proto .*:\([0-9]*\)$/\1/p' "$ports")
 cmd=$(sed -n 's/^listening cmd .*:\([0-9]*\)$/\1/p' "$ports")
-echo "steer-server: proto port $proto, command port $cmd (try: ./build/server/steerctl --port $cmd help); log $log"
+rm -f "$ports"
+ctl="$build/server/steerctl"
+[ "$cmd" = 7701 ] || ctl="$ctl -p $cmd"
+echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $log"
 
 if [ -t 0 ] && [ -t 1 ]; then
-  ./build/client-tui/steer-tui --port "$proto"
+  tui=("$build/client-tui/steer-tui" --port "$proto" --cmd-port "$cmd")
+  rc=0
+  "${tui[@]}" || rc=$?
+  kill -0 "$server" 2>/dev/null || echo "steer-server had stopped; its log: $log" >&2
+  exit "$rc"
 else
-  echo "no terminal here: the server runs until Ctrl-C; connect with ./build/client-tui/steer-tui --port $proto"
-  wait "$server"
+  echo "no terminal here: the server runs until Ctrl-C; connect with $build/client-tui/steer-tui --port $proto"
+  wait "$server" || echo "steer-server stopped; its log: $log" >&2
 fi

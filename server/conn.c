@@ -203,7 +203,58 @@ void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq)
 static bool allowed_unseen(const steer_command *cmd)
 {
 	const char *n = cmd->entry->name;
-	return !strcmp(n, "auth") || !strcmp(n, "help") || !strcmp(n, "quit");
+	return !strcmp(n, "auth") || !strcmp(n, "help") || !strcmp(n, "quit") || !strcmp(n, "name");
+}
+
+void conn_display_name(const conn *c, char *out, size_t n)
+{
+	if (c->name[0]) {
+		snprintf(out, n, "%s", c->name);
+		return;
+	}
+	/* The address without its port: "127.0.0.1:40312" or "::1:40312". */
+	char host[sizeof c->peer];
+	snprintf(host, sizeof host, "%s", c->peer);
+	char *colon = strrchr(host, ':');
+	if (colon && colon != host)
+		*colon = '\0';
+	snprintf(out, n, "client %llu (%s)", (unsigned long long)c->id, host);
+}
+
+/* What a command did to the session that everyone watching should hear about, as
+ * the words after the client's name ("paused"); "" for anything else. */
+static void session_change(const steer_command *cmd, char *out, size_t n)
+{
+	const char *name = cmd->entry->name;
+	out[0] = '\0';
+	if (!strcmp(name, "pause"))
+		snprintf(out, n, "paused");
+	else if (!strcmp(name, "resume"))
+		snprintf(out, n, "resumed");
+	else if (!strcmp(name, "reset"))
+		snprintf(out, n, "reset the world");
+	else if (!strcmp(name, "load"))
+		snprintf(out, n, "loaded '%s'", cmd->name);
+	else if (!strcmp(name, "scenario"))
+		snprintf(out, n, "loaded the scenario %s", cmd->name);
+}
+
+/* Tells every other protobuf client that c did `what`. */
+static void announce(conn *c, const char *what)
+{
+	server *s = c->srv;
+	char who[96], text[256];
+	conn_display_name(c, who, sizeof who);
+	snprintf(text, sizeof text, "%s %s", who, what);
+	steer_log(STEER_LOG_INFO, "%s", text);
+	steer_strbuf_clear(&s->scratch);
+	if (!steer_wire_notice(&s->scratch, text) || s->scratch.oom) {
+		steer_log(STEER_LOG_WARN, "cannot encode a notice");
+		return;
+	}
+	for (conn *o = s->conns; o; o = o->next)
+		if (o != c && o->kind == CONN_PROTO && o->welcomed && o->may_watch && !o->closing)
+			conn_send_copy(o, s->scratch.data, s->scratch.len);
 }
 
 /* Runs a parsed command, after the access checks. */
@@ -223,6 +274,10 @@ static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
 	steer_cmd_exec(cmd, &s->session, &host, reply);
 	steer_log(STEER_LOG_DEBUG, "client %llu: %s -> %s", (unsigned long long)c->id,
 	          cmd->entry->name, reply->ok ? "ok" : reply->error);
+	char what[128];
+	session_change(cmd, what, sizeof what);
+	if (reply->ok && what[0])
+		announce(c, what);
 }
 
 static void text_line(conn *c, char *line)
@@ -325,6 +380,9 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 			          STEER_PROTOCOL_VERSION);
 		steer_log(STEER_LOG_INFO, "proto client %llu is '%s'", (unsigned long long)c->id,
 		          m.msg.hello.client);
+		/* Its name for notices and clients; one that is not a valid name is ignored. */
+		if (steer_client_name_ok(m.msg.hello.client))
+			snprintf(c->name, sizeof c->name, "%s", m.msg.hello.client);
 		if (m.msg.hello.token[0]) {
 			if (server_check_token(c->srv, m.msg.hello.token))
 				conn_grant(c);

@@ -21,6 +21,7 @@ struct conn {
 	conn_kind kind;
 	uint64_t id;
 	char peer[64];
+	char name[STEER_NAME_MAX + 1]; /* the name command or Hello.client; "" = unnamed */
 	conn *prev, *next;
 	bool closing;
 	bool welcomed;
@@ -59,5 +60,7 @@ void conn_close(conn *c, const char *why);
 void conn_check_idle(conn *c, uint64_t now_ms);
 /* Grants full access after a correct token. */
 void conn_grant(conn *c);
+/* Who the connection is, for notices and the log: its name, or "client 3 (127.0.0.1)". */
+void conn_display_name(const conn *c, char *out, size_t n);
 
 #endif

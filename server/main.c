@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "server.h"
+#include "statedir.h"
 
 int main(int argc, char **argv)
 {
@@ -16,6 +17,15 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	if (opt.verbose)
 		steer_log_set_level(STEER_LOG_DEBUG);
+	static char data_dir[4096];
+	if (!opt.data_dir) {
+		char err[256];
+		/* Without one the server still runs; save and load then say why not. */
+		if (steer_state_dir(data_dir, sizeof data_dir, err, sizeof err) == 0)
+			opt.data_dir = data_dir;
+		else
+			steer_log(STEER_LOG_WARN, "no data directory: %s; give --data-dir", err);
+	}
 	/* A peer closing mid-write must be an error return, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Each client is a descriptor: allow as many as the hard limit lets us, so that

@@ -22,7 +22,7 @@ void server_options_default(server_options *o)
 	o->edges = STEER_EDGE_WRAP;
 	o->max_clients = 256;
 	o->max_vehicles = 1000000;
-	o->data_dir = "steer-data";
+	o->data_dir = NULL; /* the per-user state directory (steer_state_dir) */
 	o->idle_timeout = 120;
 	o->client_queue_max = 64u * 1024u * 1024u;
 	o->threads = 1;
@@ -49,7 +49,8 @@ static void usage(FILE *f)
 	        "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
 	        "  --threads N          1 or 2: split each tick of a big world over two\n"
 	        "                       threads, with the same results (default 1)\n"
-	        "  --data-dir DIR       where save/load keep files (default ./steer-data)\n"
+	        "  --data-dir DIR       where save/load keep files (default\n"
+	        "                       $XDG_STATE_HOME/steer, else ~/.local/state/steer)\n"
 	        "  --token SECRET       clients must 'auth SECRET' (or send it in Hello) to\n"
 	        "                       change the world; others may only watch\n"
 	        "  --token-file PATH    the same, read from a file (not visible in ps)\n"
@@ -61,6 +62,7 @@ static void usage(FILE *f)
 	        "  --autosave S         save to 'autosave' every S seconds and on SIGTERM/SIGINT\n"
 	        "  --restore NAME       start from the save NAME in --data-dir\n"
 	        "  --verbose            log debug events too\n"
+	        "  --version            print the version and exit\n"
 	        "  --help               this text\n"
 	        "Prints 'listening proto ADDR:PORT' and 'listening cmd ADDR:PORT' on stdout.\n");
 }
@@ -119,6 +121,35 @@ static int read_token_file(server_options *o, const char *path)
 	return set_token(o, buf, "--token-file");
 }
 
+/* The options followed by a value; anything else that is not a flag is unknown. */
+static bool takes_value(const char *a)
+{
+	static const char *const with_value[] = {"--bind",
+	                                         "--port",
+	                                         "--cmd-port",
+	                                         "--tick-rate",
+	                                         "--snapshot-rate",
+	                                         "--seed",
+	                                         "--scenario",
+	                                         "--world",
+	                                         "--edges",
+	                                         "--max-clients",
+	                                         "--max-vehicles",
+	                                         "--threads",
+	                                         "--data-dir",
+	                                         "--token",
+	                                         "--token-file",
+	                                         "--idle-timeout",
+	                                         "--client-queue-max",
+	                                         "--autosave",
+	                                         "--restore",
+	                                         NULL};
+	for (int k = 0; with_value[k]; k++)
+		if (!strcmp(a, with_value[k]))
+			return true;
+	return false;
+}
+
 int server_options_parse(server_options *o, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -134,6 +165,14 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		if (!strcmp(a, "--private")) {
 			o->private_world = true;
 			continue;
+		}
+		if (!strcmp(a, "--version")) {
+			printf("steer-server %s\n", STEER_VERSION);
+			return 1;
+		}
+		if (!takes_value(a)) {
+			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
+			return -1;
 		}
 		if (i + 1 >= argc) {
 			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);

@@ -32,7 +32,7 @@ typedef struct server_options {
 } server_options;
 
 void server_options_default(server_options *o);
-/* 0: run; 1: --help was printed; -1: an error was printed to stderr. */
+/* 0: run; 1: --help or --version was printed; -1: an error was printed to stderr. */
 int server_options_parse(server_options *o, int argc, char **argv);
 
 #endif

@@ -69,6 +69,76 @@ static int host_load(void *ud, const char *name, char **data, size_t *len, char 
 	return storage_read(s->opt.data_dir, name, data, len, err, errlen);
 }
 
+static int host_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
+{
+	server *s = ud;
+	return storage_list(s->opt.data_dir, json, err, errlen);
+}
+
+static int host_set_name(void *ud, void *caller, const char *name, char *err, size_t errlen)
+{
+	conn *c = caller;
+	(void)ud;
+	if (!c) {
+		snprintf(err, errlen, "no connection to name");
+		return -1;
+	}
+	/* Names need not be unique: the id in 'clients' tells two bobs apart. */
+	steer_log(STEER_LOG_INFO, "client %llu (%s) is now '%s'", (unsigned long long)c->id,
+	          c->peer, name);
+	snprintf(c->name, sizeof c->name, "%s", name);
+	return 0;
+}
+
+static void host_clients(void *ud, void *caller, steer_strbuf *json)
+{
+	server *s = ud;
+	conn *last = s->conns;
+	while (last && last->next)
+		last = last->next;
+	/* The list is newest first: walk it backwards, oldest (lowest id) first. */
+	steer_strbuf_puts(json, "{\"clients\":[");
+	bool first = true;
+	for (conn *c = last; c; c = c->prev) {
+		if (c->closing)
+			continue;
+		steer_strbuf_printf(json, "%s{\"id\":%llu,\"name\":", first ? "" : ",",
+		                    (unsigned long long)c->id);
+		first = false;
+		if (c->name[0])
+			steer_json_str(json, c->name);
+		else
+			steer_strbuf_puts(json, "null");
+		steer_strbuf_puts(json, ",\"address\":");
+		steer_json_str(json, c->peer);
+		steer_strbuf_printf(json, ",\"kind\":\"%s\",\"access\":\"%s\"",
+		                    c->kind == CONN_PROTO ? "proto" : "text",
+		                    c->may_write   ? "write"
+		                    : c->may_watch ? "read"
+		                                   : "none");
+		if (c->kind == CONN_PROTO) {
+			steer_strbuf_puts(json, ",\"view\":");
+			if (c->view.set) {
+				steer_strbuf_puts(json, "[");
+				steer_json_num(json, c->view.x0);
+				steer_strbuf_puts(json, ",");
+				steer_json_num(json, c->view.y0);
+				steer_strbuf_puts(json, ",");
+				steer_json_num(json, c->view.x1);
+				steer_strbuf_puts(json, ",");
+				steer_json_num(json, c->view.y1);
+				steer_strbuf_puts(json, "]");
+			} else {
+				steer_strbuf_puts(json, "null"); /* the whole world */
+			}
+		}
+		if (c == caller)
+			steer_strbuf_puts(json, ",\"you\":true");
+		steer_strbuf_puts(json, "}");
+	}
+	steer_strbuf_puts(json, "]}");
+}
+
 bool server_check_token(const server *s, const char *token)
 {
 	if (!s->opt.has_token)
@@ -397,9 +467,15 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		return -1;
 	}
 	steer_world_set_threads(s->session.world, opt->threads);
-	s->host = (steer_host){s,          host_save,         host_load,
-	                       host_stats, host_rate_changed, opt->has_token ? host_auth : NULL,
-	                       NULL};
+	s->host = (steer_host){.ud = s,
+	                       .save = host_save,
+	                       .load = host_load,
+	                       .stats = host_stats,
+	                       .rate_changed = host_rate_changed,
+	                       .auth = opt->has_token ? host_auth : NULL,
+	                       .saves = host_saves,
+	                       .set_name = host_set_name,
+	                       .clients = host_clients};
 	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
 	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
 		return -1;
@@ -439,6 +515,10 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		}
 	}
 	arm_tick_timer(s);
+	if (opt->data_dir)
+		steer_log(STEER_LOG_INFO,
+		          "data directory %s (save, load, saves; --data-dir changes it)",
+		          opt->data_dir);
 	steer_log(STEER_LOG_INFO,
 	          "world %gx%g %s, %zu vehicles, tick %g Hz, snapshots %g Hz, seed %llu",
 	          opt->width, opt->height,

@@ -1,13 +1,48 @@
-/* steerctl: one command (or one per stdin line) to a steer-server's text port, each
- * reply printed. Exit status: 0 all OK, 1 some reply was ERR, 2 no connection. */
+/* steerctl: steer-server's command-line client, after redis-cli. One command from the
+ * arguments, one per line of standard input, a command repeated (--watch), or an
+ * interactive prompt with line editing and history (libedit). Exit status: 0 every
+ * reply OK, 1 some reply was ERR, 2 no connection, not a command port, or bad usage. */
 #define _POSIX_C_SOURCE 200809L
+#include <editline/readline.h>
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "ctl_format.h"
+#include "statedir.h"
+
+typedef struct reader {
+	char *buf;
+	size_t len, cap;
+} reader;
+
+typedef struct ctl {
+	const char *host, *port, *name;
+	ctl_mode mode;
+	int fd;        /* -1: not connected */
+	bool verified; /* the server's first bytes were a text reply */
+	reader r;
+} ctl;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* --- the connection ----------------------------------------------------------- */
 
 static int dial(const char *host, const char *port)
 {
@@ -42,7 +77,7 @@ static int send_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR && !interrupted)
 			continue;
 		if (k <= 0)
 			return -1;
@@ -52,25 +87,36 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Reads from fd through a carried-over buffer until a newline; prints the line.
- * Returns 1 for ERR, 0 for OK, -1 when the connection ended. */
-typedef struct reader {
-	char *buf;
-	size_t len, cap;
-} reader;
-
-static int read_reply(int fd, reader *r)
+static void disconnect(ctl *c)
 {
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->r.len = 0;
+	c->verified = false;
+}
+
+/* Reads the next reply line; *line points into the reader (no newline) until
+ * consume_line. 0, or -1 after saying why (closed, not a command port, Ctrl-C). */
+static int next_line(ctl *c, const char **line, size_t *len)
+{
+	reader *r = &c->r;
 	for (;;) {
-		char *nl = r->len ? memchr(r->buf, '\n', r->len) : NULL;
+		if (!c->verified && r->len) {
+			int v = ctl_looks_like_text(r->buf, r->len);
+			if (v == 0) {
+				char why[256];
+				ctl_explain_not_text(r->buf, r->len, why, sizeof why);
+				fprintf(stderr, "steerctl: %s:%s: %s\n", c->host, c->port, why);
+				return -1;
+			}
+			c->verified = v == 1;
+		}
+		char *nl = c->verified && r->len ? memchr(r->buf, '\n', r->len) : NULL;
 		if (nl) {
-			size_t n = (size_t)(nl - r->buf);
-			fwrite(r->buf, 1, n + 1, stdout);
-			fflush(stdout);
-			int err = n >= 3 && !memcmp(r->buf, "ERR", 3);
-			memmove(r->buf, nl + 1, r->len - n - 1);
-			r->len -= n + 1;
-			return err;
+			*line = r->buf;
+			*len = (size_t)(nl - r->buf);
+			return 0;
 		}
 		if (r->len == r->cap) {
 			size_t ncap = r->cap ? r->cap * 2 : 65536;
@@ -82,95 +128,479 @@ static int read_reply(int fd, reader *r)
 			r->buf = p;
 			r->cap = ncap;
 		}
-		ssize_t k = recv(fd, r->buf + r->len, r->cap - r->len, 0);
-		if (k < 0 && errno == EINTR)
+		ssize_t k = recv(c->fd, r->buf + r->len, r->cap - r->len, 0);
+		if (k < 0 && errno == EINTR && !interrupted)
 			continue;
+		if (k < 0 && interrupted)
+			return -1;
 		if (k <= 0) {
-			fprintf(stderr, "steerctl: the server closed the connection\n");
+			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
+			        c->port);
 			return -1;
 		}
 		r->len += (size_t)k;
 	}
 }
 
+static void consume_line(ctl *c, size_t len)
+{
+	memmove(c->r.buf, c->r.buf + len + 1, c->r.len - len - 1);
+	c->r.len -= len + 1;
+}
+
+/* Sends one command line (no newline) and reads its reply. With print, prints it in
+ * c->mode; with keep (not NULL), hands back a malloc'd copy of the reply line.
+ * Returns 0 OK, 1 ERR, -1 when the connection failed (said why). */
+static int run(ctl *c, const char *command, bool print, char **keep)
+{
+	size_t n = strlen(command);
+	const char *line;
+	size_t len;
+	if (send_all(c->fd, command, n) != 0 || send_all(c->fd, "\n", 1) != 0) {
+		/* A server that turned us away (full) said why before closing: show that. */
+		int saved = errno;
+		struct pollfd p = {c->fd, POLLIN, 0};
+		if (poll(&p, 1, 200) == 1) {
+			if (next_line(c, &line, &len) != 0)
+				return -1; /* it said why */
+			int err = ctl_is_err(line, len);
+			if (print)
+				ctl_print_reply(c->mode, command, line, len);
+			consume_line(c, len);
+			return err ? 1 : -1;
+		}
+		errno = saved;
+		if (errno == EPIPE || errno == ECONNRESET)
+			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
+			        c->port);
+		else
+			fprintf(stderr, "steerctl: %s:%s: cannot send: %s\n", c->host, c->port,
+			        strerror(errno));
+		return -1;
+	}
+	if (next_line(c, &line, &len) != 0)
+		return -1;
+	int err = ctl_is_err(line, len);
+	if (print)
+		ctl_print_reply(c->mode, command, line, len);
+	if (keep)
+		*keep = strndup(line, len);
+	consume_line(c, len);
+	return err;
+}
+
+/* Connects and, with --name, names the connection. 0, or -1 after saying why. */
+static int connect_ctl(ctl *c)
+{
+	disconnect(c);
+	if ((c->fd = dial(c->host, c->port)) < 0)
+		return -1;
+	if (!c->name)
+		return 0;
+	char cmd[128], *reply = NULL;
+	snprintf(cmd, sizeof cmd, "name %s", c->name);
+	int rc = run(c, cmd, false, &reply);
+	if (rc == 1)
+		fprintf(stderr, "steerctl: --name %s: %s\n", c->name, reply);
+	free(reply);
+	if (rc != 0) {
+		disconnect(c);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- modes ----------------------------------------------------------------------- */
+
+static char *join(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int k = 0; k < argc; k++)
+		n += strlen(argv[k]) + 1;
+	char *line = malloc(n);
+	if (!line)
+		return NULL;
+	line[0] = '\0';
+	for (int k = 0; k < argc; k++) {
+		if (k)
+			strcat(line, " ");
+		strcat(line, argv[k]);
+	}
+	return line;
+}
+
+/* Sleeps `seconds` unless Ctrl-C comes first. */
+static void nap(double seconds)
+{
+	struct timespec ts = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
+	while (!interrupted && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int watch(ctl *c, const char *command, double every, long count)
+{
+	int status = 0;
+	for (long k = 0; !interrupted && (count <= 0 || k < count); k++) {
+		if (k)
+			nap(every);
+		if (interrupted)
+			break;
+		int rc = run(c, command, true, NULL);
+		if (rc < 0)
+			return interrupted ? status : 2;
+		status |= rc;
+	}
+	return status;
+}
+
+/* Whether a line holds only blanks, or is a '#' comment. */
+static bool nothing_to_send(const char *line)
+{
+	line += strspn(line, " \t\r\n");
+	return !*line || *line == '#';
+}
+
+static int batch(ctl *c)
+{
+	char *line = NULL;
+	size_t cap = 0, sent = 0, failed = 0;
+	ssize_t n;
+	int status = 0;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (nothing_to_send(line))
+			continue;
+		sent++;
+		int rc = run(c, line, true, NULL);
+		if (rc < 0) {
+			status = 2;
+			break;
+		}
+		failed += (size_t)rc;
+	}
+	free(line);
+	if (failed) {
+		fprintf(stderr, "steerctl: %zu of %zu commands failed\n", failed, sent);
+		if (!status)
+			status = 1;
+	}
+	return status;
+}
+
+/* --- interactive ----------------------------------------------------------------- */
+
+static char **command_names, **param_keys, **scenario_names;
+
+static char *complete_from(char **list, const char *text, int state, const char *suffix)
+{
+	static size_t next, len;
+	if (!state) {
+		next = 0;
+		len = strlen(text);
+	}
+	while (list && list[next]) {
+		const char *w = list[next++];
+		if (!strncmp(w, text, len)) {
+			char *out = malloc(strlen(w) + strlen(suffix) + 1);
+			if (out)
+				sprintf(out, "%s%s", w, suffix);
+			return out;
+		}
+	}
+	return NULL;
+}
+
+static char *complete_command(const char *text, int state)
+{
+	return complete_from(command_names, text, state, "");
+}
+
+static char *complete_scenario(const char *text, int state)
+{
+	return complete_from(scenario_names, text, state, "");
+}
+
+static char *complete_key(const char *text, int state)
+{
+	return complete_from(param_keys, text, state, "=");
+}
+
+/* The first word: a command name; later words of set and spawn: parameter keys. */
+static char **complete(const char *text, int start, int end)
+{
+	(void)end;
+	rl_attempted_completion_over = 1; /* never fall back to file names */
+	const char *line = rl_line_buffer;
+	size_t lead = strspn(line, " \t");
+	if ((size_t)start <= lead) {
+		rl_completion_append_character = ' ';
+		return rl_completion_matches(text, complete_command);
+	}
+	size_t w = strcspn(line + lead, " \t");
+	bool second = (size_t)start <= lead + w + strspn(line + lead + w, " \t");
+	if (second && w == 4 && !strncmp(line + lead, "help", 4)) {
+		rl_completion_append_character = ' ';
+		return rl_completion_matches(text, complete_command);
+	}
+	if (second && w == 8 && !strncmp(line + lead, "scenario", 8)) {
+		rl_completion_append_character = ' ';
+		return rl_completion_matches(text, complete_scenario);
+	}
+	if ((w == 3 && !strncmp(line + lead, "set", 3)) ||
+	    (w == 5 && !strncmp(line + lead, "spawn", 5))) {
+		rl_completion_append_character = '\0';
+		return rl_completion_matches(text, complete_key);
+	}
+	return NULL;
+}
+
+/* Takes what the server sent unasked (its idle-timeout notice) and notices a closed
+ * connection, so the next command does not read a stale line as its reply. */
+static void drain(ctl *c)
+{
+	struct pollfd p = {c->fd, POLLIN, 0};
+	while (c->fd >= 0 && poll(&p, 1, 0) == 1) {
+		char buf[4096];
+		ssize_t k = recv(c->fd, buf, sizeof buf, 0);
+		if (k <= 0) {
+			fprintf(stderr,
+			        "steerctl: the server closed the connection; reconnecting\n");
+			disconnect(c);
+			return;
+		}
+		fprintf(stderr, "steerctl: the server said: %.*s", (int)k, buf);
+	}
+}
+
+static int interactive(ctl *c)
+{
+	char dir[4096], history[4200] = "", err[256];
+	if (steer_state_dir(dir, sizeof dir, err, sizeof err) == 0 &&
+	    steer_make_dirs(dir, err, sizeof err) == 0)
+		snprintf(history, sizeof history, "%s/steerctl_history", dir);
+	else
+		fprintf(stderr, "steerctl: no history file: %s\n", err);
+	/* The names to complete, from this server's own table. */
+	char *reply = NULL;
+	if (run(c, "help", false, &reply) < 0)
+		return 2;
+	if (reply) {
+		command_names = ctl_help_words(reply, strlen(reply), "commands");
+		scenario_names = ctl_help_words(reply, strlen(reply), "scenarios");
+	}
+	free(reply);
+	reply = NULL;
+	if (run(c, "help set", false, &reply) < 0)
+		return 2;
+	if (reply)
+		param_keys = ctl_help_words(reply, strlen(reply), "keys");
+	free(reply);
+
+	rl_readline_name = "steerctl";
+	rl_attempted_completion_function = complete;
+	using_history();
+	stifle_history(1000);
+	if (history[0])
+		read_history(history);
+	printf("steerctl %s: type a command ('help' lists them), Tab completes, Ctrl-D or "
+	       "'quit' leaves.\n",
+	       STEER_VERSION);
+	char prompt[300];
+	for (;;) {
+		if (c->fd < 0)
+			snprintf(prompt, sizeof prompt, "steer (not connected)> ");
+		else
+			snprintf(prompt, sizeof prompt, "steer %s:%s> ", c->host, c->port);
+		char *line = readline(prompt);
+		if (!line) {
+			printf("\n");
+			break;
+		}
+		if (nothing_to_send(line)) {
+			free(line);
+			continue;
+		}
+		const char *w = line + strspn(line, " \t");
+		/* A token typed in must not end up in a file (redis-cli keeps AUTH out too). */
+		if (strncmp(w, "auth", 4) || (w[4] && w[4] != ' ' && w[4] != '\t')) {
+			add_history(line);
+			if (history[0] && write_history(history) == 0)
+				chmod(history, 0600);
+		}
+		if (!strcmp(w, "quit") || !strcmp(w, "exit")) {
+			free(line);
+			break;
+		}
+		drain(c); /* the server may have closed it while we waited for the line */
+		if (c->fd < 0 && connect_ctl(c) != 0) {
+			free(line);
+			continue;
+		}
+		interrupted = 0;
+		if (run(c, line, true, NULL) < 0)
+			disconnect(c); /* the next command connects again */
+		free(line);
+	}
+	ctl_free_words(command_names);
+	ctl_free_words(param_keys);
+	ctl_free_words(scenario_names);
+	return 0;
+}
+
+/* --- options --------------------------------------------------------------------- */
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: steerctl [--host H] [--port P] [COMMAND ...]\n"
-	           "  Sends COMMAND to steer-server's text port (default 127.0.0.1:7701) and\n"
-	           "  prints the reply. With no COMMAND, sends each line of standard input.\n"
-	           "  'steerctl help' lists the commands. Exit: 0 OK, 1 ERR, 2 no connection.\n");
+	fprintf(f,
+	        "usage: steerctl [options] [COMMAND ...]\n"
+	        "Talks to steer-server's text command port. With COMMAND, sends it and prints\n"
+	        "the reply. Without, on a terminal, an interactive prompt (line editing, Tab\n"
+	        "completion, history in $XDG_STATE_HOME/steer or ~/.local/state/steer);\n"
+	        "otherwise one command per line of standard input ('#' lines are skipped).\n"
+	        "  -h, --host HOST      server address (default 127.0.0.1)\n"
+	        "  -p, --port N         its command port (default 7701)\n"
+	        "  --name NAME          name this connection first: others see 'NAME paused'\n"
+	        "  --json               print only the JSON of each OK reply; ERR to stderr\n"
+	        "  --raw                print replies exactly as the server sent them\n"
+	        "  --watch SECONDS      repeat COMMAND every SECONDS until Ctrl-C\n"
+	        "  --count N            with --watch: stop after N replies\n"
+	        "  --version            print the version\n"
+	        "  --help               this text\n"
+	        "'steerctl help' lists the server's commands. Exit status: 0 every reply OK;\n"
+	        "1 a reply was ERR (with standard input: how many is printed); 2 no connection,\n"
+	        "not a command port, or bad usage.\n");
+}
+
+/* The value of option `opt` at argv[*i]: "--opt=V", "--opt V", "-xV" or "-x V".
+ * NULL when argv[*i] is not that option; *missing when it is but has no value. */
+static const char *value_of(int argc, char **argv, int *i, const char *longname,
+                            const char *shortname, bool *missing)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(longname);
+	if (!strncmp(a, longname, n) && a[n] == '=')
+		return a + n + 1;
+	bool is_long = !strcmp(a, longname);
+	bool is_short = shortname && !strncmp(a, shortname, 2);
+	if (is_short && a[2])
+		return a + 2;
+	if (!is_long && !is_short)
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int bad_usage(const char *fmt, const char *what)
+{
+	fprintf(stderr, "steerctl: ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, " (see --help)\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	const char *host = "127.0.0.1", *port = "7701";
+	ctl c = {.host = "127.0.0.1", .port = "7701", .mode = CTL_HUMAN, .fd = -1};
+	double every = 0;
+	long count = 0;
+	bool json = false, raw = false;
 	int i = 1;
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--host") && i + 1 < argc)
-			host = argv[++i];
-		else if (!strcmp(argv[i], "--port") && i + 1 < argc)
-			port = argv[++i];
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--")) {
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i], *v;
+		bool missing = false;
+		if (!strcmp(a, "--")) {
 			i++;
 			break;
-		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
-			fprintf(stderr, "steerctl: unknown option %s\n", argv[i]);
-			usage(stderr);
-			return 2;
-		} else
-			break;
+		}
+		if (!strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--version")) {
+			printf("steerctl %s\n", STEER_VERSION);
+			return 0;
+		}
+		if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--raw")) {
+			raw = true;
+		} else if ((v = value_of(argc, argv, &i, "--host", "-h", &missing))) {
+			c.host = v;
+		} else if ((v = value_of(argc, argv, &i, "--port", "-p", &missing))) {
+			char *end;
+			long p = strtol(v, &end, 10);
+			if (end == v || *end || p < 1 || p > 65535)
+				return bad_usage("--port: '%s' is not a port number (1-65535)", v);
+			c.port = v;
+		} else if ((v = value_of(argc, argv, &i, "--name", NULL, &missing))) {
+			if (strlen(v) > 64 || strpbrk(v, " \t\r\n") || !*v)
+				return bad_usage(
+				    "--name: '%s' is not 1-64 characters without spaces", v);
+			c.name = v;
+		} else if ((v = value_of(argc, argv, &i, "--watch", NULL, &missing))) {
+			char *end;
+			every = strtod(v, &end);
+			if (end == v || *end || !(every >= 0.01 && every <= 86400))
+				return bad_usage(
+				    "--watch: '%s' is not a number of seconds (0.01 or more)", v);
+		} else if ((v = value_of(argc, argv, &i, "--count", NULL, &missing))) {
+			char *end;
+			count = strtol(v, &end, 10);
+			if (end == v || *end || count < 1)
+				return bad_usage("--count: '%s' is not a whole number above 0", v);
+		} else if (missing) {
+			return bad_usage("%s needs a value", a);
+		} else {
+			return bad_usage("unknown option '%s'", a);
+		}
+		if (missing)
+			return bad_usage("%s needs a value", a);
 	}
-	int fd = dial(host, port);
-	if (fd < 0)
+	if (json && raw)
+		return bad_usage("%s: choose one of --json and --raw", "--json --raw");
+	c.mode = json ? CTL_JSON : raw ? CTL_RAW : CTL_HUMAN;
+	bool has_command = i < argc;
+	if (every > 0 && !has_command)
+		return bad_usage("%s needs a COMMAND to repeat", "--watch");
+	if (count > 0 && every <= 0)
+		return bad_usage("%s goes with --watch", "--count");
+	for (int k = i; k < argc; k++)
+		if (strpbrk(argv[k], "\r\n")) /* it would send a second, unseen command */
+			return bad_usage("'%s': a COMMAND is one line, without line breaks",
+			                 argv[k]);
+
+	struct sigaction sa = {0};
+	sa.sa_handler = on_sigint; /* no SA_RESTART: a blocked read returns at Ctrl-C */
+	sigemptyset(&sa.sa_mask);
+	bool prompt = !has_command && isatty(STDIN_FILENO);
+	if (!prompt)
+		sigaction(SIGINT, &sa, NULL);
+
+	if (connect_ctl(&c) != 0)
 		return 2;
-	reader r = {0};
-	int status = 0;
-	if (i < argc) {
-		size_t n = 0;
-		for (int k = i; k < argc; k++)
-			n += strlen(argv[k]) + 1;
-		char *line = malloc(n + 1);
-		if (!line)
+	int status;
+	if (has_command) {
+		char *line = join(argc - i, argv + i);
+		if (!line) {
+			disconnect(&c);
 			return 2;
-		line[0] = '\0';
-		for (int k = i; k < argc; k++) {
-			strcat(line, argv[k]);
-			strcat(line, k + 1 < argc ? " " : "\n");
 		}
-		int rc = send_all(fd, line, strlen(line)) == 0 ? read_reply(fd, &r) : -1;
+		if (every > 0) {
+			status = watch(&c, line, every, count);
+		} else {
+			int rc = run(&c, line, true, NULL);
+			status = rc < 0 ? 2 : rc;
+		}
 		free(line);
-		status = rc < 0 ? 2 : rc;
+	} else if (prompt) {
+		status = interactive(&c);
 	} else {
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t n;
-		while ((n = getline(&line, &cap, stdin)) > 0) {
-			if (line[n - 1] != '\n') {
-				/* the last line may lack its newline */
-				if (send_all(fd, line, (size_t)n) != 0 ||
-				    send_all(fd, "\n", 1) != 0)
-					break;
-			} else if (send_all(fd, line, (size_t)n) != 0) {
-				status = 2;
-				break;
-			}
-			/* blank lines get no reply */
-			if (strspn(line, " \t\r\n") == (size_t)n)
-				continue;
-			int rc = read_reply(fd, &r);
-			if (rc < 0) {
-				status = 2;
-				break;
-			}
-			if (rc)
-				status = 1;
-		}
-		free(line);
+		status = batch(&c);
 	}
-	free(r.buf);
-	close(fd);
+	disconnect(&c);
+	free(c.r.buf);
 	return status;
 }

@@ -1,14 +1,27 @@
 #include "storage.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "statedir.h"
+
 #define SUFFIX ".steer"
+
+static int no_dir(char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+	         "no data directory: neither XDG_STATE_HOME nor HOME is set; restart with "
+	         "--data-dir DIR");
+	return -1;
+}
 
 static int path_of(char *out, size_t n, const char *dir, const char *name, const char *extra)
 {
@@ -33,14 +46,17 @@ static int write_all(int fd, const char *p, size_t n)
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen)
 {
+	if (!dir)
+		return no_dir(err, errlen);
 	char path[4096], tmp[4096];
 	if (path_of(path, sizeof path, dir, name, "") ||
 	    path_of(tmp, sizeof tmp, dir, name, ".tmp")) {
 		snprintf(err, errlen, "data directory path too long");
 		return -1;
 	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create data directory %s: %s", dir, strerror(errno));
+	char why[200];
+	if (steer_make_dirs(dir, why, sizeof why) != 0) {
+		snprintf(err, errlen, "data directory: %s (see --data-dir)", why);
 		return -1;
 	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -71,6 +87,8 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen)
 {
+	if (!dir)
+		return no_dir(err, errlen);
 	char path[4096];
 	if (path_of(path, sizeof path, dir, name, "")) {
 		snprintf(err, errlen, "data directory path too long");
@@ -113,5 +131,121 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 	buf[size] = '\0';
 	*data = buf;
 	*len = size;
+	return 0;
+}
+
+typedef struct save_entry {
+	char name[256];
+	off_t bytes;
+	time_t modified;
+	char tick[24], vehicles[24]; /* digits, or "null" */
+} save_entry;
+
+/* The value after `key` on a header line starting with `line`, as digits. */
+static void header_field(const char *head, const char *line, const char *key, char *out, size_t n)
+{
+	snprintf(out, n, "null");
+	const char *p = strstr(head, line);
+	if (!p || (p != head && p[-1] != '\n'))
+		return;
+	const char *eol = strchr(p, '\n');
+	const char *k = strstr(p, key);
+	if (!k || !eol || k > eol)
+		return;
+	k += strlen(key);
+	size_t d = strspn(k, "0123456789");
+	if (d == 0 || d >= n)
+		return;
+	memcpy(out, k, d);
+	out[d] = '\0';
+}
+
+static void peek_header(const char *dir, save_entry *e)
+{
+	snprintf(e->tick, sizeof e->tick, "null");
+	snprintf(e->vehicles, sizeof e->vehicles, "null");
+	char path[4096];
+	if (path_of(path, sizeof path, dir, e->name, ""))
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char head[1024];
+	ssize_t k = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (k <= 0)
+		return;
+	head[k] = '\0';
+	header_field(head, "meta ", " tick ", e->tick, sizeof e->tick);
+	header_field(head, "counts ", " vehicles ", e->vehicles, sizeof e->vehicles);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const save_entry *)a)->name, ((const save_entry *)b)->name);
+}
+
+int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
+{
+	if (!dir)
+		return no_dir(err, errlen);
+	save_entry *list = NULL;
+	size_t count = 0, cap = 0;
+	DIR *d = opendir(dir);
+	if (!d && errno != ENOENT) {
+		snprintf(err, errlen, "cannot read data directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (struct dirent *de; d && (de = readdir(d));) {
+		size_t n = strlen(de->d_name), sl = strlen(SUFFIX);
+		if (n <= sl || n - sl >= sizeof list->name || de->d_name[0] == '.' ||
+		    strcmp(de->d_name + n - sl, SUFFIX))
+			continue;
+		char path[4096];
+		struct stat st;
+		int k = snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (k < 0 || (size_t)k >= sizeof path || stat(path, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (count == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			save_entry *p = realloc(list, ncap * sizeof *p);
+			if (!p) {
+				snprintf(err, errlen, "out of memory listing %s", dir);
+				free(list);
+				closedir(d);
+				return -1;
+			}
+			list = p;
+			cap = ncap;
+		}
+		save_entry *e = &list[count++];
+		memcpy(e->name, de->d_name, n - sl);
+		e->name[n - sl] = '\0';
+		e->bytes = st.st_size;
+		e->modified = st.st_mtime;
+		peek_header(dir, e);
+	}
+	if (d)
+		closedir(d);
+	qsort(list, count, sizeof *list, by_name);
+	steer_strbuf_puts(json, "{\"dir\":");
+	steer_json_str(json, dir);
+	steer_strbuf_puts(json, ",\"saves\":[");
+	for (size_t i = 0; i < count; i++) {
+		char when[32] = "";
+		struct tm tm;
+		if (gmtime_r(&list[i].modified, &tm))
+			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		steer_strbuf_puts(json, i ? ",{\"name\":" : "{\"name\":");
+		steer_json_str(json, list[i].name);
+		steer_strbuf_printf(json,
+		                    ",\"bytes\":%lld,\"tick\":%s,\"vehicles\":%s,\"modified\":",
+		                    (long long)list[i].bytes, list[i].tick, list[i].vehicles);
+		steer_json_str(json, when);
+		steer_strbuf_puts(json, "}");
+	}
+	steer_strbuf_puts(json, "]}");
+	free(list);
 	return 0;
 }

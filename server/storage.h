@@ -7,12 +7,23 @@
 
 #include <stddef.h>
 
+#include "strbuf.h"
+
 #define STEER_SAVE_MAX_BYTES (1024u * 1024u * 1024u)
+
+/* Each function takes dir NULL (no data directory could be found) and then fails
+ * with a message saying to give --data-dir. */
 
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen);
 /* *data is malloc'd; the caller frees it. */
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
+
+/* Appends {"dir":...,"saves":[{"name","bytes","tick","vehicles","modified"}...]} for
+ * every save in dir, by name; a directory not yet created has none. tick and
+ * vehicles come from the file's header lines (null when it has none). 0, or -1 with
+ * a message in err. */
+int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen);
 
 #endif

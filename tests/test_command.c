@@ -164,7 +164,7 @@ static void save_load_and_host_hooks(void)
 {
 	steer_session s = new_session();
 	mem_host m = {0};
-	steer_host h = {&m, mem_save, mem_load, mem_stats, NULL, NULL, NULL};
+	steer_host h = {.ud = &m, .save = mem_save, .load = mem_load, .stats = mem_stats};
 	run(&s, &h, "scenario flock");
 	run(&s, &h, "step 10");
 	CHECK(starts(run(&s, &h, "save slot"), "OK {\"bytes\":"), "save");
@@ -205,7 +205,7 @@ static void read_only_callers_are_refused_writes(void)
 {
 	steer_session s = new_session();
 	bool may_write = false;
-	steer_host h = {NULL, NULL, NULL, NULL, NULL, auth_ok, &may_write};
+	steer_host h = {.auth = auth_ok, .caller = &may_write};
 	const char *lines[] = {"spawn 1 1", "save x", "pause", "list", "stats", "help"};
 	for (size_t k = 0; k < 6; k++) {
 		steer_command cmd;
@@ -227,6 +227,55 @@ static void read_only_callers_are_refused_writes(void)
 	steer_world_destroy(s.world);
 }
 
+static int list_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
+{
+	(void)ud;
+	(void)err, (void)errlen;
+	steer_strbuf_puts(json, "{\"saves\":[]}");
+	return 0;
+}
+
+static int refuse_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
+{
+	(void)ud;
+	steer_strbuf_puts(json, "{\"half"); /* a host that fails midway */
+	snprintf(err, errlen, "cannot read it");
+	return -1;
+}
+
+static int keep_name(void *ud, void *caller, const char *name, char *err, size_t errlen)
+{
+	(void)ud, (void)err, (void)errlen;
+	snprintf(caller, STEER_NAME_MAX + 1, "%s", name);
+	return 0;
+}
+
+static void list_name_and_clients_go_through_the_host(void)
+{
+	steer_session s = new_session();
+	char name[STEER_NAME_MAX + 1] = "";
+	steer_host h = {.saves = list_saves, .set_name = keep_name, .caller = name};
+	CHECK(!strcmp(run(&s, &h, "saves"), "OK {\"saves\":[]}"), "saves");
+	CHECK(!strcmp(run(&s, &h, "name bob@lab"), "OK") && !strcmp(name, "bob@lab"), "name");
+	const char *bad[] = {"name", "name a b", "name caf\xc3\xa9", "saves x", "clients x"};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+		CHECK(starts(run(&s, &h, bad[k]), "ERR"), "'%s' accepted", bad[k]);
+	char long_name[80];
+	memset(long_name, 'n', 65);
+	long_name[65] = '\0';
+	char line[100];
+	snprintf(line, sizeof line, "name %s", long_name);
+	CHECK(starts(run(&s, &h, line), "ERR NAME:"), "65 characters accepted");
+	CHECK(starts(run(&s, &h, "clients"), "ERR clients is not available"), "no clients hook");
+	CHECK(starts(run(&s, NULL, "saves"), "ERR saves is not available"), "no host");
+	h.saves = refuse_saves;
+	CHECK(!strcmp(run(&s, &h, "saves"), "ERR saves: cannot read it"), "a failing host");
+	CHECK(steer_client_name_ok("steer-tui") && !steer_client_name_ok("") &&
+	          !steer_client_name_ok("a\tb"),
+	      "client names");
+	steer_world_destroy(s.world);
+}
+
 static void error_text_is_one_line(void)
 {
 	steer_session s = new_session();
@@ -245,5 +294,6 @@ int main(void)
 	RUN(save_load_and_host_hooks);
 	RUN(error_text_is_one_line);
 	RUN(read_only_callers_are_refused_writes);
+	RUN(list_name_and_clients_go_through_the_host);
 	return CHECK_DONE();
 }

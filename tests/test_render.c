@@ -10,6 +10,7 @@
 
 #include "camera.h"
 #include "check.h"
+#include "follow.h"
 #include "render.h"
 
 /* --- helpers ------------------------------------------------------------------------ */
@@ -691,7 +692,7 @@ static void render_extremes(void)
 				/* The grid need not match the camera. */
 				CHECK(tui_grid_resize(&g, sizes[z][0], sizes[z][1]) == 0, "resize");
 				tui_render(&g, &s, cams[k], &o);
-				uint32_t id = tui_pick(&s, cams[k], sizes[z][0] / 2, 0);
+				uint32_t id = tui_pick(&s, cams[k], sizes[z][0] / 2, 0, 1);
 				(void)id;
 			}
 
@@ -702,9 +703,9 @@ static void render_extremes(void)
 	tui_render(&g, &s, &plain, &o);
 	CHECK(count_vehicles(&g) == 1 && cell(&g, 5, 2).glyph == G_STILL,
 	      "%d vehicles drawn, (5,2) is %d", count_vehicles(&g), cell(&g, 5, 2).glyph);
-	CHECK(tui_pick(&s, &plain, INT_MAX, INT_MIN) == 0, "picked at INT_MAX");
-	CHECK(tui_pick(&s, &plain, INT_MIN, INT_MAX) == 0, "picked at INT_MIN");
-	CHECK(tui_pick(&s, &plain, 5, 2) == 9, "near vehicle not picked");
+	CHECK(tui_pick(&s, &plain, INT_MAX, INT_MIN, 1) == 0, "picked at INT_MAX");
+	CHECK(tui_pick(&s, &plain, INT_MIN, INT_MAX, 1) == 0, "picked at INT_MIN");
+	CHECK(tui_pick(&s, &plain, 5, 2, 1) == 9, "near vehicle not picked");
 
 	/* A camera with a broken scale draws nothing rather than garbage. */
 	tui_camera broken = plain;
@@ -762,7 +763,7 @@ static void render_density(void)
 		      c.color, c.bold);
 	}
 	CHECK(count_nonempty(&g) == 5, "%d cells drawn, want 5", count_nonempty(&g));
-	CHECK(tui_pick(&s, &cam, 5, 5) == 0, "a density cell picked as a vehicle");
+	CHECK(tui_pick(&s, &cam, 5, 5, 1) == 0, "a density cell picked as a vehicle");
 
 	/* The camera panned before the next frame came: the same frame is drawn where
 	 * its cells are in the world. 10 units right, all of them are off the left. */
@@ -782,23 +783,88 @@ static void pick_vehicles(void)
 	steer_snapshot s;
 	snap_init(&s, 1000, 1000, STEER_EDGE_BOUNCE);
 	tui_camera cam = cam_at(0, 0, 1, 40, 20);
-	CHECK(tui_pick(&s, &cam, 10, 3) == 0, "picked from an empty snapshot");
+	CHECK(tui_pick(&s, &cam, 10, 3, 1) == 0, "picked from an empty snapshot");
 	add_v(&s, 1, 10.5, 7, 1, 0); /* (10,3) */
-	CHECK(tui_pick(&s, &cam, 10, 3) == 1, "own cell");
+	CHECK(tui_pick(&s, &cam, 10, 3, 1) == 1, "own cell");
 	int around[8][2] = {{9, 2}, {10, 2}, {11, 2}, {9, 3}, {11, 3}, {9, 4}, {10, 4}, {11, 4}};
 	for (int k = 0; k < 8; k++)
-		CHECK(tui_pick(&s, &cam, around[k][0], around[k][1]) == 1, "neighbour (%d,%d)",
+		CHECK(tui_pick(&s, &cam, around[k][0], around[k][1], 1) == 1, "neighbour (%d,%d)",
 		      around[k][0], around[k][1]);
 	int away[4][2] = {{12, 3}, {8, 3}, {10, 5}, {10, 1}};
 	for (int k = 0; k < 4; k++)
-		CHECK(tui_pick(&s, &cam, away[k][0], away[k][1]) == 0, "two cells off (%d,%d)",
+		CHECK(tui_pick(&s, &cam, away[k][0], away[k][1], 1) == 0, "two cells off (%d,%d)",
 		      away[k][0], away[k][1]);
 	/* From (11,3), whose centre is (11.5,7): vehicle 2 at 0.7 beats vehicle 1 at 1.0. */
 	add_v(&s, 2, 12.2, 7, 0, 1); /* (12,3) */
-	CHECK(tui_pick(&s, &cam, 11, 3) == 2, "nearest neighbour: %u", tui_pick(&s, &cam, 11, 3));
+	CHECK(tui_pick(&s, &cam, 11, 3, 1) == 2, "nearest neighbour: %u",
+	      tui_pick(&s, &cam, 11, 3, 1));
 	/* A vehicle in the cell itself wins even when farther from its centre. */
 	add_v(&s, 3, 11.01, 6.01, 0, 0); /* (11,3), 1.1 from the centre */
-	CHECK(tui_pick(&s, &cam, 11, 3) == 3, "own cell first: %u", tui_pick(&s, &cam, 11, 3));
+	CHECK(tui_pick(&s, &cam, 11, 3, 1) == 3, "own cell first: %u",
+	      tui_pick(&s, &cam, 11, 3, 1));
+	steer_snapshot_free(&s);
+}
+
+/* Tolerance 0 (a click meant as a waypoint for the selected vehicle): only a vehicle
+ * in the clicked cell itself is picked, never a neighbour. */
+static void pick_exact(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 1000, 1000, STEER_EDGE_BOUNCE);
+	tui_camera cam = cam_at(0, 0, 1, 40, 20);
+	add_v(&s, 1, 10.5, 7, 1, 0); /* (10,3) */
+	CHECK(tui_pick(&s, &cam, 10, 3, 0) == 1, "own cell");
+	int around[8][2] = {{9, 2}, {10, 2}, {11, 2}, {9, 3}, {11, 3}, {9, 4}, {10, 4}, {11, 4}};
+	for (int k = 0; k < 8; k++)
+		CHECK(tui_pick(&s, &cam, around[k][0], around[k][1], 0) == 0,
+		      "neighbour (%d,%d) picked with tolerance 0", around[k][0], around[k][1]);
+	steer_snapshot_free(&s);
+}
+
+/* Follow across a wrap edge: the vehicle leaves the view it was centred in (the
+ * server culls to that rectangle, so the next snapshot lacks it); the centre goes to
+ * where its velocity took it, wrapped, and that view contains it. */
+static void follow_across_wrap(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 1000, 600, STEER_EDGE_WRAP);
+	s.tick_rate = 60;
+	s.tick = 100;
+	add_v(&s, 7, 999, 300, 50, 0);
+	add_v(&s, 8, 500, 300, 0, 0);
+	tui_follow f;
+	tui_follow_start(&f, 7);
+	double cx, cy;
+	bool predicted;
+	CHECK(tui_follow_centre(&f, &s, &cx, &cy, &predicted) && !predicted, "seen");
+	CHECK(fabs(cx - 999) < 1e-3 && fabs(cy - 300) < 1e-3, "centred on it: %g %g", cx, cy);
+	/* Three ticks later (2.5 units on) it wrapped to x = 1.5: not in this snapshot. */
+	s.tick = 103;
+	s.count = 1;
+	s.v[0] = s.v[1]; /* only #8 */
+	CHECK(tui_follow_centre(&f, &s, &cx, &cy, &predicted) && predicted, "predicted");
+	CHECK(fabs(cx - 1.5) < 1e-3 && fabs(cy - 300) < 1e-3, "across the edge: %g %g", cx, cy);
+	tui_camera cam = cam_at(0, 0, 1, 80, 22);
+	cam.cx = cx;
+	cam.cy = cy;
+	double x0, y0, x1, y1;
+	tui_camera_bounds(&cam, &x0, &y0, &x1, &y1);
+	CHECK(x0 <= 1.5 && 1.5 <= x1, "the new view [%g,%g] misses it", x0, x1);
+	/* Back in the next snapshot: followed from there. */
+	s.tick = 106;
+	add_v(&s, 7, 4, 300, 50, 0);
+	CHECK(tui_follow_centre(&f, &s, &cx, &cy, &predicted) && !predicted && fabs(cx - 4) < 1e-3,
+	      "seen again at %g", cx);
+	/* Gone for longer than TUI_FOLLOW_LOST_S: lost, no wild guesses. */
+	s.count = 1;
+	s.tick = 106 + (uint64_t)(60 * TUI_FOLLOW_LOST_S) + 1;
+	CHECK(!tui_follow_centre(&f, &s, &cx, &cy, &predicted), "still predicted after %g s",
+	      TUI_FOLLOW_LOST_S);
+	/* A world that does not wrap: a vanished vehicle is not predicted. */
+	s.edges = STEER_EDGE_BOUNCE;
+	s.tick = 107;
+	f.tick = 106;
+	CHECK(!tui_follow_centre(&f, &s, &cx, &cy, &predicted), "predicted in a bounce world");
 	steer_snapshot_free(&s);
 }
 
@@ -902,6 +968,8 @@ int main(void)
 	RUN(render_extremes);
 	RUN(render_density);
 	RUN(pick_vehicles);
+	RUN(pick_exact);
+	RUN(follow_across_wrap);
 	RUN(grid_resize_and_ascii);
 	RUN(ascii_picture);
 	return CHECK_DONE();

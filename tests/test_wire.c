@@ -197,11 +197,45 @@ static void replies_and_commands_round_trip(void)
 	steer_reply_free(&r);
 }
 
+static void notice_round_trip(void)
+{
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	char long_text[400];
+	memset(long_text, 'x', sizeof long_text - 1);
+	long_text[sizeof long_text - 1] = '\0';
+	CHECK(steer_wire_notice(&out, "bob paused") && steer_wire_notice(&out, long_text),
+	      "encode notice");
+	steer_framer f;
+	steer_framer_init(&f, 4096);
+	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
+	const uint8_t *msg;
+	size_t len;
+	char err[128];
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_snapshot snap = {0};
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(m.kind == STEER_MSG_NOTICE && !strcmp(m.notice, "bob paused"), "notice '%s'",
+	      m.notice);
+	/* Longer than the field: cut, never refused */
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(m.kind == STEER_MSG_NOTICE && strlen(m.notice) == 255, "cut to %zu",
+	      strlen(m.notice));
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_framer_free(&f);
+	steer_strbuf_free(&out);
+}
+
 int main(void)
 {
 	RUN(framer_splits_any_chunking);
 	RUN(framer_rejects_bad_lengths);
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);
+	RUN(notice_round_trip);
 	return CHECK_DONE();
 }

@@ -35,7 +35,7 @@ class Server:
     """A steer-server on --port 0 --cmd-port 0; stops in stop(), or at exit if a
     failed test never got there."""
 
-    def __init__(self, *args, data_dir=None):
+    def __init__(self, *args, data_dir=None, env=None, cwd=None):
         self.data_dir = data_dir
         cmd = [SERVER, "--port", "0", "--cmd-port", "0"] + list(args)
         if data_dir:
@@ -43,7 +43,8 @@ class Server:
         # The log goes to a file, not a pipe: an unread pipe fills up and would
         # block the server on its next log line.
         self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True,
+                                     env=env, cwd=cwd)
         _started.append(self)
         self.proto_port = self.cmd_port = None
         deadline = time.time() + TIMEOUT

@@ -3,6 +3,7 @@
 malformed frames, and a client that never reads."""
 import json
 import os
+import re
 import socket
 import sys
 import time
@@ -156,9 +157,98 @@ def test_stalled_reader_does_not_hurt_others():
     expect(code == 0, f"exit {code}: {err[-2000:]}")
 
 
+def notices_until_reply(p):
+    """The notices p receives up to the reply to a command sent now: everything the
+    server sent it before that reply."""
+    m = steer_pb2.ClientMessage()
+    m.command.request_id = 999999
+    m.command.line = "stats"
+    p.send(m)
+    seen = []
+    while True:
+        msg = p.read()
+        kind = msg.WhichOneof("msg")
+        if kind == "notice":
+            seen.append(msg.notice.text)
+        elif kind == "reply" and msg.reply.request_id == 999999:
+            return seen
+
+
+def test_who_did_what_reaches_the_others():
+    watcher = srv.proto()  # Hello.client "steertest"
+    alice = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.protocol_version = 1
+    m.hello.client = "alice"
+    alice.send(m)
+    bob = srv.text()
+    bob.ok("name bob")
+    anon = srv.text()
+    notices_until_reply(watcher)  # start from here
+    bob.ok("pause")
+    bob.ok("resume")
+    expect(notices_until_reply(watcher) == ["bob paused", "bob resumed"], "bob's")
+    r = alice.command(line="pause")
+    expect(r.ok, r.error)
+    anon.ok("resume")
+    got = notices_until_reply(watcher)
+    anon_id = next(c["id"] for c in anon.ok("clients")["clients"] if c.get("you"))
+    expect(got == ["alice paused", f"client {anon_id} (127.0.0.1) resumed"], got)
+    expect(notices_until_reply(alice) == [f"client {anon_id} (127.0.0.1) resumed"],
+           "the one who acts hears only about the others")
+    bob.ok("save notice-test")
+    bob.ok("load notice-test")
+    bob.ok("scenario flock")
+    bob.ok("reset")
+    bob.cmd("load no-such-save")  # a failed command changes nothing: no notice
+    bob.ok("stats")  # nor does a command that changes nothing
+    got = notices_until_reply(watcher)
+    expect(got == ["bob loaded 'notice-test'", "bob loaded the scenario flock",
+                   "bob reset the world"], got)
+    for c in (watcher, alice, bob, anon):
+        c.close()
+
+
+def test_clients_lists_every_connection():
+    a = srv.proto()
+    a.viewport(10, 20, 300, 400)
+    b = srv.text()
+    b.ok("name bob")
+    clients = b.ok("clients")["clients"]
+    ids = [c["id"] for c in clients]
+    expect(ids == sorted(ids), ids)
+    me = [c for c in clients if c.get("you")]
+    expect(len(me) == 1 and me[0]["name"] == "bob" and me[0]["kind"] == "text", me)
+    expect(me[0]["access"] == "write" and re.fullmatch(r"127\.0\.0\.1:\d+", me[0]["address"]),
+           me)
+    expect("view" not in me[0], "a text client has no view")
+    protos = [c for c in clients if c["kind"] == "proto" and c["name"] == "steertest"]
+    expect(any(c["view"] == [10, 20, 300, 400] for c in protos), protos)
+    # Bad names are refused with the rule; a name may be changed.
+    for bad in ["name", "name a b", "name " + "x" * 65]:
+        r = b.cmd(bad)
+        expect(r.startswith("ERR"), f"{bad!r} -> {r}")
+    expect(b.cmd("name bob2") == "OK", "rename")
+    expect(any(c["name"] == "bob2" for c in b.ok("clients")["clients"]), "renamed")
+    a.close()
+    b.close()
+
+
+def test_private_server_names_but_does_not_list():
+    s = Server("--token", "sekrit", "--private")
+    t = s.text()
+    expect(t.cmd("name eve") == "OK", "naming reveals nothing")
+    expect(t.cmd("clients").startswith("ERR this server is private"), "clients is private")
+    t.ok("auth sekrit")
+    expect(t.ok("clients")["clients"][0]["name"] == "eve", "named before auth")
+    t.close()
+    s.stop()
+
+
 for t in [test_welcome_then_snapshots_unasked, test_two_clients_share_one_world,
           test_viewport_narrows_the_stream, test_malformed_frames,
-          test_stalled_reader_does_not_hurt_others]:
+          test_stalled_reader_does_not_hurt_others, test_who_did_what_reaches_the_others,
+          test_clients_lists_every_connection, test_private_server_names_but_does_not_list]:
     checks.run(t)
 
 

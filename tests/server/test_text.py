@@ -1,6 +1,7 @@
 """The text scripting protocol end to end, against a real steer-server."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ def test_help_lists_every_command():
     for name in ["help", "spawn", "obstacle", "remove", "set", "seek", "flee", "arrive",
                  "pursue", "evade", "wander", "avoid", "flock", "waypoint", "path", "get",
                  "list", "pause", "resume", "step", "world", "rate", "seed", "reset",
-                 "scenario", "stats", "save", "load", "quit"]:
+                 "scenario", "stats", "save", "load", "saves", "name", "clients", "quit"]:
         expect(name in names, f"help lacks {name}")
     one = c.ok("help set")
     expect("max_speed" in one["keys"] and "combine" in one["keys"], one)
@@ -178,6 +179,82 @@ def test_save_load_round_trip_and_corrupt_file():
     expect(c.ok("list") == saved, "a failed load changed the world")
 
 
+def test_saves_lists_size_and_tick():
+    c.ok("pause")
+    c.ok("step 7")
+    tick = c.ok("stats")["tick"]
+    size = c.ok("save listed-1")["bytes"]
+    listing = c.ok("saves")
+    expect(listing["dir"] == DATA, listing)
+    names = [e["name"] for e in listing["saves"]]
+    expect(names == sorted(names) and "listed-1" in names, names)
+    e = next(e for e in listing["saves"] if e["name"] == "listed-1")
+    expect(e["bytes"] == size and e["tick"] == tick, (e, size, tick))
+    expect(e["vehicles"] == len(c.ok("list")["vehicles"]), e)
+    expect(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", e["modified"]), e)
+    # A file that is not a save shows without tick; other files do not show.
+    with open(os.path.join(DATA, "junk.steer"), "w") as f:
+        f.write("not a save")
+    with open(os.path.join(DATA, "notes.txt"), "w") as f:
+        f.write("x")
+    listing = c.ok("saves")["saves"]
+    junk = next(e for e in listing if e["name"] == "junk")
+    expect(junk["tick"] is None and junk["bytes"] == 10, junk)
+    expect(not [e for e in listing if e["name"].startswith("notes")], listing)
+    c.ok("resume")
+
+
+def test_default_data_dir_is_per_user():
+    """save used to write steer-data/ into the current directory."""
+    cwd = tempfile.mkdtemp(prefix="steer-cwd-")
+    state = tempfile.mkdtemp(prefix="steer-xdg-")
+    home = tempfile.mkdtemp(prefix="steer-home-")
+    for env, want in [({"XDG_STATE_HOME": state, "HOME": home}, os.path.join(state, "steer")),
+                      ({"HOME": home}, os.path.join(home, ".local", "state", "steer")),
+                      ({"XDG_STATE_HOME": "relative", "HOME": home},
+                       os.path.join(home, ".local", "state", "steer"))]:
+        full = {k: v for k, v in os.environ.items() if k not in ("XDG_STATE_HOME", "HOME")}
+        full.update(env)
+        s = Server(env=full, cwd=cwd)
+        t = s.text()
+        expect(t.ok("save here")["bytes"] > 0, "save")
+        expect(os.path.isfile(os.path.join(want, "here.steer")), f"{env}: not in {want}")
+        expect(t.ok("saves")["dir"] == want, env)
+        expect(os.listdir(cwd) == [], f"wrote into the current directory: {os.listdir(cwd)}")
+        t.close()
+        _, log = s.stop()
+        expect(f"data directory {want}" in log, log)
+    # Neither variable: the server still runs, and save says what to do.
+    bare = {k: v for k, v in os.environ.items() if k not in ("XDG_STATE_HOME", "HOME")}
+    s = Server(env=bare, cwd=cwd)
+    t = s.text()
+    r = t.cmd("save here")
+    expect(r.startswith("ERR save here: no data directory") and "--data-dir" in r, r)
+    expect(os.listdir(cwd) == [], "nothing written")
+    t.close()
+    s.stop()
+    # --data-dir still wins.
+    other = tempfile.mkdtemp(prefix="steer-dd-")
+    s = Server(data_dir=other, env=dict(os.environ, XDG_STATE_HOME=state))
+    t = s.text()
+    t.ok("save mine")
+    expect(os.path.isfile(os.path.join(other, "mine.steer")), "--data-dir")
+    t.close()
+    s.stop()
+
+
+def test_data_dir_that_cannot_be_created():
+    blocker = tempfile.NamedTemporaryFile(prefix="steer-file-", delete=False)
+    s = Server(env=dict(os.environ, XDG_STATE_HOME=blocker.name))  # a file, not a dir
+    t = s.text()
+    r = t.cmd("save x")
+    expect(r.startswith("ERR save x: data directory: cannot create") and "--data-dir" in r, r)
+    r = t.cmd("saves")
+    expect(r.startswith("ERR saves: cannot read data directory"), r)
+    t.close()
+    s.stop()
+
+
 def test_two_threads_give_the_same_world():
     """--threads 2 splits a big world's tick: the world after it is the same, byte for
     byte in a save file, and a load keeps the server's thread count."""
@@ -252,7 +329,9 @@ def test_server_full_is_refused_clearly():
 for t in [test_help_lists_every_command, test_spawn_get_exact_numbers, test_behaviours_on_and_off,
           test_obstacles_list_remove, test_pause_step_resume, test_world_and_rate,
           test_seed_reset_replays_identically, test_bad_input_gets_err_and_harms_nothing,
-          test_save_load_round_trip_and_corrupt_file, test_two_threads_give_the_same_world,
+          test_save_load_round_trip_and_corrupt_file, test_saves_lists_size_and_tick,
+          test_default_data_dir_is_per_user, test_data_dir_that_cannot_be_created,
+          test_two_threads_give_the_same_world,
           test_long_line_closes_only_that_connection,
           test_quit_closes, test_steerctl, test_server_full_is_refused_clearly]:
     checks.run(t)

@@ -1,6 +1,8 @@
 """steer-tui end to end: a real server, the real client inside tmux, keys sent with
 send-keys and the screen read with capture-pane."""
 import os
+import re
+import signal
 import shutil
 import subprocess
 import sys
@@ -51,6 +53,25 @@ def total_vehicles(text):
     return int(part.split("/")[1].split()[0]) if "/" in part else -1
 
 
+def map_rows(text):
+    """The map area: every line above the status line."""
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        if ln.startswith((" connected", " disconnected", " connecting")):
+            return lines[:i]
+    return []
+
+
+def resize(cols, rows):
+    tmux("resize-window", "-t", "tui", "-x", str(cols), "-y", str(rows))
+
+
+def pane_size():
+    out = tmux("display-message", "-p", "-t", "tui", "#{pane_width} #{pane_height}").stdout
+    w, h = out.split()
+    return int(w), int(h)
+
+
 def tui_pid():
     out = tmux("list-panes", "-t", "tui", "-F", "#{pane_pid}").stdout.split()
     return int(out[0]) if out else 0
@@ -60,7 +81,7 @@ srv = Server("--scenario", "flock")
 expected = srv.text().ok("stats")["vehicles"]
 env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
 # exec: the pane's process is steer-tui itself; its status goes to a file
-cmd = f"{TUI} --port {srv.proto_port}; echo $? > {exit_file}"
+cmd = f"{TUI} --port {srv.proto_port} --name bob; echo $? > {exit_file}"
 subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null", "new-session", "-d", "-s", "tui",
                 "-x", "120", "-y", "40", cmd], env=env, check=True, timeout=10)
 
@@ -106,11 +127,92 @@ def test_space_pauses():
     wait_for(lambda t: "running" in status_line(t), "running again")
 
 
+def test_shared_session_names():
+    # --name is how others see this client; another client's pause shows by name
+    t = srv.text()
+    names = [c.get("name") for c in t.ok("clients")["clients"]]
+    expect("bob" in names, f"steer-tui --name bob not in clients: {names}")
+    t.ok("name alice")
+    t.ok("pause")
+    wait_for(lambda text: "alice paused" in text, "'alice paused' on the message line")
+    t.ok("resume")
+    wait_for(lambda text: "alice resumed" in text, "'alice resumed' on the message line")
+    t.close()
+
+
 def test_help_overlay():
     tmux("send-keys", "-t", "tui", "?")
     wait_for(lambda t: "steer-tui keys" in t, "the help overlay")
     tmux("send-keys", "-t", "tui", "x")
     wait_for(lambda t: "steer-tui keys" not in t, "the help overlay to close")
+
+
+def test_help_whole_at_80x24():
+    # every key's text whole in the overlay at 80x24, scrolling to the status line's
+    # explanation (defect 3: "set the selected vehicle's target (arriv", "0  fit wor")
+    resize(80, 24)
+    tmux("send-keys", "-t", "tui", "?")
+    text = wait_for(lambda t: "steer-tui keys" in t, "the help overlay")
+    for whole in ["set the selected vehicle's target (arrive)",
+                  "fit the whole world in the window",
+                  "select the vehicle under the pointer; with one selected,"]:
+        expect(whole in text, f"'{whole}' not whole:\n{text}")
+    tmux("send-keys", "-t", "tui", "G")
+    text = wait_for(lambda t: "snapshots a second" in t, "the end of the help")
+    for whole in ["60/20 Hz", "the cursor: s, F, o, t and Enter act there",
+                  f"snapshots from 127.0.0.1:{srv.proto_port}"]:
+        expect(whole in text, f"'{whole}' not in the help's end:\n{text}")
+    tmux("send-keys", "-t", "tui", "q")  # closes the help, does not quit
+    wait_for(lambda t: "steer-tui keys" not in t and " connected" in status_line(t),
+             "the help to close")
+    resize(120, 40)
+
+
+def test_command_line_editing_and_help():
+    # Home, then Ctrl-E, Ctrl-W, Tab completion; :help opens a readable page
+    tmux("send-keys", "-t", "tui", ":pa", "Tab")
+    wait_for(lambda t: "path pause" in t, "the candidates for 'pa'")
+    tmux("send-keys", "-t", "tui", "u", "Tab")
+    wait_for(lambda t: ":pause" in t.splitlines(), "completion of 'pau'")
+    tmux("send-keys", "-t", "tui", "C-u", "sta", "Tab", "Home", "Right", "Delete", "t", "C-e",
+         "Enter")
+    # ":stats" retyped in the middle; its long reply opens in the pager, one key a line
+    text = wait_for(lambda t: '"tick_ms_p50":' in t, "stats in the pager")
+    expect('  "vehicles": ' in text, f"not laid out:\n{text}")
+    tmux("send-keys", "-t", "tui", "Escape")
+    tmux("send-keys", "-t", "tui", ":help", "Enter")
+    text = wait_for(lambda t: "list the commands, or describe one" in t, "the command help")
+    expect("spawn X Y [key=value ...]" in text, text)
+    tmux("send-keys", "-t", "tui", "Escape")
+    wait_for(lambda t: "list the commands" not in t, "the command help to close")
+
+
+def test_follow_across_the_wrap_edge():
+    # a vehicle near the right edge of the wrapping world, moving right: followed, it
+    # crosses to the left edge and the status keeps it (defect 4: "(off view)")
+    tmux("send-keys", "-t", "tui", ":spawn 985 300 vx=40 vy=0", "Enter")
+    text = wait_for(lambda t: 'OK {"id":' in t, "the spawn's reply")
+    vid = int(text.split('OK {"id":', 1)[1].split("}")[0])
+    tmux("send-keys", "-t", "tui", f":select {vid}", "Enter")
+    wait_for(lambda t: f"#{vid} " in status_line(t) and "u/s" in status_line(t), "selected")
+    tmux("send-keys", "-t", "tui", "c")
+    wait_for(lambda t: "| follow" in status_line(t), "following")
+    t = srv.text()
+    deadline = time.time() + 10
+    while t.ok(f"get {vid}")["x"] > 500 and time.time() < deadline:
+        time.sleep(0.1)
+    expect(t.ok(f"get {vid}")["x"] < 500, "the vehicle did not wrap")
+    time.sleep(0.5)
+    ln = wait_for(lambda t: f"#{vid} " in status_line(t) and "u/s" in status_line(t),
+                  "the followed vehicle after the wrap", 3)
+    expect("off view" not in status_line(ln), status_line(ln))
+    time.sleep(1.0)
+    ln = status_line(screen())
+    expect(f"#{vid} " in ln and "u/s" in ln and "| follow" in ln, f"lost it: {ln}")
+    t.ok(f"remove {vid}")
+    t.close()
+    tmux("send-keys", "-t", "tui", "Escape")
+    tmux("send-keys", "-t", "tui", "0")
 
 
 def test_select_with_keys_and_toggle_wander():
@@ -119,6 +221,61 @@ def test_select_with_keys_and_toggle_wander():
     tmux("send-keys", "-t", "tui", "w")
     wait_for(lambda t: "wander" in status_line(t), "wander on the selection")
     expect("flock" in status_line(text), status_line(text))
+
+
+def selected_id(text):
+    ln = status_line(text)
+    return int(ln.split("| #", 1)[1].split()[0]) if "| #" in ln else 0
+
+
+def test_selection_keys():
+    # Shift-Tab walks back, f toggles flocking, x and f with nothing selected say so
+    tmux("send-keys", "-t", "tui", "Escape")
+    wait_for(lambda t: "| #" not in status_line(t), "no selection")
+    tmux("send-keys", "-t", "tui", "x")
+    wait_for(lambda t: "remove: nothing selected" in t, "x with nothing selected")
+    tmux("send-keys", "-t", "tui", "f")
+    wait_for(lambda t: "flock: nothing selected" in t, "f with nothing selected")
+    tmux("send-keys", "-t", "tui", "Tab")
+    first = selected_id(wait_for(lambda t: selected_id(t) > 0, "Tab"))
+    tmux("send-keys", "-t", "tui", "Tab")
+    second = selected_id(wait_for(lambda t: selected_id(t) not in (0, first), "Tab again"))
+    expect(second > first, f"Tab went from #{first} to #{second}")
+    tmux("send-keys", "-t", "tui", "BTab")
+    wait_for(lambda t: selected_id(t) == first, f"Shift-Tab back to #{first}")
+    text = wait_for(lambda t: "u/s" in status_line(t), "the selection's behaviours")
+    had = "flock" in status_line(text).split("u/s", 1)[1]
+    tmux("send-keys", "-t", "tui", "f")
+    wait_for(lambda t: "u/s" in status_line(t) and
+             ("flock" in status_line(t).split("u/s", 1)[1]) != had, "flocking toggled")
+    tmux("send-keys", "-t", "tui", "f")
+    wait_for(lambda t: "u/s" in status_line(t) and
+             ("flock" in status_line(t).split("u/s", 1)[1]) == had, "flocking toggled back")
+    tmux("send-keys", "-t", "tui", ":select 999999", "Enter")
+    wait_for(lambda t: "select: " in t and "999999" in t, "select of no such vehicle")
+    tmux("send-keys", "-t", "tui", "Escape")
+
+
+def test_stats_panel():
+    tmux("send-keys", "-t", "tui", "S")
+    text = wait_for(lambda t: "tick ms p99" in t and "snapshot B/s" in t, "the stats panel")
+    text = wait_for(lambda t: any(ln.startswith(" vehicles") and ln.split()[1].isdigit()
+                                  for ln in t.splitlines()), "a first sample", 5)
+    expect(" connected" in status_line(text), "the panel hides the status line")
+    tmux("send-keys", "-t", "tui", "S")
+    wait_for(lambda t: "tick ms p99" not in t, "the panel to close")
+
+
+def test_flags():
+    r = subprocess.run([TUI, "--version"], capture_output=True, text=True, timeout=5)
+    expect(r.returncode == 0 and r.stdout.startswith("steer-tui ") and
+           r.stdout.split()[1][0].isdigit(), f"--version: {r.returncode} {r.stdout!r}")
+    for bad in (["--bogus"], ["--port"], ["--port", "x"], ["--cmd-port", "70000"]):
+        r = subprocess.run([TUI, *bad], capture_output=True, text=True, timeout=5)
+        expect(r.returncode == 2 and "steer-tui:" in r.stderr, f"{bad}: {r.returncode} "
+                                                                f"{r.stderr!r}")
+    r = subprocess.run([TUI, "--bogus"], capture_output=True, text=True, timeout=5)
+    expect("unknown option '--bogus'" in r.stderr, r.stderr)
 
 
 def test_density_when_zoomed_out():
@@ -165,9 +322,132 @@ def test_reconnects_without_spinning():
     wait_for(lambda t: total_vehicles(t) == 1, "reconnection", 15)
 
 
+def test_resize_then_keys():
+    # Each size, then keys: the status line must sit on the second-to-last row of the
+    # new size, the map must be redrawn to its width, and the client must keep reading
+    # keys (the help overlay opens and closes). A client spinning on KEY_RESIZE after
+    # the first resize never redraws again.
+    for cols, rows in [(119, 40), (100, 30), (20, 8), (140, 45), (80, 24), (120, 40)]:
+        resize(cols, rows)
+        expect(pane_size() == (cols, rows), f"tmux did not resize to {cols}x{rows}")
+        tmux("send-keys", "-t", "tui", "j")
+        tmux("send-keys", "-t", "tui", "0")  # fit: the world's border frames the map
+
+        def redrawn(t):
+            lines = t.splitlines()
+            if len(lines) < rows - 1 or not lines[rows - 2].startswith(" connected"):
+                return False
+            # fitted to the new size, the border's corners sit on the map rows
+            return sum(ln.count("+") for ln in lines[: rows - 2]) == 4
+        text = wait_for(redrawn, f"a redraw at {cols}x{rows}", 5)
+        lines = text.splitlines()
+        expect(max(len(ln) for ln in lines) <= cols, f"a line wider than {cols}:\n{text}")
+        tmux("send-keys", "-t", "tui", "?")
+        wait_for(lambda t: "steer-tui" in t and "keys" in t, f"help at {cols}x{rows}", 5)
+        tmux("send-keys", "-t", "tui", "Escape")
+        wait_for(lambda t: len(t.splitlines()) >= rows - 1 and
+                 t.splitlines()[rows - 2].startswith(" connected") and "steer-tui" not in t,
+                 f"help closed at {cols}x{rows}", 5)
+    pid = tui_pid()
+    c0 = cpu_seconds(pid)
+    time.sleep(1.0)
+    used = cpu_seconds(pid) - c0
+    expect(used < 0.5, f"steer-tui used {used:.2f} s of CPU in 1 s after resizing")
+
+
+def run_alone(env_extra, tag):
+    """steer-tui in a tmux session of its own, with env_extra in its environment (the
+    pane's command gets the tmux server's, not this one's); returns the path its exit
+    status is written to."""
+    out = os.path.join(tmpdir, f"exit-{tag}")
+    env = " ".join(f"{k}={v}" for k, v in env_extra.items())
+    cmd = f"env {env} {TUI} --port {srv.proto_port}; echo $? > {out}; sleep 30"
+    subprocess.run(["tmux", "-L", SOCK, "new-session", "-d", "-s", tag, "-x", "100", "-y", "30",
+                    cmd], check=True, timeout=10)
+    return out
+
+
+def colour_codes(text):
+    """The SGR colour parameters (30-37, 40-47, 90-97, 100-107, 38/48) in a capture."""
+    found = []
+    for m in re.finditer(r"\x1b\[([0-9;]*)m", text):
+        for p in m.group(1).split(";"):
+            if p.isdigit() and (30 <= int(p) <= 38 or 40 <= int(p) <= 48 or
+                                90 <= int(p) <= 97 or 100 <= int(p) <= 107):
+                found.append(p)
+    return found
+
+
+def test_no_color():
+    # the same picture without colour escapes; selection still in inverse
+    out = run_alone({"NO_COLOR": "1"}, "nocolor")
+    deadline = time.time() + 10
+    text = ""
+    while time.time() < deadline:
+        text = tmux("capture-pane", "-p", "-e", "-t", "nocolor").stdout
+        if "vehicles " in text and any(c in text for c in "→↗↑↖←↙↓↘"):
+            break
+        time.sleep(0.1)
+    expect(any(c in text for c in "→↗↑↖←↙↓↘"), f"no map:\n{text}")
+    expect(not colour_codes(text), f"colour escapes {colour_codes(text)} with NO_COLOR=1")
+    tmux("send-keys", "-t", "nocolor", "Tab")
+    time.sleep(0.5)
+    text = tmux("capture-pane", "-p", "-e", "-t", "nocolor").stdout
+    expect("\x1b[7m" in text, "no inverse (selection, status) without colour")
+    tmux("send-keys", "-t", "nocolor", "q")
+    # and the main session, with colour, has colour escapes: the check can fail
+    main = tmux("capture-pane", "-p", "-e", "-t", "tui").stdout
+    expect(colour_codes(main), "no colour escapes with colours on: the check proves nothing")
+    tmux("kill-session", "-t", "nocolor", check=False)
+
+
+def test_dumb_terminal_says_so():
+    out = run_alone({"TERM": "dumb"}, "dumb")
+    deadline = time.time() + 5
+    while time.time() < deadline and not os.path.exists(out):
+        time.sleep(0.1)
+    expect(os.path.exists(out), "steer-tui kept running on TERM=dumb")
+    text = tmux("capture-pane", "-p", "-t", "dumb").stdout
+    expect("cannot draw the map" in text, f"no message:\n{text}")
+    with open(out) as f:
+        code = f.read().strip()
+    expect(code not in ("", "0"), f"exit status {code!r}")
+    tmux("kill-session", "-t", "dumb", check=False)
+
+
+def test_ctrl_c_and_sigterm_after_resize():
+    # the hang ignored Ctrl-C and SIGTERM too: each ends the client after resizes
+    for tag in ("ctrlc", "sigterm"):
+        out = run_alone({}, tag)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if "vehicles" in tmux("capture-pane", "-p", "-t", tag).stdout:
+                break
+            time.sleep(0.1)
+        for cols, rows in [(90, 25), (30, 10), (100, 30)]:
+            tmux("resize-window", "-t", tag, "-x", str(cols), "-y", str(rows))
+            tmux("send-keys", "-t", tag, "j")
+        time.sleep(0.3)
+        if tag == "ctrlc":
+            tmux("send-keys", "-t", tag, "C-c")
+        else:
+            # the pane runs sh -c "env ... steer-tui ...; echo ...": its child is the client
+            shell = tmux("list-panes", "-t", tag, "-F", "#{pane_pid}").stdout.split()[0]
+            pids = subprocess.run(["pgrep", "-P", shell], capture_output=True,
+                                  text=True).stdout.split()
+            expect(len(pids) == 1, f"steer-tui's pid not found: {pids}")
+            for pid in pids:
+                os.kill(int(pid), signal.SIGTERM)
+        deadline = time.time() + 1.0
+        while time.time() < deadline and not os.path.exists(out):
+            time.sleep(0.05)
+        expect(os.path.exists(out), f"steer-tui still running 1 s after {tag}")
+        tmux("kill-session", "-t", tag, check=False)
+
+
 def test_q_quits_with_status_0():
     tmux("send-keys", "-t", "tui", "q")
-    deadline = time.time() + 10
+    deadline = time.time() + 1
     while time.time() < deadline and not os.path.exists(exit_file):
         time.sleep(0.1)
     expect(os.path.exists(exit_file), "steer-tui did not exit on q")
@@ -176,8 +456,13 @@ def test_q_quits_with_status_0():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
-          test_space_pauses, test_help_overlay, test_select_with_keys_and_toggle_wander,
-          test_density_when_zoomed_out, test_reconnects_without_spinning, test_q_quits_with_status_0]:
+          test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
+          test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
+          test_select_with_keys_and_toggle_wander, test_selection_keys, test_stats_panel,
+          test_flags, test_no_color, test_dumb_terminal_says_so,
+          test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
+          test_ctrl_c_and_sigterm_after_resize,
+          test_q_quits_with_status_0]:
     checks.run(t)
 
 tmux("kill-server", check=False)

@@ -1,0 +1,133 @@
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tui_stats_init(tui_stats *st)
+{
+	memset(st, 0, sizeof *st);
+}
+
+bool tui_json_number(const char *json, const char *key, double *out)
+{
+	char pat[80];
+	snprintf(pat, sizeof pat, "\"%s\":", key);
+	const char *p = strstr(json, pat);
+	if (!p)
+		return false;
+	p += strlen(pat);
+	char *end;
+	double v = strtod(p, &end);
+	if (end == p || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
+{
+	static const char *const keys[TUI_STATS_SERIES] = {
+	    "tick_ms_p50",      "tick_ms_p99",        "vehicles",
+	    "flock_mean_speed", "flock_polarization", NULL,
+	};
+	tui_stats_sample s;
+	for (int k = 0; k < TUI_STATS_SERIES; k++)
+		if (!keys[k] || !tui_json_number(json, keys[k], &s.v[k]))
+			s.v[k] = NAN;
+	s.v[TUI_STAT_BYTES_PER_S] = bytes_per_s;
+	return s;
+}
+
+void tui_stats_push(tui_stats *st, const tui_stats_sample *s)
+{
+	st->ring[st->next] = *s;
+	st->next = (st->next + 1) % TUI_STATS_HISTORY;
+	if (st->count < TUI_STATS_HISTORY)
+		st->count++;
+}
+
+/* The k-th newest sample's value (k = 0: the latest). */
+static double value(const tui_stats *st, int series, size_t k)
+{
+	size_t i = (st->next + TUI_STATS_HISTORY - 1 - k) % TUI_STATS_HISTORY;
+	return st->ring[i].v[series];
+}
+
+void tui_sparkline(const tui_stats *st, int series, int width, bool utf8, char *out)
+{
+	static const char *const bars[8] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+	static const char ascii[8] = {'_', '.', ',', '-', '=', '+', '*', '#'};
+	size_t shown = st->count < (size_t)(width > 0 ? width : 0) ? st->count : (size_t)width;
+	double hi = series == TUI_STAT_POLARIZATION ? 1.0 : 0.0;
+	for (size_t k = 0; k < shown; k++) {
+		double v = value(st, series, k);
+		if (isfinite(v) && v > hi)
+			hi = v;
+	}
+	size_t o = 0;
+	/* Right-aligned: the newest sample is always at the right edge. */
+	for (int c = 0; c < width - (int)shown; c++)
+		out[o++] = ' ';
+	for (size_t k = shown; k-- > 0;) {
+		double v = value(st, series, k);
+		if (!isfinite(v)) {
+			out[o++] = ' ';
+			continue;
+		}
+		int level = hi > 0 ? (int)floor(v / hi * 7.0 + 0.5) : 0;
+		level = level < 0 ? 0 : level > 7 ? 7 : level;
+		if (utf8) {
+			memcpy(out + o, bars[level], 3);
+			o += 3;
+		} else {
+			out[o++] = ascii[level];
+		}
+	}
+	out[o] = '\0';
+}
+
+static void format_value(double v, int series, char *out, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(out, n, "-");
+	else if (series == TUI_STAT_VEHICLES || series == TUI_STAT_BYTES_PER_S)
+		snprintf(out, n, "%.0f", v);
+	else if (series == TUI_STAT_POLARIZATION)
+		snprintf(out, n, "%.2f", v);
+	else
+		snprintf(out, n, "%.3g", v);
+}
+
+int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_STATS_LINE],
+                    int maxlines)
+{
+	static const char *const labels[TUI_STATS_SERIES] = {
+	    "tick ms p50",     "tick ms p99",  "vehicles",
+	    "flock speed u/s", "polarization", "snapshot B/s",
+	};
+	enum { LABEL = 16, VALUE = 10 };
+	if (maxlines < 1 || cols < 1)
+		return 0;
+	if (cols > TUI_STATS_LINE / 3 - 1)
+		cols = TUI_STATS_LINE / 3 - 1;
+	int n = 0;
+	snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols,
+	         st->count ? "stats, one sample a second, newest right (S closes)"
+	                   : "stats: waiting for the server's first figures (S closes)");
+	for (int k = 0; k < TUI_STATS_SERIES && n < maxlines; k++) {
+		char val[32], line[64];
+		format_value(st->count ? value(st, k, 0) : NAN, k, val, sizeof val);
+		int w = snprintf(line, sizeof line, " %-*s %*s ", LABEL, labels[k], VALUE - 1, val);
+		if (w >= cols) {
+			snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols, line);
+			continue;
+		}
+		/* cols is capped above so label, value and bars (3 bytes each) fit. */
+		memcpy(out[n], line, (size_t)w);
+		tui_sparkline(st, k, cols - w, utf8, out[n] + w);
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,53 @@
+/* The stats panel: a history of the server's figures, one sample a second from its
+ * `stats` reply plus the bytes this client received, kept in a ring, and drawn as
+ * sparklines by a pure function. */
+#ifndef TUI_STATS_H
+#define TUI_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TUI_STATS_HISTORY 600 /* samples: ten minutes at one a second */
+#define TUI_STATS_SERIES  6
+#define TUI_STATS_LINE    1024 /* bytes for one panel line (UTF-8 bars are 3 bytes) */
+
+/* One sample; NAN where the server did not say (older servers have no flock figures). */
+typedef struct tui_stats_sample {
+	double v[TUI_STATS_SERIES];
+} tui_stats_sample;
+
+enum {
+	TUI_STAT_TICK_P50,
+	TUI_STAT_TICK_P99,
+	TUI_STAT_VEHICLES,
+	TUI_STAT_FLOCK_SPEED,
+	TUI_STAT_POLARIZATION,
+	TUI_STAT_BYTES_PER_S,
+};
+
+typedef struct tui_stats {
+	tui_stats_sample ring[TUI_STATS_HISTORY];
+	size_t next, count;
+} tui_stats;
+
+void tui_stats_init(tui_stats *st);
+/* A sample from a `stats` reply's JSON and the snapshot bytes a second this client
+ * received (NAN when not measured yet). */
+tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s);
+void tui_stats_push(tui_stats *st, const tui_stats_sample *s);
+
+/* The number named key in a flat JSON object; false when absent or not a number. */
+bool tui_json_number(const char *json, const char *key, double *out);
+
+/* A sparkline of the last `width` values of series (oldest left), scaled from 0 (or
+ * the series' fixed range) to the largest shown. utf8: block bars, else ASCII. A
+ * missing sample is a space. out holds width * 3 + 1 bytes. */
+void tui_sparkline(const tui_stats *st, int series, int width, bool utf8, char *out);
+
+/* The panel's lines for a width of cols: a title, then one line per series (label,
+ * latest value or "-", sparkline). Returns the number of lines written (at most
+ * maxlines); each out[k] holds TUI_STATS_LINE bytes. */
+int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_STATS_LINE],
+                    int maxlines);
+
+#endif

@@ -1,0 +1,35 @@
+/* How steerctl prints a reply line of the text protocol ("OK", "OK {json}",
+ * "ERR message"): as received (raw), only its JSON (json), or for a person (human:
+ * help laid out as a table, anything else as received). */
+#ifndef STEER_CTL_FORMAT_H
+#define STEER_CTL_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum ctl_mode {
+	CTL_HUMAN,
+	CTL_JSON,
+	CTL_RAW,
+} ctl_mode;
+
+/* True when line (without its newline) is an ERR reply. */
+bool ctl_is_err(const char *line, size_t len);
+/* Prints the reply line (without its newline) to the command `command` (its first
+ * word decides the human layout) in mode. */
+void ctl_print_reply(ctl_mode mode, const char *command, const char *line, size_t len);
+
+/* Whether the first bytes a server sent are a text-protocol reply: 1 yes, 0 no, -1
+ * not enough bytes to tell. */
+int ctl_looks_like_text(const char *buf, size_t len);
+/* Why the first bytes are not: names steer-server's protobuf port when they are its
+ * Welcome frame. */
+void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n);
+
+/* From a reply line: the first words of help's "commands" or "scenarios" (what), or
+ * the keys in "help set"'s "keys" (what == "keys"), as a malloc'd NULL-terminated array of
+ * malloc'd strings; NULL when there are none. Free with ctl_free_words. */
+char **ctl_help_words(const char *line, size_t len, const char *what);
+void ctl_free_words(char **words);
+
+#endif

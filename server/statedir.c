@@ -1,0 +1,56 @@
+#define _POSIX_C_SOURCE 200809L
+#include "statedir.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int steer_state_dir(char *out, size_t n, char *err, size_t errlen)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	int k;
+	if (state && state[0] == '/')
+		k = snprintf(out, n, "%s/steer", state);
+	else if (home && home[0])
+		k = snprintf(out, n, "%s/.local/state/steer", home);
+	else {
+		snprintf(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
+		return -1;
+	}
+	if (k < 0 || (size_t)k >= n) {
+		snprintf(err, errlen, "the state directory's path is too long");
+		return -1;
+	}
+	return 0;
+}
+
+int steer_make_dirs(const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	int k = snprintf(path, sizeof path, "%s", dir);
+	if (k <= 0 || (size_t)k >= sizeof path) {
+		snprintf(err, errlen, "directory path empty or too long");
+		return -1;
+	}
+	for (char *p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char was = *p;
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		*p = was;
+		if (!was)
+			break;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a directory", dir);
+		return -1;
+	}
+	return 0;
+}

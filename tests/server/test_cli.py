@@ -1,0 +1,378 @@
+"""The command-line tools as a user runs them: steer-server's and steerctl's flags,
+steerctl's modes (one command, standard input, --watch, --json, --raw, the
+interactive prompt through a pty) against a real server, and scripts/run.sh."""
+import json
+import os
+import pty
+import re
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+from steertest import SERVER, STEERCTL, Checks, Server, expect
+
+checks = Checks()
+srv = Server("--scenario", "flock")
+PORT = str(srv.cmd_port)
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def ctl(*args, stdin="", env=None):
+    return subprocess.run([STEERCTL, *args], input=stdin, capture_output=True, text=True,
+                          timeout=30, env=env)
+
+
+# --- flags -------------------------------------------------------------------------
+
+
+def test_version_flags():
+    for prog in [SERVER, STEERCTL]:
+        r = subprocess.run([prog, "--version"], capture_output=True, text=True, timeout=10)
+        expect(r.returncode == 0, f"{prog} --version: {r.returncode} {r.stderr}")
+        expect(re.fullmatch(r"steer(-server|ctl) \d+\.\d+\.\d+\n", r.stdout), r.stdout)
+    # One version for every binary.
+    versions = {subprocess.run([p, "--version"], capture_output=True, text=True)
+                .stdout.split()[1] for p in [SERVER, STEERCTL]}
+    expect(len(versions) == 1, versions)
+
+
+def test_unknown_options_are_named():
+    for prog, name in [(SERVER, "steer-server"), (STEERCTL, "steerctl")]:
+        r = subprocess.run([prog, "--bogus"], capture_output=True, text=True, timeout=10)
+        expect(r.returncode == 2, f"{name} --bogus exit {r.returncode}")
+        expect(f"unknown option '--bogus'" in r.stderr and "--help" in r.stderr, r.stderr)
+        expect("needs a value" not in r.stderr, r.stderr)
+    r = subprocess.run([SERVER, "--port"], capture_output=True, text=True, timeout=10)
+    expect(r.returncode == 2 and "--port needs a value" in r.stderr, r.stderr)
+    for bad in [["-p"], ["--port=abc"], ["-p", "0"], ["--watch", "0", "stats"],
+                ["--count", "3", "stats"], ["--watch", "1"], ["--json", "--raw", "stats"],
+                ["--name", "", "stats"], ["-p", PORT, "stats\nreset"]]:
+        r = ctl(*bad)
+        expect(r.returncode == 2 and "steerctl:" in r.stderr, f"{bad}: {r.returncode} {r.stderr}")
+
+
+# --- steerctl against a real server ------------------------------------------------
+
+
+def test_port_and_host_spellings():
+    for args in [["-p", PORT], [f"-p{PORT}"], ["--port", PORT], [f"--port={PORT}"],
+                 ["-h", "127.0.0.1", "-p", PORT], ["--host=127.0.0.1", f"--port={PORT}"],
+                 ["--host", "localhost", "--port", PORT]]:
+        r = ctl(*args, "stats")
+        expect(r.returncode == 0 and r.stdout.startswith("OK {"), f"{args}: {r}")
+
+
+def test_protobuf_port_is_recognised():
+    r = ctl("-p", str(srv.proto_port), "stats")
+    expect(r.returncode == 2, f"exit {r.returncode}")
+    expect(r.stdout == "", f"printed {r.stdout!r}")
+    expect("protobuf port" in r.stderr and "--port 7701" in r.stderr, r.stderr)
+    # The same from standard input and under --watch.
+    r = ctl("-p", str(srv.proto_port), stdin="stats\n")
+    expect(r.returncode == 2 and "protobuf port" in r.stderr, r)
+
+
+def test_full_servers_protobuf_port_is_recognised_too():
+    """A full server's protobuf port answers with a Reply, not a Welcome."""
+    full = Server("--max-clients", "1")
+    hold = full.text()
+    hold.ok("stats")
+    r = ctl("-p", str(full.proto_port), "stats")
+    expect(r.returncode == 2 and "protobuf port" in r.stderr, r)
+    r = ctl("-p", str(full.cmd_port), "stats")
+    expect(r.returncode == 1 and r.stdout.startswith("ERR server full"), r)
+    hold.close()
+    full.stop()
+
+
+def test_not_steer_at_all():
+    # A server that speaks something else first.
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+    lsock.settimeout(10)
+    port = lsock.getsockname()[1]
+    proc = subprocess.Popen([STEERCTL, "-p", str(port), "stats"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    conn, _ = lsock.accept()
+    conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+    out, err = proc.communicate(timeout=10)
+    conn.close()
+    lsock.close()
+    expect(proc.returncode == 2 and out == "", (proc.returncode, out))
+    expect("does not speak steer's text protocol" in err and "HTTP/1.1" in err, err)
+
+
+def test_batch_exit_status_counts_failures():
+    r = ctl("-p", PORT, stdin="stats\n# a comment\n\nbogus\nget 99999\nlist\n")
+    expect(r.returncode == 1, f"exit {r.returncode}")
+    lines = r.stdout.splitlines()
+    expect(len(lines) == 4, [x[:80] for x in lines])  # the comment and blank line send nothing
+    expect(lines[1].startswith("ERR unknown command") and lines[2].startswith("ERR "),
+           [x[:80] for x in lines])
+    expect("2 of 4 commands failed" in r.stderr, r.stderr)
+    r = ctl("-p", PORT, stdin="stats\nlist")  # the last line without its newline
+    expect(r.returncode == 0 and r.stderr == "" and len(r.stdout.splitlines()) == 2, r)
+
+
+def test_one_command_exit_status():
+    expect(ctl("-p", PORT, "get", "99999").returncode == 1, "ERR exits 1")
+    expect(ctl("-p", "1", "stats").returncode == 2, "no server exits 2")
+
+
+def test_json_mode():
+    r = ctl("-p", PORT, "--json", "stats")
+    expect(r.returncode == 0, r)
+    stats = json.loads(r.stdout)  # the bare JSON: no "OK " in front
+    expect(stats["vehicles"] > 0, stats)
+    r = ctl("-p", PORT, "--json", "get", "99999")
+    expect(r.returncode == 1 and r.stdout == "" and r.stderr.startswith("ERR "), r)
+    r = ctl("-p", PORT, "--json", "resume")  # a plain OK prints nothing
+    expect(r.returncode == 0 and r.stdout == "", r)
+    r = ctl("-p", PORT, "--json", stdin="stats\nbogus\nsaves\n")
+    outs = [json.loads(line) for line in r.stdout.splitlines()]
+    expect(len(outs) == 2 and "tick" in outs[0] and "saves" in outs[1], outs)
+    expect(r.returncode == 1 and "1 of 3 commands failed" in r.stderr, r)
+
+
+def test_raw_mode_is_the_server_s_lines():
+    r = ctl("-p", PORT, "--raw", "help")
+    expect(r.returncode == 0 and r.stdout.startswith('OK {"commands":['), r.stdout[:80])
+    expect(r.stdout.count("\n") == 1, "one line")
+
+
+def test_help_is_a_table():
+    r = ctl("-p", PORT, "help")
+    expect(r.returncode == 0, r)
+    lines = r.stdout.splitlines()
+    expect(not r.stdout.startswith("OK"), r.stdout[:40])
+    # "  pause    stop the clock": usage, then the description in one column.
+    rows = {line.split()[0]: line for line in lines if line.startswith("  ") and line[2] != " "}
+    for name in ["pause", "stats", "saves", "clients", "name", "quit"]:
+        expect(name in rows, f"help lacks {name}: {lines}")
+    expect(re.match(r"  pause +stop the clock$", rows["pause"]), rows["pause"])
+    col = rows["pause"].index("stop the clock")
+    expect(rows["stats"].index("tick, counts") == col, "descriptions line up")
+    expect(any(line.startswith("scenarios:") and "flock" in line for line in lines), lines)
+    r = ctl("-p", PORT, "help", "set")
+    expect(r.stdout.startswith("usage: set ID key=value"), r.stdout[:60])
+    expect(re.search(r"^  max_speed +top speed", r.stdout, re.M), r.stdout)
+
+
+def test_watch_repeats_and_count_stops():
+    t0 = time.time()
+    r = ctl("-p", PORT, "--watch", "0.2", "--count", "3", "--json", "stats")
+    expect(r.returncode == 0, r)
+    ticks = [json.loads(line)["tick"] for line in r.stdout.splitlines()]
+    expect(len(ticks) == 3, ticks)
+    expect(ticks[0] < ticks[1] < ticks[2], f"the world moves between replies: {ticks}")
+    expect(time.time() - t0 >= 0.4, "waits between replies")
+    # Until Ctrl-C without --count.
+    p = subprocess.Popen([STEERCTL, "-p", PORT, "--watch", "0.1", "stats"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=10)
+    expect(p.returncode == 0 and out.count("OK {") >= 2, (p.returncode, out))
+
+
+def test_name_flag_names_the_connection():
+    r = ctl("-p", PORT, "--name", "carol", "--json", "clients")
+    me = [c for c in json.loads(r.stdout)["clients"] if c.get("you")]
+    expect(len(me) == 1 and me[0]["name"] == "carol" and me[0]["kind"] == "text", me)
+    r = ctl("-p", PORT, "--name", "x" * 65, "stats")
+    expect(r.returncode == 2, r)
+
+
+# --- the interactive prompt ---------------------------------------------------------
+
+
+class Pty:
+    """steerctl on a pseudo-terminal, as a person at a keyboard runs it."""
+
+    def __init__(self, *args, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(STEERCTL, [STEERCTL, *args], env)
+        self.out = b""
+
+    def read_until(self, what, timeout=10, after=0):
+        """Reads until `what` appears at or past offset `after` of the output."""
+        deadline = time.time() + timeout
+        while what.encode() not in self.out[after:]:
+            r, _, _ = select.select([self.fd], [], [], max(0, deadline - time.time()))
+            if not r:
+                raise AssertionError(f"no {what!r} in {self.out[-400:]!r}")
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                raise AssertionError(f"closed before {what!r}: {self.out[-400:]!r}")
+            self.out += chunk
+        return self.out
+
+    def type(self, keys):
+        os.write(self.fd, keys.encode())
+
+    def wait(self, timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            try:  # keep draining so it never blocks writing
+                if select.select([self.fd], [], [], 0.05)[0]:
+                    self.out += os.read(self.fd, 65536)
+            except OSError:
+                pass
+        os.kill(self.pid, signal.SIGKILL)
+        raise AssertionError("the prompt did not exit")
+
+
+def test_interactive_prompt_history_and_completion():
+    state = tempfile.mkdtemp(prefix="steer-state-")
+    env = dict(os.environ, XDG_STATE_HOME=state, TERM="xterm")
+    p = Pty("-p", PORT, env=env)
+    prompt = f"steer 127.0.0.1:{PORT}> "
+    p.read_until(prompt)
+    p.type("sta\t")  # Tab completes the command name: "sta" alone is unknown
+    p.read_until("ts ")
+    p.type("\n")
+    p.read_until('OK {"tick":')
+    p.type("set 1 max_sp\t")  # and the keys of set
+    p.read_until("eed=")
+    p.type("60\n")
+    p.read_until("\nOK")
+    p.type("help\n")
+    p.read_until("stop the clock")  # the table, not a line of JSON
+    p.type("bogus\n")
+    p.read_until("ERR unknown command 'bogus'")
+    p.type("auth sekrit-token\n")  # a token typed in is not kept
+    p.read_until("ERR this server takes no token")
+    p.type("quit\n")
+    expect(p.wait() == 0, "quit leaves with 0")
+    hist = open(os.path.join(state, "steer", "steerctl_history")).read()
+    expect("stats" in hist and "bogus" in hist, hist)
+    expect("sekrit" not in hist, f"the token went into the history file: {hist}")
+    mode = os.stat(os.path.join(state, "steer", "steerctl_history")).st_mode & 0o777
+    expect(mode == 0o600, f"history file mode {oct(mode)}")
+    # A new session recalls the last one's commands: Up Up is "help".
+    p = Pty("-p", PORT, env=env)
+    p.read_until(prompt)
+    n = len(p.out)
+    p.type("\x1b[A\x1b[A\x1b[A\n")
+    p.read_until("stop the clock", after=n)  # history recalled
+    p.read_until(prompt, after=p.out.index(b"stop the clock", n))
+    p.type("\x04")  # Ctrl-D
+    expect(p.wait() == 0, "Ctrl-D leaves with 0")
+
+
+def test_interactive_on_the_protobuf_port_says_so():
+    env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="steer-state-"))
+    p = Pty("-p", str(srv.proto_port), env=env)
+    p.read_until("protobuf port")
+    expect(p.wait() == 2, "exit 2")
+
+
+# --- run.sh -------------------------------------------------------------------------
+
+
+def port_free(port):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def run_sh(state, tmp=None):
+    """Starts scripts/run.sh without a terminal (temporary files in tmp); returns it
+    and its output up to the line naming the ports."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(SERVER)))
+    env = dict(os.environ, XDG_STATE_HOME=state, STEER_BUILD_DIR=build,
+               TMPDIR=tmp or tempfile.mkdtemp(prefix="steer-tmp-"))
+    p = subprocess.Popen([os.path.join(REPO, "scripts", "run.sh")], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env, start_new_session=True)
+    out = ""
+    deadline = time.time() + 240
+    while "command port" not in out and time.time() < deadline:
+        line = p.stdout.readline()
+        if not line:
+            break
+        out += line
+    m = re.search(r"proto(?:buf)? port (\d+), command port (\d+)", out)
+    expect(m, f"run.sh said: {out}")
+    return p, int(m.group(1)), int(m.group(2)), out
+
+
+def stop_run_sh(p):
+    os.killpg(p.pid, signal.SIGTERM)
+    p.communicate(timeout=30)
+
+
+def test_run_sh_ports_and_cleanup():
+    state = tempfile.mkdtemp(prefix="steer-state-")
+    tmp = tempfile.mkdtemp(prefix="steer-tmp-")  # its TMPDIR: what it leaves shows here
+    usual = port_free(7700) and port_free(7701)
+    p, proto, cmd, out = run_sh(state, tmp)
+    try:
+        if usual:
+            expect((proto, cmd) == (7700, 7701), f"the usual ports when free: {out}")
+        r = ctl("-p", str(cmd), "stats")
+        expect(r.returncode == 0, f"the command port it named answers: {r}")
+    finally:
+        stop_run_sh(p)
+    expect(os.path.exists(os.path.join(state, "steer", "steer-server.log")), "log in state")
+    expect(not [f for f in os.listdir(os.path.join(state, "steer")) if "ports" in f],
+           "no leftover ports file")
+    expect(os.listdir(tmp) == [], f"left in TMPDIR: {os.listdir(tmp)}")
+    expect(ctl("-p", str(cmd), "stats").returncode == 2, "the server stopped with run.sh")
+
+
+def test_run_sh_falls_back_when_the_ports_are_taken():
+    # Hold 7701 (or find it held already): run.sh must still start, elsewhere.
+    hold = socket.socket()
+    hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        hold.bind(("127.0.0.1", 7701))
+        hold.listen(1)
+    except OSError:
+        pass  # taken by something else: the same situation
+    try:
+        p, proto, cmd, out = run_sh(tempfile.mkdtemp(prefix="steer-state-"))
+        try:
+            expect(cmd != 7701 and "taken" in out, out)
+            expect(ctl("-p", str(cmd), "stats").returncode == 0, "it answers")
+        finally:
+            stop_run_sh(p)
+    finally:
+        hold.close()
+
+
+for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host_spellings,
+          test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
+          test_not_steer_at_all,
+          test_batch_exit_status_counts_failures, test_one_command_exit_status,
+          test_json_mode, test_raw_mode_is_the_server_s_lines, test_help_is_a_table,
+          test_watch_repeats_and_count_stops, test_name_flag_names_the_connection,
+          test_interactive_prompt_history_and_completion,
+          test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
+          test_run_sh_falls_back_when_the_ports_are_taken]:
+    checks.run(t)
+
+
+def test_server_stops_cleanly():
+    code, err = srv.stop()
+    expect(code == 0, f"exit status {code}; stderr tail: {err[-3000:]}")
+
+
+checks.run(test_server_stops_cleanly)
+raise SystemExit(checks.done())

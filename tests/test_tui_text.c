@@ -1,0 +1,222 @@
+/* steer-tui's text pages and panel: the pager's wrapping and scrolling, the key help
+ * fitting an 80x24 terminal, the command help from the command table, long JSON laid
+ * out, and the stats ring and sparklines. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "command.h"
+#include "help.h"
+#include "pager.h"
+#include "stats.h"
+
+static bool has_line(const tui_pager *p, const char *text)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (strstr(p->lines[k], text))
+			return true;
+	return false;
+}
+
+/* Every key help line whole at 80x24: none wraps, so none is cut. */
+static void help_fits_80x24(void)
+{
+	tui_pager p;
+	tui_pager_init(&p);
+	tui_help_conn c = {"127.0.0.1", "7700", 7701, 60, 20};
+	CHECK(tui_help_keys(&p, &c) == 0, "help");
+	tui_pager_box b = tui_pager_layout(&p, 80, 24);
+	CHECK(b.cols == 80 && b.text_cols == 76, "box %dx%d, text %d", b.cols, b.rows, b.text_cols);
+	CHECK(b.left >= 0 && b.top >= 0 && b.top + b.rows <= 22, "box off the map rows");
+	for (size_t k = 0; k < p.n; k++)
+		CHECK((int)strlen(p.lines[k]) <= b.text_cols, "line %zu is %zu wide: '%s'", k,
+		      strlen(p.lines[k]), p.lines[k]);
+	CHECK(tui_pager_height(&p, b.text_cols) == (int)p.n, "a line wraps at 80 columns");
+	/* what the issue asked the help to explain */
+	const char *must[] = {"60/20 Hz",
+	                      "ticks a second",
+	                      "snapshots a second",
+	                      "PAUSED",
+	                      "follow",
+	                      "debug",
+	                      "the cursor",
+	                      "coloured by group",
+	                      "NO_COLOR",
+	                      "127.0.0.1:7700",
+	                      "7701",
+	                      "Shift-Tab",
+	                      "Ctrl-W",
+	                      "stats panel",
+	                      "flocking"};
+	for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
+		CHECK(has_line(&p, must[k]), "help does not mention '%s'", must[k]);
+	/* a row read back is the line itself */
+	char row[81];
+	tui_pager_row(&p, b.text_cols, 1, row);
+	CHECK(!strcmp(row, p.lines[1]), "'%s'", row);
+	tui_pager_free(&p);
+}
+
+/* On a 20x8 terminal the help wraps and scrolls: every word of every line is on some
+ * row, rows fit, and scrolling reaches the end and stops there. */
+static void help_scrolls_on_small_screens(void)
+{
+	tui_pager p;
+	tui_pager_init(&p);
+	tui_help_conn c = {"localhost", "7700", 0, 0, 0};
+	CHECK(tui_help_keys(&p, &c) == 0, "help");
+	int sizes[][2] = {{20, 8}, {40, 12}, {12, 5}, {1, 1}};
+	for (int z = 0; z < 4; z++) {
+		tui_pager_box b = tui_pager_layout(&p, sizes[z][0], sizes[z][1]);
+		CHECK(b.cols <= sizes[z][0] && b.rows <= sizes[z][1] && b.text_rows >= 1 &&
+		          b.text_cols >= 1,
+		      "%dx%d: box %dx%d", sizes[z][0], sizes[z][1], b.cols, b.rows);
+		int h = tui_pager_height(&p, b.text_cols);
+		CHECK(h > (int)p.n, "%dx%d: nothing wrapped", sizes[z][0], sizes[z][1]);
+		size_t words = 0, seen = 0;
+		for (size_t k = 0; k < p.n; k++)
+			for (const char *q = p.lines[k]; *q; q++)
+				words += *q != ' ' && (q == p.lines[k] || q[-1] == ' ');
+		char row[256];
+		for (int r = 0; r < h; r++) {
+			tui_pager_row(&p, b.text_cols, r, row);
+			CHECK((int)strlen(row) <= b.text_cols, "%dx%d row %d too wide: '%s'",
+			      sizes[z][0], sizes[z][1], r, row);
+			for (const char *q = row; *q; q++)
+				seen += *q != ' ' && (q == row || q[-1] == ' ');
+		}
+		if (b.text_cols >= 30) /* wide enough that no word is cut in two */
+			CHECK(seen == words, "%dx%d: %zu words shown of %zu", sizes[z][0],
+			      sizes[z][1], seen, words);
+		p.top = 0;
+		tui_pager_scroll(&p, 1, b.text_cols, b.text_rows);
+		CHECK(p.top == (h > b.text_rows ? 1 : 0), "scroll down by one: %d", p.top);
+		tui_pager_scroll(&p, INT_MAX, b.text_cols, b.text_rows);
+		CHECK(p.top == h - b.text_rows, "end: top %d of %d rows, %d shown", p.top, h,
+		      b.text_rows);
+		tui_pager_scroll(&p, 5, b.text_cols, b.text_rows);
+		CHECK(p.top == h - b.text_rows, "scrolled past the end: %d", p.top);
+		tui_pager_row(&p, b.text_cols, p.top + b.text_rows - 1, row);
+		char last[256];
+		tui_pager_row(&p, b.text_cols, h - 1, last);
+		CHECK(!strcmp(row, last), "the last row is not on screen at the end");
+		tui_pager_scroll(&p, -3, b.text_cols, b.text_rows);
+		CHECK(p.top == (h - b.text_rows > 3 ? h - b.text_rows - 3 : 0), "up 3: %d", p.top);
+		tui_pager_scroll(&p, INT_MIN, b.text_cols, b.text_rows);
+		CHECK(p.top == 0, "home: %d", p.top);
+	}
+	tui_pager_free(&p);
+}
+
+static void command_help(void)
+{
+	tui_pager p;
+	tui_pager_init(&p);
+	CHECK(tui_help_commands(&p, NULL) == 0, "all");
+	for (size_t k = 0; k < steer_cmd_count; k++) {
+		CHECK(has_line(&p, steer_cmd_table[k].help), "%s's help missing",
+		      steer_cmd_table[k].name);
+		CHECK(has_line(&p, steer_cmd_table[k].usage), "%s's usage missing",
+		      steer_cmd_table[k].name);
+	}
+	CHECK(has_line(&p, "select ID"), "the client's own select");
+	CHECK(tui_help_commands(&p, "set") == 0 && has_line(&p, "max_speed") &&
+	          has_line(&p, "separation_weight"),
+	      "help set lists the keys");
+	CHECK(tui_help_commands(&p, "nosuch") == -1 && has_line(&p, "nosuch"), "unknown");
+	tui_pager_free(&p);
+}
+
+static void json_laid_out(void)
+{
+	tui_pager p;
+	tui_pager_init(&p);
+	const char *json = "{\"id\":3,\"kind\":\"vehicle\",\"x\":58.5,\"behaviors\":[\"flock\"],"
+	                   "\"path\":{\"index\":0,\"loop\":false,\"waypoints\":[]},"
+	                   "\"name\":\"a, \\\"b\\\" {c}\",\"long\":[1,2,3,4,5,6,7,8,9,10,11,12,13,"
+	                   "14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31]}";
+	CHECK(tui_pager_add_json(&p, json) == 0, "add");
+	CHECK(p.n >= 8, "%zu lines", p.n);
+	CHECK(!strcmp(p.lines[0], "{") && !strcmp(p.lines[p.n - 1], "}"), "braces");
+	CHECK(has_line(&p, "  \"id\": 3,"), "id line");
+	CHECK(has_line(&p, "  \"behaviors\": [\"flock\"],"), "short array inline");
+	CHECK(has_line(&p, "  \"path\": {\"index\":0,\"loop\":false,\"waypoints\":[]},"),
+	      "short object inline");
+	CHECK(has_line(&p, "\"a, \\\"b\\\" {c}\""), "string with quotes and braces");
+	CHECK(has_line(&p, "1, 2, 3"), "numbers as a paragraph");
+	/* nothing lost: the non-space characters are the JSON's */
+	size_t in = strlen(json), out = 0;
+	for (size_t k = 0; k < p.n; k++)
+		for (const char *q = p.lines[k]; *q; q++)
+			out += *q != ' ';
+	size_t spaces_in = 0;
+	for (const char *q = json; *q; q++)
+		spaces_in += *q == ' ';
+	CHECK(out == in - spaces_in, "%zu characters of %zu", out, in - spaces_in);
+	tui_pager_free(&p);
+}
+
+static tui_stats st;
+
+static void stats_ring_and_panel(void)
+{
+	tui_stats_init(&st);
+	const char *old = "{\"tick\":5,\"vehicles\":152,\"tick_ms_p50\":0.02,\"tick_ms_p99\":0.07,"
+	                  "\"proto_clients\":1,\"clients\":2}";
+	tui_stats_sample a = tui_stats_from_json(old, NAN);
+	CHECK(a.v[TUI_STAT_VEHICLES] == 152 && a.v[TUI_STAT_TICK_P50] == 0.02 &&
+	          a.v[TUI_STAT_TICK_P99] == 0.07,
+	      "parsed");
+	CHECK(isnan(a.v[TUI_STAT_FLOCK_SPEED]) && isnan(a.v[TUI_STAT_POLARIZATION]) &&
+	          isnan(a.v[TUI_STAT_BYTES_PER_S]),
+	      "absent figures are NAN");
+	double v;
+	CHECK(tui_json_number(old, "clients", &v) && v == 2, "\"clients\" vs \"proto_clients\"");
+	char lines[8][TUI_STATS_LINE];
+	tui_stats_push(&st, &a);
+	int n = tui_stats_panel(&st, 80, false, lines, 8);
+	CHECK(n == 7, "%d lines", n);
+	CHECK(strstr(lines[4], "flock speed") && strstr(lines[4], " - "), "'%s'", lines[4]);
+	CHECK(strstr(lines[5], "polarization") && strstr(lines[5], " - "), "'%s'", lines[5]);
+	for (int k = 0; k < n; k++)
+		CHECK(strlen(lines[k]) <= 80, "ASCII line %d is %zu wide", k, strlen(lines[k]));
+	/* with the flock figures, rising speed draws a rising sparkline */
+	for (int k = 0; k < 700; k++) {
+		char json[200];
+		snprintf(json, sizeof json,
+		         "{\"vehicles\":%d,\"flock_mean_speed\":%d,\"flock_polarization\":0.5}",
+		         100 + k, k);
+		tui_stats_sample smp = tui_stats_from_json(json, 1000.0 * k);
+		tui_stats_push(&st, &smp);
+	}
+	CHECK(st.count == TUI_STATS_HISTORY, "ring holds %zu", st.count);
+	n = tui_stats_panel(&st, 60, false, lines, 8);
+	CHECK(strstr(lines[4], "699") && strstr(lines[5], "0.50"), "'%s' '%s'", lines[4], lines[5]);
+	char spark[200];
+	tui_sparkline(&st, TUI_STAT_FLOCK_SPEED, 10, false, spark);
+	CHECK(strlen(spark) == 10 && spark[9] == '#', "'%s'", spark);
+	for (int k = 1; k < 10; k++)
+		CHECK(spark[k] >= spark[k - 1] || spark[k] == '#', "not rising: '%s'", spark);
+	tui_sparkline(&st, TUI_STAT_POLARIZATION, 4, false, spark);
+	CHECK(!strcmp(spark, "===="), "polarization 0.5 of 1: '%s'", spark);
+	tui_sparkline(&st, TUI_STAT_FLOCK_SPEED, 3, true, spark);
+	CHECK(strlen(spark) == 9 && !strcmp(spark + 6, "█"), "UTF-8: '%s'", spark);
+	/* fewer samples than columns: right-aligned, padded */
+	tui_stats_init(&st);
+	tui_stats_push(&st, &a);
+	tui_sparkline(&st, TUI_STAT_VEHICLES, 5, false, spark);
+	CHECK(!strcmp(spark, "    #"), "'%s'", spark);
+	n = tui_stats_panel(&st, 10, true, lines, 3);
+	CHECK(n == 3, "maxlines: %d", n);
+}
+
+int main(void)
+{
+	RUN(help_fits_80x24);
+	RUN(help_scrolls_on_small_screens);
+	RUN(command_help);
+	RUN(json_laid_out);
+	RUN(stats_ring_and_panel);
+	return CHECK_DONE();
+}
