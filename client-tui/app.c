@@ -937,8 +937,8 @@ static void on_resize(uv_signal_t *h, int sig)
 	resize(h->data);
 }
 
-/* One `stats` a second, panel open or not: the history is there when it opens, and
- * one small request a second costs nothing. */
+/* One `stats` a second, panel open or not, so the history is there when it opens;
+ * the server computes the flock figures once a tick for all who ask. */
 static void poll_stats(tui_app *a)
 {
 	if (a->net.state == NET_CONNECTED)
@@ -1011,12 +1011,18 @@ int tui_app_run(const tui_options *o)
 	}
 	a->frame_timer.data = a->input_timer.data = a->stats_timer.data = a->input.data = a;
 	a->sigwinch.data = a->sigint.data = a->sigterm.data = a->sighup.data = a;
-	uv_poll_start(&a->input, UV_READABLE, on_input);
-	uv_signal_start(&a->sigwinch, on_resize, SIGWINCH);
-	uv_signal_start(&a->sigint, on_quit_signal, SIGINT);
-	uv_signal_start(&a->sigterm, on_quit_signal, SIGTERM);
-	uv_signal_start(&a->sighup, on_quit_signal, SIGHUP);
-	uv_timer_start(&a->stats_timer, on_stats_timer, TUI_STATS_POLL_MS, TUI_STATS_POLL_MS);
+	/* Without these, Ctrl-C, SIGTERM or a resize would be lost: refuse to run. */
+	if ((rc = uv_poll_start(&a->input, UV_READABLE, on_input)) ||
+	    (rc = uv_signal_start(&a->sigwinch, on_resize, SIGWINCH)) ||
+	    (rc = uv_signal_start(&a->sigint, on_quit_signal, SIGINT)) ||
+	    (rc = uv_signal_start(&a->sigterm, on_quit_signal, SIGTERM)) ||
+	    (rc = uv_signal_start(&a->sighup, on_quit_signal, SIGHUP)) ||
+	    (rc = uv_timer_start(&a->stats_timer, on_stats_timer, TUI_STATS_POLL_MS,
+	                         TUI_STATS_POLL_MS))) {
+		tui_screen_close();
+		fprintf(stderr, "steer-tui: %s\n", uv_strerror(rc));
+		return 1;
+	}
 	snprintf(a->message, sizeof a->message, "connecting to %s:%d - ? for help, q to quit",
 	         o->host, o->port);
 	schedule_frame(a);

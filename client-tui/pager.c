@@ -279,8 +279,10 @@ static int json_value(tui_pager *p, char *line, size_t cap, const char *s, const
 			q = k;
 		}
 		const char *v = value_end(q);
-		if (v == q) /* malformed: show the rest as it is */
-			v = end - 1;
+		if (v <= q) { /* malformed: show the rest as it is, and stop */
+			append(line, cap, q, (size_t)(end - q));
+			return 0;
+		}
 		if (json_value(p, line, cap, q, v, indent + 2) != 0)
 			return -1;
 		q = v;

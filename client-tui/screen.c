@@ -193,7 +193,7 @@ static void draw_panel(const tui_screen *s, const tui_frame_text *t)
 		attr_t attr = k == 0 ? A_BOLD : 0;
 		attron(attr);
 		mvhline(top + k, 0, ' ', s->cols);
-		mvaddstr(top + k, 0, t->panel[k]);
+		mvaddnstr(top + k, 0, t->panel[k], s->cols);
 		attroff(attr);
 	}
 }

@@ -858,7 +858,12 @@ static int x_stats(const steer_command *c, steer_session *s, const steer_host *h
 	steer_strbuf_puts(b, ",\"height\":");
 	steer_json_num(b, cfg->height);
 	steer_strbuf_printf(b, ",\"edges\":\"%s\"", steer_edges_name(cfg->edges));
-	steer_flock_health fh = steer_world_flock_health(w);
+	if (!s->health_valid || s->health_tick != steer_world_tick(w)) {
+		s->health = steer_world_flock_health(w);
+		s->health_tick = steer_world_tick(w);
+		s->health_valid = true;
+	}
+	steer_flock_health fh = s->health;
 	steer_strbuf_printf(b, ",\"flockers\":%zu,\"flock_mean_speed\":", fh.flockers);
 	steer_json_num(b, fh.mean_speed);
 	steer_strbuf_puts(b, ",\"flock_polarization\":");
@@ -1167,6 +1172,8 @@ int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host 
 	out->ok = true;
 	out->close = false;
 	out->error[0] = '\0';
+	if (cmd->entry->access == STEER_CMD_WRITE)
+		s->health_valid = false;
 	int rc = cmd->entry->exec(cmd, s, h, out);
 	if (rc == 0 && out->json.oom)
 		return reply_err(out, "out of memory while building the reply");

@@ -56,6 +56,11 @@ typedef struct steer_command {
 typedef struct steer_session {
 	steer_world *world;
 	bool paused;
+	/* The flock figures of stats, a pass over every vehicle: computed once per tick
+	 * however many clients ask. Any write command makes it stale. */
+	steer_flock_health health;
+	uint64_t health_tick;
+	bool health_valid;
 } steer_session;
 
 /* Services only the host can provide. Any pointer may be NULL: the command that needs

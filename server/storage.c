@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "statedir.h"
 
 #define SUFFIX ".steer"
@@ -135,7 +136,7 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 }
 
 typedef struct save_entry {
-	char name[256];
+	char name[STEER_NAME_MAX + 1];
 	off_t bytes;
 	time_t modified;
 	char tick[24], vehicles[24]; /* digits, or "null" */
@@ -160,24 +161,31 @@ static void header_field(const char *head, const char *line, const char *key, ch
 	out[d] = '\0';
 }
 
-static void peek_header(const char *dir, save_entry *e)
+/* Size, time and the header's tick and vehicle count of one save. -1 when it is not a
+ * regular file: the open neither follows a link nor waits on a FIFO, and the checks
+ * are made on what was opened, so nothing swapped in meanwhile can block the loop. */
+static int peek_save(const char *dir, save_entry *e)
 {
-	snprintf(e->tick, sizeof e->tick, "null");
-	snprintf(e->vehicles, sizeof e->vehicles, "null");
 	char path[4096];
 	if (path_of(path, sizeof path, dir, e->name, ""))
-		return;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return;
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	e->bytes = st.st_size;
+	e->modified = st.st_mtime;
 	char head[1024];
 	ssize_t k = read(fd, head, sizeof head - 1);
 	close(fd);
-	if (k <= 0)
-		return;
-	head[k] = '\0';
+	head[k > 0 ? k : 0] = '\0';
 	header_field(head, "meta ", " tick ", e->tick, sizeof e->tick);
 	header_field(head, "counts ", " vehicles ", e->vehicles, sizeof e->vehicles);
+	return 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -196,17 +204,22 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read data directory %s: %s", dir, strerror(errno));
 		return -1;
 	}
+	bool truncated = false;
 	for (struct dirent *de; d && (de = readdir(d));) {
+		/* Only what load would take: the same names, and never more than a reply's
+		 * worth, since the listing runs on the server's loop. */
 		size_t n = strlen(de->d_name), sl = strlen(SUFFIX);
-		if (n <= sl || n - sl >= sizeof list->name || de->d_name[0] == '.' ||
-		    strcmp(de->d_name + n - sl, SUFFIX))
+		if (n <= sl || n - sl > STEER_NAME_MAX || strcmp(de->d_name + n - sl, SUFFIX))
 			continue;
-		char path[4096];
-		struct stat st;
-		int k = snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (k < 0 || (size_t)k >= sizeof path || stat(path, &st) != 0 ||
-		    !S_ISREG(st.st_mode))
+		save_entry e;
+		memcpy(e.name, de->d_name, n - sl);
+		e.name[n - sl] = '\0';
+		if (!steer_save_name_ok(e.name) || peek_save(dir, &e) != 0)
 			continue;
+		if (count == STORAGE_LIST_MAX) {
+			truncated = true;
+			break;
+		}
 		if (count == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			save_entry *p = realloc(list, ncap * sizeof *p);
@@ -219,12 +232,7 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 			list = p;
 			cap = ncap;
 		}
-		save_entry *e = &list[count++];
-		memcpy(e->name, de->d_name, n - sl);
-		e->name[n - sl] = '\0';
-		e->bytes = st.st_size;
-		e->modified = st.st_mtime;
-		peek_header(dir, e);
+		list[count++] = e;
 	}
 	if (d)
 		closedir(d);
@@ -245,7 +253,7 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 		steer_json_str(json, when);
 		steer_strbuf_puts(json, "}");
 	}
-	steer_strbuf_puts(json, "]}");
+	steer_strbuf_printf(json, "],\"truncated\":%s}", truncated ? "true" : "false");
 	free(list);
 	return 0;
 }

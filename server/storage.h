@@ -20,10 +20,13 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
 
-/* Appends {"dir":...,"saves":[{"name","bytes","tick","vehicles","modified"}...]} for
- * every save in dir, by name; a directory not yet created has none. tick and
- * vehicles come from the file's header lines (null when it has none). 0, or -1 with
- * a message in err. */
+/* The most saves one listing names; "truncated" says when there were more. */
+#define STORAGE_LIST_MAX 1000
+
+/* Appends {"dir":...,"saves":[{"name","bytes","tick","vehicles","modified"}...],
+ * "truncated":false} for the saves in dir (names load accepts, regular files), by
+ * name; a directory not yet created has none. tick and vehicles come from the file's
+ * header lines (null when it has none). 0, or -1 with a message in err. */
 int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen);
 
 #endif

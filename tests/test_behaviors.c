@@ -317,7 +317,7 @@ static const char *run_line(steer_session *s, const char *line, steer_reply *r)
 /* cruise_speed and cruise_weight through the text commands, and in `help set`. */
 static void cruise_is_a_parameter(void)
 {
-	steer_session s = {make_world(1000, 600, STEER_EDGE_WRAP, 1), false};
+	steer_session s = {.world = make_world(1000, 600, STEER_EDGE_WRAP, 1)};
 	steer_reply r;
 	steer_reply_init(&r);
 	CHECK(strstr(run_line(&s, "spawn 100 100 cruise_speed=25", &r), "\"id\":1"), "spawn");

@@ -10,7 +10,7 @@
 
 static steer_session new_session(void)
 {
-	steer_session s = {make_world(1000, 600, STEER_EDGE_WRAP, 1), false};
+	steer_session s = {.world = make_world(1000, 600, STEER_EDGE_WRAP, 1)};
 	steer_world_set_max_vehicles(s.world, 100);
 	return s;
 }
@@ -286,6 +286,26 @@ static void error_text_is_one_line(void)
 	steer_world_destroy(s.world);
 }
 
+/* stats' flock figures are kept for the tick, but a command that changes the world
+ * between ticks (paused, so the tick stays) shows at once. */
+static void stats_flock_figures_follow_commands(void)
+{
+	steer_session s = new_session();
+	run(&s, NULL, "pause");
+	run(&s, NULL, "spawn 10 20 vx=30");
+	run(&s, NULL, "spawn 50 20 vx=10");
+	run(&s, NULL, "flock 1 on");
+	CHECK(strstr(run(&s, NULL, "stats"), "\"flockers\":1,\"flock_mean_speed\":30,"),
+	      "one flocker: %s", run(&s, NULL, "stats"));
+	run(&s, NULL, "flock 2 on");
+	CHECK(strstr(run(&s, NULL, "stats"), "\"flockers\":2,\"flock_mean_speed\":20,"),
+	      "two flockers, same tick: %s", run(&s, NULL, "stats"));
+	run(&s, NULL, "remove 1");
+	CHECK(strstr(run(&s, NULL, "stats"), "\"flockers\":1,\"flock_mean_speed\":10,"),
+	      "after remove: %s", run(&s, NULL, "stats"));
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
 	RUN(every_entry_is_documented);
@@ -295,5 +315,6 @@ int main(void)
 	RUN(error_text_is_one_line);
 	RUN(read_only_callers_are_refused_writes);
 	RUN(list_name_and_clients_go_through_the_host);
+	RUN(stats_flock_figures_follow_commands);
 	return CHECK_DONE();
 }

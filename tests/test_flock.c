@@ -874,7 +874,7 @@ static void flock_health_counts_flockers_only(void)
 	      h.polarization);
 
 	/* stats carries the same figures under the names clients plot. */
-	steer_session s = {w, false};
+	steer_session s = {.world = w};
 	steer_command cmd;
 	char err[128];
 	steer_reply r;

@@ -42,7 +42,7 @@ static steer_world *flock_scenario(uint64_t seed)
 static steer_world *cohesion_off_flock(uint64_t seed)
 {
 	steer_world *w = make_world(500, 500, STEER_EDGE_WRAP, seed);
-	steer_session s = {w, false};
+	steer_session s = {.world = w};
 	steer_command cmd;
 	char err[256];
 	steer_reply r;

@@ -157,6 +157,25 @@ static void json_laid_out(void)
 	tui_pager_free(&p);
 }
 
+/* Only a broken or hostile server sends such a reply; the client must not hang on it. */
+static void malformed_json_ends(void)
+{
+	static const char *const bad[] = {
+	    "{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\":1,"
+	    "\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\":2]",
+	    "{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\":",
+	    "[1,2,{\"x\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23}",
+	    "{\"x\":}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}",
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		tui_pager p;
+		tui_pager_init(&p);
+		CHECK(tui_pager_add_json(&p, bad[k]) == 0, "malformed reply %zu", k);
+		CHECK(p.n > 0 && p.n < 64, "malformed reply %zu: %zu lines", k, p.n);
+		tui_pager_free(&p);
+	}
+}
+
 static tui_stats st;
 
 static void stats_ring_and_panel(void)
@@ -217,6 +236,7 @@ int main(void)
 	RUN(help_scrolls_on_small_screens);
 	RUN(command_help);
 	RUN(json_laid_out);
+	RUN(malformed_json_ends);
 	RUN(stats_ring_and_panel);
 	return CHECK_DONE();
 }

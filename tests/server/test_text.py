@@ -201,6 +201,20 @@ def test_saves_lists_size_and_tick():
     junk = next(e for e in listing if e["name"] == "junk")
     expect(junk["tick"] is None and junk["bytes"] == 10, junk)
     expect(not [e for e in listing if e["name"].startswith("notes")], listing)
+    # Names load would refuse, links and FIFOs are not listed (a FIFO would block the
+    # server's loop on open); the reply stays valid JSON.
+    for bad in ["has space.steer", "caf\xe9.steer", "x" * 70 + ".steer"]:
+        with open(os.path.join(DATA.encode(), bad.encode("latin-1")), "w") as f:
+            f.write("x")
+    os.symlink("/etc/passwd", os.path.join(DATA, "link.steer"))
+    os.mkfifo(os.path.join(DATA, "fifo.steer"))
+    listing = c.ok("saves")
+    names = [e["name"] for e in listing["saves"]]
+    expect(not [n for n in names if n in ("link", "fifo") or " " in n or len(n) > 64], names)
+    expect(listing["truncated"] is False, listing)
+    for bad in ["has space.steer", "link.steer", "fifo.steer", "x" * 70 + ".steer"]:
+        os.remove(os.path.join(DATA, bad))
+    os.remove(os.path.join(DATA.encode(), "caf\xe9.steer".encode("latin-1")))
     c.ok("resume")
 
 
