@@ -59,7 +59,8 @@ int main(int argc, char **argv)
 			o.name = argv[++i];
 			if (!steer_client_name_ok(o.name)) {
 				fprintf(stderr,
-				        "steer-tui: --name: use 1-%d printable characters without "
+				        "steer-tui: --name: use 1-%d printable ASCII characters "
+				        "without "
 				        "spaces\n",
 				        STEER_NAME_MAX);
 				return 2;

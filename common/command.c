@@ -12,6 +12,15 @@
 
 /* --- argument parsing ---------------------------------------------------------- */
 
+/* Error messages quote what the user sent; they go to terminals and are one line:
+ * no control bytes (escape sequences, newlines) get through. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 /* Writes "what: message" and returns -1, so parsers can `return fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -23,6 +32,7 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	printable(err);
 	return -1;
 }
 
@@ -158,10 +168,7 @@ reply_err(steer_reply *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->error, sizeof r->error, fmt, ap);
 	va_end(ap);
-	/* One reply is one line: never let a newline from user input through. */
-	for (char *p = r->error; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+	printable(r->error);
 	r->ok = false;
 	steer_strbuf_clear(&r->json);
 	return -1;
@@ -978,7 +985,7 @@ static int p_client_name(steer_command *c, int argc, char **argv, char *err, siz
 {
 	(void)argc;
 	if (!steer_client_name_ok(argv[1]))
-		return fail(err, errlen, "NAME: use 1-%d printable characters without spaces",
+		return fail(err, errlen, "NAME: use 1-%d printable ASCII characters without spaces",
 		            STEER_NAME_MAX);
 	snprintf(c->name, sizeof c->name, "%s", argv[1]);
 	return 0;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC "steer-save"
+#define MAGIC STEER_SAVE_MAGIC
 
 /* Longest line and most fields the reader accepts. The params line is the longest:
  * about 35 characters and 2 fields per parameter, so there is room for ~100 more

@@ -37,6 +37,8 @@
 #include "world.h"
 
 #define STEER_SAVE_VERSION 1
+/* The first word of every save file. */
+#define STEER_SAVE_MAGIC "steer-save"
 /* Bounds the work a hostile file can ask for; no real world comes near it. */
 #define STEER_SAVE_MAX_RECORDS 10000000u
 

@@ -16,7 +16,8 @@ fi
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # cmake's progress ([ 40%] Building ...) and any error, not minutes of silence; not
 # the lines an up-to-date build prints every time.
-if ! cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" 2>&1 |
+if ! cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" \
+  --target steer-server steer-tui steerctl 2>&1 |
   { grep --line-buffered -v -e 'Built target' -e '^gmake' || true; }; then
   echo "the build failed (above)" >&2
   exit 1
@@ -26,7 +27,10 @@ state="${XDG_STATE_HOME:-}"
 [[ "$state" == /* ]] || state="$HOME/.local/state"
 state="$state/steer"
 mkdir -p "$state"
-log="$state/steer-server.log"
+# This run's log is its own (two runs at once must not truncate each other's); at
+# exit it is added to steer-server.log, which keeps about the last megabyte.
+log="$state/steer-server.$$.log"
+all="$state/steer-server.log"
 ports="$state/run-ports.$$"
 server=""
 cleanup() {
@@ -35,6 +39,12 @@ cleanup() {
     wait "$server" 2>/dev/null || true
   fi
   rm -f "$ports"
+  if [ -f "$log" ]; then
+    if [ "$(stat -c %s "$all" 2>/dev/null || echo 0)" -gt 1048576 ]; then
+      mv -f "$all" "$all.1"
+    fi
+    cat "$log" >>"$all" && rm -f "$log"
+  fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -56,9 +66,9 @@ start() {
 if ! start 7700 7701 "$@"; then
   if grep -q 'cannot listen' "$log"; then
     echo "ports 7700/7701 are taken: using free ones"
-    start 0 0 "$@" || { echo "steer-server failed; its log: $log" >&2; cat "$log" >&2; exit 1; }
+    start 0 0 "$@" || { echo "steer-server failed; its log: $all" >&2; cat "$log" >&2; exit 1; }
   else
-    echo "steer-server failed; its log: $log" >&2
+    echo "steer-server failed; its log: $all" >&2
     cat "$log" >&2
     exit 1
   fi
@@ -68,15 +78,15 @@ cmd=$(sed -n 's/^listening cmd .*:\([0-9]*\)$/\1/p' "$ports")
 rm -f "$ports"
 ctl="$build/server/steerctl"
 [ "$cmd" = 7701 ] || ctl="$ctl -p $cmd"
-echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $log"
+echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $all"
 
 if [ -t 0 ] && [ -t 1 ]; then
   tui=("$build/client-tui/steer-tui" --port "$proto" --cmd-port "$cmd")
   rc=0
   "${tui[@]}" || rc=$?
-  kill -0 "$server" 2>/dev/null || echo "steer-server had stopped; its log: $log" >&2
+  kill -0 "$server" 2>/dev/null || echo "steer-server had stopped; its log: $all" >&2
   exit "$rc"
 else
   echo "no terminal here: the server runs until Ctrl-C; connect with $build/client-tui/steer-tui --port $proto"
-  wait "$server" || echo "steer-server stopped; its log: $log" >&2
+  wait "$server" || echo "steer-server stopped; its log: $all" >&2
 fi

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "savefile.h"
 #include "statedir.h"
 
 #define SUFFIX ".steer"
@@ -166,6 +167,8 @@ static void header_field(const char *head, const char *line, const char *key, ch
  * are made on what was opened, so nothing swapped in meanwhile can block the loop. */
 static int peek_save(const char *dir, save_entry *e)
 {
+	snprintf(e->tick, sizeof e->tick, "null");
+	snprintf(e->vehicles, sizeof e->vehicles, "null");
 	char path[4096];
 	if (path_of(path, sizeof path, dir, e->name, ""))
 		return -1;
@@ -183,6 +186,10 @@ static int peek_save(const char *dir, save_entry *e)
 	ssize_t k = read(fd, head, sizeof head - 1);
 	close(fd);
 	head[k > 0 ? k : 0] = '\0';
+	/* Only the header is read: a file that is not a save shows no figures, but a save
+	 * damaged further on is found only by load, which checks the whole file. */
+	if (strncmp(head, STEER_SAVE_MAGIC " ", strlen(STEER_SAVE_MAGIC " ")) != 0)
+		return 0;
 	header_field(head, "meta ", " tick ", e->tick, sizeof e->tick);
 	header_field(head, "counts ", " vehicles ", e->vehicles, sizeof e->vehicles);
 	return 0;

@@ -3,6 +3,7 @@ ports, talk to it over the text port and the protobuf port (decoded with the
 official protobuf library), and count checks the way the C tests do."""
 import atexit
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -37,6 +38,11 @@ class Server:
 
     def __init__(self, *args, data_dir=None, env=None, cwd=None):
         self.data_dir = data_dir
+        # Never the real user's state directory: a test's saves stay in its own.
+        self.state = None
+        if data_dir is None and env is None:
+            self.state = tempfile.mkdtemp(prefix="steer-state-")
+            env = dict(os.environ, XDG_STATE_HOME=self.state)
         cmd = [SERVER, "--port", "0", "--cmd-port", "0"] + list(args)
         if data_dir:
             cmd += ["--data-dir", data_dir]
@@ -90,6 +96,9 @@ class Server:
             self.proc.kill()
             self.proc.wait()
             return -999, self.log_text()
+        finally:
+            if self.state:
+                shutil.rmtree(self.state, ignore_errors=True)
         return self.proc.returncode, self.log_text()
 
 

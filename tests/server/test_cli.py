@@ -357,6 +357,22 @@ def test_run_sh_falls_back_when_the_ports_are_taken():
         hold.close()
 
 
+def test_two_run_sh_keep_both_logs():
+    # Both used to write steer-server.log with 2>, so the second wiped the first's.
+    state = tempfile.mkdtemp(prefix="steer-state-")
+    a = run_sh(state)
+    b = run_sh(state)
+    stop_run_sh(b[0])
+    stop_run_sh(a[0])
+    d = os.path.join(state, "steer")
+    with open(os.path.join(d, "steer-server.log")) as f:
+        text = f.read()
+    for p, proto, cmd, out in (a, b):
+        expect(f"listening cmd 127.0.0.1:{cmd}" in text, f"run on {cmd} not in the log:\n{text}")
+    left = [f for f in os.listdir(d) if f.startswith("steer-server.") and f != "steer-server.log"]
+    expect(not left, f"per-run logs left: {left}")
+
+
 for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host_spellings,
           test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
           test_not_steer_at_all,
@@ -365,7 +381,7 @@ for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host
           test_watch_repeats_and_count_stops, test_name_flag_names_the_connection,
           test_interactive_prompt_history_and_completion,
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
-          test_run_sh_falls_back_when_the_ports_are_taken]:
+          test_run_sh_falls_back_when_the_ports_are_taken, test_two_run_sh_keep_both_logs]:
     checks.run(t)
 
 

@@ -200,6 +200,14 @@ def test_saves_lists_size_and_tick():
     listing = c.ok("saves")["saves"]
     junk = next(e for e in listing if e["name"] == "junk")
     expect(junk["tick"] is None and junk["bytes"] == 10, junk)
+    # A save whose first line was overwritten is not read as one.
+    with open(os.path.join(DATA, "listed-1.steer"), "rb") as f:
+        body = f.read()
+    with open(os.path.join(DATA, "hdr.steer"), "wb") as f:
+        f.write(b"XXXX" + body[4:])
+    hdr = next(e for e in c.ok("saves")["saves"] if e["name"] == "hdr")
+    expect(hdr["tick"] is None and hdr["vehicles"] is None, hdr)
+    os.remove(os.path.join(DATA, "hdr.steer"))
     expect(not [e for e in listing if e["name"].startswith("notes")], listing)
     # Names load would refuse, links and FIFOs are not listed (a FIFO would block the
     # server's loop on open); the reply stays valid JSON.
