@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdhelp.h"
+#include "command.h"
 #include "ctl_format.h"
+#include "scenario.h"
 #include "statedir.h"
 
 typedef struct reader {
@@ -289,18 +292,33 @@ static int batch(ctl *c)
 
 /* --- interactive ----------------------------------------------------------------- */
 
-static char **command_names, **param_keys, **scenario_names;
+/* The words to complete, from the compiled-in tables; NULL past the last. */
+static const char *command_word(size_t k)
+{
+	return k < steer_cmd_count ? steer_cmd_table[k].name : NULL;
+}
 
-static char *complete_from(char **list, const char *text, int state, const char *suffix)
+static const char *scenario_word(size_t k)
+{
+	return steer_scenario_names[k];
+}
+
+static const char *key_word(size_t k)
+{
+	return steer_cmdhelp_key(k, NULL);
+}
+
+static char *complete_from(const char *(*word)(size_t), const char *text, int state,
+                           const char *suffix)
 {
 	static size_t next, len;
 	if (!state) {
 		next = 0;
 		len = strlen(text);
 	}
-	while (list && list[next]) {
-		const char *w = list[next++];
+	for (const char *w; (w = word(next)); next++) {
 		if (!strncmp(w, text, len)) {
+			next++;
 			char *out = malloc(strlen(w) + strlen(suffix) + 1);
 			if (out)
 				sprintf(out, "%s%s", w, suffix);
@@ -312,17 +330,17 @@ static char *complete_from(char **list, const char *text, int state, const char 
 
 static char *complete_command(const char *text, int state)
 {
-	return complete_from(command_names, text, state, "");
+	return complete_from(command_word, text, state, "");
 }
 
 static char *complete_scenario(const char *text, int state)
 {
-	return complete_from(scenario_names, text, state, "");
+	return complete_from(scenario_word, text, state, "");
 }
 
 static char *complete_key(const char *text, int state)
 {
-	return complete_from(param_keys, text, state, "=");
+	return complete_from(key_word, text, state, "=");
 }
 
 /* The first word: a command name; later words of set and spawn: parameter keys. */
@@ -380,22 +398,10 @@ static int interactive(ctl *c)
 		snprintf(history, sizeof history, "%s/steerctl_history", dir);
 	else
 		fprintf(stderr, "steerctl: no history file: %s\n", err);
-	/* The names to complete, from this server's own table. */
-	char *reply = NULL;
-	if (run(c, "help", false, &reply) < 0)
+	/* One exchange first, so that a port that is not a command port says so before
+	 * the prompt shows. */
+	if (run(c, "help", false, NULL) < 0)
 		return 2;
-	if (reply) {
-		command_names = ctl_help_words(reply, strlen(reply), "commands");
-		scenario_names = ctl_help_words(reply, strlen(reply), "scenarios");
-	}
-	free(reply);
-	reply = NULL;
-	if (run(c, "help set", false, &reply) < 0)
-		return 2;
-	if (reply)
-		param_keys = ctl_help_words(reply, strlen(reply), "keys");
-	free(reply);
-
 	rl_readline_name = "steerctl";
 	rl_attempted_completion_function = complete;
 	using_history();
@@ -441,9 +447,6 @@ static int interactive(ctl *c)
 			disconnect(c); /* the next command connects again */
 		free(line);
 	}
-	ctl_free_words(command_names);
-	ctl_free_words(param_keys);
-	ctl_free_words(scenario_names);
 	return 0;
 }
 

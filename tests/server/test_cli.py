@@ -162,6 +162,31 @@ def test_help_is_a_table():
     expect(re.search(r"^  max_speed +top speed", r.stdout, re.M), r.stdout)
 
 
+def test_help_from_another_version_comes_as_sent():
+    # steerctl lays help out from its own command table; a server with other commands
+    # (older or newer) gets its reply shown as it came, not steerctl's list.
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+    lsock.settimeout(10)
+    port = lsock.getsockname()[1]
+    proc = subprocess.Popen([STEERCTL, "-p", str(port), "help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    conn, _ = lsock.accept()
+    conn.settimeout(10)
+    got = b""
+    while not got.endswith(b"\n"):
+        got += conn.recv(4096)
+    reply = 'OK {"commands":["teleport ID X Y"],"about":{"teleport":"move at once"},"scenarios":[]}'
+    conn.sendall(reply.encode() + b"\n")
+    out, err = proc.communicate(timeout=10)
+    conn.close()
+    lsock.close()
+    expect(got == b"help\n", got)
+    expect(proc.returncode == 0 and out == reply + "\n", (proc.returncode, out))
+    expect("commands are not steerctl's" in err, err)
+
+
 def test_watch_repeats_and_count_stops():
     t0 = time.time()
     r = ctl("-p", PORT, "--watch", "0.2", "--count", "3", "--json", "stats")
@@ -362,6 +387,7 @@ for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host
           test_not_steer_at_all,
           test_batch_exit_status_counts_failures, test_one_command_exit_status,
           test_json_mode, test_raw_mode_is_the_server_s_lines, test_help_is_a_table,
+          test_help_from_another_version_comes_as_sent,
           test_watch_repeats_and_count_stops, test_name_flag_names_the_connection,
           test_interactive_prompt_history_and_completion,
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
