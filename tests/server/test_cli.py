@@ -47,6 +47,14 @@ def test_unknown_options_are_named():
         expect("needs a value" not in r.stderr, r.stderr)
     r = subprocess.run([SERVER, "--port"], capture_output=True, text=True, timeout=10)
     expect(r.returncode == 2 and "--port needs a value" in r.stderr, r.stderr)
+    # Every option --help names that takes a value is known, and asks for it.
+    out = subprocess.run([SERVER, "--help"], capture_output=True, text=True).stdout
+    takes = re.findall(r"^  (--[a-z-]+) [A-Z]", out, re.M)
+    expect(len(takes) >= 19, takes)
+    for opt in takes:
+        r = subprocess.run([SERVER, opt], capture_output=True, text=True, timeout=10)
+        expect(r.returncode == 2 and f"{opt} needs a value (see --help)" in r.stderr,
+               f"{opt}: {r.returncode} {r.stderr}")
     for bad in [["-p"], ["--port=abc"], ["-p", "0"], ["--watch", "0", "stats"],
                 ["--count", "3", "stats"], ["--watch", "1"], ["--json", "--raw", "stats"],
                 ["--name", "", "stats"], ["-p", PORT, "stats\nreset"]]:
