@@ -107,6 +107,17 @@ int ctl_looks_like_text(const char *buf, size_t len)
 	return 0;
 }
 
+size_t ctl_printable(char *out, size_t n, const char *in, size_t len)
+{
+	if (!n)
+		return 0;
+	size_t k = 0;
+	for (; k < len && k + 1 < n; k++)
+		out[k] = in[k] >= ' ' && in[k] <= '~' ? in[k] : '.';
+	out[k] = '\0';
+	return k;
+}
+
 void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n)
 {
 	/* A protobuf port's first frame: a varint length, then a ServerMessage member,
@@ -122,11 +133,8 @@ void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n)
 		         "the command port, e.g. --port 7701");
 		return;
 	}
-	char shown[24];
-	size_t k = 0;
-	for (size_t j = 0; j < len && k + 1 < sizeof shown && j < 16; j++)
-		shown[k++] = buf[j] >= ' ' && buf[j] <= '~' ? buf[j] : '.';
-	shown[k] = '\0';
+	char shown[17];
+	ctl_printable(shown, sizeof shown, buf, len);
 	snprintf(out, n,
 	         "this server does not speak steer's text protocol (it sent \"%s\"); is this "
 	         "steer-server's command port?",

@@ -20,6 +20,11 @@ bool ctl_is_err(const char *line, size_t len);
  * word decides the human layout) in mode. */
 void ctl_print_reply(ctl_mode mode, const char *command, const char *line, size_t len);
 
+/* Copies up to n - 1 of the len bytes at in to out (NUL-terminated), each byte that
+ * is not printable ASCII (control characters, escape sequences, UTF-8) as '.', so
+ * what a server or a user sent cannot drive the terminal. Returns the length. */
+size_t ctl_printable(char *out, size_t n, const char *in, size_t len);
+
 /* Whether the first bytes a server sent are a text-protocol reply: 1 yes, 0 no, -1
  * not enough bytes to tell. */
 int ctl_looks_like_text(const char *buf, size_t len);

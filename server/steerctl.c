@@ -186,8 +186,11 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 	int err = ctl_is_err(line, len);
 	if (print)
 		ctl_print_reply(c->mode, command, line, len);
-	if (keep)
-		*keep = strndup(line, len);
+	if (keep && !(*keep = strndup(line, len))) {
+		consume_line(c, len);
+		fprintf(stderr, "steerctl: out of memory\n");
+		return -1;
+	}
 	consume_line(c, len);
 	return err;
 }
@@ -386,8 +389,31 @@ static void drain(ctl *c)
 			disconnect(c);
 			return;
 		}
-		fprintf(stderr, "steerctl: the server said: %.*s", (int)k, buf);
+		/* A line at a time, as text: bytes that would drive the terminal as dots. */
+		for (size_t at = 0, n; at < (size_t)k; at += n + 1) {
+			for (n = 0; at + n < (size_t)k && buf[at + n] != '\n'; n++)
+				;
+			char shown[sizeof buf + 1];
+			size_t w = ctl_printable(shown, sizeof shown, buf + at, n);
+			if (w && buf[at + w - 1] == '\r')
+				shown[--w] = '\0'; /* a CRLF's CR */
+			if (w)
+				fprintf(stderr, "steerctl: the server said: %s\n", shown);
+		}
 	}
+}
+
+/* Writes the history file, created private (0600) from the start: it may hold what
+ * was typed at the server. */
+static void save_history(const char *path)
+{
+	static bool warned;
+	mode_t old = umask(077);
+	if (write_history(path) != 0 && !warned) {
+		fprintf(stderr, "steerctl: cannot write the history file %s\n", path);
+		warned = true;
+	}
+	umask(old);
 }
 
 static int interactive(ctl *c)
@@ -430,8 +456,8 @@ static int interactive(ctl *c)
 		/* A token typed in must not end up in a file (redis-cli keeps AUTH out too). */
 		if (strncmp(w, "auth", 4) || (w[4] && w[4] != ' ' && w[4] != '\t')) {
 			add_history(line);
-			if (history[0] && write_history(history) == 0)
-				chmod(history, 0600);
+			if (history[0])
+				save_history(history);
 		}
 		if (!strcmp(w, "quit") || !strcmp(w, "exit")) {
 			free(line);
@@ -539,9 +565,13 @@ int main(int argc, char **argv)
 				return bad_usage("--port: '%s' is not a port number (1-65535)", v);
 			c.port = v;
 		} else if ((v = value_of(argc, argv, &i, "--name", NULL, &missing))) {
-			if (strlen(v) > 64 || strpbrk(v, " \t\r\n") || !*v)
-				return bad_usage(
-				    "--name: '%s' is not 1-64 characters without spaces", v);
+			if (!steer_client_name_ok(v)) {
+				char shown[80];
+				ctl_printable(shown, sizeof shown, v, strlen(v));
+				return bad_usage("--name: '%s' is not 1-64 printable ASCII "
+				                 "characters without spaces",
+				                 shown);
+			}
 			c.name = v;
 		} else if ((v = value_of(argc, argv, &i, "--watch", NULL, &missing))) {
 			char *end;
