@@ -92,6 +92,10 @@ int tui_help_keys(tui_pager *p, const tui_help_conn *c)
 	return rc ? -1 : 0;
 }
 
+/* The command help's line width: the pager's text at its widest (an 80-column box,
+ * two columns of margin each side), so descriptions wrap under their own column. */
+#define HELP_COLS (TUI_PAGER_MAX_COLS - 4)
+
 /* The lines of text (each ending '\n') into the pager. */
 static int add_text(tui_pager *p, const steer_strbuf *text)
 {
@@ -112,13 +116,14 @@ int tui_help_commands(tui_pager *p, const char *name)
 	int rc = 0;
 	if (name) {
 		tui_pager_reset(p, name);
-		if (steer_cmdhelp_one(&text, name, tui_local_cmds, tui_local_cmd_count) != 0) {
+		if (steer_cmdhelp_one(&text, name, tui_local_cmds, tui_local_cmd_count,
+		                      HELP_COLS) != 0) {
 			tui_pager_addf(p, "no command '%s': :help lists them", name);
 			return -1;
 		}
 	} else {
 		tui_pager_reset(p, "commands (:help NAME for one; Tab completes)");
-		steer_cmdhelp_list(&text, tui_local_cmds, tui_local_cmd_count);
+		steer_cmdhelp_list(&text, tui_local_cmds, tui_local_cmd_count, HELP_COLS);
 	}
 	rc = text.oom ? -1 : add_text(p, &text);
 	steer_strbuf_free(&text);

@@ -43,9 +43,9 @@ static int print_help(const char *command, const char *line, size_t len)
 		steer_reply_text(&mine, &want);
 		if (!want.oom && want.len == len && !memcmp(want.data, line, len)) {
 			if (cmd.name[0])
-				steer_cmdhelp_one(&text, cmd.name, NULL, 0);
+				steer_cmdhelp_one(&text, cmd.name, NULL, 0, 0);
 			else
-				steer_cmdhelp_list(&text, NULL, 0);
+				steer_cmdhelp_list(&text, NULL, 0, 0);
 			steer_strbuf_puts(&text, cmd.name[0]
 			                             ? ""
 			                             : "'help COMMAND' describes one; 'help set' "
