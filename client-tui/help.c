@@ -3,10 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "command.h"
-#include "params.h"
-#include "scenario.h"
-
 /* Every line at most 76 columns: the help box at 80x24 is 80 wide with two columns of
  * margin each side (test_render checks). */
 const char *const tui_help_text[] = {
@@ -68,7 +64,7 @@ const char *const tui_help_text[] = {
 };
 const size_t tui_help_count = sizeof tui_help_text / sizeof tui_help_text[0];
 
-const tui_local_cmd tui_local_cmds[] = {
+const steer_cmd_about tui_local_cmds[] = {
     {"select", "ID", "select a vehicle and centre the view on it (this client only)"},
 };
 const size_t tui_local_cmd_count = sizeof tui_local_cmds / sizeof tui_local_cmds[0];
@@ -96,58 +92,40 @@ int tui_help_keys(tui_pager *p, const tui_help_conn *c)
 	return rc ? -1 : 0;
 }
 
-static int add_entry(tui_pager *p, const char *name, const char *usage, const char *help)
+/* The command help's line width: the pager's text at its widest (an 80-column box,
+ * two columns of margin each side), so descriptions wrap under their own column. */
+#define HELP_COLS (TUI_PAGER_MAX_COLS - 4)
+
+/* The lines of text (each ending '\n') into the pager. */
+static int add_text(tui_pager *p, const steer_strbuf *text)
 {
-	int rc = tui_pager_addf(p, "%s%s%s", name, usage[0] ? " " : "", usage);
-	return rc | tui_pager_addf(p, "    %s", help);
+	int rc = 0;
+	for (size_t at = 0; at < text->len;) {
+		const char *line = text->data + at;
+		size_t n = strcspn(line, "\n");
+		rc |= tui_pager_addf(p, "%.*s", (int)n, line);
+		at += n + 1;
+	}
+	return rc;
 }
 
 int tui_help_commands(tui_pager *p, const char *name)
 {
+	steer_strbuf text;
+	steer_strbuf_init(&text);
 	int rc = 0;
 	if (name) {
-		const steer_cmd_entry *e = steer_cmd_find(name);
-		const tui_local_cmd *l = NULL;
-		for (size_t k = 0; k < tui_local_cmd_count; k++)
-			if (!strcmp(tui_local_cmds[k].name, name))
-				l = &tui_local_cmds[k];
 		tui_pager_reset(p, name);
-		if (!e && !l) {
+		if (steer_cmdhelp_one(&text, name, tui_local_cmds, tui_local_cmd_count,
+		                      HELP_COLS) != 0) {
 			tui_pager_addf(p, "no command '%s': :help lists them", name);
 			return -1;
 		}
-		rc |= e ? add_entry(p, e->name, e->usage, e->help)
-		        : add_entry(p, l->name, l->usage, l->help);
-		if (e && (!strcmp(name, "set") || !strcmp(name, "spawn"))) {
-			rc |= tui_pager_add(p, "");
-			rc |= tui_pager_add(p, "keys (key=value):");
-			rc |= tui_pager_add(p, "  vx, vy  initial velocity");
-			for (size_t k = 0; k < steer_param_count; k++)
-				rc |= tui_pager_addf(p, "  %s  %s", steer_param_defs[k].name,
-				                     steer_param_defs[k].help);
-		}
-		if (e && !strcmp(name, "scenario")) {
-			rc |= tui_pager_add(p, "");
-			rc |= tui_pager_add(p, "scenarios:");
-			for (int k = 0; steer_scenario_names[k]; k++)
-				rc |= tui_pager_addf(p, "  %s", steer_scenario_names[k]);
-		}
-		return rc ? -1 : 0;
+	} else {
+		tui_pager_reset(p, "commands (:help NAME for one; Tab completes)");
+		steer_cmdhelp_list(&text, tui_local_cmds, tui_local_cmd_count, HELP_COLS);
 	}
-	tui_pager_reset(p, "commands (:help NAME for one; Tab completes)");
-	for (size_t k = 0; k < steer_cmd_count; k++)
-		rc |= add_entry(p, steer_cmd_table[k].name, steer_cmd_table[k].usage,
-		                steer_cmd_table[k].help);
-	for (size_t k = 0; k < tui_local_cmd_count; k++)
-		rc |= add_entry(p, tui_local_cmds[k].name, tui_local_cmds[k].usage,
-		                tui_local_cmds[k].help);
-	rc |= tui_pager_add(p, "");
-	rc |= tui_pager_add(p, "scenarios:");
-	char line[512] = " ";
-	for (int k = 0; steer_scenario_names[k]; k++) {
-		size_t len = strlen(line);
-		snprintf(line + len, sizeof line - len, " %s", steer_scenario_names[k]);
-	}
-	rc |= tui_pager_add(p, line);
+	rc = text.oom ? -1 : add_text(p, &text);
+	steer_strbuf_free(&text);
 	return rc ? -1 : 0;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "cmdhelp.h"
 #include "pager.h"
 
 /* Lines of the key help that do not depend on the connection. */
@@ -22,16 +23,13 @@ typedef struct tui_help_conn {
 int tui_help_keys(tui_pager *p, const tui_help_conn *c);
 
 /* The commands of the ':' line from the one command table (plus the client's own),
- * each with its usage and what it does; name non-NULL: that command alone, with the
- * parameter keys for set and spawn. 0; -1 when name is no command (p then holds one
- * line saying so). */
+ * each with its usage and what it does, laid out as steerctl's help (cmdhelp.h); name
+ * non-NULL: that command alone, with the parameter keys for set and spawn. 0; -1 when
+ * name is no command (p then holds one line saying so) or memory runs out. */
 int tui_help_commands(tui_pager *p, const char *name);
 
 /* Commands steer-tui runs itself instead of sending them to the server. */
-typedef struct tui_local_cmd {
-	const char *name, *usage, *help;
-} tui_local_cmd;
-extern const tui_local_cmd tui_local_cmds[];
+extern const steer_cmd_about tui_local_cmds[];
 extern const size_t tui_local_cmd_count;
 
 #endif

@@ -1,6 +1,7 @@
 /* How steerctl prints a reply line of the text protocol ("OK", "OK {json}",
  * "ERR message"): as received (raw), only its JSON (json), or for a person (human:
- * help laid out as a table, anything else as received). */
+ * help laid out as a table from the compiled-in command table, anything else as
+ * received). */
 #ifndef STEER_CTL_FORMAT_H
 #define STEER_CTL_FORMAT_H
 
@@ -19,17 +20,16 @@ bool ctl_is_err(const char *line, size_t len);
  * word decides the human layout) in mode. */
 void ctl_print_reply(ctl_mode mode, const char *command, const char *line, size_t len);
 
+/* Copies up to n - 1 of the len bytes at in to out (NUL-terminated), each byte that
+ * is not printable ASCII (control characters, escape sequences, UTF-8) as '.', so
+ * what a server or a user sent cannot drive the terminal. Returns the length. */
+size_t ctl_printable(char *out, size_t n, const char *in, size_t len);
+
 /* Whether the first bytes a server sent are a text-protocol reply: 1 yes, 0 no, -1
  * not enough bytes to tell. */
 int ctl_looks_like_text(const char *buf, size_t len);
 /* Why the first bytes are not: names steer-server's protobuf port when they are its
  * Welcome frame. */
 void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n);
-
-/* From a reply line: the first words of help's "commands" or "scenarios" (what), or
- * the keys in "help set"'s "keys" (what == "keys"), as a malloc'd NULL-terminated array of
- * malloc'd strings; NULL when there are none. Free with ctl_free_words. */
-char **ctl_help_words(const char *line, size_t len, const char *what);
-void ctl_free_words(char **words);
 
 #endif

@@ -121,39 +121,32 @@ static int read_token_file(server_options *o, const char *path)
 	return set_token(o, buf, "--token-file");
 }
 
-/* The options followed by a value; anything else that is not a flag is unknown. */
-static bool takes_value(const char *a)
+/* The arguments as the parser walks them. */
+typedef struct arg_cursor {
+	int argc, i;
+	char **argv;
+	bool missing; /* the current argument is an option but nothing follows it */
+} arg_cursor;
+
+/* True when the current argument is the option `name` and a value follows: *v is that
+ * value and the cursor steps onto it. Each option is named only here, in its branch. */
+static bool value_of(arg_cursor *c, const char *name, const char **v)
 {
-	static const char *const with_value[] = {"--bind",
-	                                         "--port",
-	                                         "--cmd-port",
-	                                         "--tick-rate",
-	                                         "--snapshot-rate",
-	                                         "--seed",
-	                                         "--scenario",
-	                                         "--world",
-	                                         "--edges",
-	                                         "--max-clients",
-	                                         "--max-vehicles",
-	                                         "--threads",
-	                                         "--data-dir",
-	                                         "--token",
-	                                         "--token-file",
-	                                         "--idle-timeout",
-	                                         "--client-queue-max",
-	                                         "--autosave",
-	                                         "--restore",
-	                                         NULL};
-	for (int k = 0; with_value[k]; k++)
-		if (!strcmp(a, with_value[k]))
-			return true;
-	return false;
+	if (strcmp(c->argv[c->i], name) != 0)
+		return false;
+	if (c->i + 1 >= c->argc) {
+		c->missing = true;
+		return false;
+	}
+	*v = c->argv[++c->i];
+	return true;
 }
 
 int server_options_parse(server_options *o, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	arg_cursor c = {argc, 1, argv, false};
+	for (; c.i < argc; c.i++) {
+		const char *a = argv[c.i], *v;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 1;
@@ -170,29 +163,24 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			printf("steer-server %s\n", STEER_VERSION);
 			return 1;
 		}
-		if (!takes_value(a)) {
-			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
-			return -1;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
-			return -1;
-		}
-		const char *v = argv[++i];
 		double d;
-		if (!strcmp(a, "--bind")) {
+		if (value_of(&c, "--bind", &v)) {
 			o->bind = v;
-		} else if (!strcmp(a, "--port") || !strcmp(a, "--cmd-port")) {
+		} else if (value_of(&c, "--port", &v)) {
 			if (whole(a, v, 0, 65535, &d))
 				return -1;
-			*(a[2] == 'p' ? &o->port : &o->cmd_port) = (int)d;
-		} else if (!strcmp(a, "--tick-rate")) {
+			o->port = (int)d;
+		} else if (value_of(&c, "--cmd-port", &v)) {
+			if (whole(a, v, 0, 65535, &d))
+				return -1;
+			o->cmd_port = (int)d;
+		} else if (value_of(&c, "--tick-rate", &v)) {
 			if (num(a, v, 1, 1000, &o->tick_rate))
 				return -1;
-		} else if (!strcmp(a, "--snapshot-rate")) {
+		} else if (value_of(&c, "--snapshot-rate", &v)) {
 			if (num(a, v, 0.1, 1000, &o->snapshot_rate))
 				return -1;
-		} else if (!strcmp(a, "--seed")) {
+		} else if (value_of(&c, "--seed", &v)) {
 			char *end;
 			errno = 0;
 			o->seed = strtoull(v, &end, 10);
@@ -201,7 +189,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				        "steer-server: --seed: '%s' is not a whole number\n", v);
 				return -1;
 			}
-		} else if (!strcmp(a, "--scenario")) {
+		} else if (value_of(&c, "--scenario", &v)) {
 			bool known = false;
 			for (int k = 0; steer_scenario_names[k]; k++)
 				known |= !strcmp(steer_scenario_names[k], v);
@@ -212,7 +200,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 			}
 			o->scenario = v;
-		} else if (!strcmp(a, "--world")) {
+		} else if (value_of(&c, "--world", &v)) {
 			char *end;
 			double w = strtod(v, &end), h;
 			if (end == v || (*end != 'x' && *end != 'X') ||
@@ -224,7 +212,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			}
 			o->width = w;
 			o->height = h;
-		} else if (!strcmp(a, "--edges")) {
+		} else if (value_of(&c, "--edges", &v)) {
 			if (steer_edges_parse(v, &o->edges)) {
 				fprintf(stderr,
 				        "steer-server: --edges: '%s' is not wrap, bounce or none\n",
@@ -232,38 +220,41 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 			}
 			o->edges_set = true;
-		} else if (!strcmp(a, "--max-clients")) {
+		} else if (value_of(&c, "--max-clients", &v)) {
 			if (whole(a, v, 1, 100000, &d))
 				return -1;
 			o->max_clients = (size_t)d;
-		} else if (!strcmp(a, "--max-vehicles")) {
+		} else if (value_of(&c, "--max-vehicles", &v)) {
 			if (whole(a, v, 1, 100000000, &d))
 				return -1;
 			o->max_vehicles = (size_t)d;
-		} else if (!strcmp(a, "--threads")) {
+		} else if (value_of(&c, "--threads", &v)) {
 			if (whole(a, v, 1, 2, &d))
 				return -1;
 			o->threads = (int)d;
-		} else if (!strcmp(a, "--data-dir")) {
+		} else if (value_of(&c, "--data-dir", &v)) {
 			o->data_dir = v;
-		} else if (!strcmp(a, "--token")) {
+		} else if (value_of(&c, "--token", &v)) {
 			if (set_token(o, v, "--token") != 0)
 				return -1;
-		} else if (!strcmp(a, "--token-file")) {
+		} else if (value_of(&c, "--token-file", &v)) {
 			if (read_token_file(o, v) != 0)
 				return -1;
-		} else if (!strcmp(a, "--idle-timeout")) {
+		} else if (value_of(&c, "--idle-timeout", &v)) {
 			if (num(a, v, 0, 1e6, &o->idle_timeout))
 				return -1;
-		} else if (!strcmp(a, "--client-queue-max")) {
+		} else if (value_of(&c, "--client-queue-max", &v)) {
 			if (whole(a, v, 4096, 1e12, &d))
 				return -1;
 			o->client_queue_max = (size_t)d;
-		} else if (!strcmp(a, "--autosave")) {
+		} else if (value_of(&c, "--autosave", &v)) {
 			if (num(a, v, 0.1, 1e6, &o->autosave))
 				return -1;
-		} else if (!strcmp(a, "--restore")) {
+		} else if (value_of(&c, "--restore", &v)) {
 			o->restore = v;
+		} else if (c.missing) {
+			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
+			return -1;
 		} else {
 			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
 			return -1;

@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdhelp.h"
+#include "command.h"
 #include "ctl_format.h"
+#include "scenario.h"
 #include "statedir.h"
 
 typedef struct reader {
@@ -183,8 +186,11 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 	int err = ctl_is_err(line, len);
 	if (print)
 		ctl_print_reply(c->mode, command, line, len);
-	if (keep)
-		*keep = strndup(line, len);
+	if (keep && !(*keep = strndup(line, len))) {
+		consume_line(c, len);
+		fprintf(stderr, "steerctl: out of memory\n");
+		return -1;
+	}
 	consume_line(c, len);
 	return err;
 }
@@ -289,18 +295,33 @@ static int batch(ctl *c)
 
 /* --- interactive ----------------------------------------------------------------- */
 
-static char **command_names, **param_keys, **scenario_names;
+/* The words to complete, from the compiled-in tables; NULL past the last. */
+static const char *command_word(size_t k)
+{
+	return k < steer_cmd_count ? steer_cmd_table[k].name : NULL;
+}
 
-static char *complete_from(char **list, const char *text, int state, const char *suffix)
+static const char *scenario_word(size_t k)
+{
+	return steer_scenario_names[k];
+}
+
+static const char *key_word(size_t k)
+{
+	return steer_cmdhelp_key(k, NULL);
+}
+
+static char *complete_from(const char *(*word)(size_t), const char *text, int state,
+                           const char *suffix)
 {
 	static size_t next, len;
 	if (!state) {
 		next = 0;
 		len = strlen(text);
 	}
-	while (list && list[next]) {
-		const char *w = list[next++];
+	for (const char *w; (w = word(next)); next++) {
 		if (!strncmp(w, text, len)) {
+			next++;
 			char *out = malloc(strlen(w) + strlen(suffix) + 1);
 			if (out)
 				sprintf(out, "%s%s", w, suffix);
@@ -312,17 +333,17 @@ static char *complete_from(char **list, const char *text, int state, const char 
 
 static char *complete_command(const char *text, int state)
 {
-	return complete_from(command_names, text, state, "");
+	return complete_from(command_word, text, state, "");
 }
 
 static char *complete_scenario(const char *text, int state)
 {
-	return complete_from(scenario_names, text, state, "");
+	return complete_from(scenario_word, text, state, "");
 }
 
 static char *complete_key(const char *text, int state)
 {
-	return complete_from(param_keys, text, state, "=");
+	return complete_from(key_word, text, state, "=");
 }
 
 /* The first word: a command name; later words of set and spawn: parameter keys. */
@@ -368,8 +389,31 @@ static void drain(ctl *c)
 			disconnect(c);
 			return;
 		}
-		fprintf(stderr, "steerctl: the server said: %.*s", (int)k, buf);
+		/* A line at a time, as text: bytes that would drive the terminal as dots. */
+		for (size_t at = 0, n; at < (size_t)k; at += n + 1) {
+			for (n = 0; at + n < (size_t)k && buf[at + n] != '\n'; n++)
+				;
+			char shown[sizeof buf + 1];
+			size_t w = ctl_printable(shown, sizeof shown, buf + at, n);
+			if (w && buf[at + w - 1] == '\r')
+				shown[--w] = '\0'; /* a CRLF's CR */
+			if (w)
+				fprintf(stderr, "steerctl: the server said: %s\n", shown);
+		}
 	}
+}
+
+/* Writes the history file, created private (0600) from the start: it may hold what
+ * was typed at the server. */
+static void save_history(const char *path)
+{
+	static bool warned;
+	mode_t old = umask(077);
+	if (write_history(path) != 0 && !warned) {
+		fprintf(stderr, "steerctl: cannot write the history file %s\n", path);
+		warned = true;
+	}
+	umask(old);
 }
 
 static int interactive(ctl *c)
@@ -380,22 +424,10 @@ static int interactive(ctl *c)
 		snprintf(history, sizeof history, "%s/steerctl_history", dir);
 	else
 		fprintf(stderr, "steerctl: no history file: %s\n", err);
-	/* The names to complete, from this server's own table. */
-	char *reply = NULL;
-	if (run(c, "help", false, &reply) < 0)
+	/* One exchange first, so that a port that is not a command port says so before
+	 * the prompt shows. */
+	if (run(c, "help", false, NULL) < 0)
 		return 2;
-	if (reply) {
-		command_names = ctl_help_words(reply, strlen(reply), "commands");
-		scenario_names = ctl_help_words(reply, strlen(reply), "scenarios");
-	}
-	free(reply);
-	reply = NULL;
-	if (run(c, "help set", false, &reply) < 0)
-		return 2;
-	if (reply)
-		param_keys = ctl_help_words(reply, strlen(reply), "keys");
-	free(reply);
-
 	rl_readline_name = "steerctl";
 	rl_attempted_completion_function = complete;
 	using_history();
@@ -424,8 +456,8 @@ static int interactive(ctl *c)
 		/* A token typed in must not end up in a file (redis-cli keeps AUTH out too). */
 		if (strncmp(w, "auth", 4) || (w[4] && w[4] != ' ' && w[4] != '\t')) {
 			add_history(line);
-			if (history[0] && write_history(history) == 0)
-				chmod(history, 0600);
+			if (history[0])
+				save_history(history);
 		}
 		if (!strcmp(w, "quit") || !strcmp(w, "exit")) {
 			free(line);
@@ -441,9 +473,6 @@ static int interactive(ctl *c)
 			disconnect(c); /* the next command connects again */
 		free(line);
 	}
-	ctl_free_words(command_names);
-	ctl_free_words(param_keys);
-	ctl_free_words(scenario_names);
 	return 0;
 }
 
@@ -536,9 +565,13 @@ int main(int argc, char **argv)
 				return bad_usage("--port: '%s' is not a port number (1-65535)", v);
 			c.port = v;
 		} else if ((v = value_of(argc, argv, &i, "--name", NULL, &missing))) {
-			if (strlen(v) > 64 || strpbrk(v, " \t\r\n") || !*v)
-				return bad_usage(
-				    "--name: '%s' is not 1-64 characters without spaces", v);
+			if (!steer_client_name_ok(v)) {
+				char shown[80];
+				ctl_printable(shown, sizeof shown, v, strlen(v));
+				return bad_usage("--name: '%s' is not 1-64 printable ASCII "
+				                 "characters without spaces",
+				                 shown);
+			}
 			c.name = v;
 		} else if ((v = value_of(argc, argv, &i, "--watch", NULL, &missing))) {
 			char *end;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cmdhelp.h"
 #include "command.h"
 #include "scenario.h"
 #include "testutil.h"
@@ -311,6 +312,67 @@ static void stats_flock_figures_follow_commands(void)
 	steer_world_destroy(s.world);
 }
 
+/* The help every client shows: a row per command, the descriptions in one column, the
+ * client's own commands after the table's; one command with its keys. */
+static void help_text_lays_out_the_table(void)
+{
+	static const steer_cmd_about mine[] = {{"select", "ID", "select a vehicle"}};
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	steer_cmdhelp_list(&b, mine, 1, 0);
+	CHECK(!b.oom && b.data, "built");
+	const char *pause = strstr(b.data, "\n  pause "), *stats = strstr(b.data, "\n  stats ");
+	CHECK(pause && stats, "rows for pause and stats");
+	if (pause && stats)
+		CHECK(strstr(pause, "stop the clock") - pause ==
+		          strstr(stats, "tick, counts") - stats,
+		      "descriptions in one column");
+	const char *sel = strstr(b.data, "\n  select ID ");
+	CHECK(sel && strstr(sel, "select a vehicle\n") && sel > strstr(b.data, "\n  quit"),
+	      "the client's own command, after the table's");
+	CHECK(strstr(b.data, "\nscenarios: seek ") != NULL, "the scenarios");
+	for (size_t k = 0; k < steer_cmd_count; k++)
+		CHECK(strstr(b.data, steer_cmd_table[k].help), "%s missing",
+		      steer_cmd_table[k].name);
+
+	steer_strbuf_clear(&b);
+	CHECK(steer_cmdhelp_one(&b, "set", NULL, 0, 0) == 0, "help set");
+	CHECK(starts(b.data, "usage: set ID key=value ...\n  change"), "%s", b.data);
+	CHECK(strstr(b.data, "\n  vx ") && strstr(b.data, "\n  max_speed ") &&
+	          strstr(b.data, "\n  separation_weight  "),
+	      "the keys: %s", b.data);
+	steer_strbuf_clear(&b);
+	CHECK(steer_cmdhelp_one(&b, "select", mine, 1, 0) == 0 &&
+	          !strcmp(b.data, "usage: select ID\n  select a vehicle\n"),
+	      "a client's own: %s", b.data);
+	steer_strbuf_clear(&b);
+	CHECK(steer_cmdhelp_one(&b, "nosuch", mine, 1, 0) == -1 && b.len == 0, "no such command");
+	/* With a width, long descriptions go on below, under their own column. */
+	for (int one = 0; one < 2; one++) {
+		steer_strbuf_clear(&b);
+		if (one)
+			steer_cmdhelp_one(&b, "set", NULL, 0, 70);
+		else
+			steer_cmdhelp_list(&b, NULL, 0, 70);
+		const char *row = strstr(b.data, one ? "\n  panic_distance " : "\n  set ID ");
+		const char *desc = row ? strstr(row, one ? "flee/evade" : "change a") : NULL;
+		const char *next = desc ? strchr(desc, '\n') : NULL;
+		size_t col = desc ? (size_t)(desc - row - 1) : 0;
+		CHECK(next && strspn(next + 1, " ") == col && next[col + 1] != ' ',
+		      "goes on under column %zu: %s", col, b.data);
+		for (const char *line = b.data; *line;) {
+			size_t n = strcspn(line, "\n");
+			CHECK(n <= 70, "wider than 70: %.*s", (int)n, line);
+			line += n + (line[n] == '\n');
+		}
+	}
+	size_t n = 0;
+	while (steer_cmdhelp_key(n, NULL))
+		n++;
+	CHECK(n == steer_param_count + 2, "vx, vy and every parameter: %zu", n);
+	steer_strbuf_free(&b);
+}
+
 int main(void)
 {
 	RUN(every_entry_is_documented);
@@ -321,5 +383,6 @@ int main(void)
 	RUN(read_only_callers_are_refused_writes);
 	RUN(list_name_and_clients_go_through_the_host);
 	RUN(stats_flock_figures_follow_commands);
+	RUN(help_text_lays_out_the_table);
 	return CHECK_DONE();
 }

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 from steertest import SERVER, STEERCTL, Checks, Server, expect
@@ -47,6 +48,14 @@ def test_unknown_options_are_named():
         expect("needs a value" not in r.stderr, r.stderr)
     r = subprocess.run([SERVER, "--port"], capture_output=True, text=True, timeout=10)
     expect(r.returncode == 2 and "--port needs a value" in r.stderr, r.stderr)
+    # Every option --help names that takes a value is known, and asks for it.
+    out = subprocess.run([SERVER, "--help"], capture_output=True, text=True).stdout
+    takes = re.findall(r"^  (--[a-z-]+) [A-Z]", out, re.M)
+    expect(len(takes) >= 19, takes)
+    for opt in takes:
+        r = subprocess.run([SERVER, opt], capture_output=True, text=True, timeout=10)
+        expect(r.returncode == 2 and f"{opt} needs a value (see --help)" in r.stderr,
+               f"{opt}: {r.returncode} {r.stderr}")
     for bad in [["-p"], ["--port=abc"], ["-p", "0"], ["--watch", "0", "stats"],
                 ["--count", "3", "stats"], ["--watch", "1"], ["--json", "--raw", "stats"],
                 ["--name", "", "stats"], ["-p", PORT, "stats\nreset"]]:
@@ -162,6 +171,31 @@ def test_help_is_a_table():
     expect(re.search(r"^  max_speed +top speed", r.stdout, re.M), r.stdout)
 
 
+def test_help_from_another_version_comes_as_sent():
+    # steerctl lays help out from its own command table; a server with other commands
+    # (older or newer) gets its reply shown as it came, not steerctl's list.
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+    lsock.settimeout(10)
+    port = lsock.getsockname()[1]
+    proc = subprocess.Popen([STEERCTL, "-p", str(port), "help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    conn, _ = lsock.accept()
+    conn.settimeout(10)
+    got = b""
+    while not got.endswith(b"\n"):
+        got += conn.recv(4096)
+    reply = 'OK {"commands":["teleport ID X Y"],"about":{"teleport":"move at once"},"scenarios":[]}'
+    conn.sendall(reply.encode() + b"\n")
+    out, err = proc.communicate(timeout=10)
+    conn.close()
+    lsock.close()
+    expect(got == b"help\n", got)
+    expect(proc.returncode == 0 and out == reply + "\n", (proc.returncode, out))
+    expect("commands are not steerctl's" in err, err)
+
+
 def test_watch_repeats_and_count_stops():
     t0 = time.time()
     r = ctl("-p", PORT, "--watch", "0.2", "--count", "3", "--json", "stats")
@@ -185,6 +219,11 @@ def test_name_flag_names_the_connection():
     expect(len(me) == 1 and me[0]["name"] == "carol" and me[0]["kind"] == "text", me)
     r = ctl("-p", PORT, "--name", "x" * 65, "stats")
     expect(r.returncode == 2, r)
+    # The name the server would refuse is refused before connecting (port 1: nothing
+    # there), with the control byte shown as a dot.
+    r = ctl("-p", "1", "--name", "bob\x1b[2J", "stats")
+    expect(r.returncode == 2 and "--name: 'bob.[2J' is not 1-64 printable" in r.stderr
+           and "\x1b" not in r.stderr and "cannot connect" not in r.stderr, r)
 
 
 # --- the interactive prompt ---------------------------------------------------------
@@ -268,6 +307,49 @@ def test_interactive_prompt_history_and_completion():
     p.read_until(prompt, after=p.out.index(b"stop the clock", n))
     p.type("\x04")  # Ctrl-D
     expect(p.wait() == 0, "Ctrl-D leaves with 0")
+
+
+def test_interactive_shows_unasked_lines_as_text():
+    # What a server sends between commands goes to the terminal with its control
+    # bytes as dots: a hostile server cannot retitle or clear the terminal.
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+    lsock.settimeout(10)
+    port = lsock.getsockname()[1]
+    env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="steer-state-"),
+               TERM="xterm")
+    p = Pty("-p", str(port), env=env)
+    conn, _ = lsock.accept()
+    conn.settimeout(10)
+    lines = []
+
+    def answer():  # "OK" to every command, as a server would
+        got = b""
+        try:
+            while chunk := conn.recv(4096):
+                got += chunk
+                while b"\n" in got:
+                    line, got = got.split(b"\n", 1)
+                    lines.append(line)
+                    conn.sendall(b"OK\n")
+        except OSError:
+            pass
+
+    server = threading.Thread(target=answer, daemon=True)
+    server.start()
+    p.read_until(f"steer 127.0.0.1:{port}> ")
+    conn.sendall(b"ERR idle \x1b]0;owned\x07\x1b[31mred\r\n")
+    time.sleep(0.3)
+    p.type("stats\n")
+    out = p.read_until("the server said: ERR idle .]0;owned..[31mred\r\n")
+    p.type("quit\n")
+    expect(p.wait() == 0, "quit leaves with 0")
+    conn.close()
+    lsock.close()
+    server.join(10)
+    expect(lines[-1:] == [b"stats"], lines)
+    expect(b"owned\x07" not in out and b"\x1b[31m" not in out, out[-300:])
 
 
 def test_interactive_on_the_protobuf_port_says_so():
@@ -378,8 +460,10 @@ for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host
           test_not_steer_at_all,
           test_batch_exit_status_counts_failures, test_one_command_exit_status,
           test_json_mode, test_raw_mode_is_the_server_s_lines, test_help_is_a_table,
+          test_help_from_another_version_comes_as_sent,
           test_watch_repeats_and_count_stops, test_name_flag_names_the_connection,
           test_interactive_prompt_history_and_completion,
+          test_interactive_shows_unasked_lines_as_text,
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
           test_run_sh_falls_back_when_the_ports_are_taken, test_two_run_sh_keep_both_logs]:
     checks.run(t)
