@@ -32,10 +32,14 @@ typedef struct reader {
 typedef struct ctl {
 	const char *host, *port, *name;
 	ctl_mode mode;
-	int fd;        /* -1: not connected */
-	bool verified; /* the server's first bytes were a text reply */
+	int fd;         /* -1: not connected */
+	bool verified;  /* the server's first bytes were a text reply */
+	int timeout_ms; /* the longest wait for a reply; -1 waits forever */
 	reader r;
 } ctl;
+
+/* Long enough for a big `step`; short enough that a silent peer is reported. */
+#define CTL_TIMEOUT_S 30
 
 static volatile sig_atomic_t interrupted;
 
@@ -130,6 +134,21 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			}
 			r->buf = p;
 			r->cap = ncap;
+		}
+		/* A peer that accepts and never answers would otherwise hold us forever. */
+		struct pollfd p = {c->fd, POLLIN, 0};
+		int ready = poll(&p, 1, c->timeout_ms);
+		if (ready < 0 && errno == EINTR && !interrupted)
+			continue;
+		if (ready < 0 && interrupted)
+			return -1;
+		if (ready == 0) {
+			fprintf(
+			    stderr,
+			    "steerctl: %s:%s: no reply within %d s (is it steer-server's command "
+			    "port? --timeout changes the wait)\n",
+			    c->host, c->port, c->timeout_ms / 1000);
+			return -1;
 		}
 		ssize_t k = recv(c->fd, r->buf + r->len, r->cap - r->len, 0);
 		if (k < 0 && errno == EINTR && !interrupted)
@@ -493,6 +512,7 @@ static void usage(FILE *f)
 	        "  --raw                print replies exactly as the server sent them\n"
 	        "  --watch SECONDS      repeat COMMAND every SECONDS until Ctrl-C\n"
 	        "  --count N            with --watch: stop after N replies\n"
+	        "  --timeout SECONDS    give up on a reply after SECONDS (default 30; 0 never)\n"
 	        "  --version            print the version\n"
 	        "  --help               this text\n"
 	        "'steerctl help' lists the server's commands. Exit status: 0 every reply OK;\n"
@@ -532,7 +552,11 @@ static int bad_usage(const char *fmt, const char *what)
 
 int main(int argc, char **argv)
 {
-	ctl c = {.host = "127.0.0.1", .port = "7701", .mode = CTL_HUMAN, .fd = -1};
+	ctl c = {.host = "127.0.0.1",
+	         .port = "7701",
+	         .mode = CTL_HUMAN,
+	         .fd = -1,
+	         .timeout_ms = CTL_TIMEOUT_S * 1000};
 	double every = 0;
 	long count = 0;
 	bool json = false, raw = false;
@@ -584,6 +608,15 @@ int main(int argc, char **argv)
 			count = strtol(v, &end, 10);
 			if (end == v || *end || count < 1)
 				return bad_usage("--count: '%s' is not a whole number above 0", v);
+		} else if ((v = value_of(argc, argv, &i, "--timeout", NULL, &missing))) {
+			char *end;
+			long t = strtol(v, &end, 10);
+			if (end == v || *end || t < 0 || t > 86400)
+				return bad_usage(
+				    "--timeout: '%s' is not a number of seconds (0-86400)", v);
+			c.timeout_ms = t ? (int)t * 1000 : -1;
+		} else if (missing && !strcmp(a, "-h")) {
+			return bad_usage("%s", "-h is --host and needs a value");
 		} else if (missing) {
 			return bad_usage("%s needs a value", a);
 		} else {

@@ -455,6 +455,24 @@ def test_two_run_sh_keep_both_logs():
     expect(not left, f"per-run logs left: {left}")
 
 
+def test_silent_peer_times_out():
+    # A peer that accepts and never answers used to hold steerctl forever.
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    try:
+        t0 = time.time()
+        r = ctl("-p", str(lst.getsockname()[1]), "--timeout", "1", "stats")
+        expect(r.returncode == 2 and "no reply within 1 s" in r.stderr, r)
+        expect(time.time() - t0 < 10, "took too long")
+    finally:
+        lst.close()
+    r = ctl("-h")
+    expect(r.returncode == 2 and "-h is --host" in r.stderr, r)
+    r = ctl("--timeout", "x", "stats")
+    expect(r.returncode == 2 and "--timeout" in r.stderr, r)
+
+
 for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host_spellings,
           test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
           test_not_steer_at_all,
@@ -465,7 +483,8 @@ for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host
           test_interactive_prompt_history_and_completion,
           test_interactive_shows_unasked_lines_as_text,
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
-          test_run_sh_falls_back_when_the_ports_are_taken, test_two_run_sh_keep_both_logs]:
+          test_run_sh_falls_back_when_the_ports_are_taken, test_two_run_sh_keep_both_logs,
+          test_silent_peer_times_out]:
     checks.run(t)
 
 
