@@ -487,13 +487,17 @@ static bool check_magic(reader *r, const char *buf, size_t len, size_t *body)
 static bool check_end(reader *r, const char *buf, size_t len, size_t body, size_t *body_end,
                       uint64_t *records)
 {
+	/* Without its closing line last, the file was cut short or has data after its
+	 * end (an append to it): either way it is not the file that was saved. */
 	if (buf[len - 1] != '\n')
-		return fail_file(r, "file is truncated");
+		return fail_file(r, "file is truncated, or has data after its end");
 	size_t s = len - 1;
 	while (s > body && buf[s - 1] != '\n')
 		s--;
 	if (len - s < 4 || memcmp(buf + s, "end ", 4) != 0)
-		return fail_file(r, "file is truncated (its closing 'end' line is missing)");
+		return fail_file(r,
+		                 "file is truncated, or has data after its end (its last line is "
+		                 "not the closing 'end' line)");
 	r->pos = s;
 	r->end = len;
 	r->line = 0;

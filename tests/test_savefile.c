@@ -393,6 +393,15 @@ static void every_truncation_is_refused(void)
 	CHECK(silent == 0, "%d truncations refused without a message", silent);
 	char err[256];
 	check_refused(buf, len / 2, "truncated", "half a file");
+	/* Appended data is not a truncation: the message names both. */
+	char *longer = malloc(len + 6);
+	CHECK(longer, "out of memory");
+	if (longer) {
+		memcpy(longer, buf, len);
+		memcpy(longer + len, "junk\n", 6);
+		check_refused(longer, len + 5, "data after its end", "appended data");
+		free(longer);
+	}
 	steer_world *whole = load(buf, len, err, sizeof err);
 	CHECK(whole, "the whole file was refused: %s", err);
 	steer_world_destroy(whole);
