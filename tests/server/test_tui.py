@@ -1,6 +1,7 @@
 """steer-tui end to end: a real server, the real client inside tmux, keys sent with
 send-keys and the screen read with capture-pane."""
 import os
+import pwd
 import re
 import signal
 import shutil
@@ -445,6 +446,24 @@ def test_ctrl_c_and_sigterm_after_resize():
         tmux("kill-session", "-t", tag, check=False)
 
 
+def test_name_without_user_is_the_login_name():
+    # with $USER unset the client named itself "steer-tui"; the login name is better
+    login = pwd.getpwuid(os.getuid()).pw_name
+    cmd = f"env -u USER {TUI} --port {srv.proto_port}; sleep 30"
+    tmux("new-session", "-d", "-s", "nouser", "-x", "100", "-y", "30", cmd)
+    t = srv.text()
+    deadline = time.time() + 10
+    names = []
+    while time.time() < deadline:
+        names = [c.get("name") for c in t.ok("clients")["clients"]]
+        if len(names) >= 3:
+            break
+        time.sleep(0.1)
+    t.close()
+    expect(login in names, f"no client named {login!r} with $USER unset: {names}")
+    tmux("kill-session", "-t", "nouser", check=False)
+
+
 def test_q_quits_with_status_0():
     tmux("send-keys", "-t", "tui", "q")
     deadline = time.time() + 1
@@ -461,7 +480,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_select_with_keys_and_toggle_wander, test_selection_keys, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
-          test_ctrl_c_and_sigterm_after_resize,
+          test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_q_quits_with_status_0]:
     checks.run(t)
 
