@@ -536,9 +536,9 @@ static void select_command(tui_app *a, int argc, char **argv)
 static void run_cmdline(tui_app *a)
 {
 	a->cmdline_open = false;
+	tui_cmdline_remember(&a->cmd);
 	if (a->cmd.len == 0)
 		return;
-	tui_cmdline_remember(&a->cmd);
 	char copy[TUI_CMDLINE_MAX];
 	snprintf(copy, sizeof copy, "%s", a->cmd.buf);
 	char *words[4];

@@ -100,6 +100,13 @@ void tui_cmdline_edit(tui_cmdline *c, tui_edit e)
 
 void tui_cmdline_remember(tui_cmdline *c)
 {
+	size_t lead = 0;
+	while (lead < c->len && c->buf[lead] == ' ')
+		lead++;
+	cut(c, 0, lead);
+	while (c->len && c->buf[c->len - 1] == ' ')
+		c->buf[--c->len] = '\0';
+	c->pos = c->len;
 	if (c->len == 0)
 		return;
 	if (c->history_count && !strcmp(c->history[(c->history_count - 1) % TUI_HISTORY], c->buf))

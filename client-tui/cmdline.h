@@ -36,7 +36,8 @@ void tui_cmdline_start(tui_cmdline *c);
 /* Inserts a printable character at the cursor; false when the line is full. */
 bool tui_cmdline_insert(tui_cmdline *c, char ch);
 void tui_cmdline_edit(tui_cmdline *c, tui_edit e);
-/* Adds the line to the history (not an empty one, nor a repeat of the last). */
+/* Trims the spaces around the line, then adds it to the history (not a blank one,
+ * nor a repeat of the last). */
 void tui_cmdline_remember(tui_cmdline *c);
 
 /* Completes the word before the cursor: a command name as the first word (or after

@@ -107,6 +107,20 @@ static void history(void)
 	tui_cmdline_edit(&cl, TUI_EDIT_HISTORY_DOWN);
 	tui_cmdline_edit(&cl, TUI_EDIT_HISTORY_DOWN);
 	CHECK(cl.len == 0, "past the newest: '%s'", cl.buf);
+	/* blank lines are not kept (the first Up gave an empty line); the rest trimmed */
+	typed(&cl, "   ");
+	tui_cmdline_remember(&cl);
+	CHECK(cl.history_count == 3 && cl.len == 0, "a blank line was kept: %d '%s'",
+	      cl.history_count, cl.buf);
+	typed(&cl, "  step 5 ");
+	tui_cmdline_remember(&cl);
+	CHECK(cl.history_count == 3 && !strcmp(cl.buf, "step 5"),
+	      "a repeat with spaces around was kept: %d '%s'", cl.history_count, cl.buf);
+	typed(&cl, " get 3  ");
+	tui_cmdline_remember(&cl);
+	tui_cmdline_start(&cl);
+	tui_cmdline_edit(&cl, TUI_EDIT_HISTORY_UP);
+	CHECK(!strcmp(cl.buf, "get 3"), "not trimmed: '%s'", cl.buf);
 }
 
 static int complete(const char *before, char *msg)
