@@ -4,10 +4,12 @@ import os
 import pwd
 import re
 import signal
+import socket
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from steertest import Checks, Server, expect
@@ -446,6 +448,98 @@ def test_ctrl_c_and_sigterm_after_resize():
         tmux("kill-session", "-t", tag, check=False)
 
 
+def run_on_port(port, tag):
+    tmux("new-session", "-d", "-s", tag, "-x", "120", "-y", "30",
+         f"{TUI} --port {port}; sleep 30")
+
+
+def wait_in(tag, pred, what, timeout=10.0):
+    deadline = time.time() + timeout
+    text = ""
+    while time.time() < deadline:
+        text = tmux("capture-pane", "-p", "-t", tag).stdout
+        if pred(text):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
+
+
+class FakePort:
+    """A loopback listener that is not steer-server's protobuf port: reply(data) gives
+    what to answer a connection's first bytes with (None: stay silent). Counts the
+    connections."""
+
+    def __init__(self, reply):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.accepts = []
+        self.reply = reply
+        self.conns = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepts.append(time.time())
+            self.conns.append(c)
+            if self.reply:
+                try:
+                    c.settimeout(2)
+                    c.recv(4096)
+                    c.sendall(self.reply)
+                    c.close()
+                except OSError:
+                    pass
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+def test_command_port_says_so():
+    # pointed at the text port it waited forever for a first snapshot
+    run_on_port(srv.cmd_port, "cmdport")
+    text = wait_in("cmdport", lambda t: "command port" in t, "the command port message")
+    want = (f"127.0.0.1:{srv.cmd_port} is steer-server's command port; steer-tui needs the "
+            "protobuf port (--port, 7700 by default)")
+    expect(want in text, f"not said:\n{text}")
+    tmux("kill-session", "-t", "cmdport", check=False)
+
+
+def test_silent_port_says_so():
+    fake = FakePort(None)
+    run_on_port(fake.port, "silent")
+    wait_in("silent", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf port "
+            "(no Welcome within 3 s)" in t, "the silent port message", 8)
+    tmux("kill-session", "-t", "silent", check=False)
+    fake.close()
+
+
+def test_http_port_backs_off():
+    # an HTTP server's answer is not protobuf: it said "malformed ServerMessage" and
+    # reconnected every 0.2 s forever; the reconnect delay must grow instead
+    body = b"<html><head><title>400 Bad Request</title></head><body>Bad Request</body></html>"
+    fake = FakePort(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    run_on_port(fake.port, "http")
+    text = wait_in("http", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf "
+                   "port" in t, "the not-steer message", 8)
+    time.sleep(4.0)
+    n = len(fake.accepts)
+    gaps = [round(b - a, 2) for a, b in zip(fake.accepts, fake.accepts[1:])]
+    # 0.25 + 0.5 + 1 + 2 s: at most 5 connections; a fixed 0.25 s made 16 or more
+    expect(n <= 6, f"{n} connections in about 4 s, gaps {gaps}:\n{text}")
+    expect(len(gaps) >= 2 and gaps[-1] > gaps[0] * 2, f"the delay does not grow: {gaps}")
+    tmux("kill-session", "-t", "http", check=False)
+    fake.close()
+
+
 def test_name_without_user_is_the_login_name():
     # with $USER unset the client named itself "steer-tui"; the login name is better
     login = pwd.getpwuid(os.getuid()).pw_name
@@ -481,6 +575,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
+          test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
           test_q_quits_with_status_0]:
     checks.run(t)
 
