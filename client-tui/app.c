@@ -113,6 +113,29 @@ static const steer_snap_vehicle *find_vehicle(const tui_app *a, uint32_t id)
 	return NULL;
 }
 
+static void stop_following(tui_app *a)
+{
+	tui_follow_start(&a->follow, 0);
+	a->follow_predicted = false;
+}
+
+/* Every change of the selection goes through here: the follow moves to the new one (or
+ * stops), and the message line, which may be about the old one ("following #5"), says
+ * what is selected now (callers may say more). */
+static void select_vehicle(tui_app *a, uint32_t id)
+{
+	a->selected = id;
+	if (!id)
+		stop_following(a);
+	else if (a->follow.id)
+		tui_follow_start(&a->follow, id);
+	if (id)
+		snprintf(a->message, sizeof a->message, "%s #%u",
+		         a->follow.id ? "following" : "selected", id);
+	else
+		a->message[0] = '\0';
+}
+
 static void on_connected(void *ud)
 {
 	tui_app *a = ud;
@@ -189,17 +212,13 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 	const char *json = m->json.len ? m->json.data : "";
 	double v;
 	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(json, "id", &v)) {
-		a->selected = (uint32_t)v;
+		select_vehicle(a, (uint32_t)v);
 	} else if (purpose == PURPOSE_SELECT_GET) {
 		double id, x, y;
 		if (m->ok && tui_json_number(json, "id", &id) && tui_json_number(json, "x", &x) &&
 		    tui_json_number(json, "y", &y) && strstr(json, "\"kind\":\"vehicle\"")) {
-			a->selected = (uint32_t)id;
+			select_vehicle(a, (uint32_t)id);
 			centre_on(a, x, y);
-			if (a->follow.id)
-				tui_follow_start(&a->follow, a->selected);
-			snprintf(a->message, sizeof a->message, "%s #%u",
-			         a->follow.id ? "following" : "selected", a->selected);
 		} else {
 			snprintf(a->message, sizeof a->message, "select: %.200s",
 			         m->ok ? "that id is not a vehicle" : m->error);
@@ -443,9 +462,7 @@ static void click(tui_app *a, int col, int row, bool right)
 	 * neighbouring cell) still selects. */
 	uint32_t hit = tui_pick(&a->net.snapshot, &a->cam, col, row, a->selected ? 0 : 1);
 	if (hit && hit != a->selected) {
-		a->selected = hit;
-		if (a->follow.id)
-			tui_follow_start(&a->follow, hit);
+		select_vehicle(a, hit);
 		snprintf(a->message, sizeof a->message,
 		         "selected #%u - left click adds waypoints, right click sets its target",
 		         hit);
@@ -474,9 +491,7 @@ static void cycle_selection(tui_app *a, int dir)
 				best = id;
 		}
 	}
-	a->selected = best ? best : wrap;
-	if (a->follow.id && a->selected)
-		tui_follow_start(&a->follow, a->selected);
+	select_vehicle(a, best ? best : wrap);
 	if (!a->selected)
 		snprintf(a->message, sizeof a->message, "no vehicle in view to select");
 }
@@ -516,11 +531,8 @@ static void select_command(tui_app *a, int argc, char **argv)
 	}
 	const steer_snap_vehicle *v = find_vehicle(a, (uint32_t)id);
 	if (v) {
-		a->selected = v->id;
+		select_vehicle(a, v->id);
 		centre_on(a, v->x, v->y);
-		if (a->follow.id)
-			tui_follow_start(&a->follow, v->id);
-		snprintf(a->message, sizeof a->message, "selected #%u", v->id);
 		return;
 	}
 	if (a->net.state != NET_CONNECTED) {
@@ -688,12 +700,6 @@ static void move_cursor(tui_app *a, int dc, int dr)
 	}
 }
 
-static void stop_following(tui_app *a)
-{
-	tui_follow_start(&a->follow, 0);
-	a->follow_predicted = false;
-}
-
 static void key(tui_app *a, int ch)
 {
 	if (a->pager.open) {
@@ -793,8 +799,7 @@ static void key(tui_app *a, int ch)
 		cycle_selection(a, -1);
 		break;
 	case 27:
-		a->selected = 0;
-		stop_following(a);
+		select_vehicle(a, 0);
 		break;
 	case '\r':
 	case '\n':
@@ -820,8 +825,7 @@ static void key(tui_app *a, int ch)
 			break;
 		}
 		sendf(a, PURPOSE_NONE, "remove %u", a->selected);
-		a->selected = 0;
-		stop_following(a);
+		select_vehicle(a, 0);
 		break;
 	case 'w':
 		toggle(a, STEER_WANDER);

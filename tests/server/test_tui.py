@@ -259,6 +259,30 @@ def test_selection_keys():
     tmux("send-keys", "-t", "tui", "Escape")
 
 
+def test_selection_messages_replaced():
+    # "flock: nothing selected..." stayed after Shift-Tab selected a vehicle, and
+    # "following #5 (c again: off)" after Tab moved the selection
+    tmux("send-keys", "-t", "tui", "Escape")
+    wait_for(lambda t: "| #" not in status_line(t), "no selection")
+    tmux("send-keys", "-t", "tui", "f")
+    wait_for(lambda t: "flock: nothing selected" in t, "f with nothing selected")
+    tmux("send-keys", "-t", "tui", "BTab")
+    text = wait_for(lambda t: selected_id(t) > 0, "Shift-Tab")
+    first = selected_id(text)
+    text = wait_for(lambda t: f"selected #{first}" in t, f"'selected #{first}'", 3)
+    expect("nothing selected" not in text, f"the old message stayed:\n{text}")
+    tmux("send-keys", "-t", "tui", "c")
+    wait_for(lambda t: f"following #{first} (c again: off)" in t, "following")
+    tmux("send-keys", "-t", "tui", "Tab")
+    text = wait_for(lambda t: selected_id(t) not in (0, first), "Tab")
+    second = selected_id(text)
+    text = wait_for(lambda t: f"following #{second}" in t, f"'following #{second}'", 3)
+    expect(f"following #{first}" not in text, f"the old message stayed:\n{text}")
+    tmux("send-keys", "-t", "tui", "c", "Escape", "0")
+    wait_for(lambda t: "| #" not in status_line(t) and "follow" not in status_line(t),
+             "no selection, no follow")
+
+
 def test_stats_panel():
     tmux("send-keys", "-t", "tui", "S")
     text = wait_for(lambda t: "tick ms p99" in t and "snapshot B/s" in t, "the stats panel")
@@ -571,7 +595,8 @@ def test_q_quits_with_status_0():
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
-          test_select_with_keys_and_toggle_wander, test_selection_keys, test_stats_panel,
+          test_select_with_keys_and_toggle_wander, test_selection_keys,
+          test_selection_messages_replaced, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
