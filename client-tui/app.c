@@ -125,6 +125,7 @@ static void stop_following(tui_app *a)
 static void select_vehicle(tui_app *a, uint32_t id)
 {
 	a->selected = id;
+	a->sel_missing = false;
 	if (!id)
 		stop_following(a);
 	else if (a->follow.id)
@@ -134,6 +135,31 @@ static void select_vehicle(tui_app *a, uint32_t id)
 		         a->follow.id ? "following" : "selected", id);
 	else
 		a->message[0] = '\0';
+}
+
+/* A selection missing from the snapshots for this long may have been removed by
+ * another client (or be off view): ask the server, at most once in this time. */
+#define TUI_GONE_CHECK_MS 1000
+
+static void check_selection(tui_app *a)
+{
+	if (!a->selected || find_vehicle(a, a->selected)) {
+		a->sel_missing = false;
+		return;
+	}
+	uint64_t now = uv_now(a->loop);
+	if (!a->sel_missing) {
+		a->sel_missing = true;
+		a->sel_missing_ms = now;
+		return;
+	}
+	if (now - a->sel_missing_ms < TUI_GONE_CHECK_MS ||
+	    (a->sel_asked_ms && now - a->sel_asked_ms < TUI_GONE_CHECK_MS) ||
+	    a->net.state != NET_CONNECTED)
+		return;
+	a->sel_asked_ms = now;
+	a->sel_asked_id = a->selected;
+	sendf(a, PURPOSE_SELECT_GONE, "get %u", a->selected);
 }
 
 static void on_connected(void *ud)
@@ -211,6 +237,16 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 	}
 	const char *json = m->json.len ? m->json.data : "";
 	double v;
+	if (purpose == PURPOSE_SELECT_GONE) {
+		/* Still there (off view): nothing to say. */
+		if (!m->ok && strstr(m->error, "no vehicle") && a->selected &&
+		    a->selected == a->sel_asked_id) {
+			uint32_t gone = a->selected;
+			select_vehicle(a, 0);
+			snprintf(a->message, sizeof a->message, "#%u is gone", gone);
+		}
+		return;
+	}
 	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(json, "id", &v)) {
 		select_vehicle(a, (uint32_t)v);
 	} else if (purpose == PURPOSE_SELECT_GET) {
@@ -274,6 +310,7 @@ static void on_message(void *ud, const steer_server_msg *m)
 			a->cam.cy = cy;
 			a->follow_predicted = predicted;
 		}
+		check_selection(a);
 		break;
 	}
 	case STEER_MSG_REPLY:

@@ -54,6 +54,7 @@ const char *const tui_help_text[] = {
     "  60/20 Hz              simulation ticks a second / snapshots a second",
     "  #12 31.5 u/s flock    the selection: id, speed (units/s), behaviours",
     "  #12 (off view)        the selection is outside the view (0 fits all)",
+    "  #12 (across the edge) followed across a wrapping edge, found again soon",
     "  follow, debug         c (follow) and d (debug aids) are on",
     "  (a narrow window drops the tick, then the words, then the rates first)",
     "",

@@ -160,7 +160,8 @@ def test_help_whole_at_80x24():
                   "fit the whole world in the window",
                   "select the vehicle under the pointer; with one selected,"]:
         expect(whole in text, f"'{whole}' not whole:\n{text}")
-    tmux("send-keys", "-t", "tui", "G")
+    # the end, and one line back: the status legend's rates and the connection
+    tmux("send-keys", "-t", "tui", "G", "k")
     text = wait_for(lambda t: "snapshots a second" in t, "the end of the help")
     for whole in ["60/20 Hz", "the cursor: s, F, o, t and Enter act there",
                   f"snapshots from 127.0.0.1:{srv.proto_port}"]:
@@ -281,6 +282,26 @@ def test_selection_messages_replaced():
     tmux("send-keys", "-t", "tui", "c", "Escape", "0")
     wait_for(lambda t: "| #" not in status_line(t) and "follow" not in status_line(t),
              "no selection, no follow")
+
+
+def test_selection_removed_elsewhere():
+    # :select 5, c, then another client removes 5: the status kept "#5 (across the
+    # edge) | follow" forever and x gave ERR
+    t = srv.text()
+    vid = t.ok("spawn 500 300")["id"]
+    tmux("send-keys", "-t", "tui", f":select {vid}", "Enter")
+    wait_for(lambda t: selected_id(t) == vid, f"#{vid} selected")
+    tmux("send-keys", "-t", "tui", "c")
+    wait_for(lambda t: "| follow" in status_line(t), "following")
+    t.ok(f"remove {vid}")
+    t.close()
+    text = wait_for(lambda t: f"#{vid} is gone" in t, f"'#{vid} is gone'", 5)
+    ln = status_line(text)
+    expect("| #" not in ln and "follow" not in ln, f"still selected or following: {ln}")
+    tmux("send-keys", "-t", "tui", "x")
+    text = wait_for(lambda t: "remove: nothing selected" in t, "x with nothing selected", 3)
+    expect("ERR" not in text, text)
+    tmux("send-keys", "-t", "tui", "0")
 
 
 def test_stats_panel():
@@ -596,7 +617,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
-          test_selection_messages_replaced, test_stats_panel,
+          test_selection_messages_replaced, test_selection_removed_elsewhere, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
