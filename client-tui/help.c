@@ -42,7 +42,7 @@ const char *const tui_help_text[] = {
     "  Left Right, Home End, Ctrl-A Ctrl-E   move in the line",
     "  Backspace Delete, Ctrl-U Ctrl-K Ctrl-W delete a character / to the start /",
     "                                         to the end / the word before",
-    "  Up Down        history          Tab    complete a command or a key=",
+    "  Up Down        history          Tab    complete a command, key= or value",
     "  Enter          run              Esc    cancel",
     "",
     "Status line, left to right",
