@@ -162,6 +162,19 @@ static void check_selection(tui_app *a)
 	sendf(a, PURPOSE_SELECT_GONE, "get %u", a->selected);
 }
 
+/* Said once the server has greeted: a connection alone may be to the wrong port, and
+ * the message line keeps saying why the last try failed until then. */
+static void say_connected(tui_app *a)
+{
+	if (a->cmd_port)
+		snprintf(a->message, sizeof a->message,
+		         "connected to %.100s:%s (commands: port %d) - ? for help", a->net.host,
+		         a->net.port, a->cmd_port);
+	else
+		snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help",
+		         a->net.host, a->net.port);
+}
+
 static void on_connected(void *ud)
 {
 	tui_app *a = ud;
@@ -171,13 +184,6 @@ static void on_connected(void *ud)
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);
 	memset(a->pending, 0, sizeof a->pending); /* those replies died with the connection */
-	if (a->cmd_port)
-		snprintf(a->message, sizeof a->message,
-		         "connected to %.100s:%s (commands: port %d) - ? for help", a->net.host,
-		         a->net.port, a->cmd_port);
-	else
-		snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help",
-		         a->net.host, a->net.port);
 	schedule_frame(a);
 }
 
@@ -285,6 +291,7 @@ static void on_message(void *ud, const steer_server_msg *m)
 	tui_app *a = ud;
 	switch (m->kind) {
 	case STEER_MSG_WELCOME:
+		say_connected(a);
 		a->world_w = m->welcome.width;
 		a->world_h = m->welcome.height;
 		if (!a->fitted) {

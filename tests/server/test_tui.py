@@ -554,6 +554,13 @@ def test_command_port_says_so():
     want = (f"127.0.0.1:{srv.cmd_port} is steer-server's command port; steer-tui needs the "
             "protobuf port (--port, 7700 by default)")
     expect(want in text, f"not said:\n{text}")
+    # and it stays said while the client retries (a new TCP connection is no reason
+    # to say "connected to ...")
+    deadline = time.time() + 4
+    while time.time() < deadline:
+        text = tmux("capture-pane", "-p", "-t", "cmdport").stdout
+        expect("is steer-server's command port" in text, f"no longer said:\n{text}")
+        time.sleep(0.1)
     tmux("kill-session", "-t", "cmdport", check=False)
 
 
