@@ -365,8 +365,13 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			double in = a->net.retry_at_ms > now
 			                ? (double)(a->net.retry_at_ms - now) / 1000
 			                : 0;
-			snprintf(out, n, " disconnected, retrying in %.1fs (%s:%s: %s)", in,
-			         a->net.host, a->net.port, a->net.last_error);
+			/* "H:P is not a steer-server ..." names the address itself */
+			char where[300];
+			int wl = snprintf(where, sizeof where, "%s:%s", a->net.host, a->net.port);
+			bool named = wl > 0 && !strncmp(a->net.last_error, where, (size_t)wl) &&
+			             a->net.last_error[wl] == ' ';
+			snprintf(out, n, " disconnected, retrying in %.1fs (%s%s%s)", in,
+			         named ? "" : where, named ? "" : ": ", a->net.last_error);
 		} else {
 			snprintf(out, n, " connecting to %s:%s ...", a->net.host, a->net.port);
 		}

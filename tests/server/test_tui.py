@@ -561,6 +561,11 @@ def test_command_port_says_so():
         text = tmux("capture-pane", "-p", "-t", "cmdport").stdout
         expect("is steer-server's command port" in text, f"no longer said:\n{text}")
         time.sleep(0.1)
+    # the status line names the address once: "(127.0.0.1:N is steer-server's ..."
+    text = wait_in("cmdport", lambda t: "disconnected, retrying" in status_line(t),
+                   "the retry status", 8)
+    ln = status_line(text)
+    expect(ln.count(f"127.0.0.1:{srv.cmd_port}") == 1 and "command port" in ln, ln)
     tmux("kill-session", "-t", "cmdport", check=False)
 
 
