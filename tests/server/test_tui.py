@@ -217,6 +217,9 @@ def test_follow_across_the_wrap_edge():
     t.close()
     tmux("send-keys", "-t", "tui", "Escape")
     tmux("send-keys", "-t", "tui", "0")
+    # the next test reads the status line: not the one from before Escape
+    wait_for(lambda t: "| #" not in status_line(t) and "follow" not in status_line(t),
+             "no selection, no follow")
 
 
 def test_select_with_keys_and_toggle_wander():
