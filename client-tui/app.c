@@ -113,6 +113,68 @@ static const steer_snap_vehicle *find_vehicle(const tui_app *a, uint32_t id)
 	return NULL;
 }
 
+static void stop_following(tui_app *a)
+{
+	tui_follow_start(&a->follow, 0);
+	a->follow_predicted = false;
+}
+
+/* Every change of the selection goes through here: the follow moves to the new one (or
+ * stops), and the message line, which may be about the old one ("following #5"), says
+ * what is selected now (callers may say more). */
+static void select_vehicle(tui_app *a, uint32_t id)
+{
+	a->selected = id;
+	a->sel_missing = false;
+	if (!id)
+		stop_following(a);
+	else if (a->follow.id)
+		tui_follow_start(&a->follow, id);
+	if (id)
+		snprintf(a->message, sizeof a->message, "%s #%u",
+		         a->follow.id ? "following" : "selected", id);
+	else
+		a->message[0] = '\0';
+}
+
+/* A selection missing from the snapshots for this long may have been removed by
+ * another client (or be off view): ask the server, at most once in this time. */
+#define TUI_GONE_CHECK_MS 1000
+
+static void check_selection(tui_app *a)
+{
+	if (!a->selected || find_vehicle(a, a->selected)) {
+		a->sel_missing = false;
+		return;
+	}
+	uint64_t now = uv_now(a->loop);
+	if (!a->sel_missing) {
+		a->sel_missing = true;
+		a->sel_missing_ms = now;
+		return;
+	}
+	if (now - a->sel_missing_ms < TUI_GONE_CHECK_MS ||
+	    (a->sel_asked_ms && now - a->sel_asked_ms < TUI_GONE_CHECK_MS) ||
+	    a->net.state != NET_CONNECTED)
+		return;
+	a->sel_asked_ms = now;
+	a->sel_asked_id = a->selected;
+	sendf(a, PURPOSE_SELECT_GONE, "get %u", a->selected);
+}
+
+/* Said once the server has greeted: a connection alone may be to the wrong port, and
+ * the message line keeps saying why the last try failed until then. */
+static void say_connected(tui_app *a)
+{
+	if (a->cmd_port)
+		snprintf(a->message, sizeof a->message,
+		         "connected to %.100s:%s (commands: port %d) - ? for help", a->net.host,
+		         a->net.port, a->cmd_port);
+	else
+		snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help",
+		         a->net.host, a->net.port);
+}
+
 static void on_connected(void *ud)
 {
 	tui_app *a = ud;
@@ -122,13 +184,6 @@ static void on_connected(void *ud)
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);
 	memset(a->pending, 0, sizeof a->pending); /* those replies died with the connection */
-	if (a->cmd_port)
-		snprintf(a->message, sizeof a->message,
-		         "connected to %.100s:%s (commands: port %d) - ? for help", a->net.host,
-		         a->net.port, a->cmd_port);
-	else
-		snprintf(a->message, sizeof a->message, "connected to %.100s:%s - ? for help",
-		         a->net.host, a->net.port);
 	schedule_frame(a);
 }
 
@@ -188,18 +243,24 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 	}
 	const char *json = m->json.len ? m->json.data : "";
 	double v;
+	if (purpose == PURPOSE_SELECT_GONE) {
+		/* Still there (off view): nothing to say. */
+		if (!m->ok && strstr(m->error, "no vehicle") && a->selected &&
+		    a->selected == a->sel_asked_id) {
+			uint32_t gone = a->selected;
+			select_vehicle(a, 0);
+			snprintf(a->message, sizeof a->message, "#%u is gone", gone);
+		}
+		return;
+	}
 	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(json, "id", &v)) {
-		a->selected = (uint32_t)v;
+		select_vehicle(a, (uint32_t)v);
 	} else if (purpose == PURPOSE_SELECT_GET) {
 		double id, x, y;
 		if (m->ok && tui_json_number(json, "id", &id) && tui_json_number(json, "x", &x) &&
 		    tui_json_number(json, "y", &y) && strstr(json, "\"kind\":\"vehicle\"")) {
-			a->selected = (uint32_t)id;
+			select_vehicle(a, (uint32_t)id);
 			centre_on(a, x, y);
-			if (a->follow.id)
-				tui_follow_start(&a->follow, a->selected);
-			snprintf(a->message, sizeof a->message, "%s #%u",
-			         a->follow.id ? "following" : "selected", a->selected);
 		} else {
 			snprintf(a->message, sizeof a->message, "select: %.200s",
 			         m->ok ? "that id is not a vehicle" : m->error);
@@ -230,6 +291,7 @@ static void on_message(void *ud, const steer_server_msg *m)
 	tui_app *a = ud;
 	switch (m->kind) {
 	case STEER_MSG_WELCOME:
+		say_connected(a);
 		a->world_w = m->welcome.width;
 		a->world_h = m->welcome.height;
 		if (!a->fitted) {
@@ -255,6 +317,7 @@ static void on_message(void *ud, const steer_server_msg *m)
 			a->cam.cy = cy;
 			a->follow_predicted = predicted;
 		}
+		check_selection(a);
 		break;
 	}
 	case STEER_MSG_REPLY:
@@ -302,8 +365,13 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			double in = a->net.retry_at_ms > now
 			                ? (double)(a->net.retry_at_ms - now) / 1000
 			                : 0;
-			snprintf(out, n, " disconnected, retrying in %.1fs (%s:%s: %s)", in,
-			         a->net.host, a->net.port, a->net.last_error);
+			/* "H:P is not a steer-server ..." names the address itself */
+			char where[300];
+			int wl = snprintf(where, sizeof where, "%s:%s", a->net.host, a->net.port);
+			bool named = wl > 0 && !strncmp(a->net.last_error, where, (size_t)wl) &&
+			             a->net.last_error[wl] == ' ';
+			snprintf(out, n, " disconnected, retrying in %.1fs (%s%s%s)", in,
+			         named ? "" : where, named ? "" : ": ", a->net.last_error);
 		} else {
 			snprintf(out, n, " connecting to %s:%s ...", a->net.host, a->net.port);
 		}
@@ -443,9 +511,7 @@ static void click(tui_app *a, int col, int row, bool right)
 	 * neighbouring cell) still selects. */
 	uint32_t hit = tui_pick(&a->net.snapshot, &a->cam, col, row, a->selected ? 0 : 1);
 	if (hit && hit != a->selected) {
-		a->selected = hit;
-		if (a->follow.id)
-			tui_follow_start(&a->follow, hit);
+		select_vehicle(a, hit);
 		snprintf(a->message, sizeof a->message,
 		         "selected #%u - left click adds waypoints, right click sets its target",
 		         hit);
@@ -474,9 +540,7 @@ static void cycle_selection(tui_app *a, int dir)
 				best = id;
 		}
 	}
-	a->selected = best ? best : wrap;
-	if (a->follow.id && a->selected)
-		tui_follow_start(&a->follow, a->selected);
+	select_vehicle(a, best ? best : wrap);
 	if (!a->selected)
 		snprintf(a->message, sizeof a->message, "no vehicle in view to select");
 }
@@ -516,11 +580,8 @@ static void select_command(tui_app *a, int argc, char **argv)
 	}
 	const steer_snap_vehicle *v = find_vehicle(a, (uint32_t)id);
 	if (v) {
-		a->selected = v->id;
+		select_vehicle(a, v->id);
 		centre_on(a, v->x, v->y);
-		if (a->follow.id)
-			tui_follow_start(&a->follow, v->id);
-		snprintf(a->message, sizeof a->message, "selected #%u", v->id);
 		return;
 	}
 	if (a->net.state != NET_CONNECTED) {
@@ -536,9 +597,9 @@ static void select_command(tui_app *a, int argc, char **argv)
 static void run_cmdline(tui_app *a)
 {
 	a->cmdline_open = false;
+	tui_cmdline_remember(&a->cmd);
 	if (a->cmd.len == 0)
 		return;
-	tui_cmdline_remember(&a->cmd);
 	char copy[TUI_CMDLINE_MAX];
 	snprintf(copy, sizeof copy, "%s", a->cmd.buf);
 	char *words[4];
@@ -688,12 +749,6 @@ static void move_cursor(tui_app *a, int dc, int dr)
 	}
 }
 
-static void stop_following(tui_app *a)
-{
-	tui_follow_start(&a->follow, 0);
-	a->follow_predicted = false;
-}
-
 static void key(tui_app *a, int ch)
 {
 	if (a->pager.open) {
@@ -793,8 +848,7 @@ static void key(tui_app *a, int ch)
 		cycle_selection(a, -1);
 		break;
 	case 27:
-		a->selected = 0;
-		stop_following(a);
+		select_vehicle(a, 0);
 		break;
 	case '\r':
 	case '\n':
@@ -820,8 +874,7 @@ static void key(tui_app *a, int ch)
 			break;
 		}
 		sendf(a, PURPOSE_NONE, "remove %u", a->selected);
-		a->selected = 0;
-		stop_following(a);
+		select_vehicle(a, 0);
 		break;
 	case 'w':
 		toggle(a, STEER_WANDER);

@@ -26,11 +26,12 @@
 /* What to do with the reply to a request the client made on its own. */
 typedef enum tui_purpose {
 	PURPOSE_NONE,
-	PURPOSE_SELECT_NEW, /* select the vehicle the reply's "id" names */
-	PURPOSE_SELECT_GET, /* :select of a vehicle outside the view: select and go there */
-	PURPOSE_STATS,      /* a sample for the stats panel, not for the message line */
-	PURPOSE_SHOW,       /* a read command typed on the ':' line: a long reply opens the
-	                     * pager (a write's long reply, e.g. 6000 new ids, does not) */
+	PURPOSE_SELECT_NEW,  /* select the vehicle the reply's "id" names */
+	PURPOSE_SELECT_GET,  /* :select of a vehicle outside the view: select and go there */
+	PURPOSE_STATS,       /* a sample for the stats panel, not for the message line */
+	PURPOSE_SELECT_GONE, /* is the selection, long missing from the snapshots, gone? */
+	PURPOSE_SHOW,        /* a read command typed on the ':' line: a long reply opens the
+	                      * pager (a write's long reply, e.g. 6000 new ids, does not) */
 } tui_purpose;
 
 typedef struct tui_pending {
@@ -59,6 +60,11 @@ typedef struct tui_app {
 	uint32_t next_request;
 	tui_pending pending[TUI_PENDING]; /* id 0: a free slot */
 	uint32_t selected;
+	/* The selection missing from the snapshots since sel_missing_ms; the server was
+	 * last asked whether it still exists at sel_asked_ms (about sel_asked_id). */
+	bool sel_missing;
+	uint64_t sel_missing_ms, sel_asked_ms;
+	uint32_t sel_asked_id;
 	tui_follow follow;     /* follow.id: the vehicle followed, 0 for none */
 	bool follow_predicted; /* it wrapped out of the last view: centred where it went */
 	bool debug;

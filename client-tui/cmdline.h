@@ -1,6 +1,6 @@
 /* The ':' command line as plain data: the text and its cursor, editing, history, and
- * Tab completion of command names and parameter keys from the core's command table
- * (command.h) and parameter table (params.h). No terminal here; app.c maps keys. */
+ * Tab completion of command names, parameter keys and values from the core's command
+ * table (command.h) and parameter table (params.h). No terminal here; app.c maps keys. */
 #ifndef TUI_CMDLINE_H
 #define TUI_CMDLINE_H
 
@@ -36,12 +36,15 @@ void tui_cmdline_start(tui_cmdline *c);
 /* Inserts a printable character at the cursor; false when the line is full. */
 bool tui_cmdline_insert(tui_cmdline *c, char ch);
 void tui_cmdline_edit(tui_cmdline *c, tui_edit e);
-/* Adds the line to the history (not an empty one, nor a repeat of the last). */
+/* Trims the spaces around the line, then adds it to the history (not a blank one,
+ * nor a repeat of the last). */
 void tui_cmdline_remember(tui_cmdline *c);
 
 /* Completes the word before the cursor: a command name as the first word (or after
- * help), a parameter key (key=) after spawn / set / obstacle, a scenario name after
- * scenario. One candidate: completed (with '=' after a key, a space after a command);
+ * help), a parameter key (key=) after spawn / set / obstacle, a flag's or an enum's
+ * value after key= (the parameter table), a fixed word of the command's usage
+ * ("on|off", "[wrap|bounce|none]", "clear | loop"), a scenario name after scenario.
+ * One candidate: completed (with '=' after a key, else a space);
  * several: extended to their common prefix, and listed in msg. Returns the number of
  * candidates. */
 int tui_cmdline_complete(tui_cmdline *c, char *msg, size_t msglen);

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include "app.h"
 #include "command.h"
 
@@ -16,7 +19,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: steer-tui [--host H] [--port P] [--cmd-port N] [--name NAME]\n"
 	           "  Connects to steer-server's protobuf port (default 127.0.0.1:7700).\n"
 	           "  --cmd-port N   the server's text command port, shown in the help (? key)\n"
-	           "  --name NAME    how other clients see you: \"NAME paused\" (default: $USER)\n"
+	           "  --name NAME    how other clients see you: \"NAME paused\" (default: $USER or "
+	           "the login name)\n"
 	           "  --version      print the version and exit\n"
 	           "  Press ? inside for the keys, q to quit. NO_COLOR=1 turns colours off.\n");
 }
@@ -33,11 +37,21 @@ static int parse_port(const char *flag, const char *text)
 	return (int)p;
 }
 
-int main(int argc, char **argv)
+/* $USER, else the login name of the uid, else "steer-tui": a name others can read. */
+static const char *default_name(void)
 {
 	const char *user = getenv("USER");
-	tui_options o = {"127.0.0.1", 7700, 0,
-	                 user && steer_client_name_ok(user) ? user : "steer-tui"};
+	if (user && steer_client_name_ok(user))
+		return user;
+	const struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_name && steer_client_name_ok(pw->pw_name))
+		return pw->pw_name;
+	return "steer-tui";
+}
+
+int main(int argc, char **argv)
+{
+	tui_options o = {"127.0.0.1", 7700, 0, default_name()};
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		bool takes_value = !strcmp(arg, "--host") || !strcmp(arg, "--port") ||

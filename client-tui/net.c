@@ -6,6 +6,12 @@
 
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
+/* steer-server's protobuf port sends its Welcome as it accepts. A port silent this long
+ * gets a probe: a newline ends the text port's partial line (the Hello's bytes), which
+ * it then answers with ERR. A protobuf port would take the byte for a frame length, so
+ * only a port that has already failed to greet gets it. */
+#define PROBE_AFTER_MS   1000
+#define GIVE_UP_AFTER_MS 3000
 
 static void try_connect(tui_net *n);
 
@@ -16,6 +22,7 @@ static void on_tcp_closed(uv_handle_t *h)
 
 static void drop_tcp(tui_net *n)
 {
+	uv_timer_stop(&n->greet);
 	if (n->tcp) {
 		uv_read_stop((uv_stream_t *)n->tcp);
 		uv_close((uv_handle_t *)n->tcp, on_tcp_closed);
@@ -44,6 +51,46 @@ static void schedule_retry(tui_net *n, const char *why)
 		n->ev.disconnected(n->ev.ud, why);
 }
 
+/* Fails a connection that did not greet like steer-server's protobuf port. */
+static void not_steer(tui_net *n, const char *what)
+{
+	char why[sizeof n->last_error];
+	snprintf(why, sizeof why, "%.60s:%s is not a steer-server protobuf port (%s)", n->host,
+	         n->port, what);
+	schedule_retry(n, why);
+}
+
+static void on_probe_sent(uv_write_t *req, int status)
+{
+	(void)status; /* a failure shows up as a read error */
+	free(req);
+}
+
+static void on_greet_timer(uv_timer_t *t)
+{
+	tui_net *n = t->data;
+	if (!n->tcp || n->spoke)
+		return;
+	if (n->probed) {
+		not_steer(n, "no Welcome within 3 s");
+		return;
+	}
+	n->probed = true;
+	uv_write_t *req = malloc(sizeof *req);
+	static char newline[] = "\n";
+	uv_buf_t b = uv_buf_init(newline, 1);
+	if (req && uv_write(req, (uv_stream_t *)n->tcp, &b, 1, on_probe_sent) != 0)
+		free(req);
+	uv_timer_start(&n->greet, on_greet_timer, GIVE_UP_AFTER_MS - PROBE_AFTER_MS, 0);
+}
+
+/* Whether the connection's first bytes are the text port's replies. */
+static bool text_reply(const tui_net *n)
+{
+	return (n->head_len >= 3 && !memcmp(n->head, "OK ", 3)) ||
+	       (n->head_len >= 4 && !memcmp(n->head, "ERR ", 4));
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	static char chunk[64 * 1024]; /* consumed before the next read: one is enough */
@@ -56,11 +103,29 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	tui_net *n = s->data;
 	if (nread < 0) {
-		schedule_retry(n, nread == UV_EOF ? "server closed the connection"
-		                                  : uv_strerror((int)nread));
+		if (!n->spoke && n->head_len)
+			not_steer(n, "it sent something else, then closed the connection");
+		else
+			schedule_retry(n, nread == UV_EOF ? "server closed the connection"
+			                                  : uv_strerror((int)nread));
 		return;
 	}
 	n->bytes_in += (uint64_t)nread;
+	if (!n->spoke && n->head_len < sizeof n->head) {
+		size_t take = sizeof n->head - n->head_len;
+		take = take < (size_t)nread ? take : (size_t)nread;
+		memcpy(n->head + n->head_len, buf->base, take);
+		n->head_len += take;
+		if (text_reply(n)) {
+			char why[sizeof n->last_error];
+			snprintf(why, sizeof why,
+			         "%.60s:%s is steer-server's command port; steer-tui needs the "
+			         "protobuf port (--port, 7700 by default)",
+			         n->host, n->port);
+			schedule_retry(n, why);
+			return;
+		}
+	}
 	const uint8_t *p = (const uint8_t *)buf->base;
 	size_t left = (size_t)nread;
 	while (left && n->tcp) {
@@ -75,8 +140,21 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) == 1) {
 			if (!steer_wire_decode_stream(msg, len, &n->msg, &n->snapshot, &n->compact,
 			                              err, sizeof err)) {
-				schedule_retry(n, err);
+				if (n->spoke)
+					schedule_retry(n, err);
+				else
+					not_steer(n, err);
 				return;
+			}
+			/* steer-server: its Welcome, or a refusal ("server full") */
+			n->spoke = true;
+			uv_timer_stop(&n->greet);
+			if (!n->welcomed && n->msg.kind == STEER_MSG_WELCOME) {
+				/* Only a greeting resets the backoff: a port that
+				 * accepts and then fails must not be retried 4 times a
+				 * second. */
+				n->welcomed = true;
+				n->backoff_ms = BACKOFF_MIN_MS;
 			}
 			if (n->ev.message)
 				n->ev.message(n->ev.ud, &n->msg);
@@ -84,7 +162,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		if (!n->tcp)
 			return;
 		if (rc < 0) {
-			schedule_retry(n, err);
+			if (n->spoke)
+				schedule_retry(n, err);
+			else
+				not_steer(n, err);
 			return;
 		}
 		if (took == 0 && left) {
@@ -104,8 +185,9 @@ static void on_connected(uv_connect_t *req, int status)
 		return;
 	}
 	n->state = NET_CONNECTED;
-	n->backoff_ms = BACKOFF_MIN_MS;
 	n->last_error[0] = '\0';
+	n->welcomed = n->spoke = n->probed = false;
+	n->head_len = 0;
 	/* A new connection starts a new compact stream: its first frame is a key. */
 	steer_compact_state_reset(&n->compact);
 	/* Snapshots of a big world are large: allow far more than a client frame. */
@@ -115,6 +197,7 @@ static void on_connected(uv_connect_t *req, int status)
 		schedule_retry(n, uv_strerror(rc));
 		return;
 	}
+	uv_timer_start(&n->greet, on_greet_timer, PROBE_AFTER_MS, 0);
 	if (n->ev.connected)
 		n->ev.connected(n->ev.ud);
 }
@@ -178,6 +261,10 @@ int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port, const
 	if (rc != 0)
 		return rc;
 	n->retry.data = n;
+	rc = uv_timer_init(loop, &n->greet);
+	if (rc != 0)
+		return rc;
+	n->greet.data = n;
 	try_connect(n);
 	return 0;
 }
@@ -216,6 +303,8 @@ void tui_net_stop(tui_net *n)
 	if (!uv_is_closing((uv_handle_t *)&n->retry))
 		uv_close((uv_handle_t *)&n->retry, NULL);
 	drop_tcp(n);
+	if (!uv_is_closing((uv_handle_t *)&n->greet))
+		uv_close((uv_handle_t *)&n->greet, NULL);
 }
 
 void tui_net_free(tui_net *n)

@@ -38,9 +38,16 @@ struct tui_net {
 	uv_getaddrinfo_t gai;
 	uv_connect_t connect_req;
 	uv_timer_t retry;
+	/* Until the Welcome: a probe after a silent second, then giving up (net.c). */
+	uv_timer_t greet;
+	bool spoke;    /* a frame decoded on this connection: it is steer-server */
+	bool welcomed; /* and a Welcome among them */
+	bool probed;   /* the probe newline went out on this connection */
+	char head[8];  /* the connection's first bytes, to recognise a text port */
+	size_t head_len;
 	uint64_t backoff_ms;
 	uint64_t retry_at_ms; /* loop time of the next attempt, for the status line */
-	char last_error[128];
+	char last_error[192];
 	steer_framer framer;
 	steer_server_msg msg;
 	steer_snapshot snapshot;

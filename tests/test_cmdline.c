@@ -107,6 +107,20 @@ static void history(void)
 	tui_cmdline_edit(&cl, TUI_EDIT_HISTORY_DOWN);
 	tui_cmdline_edit(&cl, TUI_EDIT_HISTORY_DOWN);
 	CHECK(cl.len == 0, "past the newest: '%s'", cl.buf);
+	/* blank lines are not kept (the first Up gave an empty line); the rest trimmed */
+	typed(&cl, "   ");
+	tui_cmdline_remember(&cl);
+	CHECK(cl.history_count == 3 && cl.len == 0, "a blank line was kept: %d '%s'",
+	      cl.history_count, cl.buf);
+	typed(&cl, "  step 5 ");
+	tui_cmdline_remember(&cl);
+	CHECK(cl.history_count == 3 && !strcmp(cl.buf, "step 5"),
+	      "a repeat with spaces around was kept: %d '%s'", cl.history_count, cl.buf);
+	typed(&cl, " get 3  ");
+	tui_cmdline_remember(&cl);
+	tui_cmdline_start(&cl);
+	tui_cmdline_edit(&cl, TUI_EDIT_HISTORY_UP);
+	CHECK(!strcmp(cl.buf, "get 3"), "not trimmed: '%s'", cl.buf);
 }
 
 static int complete(const char *before, char *msg)
@@ -152,7 +166,39 @@ static void completion(void)
 	CHECK(complete("obstacle 1 2 3 v", msg) == 2 && !strcmp(cl.buf, "obstacle 1 2 3 v"), "'%s'",
 	      cl.buf);
 	CHECK(complete("zzz", msg) == 0 && !strcmp(cl.buf, "zzz"), "'%s'", cl.buf);
-	CHECK(complete("set 3 max_speed=5", msg) == 0, "a value completed");
+	CHECK(complete("set 3 max_speed=5", msg) == 0, "a number completed");
+	/* values: the words of the command table's usage and the parameter table's enums */
+	struct {
+		const char *line, *want;
+		int n;
+	} values[] = {
+	    {"flock 1 o", "flock 1 o", 2},
+	    {"flock 1 of", "flock 1 off ", 1},
+	    {"wander 7 ", "wander 7 o", 2},
+	    {"world 100 100 b", "world 100 100 bounce ", 1},
+	    {"world 100 100 ", "world 100 100 ", 3},
+	    {"set 3 combine=", "set 3 combine=", 2},
+	    {"set 3 combine=p", "set 3 combine=priority ", 1},
+	    {"set 3 decel=", "set 3 decel=", 4},
+	    {"set 3 decel=sl", "set 3 decel=slow ", 1},
+	    {"spawn 1 2 field_of_view=o", "spawn 1 2 field_of_view=o", 2},
+	    {"set 3 field_of_view=on", "set 3 field_of_view=on ", 1},
+	    {"path 4 ", "path 4 ", 2},
+	    {"path 4 c", "path 4 clear ", 1},
+	    {"path 4 loop o", "path 4 loop o", 2},
+	    {"path 4 clear o", "path 4 clear o", 0},
+	    {"seek 2 o", "seek 2 off ", 1},
+	    {"spawn fl", "spawn flock ", 1},
+	    {"flock 1 on o", "flock 1 on o", 0},
+	};
+	for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+		int n = complete(values[v].line, msg);
+		CHECK(n == values[v].n && !strcmp(cl.buf, values[v].want), "'%s': %d '%s' (%s)",
+		      values[v].line, n, cl.buf, msg);
+	}
+	CHECK(complete("set 3 decel=", msg) == 4 && !strcmp(msg, "linear fast normal slow"), "'%s'",
+	      msg);
+	CHECK(complete("path 4 ", msg) == 2 && !strcmp(msg, "clear loop"), "'%s'", msg);
 	/* the cursor in the middle: the word before it completes, the rest stays */
 	typed(&cl, "spa 1 2");
 	for (int k = 0; k < 4; k++)

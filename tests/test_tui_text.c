@@ -48,7 +48,9 @@ static void help_fits_80x24(void)
 	                      "Shift-Tab",
 	                      "Ctrl-W",
 	                      "stats panel",
-	                      "flocking"};
+	                      "flocking",
+	                      "(off view)",
+	                      "(across the edge)"};
 	for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
 		CHECK(has_line(&p, must[k]), "help does not mention '%s'", must[k]);
 	/* a row read back is the line itself */

@@ -1,12 +1,15 @@
 """steer-tui end to end: a real server, the real client inside tmux, keys sent with
 send-keys and the screen read with capture-pane."""
 import os
+import pwd
 import re
 import signal
+import socket
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from steertest import Checks, Server, expect
@@ -157,7 +160,8 @@ def test_help_whole_at_80x24():
                   "fit the whole world in the window",
                   "select the vehicle under the pointer; with one selected,"]:
         expect(whole in text, f"'{whole}' not whole:\n{text}")
-    tmux("send-keys", "-t", "tui", "G")
+    # the end, and one line back: the status legend's rates and the connection
+    tmux("send-keys", "-t", "tui", "G", "k")
     text = wait_for(lambda t: "snapshots a second" in t, "the end of the help")
     for whole in ["60/20 Hz", "the cursor: s, F, o, t and Enter act there",
                   f"snapshots from 127.0.0.1:{srv.proto_port}"]:
@@ -213,6 +217,9 @@ def test_follow_across_the_wrap_edge():
     t.close()
     tmux("send-keys", "-t", "tui", "Escape")
     tmux("send-keys", "-t", "tui", "0")
+    # the next test reads the status line: not the one from before Escape
+    wait_for(lambda t: "| #" not in status_line(t) and "follow" not in status_line(t),
+             "no selection, no follow")
 
 
 def test_select_with_keys_and_toggle_wander():
@@ -254,6 +261,50 @@ def test_selection_keys():
     tmux("send-keys", "-t", "tui", ":select 999999", "Enter")
     wait_for(lambda t: "select: " in t and "999999" in t, "select of no such vehicle")
     tmux("send-keys", "-t", "tui", "Escape")
+
+
+def test_selection_messages_replaced():
+    # "flock: nothing selected..." stayed after Shift-Tab selected a vehicle, and
+    # "following #5 (c again: off)" after Tab moved the selection
+    tmux("send-keys", "-t", "tui", "Escape")
+    wait_for(lambda t: "| #" not in status_line(t), "no selection")
+    tmux("send-keys", "-t", "tui", "f")
+    wait_for(lambda t: "flock: nothing selected" in t, "f with nothing selected")
+    tmux("send-keys", "-t", "tui", "BTab")
+    text = wait_for(lambda t: selected_id(t) > 0, "Shift-Tab")
+    first = selected_id(text)
+    text = wait_for(lambda t: f"selected #{first}" in t, f"'selected #{first}'", 3)
+    expect("nothing selected" not in text, f"the old message stayed:\n{text}")
+    tmux("send-keys", "-t", "tui", "c")
+    wait_for(lambda t: f"following #{first} (c again: off)" in t, "following")
+    tmux("send-keys", "-t", "tui", "Tab")
+    text = wait_for(lambda t: selected_id(t) not in (0, first), "Tab")
+    second = selected_id(text)
+    text = wait_for(lambda t: f"following #{second}" in t, f"'following #{second}'", 3)
+    expect(f"following #{first}" not in text, f"the old message stayed:\n{text}")
+    tmux("send-keys", "-t", "tui", "c", "Escape", "0")
+    wait_for(lambda t: "| #" not in status_line(t) and "follow" not in status_line(t),
+             "no selection, no follow")
+
+
+def test_selection_removed_elsewhere():
+    # :select 5, c, then another client removes 5: the status kept "#5 (across the
+    # edge) | follow" forever and x gave ERR
+    t = srv.text()
+    vid = t.ok("spawn 500 300")["id"]
+    tmux("send-keys", "-t", "tui", f":select {vid}", "Enter")
+    wait_for(lambda t: selected_id(t) == vid, f"#{vid} selected")
+    tmux("send-keys", "-t", "tui", "c")
+    wait_for(lambda t: "| follow" in status_line(t), "following")
+    t.ok(f"remove {vid}")
+    t.close()
+    text = wait_for(lambda t: f"#{vid} is gone" in t, f"'#{vid} is gone'", 5)
+    ln = status_line(text)
+    expect("| #" not in ln and "follow" not in ln, f"still selected or following: {ln}")
+    tmux("send-keys", "-t", "tui", "x")
+    text = wait_for(lambda t: "remove: nothing selected" in t, "x with nothing selected", 3)
+    expect("ERR" not in text, text)
+    tmux("send-keys", "-t", "tui", "0")
 
 
 def test_stats_panel():
@@ -445,6 +496,128 @@ def test_ctrl_c_and_sigterm_after_resize():
         tmux("kill-session", "-t", tag, check=False)
 
 
+def run_on_port(port, tag):
+    tmux("new-session", "-d", "-s", tag, "-x", "120", "-y", "30",
+         f"{TUI} --port {port}; sleep 30")
+
+
+def wait_in(tag, pred, what, timeout=10.0):
+    deadline = time.time() + timeout
+    text = ""
+    while time.time() < deadline:
+        text = tmux("capture-pane", "-p", "-t", tag).stdout
+        if pred(text):
+            return text
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; screen:\n{text}")
+
+
+class FakePort:
+    """A loopback listener that is not steer-server's protobuf port: reply(data) gives
+    what to answer a connection's first bytes with (None: stay silent). Counts the
+    connections."""
+
+    def __init__(self, reply):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.accepts = []
+        self.reply = reply
+        self.conns = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepts.append(time.time())
+            self.conns.append(c)
+            if self.reply:
+                try:
+                    c.settimeout(2)
+                    c.recv(4096)
+                    c.sendall(self.reply)
+                    c.close()
+                except OSError:
+                    pass
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+def test_command_port_says_so():
+    # pointed at the text port it waited forever for a first snapshot
+    run_on_port(srv.cmd_port, "cmdport")
+    text = wait_in("cmdport", lambda t: "command port" in t, "the command port message")
+    want = (f"127.0.0.1:{srv.cmd_port} is steer-server's command port; steer-tui needs the "
+            "protobuf port (--port, 7700 by default)")
+    expect(want in text, f"not said:\n{text}")
+    # and it stays said while the client retries (a new TCP connection is no reason
+    # to say "connected to ...")
+    deadline = time.time() + 4
+    while time.time() < deadline:
+        text = tmux("capture-pane", "-p", "-t", "cmdport").stdout
+        expect("is steer-server's command port" in text, f"no longer said:\n{text}")
+        time.sleep(0.1)
+    # the status line names the address once: "(127.0.0.1:N is steer-server's ..."
+    text = wait_in("cmdport", lambda t: "disconnected, retrying" in status_line(t),
+                   "the retry status", 8)
+    ln = status_line(text)
+    expect(ln.count(f"127.0.0.1:{srv.cmd_port}") == 1 and "command port" in ln, ln)
+    tmux("kill-session", "-t", "cmdport", check=False)
+
+
+def test_silent_port_says_so():
+    fake = FakePort(None)
+    run_on_port(fake.port, "silent")
+    wait_in("silent", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf port "
+            "(no Welcome within 3 s)" in t, "the silent port message", 8)
+    tmux("kill-session", "-t", "silent", check=False)
+    fake.close()
+
+
+def test_http_port_backs_off():
+    # an HTTP server's answer is not protobuf: it said "malformed ServerMessage" and
+    # reconnected every 0.2 s forever; the reconnect delay must grow instead
+    body = b"<html><head><title>400 Bad Request</title></head><body>Bad Request</body></html>"
+    fake = FakePort(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    run_on_port(fake.port, "http")
+    text = wait_in("http", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf "
+                   "port" in t, "the not-steer message", 8)
+    time.sleep(4.0)
+    n = len(fake.accepts)
+    gaps = [round(b - a, 2) for a, b in zip(fake.accepts, fake.accepts[1:])]
+    # 0.25 + 0.5 + 1 + 2 s: at most 5 connections; a fixed 0.25 s made 16 or more
+    expect(n <= 6, f"{n} connections in about 4 s, gaps {gaps}:\n{text}")
+    expect(len(gaps) >= 2 and gaps[-1] > gaps[0] * 2, f"the delay does not grow: {gaps}")
+    tmux("kill-session", "-t", "http", check=False)
+    fake.close()
+
+
+def test_name_without_user_is_the_login_name():
+    # with $USER unset the client named itself "steer-tui"; the login name is better
+    login = pwd.getpwuid(os.getuid()).pw_name
+    cmd = f"env -u USER {TUI} --port {srv.proto_port}; sleep 30"
+    tmux("new-session", "-d", "-s", "nouser", "-x", "100", "-y", "30", cmd)
+    t = srv.text()
+    deadline = time.time() + 10
+    names = []
+    while time.time() < deadline:
+        names = [c.get("name") for c in t.ok("clients")["clients"]]
+        if len(names) >= 3:
+            break
+        time.sleep(0.1)
+    t.close()
+    expect(login in names, f"no client named {login!r} with $USER unset: {names}")
+    tmux("kill-session", "-t", "nouser", check=False)
+
+
 def test_q_quits_with_status_0():
     tmux("send-keys", "-t", "tui", "q")
     deadline = time.time() + 1
@@ -458,10 +631,12 @@ def test_q_quits_with_status_0():
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
-          test_select_with_keys_and_toggle_wander, test_selection_keys, test_stats_panel,
+          test_select_with_keys_and_toggle_wander, test_selection_keys,
+          test_selection_messages_replaced, test_selection_removed_elsewhere, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
-          test_ctrl_c_and_sigterm_after_resize,
+          test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
+          test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
           test_q_quits_with_status_0]:
     checks.run(t)
 
