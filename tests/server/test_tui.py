@@ -381,6 +381,11 @@ def test_resize_then_keys():
     for cols, rows in [(119, 40), (100, 30), (20, 8), (140, 45), (80, 24), (120, 40)]:
         resize(cols, rows)
         expect(pane_size() == (cols, rows), f"tmux did not resize to {cols}x{rows}")
+        # The status line at the new size first: keys sent with the resize may be read
+        # before the client sees SIGWINCH, and a fit at the old size frames nothing.
+        wait_for(lambda t: len(t.splitlines()) >= rows - 1 and
+                 t.splitlines()[rows - 2].startswith(" connected"),
+                 f"the status line at {cols}x{rows}", 5)
         tmux("send-keys", "-t", "tui", "j")
         tmux("send-keys", "-t", "tui", "0")  # fit: the world's border frames the map
 
