@@ -661,29 +661,25 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 	json_vec_field(b, "fx", v->fx[i], "fy", v->fy[i]);
 	steer_strbuf_puts(b, ",\"behaviors\":");
 	json_behaviors(b, v->behaviors[i]);
-	steer_strbuf_puts(b, ",\"seek\":[");
-	steer_json_num(b, st->seek_target.x);
-	steer_strbuf_puts(b, ",");
-	steer_json_num(b, st->seek_target.y);
-	steer_strbuf_puts(b, "],\"flee\":[");
-	steer_json_num(b, st->flee_target.x);
-	steer_strbuf_puts(b, ",");
-	steer_json_num(b, st->flee_target.y);
-	steer_strbuf_puts(b, "],\"arrive\":[");
-	steer_json_num(b, st->arrive_target.x);
-	steer_strbuf_puts(b, ",");
-	steer_json_num(b, st->arrive_target.y);
-	steer_strbuf_printf(b, "],\"pursue\":%u,\"evade\":%u,\"wander_angle\":", st->pursue_id,
+	double seek[2] = {st->seek_target.x, st->seek_target.y};
+	double flee[2] = {st->flee_target.x, st->flee_target.y};
+	double arrive[2] = {st->arrive_target.x, st->arrive_target.y};
+	steer_strbuf_puts(b, ",\"seek\":");
+	steer_json_nums(b, seek, 2);
+	steer_strbuf_puts(b, ",\"flee\":");
+	steer_json_nums(b, flee, 2);
+	steer_strbuf_puts(b, ",\"arrive\":");
+	steer_json_nums(b, arrive, 2);
+	steer_strbuf_printf(b, ",\"pursue\":%u,\"evade\":%u,\"wander_angle\":", st->pursue_id,
 	                    st->evade_id);
 	steer_json_num(b, st->wander_angle);
 	steer_strbuf_printf(b, ",\"path\":{\"index\":%u,\"loop\":%s,\"waypoints\":[",
 	                    st->path.index, st->path.loop ? "true" : "false");
 	for (uint32_t k = 0; k < st->path.count; k++) {
-		steer_strbuf_puts(b, k ? ",[" : "[");
-		steer_json_num(b, st->path.points[k].x);
-		steer_strbuf_puts(b, ",");
-		steer_json_num(b, st->path.points[k].y);
-		steer_strbuf_puts(b, "]");
+		double point[2] = {st->path.points[k].x, st->path.points[k].y};
+		if (k)
+			steer_strbuf_puts(b, ",");
+		steer_json_nums(b, point, 2);
 	}
 	steer_strbuf_puts(b, "]}");
 	for (size_t k = 0; k < steer_param_count; k++) {

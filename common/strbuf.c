@@ -88,6 +88,17 @@ void steer_json_num(steer_strbuf *b, double v)
 		steer_strbuf_printf(b, "%.17g", v);
 }
 
+void steer_json_nums(steer_strbuf *b, const double *v, size_t n)
+{
+	steer_strbuf_put(b, "[", 1);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			steer_strbuf_put(b, ",", 1);
+		steer_json_num(b, v[k]);
+	}
+	steer_strbuf_put(b, "]", 1);
+}
+
 void steer_json_str(steer_strbuf *b, const char *s)
 {
 	steer_strbuf_put(b, "\"", 1);

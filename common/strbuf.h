@@ -30,6 +30,8 @@ void steer_strbuf_printf(steer_strbuf *b, const char *fmt, ...);
 /* A number that reads back exactly (%.17g); non-finite values, which JSON cannot
  * hold, become null. */
 void steer_json_num(steer_strbuf *b, double v);
+/* An array of n such numbers: "[a,b,...]". */
+void steer_json_nums(steer_strbuf *b, const double *v, size_t n);
 /* A quoted, escaped JSON string. */
 void steer_json_str(steer_strbuf *b, const char *s);
 

@@ -119,15 +119,8 @@ static void host_clients(void *ud, void *caller, steer_strbuf *json)
 		if (c->kind == CONN_PROTO) {
 			steer_strbuf_puts(json, ",\"view\":");
 			if (c->view.set) {
-				steer_strbuf_puts(json, "[");
-				steer_json_num(json, c->view.x0);
-				steer_strbuf_puts(json, ",");
-				steer_json_num(json, c->view.y0);
-				steer_strbuf_puts(json, ",");
-				steer_json_num(json, c->view.x1);
-				steer_strbuf_puts(json, ",");
-				steer_json_num(json, c->view.y1);
-				steer_strbuf_puts(json, "]");
+				double v[4] = {c->view.x0, c->view.y0, c->view.x1, c->view.y1};
+				steer_json_nums(json, v, 4);
 			} else {
 				steer_strbuf_puts(json, "null"); /* the whole world */
 			}
