@@ -243,7 +243,8 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 	}
 	if (d)
 		closedir(d);
-	qsort(list, count, sizeof *list, by_name);
+	if (count) /* qsort may not be handed NULL, even for no items */
+		qsort(list, count, sizeof *list, by_name);
 	steer_strbuf_puts(json, "{\"dir\":");
 	steer_json_str(json, dir);
 	steer_strbuf_puts(json, ",\"saves\":[");
