@@ -26,6 +26,16 @@ def ctl(*args, stdin="", env=None):
                           timeout=30, env=env)
 
 
+def fake_server():
+    """A listening socket on a free loopback port that a test answers by hand (or
+    not at all); returns it and its port."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+    lsock.settimeout(10)
+    return lsock, lsock.getsockname()[1]
+
+
 # --- flags -------------------------------------------------------------------------
 
 
@@ -99,11 +109,7 @@ def test_full_servers_protobuf_port_is_recognised_too():
 
 def test_not_steer_at_all():
     # A server that speaks something else first.
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-    lsock.settimeout(10)
-    port = lsock.getsockname()[1]
+    lsock, port = fake_server()
     proc = subprocess.Popen([STEERCTL, "-p", str(port), "stats"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     conn, _ = lsock.accept()
@@ -174,11 +180,7 @@ def test_help_is_a_table():
 def test_help_from_another_version_comes_as_sent():
     # steerctl lays help out from its own command table; a server with other commands
     # (older or newer) gets its reply shown as it came, not steerctl's list.
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-    lsock.settimeout(10)
-    port = lsock.getsockname()[1]
+    lsock, port = fake_server()
     proc = subprocess.Popen([STEERCTL, "-p", str(port), "help"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     conn, _ = lsock.accept()
@@ -312,11 +314,7 @@ def test_interactive_prompt_history_and_completion():
 def test_interactive_shows_unasked_lines_as_text():
     # What a server sends between commands goes to the terminal with its control
     # bytes as dots: a hostile server cannot retitle or clear the terminal.
-    lsock = socket.socket()
-    lsock.bind(("127.0.0.1", 0))
-    lsock.listen(1)
-    lsock.settimeout(10)
-    port = lsock.getsockname()[1]
+    lsock, port = fake_server()
     env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="steer-state-"),
                TERM="xterm")
     p = Pty("-p", str(port), env=env)
@@ -457,12 +455,10 @@ def test_two_run_sh_keep_both_logs():
 
 def test_silent_peer_times_out():
     # A peer that accepts and never answers used to hold steerctl forever.
-    lst = socket.socket()
-    lst.bind(("127.0.0.1", 0))
-    lst.listen(1)
+    lst, port = fake_server()
     try:
         t0 = time.time()
-        r = ctl("-p", str(lst.getsockname()[1]), "--timeout", "1", "stats")
+        r = ctl("-p", str(port), "--timeout", "1", "stats")
         expect(r.returncode == 2 and "no reply within 1 s" in r.stderr, r)
         expect(time.time() - t0 < 10, "took too long")
     finally:
