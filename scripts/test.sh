@@ -7,11 +7,13 @@ cd "$(dirname "$0")/.."
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+long=OFF; [ "${STEER_LONG_TESTS:-0}" = 1 ] && long=ON  # the opt-in long tests
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEER_LONG_TESTS=$long >/dev/null
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j "$jobs")
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSTEER_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSTEER_SANITIZE=ON -DSTEER_LONG_TESTS=$long >/dev/null
 cmake --build build-asan -j "$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs")
