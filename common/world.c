@@ -476,6 +476,11 @@ static bool finite2(steer_vec2 a)
 	return fabs(a.x) <= STEER_MAX_COORD && fabs(a.y) <= STEER_MAX_COORD; /* NaN fails */
 }
 
+bool steer_vec_ok(steer_vec2 v)
+{
+	return finite2(v);
+}
+
 static steer_vec2 pos_of(const steer_vehicles *v, size_t i)
 {
 	return v2(v->px[i], v->py[i]);

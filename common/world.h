@@ -56,6 +56,9 @@ int steer_edges_parse(const char *name, steer_edges *out);
 #define STEER_MAX_WAYPOINTS 4096u
 /* Positions, targets and velocities are refused beyond this magnitude. */
 #define STEER_MAX_COORD 1e12
+/* True when both components are within STEER_MAX_COORD (NaN fails): what every
+ * position, target and velocity the world takes must satisfy. */
+bool steer_vec_ok(steer_vec2 v);
 
 typedef struct steer_path {
 	steer_vec2 *points; /* owned by the world */

@@ -123,6 +123,38 @@ static void errors_name_the_problem_and_change_nothing(void)
 	steer_world_destroy(s.world);
 }
 
+/* One bad key=value fails the whole command: nothing of it is applied. */
+static void a_command_is_all_or_nothing(void)
+{
+	steer_session s = new_session();
+	CHECK(!strcmp(run(&s, NULL, "spawn 10 10 vx=1 vy=2"), "OK {\"id\":1}"), "spawn");
+	char before[1 << 12];
+	snprintf(before, sizeof before, "%s", run(&s, NULL, "get 1"));
+	const char *bad[] = {
+	    "set 1 vx=1e308 mass=5",     "set 1 mass=5 vx=1e308", "set 1 mass=5 vy=-2e12",
+	    "set 1 mass=5 max_speed=-1", "set 1 vx=3 mass=0",
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		const char *r = run(&s, NULL, bad[k]);
+		CHECK(starts(r, "ERR "), "'%s' -> '%s'", bad[k], r);
+		CHECK(!strcmp(before, run(&s, NULL, "get 1")), "'%s' changed the vehicle: %s",
+		      bad[k], run(&s, NULL, "get 1"));
+	}
+	/* vx/vy cannot apply to a flock (each flocker gets a random heading): refused,
+	 * not ignored. */
+	const char *r = run(&s, NULL, "spawn flock 3 100 100 10 vx=5");
+	CHECK(starts(r, "ERR ") && strstr(r, "vx"), "spawn flock vx=5 -> %s", r);
+	r = run(&s, NULL, "spawn 1 1 vx=1e308 mass=5");
+	CHECK(starts(r, "ERR ") && strstr(r, "vx"), "spawn vx=1e308 -> %s", r);
+	r = run(&s, NULL, "obstacle 1 1 5 vy=1e300");
+	CHECK(starts(r, "ERR ") && strstr(r, "vy"), "obstacle vy=1e300 -> %s", r);
+	CHECK(steer_world_vehicles(s.world)->count == 1, "a failed spawn added vehicles");
+	size_t nobs = 9;
+	steer_world_obstacles(s.world, &nobs);
+	CHECK(nobs == 0, "a failed obstacle was added");
+	steer_world_destroy(s.world);
+}
+
 /* An in-memory host: one save slot. */
 typedef struct mem_host {
 	char *data;
@@ -378,6 +410,7 @@ int main(void)
 	RUN(every_entry_is_documented);
 	RUN(parses_and_runs_the_grammar);
 	RUN(errors_name_the_problem_and_change_nothing);
+	RUN(a_command_is_all_or_nothing);
 	RUN(save_load_and_host_hooks);
 	RUN(error_text_is_one_line);
 	RUN(read_only_callers_are_refused_writes);
