@@ -206,8 +206,8 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 	}
 	return reply_err(r,
 	                 "invalid argument: coordinates and velocities must be within %g, "
-	                 "radii greater than 0",
-	                 STEER_MAX_COORD);
+	                 "radii greater than 0 and at most %g",
+	                 STEER_MAX_COORD, STEER_PARAM_MAX);
 }
 
 void steer_reply_text(const steer_reply *r, steer_strbuf *line)
@@ -450,8 +450,9 @@ static int p_obstacle(steer_command *c, int argc, char **argv, char *err, size_t
 	    parse_num("Y", argv[2], &c->y, err, errlen) ||
 	    parse_num("R", argv[3], &c->r, err, errlen))
 		return -1;
-	if (!(c->r > 0))
-		return fail(err, errlen, "R: radius must be greater than 0");
+	if (!(c->r > 0 && c->r <= STEER_PARAM_MAX))
+		return fail(err, errlen, "R: radius must be greater than 0 and at most %g",
+		            STEER_PARAM_MAX);
 	return parse_kvs(c, 4, argc, argv, KV_VELOCITY, err, errlen);
 }
 

@@ -898,7 +898,7 @@ steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o)
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
                                 uint32_t *id_out)
 {
-	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0) || !isfinite(radius))
+	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0 && radius <= STEER_PARAM_MAX))
 		return STEER_ERR_INVALID;
 	if (w->obs_count == w->obs_cap) {
 		size_t ncap = w->obs_cap ? w->obs_cap * 2 : 16;

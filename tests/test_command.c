@@ -98,6 +98,8 @@ static void errors_name_the_problem_and_change_nothing(void)
 	    {"spawn flock 0 1 1 1", "at least one"},
 	    {"spawn flock 101 1 1 1", "max-vehicles"},
 	    {"obstacle 1 1 0", "greater than 0"},
+	    {"obstacle 1 1 1e308", "at most 1e+09"},
+	    {"obstacle 1 1 1000000001", "at most 1e+09"},
 	    {"get 7", "no vehicle or obstacle with id 7"},
 	    {"get -1", "not a whole number"},
 	    {"get 99999999999", "too large"},
