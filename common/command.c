@@ -9,16 +9,18 @@
 
 #include "savefile.h"
 #include "scenario.h"
+#include "utf8.h"
 
 /* --- argument parsing ---------------------------------------------------------- */
 
-/* Error messages quote what the user sent; they go to terminals and are one line:
- * no control bytes (escape sequences, newlines) get through. */
-static void printable(char *s)
+/* Error messages quote what the user sent; they go to terminals, logs and protobuf
+ * strings: one line of valid UTF-8 (steer_utf8_escape). The message is formatted
+ * whole first, so that it is cut only once, on a character boundary. */
+static void format_clean(char *out, size_t n, const char *fmt, va_list ap)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	char raw[1024];
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	steer_utf8_escape(out, n, raw, strlen(raw));
 }
 
 /* Writes "what: message" and returns -1, so parsers can `return fail(...)`. */
@@ -30,9 +32,8 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	format_clean(err, errlen, fmt, ap);
 	va_end(ap);
-	printable(err);
 	return -1;
 }
 
@@ -131,8 +132,9 @@ static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, int a
 				            (allow & KV_PARAMS) ? " (help set lists them)"
 				                                : " (only vx, vy)");
 			steer_params scratch = steer_params_default();
-			if (steer_param_parse(&scratch, def, val, err, errlen))
-				return -1;
+			char msg[256];
+			if (steer_param_parse(&scratch, def, val, msg, sizeof msg))
+				return fail(err, errlen, "%s", msg);
 			kv->def = def;
 			kv->value = steer_param_get(&scratch, def);
 		}
@@ -181,9 +183,8 @@ reply_err(steer_reply *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	format_clean(r->error, sizeof r->error, fmt, ap);
 	va_end(ap);
-	printable(r->error);
 	r->ok = false;
 	steer_strbuf_clear(&r->json);
 	return -1;
@@ -213,8 +214,11 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 void steer_reply_text(const steer_reply *r, steer_strbuf *line)
 {
 	if (!r->ok) {
+		/* Escaped again: the host writes some errors itself. */
+		char clean[sizeof r->error];
+		steer_utf8_escape(clean, sizeof clean, r->error, strlen(r->error));
 		steer_strbuf_puts(line, "ERR ");
-		steer_strbuf_puts(line, r->error);
+		steer_strbuf_puts(line, clean);
 	} else if (r->json.len) {
 		steer_strbuf_puts(line, "OK ");
 		steer_strbuf_put(line, r->json.data, r->json.len);
@@ -1155,9 +1159,8 @@ int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t
 		return fail(err, errlen, "empty command (try help)");
 	const steer_cmd_entry *e = steer_cmd_find(argv[0]);
 	if (!e) {
-		char shown[40];
-		snprintf(shown, sizeof shown, "%s", argv[0]);
-		return fail(err, errlen, "unknown command '%s' (try help)", shown);
+		int shown = (int)steer_utf8_cut(argv[0], strlen(argv[0]), 39);
+		return fail(err, errlen, "unknown command '%.*s' (try help)", shown, argv[0]);
 	}
 	int words = argc - 1;
 	if (words < e->min_words || (e->max_words >= 0 && words > e->max_words))

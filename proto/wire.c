@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "wire_priv.h"
 
 /* --- framing ------------------------------------------------------------------- */
@@ -288,7 +289,9 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
 	steer_Reply *rep = &m.msg.reply;
 	rep->request_id = request_id;
 	rep->ok = r->ok;
-	snprintf(rep->error, sizeof rep->error, "%s", r->ok ? "" : r->error);
+	/* A protobuf string must be UTF-8, or the client's parser refuses the frame. */
+	const char *error = r->ok ? "" : r->error;
+	steer_utf8_escape(rep->error, sizeof rep->error, error, strlen(error));
 	rep->json.funcs.encode = enc_string;
 	rep->json.arg = r->ok && r->json.len ? r->json.data : NULL;
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
@@ -298,7 +301,7 @@ bool steer_wire_notice(steer_strbuf *out, const char *text)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_notice_tag;
-	snprintf(m.msg.notice.text, sizeof m.msg.notice.text, "%s", text);
+	steer_utf8_escape(m.msg.notice.text, sizeof m.msg.notice.text, text, strlen(text));
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 

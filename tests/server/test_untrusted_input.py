@@ -1,0 +1,91 @@
+"""What a client sends cannot corrupt what the server sends or logs: every
+protobuf string the server sends parses with the official protobuf library (valid
+UTF-8), echoed input is cut on character boundaries and escaped."""
+import sys
+
+import steer_pb2
+from steertest import Checks, Server, expect, varint
+
+checks = Checks()
+srv = Server("--scenario", "seek")
+
+
+def pb_len(field, data):
+    return varint(field << 3 | 2) + varint(len(data)) + data
+
+
+def raw_command(line_bytes, rid):
+    """A ClientMessage { command { request_id, line } } with any bytes as the line:
+    the Python library refuses to build one that is not UTF-8."""
+    cmd = varint(1 << 3) + varint(rid) + pb_len(2, line_bytes)
+    msg = pb_len(2, cmd)
+    return varint(len(msg)) + msg
+
+
+def raw_call(name_bytes, word_bytes, rid):
+    arg = pb_len(2, word_bytes)
+    call = pb_len(1, name_bytes) + pb_len(2, arg)
+    cmd = varint(1 << 3) + varint(rid) + pb_len(3, call)
+    msg = pb_len(2, cmd)
+    return varint(len(msg)) + msg
+
+
+def reply_to(p, rid):
+    """The Reply for rid, parsed by the official library (which refuses a string
+    field that is not valid UTF-8)."""
+    while True:
+        m = p.read()
+        if m.WhichOneof("msg") == "reply" and m.reply.request_id == rid:
+            return m.reply
+
+
+BAD_LINES = [
+    b"a" * 38 + "\u00e9".encode(),            # cut inside the e-acute before
+    b"a" * 39 + "\u20ac".encode(),             # a three-byte character at the cut
+    b"\xff\xfe bogus",                         # not UTF-8 at all
+    b"spawn 1 2 max_speed=\xc3",               # a character cut short
+    b"spawn 1 2 \xed\xa0\x80=1",               # a surrogate
+    b"get \xc0\xaf",                           # an overlong '/'
+    b"x\xc2\x9b31mRED",                        # a C1 control (CSI)
+    "spawn 1 2 m\u00e4x_speed=1".encode() + b"\xe2\x82" * 120,  # past the 256-byte error
+]
+
+
+def test_proto_replies_are_valid_utf8():
+    p = srv.proto()
+    for k, line in enumerate(BAD_LINES):
+        rid = 100 + k
+        p.send_raw(raw_command(line, rid))
+        r = reply_to(p, rid)  # raises DecodeError on invalid UTF-8
+        expect(not r.ok and r.error, f"{line!r}: {r}")
+        expect(all(ord(ch) >= 0x20 and not 0x7f <= ord(ch) < 0xa0 for ch in r.error),
+               f"a control character in {r.error!r}")
+    p.send_raw(raw_call(b"\xff\xfe", b"x", 200))
+    expect(not reply_to(p, 200).ok, "a call with a bad name")
+    p.send_raw(raw_call(b"spawn", b"1\xff", 201))
+    expect(not reply_to(p, 201).ok, "a call with a bad word")
+    # A whole character of the line is shown, not the first half of it.
+    p.send_raw(raw_command(b"a" * 37 + "\u00e9".encode(), 300))
+    err = reply_to(p, 300).error
+    expect("a" * 37 + "\u00e9" in err, err)
+    p.close()
+
+
+def test_text_replies_are_valid_utf8():
+    t = srv.text()
+    for line in BAD_LINES:
+        t.send_raw(line + b"\n")
+        r = t.line()  # strict UTF-8 decode: raises on a bad byte
+        expect(r.startswith("ERR "), f"{line!r}: {r!r}")
+        expect(all(ord(ch) >= 0x20 and not 0x7f <= ord(ch) < 0xa0 for ch in r),
+               f"a control character in {r!r}")
+    t.send_raw(b"\xff\xfe\n")
+    expect("\\xff\\xfe" in t.line(), "bad bytes are shown escaped")
+    t.close()
+
+
+for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8]:
+    checks.run(t)
+code, err = srv.stop()
+expect(code == 0, err[-2000:])
+sys.exit(checks.done())
