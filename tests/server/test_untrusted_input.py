@@ -1,6 +1,7 @@
 """What a client sends cannot corrupt what the server sends or logs: every
 protobuf string the server sends parses with the official protobuf library (valid
-UTF-8), echoed input is cut on character boundaries and escaped."""
+UTF-8), echoed input is cut on character boundaries and escaped, a client's text
+cannot forge a log line, and a NUL byte in a text line is refused."""
 import sys
 
 import steer_pb2
@@ -84,7 +85,23 @@ def test_text_replies_are_valid_utf8():
     t.close()
 
 
-for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8]:
+def test_client_text_cannot_forge_a_log_line():
+    forged = "2099-01-01T00:00:00.000Z error FORGED"
+    p = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.protocol_version = 1
+    m.hello.client = "x'\n" + forged
+    p.send(m)
+    p.command(line="stats")  # the hello has been handled
+    p.close()
+    log = srv.log_text()
+    for line in log.splitlines():
+        expect(not line.startswith("2099"), f"a forged log line: {line!r}")
+    expect("\\x0a" + forged in log, "the client's name is logged, escaped")
+
+
+for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8,
+          test_client_text_cannot_forge_a_log_line]:
     checks.run(t)
 code, err = srv.stop()
 expect(code == 0, err[-2000:])
