@@ -280,7 +280,8 @@ static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
 		announce(c, what);
 }
 
-static void text_line(conn *c, char *line)
+/* One line of len bytes (NUL-terminated at len). */
+static void text_line(conn *c, char *line, size_t len)
 {
 	server *s = c->srv;
 	steer_reply reply;
@@ -288,12 +289,19 @@ static void text_line(conn *c, char *line)
 	steer_command cmd;
 	char err[256];
 	char *words[STEER_CMD_MAX_WORDS];
-	int argc = steer_cmd_split(line, words, STEER_CMD_MAX_WORDS);
+	/* A NUL would end the line early as a C string: what follows it would be
+	 * silently dropped (and a line of only NUL would get no reply). */
+	bool nul = memchr(line, '\0', len) != NULL;
+	int argc = nul ? 1 : steer_cmd_split(line, words, STEER_CMD_MAX_WORDS);
 	if (argc == 0) { /* a blank line is not a command: no reply */
 		steer_reply_free(&reply);
 		return;
 	}
-	if (argc < 0) {
+	if (nul) {
+		reply.ok = false;
+		snprintf(reply.error, sizeof reply.error,
+		         "the line holds a NUL byte; nothing was run");
+	} else if (argc < 0) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error, "more than %d words",
 		         STEER_CMD_MAX_WORDS);
@@ -321,10 +329,11 @@ static void text_read(conn *c, const char *data, size_t n)
 	for (size_t i = 0; i < n && !c->closing; i++) {
 		char ch = data[i];
 		if (ch == '\n') {
-			c->line[c->line_len] = '\0';
+			size_t len = c->line_len;
+			c->line[len] = '\0';
 			c->line_len = 0;
 			c->last_active_ms = uv_now(c->srv->loop);
-			text_line(c, c->line);
+			text_line(c, c->line, len);
 			continue;
 		}
 		if (c->line_len == TEXT_MAX_LINE) {

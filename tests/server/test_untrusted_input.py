@@ -100,8 +100,18 @@ def test_client_text_cannot_forge_a_log_line():
     expect("\\x0a" + forged in log, "the client's name is logged, escaped")
 
 
+def test_nul_in_a_text_line_is_refused():
+    t = srv.text()
+    for line in [b"list\0garbage", b"\0", b"stats\0", b"\0stats"]:
+        t.send_raw(line + b"\n")
+        r = t.line()
+        expect(r.startswith("ERR ") and "NUL" in r, f"{line!r} -> {r[:80]!r}")
+    expect(t.cmd("stats").startswith("OK "), "the connection goes on")
+    t.close()
+
+
 for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8,
-          test_client_text_cannot_forge_a_log_line]:
+          test_client_text_cannot_forge_a_log_line, test_nul_in_a_text_line_is_refused]:
     checks.run(t)
 code, err = srv.stop()
 expect(code == 0, err[-2000:])
