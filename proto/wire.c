@@ -272,11 +272,13 @@ bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
 	m.which_msg = steer_ServerMessage_welcome_tag;
 	steer_Welcome *w = &m.msg.welcome;
 	w->protocol_version = STEER_PROTOCOL_VERSION;
-	w->width = info->cfg->width;
-	w->height = info->cfg->height;
-	w->edges = (steer_Edges)info->cfg->edges;
-	w->tick_rate = info->cfg->tick_rate;
-	w->snapshot_rate = info->snapshot_rate;
+	if (info->cfg) {
+		w->width = info->cfg->width;
+		w->height = info->cfg->height;
+		w->edges = (steer_Edges)info->cfg->edges;
+		w->tick_rate = info->cfg->tick_rate;
+		w->snapshot_rate = info->snapshot_rate;
+	}
 	snprintf(w->server, sizeof w->server, "steer-server %d", STEER_PROTOCOL_VERSION);
 	w->max_frame = STEER_MAX_CLIENT_FRAME;
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);

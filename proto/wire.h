@@ -65,6 +65,8 @@ bool steer_view_contains(const steer_view *v, double x, double y, double margin)
 bool steer_view_same(const steer_view *a, const steer_view *b);
 
 typedef struct steer_welcome_info {
+	/* NULL: say nothing about the world (a private server, before the token): width,
+	 * height, edges and both rates are left 0. */
 	const steer_world_config *cfg;
 	double snapshot_rate;
 } steer_welcome_info;

@@ -505,10 +505,15 @@ static void describe_peer(conn *c)
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
+/* On a private server, a connection that has not shown the token learns nothing
+ * about the world: it gets a Welcome without it, and the full one after auth. */
 static void send_welcome(conn *c)
 {
 	server *s = c->srv;
-	steer_welcome_info info = {steer_world_config_get(s->session.world), s->opt.snapshot_rate};
+	steer_welcome_info info = {NULL, 0};
+	if (c->may_watch)
+		info = (steer_welcome_info){steer_world_config_get(s->session.world),
+		                            s->opt.snapshot_rate};
 	steer_strbuf_clear(&s->scratch);
 	if (!steer_wire_welcome(&s->scratch, &info)) {
 		conn_close(c, "cannot encode welcome");
@@ -523,7 +528,10 @@ void conn_grant(conn *c)
 	if (!c->may_write)
 		steer_log(STEER_LOG_INFO, "client %llu (%s) presented the token",
 		          (unsigned long long)c->id, c->peer);
+	bool was_hidden = !c->may_watch;
 	c->may_write = c->may_watch = true;
+	if (was_hidden && c->kind == CONN_PROTO && c->welcomed)
+		send_welcome(c);
 }
 
 void conn_check_idle(conn *c, uint64_t now_ms)

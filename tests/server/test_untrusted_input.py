@@ -110,8 +110,55 @@ def test_nul_in_a_text_line_is_refused():
     t.close()
 
 
+def until_reply(p, rid):
+    """Every message up to and including the Reply to rid, in order."""
+    got = []
+    while True:
+        m = p.read()
+        got.append(m)
+        if m.WhichOneof("msg") == "reply" and m.reply.request_id == rid:
+            return got
+
+
+def test_private_welcome_says_nothing_about_the_world():
+    s = Server("--world", "1234x567", "--edges", "bounce", "--tick-rate", "50", "--token",
+               "sekrit-sekrit-sekrit", "--private")
+    try:
+        p = s.proto(hello=False)
+        w = p.welcome
+        expect(w.protocol_version == 1 and w.max_frame > 0 and w.server, w)
+        expect(w.width == 0 and w.height == 0 and w.edges == 0 and w.tick_rate == 0
+               and w.snapshot_rate == 0, f"the world before auth: {w}")
+        m = steer_pb2.ClientMessage()
+        m.command.request_id = 7
+        m.command.line = "auth sekrit-sekrit-sekrit"
+        p.send(m)
+        got = until_reply(p, 7)
+        expect(got[-1].reply.ok, got[-1])
+        kinds = [x.WhichOneof("msg") for x in got]
+        expect(kinds.count("welcome") == 1, f"one full Welcome before the reply: {kinds}")
+        w = got[kinds.index("welcome")].welcome
+        expect(w.width == 1234 and w.height == 567 and w.edges == steer_pb2.BOUNCE
+               and w.tick_rate == 50 and w.snapshot_rate > 0, f"after auth: {w}")
+        p.close()
+        # The token in Hello: the full Welcome follows it.
+        q = s.proto(hello=False)
+        expect(q.welcome.width == 0, q.welcome)
+        m = steer_pb2.ClientMessage()
+        m.hello.protocol_version = 1
+        m.hello.client = "test"
+        m.hello.token = "sekrit-sekrit-sekrit"
+        q.send(m)
+        expect(q.read_kind("welcome").width == 1234, "no full Welcome after a Hello token")
+        q.close()
+    finally:
+        code, err = s.stop()
+    expect(code == 0, err[-2000:])
+
+
 for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8,
-          test_client_text_cannot_forge_a_log_line, test_nul_in_a_text_line_is_refused]:
+          test_client_text_cannot_forge_a_log_line, test_nul_in_a_text_line_is_refused,
+          test_private_welcome_says_nothing_about_the_world]:
     checks.run(t)
 code, err = srv.stop()
 expect(code == 0, err[-2000:])
