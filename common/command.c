@@ -1044,8 +1044,9 @@ static int x_auth(const steer_command *c, steer_session *s, const steer_host *h,
 	if (!h || !h->auth)
 		return reply_err(
 		    r, "this server takes no token: everyone may already change the world");
-	if (!h->auth(h->ud, h->caller, c->name))
-		return reply_err(r, "wrong token; this connection stays read-only");
+	char msg[200];
+	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+		return reply_err(r, "%s", msg);
 	steer_strbuf_puts(&r->json, "{\"access\":\"write\"}");
 	return 0;
 }

@@ -392,12 +392,12 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		/* Its name for notices and clients; one that is not a valid name is ignored. */
 		if (steer_client_name_ok(m.msg.hello.client))
 			snprintf(c->name, sizeof c->name, "%s", m.msg.hello.client);
-		if (m.msg.hello.token[0]) {
-			if (server_check_token(c->srv, m.msg.hello.token))
-				conn_grant(c);
-			else
-				proto_error(
-				    c, 0, "wrong token in hello; this connection stays read-only");
+		char why[200];
+		if (m.msg.hello.token[0] &&
+		    server_auth(c->srv, c, m.msg.hello.token, why, sizeof why) != 0) {
+			char text[256];
+			snprintf(text, sizeof text, "hello: %s", why);
+			proto_error(c, 0, text);
 		}
 	} else if (m.which_msg == steer_ClientMessage_viewport_tag) {
 		/* Both parts or neither: a bad request leaves the stream as it was. */
@@ -497,10 +497,17 @@ static void describe_peer(conn *c)
 		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
 		uv_ip4_name(a, host, sizeof host);
 		port = ntohs(a->sin_port);
+		/* As ::ffff:a.b.c.d, the same key an IPv4 client of an IPv6 socket has. */
+		c->addr.b[10] = c->addr.b[11] = 0xff;
+		memcpy(&c->addr.b[12], &a->sin_addr, 4);
 	} else if (ss.ss_family == AF_INET6) {
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
 		uv_ip6_name(a, host, sizeof host);
 		port = ntohs(a->sin6_port);
+		static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		bool v4 = !memcmp(&a->sin6_addr, v4mapped, sizeof v4mapped);
+		/* One host is usually given a whole /64: count it as one address. */
+		memcpy(c->addr.b, &a->sin6_addr, v4 ? 16 : 8);
 	}
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }

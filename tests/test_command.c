@@ -227,13 +227,15 @@ static void save_load_and_host_hooks(void)
 	steer_world_destroy(s.world);
 }
 
-static bool auth_ok(void *ud, void *caller, const char *token)
+static int auth_ok(void *ud, void *caller, const char *token, char *err, size_t errlen)
 {
 	(void)ud;
-	if (strcmp(token, "sesame") != 0)
-		return false;
+	if (strcmp(token, "sesame") != 0) {
+		snprintf(err, errlen, "wrong token");
+		return -1;
+	}
 	*(bool *)caller = true;
-	return true;
+	return 0;
 }
 
 static void read_only_callers_are_refused_writes(void)
@@ -320,7 +322,8 @@ static void error_text_is_one_line(void)
 	CHECK(starts(r, "ERR") && !strchr(r, '\n') && !strchr(r, '\r'), "multi-line error: %s", r);
 	/* An escape sequence quoted back would recolour the user's terminal. */
 	r = run(&s, NULL, "x\033[31mRED");
-	CHECK(starts(r, "ERR") && !strchr(r, '\033') && strstr(r, "x\\x1b[31mRED"), "escape: %s", r);
+	CHECK(starts(r, "ERR") && !strchr(r, '\033') && strstr(r, "x\\x1b[31mRED"), "escape: %s",
+	      r);
 	r = run(&s, NULL, "seek 1 2 \033[2J");
 	CHECK(starts(r, "ERR") && !strchr(r, '\033'), "escape in an argument: %s", r);
 	steer_world_destroy(s.world);

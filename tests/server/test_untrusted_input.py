@@ -2,6 +2,7 @@
 protobuf string the server sends parses with the official protobuf library (valid
 UTF-8), echoed input is cut on character boundaries and escaped, a client's text
 cannot forge a log line, and a NUL byte in a text line is refused."""
+import re
 import sys
 
 import steer_pb2
@@ -156,9 +157,73 @@ def test_private_welcome_says_nothing_about_the_world():
     expect(code == 0, err[-2000:])
 
 
+TOKEN = "a-token-long-enough-1"
+
+
+def replies(t, n):
+    return [t.line() for _ in range(n)]
+
+
+def test_repeated_wrong_tokens_are_refused():
+    # Ten guesses in one write are read in one go: no clock decides the outcome.
+    s = Server("--token", TOKEN)
+    try:
+        t = s.text()
+        t.send_raw(b"".join(b"auth guess-%d\n" % k for k in range(10)) +
+                   f"auth {TOKEN}\n".encode())
+        got = replies(t, 11)
+        for k, r in enumerate(got[:3]):
+            expect(r.startswith("ERR wrong token"), f"guess {k}: {r}")
+        for k, r in enumerate(got[3:]):
+            expect(r.startswith("ERR too many wrong tokens") and " s" in r,
+                   f"guess {k + 3} was checked: {r}")
+        expect(t.cmd("spawn 1 1").startswith("ERR"), "the right token got in while refused")
+        t.close()
+    finally:
+        code, err = s.stop()
+    expect(code == 0, err[-2000:])
+    # Every wrong token is logged; refusals once per backoff, so as not to flood.
+    checked = [ln for ln in err.splitlines() if " warn " in ln and "wrong token (" in ln]
+    expect(len(checked) == 3, f"{len(checked)} wrong tokens logged: {checked}")
+    refused = [ln for ln in err.splitlines() if " warn " in ln and "auth refused" in ln]
+    expect(len(refused) == 1, f"refusals logged: {refused}")
+
+
+def test_wrong_tokens_count_per_address():
+    s = Server("--token", TOKEN)
+    try:
+        a = s.text()
+        a.send_raw(b"auth w1\nauth w2\nauth w3\n")
+        for r in replies(a, 3):
+            expect(r.startswith("ERR wrong token"), r)
+        # Another connection from the same address is no fresh start: it is refused
+        # while the backoff lasts, and checked as the address's fourth failure after.
+        b = s.text()
+        r = b.cmd("auth w4")
+        expect(r.startswith("ERR too many wrong tokens") or
+               (r.startswith("ERR wrong token") and "4 in a row" in r), r)
+        a.close()
+        b.close()
+    finally:
+        code, err = s.stop()
+    expect(code == 0, err[-2000:])
+
+
+def test_short_token_warns_at_start():
+    s = Server("--token", "short")
+    code, err = s.stop()
+    expect(code == 0, err[-2000:])
+    expect(re.search(r" warn .*token.* 5 characters", err), f"no warning: {err}")
+    s = Server("--token", "x" * 16)
+    code, err = s.stop()
+    expect(" warn " not in err, f"a warning for 16 characters: {err}")
+
+
 for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8,
           test_client_text_cannot_forge_a_log_line, test_nul_in_a_text_line_is_refused,
-          test_private_welcome_says_nothing_about_the_world]:
+          test_private_welcome_says_nothing_about_the_world,
+          test_repeated_wrong_tokens_are_refused, test_wrong_tokens_count_per_address,
+          test_short_token_warns_at_start]:
     checks.run(t)
 code, err = srv.stop()
 expect(code == 0, err[-2000:])
