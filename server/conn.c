@@ -381,6 +381,11 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		proto_error(c, 0, err);
 		return;
 	}
+	if (!steer_wire_client_strings_ok(msg, len, &m, err, sizeof err)) {
+		bool command = m.which_msg == steer_ClientMessage_command_tag;
+		proto_error(c, command ? m.msg.command.request_id : 0, err);
+		return;
+	}
 	if (m.which_msg == steer_ClientMessage_hello_tag) {
 		if (m.msg.hello.protocol_version != STEER_PROTOCOL_VERSION)
 			steer_log(STEER_LOG_WARN,

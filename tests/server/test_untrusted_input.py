@@ -111,6 +111,22 @@ def test_nul_in_a_text_line_is_refused():
     t.close()
 
 
+def test_nul_in_a_protobuf_string_is_refused():
+    # nanopb stops a string at its first NUL: the Command would run cut short.
+    p = srv.proto()
+    p.send_raw(raw_command(b"list\0garbage", 55))
+    r = reply_to(p, 55)
+    expect(not r.ok and "NUL" in r.error, f"Command.line: {r}")
+    p.send_raw(raw_call(b"get\0x", b"1", 56))
+    r = reply_to(p, 56)
+    expect(not r.ok and "NUL" in r.error, f"Invocation.name: {r}")
+    p.send_raw(raw_call(b"get", b"1\0x", 57))
+    r = reply_to(p, 57)
+    expect(not r.ok and "NUL" in r.error, f"Arg.word: {r}")
+    expect(p.command(line="stats").ok, "the connection goes on")
+    p.close()
+
+
 def until_reply(p, rid):
     """Every message up to and including the Reply to rid, in order."""
     got = []
@@ -209,18 +225,25 @@ def test_wrong_tokens_count_per_address():
     expect(code == 0, err[-2000:])
 
 
-def test_short_token_warns_at_start():
-    s = Server("--token", "short")
+def started_and_stopped(*args):
+    """The log of a server that has started (answered a command) and stopped."""
+    s = Server(*args)
+    s.text().ok("help")  # its signal handlers are in place once it answers
     code, err = s.stop()
     expect(code == 0, err[-2000:])
+    return err
+
+
+def test_short_token_warns_at_start():
+    err = started_and_stopped("--token", "short")
     expect(re.search(r" warn .*token.* 5 characters", err), f"no warning: {err}")
-    s = Server("--token", "x" * 16)
-    code, err = s.stop()
+    err = started_and_stopped("--token", "x" * 16)
     expect(" warn " not in err, f"a warning for 16 characters: {err}")
 
 
 for t in [test_proto_replies_are_valid_utf8, test_text_replies_are_valid_utf8,
           test_client_text_cannot_forge_a_log_line, test_nul_in_a_text_line_is_refused,
+          test_nul_in_a_protobuf_string_is_refused,
           test_private_welcome_says_nothing_about_the_world,
           test_repeated_wrong_tokens_are_refused, test_wrong_tokens_count_per_address,
           test_short_token_warns_at_start]:
