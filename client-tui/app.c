@@ -291,6 +291,14 @@ static void on_message(void *ud, const steer_server_msg *m)
 	tui_app *a = ud;
 	switch (m->kind) {
 	case STEER_MSG_WELCOME:
+		if (!(m->welcome.width > 0)) {
+			/* A private server tells nothing about its world before the token;
+			 * the full Welcome follows a successful :auth. */
+			snprintf(a->message, sizeof a->message,
+			         "connected to %.100s:%s - a private server: :auth TOKEN to watch",
+			         a->net.host, a->net.port);
+			break;
+		}
 		say_connected(a);
 		a->world_w = m->welcome.width;
 		a->world_h = m->welcome.height;

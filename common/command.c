@@ -9,16 +9,18 @@
 
 #include "savefile.h"
 #include "scenario.h"
+#include "utf8.h"
 
 /* --- argument parsing ---------------------------------------------------------- */
 
-/* Error messages quote what the user sent; they go to terminals and are one line:
- * no control bytes (escape sequences, newlines) get through. */
-static void printable(char *s)
+/* Error messages quote what the user sent; they go to terminals, logs and protobuf
+ * strings: one line of valid UTF-8 (steer_utf8_escape). The message is formatted
+ * whole first, so that it is cut only once, on a character boundary. */
+static void format_clean(char *out, size_t n, const char *fmt, va_list ap)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	char raw[1024];
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	steer_utf8_escape(out, n, raw, strlen(raw));
 }
 
 /* Writes "what: message" and returns -1, so parsers can `return fail(...)`. */
@@ -30,9 +32,8 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	format_clean(err, errlen, fmt, ap);
 	va_end(ap);
-	printable(err);
 	return -1;
 }
 
@@ -90,10 +91,16 @@ static int parse_onoff(const char *s, bool *on, char *err, size_t errlen)
 	return fail(err, errlen, "'%s' is neither on nor off", s);
 }
 
-/* key=value words from argv[first] on, into cmd->kv. allow_params: any parameter
- * name; vx and vy are always accepted. */
-static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, bool allow_params,
-                     char *err, size_t errlen)
+/* What a command's key=value words may name. */
+enum {
+	KV_PARAMS = 1,   /* any parameter of params.h */
+	KV_VELOCITY = 2, /* vx and vy */
+};
+
+/* key=value words from argv[first] on, into cmd->kv, each checked on its own here
+ * (the combination is checked before anything is applied). */
+static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, int allow, char *err,
+                     size_t errlen)
 {
 	for (int i = first; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
@@ -104,20 +111,30 @@ static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, bool 
 		*eq = '\0';
 		const char *key = argv[i], *val = eq + 1;
 		steer_cmd_kv *kv = &cmd->kv[cmd->nkv];
-		if (!strcmp(key, "vx") || !strcmp(key, "vy")) {
+		bool velocity = !strcmp(key, "vx") || !strcmp(key, "vy");
+		if (velocity && (allow & KV_VELOCITY)) {
 			kv->def = NULL;
 			kv->field = key[1];
 			if (parse_num(key, val, &kv->value, err, errlen) != 0)
 				return -1;
+			if (!(fabs(kv->value) <= STEER_MAX_COORD))
+				return fail(err, errlen, "%s: %s is beyond +-%g", key, val,
+				            STEER_MAX_COORD);
+		} else if (velocity) {
+			return fail(err, errlen,
+			            "%s does not apply here (each flocker gets a random heading)",
+			            key);
 		} else {
-			const steer_param_def *def = allow_params ? steer_param_find(key) : NULL;
+			const steer_param_def *def =
+			    (allow & KV_PARAMS) ? steer_param_find(key) : NULL;
 			if (!def)
 				return fail(err, errlen, "unknown key '%s'%s", key,
-				            allow_params ? " (help set lists them)"
-				                         : " (only vx, vy)");
+				            (allow & KV_PARAMS) ? " (help set lists them)"
+				                                : " (only vx, vy)");
 			steer_params scratch = steer_params_default();
-			if (steer_param_parse(&scratch, def, val, err, errlen))
-				return -1;
+			char msg[256];
+			if (steer_param_parse(&scratch, def, val, msg, sizeof msg))
+				return fail(err, errlen, "%s", msg);
 			kv->def = def;
 			kv->value = steer_param_get(&scratch, def);
 		}
@@ -166,9 +183,8 @@ reply_err(steer_reply *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	format_clean(r->error, sizeof r->error, fmt, ap);
 	va_end(ap);
-	printable(r->error);
 	r->ok = false;
 	steer_strbuf_clear(&r->json);
 	return -1;
@@ -191,15 +207,18 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 	}
 	return reply_err(r,
 	                 "invalid argument: coordinates and velocities must be within %g, "
-	                 "radii greater than 0",
-	                 STEER_MAX_COORD);
+	                 "radii greater than 0 and at most %g",
+	                 STEER_MAX_COORD, STEER_PARAM_MAX);
 }
 
 void steer_reply_text(const steer_reply *r, steer_strbuf *line)
 {
 	if (!r->ok) {
+		/* Escaped again: the host writes some errors itself. */
+		char clean[sizeof r->error];
+		steer_utf8_escape(clean, sizeof clean, r->error, strlen(r->error));
 		steer_strbuf_puts(line, "ERR ");
-		steer_strbuf_puts(line, r->error);
+		steer_strbuf_puts(line, clean);
 	} else if (r->json.len) {
 		steer_strbuf_puts(line, "OK ");
 		steer_strbuf_put(line, r->json.data, r->json.len);
@@ -341,14 +360,14 @@ static int p_spawn(steer_command *c, int argc, char **argv, char *err, size_t er
 		if (c->r < 0)
 			return fail(err, errlen, "R: radius must be at least 0");
 		c->count = (uint32_t)n;
-		return parse_kvs(c, 6, argc, argv, true, err, errlen);
+		return parse_kvs(c, 6, argc, argv, KV_PARAMS, err, errlen);
 	}
 	if (argc < 3)
 		return fail(err, errlen, "usage: spawn X Y [key=value ...]");
 	if (parse_num("X", argv[1], &c->x, err, errlen) ||
 	    parse_num("Y", argv[2], &c->y, err, errlen))
 		return -1;
-	return parse_kvs(c, 3, argc, argv, true, err, errlen);
+	return parse_kvs(c, 3, argc, argv, KV_PARAMS | KV_VELOCITY, err, errlen);
 }
 
 static int params_from(const steer_command *c, steer_params base, steer_params *out,
@@ -435,9 +454,10 @@ static int p_obstacle(steer_command *c, int argc, char **argv, char *err, size_t
 	    parse_num("Y", argv[2], &c->y, err, errlen) ||
 	    parse_num("R", argv[3], &c->r, err, errlen))
 		return -1;
-	if (!(c->r > 0))
-		return fail(err, errlen, "R: radius must be greater than 0");
-	return parse_kvs(c, 4, argc, argv, false, err, errlen);
+	if (!(c->r > 0 && c->r <= STEER_PARAM_MAX))
+		return fail(err, errlen, "R: radius must be greater than 0 and at most %g",
+		            STEER_PARAM_MAX);
+	return parse_kvs(c, 4, argc, argv, KV_VELOCITY, err, errlen);
 }
 
 static int x_obstacle(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
@@ -471,28 +491,30 @@ static int p_set(steer_command *c, int argc, char **argv, char *err, size_t errl
 {
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
 		return -1;
-	return parse_kvs(c, 2, argc, argv, true, err, errlen);
+	return parse_kvs(c, 2, argc, argv, KV_PARAMS | KV_VELOCITY, err, errlen);
 }
 
 static int x_set(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	(void)h;
-	const steer_vehicle_state *st = steer_vehicle_get(s->world, c->id);
-	if (!st)
-		return reply_err(r, "no vehicle with id %u", c->id);
 	long i = steer_vehicle_index(s->world, c->id);
+	if (i < 0)
+		return reply_err(r, "no vehicle with id %u", c->id);
 	const steer_vehicles *v = steer_world_vehicles(s->world);
 	steer_vec2 vel = v2(v->vx[i], v->vy[i]);
 	bool has_vel = false;
 	steer_params p = *steer_vehicle_params_at(s->world, (size_t)i);
 	apply_kvs(c, &p, &vel, &has_vel);
+	/* Everything is checked before anything is applied: all or nothing. */
 	char msg[128];
 	if (steer_params_check(&p, msg, sizeof msg))
 		return reply_err(r, "%s", msg);
-	steer_vehicle_set_params(s->world, c->id, &p);
-	if (has_vel)
-		steer_vehicle_set_velocity(s->world, c->id, vel);
-	return 0;
+	if (has_vel && !steer_vec_ok(vel))
+		return status_err(r, STEER_ERR_INVALID, c->id);
+	steer_status st = steer_vehicle_set_params(s->world, c->id, &p);
+	if (st == STEER_OK && has_vel)
+		st = steer_vehicle_set_velocity(s->world, c->id, vel); /* cannot fail: checked */
+	return status_err(r, st, c->id);
 }
 
 /* seek/flee/arrive ID X Y, or ID off */
@@ -1022,8 +1044,9 @@ static int x_auth(const steer_command *c, steer_session *s, const steer_host *h,
 	if (!h || !h->auth)
 		return reply_err(
 		    r, "this server takes no token: everyone may already change the world");
-	if (!h->auth(h->ud, h->caller, c->name))
-		return reply_err(r, "wrong token; this connection stays read-only");
+	char msg[200];
+	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+		return reply_err(r, "%s", msg);
 	steer_strbuf_puts(&r->json, "{\"access\":\"write\"}");
 	return 0;
 }
@@ -1137,9 +1160,8 @@ int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t
 		return fail(err, errlen, "empty command (try help)");
 	const steer_cmd_entry *e = steer_cmd_find(argv[0]);
 	if (!e) {
-		char shown[40];
-		snprintf(shown, sizeof shown, "%s", argv[0]);
-		return fail(err, errlen, "unknown command '%s' (try help)", shown);
+		int shown = (int)steer_utf8_cut(argv[0], strlen(argv[0]), 39);
+		return fail(err, errlen, "unknown command '%.*s' (try help)", shown, argv[0]);
 	}
 	int words = argc - 1;
 	if (words < e->min_words || (e->max_words >= 0 && words > e->max_words))

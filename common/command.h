@@ -77,8 +77,10 @@ typedef struct steer_host {
 	/* The tick rate changed: re-arm the tick timer. */
 	void (*rate_changed)(void *ud);
 	/* Checks a token for the connection `caller` and, when it matches, lets that
-	 * connection change the world. Returns true on a match. NULL: no tokens here. */
-	bool (*auth)(void *ud, void *caller, const char *token);
+	 * connection change the world. 0 on a match; -1 with the reason in err (a wrong
+	 * token, or too many of them: the host may refuse to check for a while). NULL: no
+	 * tokens here. */
+	int (*auth)(void *ud, void *caller, const char *token, char *err, size_t errlen);
 	void *caller; /* the connection a command came from, for auth, name and clients */
 	/* Appends the saves in the data directory as a JSON object. 0, or -1 with err. */
 	int (*saves)(void *ud, steer_strbuf *json, char *err, size_t errlen);

@@ -691,8 +691,9 @@ static bool read_obstacle(reader *r, steer_world *w)
 	    !unused_id(r, w, o.id) || !key_vec(r, "pos", &p) || !key_vec(r, "vel", &vel) ||
 	    !key_real(r, "radius", true, &o.r) || !line_done(r))
 		return false;
-	if (!(o.r > 0.0))
-		return fail(r, "obstacle %" PRIu32 ": radius must be greater than 0", o.id);
+	if (!(o.r > 0.0 && o.r <= STEER_PARAM_MAX))
+		return fail(r, "obstacle %" PRIu32 ": radius must be greater than 0 and at most %g",
+		            o.id, STEER_PARAM_MAX);
 	o.x = p.x;
 	o.y = p.y;
 	o.vx = vel.x;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "reserve.h"
+#include "utf8.h"
 
 void steer_strbuf_init(steer_strbuf *b)
 {
@@ -102,13 +103,19 @@ void steer_json_nums(steer_strbuf *b, const double *v, size_t n)
 void steer_json_str(steer_strbuf *b, const char *s)
 {
 	steer_strbuf_put(b, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			steer_strbuf_printf(b, "\\%c", *p);
-		else if (*p < 0x20)
-			steer_strbuf_printf(b, "\\u%04x", *p);
-		else
-			steer_strbuf_put(b, (const char *)p, 1);
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k = steer_utf8_char(s + i, n - i);
+		if (c == '"' || c == '\\')
+			steer_strbuf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			steer_strbuf_printf(b, "\\u%04x", c);
+		else if (k)
+			steer_strbuf_put(b, s + i, k);
+		else /* not UTF-8, which JSON must be: shown as the text \xNN */
+			steer_strbuf_printf(b, "\\\\x%02x", c);
+		i += k ? k : 1;
 	}
 	steer_strbuf_put(b, "\"", 1);
 }

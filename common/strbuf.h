@@ -32,7 +32,7 @@ void steer_strbuf_printf(steer_strbuf *b, const char *fmt, ...);
 void steer_json_num(steer_strbuf *b, double v);
 /* An array of n such numbers: "[a,b,...]". */
 void steer_json_nums(steer_strbuf *b, const double *v, size_t n);
-/* A quoted, escaped JSON string. */
+/* A quoted, escaped JSON string; bytes that are not UTF-8 show as the text \xNN. */
 void steer_json_str(steer_strbuf *b, const char *s);
 
 #endif

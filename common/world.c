@@ -476,6 +476,11 @@ static bool finite2(steer_vec2 a)
 	return fabs(a.x) <= STEER_MAX_COORD && fabs(a.y) <= STEER_MAX_COORD; /* NaN fails */
 }
 
+bool steer_vec_ok(steer_vec2 v)
+{
+	return finite2(v);
+}
+
 static steer_vec2 pos_of(const steer_vehicles *v, size_t i)
 {
 	return v2(v->px[i], v->py[i]);
@@ -893,7 +898,7 @@ steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o)
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
                                 uint32_t *id_out)
 {
-	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0) || !isfinite(radius))
+	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0 && radius <= STEER_PARAM_MAX))
 		return STEER_ERR_INVALID;
 	if (w->obs_count == w->obs_cap) {
 		size_t ncap = w->obs_cap ? w->obs_cap * 2 : 16;

@@ -56,6 +56,9 @@ int steer_edges_parse(const char *name, steer_edges *out);
 #define STEER_MAX_WAYPOINTS 4096u
 /* Positions, targets and velocities are refused beyond this magnitude. */
 #define STEER_MAX_COORD 1e12
+/* True when both components are within STEER_MAX_COORD (NaN fails): what every
+ * position, target and velocity the world takes must satisfy. */
+bool steer_vec_ok(steer_vec2 v);
 
 typedef struct steer_path {
 	steer_vec2 *points; /* owned by the world */
@@ -239,7 +242,8 @@ steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o);
 
 /* --- obstacles ----------------------------------------------------------------- */
 
-/* A circle; it drifts with vel and bounces off the bounds (unless edges are none). */
+/* A circle; it drifts with vel and bounces off the bounds (unless edges are none).
+ * Its radius is capped like a vehicle's: 0 < radius <= STEER_PARAM_MAX. */
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
                                 uint32_t *id_out);
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id);

@@ -1,12 +1,14 @@
 #include "wire.h"
 
 #include <math.h>
+#include <pb_common.h>
 #include <pb_decode.h>
 #include <pb_encode.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "wire_priv.h"
 
 /* --- framing ------------------------------------------------------------------- */
@@ -271,11 +273,13 @@ bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
 	m.which_msg = steer_ServerMessage_welcome_tag;
 	steer_Welcome *w = &m.msg.welcome;
 	w->protocol_version = STEER_PROTOCOL_VERSION;
-	w->width = info->cfg->width;
-	w->height = info->cfg->height;
-	w->edges = (steer_Edges)info->cfg->edges;
-	w->tick_rate = info->cfg->tick_rate;
-	w->snapshot_rate = info->snapshot_rate;
+	if (info->cfg) {
+		w->width = info->cfg->width;
+		w->height = info->cfg->height;
+		w->edges = (steer_Edges)info->cfg->edges;
+		w->tick_rate = info->cfg->tick_rate;
+		w->snapshot_rate = info->snapshot_rate;
+	}
 	snprintf(w->server, sizeof w->server, "steer-server %d", STEER_PROTOCOL_VERSION);
 	w->max_frame = STEER_MAX_CLIENT_FRAME;
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
@@ -288,7 +292,9 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
 	steer_Reply *rep = &m.msg.reply;
 	rep->request_id = request_id;
 	rep->ok = r->ok;
-	snprintf(rep->error, sizeof rep->error, "%s", r->ok ? "" : r->error);
+	/* A protobuf string must be UTF-8, or the client's parser refuses the frame. */
+	const char *error = r->ok ? "" : r->error;
+	steer_utf8_escape(rep->error, sizeof rep->error, error, strlen(error));
 	rep->json.funcs.encode = enc_string;
 	rep->json.arg = r->ok && r->json.len ? r->json.data : NULL;
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
@@ -298,7 +304,7 @@ bool steer_wire_notice(steer_strbuf *out, const char *text)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_notice_tag;
-	snprintf(m.msg.notice.text, sizeof m.msg.notice.text, "%s", text);
+	steer_utf8_escape(m.msg.notice.text, sizeof m.msg.notice.text, text, strlen(text));
 	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
@@ -394,6 +400,59 @@ bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessag
 		return false;
 	}
 	return true;
+}
+
+/* Reads the rest of a string field; false when it holds a NUL (or cannot be read). */
+static bool bytes_without_nul(pb_istream_t *s)
+{
+	uint8_t buf[64];
+	while (s->bytes_left) {
+		size_t n = s->bytes_left < sizeof buf ? s->bytes_left : sizeof buf;
+		if (!pb_read(s, buf, n) || memchr(buf, 0, n))
+			return false;
+	}
+	return true;
+}
+
+/* Walks a decoded message's encoding by its descriptor: every string field, in
+ * submessages too, is read again for a NUL. decoded is the struct it was decoded
+ * into (the field iterator needs one). */
+static bool strings_without_nul(pb_istream_t *s, const pb_msgdesc_t *desc, void *decoded)
+{
+	pb_wire_type_t wt;
+	uint32_t tag;
+	bool eof;
+	while (pb_decode_tag(s, &wt, &tag, &eof)) {
+		pb_field_iter_t it;
+		bool known =
+		    pb_field_iter_begin(&it, desc, decoded) && pb_field_iter_find(&it, tag);
+		if (wt != PB_WT_STRING || !known) {
+			if (!pb_skip_field(s, wt))
+				return false;
+			continue;
+		}
+		pb_istream_t sub;
+		if (!pb_make_string_substream(s, &sub))
+			return false;
+		bool ok = true;
+		if (PB_LTYPE_IS_SUBMSG(it.type))
+			ok = strings_without_nul(&sub, it.submsg_desc, it.pData);
+		else if (PB_LTYPE(it.type) == PB_LTYPE_STRING)
+			ok = bytes_without_nul(&sub);
+		if (!pb_close_string_substream(s, &sub) || !ok)
+			return false;
+	}
+	return eof;
+}
+
+bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m, char *err,
+                                  size_t errlen)
+{
+	pb_istream_t s = pb_istream_from_buffer(msg, len);
+	if (strings_without_nul(&s, steer_ClientMessage_fields, m))
+		return true;
+	snprintf(err, errlen, "a string in the message holds a NUL byte; nothing was done");
+	return false;
 }
 
 int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err, size_t errlen)

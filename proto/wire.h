@@ -65,6 +65,8 @@ bool steer_view_contains(const steer_view *v, double x, double y, double margin)
 bool steer_view_same(const steer_view *a, const steer_view *b);
 
 typedef struct steer_welcome_info {
+	/* NULL: say nothing about the world (a private server, before the token): width,
+	 * height, edges and both rates are left 0. */
 	const steer_world_config *cfg;
 	double snapshot_rate;
 } steer_welcome_info;
@@ -86,6 +88,11 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
 /* Decodes one ClientMessage frame body. false with a message on malformed input. */
 bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
                               size_t errlen);
+/* nanopb ends a string field at its first NUL, so "list\0garbage" would decode as
+ * "list": true when no string in the frame m was decoded from holds one. Else false
+ * with a message. */
+bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m, char *err,
+                                  size_t errlen);
 /* A Command message to the core's command struct (text line, or name + args). */
 int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err, size_t errlen);
 /* A Viewport message to a view; false (message in err) when it is not a finite,

@@ -280,7 +280,8 @@ static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
 		announce(c, what);
 }
 
-static void text_line(conn *c, char *line)
+/* One line of len bytes (NUL-terminated at len). */
+static void text_line(conn *c, char *line, size_t len)
 {
 	server *s = c->srv;
 	steer_reply reply;
@@ -288,12 +289,19 @@ static void text_line(conn *c, char *line)
 	steer_command cmd;
 	char err[256];
 	char *words[STEER_CMD_MAX_WORDS];
-	int argc = steer_cmd_split(line, words, STEER_CMD_MAX_WORDS);
+	/* A NUL would end the line early as a C string: what follows it would be
+	 * silently dropped (and a line of only NUL would get no reply). */
+	bool nul = memchr(line, '\0', len) != NULL;
+	int argc = nul ? 1 : steer_cmd_split(line, words, STEER_CMD_MAX_WORDS);
 	if (argc == 0) { /* a blank line is not a command: no reply */
 		steer_reply_free(&reply);
 		return;
 	}
-	if (argc < 0) {
+	if (nul) {
+		reply.ok = false;
+		snprintf(reply.error, sizeof reply.error,
+		         "the line holds a NUL byte; nothing was run");
+	} else if (argc < 0) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error, "more than %d words",
 		         STEER_CMD_MAX_WORDS);
@@ -321,10 +329,11 @@ static void text_read(conn *c, const char *data, size_t n)
 	for (size_t i = 0; i < n && !c->closing; i++) {
 		char ch = data[i];
 		if (ch == '\n') {
-			c->line[c->line_len] = '\0';
+			size_t len = c->line_len;
+			c->line[len] = '\0';
 			c->line_len = 0;
 			c->last_active_ms = uv_now(c->srv->loop);
-			text_line(c, c->line);
+			text_line(c, c->line, len);
 			continue;
 		}
 		if (c->line_len == TEXT_MAX_LINE) {
@@ -372,6 +381,11 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		proto_error(c, 0, err);
 		return;
 	}
+	if (!steer_wire_client_strings_ok(msg, len, &m, err, sizeof err)) {
+		bool command = m.which_msg == steer_ClientMessage_command_tag;
+		proto_error(c, command ? m.msg.command.request_id : 0, err);
+		return;
+	}
 	if (m.which_msg == steer_ClientMessage_hello_tag) {
 		if (m.msg.hello.protocol_version != STEER_PROTOCOL_VERSION)
 			steer_log(STEER_LOG_WARN,
@@ -383,12 +397,12 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		/* Its name for notices and clients; one that is not a valid name is ignored. */
 		if (steer_client_name_ok(m.msg.hello.client))
 			snprintf(c->name, sizeof c->name, "%s", m.msg.hello.client);
-		if (m.msg.hello.token[0]) {
-			if (server_check_token(c->srv, m.msg.hello.token))
-				conn_grant(c);
-			else
-				proto_error(
-				    c, 0, "wrong token in hello; this connection stays read-only");
+		char why[200];
+		if (m.msg.hello.token[0] &&
+		    server_auth(c->srv, c, m.msg.hello.token, why, sizeof why) != 0) {
+			char text[256];
+			snprintf(text, sizeof text, "hello: %s", why);
+			proto_error(c, 0, text);
 		}
 	} else if (m.which_msg == steer_ClientMessage_viewport_tag) {
 		/* Both parts or neither: a bad request leaves the stream as it was. */
@@ -488,18 +502,30 @@ static void describe_peer(conn *c)
 		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
 		uv_ip4_name(a, host, sizeof host);
 		port = ntohs(a->sin_port);
+		/* As ::ffff:a.b.c.d, the same key an IPv4 client of an IPv6 socket has. */
+		c->addr.b[10] = c->addr.b[11] = 0xff;
+		memcpy(&c->addr.b[12], &a->sin_addr, 4);
 	} else if (ss.ss_family == AF_INET6) {
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
 		uv_ip6_name(a, host, sizeof host);
 		port = ntohs(a->sin6_port);
+		static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		bool v4 = !memcmp(&a->sin6_addr, v4mapped, sizeof v4mapped);
+		/* One host is usually given a whole /64: count it as one address. */
+		memcpy(c->addr.b, &a->sin6_addr, v4 ? 16 : 8);
 	}
 	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
 }
 
+/* On a private server, a connection that has not shown the token learns nothing
+ * about the world: it gets a Welcome without it, and the full one after auth. */
 static void send_welcome(conn *c)
 {
 	server *s = c->srv;
-	steer_welcome_info info = {steer_world_config_get(s->session.world), s->opt.snapshot_rate};
+	steer_welcome_info info = {NULL, 0};
+	if (c->may_watch)
+		info = (steer_welcome_info){steer_world_config_get(s->session.world),
+		                            s->opt.snapshot_rate};
 	steer_strbuf_clear(&s->scratch);
 	if (!steer_wire_welcome(&s->scratch, &info)) {
 		conn_close(c, "cannot encode welcome");
@@ -514,7 +540,10 @@ void conn_grant(conn *c)
 	if (!c->may_write)
 		steer_log(STEER_LOG_INFO, "client %llu (%s) presented the token",
 		          (unsigned long long)c->id, c->peer);
+	bool was_hidden = !c->may_watch;
 	c->may_write = c->may_watch = true;
+	if (was_hidden && c->kind == CONN_PROTO && c->welcomed)
+		send_welcome(c);
 }
 
 void conn_check_idle(conn *c, uint64_t now_ms)

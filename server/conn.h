@@ -21,6 +21,8 @@ struct conn {
 	conn_kind kind;
 	uint64_t id;
 	char peer[64];
+	auth_addr addr;                /* the peer's address, as the auth guard counts it */
+	auth_count auth;               /* wrong tokens on this connection */
 	char name[STEER_NAME_MAX + 1]; /* the name command or Hello.client; "" = unnamed */
 	conn *prev, *next;
 	bool closing;

@@ -2,7 +2,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+
+#include "utf8.h"
 
 static steer_log_level min_level = STEER_LOG_INFO;
 
@@ -22,11 +25,15 @@ void steer_log(steer_log_level level, const char *fmt, ...)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-	char msg[1024];
+	char raw[1024], msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	/* Messages quote what clients sent (names, addresses, errors): escaped here, in
+	 * one place, so that no byte of theirs can end this line and start a forged one
+	 * or reach the reader's terminal as a control sequence. */
+	steer_utf8_escape(msg, sizeof msg, raw, strlen(raw));
 	/* One fprintf per line, so lines from one process never interleave. */
 	fprintf(stderr, "%s.%03ldZ %-5s %s\n", when, ts.tv_nsec / 1000000, names[level], msg);
 }

@@ -1,4 +1,5 @@
-/* One line per event on stderr: time, level, message. */
+/* One line per event on stderr: time, level, message. The message is escaped
+ * (steer_utf8_escape): control characters and bytes that are not UTF-8 show as \xNN. */
 #ifndef STEER_LOG_H
 #define STEER_LOG_H
 

@@ -149,13 +149,66 @@ bool server_check_token(const server *s, const char *token)
 	return diff == 0;
 }
 
-static bool host_auth(void *ud, void *caller, const char *token)
+/* The count that makes c wait longest right now: its own or its address's. */
+static auth_count *auth_blocker(server *s, conn *c, uint64_t now, uint64_t *wait)
 {
-	server *s = ud;
-	if (!server_check_token(s, token))
-		return false;
-	conn_grant(caller);
-	return true;
+	auth_count *addr = auth_guard_find(&s->auth_guard, &c->addr);
+	auth_count *k = &c->auth;
+	if (addr && auth_count_wait(addr, now) > auth_count_wait(k, now))
+		k = addr;
+	*wait = auth_count_wait(k, now);
+	return k;
+}
+
+int server_auth(server *s, conn *c, const char *token, char *err, size_t errlen)
+{
+	uint64_t now = uv_now(s->loop), wait;
+	auth_count *blocker = auth_blocker(s, c, now, &wait);
+	if (wait > 0) {
+		/* Refused unchecked. Logged once per backoff: a client repeating itself
+		 * cannot fill the log. */
+		blocker->refused++;
+		if (!blocker->refusal_logged)
+			steer_log(STEER_LOG_WARN,
+			          "client %llu (%s): auth refused for %.1f s more (too many wrong "
+			          "tokens); further refusals until then are counted, not logged",
+			          (unsigned long long)c->id, c->peer, (double)wait / 1000.0);
+		blocker->refusal_logged = true;
+		snprintf(err, errlen,
+		         "too many wrong tokens: auth is refused for %.1f s more; this connection "
+		         "stays read-only",
+		         (double)wait / 1000.0);
+		return -1;
+	}
+	if (server_check_token(s, token)) {
+		conn_grant(c);
+		memset(&c->auth, 0, sizeof c->auth);
+		return 0;
+	}
+	auth_count *addr = auth_guard_get(&s->auth_guard, &c->addr, now);
+	uint64_t refused = addr->refused + c->auth.refused;
+	uint64_t b_conn = auth_count_fail(&c->auth, now), b_addr = auth_count_fail(addr, now);
+	uint64_t backoff = b_conn > b_addr ? b_conn : b_addr;
+	uint32_t n = c->auth.failures > addr->failures ? c->auth.failures : addr->failures;
+	char after[64] = "", meanwhile[64] = "";
+	if (backoff)
+		snprintf(after, sizeof after, "; auth is refused for the next %.0f s",
+		         (double)backoff / 1000.0);
+	if (refused)
+		snprintf(meanwhile, sizeof meanwhile, " (%llu attempts refused since the last)",
+		         (unsigned long long)refused);
+	steer_log(STEER_LOG_WARN,
+	          "client %llu (%s): wrong token (%u in a row from its address)%s%s",
+	          (unsigned long long)c->id, c->peer, n, after, meanwhile);
+	snprintf(err, errlen,
+	         "wrong token (%u in a row from this address)%s; this connection stays read-only",
+	         n, after);
+	return -1;
+}
+
+static int host_auth(void *ud, void *caller, const char *token, char *err, size_t errlen)
+{
+	return server_auth(ud, caller, token, err, errlen);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -460,6 +513,11 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		return -1;
 	}
 	steer_world_set_threads(s->session.world, opt->threads);
+	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
+		steer_log(STEER_LOG_WARN,
+		          "the token is only %zu characters: use at least %d random ones, or it "
+		          "can be guessed",
+		          strlen(opt->token), AUTH_TOKEN_MIN_ADVISED);
 	s->host = (steer_host){.ud = s,
 	                       .save = host_save,
 	                       .load = host_load,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "authguard.h"
 #include "command.h"
 #include "interest.h"
 #include "options.h"
@@ -70,6 +71,7 @@ typedef struct server {
 	steer_strbuf scratch; /* reused for encoding frames and reply lines */
 	bool stopping;
 	uint64_t started_ns;
+	auth_guard auth_guard;    /* wrong tokens per address */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 
@@ -83,5 +85,9 @@ void server_stop(server *s, const char *why);
 void server_fan_out(server *s);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
+/* Checks a token c presented, unless c or its address has given too many wrong ones
+ * lately (authguard.h); grants access on a match. 0, or -1 with the reason in err.
+ * Logs failures and the first refusal of each backoff. */
+int server_auth(server *s, conn *c, const char *token, char *err, size_t errlen);
 
 #endif

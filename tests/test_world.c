@@ -230,6 +230,15 @@ static void bad_parameters_are_refused(void)
 	      "infinite position accepted");
 	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), -3, &id) == STEER_ERR_INVALID,
 	      "negative radius accepted");
+	/* Obstacles are capped like a vehicle's radius parameter. */
+	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), 1e308, &id) == STEER_ERR_INVALID,
+	      "radius 1e308 accepted");
+	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), STEER_PARAM_MAX * 1.000001, &id) ==
+	          STEER_ERR_INVALID,
+	      "radius over the cap accepted");
+	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), STEER_PARAM_MAX, &id) == STEER_OK,
+	      "radius at the cap refused");
+	steer_remove(w, id);
 	CHECK(steer_world_set_bounds(w, 0, 10, STEER_EDGE_WRAP) == STEER_ERR_INVALID,
 	      "zero width accepted");
 	CHECK(steer_world_set_tick_rate(w, 0) == STEER_ERR_INVALID, "tick rate 0 accepted");

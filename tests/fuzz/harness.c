@@ -15,6 +15,7 @@
 #include "savefile.h"
 #include "scenario.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "wire.h"
 #include "world.h"
 
@@ -706,6 +707,20 @@ int harness_framer(const uint8_t *data, size_t size)
  * fuzz_client_message */
 
 /* The reply as the server frames it, read back as a client would. */
+/* What a protobuf parser demands of a string field; and one line, as a log or a
+ * terminal needs. */
+static void check_clean_text(const char *what, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t k = steer_utf8_char(s + i, n - i);
+		if (k == 0)
+			violated("%s is not UTF-8 at byte %zu", what, i);
+		if (k == 1 && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f))
+			violated("%s holds control byte 0x%02x", what, (unsigned char)s[i]);
+		i += k ? k : 1;
+	}
+}
+
 static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 {
 	steer_strbuf out;
@@ -726,6 +741,8 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	steer_strbuf_init(&m.json);
 	if (!steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err))
 		violated("reply does not decode: %s", err);
+	check_clean_text("the reply's error", m.error, strlen(m.error));
+	check_clean_text("the reply's JSON", m.json.data ? m.json.data : "", m.json.len);
 	bool json_same = r->ok ? m.json.len == r->json.len &&
 	                             (!m.json.len || !memcmp(m.json.data, r->json.data, m.json.len))
 	                       : m.json.len == 0;
@@ -747,6 +764,13 @@ int harness_client_message(const uint8_t *data, size_t size)
 	if (!steer_wire_decode_client(data, size, &m, err, sizeof err)) {
 		if (!err[0])
 			violated("decode failed without a message");
+		return 0;
+	}
+	/* The server answers a string with a NUL with an error and goes no further. */
+	err[0] = '\0';
+	if (!steer_wire_client_strings_ok(data, size, &m, err, sizeof err)) {
+		if (!err[0])
+			violated("a NUL refused without a message");
 		return 0;
 	}
 	fixture fx;

@@ -634,6 +634,31 @@ def test_name_without_user_is_the_login_name():
     tmux("kill-session", "-t", "nouser", check=False)
 
 
+def in_view(text):
+    """N in the status line's "vehicles N/M in view", or -1."""
+    m = re.search(r"vehicles (\d+)/\d+ in view", status_line(text))
+    return int(m.group(1)) if m else -1
+
+
+def test_private_server_after_auth():
+    # The Welcome before auth says nothing about the world; after :auth the client
+    # learns it and fits the whole world on screen.
+    priv = Server("--scenario", "flock", "--token", "tui-sekrit-token", "--private")
+    try:
+        want = priv.text()
+        want.ok("auth tui-sekrit-token")
+        n = want.ok("stats")["vehicles"]
+        run_on_port(priv.proto_port, "private")
+        wait_in("private", lambda t: "private" in t, "the private server named")
+        tmux("send-keys", "-t", "private", ":auth tui-sekrit-token", "Enter")
+        text = wait_in("private", lambda t: total_vehicles(t) == n, "snapshots after auth")
+        text = wait_in("private", lambda t: in_view(t) == n, "the whole world in view")
+        expect(in_view(text) == n, f"the world is not fitted after auth:\n{text}")
+    finally:
+        tmux("kill-session", "-t", "private", check=False)
+        priv.stop()
+
+
 def test_q_quits_with_status_0():
     tmux("send-keys", "-t", "tui", "q")
     deadline = time.time() + 1
@@ -653,7 +678,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
-          test_q_quits_with_status_0]:
+          test_private_server_after_auth, test_q_quits_with_status_0]:
     checks.run(t)
 
 tmux("kill-server", check=False)
