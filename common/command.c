@@ -908,7 +908,13 @@ static int x_save(const steer_command *c, steer_session *s, const steer_host *h,
 		return reply_err(r, "save is not available here");
 	char *data;
 	size_t len;
-	if (steer_save_encode(s->world, &data, &len) != STEER_OK)
+	steer_status st = steer_save_encode(s->world, &data, &len);
+	if (st == STEER_ERR_LIMIT)
+		return reply_err(r,
+		                 "save %s: the world takes more than %u bytes, the most a save "
+		                 "may hold (load refuses larger files); nothing was written",
+		                 c->name, STEER_SAVE_MAX_BYTES);
+	if (st != STEER_OK)
 		return reply_err(r, "out of memory while encoding the world; nothing was written");
 	char msg[200];
 	int rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);

@@ -334,8 +334,11 @@ static void autosave_now(server *s)
 	char *data;
 	size_t len;
 	char err[256];
-	if (steer_save_encode(s->session.world, &data, &len) != STEER_OK) {
-		steer_log(STEER_LOG_ERROR, "autosave: out of memory encoding the world");
+	steer_status st = steer_save_encode(s->session.world, &data, &len);
+	if (st != STEER_OK) {
+		steer_log(STEER_LOG_ERROR, "autosave: %s",
+		          st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"
+		                                : "out of memory encoding the world");
 		return;
 	}
 	if (host_save(s, "autosave", data, len, err, sizeof err) != 0)

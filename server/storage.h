@@ -9,8 +9,6 @@
 
 #include "strbuf.h"
 
-#define STEER_SAVE_MAX_BYTES (1024u * 1024u * 1024u)
-
 /* Each function takes dir NULL (no data directory could be found) and then fails
  * with a message saying to give --data-dir. */
 

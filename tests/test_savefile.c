@@ -741,6 +741,25 @@ static void drifting_past_the_bound_still_loads(void)
 	steer_world_destroy(w);
 }
 
+/* Every save that is written can be loaded: the encoder refuses a file over the limit
+ * the decoder enforces. */
+static void a_save_over_the_size_limit_is_refused(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 5);
+	size_t len;
+	char *buf = save(w, &len);
+	char *small = NULL;
+	size_t slen = 0;
+	CHECK(steer_save_encode_max(w, len - 1, &small, &slen) == STEER_ERR_LIMIT,
+	      "a save one byte over its limit was produced");
+	CHECK(small == NULL, "a refused save returned bytes");
+	CHECK(steer_save_encode_max(w, len, &small, &slen) == STEER_OK && slen == len,
+	      "a save exactly at its limit was refused");
+	free(small);
+	free(buf);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(every_scenario_round_trips_bit_for_bit);
@@ -755,5 +774,6 @@ int main(void)
 	RUN(a_save_from_before_cruise_continues_as_it_did);
 	RUN(resealed_random_edits_are_survived);
 	RUN(drifting_past_the_bound_still_loads);
+	RUN(a_save_over_the_size_limit_is_refused);
 	return CHECK_DONE();
 }
