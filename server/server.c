@@ -328,8 +328,8 @@ static void on_idle_check(uv_timer_t *t)
 	}
 }
 
-/* Saves the world as 'autosave'; logs the outcome either way. */
-static void autosave_now(server *s)
+/* Saves the world as 'autosave'; logs the outcome either way. 0, or -1 when it failed. */
+static int autosave_now(server *s)
 {
 	char *data;
 	size_t len;
@@ -339,16 +339,18 @@ static void autosave_now(server *s)
 		steer_log(STEER_LOG_ERROR, "autosave: %s",
 		          st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"
 		                                : "out of memory encoding the world");
-		return;
+		return -1;
 	}
-	if (host_save(s, "autosave", data, len, err, sizeof err) != 0)
+	int rc = host_save(s, "autosave", data, len, err, sizeof err);
+	if (rc != 0)
 		steer_log(STEER_LOG_ERROR, "autosave: %s", err);
 	free(data);
+	return rc;
 }
 
 static void on_autosave(uv_timer_t *t)
 {
-	autosave_now(t->data);
+	(void)autosave_now(t->data); /* logged; the next one may succeed */
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -373,8 +375,10 @@ void server_stop(server *s, const char *why)
 		return;
 	s->stopping = true;
 	steer_log(STEER_LOG_INFO, "stopping (%s): closing %zu clients", why, s->nconns);
-	if (s->opt.autosave > 0)
-		autosave_now(s); /* the last state, so a restart loses nothing */
+	/* The last state, so a restart loses nothing; when it cannot be kept, the exit
+	 * status says so. */
+	if (s->opt.autosave > 0 && autosave_now(s) != 0)
+		s->exit_status = 1;
 	uv_close((uv_handle_t *)&s->idle_timer, NULL);
 	uv_close((uv_handle_t *)&s->autosave_timer, NULL);
 	uv_close((uv_handle_t *)&s->proto_listener, NULL);
@@ -463,6 +467,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		return -1;
 	}
 	steer_world_set_threads(s->session.world, opt->threads);
+	if (opt->data_dir) /* before any save can start */
+		storage_remove_stale(opt->data_dir);
 	s->host = (steer_host){.ud = s,
 	                       .save = host_save,
 	                       .load = host_load,

@@ -69,6 +69,7 @@ typedef struct server {
 	uint64_t next_frame_seq;
 	steer_strbuf scratch; /* reused for encoding frames and reply lines */
 	bool stopping;
+	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;

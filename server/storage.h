@@ -18,6 +18,10 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
 
+/* Removes the temporary files (NAME.steer.tmp) a save killed mid-write left in dir,
+ * logging each; a directory not yet created has none. Run at start, before any save. */
+void storage_remove_stale(const char *dir);
+
 /* The most saves one listing names; "truncated" says when there were more. */
 #define STORAGE_LIST_MAX 1000
 
