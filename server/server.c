@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "jobs.h"
 #include "log.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -350,7 +351,7 @@ static int autosave_now(server *s)
 
 static void on_autosave(uv_timer_t *t)
 {
-	(void)autosave_now(t->data); /* logged; the next one may succeed */
+	jobs_autosave(t->data); /* in the background, like save */
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -375,6 +376,9 @@ void server_stop(server *s, const char *why)
 		return;
 	s->stopping = true;
 	steer_log(STEER_LOG_INFO, "stopping (%s): closing %zu clients", why, s->nconns);
+	/* Before the autosave: a save under way finishes first, and never writes the
+	 * same file at the same time. */
+	jobs_stop(s);
 	/* The last state, so a restart loses nothing; when it cannot be kept, the exit
 	 * status says so. */
 	if (s->opt.autosave > 0 && autosave_now(s) != 0)
@@ -486,7 +490,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
 	    (rc = uv_timer_init(loop, &s->stop_timer)) ||
 	    (rc = uv_timer_init(loop, &s->idle_timer)) ||
-	    (rc = uv_timer_init(loop, &s->autosave_timer)) ||
+	    (rc = uv_timer_init(loop, &s->autosave_timer)) || (rc = jobs_init(s)) ||
 	    (rc = uv_signal_init(loop, &s->sigint)) || (rc = uv_signal_init(loop, &s->sigterm))) {
 		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 		return -1;
