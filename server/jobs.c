@@ -1,5 +1,6 @@
 #include "jobs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -135,6 +136,22 @@ static void on_step_idle(uv_idle_t *h)
 
 static void disk_next(server *s);
 
+/* Child side: closes every descriptor but stdio and keep. The clients' sockets among
+ * them would otherwise stay open here until the save ends: a client the parent
+ * closes would not see the end of its connection until then. */
+static void close_inherited(int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return; /* no /proc: the sockets close when the child exits */
+	for (struct dirent *de; (de = readdir(d));) {
+		int fd = atoi(de->d_name);
+		if (fd > 2 && fd != keep && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
+}
+
 /* Child side: the ordinary save command on the world as it was at the fork; its reply
  * line goes back through fd. Never returns. */
 static void save_in_child(server *s, job *j, int fd)
@@ -143,6 +160,7 @@ static void save_in_child(server *s, job *j, int fd)
 	 * this save to finish rather than lose it. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	close_inherited(fd);
 	steer_reply r;
 	steer_reply_init(&r);
 	steer_host host = s->host;
@@ -480,9 +498,13 @@ void jobs_stop(server *s)
 	for (job *j = head, *next; j; j = next) {
 		next = j->next;
 		if (j == head && s->disk_busy && j->kind == JOB_SAVE) {
-			/* Already closing: on_save_closed answers for it. */
-			if (uv_is_closing((uv_handle_t *)&j->pipe))
+			/* Already closing: on_save_closed answers for it, as the queue's only
+			 * job (so that jobs_conn_gone still finds it). */
+			if (uv_is_closing((uv_handle_t *)&j->pipe)) {
+				j->next = NULL;
+				s->disk = j;
 				continue;
+			}
 			save_wait(j);
 			uv_close((uv_handle_t *)&j->pipe, on_save_closed_stopping);
 		} else if (j == head && s->disk_busy) {

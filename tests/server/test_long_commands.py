@@ -4,11 +4,13 @@ is written by a forked child and a load decoded off the loop, each answered when
 done; list on a world too big for one reply pages. Ordering, not wall-clock time, is
 what is checked: the other client's reply arrives while the long one is pending."""
 import json
+import os
 import select
 import socket
 import struct
 import sys
 import tempfile
+import time
 
 import steer_pb2
 from steertest import TIMEOUT, Checks, Server, expect
@@ -166,6 +168,22 @@ def test_other_clients_are_served_while_a_save_is_written():
     expect(code == 0, f"exit {code}")
 
 
+def test_sigterm_during_a_save_waits_for_it():
+    data = tempfile.mkdtemp(prefix="steer-bgsave-")
+    srv = Server(data_dir=data)
+    a = srv.text()
+    big_world(a)
+    a.send_raw(b"save big\n")
+    tmp = os.path.join(data, "big.steer.tmp")
+    while not os.path.exists(tmp) and not os.path.exists(tmp[:-4]):
+        time.sleep(0.001)
+    code, log = srv.stop()
+    reply = a.line()
+    expect(reply.startswith("OK "), reply)
+    expect(code == 0, f"exit {code}: {log[-1500:]}")
+    expect(os.listdir(data) == ["big.steer"], os.listdir(data))
+
+
 def test_a_failed_background_save_is_an_err():
     srv = Server(data_dir="/proc/steer-no-such-dir")
     try:
@@ -209,6 +227,6 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_a_client_that_stops_sending_still_gets_its_reply,
           test_a_client_that_leaves_mid_step_stops_it,
           test_other_clients_are_served_while_a_save_is_written,
-          test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
+          test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
     checks.run(t)
 sys.exit(checks.done())
