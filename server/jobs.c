@@ -95,38 +95,43 @@ static job *job_new(server *s, conn *c, const steer_command *cmd, uint32_t reque
 
 /* --- step --------------------------------------------------------------------------- */
 
-/* One pass over every step, a tick each, until half a tick's time is spent: the
- * clock's own ticks and every client are served between passes. */
+/* Ticks for the steps under way, one at a time round the queue, until half a tick's
+ * time is spent (at least one tick): the clock's own ticks and every client are
+ * served in between, however many steps there are. */
 static void on_step_idle(uv_idle_t *h)
 {
 	server *s = h->data;
+	if (!s->steps) {
+		uv_idle_stop(h);
+		return;
+	}
 	double hz = steer_world_config_get(s->session.world)->tick_rate;
 	uint64_t deadline = uv_hrtime() + (uint64_t)(0.5e9 / hz);
 	do {
-		for (job **pp = &s->steps; *pp;) {
-			job *j = *pp;
-			if (!j->c) { /* its client left */
-				*pp = j->next;
-				free(j);
-				continue;
-			}
-			s->session.health_valid = false;
-			steer_status st = steer_world_step(s->session.world);
-			if (st == STEER_OK && ++j->done < j->cmd.count) {
-				pp = &j->next;
-				continue;
-			}
-			*pp = j->next; /* unlinked first: finishing may start new jobs */
-			steer_reply r;
-			steer_reply_init(&r);
-			if (st != STEER_OK)
-				fail(&r, "out of memory after %u ticks", j->done);
-			else
-				steer_strbuf_printf(
-				    &r.json, "{\"tick\":%llu}",
-				    (unsigned long long)steer_world_tick(s->session.world));
-			finish(j, &r);
+		job *j = s->steps;
+		s->steps = j->next; /* unlinked first: finishing may start new jobs */
+		j->next = NULL;
+		if (!j->c) { /* its client left */
+			free(j);
+			continue;
 		}
+		s->session.health_valid = false;
+		steer_status st = steer_world_step(s->session.world);
+		if (st == STEER_OK && ++j->done < j->cmd.count) {
+			job **tail = &s->steps;
+			while (*tail)
+				tail = &(*tail)->next;
+			*tail = j;
+			continue;
+		}
+		steer_reply r;
+		steer_reply_init(&r);
+		if (st != STEER_OK)
+			fail(&r, "out of memory after %u ticks", j->done);
+		else
+			steer_strbuf_printf(&r.json, "{\"tick\":%llu}",
+			                    (unsigned long long)steer_world_tick(s->session.world));
+		finish(j, &r);
 	} while (s->steps && uv_hrtime() < deadline);
 	if (!s->steps)
 		uv_idle_stop(h);

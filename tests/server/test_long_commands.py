@@ -99,6 +99,21 @@ def test_commands_after_a_step_keep_their_order():
         srv.stop()
 
 
+def test_steps_from_two_clients_both_finish():
+    srv = Server("--scenario", "flock")
+    try:
+        a, b = srv.text(), srv.text()
+        a.ok("pause")
+        t0 = a.ok("stats")["tick"]
+        a.send_raw(b"step 300\n")
+        b.send_raw(b"step 200\n")
+        ta, tb = json.loads(a.line()[3:])["tick"], json.loads(b.line()[3:])["tick"]
+        expect(max(ta, tb) == t0 + 500, f"{t0} -> {ta}, {tb}")
+        expect(min(ta, tb) >= t0 + 200, f"{t0} -> {ta}, {tb}")
+    finally:
+        srv.stop()
+
+
 def test_a_client_that_stops_sending_still_gets_its_reply():
     srv = Server("--scenario", "flock")
     try:
@@ -223,7 +238,7 @@ def test_list_on_a_big_world_pages():
 
 
 for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_long_step_at_once,
-          test_commands_after_a_step_keep_their_order,
+          test_commands_after_a_step_keep_their_order, test_steps_from_two_clients_both_finish,
           test_a_client_that_stops_sending_still_gets_its_reply,
           test_a_client_that_leaves_mid_step_stops_it,
           test_other_clients_are_served_while_a_save_is_written,
