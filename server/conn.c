@@ -518,7 +518,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
 	conn *c = stream->data;
-	if (n < 0 && n == UV_EOF && c->busy) {
+	if (n == UV_EOF && c->busy) {
 		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. */
 		uv_read_stop(stream);
 		c->peer_done = true;

@@ -68,7 +68,7 @@ static void finish(job *j, steer_reply *r)
 	if (j->c)
 		conn_job_done(j->c, &j->cmd, j->request_id, r);
 	else if (!r->ok)
-		steer_log(STEER_LOG_ERROR, "%s %s: %s", j->cmd.entry->name, j->cmd.name, r->error);
+		steer_log(STEER_LOG_ERROR, "%s", r->error); /* it names the command */
 	steer_reply_free(r);
 	free(j);
 }
@@ -474,7 +474,7 @@ static void save_wait(job *j)
 	if (j->c)
 		conn_job_done(j->c, &j->cmd, j->request_id, &r);
 	else if (!r.ok)
-		steer_log(STEER_LOG_ERROR, "%s %s: %s", j->cmd.entry->name, j->cmd.name, r.error);
+		steer_log(STEER_LOG_ERROR, "%s", r.error);
 	steer_reply_free(&r);
 }
 
