@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include "conn.h"
@@ -159,8 +162,16 @@ static void close_inherited(int keep)
 
 /* Child side: the ordinary save command on the world as it was at the fork; its reply
  * line goes back through fd. Never returns. */
-static void save_in_child(server *s, job *j, int fd)
+static void save_in_child(server *s, job *j, int fd, pid_t parent)
 {
+#ifdef __linux__
+	/* Dies with the server (kill -9): an orphan finishing a save could race the
+	 * next server's removal of stale temporary files. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(3);
+#else
+	(void)parent;
+#endif
 	/* A Ctrl-C reaches the whole process group: the parent stops, and waits for
 	 * this save to finish rather than lose it. */
 	signal(SIGINT, SIG_IGN);
@@ -268,10 +279,11 @@ static int save_start(server *s, job *j)
 		return -1;
 	}
 	j->pipe.data = j;
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		save_in_child(s, j, fds[1]);
+		save_in_child(s, j, fds[1], parent);
 	}
 	close(fds[1]);
 	j->pid = pid;

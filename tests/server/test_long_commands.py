@@ -3,9 +3,11 @@ of the loop while every other client is served, and SIGTERM stops it at once; a 
 is written by a forked child and a load decoded off the loop, each answered when
 done; list on a world too big for one reply pages. Ordering, not wall-clock time, is
 what is checked: the other client's reply arrives while the long one is pending."""
+import atexit
 import json
 import os
 import select
+import shutil
 import socket
 import struct
 import sys
@@ -16,6 +18,13 @@ import steer_pb2
 from steertest import TIMEOUT, Checks, Server, expect
 
 checks = Checks()
+
+
+def data_dir(prefix):
+    """A data directory of its own, removed when the tests end (saves can be big)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 # A step long enough that it is certainly still running while another client asks a
 # few things (minutes of ticks on this world), yet cheap per tick.
@@ -156,7 +165,7 @@ def big_world(c):
 
 
 def test_other_clients_are_served_while_a_save_is_written():
-    data = tempfile.mkdtemp(prefix="steer-bgsave-")
+    data = data_dir("steer-bgsave-")
     srv = Server(data_dir=data)
     try:
         a, b = srv.text(), srv.text()
@@ -184,7 +193,7 @@ def test_other_clients_are_served_while_a_save_is_written():
 
 
 def test_sigterm_during_a_save_waits_for_it():
-    data = tempfile.mkdtemp(prefix="steer-bgsave-")
+    data = data_dir("steer-bgsave-")
     srv = Server(data_dir=data)
     a = srv.text()
     big_world(a)

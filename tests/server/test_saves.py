@@ -2,14 +2,24 @@
 loaded again, a save the disk or the file-size limit refuses is an ERR (never a dead
 server), a failed autosave at exit shows in the exit status, and temporary files a
 killed save left behind are cleaned up at start."""
+import atexit
 import os
 import resource
+import shutil
 import sys
 import tempfile
+import time
 
 from steertest import Checks, Server, expect
 
 checks = Checks()
+
+
+def data_dir(prefix):
+    """A data directory of its own, removed when the tests end (saves can be big)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 # Small enough that a thousand vehicles do not fit, large enough for the log.
 FSIZE_LIMIT = 256 * 1024
@@ -34,7 +44,7 @@ def test_a_drifting_vehicle_saves_and_loads():
 
 
 def test_a_save_over_the_file_size_limit_is_an_err():
-    data = tempfile.mkdtemp(prefix="steer-fsize-")
+    data = data_dir("steer-fsize-")
     srv = Server(data_dir=data, preexec_fn=limit_file_size)
     try:
         c = srv.text()
@@ -49,7 +59,7 @@ def test_a_save_over_the_file_size_limit_is_an_err():
 
 
 def test_a_failed_autosave_at_exit_is_a_failed_exit():
-    data = tempfile.mkdtemp(prefix="steer-fsize-")
+    data = data_dir("steer-fsize-")
     srv = Server("--autosave", "3600", data_dir=data, preexec_fn=limit_file_size)
     c = srv.text()
     c.ok("spawn flock 1000 500 300 200")
@@ -60,7 +70,7 @@ def test_a_failed_autosave_at_exit_is_a_failed_exit():
 
 
 def test_stale_temporary_files_are_removed_at_start():
-    data = tempfile.mkdtemp(prefix="steer-stale-")
+    data = data_dir("steer-stale-")
     stale = os.path.join(data, "world.steer.tmp")
     other = os.path.join(data, "notes.txt")
     for path in (stale, other):
@@ -75,8 +85,31 @@ def test_stale_temporary_files_are_removed_at_start():
         srv.stop()
 
 
+def test_a_kill_during_a_save_leaves_nothing_at_the_next_start():
+    data = data_dir("steer-kill-")
+    srv = Server(data_dir=data)
+    c = srv.text()
+    c.ok("pause")
+    c.ok("spawn flock 50000 400 300 300")
+    c.send_raw(b"save big\n")
+    tmp = os.path.join(data, "big.steer.tmp")
+    while not os.path.exists(tmp) and not os.path.exists(tmp[:-4]):
+        time.sleep(0.001)
+    srv.proc.kill()
+    srv.proc.wait()
+    time.sleep(0.2)  # the writer dies with the server
+    left = os.path.exists(tmp)
+    again = Server(data_dir=data)
+    try:
+        expect(not os.path.exists(tmp), "the partial save is still there")
+        expect(not left or "big.steer.tmp" in again.log_text(), "its removal was not logged")
+    finally:
+        again.stop()
+
+
 for t in [test_a_drifting_vehicle_saves_and_loads, test_a_save_over_the_file_size_limit_is_an_err,
           test_a_failed_autosave_at_exit_is_a_failed_exit,
-          test_stale_temporary_files_are_removed_at_start]:
+          test_stale_temporary_files_are_removed_at_start,
+          test_a_kill_during_a_save_leaves_nothing_at_the_next_start]:
     checks.run(t)
 sys.exit(checks.done())
