@@ -718,27 +718,62 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 	return 0;
 }
 
+static int p_list(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	uint64_t offset = 0, count = STEER_LIST_MAX;
+	c->sub = argc > 1; /* paged */
+	if (argc > 1 && parse_u64("OFFSET", argv[1], UINT32_MAX, &offset, err, errlen))
+		return -1;
+	if (argc > 2 && parse_u64("COUNT", argv[2], STEER_LIST_MAX, &count, err, errlen))
+		return -1;
+	c->id = (uint32_t)offset;
+	c->count = (uint32_t)count;
+	return 0;
+}
+
+/* Vehicles then obstacles, as one sequence of items; a page is items [offset,
+ * offset + count). One reply never holds more than STEER_LIST_MAX items, so building
+ * it never holds the host's loop for long nor overflows a client's reply queue. */
 static int x_list(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
-	(void)c, (void)h;
+	(void)h;
 	const steer_vehicles *v = steer_world_vehicles(s->world);
+	size_t n;
+	const steer_obstacle *o = steer_world_obstacles(s->world, &n);
+	size_t total = v->count + n;
+	if (!c->sub && total > STEER_LIST_MAX)
+		return reply_err(r,
+		                 "list: %zu vehicles and %zu obstacles, more than the %u one reply "
+		                 "holds; page with 'list OFFSET COUNT' (COUNT up to %u) or ask for "
+		                 "one with 'get ID'",
+		                 v->count, n, STEER_LIST_MAX, STEER_LIST_MAX);
+	size_t from = c->sub ? c->id : 0, to = c->sub ? from + c->count : total;
+	to = to < total ? to : total;
 	steer_strbuf *b = &r->json;
 	steer_strbuf_printf(b, "{\"tick\":%llu,\"vehicles\":[",
 	                    (unsigned long long)steer_world_tick(s->world));
-	for (size_t i = 0; i < v->count; i++) {
-		if (i)
+	for (size_t i = from; i < to && i < v->count; i++) {
+		if (i > from)
 			steer_strbuf_puts(b, ",");
 		json_vehicle_brief(b, v, i);
 	}
 	steer_strbuf_puts(b, "],\"obstacles\":[");
-	size_t n;
-	const steer_obstacle *o = steer_world_obstacles(s->world, &n);
-	for (size_t k = 0; k < n; k++) {
-		if (k)
+	size_t first = from > v->count ? from - v->count : 0;
+	for (size_t k = first; k + v->count < to; k++) {
+		if (k > first)
 			steer_strbuf_puts(b, ",");
 		json_obstacle(b, &o[k]);
 	}
-	steer_strbuf_puts(b, "]}");
+	steer_strbuf_puts(b, "]");
+	if (c->sub) {
+		steer_strbuf_printf(
+		    b, ",\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"next\":", v->count, n);
+		if (to < total)
+			steer_strbuf_printf(b, "%zu", to);
+		else
+			steer_strbuf_puts(b, "null");
+	}
+	steer_strbuf_puts(b, "}");
 	return 0;
 }
 
@@ -930,7 +965,13 @@ static int x_save(const steer_command *c, steer_session *s, const steer_host *h,
 		return reply_err(r, "save is not available here");
 	char *data;
 	size_t len;
-	if (steer_save_encode(s->world, &data, &len) != STEER_OK)
+	steer_status st = steer_save_encode(s->world, &data, &len);
+	if (st == STEER_ERR_LIMIT)
+		return reply_err(r,
+		                 "save %s: the world takes more than %u bytes, the most a save "
+		                 "may hold (load refuses larger files); nothing was written",
+		                 c->name, STEER_SAVE_MAX_BYTES);
+	if (st != STEER_OK)
 		return reply_err(r, "out of memory while encoding the world; nothing was written");
 	char msg[200];
 	int rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
@@ -954,6 +995,12 @@ static int x_load(const steer_command *c, steer_session *s, const steer_host *h,
 	free(data);
 	if (!loaded)
 		return reply_err(r, "load %s: %s; the running world is unchanged", c->name, msg);
+	return steer_cmd_load_swap(c, s, h, loaded, r);
+}
+
+int steer_cmd_load_swap(const steer_command *c, steer_session *s, const steer_host *h,
+                        steer_world *loaded, steer_reply *r)
+{
 	size_t max = steer_world_config_get(s->world)->max_vehicles;
 	if (max && steer_world_vehicles(loaded)->count > max) {
 		size_t n = steer_world_vehicles(loaded)->count;
@@ -967,7 +1014,8 @@ static int x_load(const steer_command *c, steer_session *s, const steer_host *h,
 	                    steer_world_config_get(s->world)->tick_rate;
 	steer_world_destroy(s->world);
 	s->world = loaded;
-	if (rate_changed && h->rate_changed)
+	s->health_valid = false;
+	if (rate_changed && h && h->rate_changed)
 		h->rate_changed(h->ud);
 	steer_strbuf_printf(&r->json, "{\"tick\":%llu,\"vehicles\":%zu}",
 	                    (unsigned long long)steer_world_tick(loaded),
@@ -1099,7 +1147,9 @@ const steer_cmd_entry steer_cmd_table[] = {
      p_waypoint, x_waypoint},
     {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
     {"get", "ID", "everything about one vehicle or obstacle", R, 1, 1, p_id, x_get},
-    {"list", "", "every vehicle and obstacle", R, 0, 0, p_none, x_list},
+    {"list", "[OFFSET [COUNT]]",
+     "every vehicle and obstacle, or a page of them (vehicles first; next: the next OFFSET)", R, 0,
+     2, p_list, x_list},
     {"pause", "", "stop the clock", W, 0, 0, p_none, x_pause},
     {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},
     {"step", "[N]", "advance N ticks now (default 1), e.g. while paused", W, 0, 1, p_step, x_step},

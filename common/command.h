@@ -19,6 +19,8 @@
 #define STEER_CMD_MAX_KV    32
 #define STEER_CMD_MAX_STEP  100000u
 #define STEER_NAME_MAX      64
+/* The most vehicles and obstacles one list reply holds; more are paged. */
+#define STEER_LIST_MAX 10000u
 
 /* What a command may change; a read-only client may run only STEER_CMD_READ ones. */
 typedef enum steer_cmd_access {
@@ -133,6 +135,12 @@ void steer_reply_free(steer_reply *r);
  * reply. A failed command leaves the session as it was. */
 int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
                    steer_reply *out);
+
+/* The second half of load, for a host that read and decoded the file itself (off
+ * its loop): checks `loaded` against the session's limits and swaps it in, or
+ * destroys it. Takes `loaded` either way; *r as steer_cmd_exec leaves it for load. */
+int steer_cmd_load_swap(const steer_command *cmd, steer_session *s, const steer_host *h,
+                        steer_world *loaded, steer_reply *r);
 
 /* 0 when the caller may run cmd; else -1 with an ERR reply saying how to get access. */
 int steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out);

@@ -32,6 +32,11 @@ void steer_apply_edges(const steer_world_config *c, double *x, double *y, double
 			*y = c->height;
 			*vy = -fabs(*vy);
 		}
+	} else {
+		/* No edges, yet not unbounded: past STEER_MAX_COORD the world would hold a
+		 * vehicle that no save could restore. */
+		*x = fmin(fmax(*x, -STEER_MAX_COORD), STEER_MAX_COORD);
+		*y = fmin(fmax(*y, -STEER_MAX_COORD), STEER_MAX_COORD);
 	}
 }
 
@@ -84,6 +89,9 @@ edges_axis(steer_edges edges, double size, __m256d *p, __m256d *vel)
 		__m256d mag = _mm256_andnot_pd(sign, *vel); /* fabs */
 		*vel = _mm256_blendv_pd(*vel, mag, lo);
 		*vel = _mm256_blendv_pd(*vel, _mm256_or_pd(mag, sign), hi); /* -fabs */
+	} else {
+		const __m256d bound = _mm256_set1_pd(STEER_MAX_COORD);
+		*p = _mm256_min_pd(_mm256_max_pd(*p, _mm256_xor_pd(bound, sign)), bound);
 	}
 }
 

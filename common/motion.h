@@ -10,7 +10,7 @@
 #include "world.h"
 
 /* Wraps or bounces a position (and, bouncing, the velocity) back inside the world;
- * edges "none" leave it. */
+ * edges "none" only keep it within STEER_MAX_COORD, the bound a save can restore. */
 void steer_apply_edges(const steer_world_config *c, double *x, double *y, double *vx, double *vy);
 
 /* For vehicles [from, to): velocity += force / mass * dt, truncated to max_speed;

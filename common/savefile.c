@@ -38,12 +38,12 @@ static uint64_t fnv1a64(const char *p, size_t n)
 
 /* --- encoding ------------------------------------------------------------------ */
 
-/* A growing text buffer. After the first failed allocation every put is a no-op and
- * nomem stays set, so the encoder checks once at the end. */
+/* A growing text buffer. After the first failed allocation, or once past max, every
+ * put is a no-op and nomem or over stays set, so the encoder checks once at the end. */
 typedef struct writer {
 	char *p;
-	size_t len, cap;
-	bool nomem;
+	size_t len, cap, max;
+	bool nomem, over;
 } writer;
 
 static bool writer_reserve(writer *o, size_t extra)
@@ -77,7 +77,7 @@ static void put(writer *o, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 static void put(writer *o, const char *fmt, ...)
 {
-	if (o->nomem || !writer_reserve(o, 256))
+	if (o->nomem || o->over || !writer_reserve(o, 256))
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -95,6 +95,7 @@ static void put(writer *o, const char *fmt, ...)
 		va_end(ap);
 	}
 	o->len += (size_t)n;
+	o->over = o->len > o->max;
 }
 
 static void put_behaviors(writer *o, uint32_t bits)
@@ -169,10 +170,15 @@ static void put_world(writer *o, const steer_world *w, size_t nveh, size_t nobs)
 
 steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
 {
+	return steer_save_encode_max(w, STEER_SAVE_MAX_BYTES, out, len);
+}
+
+steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char **out, size_t *len)
+{
 	const steer_vehicles *v = steer_world_vehicles(w);
 	size_t nobs;
 	const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
-	writer o = {NULL, 0, 0, false};
+	writer o = {NULL, 0, 0, max_bytes, false, false};
 	put_world(&o, w, v->count, nobs);
 	for (size_t i = 0; i < v->count; i++) {
 		steer_vehicle_record r;
@@ -182,11 +188,11 @@ steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
 	for (size_t k = 0; k < nobs; k++)
 		put(&o, "obstacle %" PRIu32 " pos %a %a vel %a %a radius %a\n", obs[k].id, obs[k].x,
 		    obs[k].y, obs[k].vx, obs[k].vy, obs[k].r);
-	uint64_t sum = o.nomem ? 0 : fnv1a64(o.p, o.len);
+	uint64_t sum = o.nomem || o.over ? 0 : fnv1a64(o.p, o.len);
 	put(&o, "end records %zu fnv1a64 %016" PRIx64 "\n", v->count + nobs, sum);
-	if (o.nomem) {
+	if (o.nomem || o.over) {
 		free(o.p);
-		return STEER_ERR_NOMEM;
+		return o.nomem ? STEER_ERR_NOMEM : STEER_ERR_LIMIT;
 	}
 	*out = o.p;
 	*len = o.len;
@@ -782,6 +788,12 @@ steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t er
 	if (len == 0 || !buf) {
 		if (err && errlen)
 			snprintf(err, errlen, "file is empty");
+		return NULL;
+	}
+	if (len > STEER_SAVE_MAX_BYTES) {
+		if (err && errlen)
+			snprintf(err, errlen, "file is %zu bytes, over the %u a save may hold", len,
+			         STEER_SAVE_MAX_BYTES);
 		return NULL;
 	}
 	reader *r = malloc(sizeof *r);

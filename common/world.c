@@ -1036,8 +1036,12 @@ static void move_obstacles(steer_world *w, double dt)
 		steer_obstacle *o = &w->obs[k];
 		o->x += o->vx * dt;
 		o->y += o->vy * dt;
-		if (c->edges == STEER_EDGE_NONE)
+		if (c->edges == STEER_EDGE_NONE) {
+			/* The bound the loader enforces, as for vehicles (motion.c). */
+			o->x = fmin(fmax(o->x, -STEER_MAX_COORD), STEER_MAX_COORD);
+			o->y = fmin(fmax(o->y, -STEER_MAX_COORD), STEER_MAX_COORD);
 			continue;
+		}
 		/* Obstacles bounce off the bounds in wrap worlds too (as in the seeds' demo),
 		 * keeping the whole disc inside where it fits. */
 		double rx = fmin(o->r, c->width * 0.5), ry = fmin(o->r, c->height * 0.5);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "log.h"
 
 typedef struct write_req {
@@ -22,6 +23,8 @@ static void on_closed(uv_handle_t *h)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
+	jobs_conn_gone(s, c);
+	free(c->held);
 	sbuf_unref(c->pending);
 	cframe_unref(c->pending_frame);
 	cframe_unref(c->base);
@@ -257,21 +260,9 @@ static void announce(conn *c, const char *what)
 			conn_send_copy(o, s->scratch.data, s->scratch.len);
 }
 
-/* Runs a parsed command, after the access checks. */
-static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
+/* Logs a command's outcome and tells the others what it changed. */
+static void command_done(conn *c, const steer_command *cmd, const steer_reply *reply)
 {
-	server *s = c->srv;
-	if (!c->may_watch && !allowed_unseen(cmd)) {
-		reply->ok = false;
-		snprintf(reply->error, sizeof reply->error,
-		         "this server is private: send 'auth TOKEN' first");
-		return;
-	}
-	if (steer_cmd_check_access(cmd, c->may_write, reply) != 0)
-		return;
-	steer_host host = s->host; /* this call's copy knows who is asking */
-	host.caller = c;
-	steer_cmd_exec(cmd, &s->session, &host, reply);
 	steer_log(STEER_LOG_DEBUG, "client %llu: %s -> %s", (unsigned long long)c->id,
 	          cmd->entry->name, reply->ok ? "ok" : reply->error);
 	char what[128];
@@ -280,10 +271,54 @@ static void run_command(conn *c, const steer_command *cmd, steer_reply *reply)
 		announce(c, what);
 }
 
+/* Runs a parsed command, after the access checks. False when a job took it: the
+ * reply comes later, through conn_job_done. */
+static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, steer_reply *reply)
+{
+	server *s = c->srv;
+	if (!c->may_watch && !allowed_unseen(cmd)) {
+		reply->ok = false;
+		snprintf(reply->error, sizeof reply->error,
+		         "this server is private: send 'auth TOKEN' first");
+		return true;
+	}
+	if (steer_cmd_check_access(cmd, c->may_write, reply) != 0)
+		return true;
+	c->busy = true; /* before jobs_start: a job may end within it */
+	if (jobs_start(s, c, cmd, request_id))
+		return false;
+	c->busy = false;
+	steer_host host = s->host; /* this call's copy knows who is asking */
+	host.caller = c;
+	steer_cmd_exec(cmd, &s->session, &host, reply);
+	command_done(c, cmd, reply);
+	return true;
+}
+
+/* Keeps bytes that arrived behind a command whose job runs, to run after its reply. */
+static void hold(conn *c, const char *rest, size_t n)
+{
+	if (n == 0)
+		return;
+	char *p = realloc(c->held, c->held_len + n);
+	if (!p) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	memcpy(p + c->held_len, rest, n);
+	c->held = p;
+	c->held_len += n;
+	if (c->held_len >= CONN_HELD_MAX && !c->read_stopped) {
+		uv_read_stop((uv_stream_t *)&c->tcp);
+		c->read_stopped = true;
+	}
+}
+
+static void text_reply(conn *c, const steer_reply *reply);
+
 /* One line of len bytes (NUL-terminated at len). */
 static void text_line(conn *c, char *line, size_t len)
 {
-	server *s = c->srv;
 	steer_reply reply;
 	steer_reply_init(&reply);
 	steer_command cmd;
@@ -308,20 +343,27 @@ static void text_line(conn *c, char *line, size_t len)
 	} else if (steer_cmd_parse(&cmd, argc, words, err, sizeof err) != 0) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error, "%s", err);
-	} else {
-		run_command(c, &cmd, &reply);
+	} else if (!run_command(c, &cmd, 0, &reply)) {
+		steer_reply_free(&reply);
+		return;
 	}
+	text_reply(c, &reply);
+	steer_reply_free(&reply);
+}
+
+static void text_reply(conn *c, const steer_reply *reply)
+{
+	server *s = c->srv;
 	steer_strbuf_clear(&s->scratch);
-	steer_reply_text(&reply, &s->scratch);
+	steer_reply_text(reply, &s->scratch);
 	steer_strbuf_put(&s->scratch, "\n", 1);
 	if (s->scratch.oom) {
 		steer_strbuf_clear(&s->scratch);
 		steer_strbuf_puts(&s->scratch, "ERR out of memory while sending the reply\n");
 	}
 	conn_send_copy(c, s->scratch.data, s->scratch.len);
-	if (reply.close)
+	if (reply->close)
 		conn_finish(c, "quit");
-	steer_reply_free(&reply);
 }
 
 static void text_read(conn *c, const char *data, size_t n)
@@ -334,6 +376,10 @@ static void text_read(conn *c, const char *data, size_t n)
 			c->line_len = 0;
 			c->last_active_ms = uv_now(c->srv->loop);
 			text_line(c, c->line, len);
+			if (c->busy && !c->closing)
+				hold(c, data + i + 1, n - i - 1);
+			if (c->busy)
+				return;
 			continue;
 		}
 		if (c->line_len == TEXT_MAX_LINE) {
@@ -428,7 +474,10 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		}
 		steer_reply reply;
 		steer_reply_init(&reply);
-		run_command(c, &cmd, &reply);
+		if (!run_command(c, &cmd, rid, &reply)) {
+			steer_reply_free(&reply);
+			return;
+		}
 		proto_reply(c, rid, &reply);
 		if (reply.close)
 			conn_finish(c, "quit");
@@ -447,11 +496,15 @@ static void proto_read(conn *c, const char *data, size_t n)
 		size_t len;
 		char err[128];
 		int rc;
-		while (!c->closing &&
+		while (!c->closing && !c->busy &&
 		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) == 1)
 			proto_message(c, msg, len);
 		if (c->closing)
 			return;
+		if (c->busy) { /* frames still in the framer wait there */
+			hold(c, (const char *)p, n);
+			return;
+		}
 		if (rc < 0) {
 			proto_error(c, 0, err);
 			conn_finish(c, err);
@@ -479,8 +532,18 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
 	conn *c = stream->data;
+	if (n == UV_EOF && c->busy) {
+		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. */
+		uv_read_stop(stream);
+		c->peer_done = true;
+		return;
+	}
 	if (n < 0) {
 		conn_close(c, n == UV_EOF ? "disconnected" : uv_strerror((int)n));
+		return;
+	}
+	if (c->busy) {
+		hold(c, buf->base, (size_t)n);
 		return;
 	}
 	if (c->kind == CONN_TEXT)
@@ -535,6 +598,43 @@ static void send_welcome(conn *c)
 	c->welcomed = true;
 }
 
+void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const steer_reply *reply)
+{
+	c->busy = false;
+	c->last_active_ms = uv_now(c->srv->loop);
+	if (c->closing)
+		return;
+	command_done(c, cmd, reply);
+	if (c->kind == CONN_TEXT)
+		text_reply(c, reply);
+	else
+		proto_reply(c, request_id, reply);
+	if (c->closing || c->srv->stopping)
+		return;
+	/* What came in behind the command, in order; it may start another job. */
+	char *held = c->held;
+	size_t n = c->held_len;
+	c->held = NULL;
+	c->held_len = 0;
+	if (c->kind == CONN_TEXT)
+		text_read(c, held ? held : "", n);
+	else
+		proto_read(c, held ? held : "", n);
+	free(held);
+	if (c->closing || c->busy)
+		return;
+	if (c->peer_done) {
+		conn_finish(c, "disconnected");
+		return;
+	}
+	if (!c->read_stopped)
+		return;
+	c->read_stopped = false;
+	int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	if (rc != 0)
+		conn_close(c, uv_strerror(rc));
+}
+
 void conn_grant(conn *c)
 {
 	if (!c->may_write)
@@ -549,7 +649,9 @@ void conn_grant(conn *c)
 void conn_check_idle(conn *c, uint64_t now_ms)
 {
 	double limit = c->srv->opt.idle_timeout;
-	if (c->closing || limit <= 0 || (double)(now_ms - c->last_active_ms) < limit * 1000.0)
+	/* A connection waiting for its job's reply is not idle. */
+	if (c->closing || c->busy || limit <= 0 ||
+	    (double)(now_ms - c->last_active_ms) < limit * 1000.0)
 		return;
 	/* Bytes waiting that never drain: the peer is gone, or not reading. */
 	bool stuck = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 || c->pending;

@@ -14,6 +14,7 @@ typedef enum conn_kind {
 
 #define SNAPSHOTS_IN_FLIGHT 2
 #define TEXT_MAX_LINE       4096
+#define CONN_HELD_MAX       (64 * 1024)
 
 struct conn {
 	uv_tcp_t tcp;
@@ -45,6 +46,14 @@ struct conn {
 	uint64_t snapshots_sent, snapshots_replaced;
 	char line[TEXT_MAX_LINE + 1]; /* CONN_TEXT */
 	size_t line_len;
+	/* A job (jobs.h) runs for this connection: nothing more is run until its reply;
+	 * what arrives meanwhile waits in held (owned), up to CONN_HELD_MAX, past which
+	 * reading stops until the reply. */
+	bool busy;
+	bool read_stopped; /* held is full: restarted once it is worked off */
+	bool peer_done;    /* the peer ended its side meanwhile: closed after the reply */
+	char *held;
+	size_t held_len;
 };
 
 /* Accepts one connection from listener; refuses it politely when the server is full. */
@@ -58,6 +67,11 @@ void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq);
 void conn_finish(conn *c, const char *why);
 /* Closes at once. */
 void conn_close(conn *c, const char *why);
+/* The reply to a command jobs_start took for c: sent (request_id for a protobuf
+ * client), announced like any command's, and then c reads and runs what it sent
+ * meanwhile. */
+void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id,
+                   const steer_reply *reply);
 /* Closes the connection if it has been idle past --idle-timeout, saying why. */
 void conn_check_idle(conn *c, uint64_t now_ms);
 /* Grants full access after a correct token. */

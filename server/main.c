@@ -28,6 +28,9 @@ int main(int argc, char **argv)
 	}
 	/* A peer closing mid-write must be an error return, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Likewise a save past the file-size limit (ulimit -f): EFBIG, reported as an
+	 * ERR, instead of a signal that kills the server and loses the world. */
+	signal(SIGXFSZ, SIG_IGN);
 	/* Each client is a descriptor: allow as many as the hard limit lets us, so that
 	 * --max-clients and not a default of 1024 decides who is turned away. */
 	struct rlimit nofile;
@@ -46,5 +49,6 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		steer_log(STEER_LOG_WARN, "loop closed with handles open: %s", uv_strerror(rc));
 	steer_log(STEER_LOG_INFO, "stopped");
-	return 0;
+	/* Non-zero when the last autosave failed: the state it should hold is lost. */
+	return srv.exit_status;
 }

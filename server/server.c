@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "jobs.h"
 #include "log.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -381,24 +382,29 @@ static void on_idle_check(uv_timer_t *t)
 	}
 }
 
-/* Saves the world as 'autosave'; logs the outcome either way. */
-static void autosave_now(server *s)
+/* Saves the world as 'autosave'; logs the outcome either way. 0, or -1 when it failed. */
+static int autosave_now(server *s)
 {
 	char *data;
 	size_t len;
 	char err[256];
-	if (steer_save_encode(s->session.world, &data, &len) != STEER_OK) {
-		steer_log(STEER_LOG_ERROR, "autosave: out of memory encoding the world");
-		return;
+	steer_status st = steer_save_encode(s->session.world, &data, &len);
+	if (st != STEER_OK) {
+		steer_log(STEER_LOG_ERROR, "autosave: %s",
+		          st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"
+		                                : "out of memory encoding the world");
+		return -1;
 	}
-	if (host_save(s, "autosave", data, len, err, sizeof err) != 0)
+	int rc = host_save(s, "autosave", data, len, err, sizeof err);
+	if (rc != 0)
 		steer_log(STEER_LOG_ERROR, "autosave: %s", err);
 	free(data);
+	return rc;
 }
 
 static void on_autosave(uv_timer_t *t)
 {
-	autosave_now(t->data);
+	jobs_autosave(t->data); /* in the background, like save */
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -423,8 +429,13 @@ void server_stop(server *s, const char *why)
 		return;
 	s->stopping = true;
 	steer_log(STEER_LOG_INFO, "stopping (%s): closing %zu clients", why, s->nconns);
-	if (s->opt.autosave > 0)
-		autosave_now(s); /* the last state, so a restart loses nothing */
+	/* Before the autosave: a save under way finishes first, and never writes the
+	 * same file at the same time. */
+	jobs_stop(s);
+	/* The last state, so a restart loses nothing; when it cannot be kept, the exit
+	 * status says so. */
+	if (s->opt.autosave > 0 && autosave_now(s) != 0)
+		s->exit_status = 1;
 	uv_close((uv_handle_t *)&s->idle_timer, NULL);
 	uv_close((uv_handle_t *)&s->autosave_timer, NULL);
 	uv_close((uv_handle_t *)&s->proto_listener, NULL);
@@ -518,6 +529,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		          "the token is only %zu characters: use at least %d random ones, or it "
 		          "can be guessed",
 		          strlen(opt->token), AUTH_TOKEN_MIN_ADVISED);
+	if (opt->data_dir) /* before any save can start */
+		storage_remove_stale(opt->data_dir);
 	s->host = (steer_host){.ud = s,
 	                       .save = host_save,
 	                       .load = host_load,
@@ -535,7 +548,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
 	    (rc = uv_timer_init(loop, &s->stop_timer)) ||
 	    (rc = uv_timer_init(loop, &s->idle_timer)) ||
-	    (rc = uv_timer_init(loop, &s->autosave_timer)) ||
+	    (rc = uv_timer_init(loop, &s->autosave_timer)) || (rc = jobs_init(s)) ||
 	    (rc = uv_signal_init(loop, &s->sigint)) || (rc = uv_signal_init(loop, &s->sigterm))) {
 		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 		return -1;

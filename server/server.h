@@ -69,7 +69,13 @@ typedef struct server {
 	steer_density density; /* one view's cells while they are encoded, reused */
 	uint64_t next_frame_seq;
 	steer_strbuf scratch; /* reused for encoding frames and reply lines */
+	/* jobs.c: steps under way, and saves and loads in order (the first one runs when
+	 * disk_busy) */
+	struct job *steps, *disk;
+	bool disk_busy;
+	uv_idle_t step_idle;
 	bool stopping;
+	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
 	auth_guard auth_guard;    /* wrong tokens per address */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "log.h"
 #include "savefile.h"
 #include "statedir.h"
 
@@ -67,7 +68,9 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 		return -1;
 	}
 	if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		int e = errno;
+		snprintf(err, errlen, "cannot write %s: %s%s", tmp, strerror(e),
+		         e == EFBIG ? " (over the file-size limit, ulimit -f)" : "");
 		close(fd);
 		unlink(tmp);
 		return -1;
@@ -134,6 +137,38 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 	*data = buf;
 	*len = size;
 	return 0;
+}
+
+void storage_remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		if (errno != ENOENT)
+			steer_log(STEER_LOG_WARN, "cannot read data directory %s: %s", dir,
+			          strerror(errno));
+		return;
+	}
+	static const char tail[] = SUFFIX ".tmp";
+	size_t tl = strlen(tail);
+	for (struct dirent *de; (de = readdir(d));) {
+		/* Only what storage_write names: a save name and the suffix. */
+		size_t n = strlen(de->d_name);
+		if (n <= tl || n - tl > STEER_NAME_MAX || strcmp(de->d_name + n - tl, tail))
+			continue;
+		char name[STEER_NAME_MAX + 1], path[4096];
+		memcpy(name, de->d_name, n - tl);
+		name[n - tl] = '\0';
+		if (!steer_save_name_ok(name) || path_of(path, sizeof path, dir, name, ".tmp"))
+			continue;
+		if (unlink(path) == 0)
+			steer_log(STEER_LOG_WARN,
+			          "removed %s, left by a save that never finished (the server "
+			          "stopped during it)",
+			          path);
+		else
+			steer_log(STEER_LOG_WARN, "cannot remove %s: %s", path, strerror(errno));
+	}
+	closedir(d);
 }
 
 typedef struct save_entry {

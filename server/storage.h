@@ -9,8 +9,6 @@
 
 #include "strbuf.h"
 
-#define STEER_SAVE_MAX_BYTES (1024u * 1024u * 1024u)
-
 /* Each function takes dir NULL (no data directory could be found) and then fails
  * with a message saying to give --data-dir. */
 
@@ -19,6 +17,10 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 /* *data is malloc'd; the caller frees it. */
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
+
+/* Removes the temporary files (NAME.steer.tmp) a save killed mid-write left in dir,
+ * logging each; a directory not yet created has none. Run at start, before any save. */
+void storage_remove_stale(const char *dir);
 
 /* The most saves one listing names; "truncated" says when there were more. */
 #define STORAGE_LIST_MAX 1000

@@ -410,8 +410,39 @@ static void help_text_lays_out_the_table(void)
 	steer_strbuf_free(&b);
 }
 
+/* One list reply holds at most STEER_LIST_MAX items; past that, list says how to page,
+ * and the pages cover vehicles then obstacles exactly once. */
+static void list_pages_a_big_world(void)
+{
+	steer_session s = new_session();
+	steer_world_set_max_vehicles(s.world, STEER_LIST_MAX + 10);
+	char line[64];
+	snprintf(line, sizeof line, "spawn flock %u 500 300 200", STEER_LIST_MAX);
+	CHECK(starts(run(&s, NULL, line), "OK"), "spawn");
+	CHECK(starts(run(&s, NULL, "list 0 2"), "OK {\"tick\":0,\"vehicles\":[{\"id\":1,"),
+	      "first page");
+	CHECK(starts(run(&s, NULL, "list"), "OK"), "a list at the limit");
+	CHECK(starts(run(&s, NULL, "obstacle 5 5 1"), "OK"), "obstacle");
+	char *r = run(&s, NULL, "list");
+	CHECK(starts(r, "ERR list: 10000 vehicles and 1 obstacles, more than the 10000") &&
+	          strstr(r, "'list OFFSET COUNT'") && strstr(r, "'get ID'"),
+	      "%s", r);
+	r = run(&s, NULL, "list 9999 5");
+	CHECK(strstr(r, "\"vehicles\":[{\"id\":10000,") &&
+	          strstr(r, "\"obstacles\":[{\"id\":10001,") && strstr(r, "\"next\":null"),
+	      "%.200s", r);
+	r = run(&s, NULL, "list 10001 5");
+	CHECK(strstr(r, "\"vehicles\":[],\"obstacles\":[]") && strstr(r, "\"next\":null"),
+	      "past the end: %.200s", r);
+	CHECK(strstr(run(&s, NULL, "list 0 1"), "\"next\":1"), "next");
+	snprintf(line, sizeof line, "list 0 %u", STEER_LIST_MAX + 1);
+	CHECK(starts(run(&s, NULL, line), "ERR COUNT"), "a page over the limit");
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
+	RUN(list_pages_a_big_world);
 	RUN(every_entry_is_documented);
 	RUN(parses_and_runs_the_grammar);
 	RUN(errors_name_the_problem_and_change_nothing);

@@ -1,6 +1,7 @@
 /* Save files: exact round trips that continue bit-identically, a canonical encoding,
  * and rejection with a message of every truncated, corrupted or malformed file. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -706,6 +707,59 @@ static void resealed_random_edits_are_survived(void)
 	steer_world_destroy(w);
 }
 
+/* A world without edges never lets anything drift past the bound the loader enforces:
+ * what it saves after any number of ticks loads again. */
+static void drifting_past_the_bound_still_loads(void)
+{
+	steer_world_config cfg = steer_world_config_default();
+	cfg.edges = STEER_EDGE_NONE;
+	steer_world *w = steer_world_create(&cfg);
+	steer_params prm = steer_params_default();
+	prm.max_speed = 1e9;
+	uint32_t id, oid;
+	/* Enough of them to fill the four-wide lanes of the vectorised motion too. */
+	for (int k = 0; k < 5; k++)
+		CHECK(steer_vehicle_add(w, v2(STEER_MAX_COORD - 1 - k, k), v2(1e9, 0), &prm, &id) ==
+		          STEER_OK,
+		      "spawn");
+	CHECK(steer_vehicle_add(w, v2(0, -STEER_MAX_COORD + 1), v2(0, -1e9), &prm, &id) == STEER_OK,
+	      "spawn");
+	CHECK(steer_obstacle_add(w, v2(-STEER_MAX_COORD + 1, 0), v2(-1e9, 0), 5, &oid) == STEER_OK,
+	      "obstacle");
+	step(w, 120);
+	size_t len;
+	char *buf = save(w, &len);
+	char err[256] = "";
+	steer_world *copy = load(buf, len, err, sizeof err);
+	CHECK(copy, "the save after the drift does not load: %s", err);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	for (size_t i = 0; i < v->count; i++)
+		CHECK(fabs(v->px[i]) <= STEER_MAX_COORD && fabs(v->py[i]) <= STEER_MAX_COORD,
+		      "vehicle %zu at %g %g", i, v->px[i], v->py[i]);
+	steer_world_destroy(copy);
+	free(buf);
+	steer_world_destroy(w);
+}
+
+/* Every save that is written can be loaded: the encoder refuses a file over the limit
+ * the decoder enforces. */
+static void a_save_over_the_size_limit_is_refused(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 5);
+	size_t len;
+	char *buf = save(w, &len);
+	char *small = NULL;
+	size_t slen = 0;
+	CHECK(steer_save_encode_max(w, len - 1, &small, &slen) == STEER_ERR_LIMIT,
+	      "a save one byte over its limit was produced");
+	CHECK(small == NULL, "a refused save returned bytes");
+	CHECK(steer_save_encode_max(w, len, &small, &slen) == STEER_OK && slen == len,
+	      "a save exactly at its limit was refused");
+	free(small);
+	free(buf);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(every_scenario_round_trips_bit_for_bit);
@@ -719,5 +773,7 @@ int main(void)
 	RUN(missing_parameter_keeps_its_default);
 	RUN(a_save_from_before_cruise_continues_as_it_did);
 	RUN(resealed_random_edits_are_survived);
+	RUN(drifting_past_the_bound_still_loads);
+	RUN(a_save_over_the_size_limit_is_refused);
 	return CHECK_DONE();
 }

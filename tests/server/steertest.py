@@ -36,7 +36,7 @@ class Server:
     """A steer-server on --port 0 --cmd-port 0; stops in stop(), or at exit if a
     failed test never got there."""
 
-    def __init__(self, *args, data_dir=None, env=None, cwd=None):
+    def __init__(self, *args, data_dir=None, env=None, cwd=None, preexec_fn=None):
         self.data_dir = data_dir
         # Never the real user's state directory: a test's saves stay in its own.
         self.state = None
@@ -50,7 +50,7 @@ class Server:
         # block the server on its next log line.
         self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                     env=env, cwd=cwd)
+                                     env=env, cwd=cwd, preexec_fn=preexec_fn)
         _started.append(self)
         self.proto_port = self.cmd_port = None
         deadline = time.time() + TIMEOUT

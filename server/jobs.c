@@ -1,0 +1,549 @@
+#include "jobs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <unistd.h>
+
+#include "conn.h"
+#include "log.h"
+#include "savefile.h"
+#include "server.h"
+
+typedef enum job_kind {
+	JOB_STEP,
+	JOB_SAVE,
+	JOB_LOAD,
+} job_kind;
+
+/* The longest reply a save's child sends back: one line, "OK {...}" or "ERR ...". */
+#define SAVE_REPLY_MAX 512
+
+struct job {
+	job *next;
+	job_kind kind;
+	server *srv;
+	conn *c; /* who waits for the reply; NULL: no one (autosave, or it left) */
+	steer_command cmd;
+	uint32_t request_id;
+	uint32_t done; /* JOB_STEP: ticks run so far */
+	/* JOB_SAVE: the child writing the file, and the pipe its reply comes back on. */
+	pid_t pid;
+	uv_pipe_t pipe;
+	char msg[SAVE_REPLY_MAX];
+	size_t msg_len;
+	/* JOB_LOAD: filled on the thread pool, read back on the loop. */
+	uv_work_t work;
+	steer_world *loaded;
+	bool read_failed; /* the file could not be read, rather than decoded */
+	bool abandoned;   /* the server stopped meanwhile: never swapped in */
+	char err[256];
+};
+
+/* --- replies ---------------------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+fail(steer_reply *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	va_end(ap);
+	r->ok = false;
+	steer_strbuf_clear(&r->json);
+}
+
+/* Delivers r to whoever waits, or logs a failure no one will read; frees the job. */
+static void finish(job *j, steer_reply *r)
+{
+	if (j->c)
+		conn_job_done(j->c, &j->cmd, j->request_id, r);
+	else if (!r->ok)
+		steer_log(STEER_LOG_ERROR, "%s", r->error); /* it names the command */
+	steer_reply_free(r);
+	free(j);
+}
+
+static void finish_err(job *j, const char *msg)
+{
+	steer_reply r;
+	steer_reply_init(&r);
+	fail(&r, "%s", msg);
+	finish(j, &r);
+}
+
+static job *job_new(server *s, conn *c, const steer_command *cmd, uint32_t request_id)
+{
+	job *j = calloc(1, sizeof *j);
+	if (!j)
+		return NULL;
+	j->srv = s;
+	j->c = c;
+	j->cmd = *cmd;
+	j->request_id = request_id;
+	return j;
+}
+
+/* --- step --------------------------------------------------------------------------- */
+
+/* Ticks for the steps under way, one at a time round the queue, until half a tick's
+ * time is spent (at least one tick): the clock's own ticks and every client are
+ * served in between, however many steps there are. */
+static void on_step_idle(uv_idle_t *h)
+{
+	server *s = h->data;
+	if (!s->steps) {
+		uv_idle_stop(h);
+		return;
+	}
+	double hz = steer_world_config_get(s->session.world)->tick_rate;
+	uint64_t deadline = uv_hrtime() + (uint64_t)(0.5e9 / hz);
+	do {
+		job *j = s->steps;
+		s->steps = j->next; /* unlinked first: finishing may start new jobs */
+		j->next = NULL;
+		if (!j->c) { /* its client left */
+			free(j);
+			continue;
+		}
+		s->session.health_valid = false;
+		steer_status st = steer_world_step(s->session.world);
+		if (st == STEER_OK && ++j->done < j->cmd.count) {
+			job **tail = &s->steps;
+			while (*tail)
+				tail = &(*tail)->next;
+			*tail = j;
+			continue;
+		}
+		steer_reply r;
+		steer_reply_init(&r);
+		if (st != STEER_OK)
+			fail(&r, "out of memory after %u ticks", j->done);
+		else
+			steer_strbuf_printf(&r.json, "{\"tick\":%llu}",
+			                    (unsigned long long)steer_world_tick(s->session.world));
+		finish(j, &r);
+	} while (s->steps && uv_hrtime() < deadline);
+	if (!s->steps)
+		uv_idle_stop(h);
+}
+
+/* --- save ------------------------------------------------------------------------- */
+
+static void disk_next(server *s);
+
+/* Child side: closes every descriptor but stdio and keep. The clients' sockets among
+ * them would otherwise stay open here until the save ends: a client the parent
+ * closes would not see the end of its connection until then. */
+static void close_inherited(int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return; /* no /proc: the sockets close when the child exits */
+	for (struct dirent *de; (de = readdir(d));) {
+		int fd = atoi(de->d_name);
+		if (fd > 2 && fd != keep && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
+}
+
+/* Child side: the ordinary save command on the world as it was at the fork; its reply
+ * line goes back through fd. Never returns. */
+static void save_in_child(server *s, job *j, int fd, pid_t parent)
+{
+#ifdef __linux__
+	/* Dies with the server (kill -9): an orphan finishing a save could race the
+	 * next server's removal of stale temporary files. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(3);
+#else
+	(void)parent;
+#endif
+	/* A Ctrl-C reaches the whole process group: the parent stops, and waits for
+	 * this save to finish rather than lose it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	close_inherited(fd);
+	steer_reply r;
+	steer_reply_init(&r);
+	steer_host host = s->host;
+	host.caller = NULL;
+	steer_cmd_exec(&j->cmd, &s->session, &host, &r);
+	steer_strbuf line;
+	steer_strbuf_init(&line);
+	steer_reply_text(&r, &line);
+	int status = r.ok ? 0 : 1;
+	if (line.oom || line.len >= SAVE_REPLY_MAX)
+		status = 2;
+	for (size_t off = 0; status != 2 && off < line.len;) {
+		ssize_t k = write(fd, line.data + off, line.len - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		off += (size_t)k;
+	}
+	_exit(status); /* no atexit handlers, no flushing the parent's buffers twice */
+}
+
+/* The reply the child sent, or why there is none. */
+static void save_reply(job *j, int wstatus, steer_reply *r)
+{
+	steer_reply_init(r);
+	j->msg[j->msg_len] = '\0';
+	if (j->msg_len >= 2 && !strncmp(j->msg, "OK", 2)) {
+		if (j->msg_len > 3)
+			steer_strbuf_puts(&r->json, j->msg + 3);
+	} else if (j->msg_len > 4 && !strncmp(j->msg, "ERR ", 4)) {
+		fail(r, "%s", j->msg + 4);
+	} else if (WIFSIGNALED(wstatus)) {
+		fail(r,
+		     "save %s: the process writing it was killed by signal %d; nothing was "
+		     "written",
+		     j->cmd.name, WTERMSIG(wstatus));
+	} else {
+		fail(r, "save %s: the process writing it gave no reply (exit status %d)",
+		     j->cmd.name, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+	}
+}
+
+static int reap(pid_t pid)
+{
+	int wstatus = 0;
+	while (pid > 0 && waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	return wstatus;
+}
+
+static void on_save_closed(uv_handle_t *h)
+{
+	job *j = h->data;
+	server *s = j->srv;
+	/* The pipe reached its end when the child exited: this does not wait. */
+	int wstatus = reap(j->pid);
+	steer_reply r;
+	save_reply(j, wstatus, &r);
+	s->disk_busy = false;
+	if (s->disk == j)
+		s->disk = j->next;
+	finish(j, &r);
+	if (!s->stopping)
+		disk_next(s);
+}
+
+static void on_save_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	job *j = h->data;
+	(void)suggested;
+	buf->base = j->msg + j->msg_len;
+	buf->len = sizeof j->msg - 1 - j->msg_len;
+}
+
+static void on_save_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+{
+	job *j = stream->data;
+	(void)buf;
+	if (n > 0)
+		j->msg_len += (size_t)n;
+	if (n < 0 || j->msg_len == sizeof j->msg - 1)
+		uv_close((uv_handle_t *)&j->pipe, on_save_closed);
+}
+
+/* 0: the child runs and on_save_closed will answer; or -1 with the reason in j->err. */
+static int save_start(server *s, job *j)
+{
+	int fds[2];
+	if (pipe(fds) != 0) {
+		snprintf(j->err, sizeof j->err, "save %s: cannot make a pipe: %s", j->cmd.name,
+		         strerror(errno));
+		return -1;
+	}
+	int rc = uv_pipe_init(s->loop, &j->pipe, 0);
+	if (rc != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		snprintf(j->err, sizeof j->err, "save %s: %s", j->cmd.name, uv_strerror(rc));
+		return -1;
+	}
+	j->pipe.data = j;
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		save_in_child(s, j, fds[1], parent);
+	}
+	close(fds[1]);
+	j->pid = pid;
+	if (pid < 0)
+		rc = uv_translate_sys_error(errno);
+	else if ((rc = uv_pipe_open(&j->pipe, fds[0])) == 0)
+		rc = uv_read_start((uv_stream_t *)&j->pipe, on_save_alloc, on_save_read);
+	if (rc == 0)
+		return 0;
+	/* The handle exists: the job lives until it is closed, and answers then. */
+	if (uv_fileno((uv_handle_t *)&j->pipe, &(uv_os_fd_t){0}) != 0)
+		close(fds[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		reap(pid);
+		j->pid = 0;
+	}
+	j->msg_len = (size_t)snprintf(j->msg, sizeof j->msg, "ERR save %s: %s; nothing was written",
+	                              j->cmd.name, uv_strerror(rc));
+	uv_close((uv_handle_t *)&j->pipe, on_save_closed);
+	return 0;
+}
+
+/* --- load ------------------------------------------------------------------------- */
+
+static void load_work(uv_work_t *w)
+{
+	job *j = w->data;
+	server *s = j->srv;
+	char *data = NULL;
+	size_t len = 0;
+	if (s->host.load(s->host.ud, j->cmd.name, &data, &len, j->err, sizeof j->err) != 0) {
+		j->read_failed = true;
+		return;
+	}
+	j->loaded = steer_save_decode(data, len, j->err, sizeof j->err);
+	free(data);
+}
+
+static void load_done(uv_work_t *w, int status)
+{
+	job *j = w->data;
+	server *s = j->srv;
+	s->disk_busy = false;
+	if (s->disk == j)
+		s->disk = j->next;
+	steer_reply r;
+	steer_reply_init(&r);
+	if (j->abandoned || status != 0) {
+		steer_world_destroy(j->loaded);
+		fail(&r, "load %s: the server is stopping; the running world is unchanged",
+		     j->cmd.name);
+	} else if (j->read_failed) {
+		fail(&r, "load %s: %s", j->cmd.name, j->err);
+	} else if (!j->loaded) {
+		fail(&r, "load %s: %s; the running world is unchanged", j->cmd.name, j->err);
+	} else {
+		steer_host host = s->host;
+		host.caller = j->c;
+		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+	}
+	finish(j, &r);
+	if (!s->stopping)
+		disk_next(s);
+}
+
+/* --- the queue of saves and loads -------------------------------------------------- */
+
+/* Starts the job at the head of the queue unless one runs; one that cannot start is
+ * answered and the next one tried. */
+static void disk_next(server *s)
+{
+	while (s->disk && !s->disk_busy) {
+		job *j = s->disk;
+		int rc = 0;
+		if (j->kind == JOB_SAVE) {
+			rc = save_start(s, j);
+		} else {
+			j->work.data = j;
+			int uvrc = uv_queue_work(s->loop, &j->work, load_work, load_done);
+			if (uvrc != 0) {
+				snprintf(j->err, sizeof j->err, "load %s: %s", j->cmd.name,
+				         uv_strerror(uvrc));
+				rc = -1;
+			}
+		}
+		if (rc == 0) {
+			s->disk_busy = true;
+			return;
+		}
+		s->disk = j->next;
+		finish_err(j, j->err);
+	}
+}
+
+static void disk_push(server *s, job *j)
+{
+	job **pp = &s->disk;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = j;
+	disk_next(s);
+}
+
+/* --- the interface ---------------------------------------------------------------- */
+
+int jobs_init(server *s)
+{
+	int rc = uv_idle_init(s->loop, &s->step_idle);
+	s->step_idle.data = s;
+	return rc;
+}
+
+bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_id)
+{
+	const char *name = cmd->entry->name;
+	job_kind kind;
+	if (!strcmp(name, "step"))
+		kind = JOB_STEP;
+	else if (!strcmp(name, "save"))
+		kind = JOB_SAVE;
+	else if (!strcmp(name, "load"))
+		kind = JOB_LOAD;
+	else
+		return false;
+	job *j = s->stopping ? NULL : job_new(s, c, cmd, request_id);
+	if (!j) {
+		steer_reply r;
+		steer_reply_init(&r);
+		fail(&r, "%s; %s was not run",
+		     s->stopping ? "the server is stopping" : "out of memory", name);
+		conn_job_done(c, cmd, request_id, &r);
+		steer_reply_free(&r);
+		return true;
+	}
+	j->kind = kind;
+	if (kind != JOB_STEP) {
+		disk_push(s, j);
+		return true;
+	}
+	j->next = s->steps;
+	s->steps = j;
+	int rc = uv_idle_start(&s->step_idle, on_step_idle);
+	if (rc != 0) {
+		s->steps = j->next;
+		char msg[128];
+		snprintf(msg, sizeof msg, "step: %s", uv_strerror(rc));
+		finish_err(j, msg);
+	}
+	return true;
+}
+
+void jobs_autosave(server *s)
+{
+	for (job *j = s->disk; j; j = j->next)
+		if (j->kind == JOB_SAVE && !j->c && !strcmp(j->cmd.name, "autosave"))
+			return;
+	steer_command cmd;
+	char err[128];
+	if (steer_cmd_parse_line(&cmd, "save autosave", err, sizeof err) != 0) {
+		steer_log(STEER_LOG_ERROR, "autosave: %s", err);
+		return;
+	}
+	job *j = job_new(s, NULL, &cmd, 0);
+	if (!j) {
+		steer_log(STEER_LOG_ERROR, "autosave: out of memory");
+		return;
+	}
+	j->kind = JOB_SAVE;
+	disk_push(s, j);
+}
+
+void jobs_conn_gone(server *s, conn *c)
+{
+	for (job *j = s->steps; j; j = j->next)
+		if (j->c == c)
+			j->c = NULL; /* dropped on the next pass */
+	for (job *j = s->disk; j; j = j->next)
+		if (j->c == c)
+			j->c = NULL;
+}
+
+/* Waits for a running save's child and answers for it, on the way out. */
+static void save_wait(job *j)
+{
+	int wstatus = reap(j->pid);
+	uv_os_fd_t fd;
+	if (uv_fileno((uv_handle_t *)&j->pipe, &fd) == 0) {
+		ssize_t k;
+		/* The child has exited: what it wrote is all in the pipe, and read ends. */
+		while (j->msg_len < sizeof j->msg - 1 &&
+		       ((k = read(fd, j->msg + j->msg_len, sizeof j->msg - 1 - j->msg_len)) > 0 ||
+		        (k < 0 && errno == EINTR)))
+			if (k > 0)
+				j->msg_len += (size_t)k;
+	}
+	j->pid = 0;
+	steer_reply r;
+	save_reply(j, wstatus, &r);
+	if (j->c)
+		conn_job_done(j->c, &j->cmd, j->request_id, &r);
+	else if (!r.ok)
+		steer_log(STEER_LOG_ERROR, "%s", r.error);
+	steer_reply_free(&r);
+}
+
+static void on_save_closed_stopping(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+void jobs_stop(server *s)
+{
+	while (s->steps) {
+		job *j = s->steps;
+		s->steps = j->next;
+		char msg[160];
+		snprintf(msg, sizeof msg,
+		         "step: stopped after %u of %u ticks: the server is stopping", j->done,
+		         j->cmd.count);
+		if (j->c)
+			finish_err(j, msg);
+		else
+			free(j);
+	}
+	uv_close((uv_handle_t *)&s->step_idle, NULL);
+	job *head = s->disk;
+	s->disk = NULL;
+	for (job *j = head, *next; j; j = next) {
+		next = j->next;
+		if (j == head && s->disk_busy && j->kind == JOB_SAVE) {
+			/* Already closing: on_save_closed answers for it, as the queue's only
+			 * job (so that jobs_conn_gone still finds it). */
+			if (uv_is_closing((uv_handle_t *)&j->pipe)) {
+				j->next = NULL;
+				s->disk = j;
+				continue;
+			}
+			save_wait(j);
+			uv_close((uv_handle_t *)&j->pipe, on_save_closed_stopping);
+		} else if (j == head && s->disk_busy) {
+			/* A thread-pool job cannot be stopped: load_done frees it. */
+			j->abandoned = true;
+			if (j->c) {
+				steer_reply r;
+				steer_reply_init(&r);
+				fail(&r,
+				     "load %s: the server is stopping; the running world is "
+				     "unchanged",
+				     j->cmd.name);
+				conn_job_done(j->c, &j->cmd, j->request_id, &r);
+				steer_reply_free(&r);
+				j->c = NULL;
+			}
+			j->next = NULL;
+		} else {
+			char msg[160];
+			snprintf(msg, sizeof msg, "%s %s: the server is stopping; not run",
+			         j->cmd.entry->name, j->cmd.name);
+			finish_err(j, msg);
+		}
+	}
+}

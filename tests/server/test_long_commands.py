@@ -1,0 +1,256 @@
+"""Commands that take long never hold the loop: a step of many ticks runs as ticks
+of the loop while every other client is served, and SIGTERM stops it at once; a save
+is written by a forked child and a load decoded off the loop, each answered when
+done; list on a world too big for one reply pages. Ordering, not wall-clock time, is
+what is checked: the other client's reply arrives while the long one is pending."""
+import atexit
+import json
+import os
+import select
+import shutil
+import socket
+import struct
+import sys
+import tempfile
+import time
+
+import steer_pb2
+from steertest import TIMEOUT, Checks, Server, expect
+
+checks = Checks()
+
+
+def data_dir(prefix):
+    """A data directory of its own, removed when the tests end (saves can be big)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+# A step long enough that it is certainly still running while another client asks a
+# few things (minutes of ticks on this world), yet cheap per tick.
+LONG_STEP = 100000
+
+
+def pending(client):
+    """True when nothing has arrived for client (no reply yet)."""
+    if b"\n" in client.buf:
+        return False
+    readable, _, _ = select.select([client.sock], [], [], 0)
+    return not readable
+
+
+def busy_world(c, n=300):
+    c.ok(f"spawn flock {n} 400 300 150")
+
+
+def test_a_long_step_does_not_block_other_clients():
+    srv = Server("--scenario", "flock")
+    try:
+        a, b = srv.text(), srv.text()
+        busy_world(a)
+        a.ok("pause")
+        start = b.ok("stats")["tick"]
+        a.send_raw(f"step {LONG_STEP}\n".encode())
+        ticks = []
+        for _ in range(5):
+            ticks.append(b.ok("stats")["tick"])
+            expect(pending(a), "the step answered before the other client's stats")
+        # The step runs between the other client's commands.
+        while b.ok("stats")["tick"] == start:
+            pass
+        expect(pending(a), "the step answered early")
+        expect(ticks == sorted(ticks), f"ticks went back: {ticks}")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}")
+
+
+def test_sigterm_stops_a_long_step_at_once():
+    srv = Server("--scenario", "flock")
+    a, b = srv.text(), srv.text()
+    busy_world(a)
+    a.ok("pause")
+    start = b.ok("stats")["tick"]
+    a.send_raw(f"step {LONG_STEP}\n".encode())
+    while b.ok("stats")["tick"] == start:
+        pass
+    code, log = srv.stop()
+    expect(code == 0, f"exit {code}: {log[-1500:]}")
+    reply = a.line()
+    expect(reply.startswith("ERR") and f"of {LONG_STEP} ticks" in reply, reply)
+
+
+def test_commands_after_a_step_keep_their_order():
+    srv = Server("--scenario", "flock")
+    try:
+        a = srv.text()
+        a.ok("pause")
+        t0 = a.ok("stats")["tick"]
+        a.send_raw(b"step 40\nstats\nstep 2\nget 1\n")
+        first = a.line()
+        expect(first.startswith("OK "), first)
+        expect(json.loads(first[3:])["tick"] == t0 + 40, first)
+        stats = json.loads(a.line()[3:])
+        expect(stats["tick"] == t0 + 40, f"stats ran before the step ended: {stats['tick']}")
+        expect(json.loads(a.line()[3:])["tick"] == t0 + 42, "second step")
+        expect(json.loads(a.line()[3:])["id"] == 1, "get after the steps")
+        # The same over protobuf: each reply in the order asked.
+        p = srv.proto()
+        m = steer_pb2.ClientMessage()
+        for rid, line in enumerate(["step 10", "stats"], start=100):
+            m.command.request_id = rid
+            m.command.line = line
+            p.send(m)
+        r1, r2 = p.read_kind("reply"), p.read_kind("reply")
+        expect((r1.request_id, r2.request_id) == (100, 101), "proto replies out of order")
+        expect(json.loads(r2.json)["tick"] == t0 + 52, r2.json)
+    finally:
+        srv.stop()
+
+
+def test_steps_from_two_clients_both_finish():
+    srv = Server("--scenario", "flock")
+    try:
+        a, b = srv.text(), srv.text()
+        a.ok("pause")
+        t0 = a.ok("stats")["tick"]
+        a.send_raw(b"step 300\n")
+        b.send_raw(b"step 200\n")
+        ta, tb = json.loads(a.line()[3:])["tick"], json.loads(b.line()[3:])["tick"]
+        expect(max(ta, tb) == t0 + 500, f"{t0} -> {ta}, {tb}")
+        expect(min(ta, tb) >= t0 + 200, f"{t0} -> {ta}, {tb}")
+    finally:
+        srv.stop()
+
+
+def test_a_client_that_stops_sending_still_gets_its_reply():
+    srv = Server("--scenario", "flock")
+    try:
+        a = srv.text()
+        a.send_raw(b"step 30\nstats\n")
+        a.sock.shutdown(socket.SHUT_WR)  # as echo 'step 30' | nc does
+        expect(a.line().startswith("OK {\"tick\""), "no reply to the step")
+        expect(a.line().startswith("OK {"), "no reply to what followed it")
+        expect(a.closed(), "the connection stayed open")
+    finally:
+        srv.stop()
+
+
+def test_a_client_that_leaves_mid_step_stops_it():
+    srv = Server("--scenario", "flock")
+    try:
+        a, b = srv.text(), srv.text()
+        busy_world(a)
+        a.ok("pause")
+        a.send_raw(f"step {LONG_STEP}\n".encode())
+        start = b.ok("stats")["tick"]
+        while b.ok("stats")["tick"] == start:
+            pass
+        # Gone at once (a reset, not an orderly end of its sending side).
+        a.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        a.close()
+        # Once the server has seen the close, the tick stands still (paused).
+        while b.ok("stats")["clients"] != 1:
+            pass
+        t1 = b.ok("stats")["tick"]
+        t2 = b.ok("stats")["tick"]
+        expect(t1 == t2, f"the step went on without its client: {t1} -> {t2}")
+    finally:
+        srv.stop()
+
+
+def big_world(c):
+    c.ok("pause")
+    c.ok("spawn flock 50000 400 300 300")
+
+
+def test_other_clients_are_served_while_a_save_is_written():
+    data = data_dir("steer-bgsave-")
+    srv = Server(data_dir=data)
+    try:
+        a, b = srv.text(), srv.text()
+        big_world(a)
+        a.send_raw(b"save big\n")
+        b.ok("stats")
+        expect(pending(a), "the save answered before the other client's stats")
+        reply = a.line()
+        expect(reply.startswith("OK ") and json.loads(reply[3:])["bytes"] > 0, reply)
+        saves = b.ok("saves")["saves"]
+        expect([s["name"] for s in saves] == ["big"] and saves[0]["vehicles"] == 50000, saves)
+        # Two at once: the second waits for the first.
+        a.send_raw(b"save one\n")
+        b.send_raw(b"save two\n")
+        expect(a.line().startswith("OK ") and b.line().startswith("OK "), "two saves")
+        a.send_raw(b"load big\n")
+        b.ok("stats")
+        expect(pending(a), "the load answered before the other client's stats")
+        got = json.loads(a.line()[3:])
+        expect(got["vehicles"] == 50000, got)
+        expect(b.ok("stats")["vehicles"] == 50000, "the loaded world is not the one run")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}")
+
+
+def test_sigterm_during_a_save_waits_for_it():
+    data = data_dir("steer-bgsave-")
+    srv = Server(data_dir=data)
+    a = srv.text()
+    big_world(a)
+    a.send_raw(b"save big\n")
+    tmp = os.path.join(data, "big.steer.tmp")
+    while not os.path.exists(tmp) and not os.path.exists(tmp[:-4]):
+        time.sleep(0.001)
+    code, log = srv.stop()
+    reply = a.line()
+    expect(reply.startswith("OK "), reply)
+    expect(code == 0, f"exit {code}: {log[-1500:]}")
+    expect(os.listdir(data) == ["big.steer"], os.listdir(data))
+
+
+def test_a_failed_background_save_is_an_err():
+    srv = Server(data_dir="/proc/steer-no-such-dir")
+    try:
+        c = srv.text()
+        reply = c.cmd("save x")
+        expect(reply.startswith("ERR save x: data directory"), reply)
+        reply = c.cmd("load x")
+        expect(reply.startswith("ERR load x: cannot open"), reply)
+        expect(c.ok("stats")["vehicles"] == 0, "the server is not answering")
+    finally:
+        srv.stop()
+
+
+def test_list_on_a_big_world_pages():
+    srv = Server()
+    try:
+        c = srv.text()
+        c.ok("pause")
+        c.ok("spawn flock 10001 400 300 300")
+        c.ok("obstacle 10 10 5")
+        reply = c.cmd("list")
+        expect(reply.startswith("ERR list: 10001 vehicles and 1 obstacles, more than the 10000")
+               and "list OFFSET COUNT" in reply and "get ID" in reply, reply)
+        first = c.ok("list 0 10000")
+        expect(len(first["vehicles"]) == 10000 and first["obstacles"] == [], "first page")
+        expect(first["next"] == 10000 and first["total_vehicles"] == 10001, first["next"])
+        last = c.ok(f"list {first['next']} 10000")
+        expect(len(last["vehicles"]) == 1 and len(last["obstacles"]) == 1, "last page")
+        expect(last["next"] is None, last["next"])
+        ids = [v["id"] for v in first["vehicles"] + last["vehicles"]]
+        expect(len(set(ids)) == 10001, "pages overlap")
+        expect(c.cmd("list 0 10001").startswith("ERR COUNT"), "a page over the limit")
+        c.ok("reset")
+        expect(c.ok("list") == {"tick": 0, "vehicles": [], "obstacles": []}, "small list")
+    finally:
+        srv.stop()
+
+
+for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_long_step_at_once,
+          test_commands_after_a_step_keep_their_order, test_steps_from_two_clients_both_finish,
+          test_a_client_that_stops_sending_still_gets_its_reply,
+          test_a_client_that_leaves_mid_step_stops_it,
+          test_other_clients_are_served_while_a_save_is_written,
+          test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
+    checks.run(t)
+sys.exit(checks.done())

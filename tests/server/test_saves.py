@@ -1,0 +1,115 @@
+"""Saves that cannot go wrong quietly: every state the world reaches can be saved and
+loaded again, a save the disk or the file-size limit refuses is an ERR (never a dead
+server), a failed autosave at exit shows in the exit status, and temporary files a
+killed save left behind are cleaned up at start."""
+import atexit
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+
+from steertest import Checks, Server, expect
+
+checks = Checks()
+
+
+def data_dir(prefix):
+    """A data directory of its own, removed when the tests end (saves can be big)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+# Small enough that a thousand vehicles do not fit, large enough for the log.
+FSIZE_LIMIT = 256 * 1024
+
+
+def limit_file_size():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_LIMIT, FSIZE_LIMIT))
+
+
+def test_a_drifting_vehicle_saves_and_loads():
+    srv = Server()
+    try:
+        c = srv.text()
+        c.ok("world 1000 600 none")
+        c.ok("spawn 999999999999 0 max_speed=1e9 vx=1e9")
+        c.ok("step 120")
+        c.ok("save drift")
+        got = c.ok("load drift")
+        expect(got["vehicles"] == 1, got)
+    finally:
+        srv.stop()
+
+
+def test_a_save_over_the_file_size_limit_is_an_err():
+    data = data_dir("steer-fsize-")
+    srv = Server(data_dir=data, preexec_fn=limit_file_size)
+    try:
+        c = srv.text()
+        c.ok("spawn flock 1000 500 300 200")
+        reply = c.cmd("save big")
+        expect(reply.startswith("ERR") and "File too large" in reply, reply)
+        expect(c.ok("stats")["vehicles"] == 1000, "the server lost its world")
+        expect(os.listdir(data) == [], f"left behind: {os.listdir(data)}")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}: {log[-1000:]}")
+
+
+def test_a_failed_autosave_at_exit_is_a_failed_exit():
+    data = data_dir("steer-fsize-")
+    srv = Server("--autosave", "3600", data_dir=data, preexec_fn=limit_file_size)
+    c = srv.text()
+    c.ok("spawn flock 1000 500 300 200")
+    code, log = srv.stop()
+    expect(code != 0, "exit status 0 after the autosave failed")
+    expect("autosave" in log and "File too large" in log, log[-1000:])
+    expect(not os.path.exists(os.path.join(data, "autosave.steer")), "an autosave was written")
+
+
+def test_stale_temporary_files_are_removed_at_start():
+    data = data_dir("steer-stale-")
+    stale = os.path.join(data, "world.steer.tmp")
+    other = os.path.join(data, "notes.txt")
+    for path in (stale, other):
+        with open(path, "w") as f:
+            f.write("half a save")
+    srv = Server(data_dir=data)
+    try:
+        expect(not os.path.exists(stale), "the stale temporary file is still there")
+        expect(os.path.exists(other), "a file that is not a save's was removed")
+        expect("world.steer.tmp" in srv.log_text(), "the removal was not logged")
+    finally:
+        srv.stop()
+
+
+def test_a_kill_during_a_save_leaves_nothing_at_the_next_start():
+    data = data_dir("steer-kill-")
+    srv = Server(data_dir=data)
+    c = srv.text()
+    c.ok("pause")
+    c.ok("spawn flock 50000 400 300 300")
+    c.send_raw(b"save big\n")
+    tmp = os.path.join(data, "big.steer.tmp")
+    while not os.path.exists(tmp) and not os.path.exists(tmp[:-4]):
+        time.sleep(0.001)
+    srv.proc.kill()
+    srv.proc.wait()
+    time.sleep(0.2)  # the writer dies with the server
+    left = os.path.exists(tmp)
+    again = Server(data_dir=data)
+    try:
+        expect(not os.path.exists(tmp), "the partial save is still there")
+        expect(not left or "big.steer.tmp" in again.log_text(), "its removal was not logged")
+    finally:
+        again.stop()
+
+
+for t in [test_a_drifting_vehicle_saves_and_loads, test_a_save_over_the_file_size_limit_is_an_err,
+          test_a_failed_autosave_at_exit_is_a_failed_exit,
+          test_stale_temporary_files_are_removed_at_start,
+          test_a_kill_during_a_save_leaves_nothing_at_the_next_start]:
+    checks.run(t)
+sys.exit(checks.done())
