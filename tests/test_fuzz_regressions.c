@@ -134,6 +134,11 @@ static void savefile(void)
 	replay("savefile", harness_savefile);
 }
 
+static void utf8(void)
+{
+	replay("utf8", harness_utf8);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -145,5 +150,6 @@ int main(int argc, char **argv)
 	RUN(client_message);
 	RUN(text_command);
 	RUN(savefile);
+	RUN(utf8);
 	return CHECK_DONE();
 }

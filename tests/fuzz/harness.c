@@ -1003,3 +1003,118 @@ int harness_savefile(const uint8_t *data, size_t size)
 	free(sealed);
 	return 0;
 }
+
+/* ---------------------------------------------------------------------------------
+ * fuzz_utf8: the escaping every reply, notice and log line goes through, held to an
+ * independent decoder (code points and their ranges, not byte-range tables). */
+
+/* Length of the well-formed character at p (n bytes available), or 0. */
+static size_t ref_utf8_char(const unsigned char *p, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t k = 1; k < len; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[k] & 0x3f);
+	}
+	static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Valid UTF-8 with no C0, DEL or C1 control: what may leave the program. */
+static bool ref_clean(const unsigned char *s, size_t n, size_t *bad_at)
+{
+	for (size_t i = 0; i < n;) {
+		size_t k = ref_utf8_char(s + i, n - i);
+		bool control = (k == 1 && (s[i] < 0x20 || s[i] == 0x7f)) ||
+		               (k == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0);
+		if (k == 0 || control) {
+			*bad_at = i;
+			return false;
+		}
+		i += k;
+	}
+	return true;
+}
+
+/* Input: byte 0 is the destination size minus one for the cut escape, byte 1 the
+ * cut limit; the rest is the text. */
+int harness_utf8(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	size_t small_n = (size_t)data[0] + 1, max = data[1];
+	size_t len = size - 2;
+	char *src = xmalloc(len); /* exact size: a read past the text is caught */
+	memcpy(src, data + 2, len);
+	const unsigned char *u = (const unsigned char *)src;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = steer_utf8_char(src + i, len - i);
+		if (k != ref_utf8_char(u + i, len - i))
+			violated("steer_utf8_char says %zu at byte %zu, the reference %zu", k, i,
+			         ref_utf8_char(u + i, len - i));
+		i += k ? k : 1;
+	}
+
+	/* Room for every byte escaped: the whole text comes out. */
+	size_t big_n = 4 * len + 1;
+	char *big = xmalloc(big_n);
+	size_t big_len = steer_utf8_escape(big, big_n, src, len);
+	size_t at = 0;
+	if (big_len >= big_n || big[big_len] != '\0' || strlen(big) != big_len)
+		violated("escape wrote %zu bytes into %zu, not NUL-terminated there", big_len,
+		         big_n);
+	if (!ref_clean((const unsigned char *)big, big_len, &at))
+		violated("escaped text is not clean UTF-8 at byte %zu", at);
+	if (ref_clean(u, len, &at) && (big_len != len || memcmp(big, src, len) != 0))
+		violated("clean text changed by escaping");
+
+	/* A short destination: a prefix of the whole, cut before a character or escape. */
+	char *small = xmalloc(small_n);
+	size_t small_len = steer_utf8_escape(small, small_n, src, len);
+	if (small_len >= small_n || small[small_len] != '\0')
+		violated("escape wrote %zu bytes into %zu", small_len, small_n);
+	if (small_len > big_len || memcmp(small, big, small_len) != 0)
+		violated("a short escape is not a prefix of the whole");
+	if (!ref_clean((const unsigned char *)small, small_len, &at))
+		violated("a short escape is not clean UTF-8 at byte %zu", at);
+
+	size_t cut = steer_utf8_cut(src, len, max);
+	if (cut > len || cut > max)
+		violated("cut %zu past the text (%zu) or the limit (%zu)", cut, len, max);
+	for (size_t i = 0; i < cut;) { /* a boundary of the text's own characters */
+		size_t k = steer_utf8_char(src + i, len - i);
+		i += k ? k : 1;
+		if (i > cut)
+			violated("cut at %zu splits a character", cut);
+	}
+	if (cut < len && cut < max) {
+		size_t k = steer_utf8_char(src + cut, len - cut);
+		if (cut + (k ? k : 1) <= max)
+			violated("cut at %zu, but the next character fits under %zu", cut, max);
+	}
+	free(small);
+	free(big);
+	free(src);
+	return 0;
+}

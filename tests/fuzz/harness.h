@@ -20,6 +20,9 @@ int harness_client_message(const uint8_t *data, size_t size);
 int harness_text_command(const uint8_t *data, size_t size);
 /* Input: a save file; also tried re-sealed with a correct end line. */
 int harness_savefile(const uint8_t *data, size_t size);
+/* Input: byte 0 a destination size minus one, byte 1 a cut limit, then text: the
+ * UTF-8 escaping and cutting of everything the server sends or logs. */
+int harness_utf8(const uint8_t *data, size_t size);
 
 /* What is being run, for the failure message (a file name in the regression test);
  * may stay NULL. */
