@@ -275,10 +275,10 @@ bool conn_send_copy(conn *c, const char *data, size_t len)
 	return !c->closing;
 }
 
-size_t conn_untaken(conn *c)
+uint64_t conn_untaken_ms(conn *c)
 {
 	note_taken(c);
-	return c->nuntaken;
+	return c->nuntaken ? uv_now(c->srv->loop) - c->untaken[0].ms : 0;
 }
 
 void conn_drop_waiting_snapshot(conn *c)

@@ -73,8 +73,9 @@ void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq);
 void conn_finish(conn *c, const char *why);
 /* Closes at once. */
 void conn_close(conn *c, const char *why);
-/* How many snapshots written to c its peer has not taken yet. */
-size_t conn_untaken(conn *c);
+/* How long the oldest snapshot written to c and not yet taken by its peer has been
+ * waiting; 0 when it has taken them all. */
+uint64_t conn_untaken_ms(conn *c);
 /* Lets go of the snapshot waiting to be written and of the compact base (the next
  * snapshot is then a key frame): the global snapshot memory cap is reached. */
 void conn_drop_waiting_snapshot(conn *c);

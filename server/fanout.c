@@ -413,16 +413,21 @@ static bool serving_order(server *s, size_t *n)
 	for (conn *c = s->conns; c; c = c->next)
 		if (watching(c))
 			s->order[(*n)++] = c;
-	qsort(s->order, *n, sizeof *s->order, by_wait);
+	if (*n > 1) /* qsort must not be handed a null array, even empty */
+		qsort(s->order, *n, sizeof *s->order, by_wait);
 	return true;
 }
 
-/* Past the global snapshot memory cap, a connection that has not taken all it was
- * written (the slowest) gets no new snapshot; what it had waiting is let go, its
+/* A reader on a slow link always has a snapshot on its way; one not taken for this
+ * long is not being read. */
+#define SLOW_READER_MS 1000
+
+/* Past the global snapshot memory cap, a connection that has left a snapshot untaken
+ * for a while (the slowest) gets no new one; what it had waiting is let go, its
  * compact base too (its next snapshot is then a key frame). */
 static bool over_memory_cap(server *s, conn *c)
 {
-	if (s->snapshot_live <= s->opt.snapshot_memory_max || conn_untaken(c) == 0)
+	if (s->snapshot_live <= s->opt.snapshot_memory_max || conn_untaken_ms(c) < SLOW_READER_MS)
 		return false;
 	conn_drop_waiting_snapshot(c);
 	return true;
