@@ -322,8 +322,13 @@ static void on_snapshot(uv_timer_t *t)
 {
 	server *s = t->data;
 	server_fan_out(s);
-	if (s->trim_due)
+	/* At most once a second: clients coming and going every tick would otherwise
+	 * have every tick rebuild what it freed. */
+	uint64_t now = uv_now(s->loop);
+	if (s->trim_due && now - s->trimmed_ms >= 1000) {
+		s->trimmed_ms = now;
 		server_release_memory(s);
+	}
 }
 
 void server_release_memory(server *s)

@@ -82,6 +82,7 @@ typedef struct server {
 	size_t reply_queued;      /* bytes of replies queued, every connection */
 	uint64_t idle_checked_ms; /* when the idle check last ran */
 	bool trim_due;            /* a connection left: give memory back to the system */
+	uint64_t trimmed_ms;      /* when it last was */
 	uint64_t compact_encoded, compact_keyframes, density_encoded;
 	steer_interest interest; /* every vehicle, indexed once per snapshot tick */
 	uint32_t *view_idx;      /* one view's vehicles, reused */
