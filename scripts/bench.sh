@@ -18,3 +18,5 @@ for n in 1000 10000 100000; do ./build/bench/steer-bench "$n"; echo; done
 PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/server_load.py
 echo
 PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/server_load.py --compact
+echo
+PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/hostile_watchers.py

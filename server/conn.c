@@ -2,6 +2,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#endif
 
 #include "jobs.h"
 #include "log.h"
@@ -25,6 +29,9 @@ static void on_closed(uv_handle_t *h)
 	s->nconns--;
 	jobs_conn_gone(s, c);
 	free(c->held);
+	/* What it held (snapshots, its share of buffers) goes back to the system. */
+	if (c->kind == CONN_PROTO)
+		s->trim_due = true;
 	sbuf_unref(c->pending);
 	cframe_unref(c->pending_frame);
 	cframe_unref(c->base);
@@ -86,8 +93,12 @@ static void on_written(uv_write_t *req, int status)
 {
 	write_req *w = (write_req *)req;
 	conn *c = req->handle->data;
-	if (w->snapshot)
+	if (w->snapshot) {
 		c->snapshots_in_flight--;
+	} else {
+		c->reply_queued -= w->buf->len;
+		c->srv->reply_queued -= w->buf->len;
+	}
 	sbuf_unref(w->buf);
 	free(w);
 	if (status < 0) {
@@ -95,7 +106,9 @@ static void on_written(uv_write_t *req, int status)
 			conn_close(c, uv_strerror(status));
 		return;
 	}
-	c->last_active_ms = uv_now(c->srv->loop);
+	/* A protobuf client is judged by what it takes, not by what the kernel took. */
+	if (c->kind == CONN_TEXT)
+		c->last_active_ms = uv_now(c->srv->loop);
 	if (!c->closing && c->pending && c->snapshots_in_flight < SNAPSHOTS_IN_FLIGHT) {
 		sbuf *next = c->pending;
 		cframe *frame = c->pending_frame;
@@ -105,6 +118,37 @@ static void on_written(uv_write_t *req, int status)
 		sbuf_unref(next);
 		cframe_unref(frame);
 	}
+}
+
+/* Makes room for len more bytes of replies to c under --reply-queue-max: past it,
+ * the connection with the most replies queued is dropped, until there is room or c
+ * itself was. False when c was. */
+static bool reply_room(conn *c, size_t len)
+{
+	server *s = c->srv;
+	while (s->reply_queued + len > s->opt.reply_queue_max) {
+		/* Closed connections' writes are cancelled later in this loop turn. */
+		size_t open = 0;
+		conn *most = c;
+		for (conn *o = s->conns; o; o = o->next) {
+			if (o->closing)
+				continue;
+			open += o->reply_queued;
+			if (o->reply_queued > most->reply_queued)
+				most = o;
+		}
+		if (open + len <= s->opt.reply_queue_max)
+			return true;
+		char why[128];
+		snprintf(why, sizeof why,
+		         "replies queued for all clients over --reply-queue-max; this one had "
+		         "the most (%zu bytes): not reading",
+		         most->reply_queued);
+		conn_close(most, why);
+		if (most == c)
+			return false;
+	}
+	return true;
 }
 
 /* Writes b (taking a reference). Closes the connection past the queue cap. */
@@ -117,6 +161,8 @@ static void write_shared(conn *c, sbuf *b, bool snapshot)
 		conn_close(c, "output queue over its cap: the client is not reading");
 		return;
 	}
+	if (!snapshot && !reply_room(c, b->len))
+		return;
 	write_req *w = malloc(sizeof *w);
 	if (!w) {
 		conn_close(c, "out of memory");
@@ -133,10 +179,61 @@ static void write_shared(conn *c, sbuf *b, bool snapshot)
 		conn_close(c, uv_strerror(rc));
 		return;
 	}
+	c->bytes_written += b->len;
 	if (snapshot) {
 		c->snapshots_in_flight++;
 		c->snapshots_sent++;
+	} else {
+		c->reply_queued += b->len;
+		c->srv->reply_queued += b->len;
 	}
+}
+
+/* How many of the bytes written to c its peer has taken: those handed to the kernel
+ * and no longer in its send queue (SIOCOUTQ: not yet acknowledged). Without
+ * SIOCOUTQ, those handed to the kernel. */
+static uint64_t bytes_taken(conn *c)
+{
+	uint64_t in_kernel =
+	    c->bytes_written - uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+#ifdef SIOCOUTQ
+	uv_os_fd_t fd;
+	int unacked;
+	if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 && ioctl(fd, SIOCOUTQ, &unacked) == 0 &&
+	    unacked >= 0 && (uint64_t)unacked <= in_kernel)
+		return in_kernel - (uint64_t)unacked;
+#endif
+	return in_kernel;
+}
+
+/* Forgets the snapshots the peer has taken; taking one is activity. */
+static void note_taken(conn *c)
+{
+	if (c->nuntaken == 0)
+		return;
+	uint64_t taken = bytes_taken(c);
+	size_t k = 0;
+	while (k < c->nuntaken && c->untaken[k].end <= taken)
+		k++;
+	if (k == 0)
+		return;
+	c->last_active_ms = uv_now(c->srv->loop);
+	c->nuntaken -= k;
+	memmove(c->untaken, c->untaken + k, c->nuntaken * sizeof *c->untaken);
+}
+
+/* Remembers a snapshot just written, so that its taking can be noticed. With the
+ * list full the newest entry moves: the one before it then stands for both, and a
+ * client that far behind is judged by the older. */
+static void note_written(conn *c)
+{
+	uint64_t now = uv_now(c->srv->loop);
+	note_taken(c);
+	if (c->nuntaken == 0)
+		c->last_active_ms = now; /* it had taken everything: up to date until now */
+	if (c->nuntaken == UNTAKEN_MAX)
+		c->nuntaken--;
+	c->untaken[c->nuntaken++] = (written_mark){c->bytes_written, now};
 }
 
 /* A compact snapshot becomes the connection's base once handed to uv_write: nothing
@@ -154,6 +251,8 @@ static void write_snapshot(conn *c, sbuf *b, cframe *frame, uint64_t base_seq)
 		return;
 	}
 	write_shared(c, b, true);
+	if (!c->closing)
+		note_written(c);
 	if (frame && !c->closing) {
 		frame->refs++;
 		cframe_unref(c->base);
@@ -177,6 +276,19 @@ bool conn_send_copy(conn *c, const char *data, size_t len)
 	write_shared(c, b, false);
 	sbuf_unref(b);
 	return !c->closing;
+}
+
+uint64_t conn_untaken_ms(conn *c)
+{
+	note_taken(c);
+	return c->nuntaken ? uv_now(c->srv->loop) - c->untaken[0].ms : 0;
+}
+
+void conn_drop_waiting_snapshot(conn *c)
+{
+	forget_pending(c);
+	cframe_unref(c->base);
+	c->base = NULL;
 }
 
 void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq)
@@ -649,15 +761,18 @@ void conn_grant(conn *c)
 void conn_check_idle(conn *c, uint64_t now_ms)
 {
 	double limit = c->srv->opt.idle_timeout;
+	if (c->closing || limit <= 0)
+		return;
+	note_taken(c);
 	/* A connection waiting for its job's reply is not idle. */
-	if (c->closing || c->busy || limit <= 0 ||
-	    (double)(now_ms - c->last_active_ms) < limit * 1000.0)
+	if (c->busy || (double)(now_ms - c->last_active_ms) < limit * 1000.0)
 		return;
 	/* Bytes waiting that never drain: the peer is gone, or not reading. */
-	bool stuck = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 || c->pending;
+	bool stuck = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 || c->pending ||
+	             c->nuntaken > 0;
 	char why[96];
-	snprintf(why, sizeof why, "%s for %.0f s (--idle-timeout)",
-	         stuck ? "not reading: nothing written" : "idle: nothing received", limit);
+	snprintf(why, sizeof why, "%s for %g s (--idle-timeout)",
+	         stuck ? "not reading: nothing taken" : "idle: nothing received", limit);
 	if (!stuck && c->kind == CONN_TEXT) {
 		char line[128];
 		int n = snprintf(line, sizeof line, "ERR %s; closing\n", why);
@@ -681,6 +796,7 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	c->may_write = !s->opt.has_token;
 	c->may_watch = !s->opt.private_world;
 	c->last_active_ms = uv_now(s->loop);
+	c->served_tick = s->snapshot_ticks;
 	steer_framer_init(&c->framer, STEER_MAX_CLIENT_FRAME);
 	int rc = uv_tcp_init(s->loop, &c->tcp);
 	if (rc != 0) {

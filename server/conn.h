@@ -15,6 +15,14 @@ typedef enum conn_kind {
 #define SNAPSHOTS_IN_FLIGHT 2
 #define TEXT_MAX_LINE       4096
 #define CONN_HELD_MAX       (64 * 1024)
+/* Snapshots written and not yet known to be taken by the peer, remembered each. */
+#define UNTAKEN_MAX 16
+
+/* A snapshot written: where it ends in the stream and when it was written. */
+typedef struct written_mark {
+	uint64_t end;
+	uint64_t ms;
+} written_mark;
 
 struct conn {
 	uv_tcp_t tcp;
@@ -28,9 +36,11 @@ struct conn {
 	conn *prev, *next;
 	bool closing;
 	bool welcomed;
-	bool may_write;            /* false until the token is presented, when the server has one */
-	bool may_watch;            /* false until then on a --private server */
-	uint64_t last_active_ms;   /* a whole message read, or a write completed */
+	bool may_write; /* false until the token is presented, when the server has one */
+	bool may_watch; /* false until then on a --private server */
+	/* A whole message read; a text reply written; a snapshot taken by the peer (or
+	 * written when it had taken all before). */
+	uint64_t last_active_ms;
 	char finish_why[96];       /* why conn_finish is closing it, for the log */
 	steer_framer framer;       /* CONN_PROTO */
 	steer_view view;           /* CONN_PROTO */
@@ -44,6 +54,13 @@ struct conn {
 	 * so this is what the client will hold when it reads the next one. */
 	cframe *base;
 	uint64_t snapshots_sent, snapshots_replaced;
+	uint64_t served_tick; /* CONN_PROTO: the snapshot tick it was last offered one */
+	size_t reply_queued;  /* bytes of replies queued, not yet written to the kernel */
+	/* CONN_PROTO: what the peer has taken. Writes complete into kernel buffers whether
+	 * it reads or not; what has left the send queue it has. */
+	uint64_t bytes_written; /* every byte handed to uv_write */
+	written_mark untaken[UNTAKEN_MAX];
+	size_t nuntaken;
 	char line[TEXT_MAX_LINE + 1]; /* CONN_TEXT */
 	size_t line_len;
 	/* A job (jobs.h) runs for this connection: nothing more is run until its reply;
@@ -72,7 +89,14 @@ void conn_close(conn *c, const char *why);
  * meanwhile. */
 void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id,
                    const steer_reply *reply);
-/* Closes the connection if it has been idle past --idle-timeout, saying why. */
+/* How long the oldest snapshot written to c and not yet taken by its peer has been
+ * waiting; 0 when it has taken them all. */
+uint64_t conn_untaken_ms(conn *c);
+/* Lets go of the snapshot waiting to be written and of the compact base (the next
+ * snapshot is then a key frame): the global snapshot memory cap is reached. */
+void conn_drop_waiting_snapshot(conn *c);
+/* Closes the connection if it has been idle past --idle-timeout, saying why: for a
+ * protobuf client, also when it has taken no snapshot for that long. */
 void conn_check_idle(conn *c, uint64_t now_ms);
 /* Grants full access after a correct token. */
 void conn_grant(conn *c);

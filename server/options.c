@@ -25,6 +25,9 @@ void server_options_default(server_options *o)
 	o->data_dir = NULL; /* the per-user state directory (steer_state_dir) */
 	o->idle_timeout = 120;
 	o->client_queue_max = 64u * 1024u * 1024u;
+	o->reply_queue_max = 256u * 1024u * 1024u;
+	o->snapshot_memory_max = 128u * 1024u * 1024u;
+	o->snapshot_budget = 0.25;
 	o->threads = 1;
 }
 
@@ -59,6 +62,16 @@ static void usage(FILE *f)
 	        "                       from it or written to it (default 120; 0 = never)\n"
 	        "  --client-queue-max B bytes of replies queued for one client before it is\n"
 	        "                       dropped (default 67108864)\n"
+	        "  --reply-queue-max B  bytes of replies queued for all clients together; past\n"
+	        "                       it the client with the most is dropped (default\n"
+	        "                       268435456)\n"
+	        "  --snapshot-memory-max B\n"
+	        "                       snapshot bytes held for all clients together; past\n"
+	        "                       it, clients that have not taken theirs skip snapshots\n"
+	        "                       (default 134217728)\n"
+	        "  --snapshot-budget F  share of each snapshot period spent encoding; clients\n"
+	        "                       whose views cost more get snapshots less often\n"
+	        "                       (default 0.25)\n"
 	        "  --autosave S         save to 'autosave' every S seconds and on SIGTERM/SIGINT\n"
 	        "  --restore NAME       start from the save NAME in --data-dir\n"
 	        "  --verbose            log debug events too\n"
@@ -247,6 +260,17 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			if (whole(a, v, 4096, 1e12, &d))
 				return -1;
 			o->client_queue_max = (size_t)d;
+		} else if (value_of(&c, "--reply-queue-max", &v)) {
+			if (whole(a, v, 4096, 1e12, &d))
+				return -1;
+			o->reply_queue_max = (size_t)d;
+		} else if (value_of(&c, "--snapshot-memory-max", &v)) {
+			if (whole(a, v, 4096, 1e12, &d))
+				return -1;
+			o->snapshot_memory_max = (size_t)d;
+		} else if (value_of(&c, "--snapshot-budget", &v)) {
+			if (num(a, v, 0.01, 1, &o->snapshot_budget))
+				return -1;
 		} else if (value_of(&c, "--autosave", &v)) {
 			if (num(a, v, 0.1, 1e6, &o->autosave))
 				return -1;

@@ -24,11 +24,14 @@ typedef struct server_options {
 	 * when private, even see it). NULL: everyone may. */
 	char token[65];
 	bool has_token, private_world;
-	double idle_timeout;     /* seconds with nothing read or written; 0 = never */
-	size_t client_queue_max; /* bytes of replies queued to one client */
-	int threads;             /* the world's tick on 1 or 2 threads */
-	double autosave;         /* seconds between saves to 'autosave'; 0 = off */
-	const char *restore;     /* a save to start from, or NULL */
+	double idle_timeout;        /* seconds with nothing read or written; 0 = never */
+	size_t client_queue_max;    /* bytes of replies queued to one client */
+	size_t reply_queue_max;     /* bytes of replies queued to all clients together */
+	size_t snapshot_memory_max; /* snapshot bytes alive for all clients together */
+	double snapshot_budget;     /* share of each snapshot period spent encoding */
+	int threads;                /* the world's tick on 1 or 2 threads */
+	double autosave;            /* seconds between saves to 'autosave'; 0 = off */
+	const char *restore;        /* a save to start from, or NULL */
 } server_options;
 
 void server_options_default(server_options *o);

@@ -2,6 +2,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,14 +26,24 @@ sbuf *sbuf_new(const char *data, size_t len)
 		return NULL;
 	b->refs = 1;
 	b->len = len;
+	b->live = NULL;
 	memcpy(b->data, data, len);
 	return b;
 }
 
 void sbuf_unref(sbuf *b)
 {
-	if (b && --b->refs == 0)
+	if (b && --b->refs == 0) {
+		if (b->live)
+			*b->live -= b->len;
 		free(b);
+	}
+}
+
+void sbuf_account(sbuf *b, size_t *live)
+{
+	b->live = live;
+	*live += b->len;
 }
 
 cframe *cframe_new(void)
@@ -39,6 +52,8 @@ cframe *cframe_new(void)
 	if (!f)
 		return NULL;
 	f->refs = 1;
+	f->live = NULL;
+	f->bytes = 0;
 	steer_compact_frame_init(&f->f);
 	return f;
 }
@@ -46,9 +61,21 @@ cframe *cframe_new(void)
 void cframe_unref(cframe *f)
 {
 	if (f && --f->refs == 0) {
+		if (f->live)
+			*f->live -= f->bytes;
 		steer_compact_frame_free(&f->f);
 		free(f);
 	}
+}
+
+void cframe_account(cframe *f, size_t *live)
+{
+	const steer_compact_frame *c = &f->f;
+	f->bytes = c->cap * (sizeof *c->id + sizeof *c->idx + sizeof *c->qx + sizeof *c->qy +
+	                     sizeof *c->heading + sizeof *c->speed + sizeof *c->group +
+	                     sizeof *c->behaviors);
+	f->live = live;
+	*live += f->bytes;
 }
 
 /* --- host services for the command table ------------------------------------------- */
@@ -218,14 +245,42 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The p50 and p99 of the last min(count, TICK_HISTORY) entries of a history ring. */
+static void percentiles(const double *ring, size_t count, double *p50, double *p99)
+{
+	size_t n = count < TICK_HISTORY ? count : TICK_HISTORY;
+	double sorted[TICK_HISTORY];
+	memcpy(sorted, ring, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cmp_double);
+	*p50 = n ? sorted[n / 2] : 0;
+	*p99 = n ? sorted[(size_t)((double)(n - 1) * 0.99)] : 0;
+}
+
+/* What serving snapshots costs and who it holds back (fanout.c), and the replies
+ * queued: for an operator to see hostile or slow clients. */
+static void snapshot_stats(const server *s, steer_strbuf *json)
+{
+	double p50, p99;
+	percentiles(s->encode_ms, s->encode_count, &p50, &p99);
+	steer_strbuf_puts(json, ",\"snapshot_encode_ms_p50\":");
+	steer_json_num(json, p50);
+	steer_strbuf_puts(json, ",\"snapshot_encode_ms_p99\":");
+	steer_json_num(json, p99);
+	steer_strbuf_printf(json,
+	                    ",\"snapshot_ticks\":%llu,\"snapshot_encodings_last\":%zu,"
+	                    "\"snapshot_bytes_queued\":%zu,"
+	                    "\"reply_bytes_queued\":%zu,\"clients_throttled\":%zu,"
+	                    "\"snapshots_throttled\":%llu",
+	                    (unsigned long long)s->snapshot_ticks, s->encodings_last,
+	                    s->snapshot_live, s->reply_queued, s->clients_throttled,
+	                    (unsigned long long)s->snapshots_throttled);
+}
+
 static void host_stats(void *ud, steer_strbuf *json)
 {
 	server *s = ud;
-	size_t n = s->tick_count < TICK_HISTORY ? s->tick_count : TICK_HISTORY;
-	double sorted[TICK_HISTORY];
-	memcpy(sorted, s->tick_ms, n * sizeof *sorted);
-	qsort(sorted, n, sizeof *sorted, cmp_double);
-	double p50 = n ? sorted[n / 2] : 0, p99 = n ? sorted[(size_t)((double)(n - 1) * 0.99)] : 0;
+	double p50, p99;
+	percentiles(s->tick_ms, s->tick_count, &p50, &p99);
 	size_t proto = 0, text = 0, queued_max = 0;
 	uint64_t replaced = 0;
 	for (conn *c = s->conns; c; c = c->next) {
@@ -255,6 +310,7 @@ static void host_stats(void *ud, steer_strbuf *json)
 	    (unsigned long long)s->snapshot_bytes, (unsigned long long)s->compact_encoded,
 	    (unsigned long long)s->compact_keyframes, (unsigned long long)s->density_encoded);
 	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
+	snapshot_stats(s, json);
 }
 
 static void arm_tick_timer(server *s);
@@ -318,7 +374,39 @@ static void arm_tick_timer(server *s)
 
 static void on_snapshot(uv_timer_t *t)
 {
-	server_fan_out(t->data);
+	server *s = t->data;
+	server_fan_out(s);
+	/* At most once a second: clients coming and going every tick would otherwise
+	 * have every tick rebuild what it freed. */
+	uint64_t now = uv_now(s->loop);
+	if (s->trim_due && now - s->trimmed_ms >= 1000) {
+		s->trimmed_ms = now;
+		server_release_memory(s);
+	}
+}
+
+void server_release_memory(server *s)
+{
+	s->trim_due = false;
+	steer_strbuf_free(&s->scratch);
+	steer_strbuf_init(&s->scratch);
+	steer_compact_scratch_free(&s->compact_scratch);
+	steer_compact_scratch_init(&s->compact_scratch);
+	steer_density_free(&s->density);
+	steer_density_init(&s->density);
+	free(s->view_idx);
+	s->view_idx = NULL;
+	s->view_idx_cap = 0;
+	free(s->order);
+	s->order = NULL;
+	s->order_cap = 0;
+	steer_interest_free(&s->interest);
+	steer_interest_init(&s->interest);
+#ifdef __GLIBC__
+	/* Big snapshots come from the heap once glibc's mmap threshold has risen past
+	 * them; freed, they stay in the process until trimmed. */
+	malloc_trim(0);
+#endif
 }
 
 /* --- listeners and lifetime ------------------------------------------------------- */
@@ -375,7 +463,16 @@ static int listen_on(server *s, uv_tcp_t *l, int port, uv_connection_cb cb, cons
 static void on_idle_check(uv_timer_t *t)
 {
 	server *s = t->data;
-	uint64_t now = uv_now(s->loop);
+	uint64_t now = uv_now(s->loop), every = uv_timer_get_repeat(t);
+	uint64_t since = now - s->idle_checked_ms;
+	s->idle_checked_ms = now;
+	/* After the loop itself was blocked, timers run before the input that arrived
+	 * meanwhile is read: a client that did send would be judged idle. */
+	if (since > 2 * every) {
+		steer_log(STEER_LOG_DEBUG, "idle check skipped: the loop was blocked %llu ms",
+		          (unsigned long long)since);
+		return;
+	}
 	for (conn *c = s->conns, *next; c; c = next) {
 		next = c->next; /* closing unlinks only in the close callback, but be safe */
 		conn_check_idle(c, now);
@@ -566,6 +663,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	if (opt->idle_timeout > 0) {
 		/* Checked a few times per timeout: a connection lingers at most 25% longer. */
 		uint64_t every = (uint64_t)fmax(50.0, opt->idle_timeout * 250.0);
+		s->idle_checked_ms = uv_now(loop);
 		if ((rc = uv_timer_start(&s->idle_timer, on_idle_check, every, every)) != 0) {
 			steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 			return -1;
@@ -607,4 +705,6 @@ void server_free(server *s)
 	steer_density_free(&s->density);
 	free(s->view_idx);
 	s->view_idx = NULL;
+	free(s->order);
+	s->order = NULL;
 }

@@ -22,22 +22,28 @@
 typedef struct sbuf {
 	unsigned refs;
 	size_t len;
+	size_t *live; /* a count of bytes alive it is part of, or NULL */
 	char data[];
 } sbuf;
 
 sbuf *sbuf_new(const char *data, size_t len); /* refs = 1; NULL when out of memory */
 void sbuf_unref(sbuf *b);
+/* Adds b's bytes to *live until b is freed. */
+void sbuf_account(sbuf *b, size_t *live);
 
 /* A view's vehicles quantized for compact snapshots, built once per snapshot tick and
  * view; kept by every connection it was last written to, as the base of its next
  * delta. Immutable once built; freed with its last reference. */
 typedef struct cframe {
 	unsigned refs;
+	size_t *live, bytes; /* as sbuf's, once built */
 	steer_compact_frame f;
 } cframe;
 
 cframe *cframe_new(void);     /* refs = 1, empty; NULL when out of memory */
 void cframe_unref(cframe *f); /* NULL is fine */
+/* Adds the built frame's arrays to *live until f is freed. */
+void cframe_account(cframe *f, size_t *live);
 
 typedef struct conn conn;
 
@@ -61,6 +67,23 @@ typedef struct server {
 	size_t nconns;
 	uint64_t next_conn_id;
 	uint64_t snapshots_encoded, snapshot_bytes;
+	/* The fan-out's cost (fanout.c): encoding time per snapshot tick, the credit the
+	 * next one may spend, who was held back, and the snapshot bytes alive (written
+	 * and not yet taken by the kernel, pending, or kept as a compact base). */
+	uint64_t snapshot_ticks;
+	double encode_ms[TICK_HISTORY];
+	size_t encode_count;
+	double encode_credit_ms;
+	size_t clients_throttled, encodings_last;
+	uint64_t snapshots_throttled;
+	size_t snapshot_live;
+	bool snapshot_memory_over;
+	conn **order; /* the watching connections in serving order, reused */
+	size_t order_cap;
+	size_t reply_queued;      /* bytes of replies queued, every connection */
+	uint64_t idle_checked_ms; /* when the idle check last ran */
+	bool trim_due;            /* a connection left: give memory back to the system */
+	uint64_t trimmed_ms;      /* when it last was */
 	uint64_t compact_encoded, compact_keyframes, density_encoded;
 	steer_interest interest; /* every vehicle, indexed once per snapshot tick */
 	uint32_t *view_idx;      /* one view's vehicles, reused */
@@ -89,6 +112,9 @@ void server_free(server *s);
 void server_stop(server *s, const char *why);
 /* Encodes this tick's snapshots and offers them to every protobuf client (fanout.c). */
 void server_fan_out(server *s);
+/* Frees the fan-out's working buffers (they grow again when needed) and returns free
+ * memory to the system: after clients leave. */
+void server_release_memory(server *s);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones
