@@ -536,6 +536,7 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. */
 		uv_read_stop(stream);
 		c->peer_done = true;
+		c->last_active_ms = uv_now(c->srv->loop); /* the idle clock starts here */
 		return;
 	}
 	if (n < 0) {
@@ -649,17 +650,26 @@ void conn_grant(conn *c)
 void conn_check_idle(conn *c, uint64_t now_ms)
 {
 	double limit = c->srv->opt.idle_timeout;
-	/* A connection waiting for its job's reply is not idle. */
-	if (c->closing || c->busy || limit <= 0 ||
+	/* A connection waiting for its job's reply is not idle, unless its peer ended
+	 * its side meanwhile: that cannot be told from a peer that has gone (steerctl
+	 * giving up, nc on Ctrl-C), which would keep its slot and its step running to
+	 * the end. */
+	if (c->closing || (c->busy && !c->peer_done) || limit <= 0 ||
 	    (double)(now_ms - c->last_active_ms) < limit * 1000.0)
 		return;
 	/* Bytes waiting that never drain: the peer is gone, or not reading. */
 	bool stuck = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 || c->pending;
-	char why[96];
-	snprintf(why, sizeof why, "%s for %.0f s (--idle-timeout)",
-	         stuck ? "not reading: nothing written" : "idle: nothing received", limit);
+	char why[sizeof c->finish_why]; /* conn_finish keeps it for the log */
+	if (c->busy)                    /* closing stops its step (on_closed) */
+		snprintf(why, sizeof why,
+		         "its side closed %.0f s ago during its command (--idle-timeout): keep "
+		         "it open for the reply",
+		         limit);
+	else
+		snprintf(why, sizeof why, "%s for %.0f s (--idle-timeout)",
+		         stuck ? "not reading: nothing written" : "idle: nothing received", limit);
 	if (!stuck && c->kind == CONN_TEXT) {
-		char line[128];
+		char line[sizeof why + 16];
 		int n = snprintf(line, sizeof line, "ERR %s; closing\n", why);
 		conn_send_copy(c, line, (size_t)n);
 		conn_finish(c, why);

@@ -159,6 +159,33 @@ def test_a_client_that_leaves_mid_step_stops_it():
         srv.stop()
 
 
+def test_a_client_that_closes_mid_step_is_let_go():
+    # An ordinary close (steerctl giving up on a reply, nc on Ctrl-C) reads, to the
+    # server, as the end of the client's sending side: it must not keep the
+    # connection and its step running to the end.
+    srv = Server("--scenario", "flock", "--idle-timeout", "1")
+    try:
+        a, b = srv.text(), srv.text()
+        busy_world(a, 5000)  # the step outlasts the wait below many times over
+        a.ok("pause")
+        a.send_raw(f"step {LONG_STEP}\n".encode())
+        start = b.ok("stats")["tick"]
+        while b.ok("stats")["tick"] == start:
+            pass
+        a.close()
+        deadline = time.time() + TIMEOUT
+        while b.ok("stats")["clients"] != 1 and time.time() < deadline:
+            time.sleep(0.05)
+        t1 = b.ok("stats")["tick"]
+        t2 = b.ok("stats")["tick"]
+        expect(b.ok("stats")["clients"] == 1, "the closed client kept its slot")
+        expect(t1 == t2, f"the step went on without its client: {t1} -> {t2}")
+    finally:
+        code, log = srv.stop()
+    expect("during its command (--idle-timeout): keep it open for the reply" in log,
+           log[-1500:])
+
+
 def big_world(c):
     c.ok("pause")
     c.ok("spawn flock 50000 400 300 300")
@@ -250,6 +277,7 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_commands_after_a_step_keep_their_order, test_steps_from_two_clients_both_finish,
           test_a_client_that_stops_sending_still_gets_its_reply,
           test_a_client_that_leaves_mid_step_stops_it,
+          test_a_client_that_closes_mid_step_is_let_go,
           test_other_clients_are_served_while_a_save_is_written,
           test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
     checks.run(t)
