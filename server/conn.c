@@ -242,12 +242,9 @@ static void session_change(const steer_command *cmd, char *out, size_t n)
 		snprintf(out, n, "loaded the scenario %s", cmd->name);
 }
 
-/* Tells every other protobuf client that c did `what`. */
-static void announce(conn *c, const char *what)
+void conn_announce(server *s, const conn *skip, const char *who, const char *what)
 {
-	server *s = c->srv;
-	char who[96], text[256];
-	conn_display_name(c, who, sizeof who);
+	char text[256];
 	snprintf(text, sizeof text, "%s %s", who, what);
 	steer_log(STEER_LOG_INFO, "%s", text);
 	steer_strbuf_clear(&s->scratch);
@@ -256,8 +253,17 @@ static void announce(conn *c, const char *what)
 		return;
 	}
 	for (conn *o = s->conns; o; o = o->next)
-		if (o != c && o->kind == CONN_PROTO && o->welcomed && o->may_watch && !o->closing)
+		if (o != skip && o->kind == CONN_PROTO && o->welcomed && o->may_watch &&
+		    !o->closing)
 			conn_send_copy(o, s->scratch.data, s->scratch.len);
+}
+
+/* Tells every other protobuf client that c did `what`. */
+static void announce(conn *c, const char *what)
+{
+	char who[96];
+	conn_display_name(c, who, sizeof who);
+	conn_announce(c->srv, c, who, what);
 }
 
 /* Logs a command's outcome and tells the others what it changed. */

@@ -72,6 +72,8 @@ void conn_close(conn *c, const char *why);
  * meanwhile. */
 void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id,
                    const steer_reply *reply);
+/* Tells every protobuf client but skip (NULL: none) that who did what, and logs it. */
+void conn_announce(server *s, const conn *skip, const char *who, const char *what);
 /* Closes the connection if it has been idle past --idle-timeout, saying why. */
 void conn_check_idle(conn *c, uint64_t now_ms);
 /* Grants full access after a correct token. */

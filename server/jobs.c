@@ -32,7 +32,8 @@ struct job {
 	job *next;
 	job_kind kind;
 	server *srv;
-	conn *c; /* who waits for the reply; NULL: no one (autosave, or it left) */
+	conn *c;      /* who waits for the reply; NULL: no one (autosave, or it left) */
+	char who[96]; /* c's name for notices, kept for when it has left */
 	steer_command cmd;
 	uint32_t request_id;
 	uint32_t done; /* JOB_STEP: ticks run so far */
@@ -91,6 +92,8 @@ static job *job_new(server *s, conn *c, const steer_command *cmd, uint32_t reque
 		return NULL;
 	j->srv = s;
 	j->c = c;
+	if (c)
+		conn_display_name(c, j->who, sizeof j->who);
 	j->cmd = *cmd;
 	j->request_id = request_id;
 	return j;
@@ -344,6 +347,13 @@ static void load_done(uv_work_t *w, int status)
 		steer_host host = s->host;
 		host.caller = j->c;
 		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+		/* The world changed under everyone: as with any load, they hear of it, even
+		 * when the client that asked is gone and conn_job_done cannot say so. */
+		if (r.ok && !j->c) {
+			char what[128];
+			snprintf(what, sizeof what, "loaded '%s' (it has left since)", j->cmd.name);
+			conn_announce(s, NULL, j->who, what);
+		}
 	}
 	finish(j, &r);
 	if (!s->stopping)

@@ -219,6 +219,45 @@ def test_other_clients_are_served_while_a_save_is_written():
     expect(code == 0, f"exit {code}")
 
 
+def test_a_load_whose_client_left_is_announced():
+    # The load still replaces the world: the others must hear of it, as of any load.
+    data = data_dir("steer-bgload-")
+    srv = Server("--idle-timeout", "1", data_dir=data)
+    try:
+        a, b, c = srv.text(), srv.text(), srv.text()
+        a.ok("spawn flock 7 400 300 50")
+        a.ok("save big")
+        a.ok("reset")
+        watcher = srv.proto()
+        # A save that waits until the test reads its temporary file (a FIFO): the
+        # load queued behind it starts only after its client has left.
+        gate = os.path.join(data, "gate.steer.tmp")
+        os.mkfifo(gate)
+        b.send_raw(b"save gate\n")
+        c.ok("stats")
+        a.send_raw(b"load big\n")
+        a.sock.shutdown(socket.SHUT_WR)  # let go a second later (--idle-timeout)
+        deadline = time.time() + TIMEOUT
+        while c.ok("stats")["clients"] != 3 and time.time() < deadline:
+            time.sleep(0.05)
+        expect(c.ok("stats")["clients"] == 3, "the client that asked for the load stayed")
+        with open(gate, "rb") as f:
+            f.read()
+        expect(b.line().startswith("ERR save gate"), "the gate")
+        deadline = time.time() + TIMEOUT
+        text = None
+        while text is None and time.time() < deadline:
+            m = watcher.read()
+            if m.WhichOneof("msg") == "notice":
+                text = m.notice.text
+        expect(text is not None and "loaded 'big'" in text, f"no notice of the load: {text}")
+        expect(c.ok("stats")["vehicles"] == 7, "the load was not swapped in")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}")
+    expect("loaded 'big'" in log, log[-1500:])
+
+
 def test_sigterm_during_a_save_waits_for_it():
     data = data_dir("steer-bgsave-")
     srv = Server(data_dir=data)
@@ -279,6 +318,6 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_a_client_that_leaves_mid_step_stops_it,
           test_a_client_that_closes_mid_step_is_let_go,
           test_other_clients_are_served_while_a_save_is_written,
-          test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
+          test_a_load_whose_client_left_is_announced, test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
     checks.run(t)
 sys.exit(checks.done())
