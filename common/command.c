@@ -726,6 +726,8 @@ static int p_list(steer_command *c, int argc, char **argv, char *err, size_t err
 		return -1;
 	if (argc > 2 && parse_u64("COUNT", argv[2], STEER_LIST_MAX, &count, err, errlen))
 		return -1;
+	if (count == 0) /* its next would be its own offset: a pager would loop */
+		return fail(err, errlen, "COUNT: 0 is too small (at least 1)");
 	c->id = (uint32_t)offset;
 	c->count = (uint32_t)count;
 	return 0;
