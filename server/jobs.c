@@ -476,10 +476,44 @@ void jobs_conn_gone(server *s, conn *c)
 			j->c = NULL;
 }
 
+static volatile sig_atomic_t stop_again;
+
+static void on_stop_again(int sig)
+{
+	(void)sig;
+	stop_again = 1;
+}
+
+/* Waits for a save's child on the way out, unless SIGTERM or SIGINT comes again
+ * meanwhile: then the child is killed (its .tmp is removed at the next start). A save
+ * that never ends (a hung disk) would otherwise leave only kill -9. The loop is not
+ * running, so libuv's handlers are set aside until the child is gone. */
+static int reap_unless_stopped_again(job *j)
+{
+	struct sigaction sa = {.sa_handler = on_stop_again}, old_term, old_int;
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: waitpid returns EINTR */
+	stop_again = 0;
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+	steer_log(STEER_LOG_INFO, "waiting for save '%s' to end (SIGTERM again to stop it)",
+	          j->cmd.name);
+	int wstatus = 0;
+	bool killed = false;
+	while (waitpid(j->pid, &wstatus, 0) < 0 && errno == EINTR)
+		if (stop_again && !killed) {
+			steer_log(STEER_LOG_WARN, "save '%s' stopped before it ended", j->cmd.name);
+			kill(j->pid, SIGKILL);
+			killed = true;
+		}
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	return wstatus;
+}
+
 /* Waits for a running save's child and answers for it, on the way out. */
 static void save_wait(job *j)
 {
-	int wstatus = reap(j->pid);
+	int wstatus = reap_unless_stopped_again(j);
 	uv_os_fd_t fd;
 	if (uv_fileno((uv_handle_t *)&j->pipe, &fd) == 0) {
 		ssize_t k;

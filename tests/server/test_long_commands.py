@@ -8,6 +8,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import struct
 import sys
@@ -274,6 +275,25 @@ def test_sigterm_during_a_save_waits_for_it():
     expect(os.listdir(data) == ["big.steer"], os.listdir(data))
 
 
+def test_a_second_sigterm_stops_a_save_that_hangs():
+    # A stop waits for a running save; one that never ends (a stuck disk, here a
+    # FIFO as its temporary file) must not make the server unstoppable but by -9.
+    data = data_dir("steer-stuck-save-")
+    srv = Server(data_dir=data)
+    a, b = srv.text(), srv.text()
+    os.mkfifo(os.path.join(data, "gate.steer.tmp"))
+    a.send_raw(b"save gate\n")
+    b.ok("stats")
+    srv.proc.send_signal(signal.SIGTERM)
+    deadline = time.time() + TIMEOUT
+    while "again to stop it" not in srv.log_text() and time.time() < deadline:
+        time.sleep(0.01)
+    code, log = srv.stop()  # the second SIGTERM
+    expect(code == 0, f"exit {code}: {log[-1500:]}")
+    reply = a.line()
+    expect(reply.startswith("ERR save gate:"), reply)
+
+
 def test_a_failed_background_save_is_an_err():
     srv = Server(data_dir="/proc/steer-no-such-dir")
     try:
@@ -318,6 +338,7 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_a_client_that_leaves_mid_step_stops_it,
           test_a_client_that_closes_mid_step_is_let_go,
           test_other_clients_are_served_while_a_save_is_written,
-          test_a_load_whose_client_left_is_announced, test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
+          test_a_load_whose_client_left_is_announced, test_sigterm_during_a_save_waits_for_it, test_a_second_sigterm_stops_a_save_that_hangs,
+          test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
     checks.run(t)
 sys.exit(checks.done())
