@@ -726,10 +726,8 @@ static int p_list(steer_command *c, int argc, char **argv, char *err, size_t err
 		return -1;
 	if (argc > 2 && parse_u64("COUNT", argv[2], STEER_LIST_MAX, &count, err, errlen))
 		return -1;
-	if (count == 0) { /* a page of nothing would name itself as the next: a loop */
-		snprintf(err, errlen, "COUNT must be 1 to %u", STEER_LIST_MAX);
-		return -1;
-	}
+	if (count == 0) /* its next would be its own offset: a pager would loop */
+		return fail(err, errlen, "COUNT: 0 is too small (at least 1)");
 	c->id = (uint32_t)offset;
 	c->count = (uint32_t)count;
 	return 0;
@@ -1156,7 +1154,8 @@ const steer_cmd_entry steer_cmd_table[] = {
      2, p_list, x_list},
     {"pause", "", "stop the clock", W, 0, 0, p_none, x_pause},
     {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},
-    {"step", "[N]", "advance N ticks (default 1), e.g. while paused; answered when done", W, 0, 1, p_step, x_step},
+    {"step", "[N]", "advance N ticks (default 1), e.g. while paused; answered when done", W, 0, 1,
+     p_step, x_step},
     {"world", "W H [wrap|bounce|none]", "resize the world and set its edges", W, 2, 3, p_world,
      x_world},
     {"rate", "HZ", "set the tick rate", W, 1, 1, p_rate, x_rate},

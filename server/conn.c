@@ -354,12 +354,9 @@ static void session_change(const steer_command *cmd, char *out, size_t n)
 		snprintf(out, n, "loaded the scenario %s", cmd->name);
 }
 
-/* Tells every other protobuf client that c did `what`. */
-static void announce(conn *c, const char *what)
+void conn_announce(server *s, const conn *skip, const char *who, const char *what)
 {
-	server *s = c->srv;
-	char who[96], text[256];
-	conn_display_name(c, who, sizeof who);
+	char text[256];
 	snprintf(text, sizeof text, "%s %s", who, what);
 	steer_log(STEER_LOG_INFO, "%s", text);
 	steer_strbuf_clear(&s->scratch);
@@ -368,8 +365,17 @@ static void announce(conn *c, const char *what)
 		return;
 	}
 	for (conn *o = s->conns; o; o = o->next)
-		if (o != c && o->kind == CONN_PROTO && o->welcomed && o->may_watch && !o->closing)
+		if (o != skip && o->kind == CONN_PROTO && o->welcomed && o->may_watch &&
+		    !o->closing)
 			conn_send_copy(o, s->scratch.data, s->scratch.len);
+}
+
+/* Tells every other protobuf client that c did `what`. */
+static void announce(conn *c, const char *what)
+{
+	char who[96];
+	conn_display_name(c, who, sizeof who);
+	conn_announce(c->srv, c, who, what);
 }
 
 /* Logs a command's outcome and tells the others what it changed. */
@@ -648,6 +654,7 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. */
 		uv_read_stop(stream);
 		c->peer_done = true;
+		c->last_active_ms = uv_now(c->srv->loop); /* the idle clock starts here */
 		return;
 	}
 	if (n < 0) {
@@ -764,17 +771,26 @@ void conn_check_idle(conn *c, uint64_t now_ms)
 	if (c->closing || limit <= 0)
 		return;
 	note_taken(c);
-	/* A connection waiting for its job's reply is not idle. */
-	if (c->busy || (double)(now_ms - c->last_active_ms) < limit * 1000.0)
+	/* A connection waiting for its job's reply is not idle, unless its peer ended
+	 * its side meanwhile: that cannot be told from a peer that has gone (steerctl
+	 * giving up, nc on Ctrl-C), which would keep its slot and its step running to
+	 * the end. */
+	if ((c->busy && !c->peer_done) || (double)(now_ms - c->last_active_ms) < limit * 1000.0)
 		return;
 	/* Bytes waiting that never drain: the peer is gone, or not reading. */
 	bool stuck = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > 0 || c->pending ||
 	             c->nuntaken > 0;
-	char why[96];
-	snprintf(why, sizeof why, "%s for %g s (--idle-timeout)",
-	         stuck ? "not reading: nothing taken" : "idle: nothing received", limit);
+	char why[sizeof c->finish_why]; /* conn_finish keeps it for the log */
+	if (c->busy)                    /* closing stops its step (on_closed) */
+		snprintf(why, sizeof why,
+		         "its side closed %.0f s ago during its command (--idle-timeout): keep "
+		         "it open for the reply",
+		         limit);
+	else
+		snprintf(why, sizeof why, "%s for %g s (--idle-timeout)",
+		         stuck ? "not reading: nothing taken" : "idle: nothing received", limit);
 	if (!stuck && c->kind == CONN_TEXT) {
-		char line[128];
+		char line[sizeof why + 16];
 		int n = snprintf(line, sizeof line, "ERR %s; closing\n", why);
 		conn_send_copy(c, line, (size_t)n);
 		conn_finish(c, why);

@@ -95,6 +95,8 @@ uint64_t conn_untaken_ms(conn *c);
 /* Lets go of the snapshot waiting to be written and of the compact base (the next
  * snapshot is then a key frame): the global snapshot memory cap is reached. */
 void conn_drop_waiting_snapshot(conn *c);
+/* Tells every protobuf client but skip (NULL: none) that who did what, and logs it. */
+void conn_announce(server *s, const conn *skip, const char *who, const char *what);
 /* Closes the connection if it has been idle past --idle-timeout, saying why: for a
  * protobuf client, also when it has taken no snapshot for that long. */
 void conn_check_idle(conn *c, uint64_t now_ms);

@@ -32,7 +32,8 @@ struct job {
 	job *next;
 	job_kind kind;
 	server *srv;
-	conn *c; /* who waits for the reply; NULL: no one (autosave, or it left) */
+	conn *c;      /* who waits for the reply; NULL: no one (autosave, or it left) */
+	char who[96]; /* c's name for notices, kept for when it has left */
 	steer_command cmd;
 	uint32_t request_id;
 	uint32_t done; /* JOB_STEP: ticks run so far */
@@ -91,6 +92,8 @@ static job *job_new(server *s, conn *c, const steer_command *cmd, uint32_t reque
 		return NULL;
 	j->srv = s;
 	j->c = c;
+	if (c)
+		conn_display_name(c, j->who, sizeof j->who);
 	j->cmd = *cmd;
 	j->request_id = request_id;
 	return j;
@@ -344,6 +347,13 @@ static void load_done(uv_work_t *w, int status)
 		steer_host host = s->host;
 		host.caller = j->c;
 		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+		/* The world changed under everyone: as with any load, they hear of it, even
+		 * when the client that asked is gone and conn_job_done cannot say so. */
+		if (r.ok && !j->c) {
+			char what[128];
+			snprintf(what, sizeof what, "loaded '%s' (it has left since)", j->cmd.name);
+			conn_announce(s, NULL, j->who, what);
+		}
 	}
 	finish(j, &r);
 	if (!s->stopping)
@@ -466,10 +476,44 @@ void jobs_conn_gone(server *s, conn *c)
 			j->c = NULL;
 }
 
+static volatile sig_atomic_t stop_again;
+
+static void on_stop_again(int sig)
+{
+	(void)sig;
+	stop_again = 1;
+}
+
+/* Waits for a save's child on the way out, unless SIGTERM or SIGINT comes again
+ * meanwhile: then the child is killed (its .tmp is removed at the next start). A save
+ * that never ends (a hung disk) would otherwise leave only kill -9. The loop is not
+ * running, so libuv's handlers are set aside until the child is gone. */
+static int reap_unless_stopped_again(job *j)
+{
+	struct sigaction sa = {.sa_handler = on_stop_again}, old_term, old_int;
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: waitpid returns EINTR */
+	stop_again = 0;
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+	steer_log(STEER_LOG_INFO, "waiting for save '%s' to end (SIGTERM again to stop it)",
+	          j->cmd.name);
+	int wstatus = 0;
+	bool killed = false;
+	while (waitpid(j->pid, &wstatus, 0) < 0 && errno == EINTR)
+		if (stop_again && !killed) {
+			steer_log(STEER_LOG_WARN, "save '%s' stopped before it ended", j->cmd.name);
+			kill(j->pid, SIGKILL);
+			killed = true;
+		}
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	return wstatus;
+}
+
 /* Waits for a running save's child and answers for it, on the way out. */
 static void save_wait(job *j)
 {
-	int wstatus = reap(j->pid);
+	int wstatus = reap_unless_stopped_again(j);
 	uv_os_fd_t fd;
 	if (uv_fileno((uv_handle_t *)&j->pipe, &fd) == 0) {
 		ssize_t k;

@@ -103,6 +103,16 @@ static void disconnect(ctl *c)
 	c->verified = false;
 }
 
+/* Makes the coming close a reset. An orderly close reads, to the server, like the
+ * end of our sending side only, after which it still runs what we asked (a step of
+ * minutes) to answer it; a reset tells it that no one waits, and it stops. */
+static void abandon(ctl *c)
+{
+	struct linger now = {.l_onoff = 1, .l_linger = 0};
+	if (c->fd >= 0)
+		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
+}
+
 /* Reads the next reply line; *line points into the reader (no newline) until
  * consume_line. 0, or -1 after saying why (closed, not a command port, Ctrl-C). */
 static int next_line(ctl *c, const char **line, size_t *len)
@@ -140,21 +150,27 @@ static int next_line(ctl *c, const char **line, size_t *len)
 		int ready = poll(&p, 1, c->timeout_ms);
 		if (ready < 0 && errno == EINTR && !interrupted)
 			continue;
-		if (ready < 0 && interrupted)
+		if (ready < 0 && interrupted) {
+			abandon(c);
 			return -1;
+		}
 		if (ready == 0) {
+			abandon(c);
 			fprintf(
 			    stderr,
-			    "steerctl: %s:%s: no reply within %d s (is it steer-server's command "
-			    "port? --timeout changes the wait)\n",
+			    "steerctl: %s:%s: no reply within %d s; gave up, and the server stops "
+			    "a step it ran for us (--timeout 0 waits as long as it takes; is it "
+			    "steer-server's command port?)\n",
 			    c->host, c->port, c->timeout_ms / 1000);
 			return -1;
 		}
 		ssize_t k = recv(c->fd, r->buf + r->len, r->cap - r->len, 0);
 		if (k < 0 && errno == EINTR && !interrupted)
 			continue;
-		if (k < 0 && interrupted)
+		if (k < 0 && interrupted) {
+			abandon(c);
 			return -1;
+		}
 		if (k <= 0) {
 			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
 			        c->port);

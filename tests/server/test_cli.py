@@ -469,6 +469,29 @@ def test_silent_peer_times_out():
     expect(r.returncode == 2 and "--timeout" in r.stderr, r)
 
 
+def test_giving_up_on_a_step_stops_it():
+    # steerctl giving up on a reply must not leave the server stepping on: it resets
+    # the connection (an orderly close reads as the end of its sending side only).
+    own = Server("--scenario", "flock", "--idle-timeout", "0")
+    try:
+        port = str(own.cmd_port)
+        b = own.text()
+        b.ok("spawn flock 5000 400 300 150")  # a step of 100000 ticks takes minutes
+        b.ok("pause")
+        r = ctl("-p", port, "--timeout", "1", "step 100000")
+        expect(r.returncode == 2 and "no reply within 1 s" in r.stderr
+               and "the server stops a step" in r.stderr, r)
+        deadline = time.time() + 10
+        while b.ok("stats")["clients"] != 1 and time.time() < deadline:
+            time.sleep(0.05)
+        t1 = b.ok("stats")["tick"]
+        t2 = b.ok("stats")["tick"]
+        expect(b.ok("stats")["clients"] == 1, "the step's connection is still open")
+        expect(t1 == t2, f"the step went on after steerctl gave up: {t1} -> {t2}")
+    finally:
+        own.stop()
+
+
 for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host_spellings,
           test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
           test_not_steer_at_all,
@@ -480,7 +503,7 @@ for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host
           test_interactive_shows_unasked_lines_as_text,
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
           test_run_sh_falls_back_when_the_ports_are_taken, test_two_run_sh_keep_both_logs,
-          test_silent_peer_times_out]:
+          test_silent_peer_times_out, test_giving_up_on_a_step_stops_it]:
     checks.run(t)
 
 

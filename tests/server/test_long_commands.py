@@ -8,6 +8,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import socket
 import struct
 import sys
@@ -159,6 +160,33 @@ def test_a_client_that_leaves_mid_step_stops_it():
         srv.stop()
 
 
+def test_a_client_that_closes_mid_step_is_let_go():
+    # An ordinary close (steerctl giving up on a reply, nc on Ctrl-C) reads, to the
+    # server, as the end of the client's sending side: it must not keep the
+    # connection and its step running to the end.
+    srv = Server("--scenario", "flock", "--idle-timeout", "1")
+    try:
+        a, b = srv.text(), srv.text()
+        busy_world(a, 5000)  # the step outlasts the wait below many times over
+        a.ok("pause")
+        a.send_raw(f"step {LONG_STEP}\n".encode())
+        start = b.ok("stats")["tick"]
+        while b.ok("stats")["tick"] == start:
+            pass
+        a.close()
+        deadline = time.time() + TIMEOUT
+        while b.ok("stats")["clients"] != 1 and time.time() < deadline:
+            time.sleep(0.05)
+        t1 = b.ok("stats")["tick"]
+        t2 = b.ok("stats")["tick"]
+        expect(b.ok("stats")["clients"] == 1, "the closed client kept its slot")
+        expect(t1 == t2, f"the step went on without its client: {t1} -> {t2}")
+    finally:
+        code, log = srv.stop()
+    expect("during its command (--idle-timeout): keep it open for the reply" in log,
+           log[-1500:])
+
+
 def big_world(c):
     c.ok("pause")
     c.ok("spawn flock 50000 400 300 300")
@@ -192,6 +220,45 @@ def test_other_clients_are_served_while_a_save_is_written():
     expect(code == 0, f"exit {code}")
 
 
+def test_a_load_whose_client_left_is_announced():
+    # The load still replaces the world: the others must hear of it, as of any load.
+    data = data_dir("steer-bgload-")
+    srv = Server("--idle-timeout", "1", data_dir=data)
+    try:
+        a, b, c = srv.text(), srv.text(), srv.text()
+        a.ok("spawn flock 7 400 300 50")
+        a.ok("save big")
+        a.ok("reset")
+        watcher = srv.proto()
+        # A save that waits until the test reads its temporary file (a FIFO): the
+        # load queued behind it starts only after its client has left.
+        gate = os.path.join(data, "gate.steer.tmp")
+        os.mkfifo(gate)
+        b.send_raw(b"save gate\n")
+        c.ok("stats")
+        a.send_raw(b"load big\n")
+        a.sock.shutdown(socket.SHUT_WR)  # let go a second later (--idle-timeout)
+        deadline = time.time() + TIMEOUT
+        while c.ok("stats")["clients"] != 3 and time.time() < deadline:
+            time.sleep(0.05)
+        expect(c.ok("stats")["clients"] == 3, "the client that asked for the load stayed")
+        with open(gate, "rb") as f:
+            f.read()
+        expect(b.line().startswith("ERR save gate"), "the gate")
+        deadline = time.time() + TIMEOUT
+        text = None
+        while text is None and time.time() < deadline:
+            m = watcher.read()
+            if m.WhichOneof("msg") == "notice":
+                text = m.notice.text
+        expect(text is not None and "loaded 'big'" in text, f"no notice of the load: {text}")
+        expect(c.ok("stats")["vehicles"] == 7, "the load was not swapped in")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}")
+    expect("loaded 'big'" in log, log[-1500:])
+
+
 def test_sigterm_during_a_save_waits_for_it():
     data = data_dir("steer-bgsave-")
     srv = Server(data_dir=data)
@@ -206,6 +273,25 @@ def test_sigterm_during_a_save_waits_for_it():
     expect(reply.startswith("OK "), reply)
     expect(code == 0, f"exit {code}: {log[-1500:]}")
     expect(os.listdir(data) == ["big.steer"], os.listdir(data))
+
+
+def test_a_second_sigterm_stops_a_save_that_hangs():
+    # A stop waits for a running save; one that never ends (a stuck disk, here a
+    # FIFO as its temporary file) must not make the server unstoppable but by -9.
+    data = data_dir("steer-stuck-save-")
+    srv = Server(data_dir=data)
+    a, b = srv.text(), srv.text()
+    os.mkfifo(os.path.join(data, "gate.steer.tmp"))
+    a.send_raw(b"save gate\n")
+    b.ok("stats")
+    srv.proc.send_signal(signal.SIGTERM)
+    deadline = time.time() + TIMEOUT
+    while "again to stop it" not in srv.log_text() and time.time() < deadline:
+        time.sleep(0.01)
+    code, log = srv.stop()  # the second SIGTERM
+    expect(code == 0, f"exit {code}: {log[-1500:]}")
+    reply = a.line()
+    expect(reply.startswith("ERR save gate:"), reply)
 
 
 def test_a_failed_background_save_is_an_err():
@@ -250,7 +336,9 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_commands_after_a_step_keep_their_order, test_steps_from_two_clients_both_finish,
           test_a_client_that_stops_sending_still_gets_its_reply,
           test_a_client_that_leaves_mid_step_stops_it,
+          test_a_client_that_closes_mid_step_is_let_go,
           test_other_clients_are_served_while_a_save_is_written,
-          test_sigterm_during_a_save_waits_for_it, test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
+          test_a_load_whose_client_left_is_announced, test_sigterm_during_a_save_waits_for_it, test_a_second_sigterm_stops_a_save_that_hangs,
+          test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
     checks.run(t)
 sys.exit(checks.done())
