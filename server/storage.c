@@ -99,7 +99,9 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 		snprintf(err, errlen, "data directory path too long");
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a named pipe would otherwise wait for a writer forever, and
+	 * every later save and load behind it; it has no effect on a regular file. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;

@@ -107,9 +107,29 @@ def test_a_kill_during_a_save_leaves_nothing_at_the_next_start():
         again.stop()
 
 
+def test_loading_a_fifo_is_refused_not_hung():
+    # A named pipe where a save should be: opening it for reading would wait for a
+    # writer forever, on the thread that loads, and every later save and load (and the
+    # server's stop) would wait behind it.
+    data = data_dir("steer-fifo-")
+    os.mkfifo(os.path.join(data, "pipe.steer"))
+    srv = Server(data_dir=data)
+    try:
+        c = srv.text()
+        c.ok("spawn 10 10")
+        c.sock.settimeout(10)
+        reply = c.cmd("load pipe")
+        expect(reply.startswith("ERR") and "not a regular file" in reply, reply)
+        expect(c.ok("save after")["bytes"] > 0, "a save after it")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}: {log[-1000:]}")
+
+
 for t in [test_a_drifting_vehicle_saves_and_loads, test_a_save_over_the_file_size_limit_is_an_err,
           test_a_failed_autosave_at_exit_is_a_failed_exit,
           test_stale_temporary_files_are_removed_at_start,
-          test_a_kill_during_a_save_leaves_nothing_at_the_next_start]:
+          test_a_kill_during_a_save_leaves_nothing_at_the_next_start,
+          test_loading_a_fifo_is_refused_not_hung]:
     checks.run(t)
 sys.exit(checks.done())
