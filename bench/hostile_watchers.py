@@ -71,6 +71,9 @@ def one_run(a, compact, with_watchers):
         st_end = ctl.ok("stats")
         rss_after = srv.rss_kib()
         ctl.close()
+    except (OSError, EOFError, RuntimeError):
+        print(f"the server failed; its log ends:\n{srv.log_text()[-2000:]}", file=sys.stderr)
+        raise
     finally:
         srv.stop()
     return {"rate": rate, "rss0": rss0 / 1024, "growth": (rss_max - rss0) / 1024,
