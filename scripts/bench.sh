@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every benchmark of the README's performance section, in one run: simulation
 # (grid against the all-pairs baseline), snapshots, and the server under 100
-# watching clients. Figures only; nothing here can fail a build.
+# watching clients, hostile watchers, long commands. Figures only; nothing here can fail a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
@@ -19,4 +19,6 @@ PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/server_load.py
 echo
 PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/server_load.py --compact
 echo
-PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/hostile_watchers.py
+PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/hostile_watchers.py --seconds 6 --repeat 3
+echo
+/usr/bin/python3 bench/stall_probe.py
