@@ -333,9 +333,14 @@ static void load_done(uv_work_t *w, int status)
 	s->disk_busy = false;
 	if (s->disk == j)
 		s->disk = j->next;
+	if (j->abandoned) { /* the stop answered its client already */
+		steer_world_destroy(j->loaded);
+		free(j);
+		return;
+	}
 	steer_reply r;
 	steer_reply_init(&r);
-	if (j->abandoned || status != 0) {
+	if (status != 0) {
 		steer_world_destroy(j->loaded);
 		fail(&r, "load %s: the server is stopping; the running world is unchanged",
 		     j->cmd.name);
@@ -583,6 +588,10 @@ void jobs_stop(server *s)
 				j->c = NULL;
 			}
 			j->next = NULL;
+		} else if (!j->c) { /* a periodic autosave: the stop writes its own */
+			steer_log(STEER_LOG_INFO, "%s %s: not run, the server is stopping",
+			          j->cmd.entry->name, j->cmd.name);
+			free(j);
 		} else {
 			char msg[160];
 			snprintf(msg, sizeof msg, "%s %s: the server is stopping; not run",
