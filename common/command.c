@@ -720,61 +720,120 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 
 static int p_list(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
-	uint64_t offset = 0, count = STEER_LIST_MAX;
+	uint64_t from = 0, count = STEER_LIST_MAX;
 	c->sub = argc > 1; /* paged */
-	if (argc > 1 && parse_u64("OFFSET", argv[1], UINT32_MAX, &offset, err, errlen))
+	if (argc > 1 && parse_u64("FROM_ID", argv[1], UINT32_MAX, &from, err, errlen))
 		return -1;
 	if (argc > 2 && parse_u64("COUNT", argv[2], STEER_LIST_MAX, &count, err, errlen))
 		return -1;
-	if (count == 0) /* its next would be its own offset: a pager would loop */
+	if (count == 0) /* its next would be its own FROM_ID: a pager would loop */
 		return fail(err, errlen, "COUNT: 0 is too small (at least 1)");
-	c->id = (uint32_t)offset;
+	c->id = (uint32_t)from;
 	c->count = (uint32_t)count;
 	return 0;
 }
 
-/* Vehicles then obstacles, as one sequence of items; a page is items [offset,
- * offset + count). One reply never holds more than STEER_LIST_MAX items, so building
- * it never holds the host's loop for long nor overflows a client's reply queue. */
+/* How many vehicles and obstacles have an id of at least from: it tells a page's
+ * scan where to stop, so that a page never walks the ids past the last live one. */
+static size_t list_remaining(const steer_vehicles *v, const steer_obstacle *o, size_t n,
+                             uint32_t from)
+{
+	size_t left = 0;
+	for (size_t i = 0; i < v->count; i++)
+		left += v->id[i] >= from;
+	for (size_t k = 0; k < n; k++)
+		left += o[k].id >= from;
+	return left;
+}
+
+/* The id of the last of count items with id from or more (the caller knows that
+ * many exist); *found receives count. Walking the ids one by one through the id map
+ * costs the page plus the ids of removed items in between. */
+static uint32_t list_page_end(const steer_world *w, uint32_t from, size_t count, size_t *found)
+{
+	uint32_t last = from;
+	*found = 0;
+	for (uint64_t id = from ? from : 1; *found < count; id++) {
+		if (steer_vehicle_index(w, (uint32_t)id) >= 0 ||
+		    steer_obstacle_get(w, (uint32_t)id)) {
+			last = (uint32_t)id;
+			++*found;
+		}
+	}
+	return last;
+}
+
+/* Every vehicle (or obstacle) with an id in [from, last], in id order. */
+static void list_range(steer_strbuf *b, const steer_world *w, uint32_t from, uint32_t last,
+                       size_t found, bool vehicles)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	bool first = true;
+	for (uint64_t id = from ? from : 1; found && id <= last; id++) {
+		long i = steer_vehicle_index(w, (uint32_t)id);
+		const steer_obstacle *o = i < 0 ? steer_obstacle_get(w, (uint32_t)id) : NULL;
+		if ((vehicles && i < 0) || (!vehicles && !o))
+			continue;
+		if (!first)
+			steer_strbuf_puts(b, ",");
+		first = false;
+		if (vehicles)
+			json_vehicle_brief(b, v, (size_t)i);
+		else
+			json_obstacle(b, o);
+	}
+}
+
+/* Plain list: the whole world, vehicles then obstacles. Paged: the items whose id is
+ * FROM_ID or more, in id order. Storage order changes every tick (the world re-sorts
+ * vehicles by position) while ids never do, so pages taken at different ticks
+ * neither overlap nor miss anything. One reply never holds more than STEER_LIST_MAX
+ * items, so building it never holds the host's loop for long nor overflows a
+ * client's reply queue. */
 static int x_list(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	(void)h;
-	const steer_vehicles *v = steer_world_vehicles(s->world);
+	const steer_world *w = s->world;
+	const steer_vehicles *v = steer_world_vehicles(w);
 	size_t n;
-	const steer_obstacle *o = steer_world_obstacles(s->world, &n);
-	size_t total = v->count + n;
-	if (!c->sub && total > STEER_LIST_MAX)
-		return reply_err(r,
-		                 "list: %zu vehicles and %zu obstacles, more than the %u one reply "
-		                 "holds; page with 'list OFFSET COUNT' (COUNT up to %u) or ask for "
-		                 "one with 'get ID'",
-		                 v->count, n, STEER_LIST_MAX, STEER_LIST_MAX);
-	size_t from = c->sub ? c->id : 0, to = c->sub ? from + c->count : total;
-	to = to < total ? to : total;
+	const steer_obstacle *o = steer_world_obstacles(w, &n);
+	if (!c->sub && v->count + n > STEER_LIST_MAX)
+		return reply_err(
+		    r,
+		    "list: %zu vehicles and %zu obstacles, more than the %u one reply "
+		    "holds; page with 'list FROM_ID COUNT' (COUNT up to %u) or ask for "
+		    "one with 'get ID'",
+		    v->count, n, STEER_LIST_MAX, STEER_LIST_MAX);
 	steer_strbuf *b = &r->json;
 	steer_strbuf_printf(b, "{\"tick\":%llu,\"vehicles\":[",
-	                    (unsigned long long)steer_world_tick(s->world));
-	for (size_t i = from; i < to && i < v->count; i++) {
-		if (i > from)
-			steer_strbuf_puts(b, ",");
-		json_vehicle_brief(b, v, i);
+	                    (unsigned long long)steer_world_tick(w));
+	if (!c->sub) {
+		for (size_t i = 0; i < v->count; i++) {
+			if (i)
+				steer_strbuf_puts(b, ",");
+			json_vehicle_brief(b, v, i);
+		}
+		steer_strbuf_puts(b, "],\"obstacles\":[");
+		for (size_t k = 0; k < n; k++) {
+			if (k)
+				steer_strbuf_puts(b, ",");
+			json_obstacle(b, &o[k]);
+		}
+		steer_strbuf_puts(b, "]}");
+		return 0;
 	}
+	size_t left = list_remaining(v, o, n, c->id), found;
+	size_t want = left < c->count ? left : c->count;
+	uint32_t last = list_page_end(w, c->id, want, &found);
+	list_range(b, w, c->id, last, found, true);
 	steer_strbuf_puts(b, "],\"obstacles\":[");
-	size_t first = from > v->count ? from - v->count : 0;
-	for (size_t k = first; k + v->count < to; k++) {
-		if (k > first)
-			steer_strbuf_puts(b, ",");
-		json_obstacle(b, &o[k]);
-	}
-	steer_strbuf_puts(b, "]");
-	if (c->sub) {
-		steer_strbuf_printf(
-		    b, ",\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"next\":", v->count, n);
-		if (to < total)
-			steer_strbuf_printf(b, "%zu", to);
-		else
-			steer_strbuf_puts(b, "null");
-	}
+	list_range(b, w, c->id, last, found, false);
+	steer_strbuf_printf(
+	    b, "],\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"next\":", v->count, n);
+	if (found < left)
+		steer_strbuf_printf(b, "%llu", (unsigned long long)last + 1);
+	else
+		steer_strbuf_puts(b, "null");
 	steer_strbuf_puts(b, "}");
 	return 0;
 }
@@ -1149,9 +1208,10 @@ const steer_cmd_entry steer_cmd_table[] = {
      p_waypoint, x_waypoint},
     {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
     {"get", "ID", "everything about one vehicle or obstacle", R, 1, 1, p_id, x_get},
-    {"list", "[OFFSET [COUNT]]",
-     "every vehicle and obstacle, or a page of them (vehicles first; next: the next OFFSET)", R, 0,
-     2, p_list, x_list},
+    {"list", "[FROM_ID [COUNT]]",
+     "every vehicle and obstacle, or up to COUNT of them with id FROM_ID or more, by id (next: "
+     "the next page's FROM_ID)",
+     R, 0, 2, p_list, x_list},
     {"pause", "", "stop the clock", W, 0, 0, p_none, x_pause},
     {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},
     {"step", "[N]", "advance N ticks (default 1), e.g. while paused; answered when done", W, 0, 1,

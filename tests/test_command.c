@@ -411,7 +411,7 @@ static void help_text_lays_out_the_table(void)
 }
 
 /* One list reply holds at most STEER_LIST_MAX items; past that, list says how to page,
- * and the pages cover vehicles then obstacles exactly once. */
+ * and a page holds the vehicles and obstacles from an id on, in id order. */
 static void list_pages_a_big_world(void)
 {
 	steer_session s = new_session();
@@ -425,27 +425,65 @@ static void list_pages_a_big_world(void)
 	CHECK(starts(run(&s, NULL, "obstacle 5 5 1"), "OK"), "obstacle");
 	char *r = run(&s, NULL, "list");
 	CHECK(starts(r, "ERR list: 10000 vehicles and 1 obstacles, more than the 10000") &&
-	          strstr(r, "'list OFFSET COUNT'") && strstr(r, "'get ID'"),
+	          strstr(r, "'list FROM_ID COUNT'") && strstr(r, "'get ID'"),
 	      "%s", r);
 	r = run(&s, NULL, "list 9999 5");
-	CHECK(strstr(r, "\"vehicles\":[{\"id\":10000,") &&
+	CHECK(strstr(r, "\"vehicles\":[{\"id\":9999,") && strstr(r, "},{\"id\":10000,") &&
 	          strstr(r, "\"obstacles\":[{\"id\":10001,") && strstr(r, "\"next\":null"),
 	      "%.200s", r);
-	r = run(&s, NULL, "list 10001 5");
+	r = run(&s, NULL, "list 10002 5");
 	CHECK(strstr(r, "\"vehicles\":[],\"obstacles\":[]") && strstr(r, "\"next\":null"),
 	      "past the end: %.200s", r);
-	CHECK(strstr(run(&s, NULL, "list 0 1"), "\"next\":1"), "next");
+	CHECK(strstr(run(&s, NULL, "list 0 1"), "\"next\":2"), "next: after the last id");
+	CHECK(strstr(run(&s, NULL, "list 10000 1"), "\"next\":10001"), "next: an obstacle follows");
 	snprintf(line, sizeof line, "list 0 %u", STEER_LIST_MAX + 1);
 	CHECK(starts(run(&s, NULL, line), "ERR COUNT"), "a page over the limit");
-	/* An empty page's next is its own offset: a client following next would ask
+	/* An empty page's next is its own FROM_ID: a client following next would ask
 	 * for it again forever. */
 	r = run(&s, NULL, "list 5 0");
 	CHECK(starts(r, "ERR COUNT: 0 is too small (at least 1)"), "an empty page: %.200s", r);
 	steer_world_destroy(s.world);
 }
 
+/* Pages follow ids, not storage: the world re-sorts its vehicles by position as it
+ * runs, yet pages taken a tick apart, each from the last one's next, hold every
+ * vehicle and obstacle exactly once, gaps left by removals included. */
+static void list_pages_by_id_while_the_world_runs(void)
+{
+	steer_session s = new_session();
+	CHECK(starts(run(&s, NULL, "spawn flock 100 500 300 150"), "OK"), "spawn");
+	CHECK(starts(run(&s, NULL, "obstacle 50 50 5"), "OK"), "obstacle");
+	CHECK(starts(run(&s, NULL, "remove 7"), "OK") && starts(run(&s, NULL, "remove 8"), "OK"),
+	      "remove");
+	int seen[102] = {0};
+	unsigned long long from = 0;
+	int pages = 0;
+	for (;;) {
+		char line[64];
+		snprintf(line, sizeof line, "list %llu 9", from);
+		const char *r = run(&s, NULL, line);
+		CHECK(starts(r, "OK {"), "%.200s", r);
+		for (const char *p = strstr(r, "{\"id\":"); p; p = strstr(p + 1, "{\"id\":")) {
+			unsigned long id = strtoul(p + 6, NULL, 10);
+			CHECK(id >= from && id <= 101, "id %lu on the page from %llu", id, from);
+			seen[id]++;
+		}
+		const char *next = strstr(r, "\"next\":");
+		CHECK(next, "%.200s", r);
+		if (starts(next + 7, "null"))
+			break;
+		from = strtoull(next + 7, NULL, 10);
+		CHECK(++pages < 100, "paging does not end");
+		CHECK(steer_world_step(s.world) == STEER_OK, "step");
+	}
+	for (int id = 1; id <= 101; id++)
+		CHECK(seen[id] == (id != 7 && id != 8), "id %d listed %d times", id, seen[id]);
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
+	RUN(list_pages_by_id_while_the_world_runs);
 	RUN(list_pages_a_big_world);
 	RUN(every_entry_is_documented);
 	RUN(parses_and_runs_the_grammar);

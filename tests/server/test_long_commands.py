@@ -316,18 +316,42 @@ def test_list_on_a_big_world_pages():
         c.ok("obstacle 10 10 5")
         reply = c.cmd("list")
         expect(reply.startswith("ERR list: 10001 vehicles and 1 obstacles, more than the 10000")
-               and "list OFFSET COUNT" in reply and "get ID" in reply, reply)
+               and "list FROM_ID COUNT" in reply and "get ID" in reply, reply)
         first = c.ok("list 0 10000")
         expect(len(first["vehicles"]) == 10000 and first["obstacles"] == [], "first page")
-        expect(first["next"] == 10000 and first["total_vehicles"] == 10001, first["next"])
+        expect(first["next"] == 10001 and first["total_vehicles"] == 10001, first["next"])
         last = c.ok(f"list {first['next']} 10000")
         expect(len(last["vehicles"]) == 1 and len(last["obstacles"]) == 1, "last page")
         expect(last["next"] is None, last["next"])
         ids = [v["id"] for v in first["vehicles"] + last["vehicles"]]
-        expect(len(set(ids)) == 10001, "pages overlap")
+        expect(ids == list(range(1, 10002)), "pages overlap or miss vehicles")
+        expect(last["obstacles"][0]["id"] == 10002, last["obstacles"])
         expect(c.cmd("list 0 10001").startswith("ERR COUNT"), "a page over the limit")
         c.ok("reset")
         expect(c.ok("list") == {"tick": 0, "vehicles": [], "obstacles": []}, "small list")
+    finally:
+        srv.stop()
+
+
+def test_pages_taken_between_ticks_list_every_id_once():
+    """The world re-sorts its vehicles by position as it runs: pages follow ids, so
+    following next across ticks lists each vehicle and obstacle exactly once."""
+    srv = Server()
+    try:
+        c = srv.text()
+        c.ok("pause")
+        c.ok("spawn flock 300 400 300 200")
+        c.ok("obstacle 10 10 5")
+        c.ok("remove 50")
+        ids, ticks, start = [], set(), 0
+        while start is not None:
+            page = c.ok(f"list {start} 40")
+            ticks.add(page["tick"])
+            ids += [item["id"] for item in page["vehicles"] + page["obstacles"]]
+            start = page["next"]
+            c.ok("step 1")
+        expect(len(ticks) > 5, ticks)
+        expect(sorted(ids) == [i for i in range(1, 302) if i != 50], ids)
     finally:
         srv.stop()
 
@@ -339,6 +363,7 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_a_client_that_closes_mid_step_is_let_go,
           test_other_clients_are_served_while_a_save_is_written,
           test_a_load_whose_client_left_is_announced, test_sigterm_during_a_save_waits_for_it, test_a_second_sigterm_stops_a_save_that_hangs,
-          test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages]:
+          test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages,
+          test_pages_taken_between_ticks_list_every_id_once]:
     checks.run(t)
 sys.exit(checks.done())
