@@ -733,45 +733,78 @@ static int p_list(steer_command *c, int argc, char **argv, char *err, size_t err
 	return 0;
 }
 
-/* How many vehicles and obstacles have an id of at least from: it tells a page's
- * scan where to stop, so that a page never walks the ids past the last live one. */
-static size_t list_remaining(const steer_vehicles *v, const steer_obstacle *o, size_t n,
-                             uint32_t from)
+/* The ids of every vehicle and obstacle with an id of at least from, in no order;
+ * *n receives how many. The caller frees the array. NULL when out of memory. */
+static uint32_t *list_ids_from(const steer_vehicles *v, const steer_obstacle *o, size_t nobs,
+                               uint32_t from, size_t *n)
 {
-	size_t left = 0;
+	uint32_t *ids = malloc((v->count + nobs + 1) * sizeof *ids);
+	if (!ids)
+		return NULL;
+	size_t k = 0;
 	for (size_t i = 0; i < v->count; i++)
-		left += v->id[i] >= from;
-	for (size_t k = 0; k < n; k++)
-		left += o[k].id >= from;
-	return left;
+		if (v->id[i] >= from)
+			ids[k++] = v->id[i];
+	for (size_t i = 0; i < nobs; i++)
+		if (o[i].id >= from)
+			ids[k++] = o[i].id;
+	*n = k;
+	return ids;
 }
 
-/* The id of the last of count items with id from or more (the caller knows that
- * many exist); *found receives count. Walking the ids one by one through the id map
- * costs the page plus the ids of removed items in between. */
-static uint32_t list_page_end(const steer_world *w, uint32_t from, size_t count, size_t *found)
+static void swap_ids(uint32_t *a, uint32_t *b)
 {
-	uint32_t last = from;
-	*found = 0;
-	for (uint64_t id = from ? from : 1; *found < count; id++) {
-		if (steer_vehicle_index(w, (uint32_t)id) >= 0 ||
-		    steer_obstacle_get(w, (uint32_t)id)) {
-			last = (uint32_t)id;
-			++*found;
-		}
-	}
-	return last;
+	uint32_t t = *a;
+	*a = *b;
+	*b = t;
 }
 
-/* Every vehicle (or obstacle) with an id in [from, last], in id order. */
-static void list_range(steer_strbuf *b, const steer_world *w, uint32_t from, uint32_t last,
-                       size_t found, bool vehicles)
+/* Moves the k smallest of ids[0..n) to its front (k < n), in linear time on average
+ * (Hoare's selection): a page costs a pass over the world whatever the gaps between
+ * ids, where walking the ids one by one could take 2^31 steps. */
+static void select_smallest(uint32_t *ids, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		uint32_t pivot = ids[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (ids[i] < pivot)
+				i++;
+			while (ids[j] > pivot)
+				j--;
+			if (i <= j) {
+				swap_ids(&ids[i], &ids[j]);
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+static int cmp_ids(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The vehicles (or the obstacles) among ids, which are in increasing order. */
+static void list_page_items(steer_strbuf *b, const steer_world *w, const uint32_t *ids, size_t n,
+                            bool vehicles)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	bool first = true;
-	for (uint64_t id = from ? from : 1; found && id <= last; id++) {
-		long i = steer_vehicle_index(w, (uint32_t)id);
-		const steer_obstacle *o = i < 0 ? steer_obstacle_get(w, (uint32_t)id) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		long i = steer_vehicle_index(w, ids[k]);
+		const steer_obstacle *o = i < 0 ? steer_obstacle_get(w, ids[k]) : NULL;
 		if ((vehicles && i < 0) || (!vehicles && !o))
 			continue;
 		if (!first)
@@ -822,18 +855,26 @@ static int x_list(const steer_command *c, steer_session *s, const steer_host *h,
 		steer_strbuf_puts(b, "]}");
 		return 0;
 	}
-	size_t left = list_remaining(v, o, n, c->id), found;
+	size_t left;
+	uint32_t *ids = list_ids_from(v, o, n, c->id, &left);
+	if (!ids) {
+		steer_strbuf_clear(b);
+		return reply_err(r, "list: out of memory");
+	}
 	size_t want = left < c->count ? left : c->count;
-	uint32_t last = list_page_end(w, c->id, want, &found);
-	list_range(b, w, c->id, last, found, true);
+	if (want < left)
+		select_smallest(ids, left, want);
+	qsort(ids, want, sizeof *ids, cmp_ids);
+	list_page_items(b, w, ids, want, true);
 	steer_strbuf_puts(b, "],\"obstacles\":[");
-	list_range(b, w, c->id, last, found, false);
+	list_page_items(b, w, ids, want, false);
 	steer_strbuf_printf(
 	    b, "],\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"next\":", v->count, n);
-	if (found < left)
-		steer_strbuf_printf(b, "%llu", (unsigned long long)last + 1);
+	if (want < left)
+		steer_strbuf_printf(b, "%llu", (unsigned long long)ids[want - 1] + 1);
 	else
 		steer_strbuf_puts(b, "null");
+	free(ids);
 	steer_strbuf_puts(b, "}");
 	return 0;
 }
