@@ -17,7 +17,7 @@ import threading
 import time
 
 import steer_pb2
-from steertest import Checks, Server, expect, varint
+from steertest import Checks, Server, expect, split_frames, varint
 
 SECONDS = float(os.environ.get("STEER_SOAK_SECONDS", "120"))
 SANITIZED = os.environ.get("STEER_SANITIZED", "").upper() in ("1", "ON", "TRUE")
@@ -123,21 +123,9 @@ def proto_junk(port, stop, counts, bad):
                     chunk = s.recv(1 << 20)
                     if not chunk:
                         raise ConnectionError("closed")
-                    buf += chunk
+                    frames, buf = split_frames(buf + chunk)
                     done = False
-                    while True:
-                        size, shift, i = 0, 0, 0
-                        while i < len(buf) and buf[i] & 0x80:
-                            size |= (buf[i] & 0x7F) << shift
-                            shift += 7
-                            i += 1
-                        if i >= len(buf):
-                            break
-                        size |= buf[i] << shift
-                        i += 1
-                        if len(buf) - i < size:
-                            break
-                        frame, buf = buf[i:i + size], buf[i + size:]
+                    for frame in frames:
                         msg = steer_pb2.ServerMessage()
                         try:
                             msg.ParseFromString(frame)
