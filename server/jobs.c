@@ -498,8 +498,13 @@ static int reap_unless_stopped_again(job *j)
 	struct sigaction sa = {.sa_handler = on_stop_again}, old_term, old_int;
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: waitpid returns EINTR */
 	stop_again = 0;
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
+	bool term = sigaction(SIGTERM, &sa, &old_term) == 0;
+	bool intr = sigaction(SIGINT, &sa, &old_int) == 0;
+	if (!term || !intr)
+		steer_log(STEER_LOG_WARN,
+		          "cannot catch a second signal (%s): only kill -9 stops "
+		          "the wait",
+		          strerror(errno));
 	steer_log(STEER_LOG_INFO, "waiting for save '%s' to end (SIGTERM again to stop it)",
 	          j->cmd.name);
 	int wstatus = 0;
@@ -510,8 +515,11 @@ static int reap_unless_stopped_again(job *j)
 			kill(j->pid, SIGKILL);
 			killed = true;
 		}
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGINT, &old_int, NULL);
+	/* Putting back what sigaction handed out cannot fail. */
+	if (term)
+		(void)sigaction(SIGTERM, &old_term, NULL);
+	if (intr)
+		(void)sigaction(SIGINT, &old_int, NULL);
 	return wstatus;
 }
 
