@@ -175,11 +175,7 @@ void steer_reply_free(steer_reply *r)
 	steer_strbuf_free(&r->json);
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static int
-reply_err(steer_reply *r, const char *fmt, ...)
+int steer_reply_fail(steer_reply *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -196,19 +192,19 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 	case STEER_OK:
 		return 0;
 	case STEER_ERR_NOENT:
-		return reply_err(r, "no vehicle or obstacle with id %u", id);
+		return steer_reply_fail(r, "no vehicle or obstacle with id %u", id);
 	case STEER_ERR_NOMEM:
-		return reply_err(r, "out of memory; the world is unchanged");
+		return steer_reply_fail(r, "out of memory; the world is unchanged");
 	case STEER_ERR_LIMIT:
-		return reply_err(r,
-		                 "limit reached (vehicles or waypoints); the world is unchanged");
+		return steer_reply_fail(
+		    r, "limit reached (vehicles or waypoints); the world is unchanged");
 	case STEER_ERR_INVALID:
 		break;
 	}
-	return reply_err(r,
-	                 "invalid argument: coordinates and velocities must be within %g, "
-	                 "radii greater than 0 and at most %g",
-	                 STEER_MAX_COORD, STEER_PARAM_MAX);
+	return steer_reply_fail(r,
+	                        "invalid argument: coordinates and velocities must be within %g, "
+	                        "radii greater than 0 and at most %g",
+	                        STEER_MAX_COORD, STEER_PARAM_MAX);
 }
 
 void steer_reply_text(const steer_reply *r, steer_strbuf *line)
@@ -377,7 +373,7 @@ static int params_from(const steer_command *c, steer_params base, steer_params *
 	apply_kvs(c, &base, vel, &has_vel);
 	char msg[128];
 	if (steer_params_check(&base, msg, sizeof msg))
-		return reply_err(r, "%s", msg);
+		return steer_reply_fail(r, "%s", msg);
 	*out = base;
 	return 0;
 }
@@ -393,7 +389,7 @@ static int x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *
 {
 	steer_world *w = s->world;
 	if (c->count > room_left(w))
-		return reply_err(
+		return steer_reply_fail(
 		    r, "spawning %u would exceed --max-vehicles (%zu; %zu in the world)", c->count,
 		    steer_world_config_get(w)->max_vehicles, steer_world_vehicles(w)->count);
 	steer_params p;
@@ -499,7 +495,7 @@ static int x_set(const steer_command *c, steer_session *s, const steer_host *h, 
 	(void)h;
 	long i = steer_vehicle_index(s->world, c->id);
 	if (i < 0)
-		return reply_err(r, "no vehicle with id %u", c->id);
+		return steer_reply_fail(r, "no vehicle with id %u", c->id);
 	const steer_vehicles *v = steer_world_vehicles(s->world);
 	steer_vec2 vel = v2(v->vx[i], v->vy[i]);
 	bool has_vel = false;
@@ -508,7 +504,7 @@ static int x_set(const steer_command *c, steer_session *s, const steer_host *h, 
 	/* Everything is checked before anything is applied: all or nothing. */
 	char msg[128];
 	if (steer_params_check(&p, msg, sizeof msg))
-		return reply_err(r, "%s", msg);
+		return steer_reply_fail(r, "%s", msg);
 	if (has_vel && !steer_vec_ok(vel))
 		return status_err(r, STEER_ERR_INVALID, c->id);
 	steer_status st = steer_vehicle_set_params(s->world, c->id, &p);
@@ -550,7 +546,7 @@ static int turn_off_or_check(const steer_command *c, steer_session *s, steer_rep
 		return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), false),
 		                  c->id);
 	if (steer_vehicle_index(s->world, c->id) < 0)
-		return reply_err(r, "no vehicle with id %u", c->id);
+		return steer_reply_fail(r, "no vehicle with id %u", c->id);
 	return 0;
 }
 
@@ -590,7 +586,7 @@ static int x_chase(const steer_command *c, steer_session *s, const steer_host *h
 	if (rc || done)
 		return rc;
 	if (steer_vehicle_index(s->world, c->other) < 0)
-		return reply_err(r, "no vehicle with id %u to %s", c->other, c->entry->name);
+		return steer_reply_fail(r, "no vehicle with id %u to %s", c->other, c->entry->name);
 	return status_err(r, steer_vehicle_chase(s->world, c->id, entry_bit(c), c->other), c->id);
 }
 
@@ -624,8 +620,8 @@ static int x_waypoint(const steer_command *c, steer_session *s, const steer_host
 	(void)h;
 	steer_status st = steer_vehicle_path_add(s->world, c->id, v2(c->x, c->y));
 	if (st == STEER_ERR_LIMIT)
-		return reply_err(r, "vehicle %u already has %u waypoints (the limit)", c->id,
-		                 STEER_MAX_WAYPOINTS);
+		return steer_reply_fail(r, "vehicle %u already has %u waypoints (the limit)", c->id,
+		                        STEER_MAX_WAYPOINTS);
 	if (st != STEER_OK)
 		return status_err(r, st, c->id);
 	steer_strbuf_printf(&r->json, "{\"waypoints\":%u}",
@@ -672,7 +668,7 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 	}
 	long i = steer_vehicle_index(w, c->id);
 	if (i < 0)
-		return reply_err(r, "no vehicle or obstacle with id %u", c->id);
+		return steer_reply_fail(r, "no vehicle or obstacle with id %u", c->id);
 	const steer_vehicles *v = steer_world_vehicles(w);
 	const steer_vehicle_state *st = steer_vehicle_state_at(w, (size_t)i);
 	const steer_params *prm = steer_vehicle_params_at(w, (size_t)i);
@@ -831,7 +827,7 @@ static int x_list(const steer_command *c, steer_session *s, const steer_host *h,
 	size_t n;
 	const steer_obstacle *o = steer_world_obstacles(w, &n);
 	if (!c->sub && v->count + n > STEER_LIST_MAX)
-		return reply_err(
+		return steer_reply_fail(
 		    r,
 		    "list: %zu vehicles and %zu obstacles, more than the %u one reply "
 		    "holds; page with 'list FROM_ID COUNT' (COUNT up to %u) or ask for "
@@ -859,7 +855,7 @@ static int x_list(const steer_command *c, steer_session *s, const steer_host *h,
 	uint32_t *ids = list_ids_from(v, o, n, c->id, &left);
 	if (!ids) {
 		steer_strbuf_clear(b);
-		return reply_err(r, "list: out of memory");
+		return steer_reply_fail(r, "list: out of memory");
 	}
 	size_t want = left < c->count ? left : c->count;
 	if (want < left)
@@ -902,7 +898,7 @@ static int x_step(const steer_command *c, steer_session *s, const steer_host *h,
 	(void)h;
 	for (uint32_t k = 0; k < c->count; k++)
 		if (steer_world_step(s->world) != STEER_OK)
-			return reply_err(r, "out of memory after %u ticks", k);
+			return steer_reply_fail(r, "out of memory after %u ticks", k);
 	steer_strbuf_printf(&r->json, "{\"tick\":%llu}",
 	                    (unsigned long long)steer_world_tick(s->world));
 	return 0;
@@ -933,7 +929,7 @@ static int x_world(const steer_command *c, steer_session *s, const steer_host *h
 		steer_world_config cfg = *steer_world_config_get(s->world);
 		cfg.width = c->x;
 		cfg.height = c->y;
-		return reply_err(r, "%s", steer_world_config_check(&cfg, msg, sizeof msg));
+		return steer_reply_fail(r, "%s", steer_world_config_check(&cfg, msg, sizeof msg));
 	}
 	return 0;
 }
@@ -951,7 +947,7 @@ static int p_rate(steer_command *c, int argc, char **argv, char *err, size_t err
 static int x_rate(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	if (steer_world_set_tick_rate(s->world, c->rate) != STEER_OK)
-		return reply_err(r, "tick rate must be 1..1000");
+		return steer_reply_fail(r, "tick rate must be 1..1000");
 	if (h && h->rate_changed)
 		h->rate_changed(h->ud);
 	return 0;
@@ -996,7 +992,7 @@ static int x_scenario(const steer_command *c, steer_session *s, const steer_host
 			strncat(names, " ", sizeof names - strlen(names) - 1);
 			strncat(names, steer_scenario_names[k], sizeof names - strlen(names) - 1);
 		}
-		return reply_err(r, "no scenario '%s'; there are:%s", c->name, names);
+		return steer_reply_fail(r, "no scenario '%s'; there are:%s", c->name, names);
 	}
 	return status_err(r, st, 0);
 }
@@ -1064,22 +1060,24 @@ static int p_save_name(steer_command *c, int argc, char **argv, char *err, size_
 static int x_save(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	if (!h || !h->save)
-		return reply_err(r, "save is not available here");
+		return steer_reply_fail(r, "save is not available here");
 	char *data;
 	size_t len;
 	steer_status st = steer_save_encode(s->world, &data, &len);
 	if (st == STEER_ERR_LIMIT)
-		return reply_err(r,
-		                 "save %s: the world takes more than %u bytes, the most a save "
-		                 "may hold (load refuses larger files); nothing was written",
-		                 c->name, STEER_SAVE_MAX_BYTES);
+		return steer_reply_fail(
+		    r,
+		    "save %s: the world takes more than %u bytes, the most a save "
+		    "may hold (load refuses larger files); nothing was written",
+		    c->name, STEER_SAVE_MAX_BYTES);
 	if (st != STEER_OK)
-		return reply_err(r, "out of memory while encoding the world; nothing was written");
+		return steer_reply_fail(
+		    r, "out of memory while encoding the world; nothing was written");
 	char msg[200];
 	int rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
 	free(data);
 	if (rc != 0)
-		return reply_err(r, "save %s: %s", c->name, msg);
+		return steer_reply_fail(r, "save %s: %s", c->name, msg);
 	steer_strbuf_printf(&r->json, "{\"bytes\":%zu}", len);
 	return 0;
 }
@@ -1087,16 +1085,17 @@ static int x_save(const steer_command *c, steer_session *s, const steer_host *h,
 static int x_load(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
 {
 	if (!h || !h->load)
-		return reply_err(r, "load is not available here");
+		return steer_reply_fail(r, "load is not available here");
 	char *data = NULL;
 	size_t len = 0;
 	char msg[200];
 	if (h->load(h->ud, c->name, &data, &len, msg, sizeof msg) != 0)
-		return reply_err(r, "load %s: %s", c->name, msg);
+		return steer_reply_fail(r, "load %s: %s", c->name, msg);
 	steer_world *loaded = steer_save_decode(data, len, msg, sizeof msg);
 	free(data);
 	if (!loaded)
-		return reply_err(r, "load %s: %s; the running world is unchanged", c->name, msg);
+		return steer_reply_fail(r, "load %s: %s; the running world is unchanged", c->name,
+		                        msg);
 	return steer_cmd_load_swap(c, s, h, loaded, r);
 }
 
@@ -1107,8 +1106,8 @@ int steer_cmd_load_swap(const steer_command *c, steer_session *s, const steer_ho
 	if (max && steer_world_vehicles(loaded)->count > max) {
 		size_t n = steer_world_vehicles(loaded)->count;
 		steer_world_destroy(loaded);
-		return reply_err(r, "load %s: %zu vehicles exceed --max-vehicles %zu", c->name, n,
-		                 max);
+		return steer_reply_fail(r, "load %s: %zu vehicles exceed --max-vehicles %zu",
+		                        c->name, n, max);
 	}
 	steer_world_set_max_vehicles(loaded, max);
 	steer_world_set_threads(loaded, steer_world_threads(s->world));
@@ -1129,11 +1128,11 @@ static int x_saves(const steer_command *c, steer_session *s, const steer_host *h
 {
 	(void)c, (void)s;
 	if (!h || !h->saves)
-		return reply_err(r, "saves is not available here");
+		return steer_reply_fail(r, "saves is not available here");
 	char msg[200];
 	if (h->saves(h->ud, &r->json, msg, sizeof msg) != 0) {
 		steer_strbuf_clear(&r->json);
-		return reply_err(r, "saves: %s", msg);
+		return steer_reply_fail(r, "saves: %s", msg);
 	}
 	return 0;
 }
@@ -1163,10 +1162,10 @@ static int x_name(const steer_command *c, steer_session *s, const steer_host *h,
 {
 	(void)s;
 	if (!h || !h->set_name)
-		return reply_err(r, "name is not available here");
+		return steer_reply_fail(r, "name is not available here");
 	char msg[200];
 	if (h->set_name(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
-		return reply_err(r, "name: %s", msg);
+		return steer_reply_fail(r, "name: %s", msg);
 	return 0;
 }
 
@@ -1174,7 +1173,7 @@ static int x_clients(const steer_command *c, steer_session *s, const steer_host 
 {
 	(void)c, (void)s;
 	if (!h || !h->clients)
-		return reply_err(r, "clients is not available here");
+		return steer_reply_fail(r, "clients is not available here");
 	h->clients(h->ud, h->caller, &r->json);
 	return 0;
 }
@@ -1192,11 +1191,11 @@ static int x_auth(const steer_command *c, steer_session *s, const steer_host *h,
 {
 	(void)s;
 	if (!h || !h->auth)
-		return reply_err(
+		return steer_reply_fail(
 		    r, "this server takes no token: everyone may already change the world");
 	char msg[200];
 	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
-		return reply_err(r, "%s", msg);
+		return steer_reply_fail(r, "%s", msg);
 	steer_strbuf_puts(&r->json, "{\"access\":\"write\"}");
 	return 0;
 }
@@ -1205,10 +1204,10 @@ int steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply
 {
 	if (may_write || cmd->entry->access == STEER_CMD_READ)
 		return 0;
-	return reply_err(out,
-	                 "%s changes the world and this connection is read-only: send "
-	                 "'auth TOKEN' first",
-	                 cmd->entry->name);
+	return steer_reply_fail(out,
+	                        "%s changes the world and this connection is read-only: send "
+	                        "'auth TOKEN' first",
+	                        cmd->entry->name);
 }
 
 static int x_quit(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
@@ -1355,6 +1354,6 @@ int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host 
 		s->health_valid = false;
 	int rc = cmd->entry->exec(cmd, s, h, out);
 	if (rc == 0 && out->json.oom)
-		return reply_err(out, "out of memory while building the reply");
+		return steer_reply_fail(out, "out of memory while building the reply");
 	return rc;
 }

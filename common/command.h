@@ -131,6 +131,12 @@ int steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t
 
 void steer_reply_init(steer_reply *r);
 void steer_reply_free(steer_reply *r);
+/* Makes r a failure with a formatted message (one line of valid UTF-8) and no JSON;
+ * returns -1, so that a handler can `return steer_reply_fail(...)`. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int steer_reply_fail(steer_reply *r, const char *fmt, ...);
 /* Applies a parsed command. Returns 0 when it succeeded; either way *out holds the
  * reply. A failed command leaves the session as it was. */
 int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,20 +51,6 @@ struct job {
 
 /* --- replies ---------------------------------------------------------------------- */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-fail(steer_reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof r->error, fmt, ap);
-	va_end(ap);
-	r->ok = false;
-	steer_strbuf_clear(&r->json);
-}
-
 /* Delivers r to whoever waits, or logs a failure no one will read; frees the job. */
 static void finish(job *j, steer_reply *r)
 {
@@ -81,7 +66,7 @@ static void finish_err(job *j, const char *msg)
 {
 	steer_reply r;
 	steer_reply_init(&r);
-	fail(&r, "%s", msg);
+	steer_reply_fail(&r, "%s", msg);
 	finish(j, &r);
 }
 
@@ -133,7 +118,7 @@ static void on_step_idle(uv_idle_t *h)
 		steer_reply r;
 		steer_reply_init(&r);
 		if (st != STEER_OK)
-			fail(&r, "out of memory after %u ticks", j->done);
+			steer_reply_fail(&r, "out of memory after %u ticks", j->done);
 		else
 			steer_strbuf_printf(&r.json, "{\"tick\":%llu}",
 			                    (unsigned long long)steer_world_tick(s->session.world));
@@ -211,15 +196,17 @@ static void save_reply(job *j, int wstatus, steer_reply *r)
 		if (j->msg_len > 3)
 			steer_strbuf_puts(&r->json, j->msg + 3);
 	} else if (j->msg_len > 4 && !strncmp(j->msg, "ERR ", 4)) {
-		fail(r, "%s", j->msg + 4);
+		steer_reply_fail(r, "%s", j->msg + 4);
 	} else if (WIFSIGNALED(wstatus)) {
-		fail(r,
-		     "save %s: the process writing it was killed by signal %d; nothing was "
-		     "written",
-		     j->cmd.name, WTERMSIG(wstatus));
+		steer_reply_fail(
+		    r,
+		    "save %s: the process writing it was killed by signal %d; nothing was "
+		    "written",
+		    j->cmd.name, WTERMSIG(wstatus));
 	} else {
-		fail(r, "save %s: the process writing it gave no reply (exit status %d)",
-		     j->cmd.name, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+		steer_reply_fail(r,
+		                 "save %s: the process writing it gave no reply (exit status %d)",
+		                 j->cmd.name, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
 	}
 }
 
@@ -342,12 +329,14 @@ static void load_done(uv_work_t *w, int status)
 	steer_reply_init(&r);
 	if (status != 0) {
 		steer_world_destroy(j->loaded);
-		fail(&r, "load %s: the server is stopping; the running world is unchanged",
-		     j->cmd.name);
+		steer_reply_fail(&r,
+		                 "load %s: the server is stopping; the running world is unchanged",
+		                 j->cmd.name);
 	} else if (j->read_failed) {
-		fail(&r, "load %s: %s", j->cmd.name, j->err);
+		steer_reply_fail(&r, "load %s: %s", j->cmd.name, j->err);
 	} else if (!j->loaded) {
-		fail(&r, "load %s: %s; the running world is unchanged", j->cmd.name, j->err);
+		steer_reply_fail(&r, "load %s: %s; the running world is unchanged", j->cmd.name,
+		                 j->err);
 	} else {
 		steer_host host = s->host;
 		host.caller = j->c;
@@ -428,8 +417,8 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 	if (!j) {
 		steer_reply r;
 		steer_reply_init(&r);
-		fail(&r, "%s; %s was not run",
-		     s->stopping ? "the server is stopping" : "out of memory", name);
+		steer_reply_fail(&r, "%s; %s was not run",
+		                 s->stopping ? "the server is stopping" : "out of memory", name);
 		conn_job_done(c, cmd, request_id, &r);
 		steer_reply_free(&r);
 		return true;
@@ -587,10 +576,11 @@ void jobs_stop(server *s)
 			if (j->c) {
 				steer_reply r;
 				steer_reply_init(&r);
-				fail(&r,
-				     "load %s: the server is stopping; the running world is "
-				     "unchanged",
-				     j->cmd.name);
+				steer_reply_fail(
+				    &r,
+				    "load %s: the server is stopping; the running world is "
+				    "unchanged",
+				    j->cmd.name);
 				conn_job_done(j->c, &j->cmd, j->request_id, &r);
 				steer_reply_free(&r);
 				j->c = NULL;
