@@ -1,0 +1,481 @@
+#include "world_internal.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "behaviors.h"
+#include "flock.h"
+#include "motion.h"
+#include "pair.h"
+
+#define STEER_TAU 6.283185307179586
+
+/* --- stepping ----------------------------------------------------------------- */
+
+static steer_agent agent_at(const steer_world *w, size_t i)
+{
+	const steer_vehicles *v = &w->v;
+	steer_agent a = {vel_of(v, i), v2(v->hx[i], v->hy[i]),
+	                 steer_palette_get(&w->params, v->param_set[i])};
+	return a;
+}
+
+static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state *s,
+                            const steer_agent *a)
+{
+	steer_path *path = &s->path;
+	if (path->count == 0)
+		return v2(0, 0);
+	steer_vec2 p = pos_of(&w->v, i);
+	steer_vec2 d = steer_world_delta(w, p, path->points[path->index]);
+	if (v2_len2(d) < a->prm->path_threshold * a->prm->path_threshold) {
+		if (path->index + 1 < path->count)
+			path->index++;
+		else if (path->loop)
+			path->index = 0;
+		d = steer_world_delta(w, p, path->points[path->index]);
+	}
+	bool last = path->index + 1 == path->count;
+	return last && !path->loop ? steer_arrive(a, d) : steer_seek(a, d);
+}
+
+/* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
+ * bookkeeping (wander angle, path index), which no other vehicle reads. flock: its
+ * neighbourhood sums when already scanned, else NULL. */
+static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sums *flock)
+{
+	steer_vehicles *v = &w->v;
+	/* Every behaviour below that reads s has made the vehicle's extras. */
+	steer_vehicle_state *s =
+	    v->extra[i] != STEER_NO_EXTRA ? &w->extras.slots[v->extra[i]] : NULL;
+	uint32_t b = v->behaviors[i];
+	steer_agent a = agent_at(w, i);
+	const steer_params *prm = a.prm;
+	steer_vec2 p = pos_of(v, i);
+	steer_vec2 parts[STEER_PART_COUNT];
+	uint32_t mask = 0;
+
+	if (b & STEER_SEEK) {
+		parts[STEER_PART_SEEK] = steer_seek(&a, steer_world_delta(w, p, s->seek_target));
+		mask |= 1u << STEER_PART_SEEK;
+	}
+	if (b & STEER_FLEE) {
+		parts[STEER_PART_FLEE] = steer_flee(&a, steer_world_delta(w, p, s->flee_target));
+		mask |= 1u << STEER_PART_FLEE;
+	}
+	if (b & STEER_ARRIVE) {
+		parts[STEER_PART_ARRIVE] =
+		    steer_arrive(&a, steer_world_delta(w, p, s->arrive_target));
+		mask |= 1u << STEER_PART_ARRIVE;
+	}
+	if (b & STEER_PURSUE) {
+		long j = steer_vehicle_index(w, s->pursue_id);
+		if (j >= 0) {
+			steer_vec2 d = steer_world_delta(w, p, pos_of(v, (size_t)j));
+			parts[STEER_PART_PURSUE] = steer_pursue(&a, d, vel_of(v, (size_t)j));
+			mask |= 1u << STEER_PART_PURSUE;
+		}
+	}
+	if (b & STEER_EVADE) {
+		long j = steer_vehicle_index(w, s->evade_id);
+		if (j >= 0) {
+			steer_vec2 d = steer_world_delta(w, p, pos_of(v, (size_t)j));
+			parts[STEER_PART_EVADE] = steer_evade(&a, d, vel_of(v, (size_t)j));
+			mask |= 1u << STEER_PART_EVADE;
+		}
+	}
+	if (b & STEER_WANDER) {
+		parts[STEER_PART_WANDER] = steer_wander(&a, s->wander_angle);
+		mask |= 1u << STEER_PART_WANDER;
+		double u = steer_hash_unit(w->cfg.seed, v->id[i], w->tick);
+		s->wander_angle =
+		    remainder(s->wander_angle + (u - 0.5) * prm->wander_range, STEER_TAU);
+	}
+	if (b & STEER_AVOID) {
+		steer_vec2 sum = v2(0, 0);
+		for (size_t k = 0; k < w->obs_count; k++) {
+			const steer_obstacle *o = &w->obs[k];
+			steer_vec2 d = steer_world_delta(w, p, v2(o->x, o->y));
+			sum = v2_add(sum, steer_avoid_one(&a, d, o->r));
+		}
+		parts[STEER_PART_AVOID] = sum;
+		mask |= 1u << STEER_PART_AVOID;
+	}
+	if (b & STEER_PATH) {
+		parts[STEER_PART_PATH] = path_part(w, i, s, &a);
+		mask |= 1u << STEER_PART_PATH;
+	}
+	if (b & STEER_FLOCK) {
+		steer_flock_sums own;
+		if (!flock) {
+			steer_flock_query q = steer_flock_query_at(v, i, &a);
+			steer_flock_scan_one(v, &w->grid, w->cfg.width, w->cfg.height, &q, &own);
+			flock = &own;
+		}
+		steer_flock_parts(&a, flock, parts, &mask);
+	}
+	steer_cruise_part(&a, parts, &mask);
+	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
+}
+
+static void move_obstacles(steer_world *w, double dt)
+{
+	const steer_world_config *c = &w->cfg;
+	for (size_t k = 0; k < w->obs_count; k++) {
+		steer_obstacle *o = &w->obs[k];
+		o->x += o->vx * dt;
+		o->y += o->vy * dt;
+		if (c->edges == STEER_EDGE_NONE) {
+			/* The bound the loader enforces, as for vehicles (motion.c). */
+			o->x = fmin(fmax(o->x, -STEER_MAX_COORD), STEER_MAX_COORD);
+			o->y = fmin(fmax(o->y, -STEER_MAX_COORD), STEER_MAX_COORD);
+			continue;
+		}
+		/* Obstacles bounce off the bounds in wrap worlds too (as in the seeds' demo),
+		 * keeping the whole disc inside where it fits. */
+		double rx = fmin(o->r, c->width * 0.5), ry = fmin(o->r, c->height * 0.5);
+		if (o->x < rx) {
+			o->x = rx;
+			o->vx = fabs(o->vx);
+		} else if (o->x > c->width - rx) {
+			o->x = c->width - rx;
+			o->vx = -fabs(o->vx);
+		}
+		if (o->y < ry) {
+			o->y = ry;
+			o->vy = fabs(o->vy);
+		} else if (o->y > c->height - ry) {
+			o->y = c->height - ry;
+			o->vy = -fabs(o->vy);
+		}
+	}
+}
+
+/* A boid whose force is its flock parts summed: the one the lane forms take. */
+static bool plain_flocker(const steer_vehicles *v, size_t i, const steer_params *p)
+{
+	return v->behaviors[i] == STEER_FLOCK && p->combine == STEER_COMBINE_SUM;
+}
+
+/* The flockers' largest sight, whether they share one group, and whether all are
+ * plain with one parameter set. */
+void world_survey_flock(steer_world *w)
+{
+	const steer_vehicles *v = &w->v;
+	double m = -1.0;
+	uint32_t group = 0, differ = 0;
+	uint32_t set = STEER_PALETTE_NONE;
+	bool first = true, plain = true;
+	for (size_t i = 0; i < v->count; i++) {
+		if (!(v->behaviors[i] & STEER_FLOCK))
+			continue;
+		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
+		if (p->sight_distance > m)
+			m = p->sight_distance;
+		if (first) {
+			group = v->group[i];
+			set = v->param_set[i];
+		}
+		first = false;
+		differ |= v->group[i] ^ group;
+		plain = plain && v->param_set[i] == set && plain_flocker(v, i, p);
+	}
+	w->flock_sight = m;
+	w->flock_one_group = differ == 0;
+	w->flock_plain_set = plain ? set : STEER_PALETTE_NONE;
+}
+
+/* fn over [0, n): split at mid between this thread and a second when two threads
+ * are allowed and the work is big enough to pay for it, else all on this one.
+ * Returns the jobs' moved, summed. */
+size_t world_split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big)
+{
+	range_job all = {w, 0, n, 0};
+	if (w->threads < 2 || !big) {
+		fn(&all);
+		return all.moved;
+	}
+	range_job half[2] = {{w, 0, mid, 0}, {w, mid, n, 0}};
+	if (!steer_run_pair(fn, &half[0], &half[1])) {
+		fn(&all); /* no thread to be had: the same result, on one core */
+		return all.moved;
+	}
+	return half[0].moved + half[1].moved;
+}
+
+/* The slot of the k-th vehicle of the tick's order: the grid's items, which arrange
+ * extended by the others; slot order when nothing flocks. */
+static size_t slot_at(const steer_world *w, size_t k)
+{
+	return w->grid.count ? w->grid.items[k] : k;
+}
+
+/* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:
+ * those at positions first .. first + count - 1 of the tick's order. Forming them a
+ * batch at a time lets the square roots and divisions of one lane group's force
+ * overlap with the next group's instead of each waiting out its own chain. */
+#define FORCE_BATCH 32
+
+typedef struct force_batch {
+	size_t first;
+	int count;
+	steer_agent a[FORCE_BATCH];
+	steer_flock_sums sums[FORCE_BATCH];
+} force_batch;
+
+static void batch_finish(steer_world *w, force_batch *b)
+{
+	steer_vehicles *v = &w->v;
+	double dt = steer_world_dt(w);
+	for (int s = 0; s < b->count; s += STEER_FLOCK_LANES) {
+		int m = b->count - s < STEER_FLOCK_LANES ? b->count - s : STEER_FLOCK_LANES;
+		size_t slot[STEER_FLOCK_LANES];
+		for (int l = 0; l < m; l++)
+			slot[l] = slot_at(w, b->first + (size_t)(s + l));
+		/* Plain flockers have their forces in lanes. */
+		steer_vec2 force[STEER_FLOCK_LANES];
+		uint32_t plain = 0;
+		for (int l = 0; l < m; l++)
+			if (plain_flocker(v, slot[l], b->a[s + l].prm))
+				plain |= 1u << l;
+		if (plain)
+			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
+		for (int l = 0; l < m; l++) {
+			steer_vec2 f = (plain >> l) & 1u
+			                   ? force[l]
+			                   : steering_force(w, slot[l], &b->sums[s + l]);
+			v->fx[slot[l]] = f.x;
+			v->fy[slot[l]] = f.y;
+		}
+	}
+	b->count = 0;
+}
+
+/* The parameters of the vehicles at positions k .. k + m - 1 of the tick's order
+ * when they are plain flockers sharing one parameter set, the common case, whose
+ * forces steer_flock_forces_at forms from the arrays; else NULL. */
+static const steer_params *plain_lanes(const steer_world *w, size_t k, int m)
+{
+	if (w->flock_plain_set != STEER_PALETTE_NONE) /* every flocker is */
+		return steer_palette_get(&w->params, w->flock_plain_set);
+	const steer_vehicles *v = &w->v;
+	uint32_t set = v->param_set[slot_at(w, k)];
+	const steer_params *p = steer_palette_get(&w->params, set);
+	for (int l = 0; l < m; l++) {
+		size_t i = slot_at(w, k + (size_t)l);
+		if (v->param_set[i] != set || !plain_flocker(v, i, p))
+			return NULL;
+	}
+	return p;
+}
+
+/* One lane group, the flockers at positions [s, s + m) of the tick's order sharing
+ * runs: their neighbourhoods are scanned together, and their forces formed there
+ * and then (plain flockers sharing parameters p, see plain_lanes) or queued in the
+ * batch (p NULL). */
+static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s, int m,
+                         const steer_params *p, force_batch *b)
+{
+	steer_vehicles *v = &w->v;
+	if (p) {
+		batch_finish(w, b); /* the batch holds consecutive positions only */
+		steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p, steer_world_dt(w),
+		                      v->fx, v->fy);
+		return;
+	}
+	if (b->count + m > FORCE_BATCH)
+		batch_finish(w, b);
+	if (b->count == 0)
+		b->first = s;
+	steer_agent *a = &b->a[b->count];
+	steer_flock_query q[STEER_FLOCK_GROUP_MAX];
+	for (int l = 0; l < m; l++) {
+		size_t i = slot_at(w, s + (size_t)l);
+		a[l] = agent_at(w, i);
+		q[l] = steer_flock_query_at(v, i, &a[l]);
+	}
+	steer_flock_scan_lanes(v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
+	b->count += m;
+}
+
+/* The force on the k-th vehicle of the tick's order, on its own. */
+static void one_force(steer_world *w, size_t k)
+{
+	size_t i = slot_at(w, k);
+	steer_vec2 f = steering_force(w, i, NULL);
+	w->v.fx[i] = f.x;
+	w->v.fy[i] = f.y;
+}
+
+/* How far apart, in grid columns, the first and last members of a lane group of up
+ * to limit may be: wider groups share a block of candidates so wide that a group
+ * gains less in filled lanes than it loses in cells scanned. Eight lanes fill best
+ * over 3 reach_x columns (three sights) rather than 2 (docs/PERFORMANCE.md). */
+static size_t group_columns(const steer_grid *g, int limit)
+{
+	return (size_t)(limit > STEER_FLOCK_LANES ? 3 : 2) * (size_t)g->reach_x;
+}
+
+/* How many of the flockers from grid position i (in cell c) on form a lane group of
+ * at most limit: those before end within group_columns of c, in c's row. */
+static int group_members(const steer_grid *g, size_t c, size_t i, size_t end, int limit)
+{
+	size_t row_end = c - c % (size_t)g->nx + (size_t)g->nx;
+	size_t past = c + group_columns(g, limit) + 1;
+	past = past < row_end ? past : row_end;
+	size_t stop = g->start[past] < end ? g->start[past] : end;
+	return stop - i < (size_t)limit ? (int)(stop - i) : limit;
+}
+
+/* Lane groups are formed along each grid row from its first flocker: up to
+ * steer_flock_group_size() consecutive flockers within group_columns of the first.
+ * Members of neighbouring cells share the runs of a block a little wider than one
+ * cell's, which costs less than lanes left empty. A group never spans a row, so a
+ * range that starts at a row starts a group (see forces_split). */
+static void *run_forces(void *arg)
+{
+	range_job *j = arg;
+	steer_world *w = j->w;
+	const steer_grid *g = &w->grid;
+	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
+	size_t end = j->to < g->count ? j->to : g->count;
+	size_t i = j->from;
+	const int group_max = steer_flock_group_size();
+	force_batch batch;
+	batch.count = 0;
+	/* Flockers come cell by cell: find the cell holding the first of ours. */
+	size_t lo = 0, hi = cells;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->start[mid + 1] <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t c = lo;
+	while (i < end) {
+		while (g->start[c + 1] <= i) /* the cell of position i */
+			c++;
+		/* Only plain flockers have eight-lane forms: others are scanned four at a
+		 * time, and a block sized for eight would only add candidates to each four. */
+		int limit = group_max;
+		int m = group_members(g, c, i, end, limit);
+		const steer_params *plain = plain_lanes(w, i, m);
+		if (m > STEER_FLOCK_LANES && !plain) {
+			limit = STEER_FLOCK_LANES;
+			m = group_members(g, c, i, end, limit);
+			plain = plain_lanes(w, i, m);
+		}
+		size_t c_last = c; /* the cell of the group's last member */
+		while (g->start[c_last + 1] <= i + (size_t)m - 1)
+			c_last++;
+		steer_flock_runs runs;
+		bool lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c,
+		                                   (int)(c_last - c + 1), &runs);
+		if (!lanes && c_last > c) { /* a wrapping row too narrow for the wider block */
+			m = (int)(g->start[c + 1] - i);
+			m = m < limit ? m : limit;
+			plain = plain_lanes(w, i, m);
+			lanes = steer_flock_cell_runs(g, w->cfg.width, w->cfg.height, (uint32_t)c,
+			                              1, &runs);
+		}
+		if (lanes) {
+			group_forces(w, &runs, i, m, plain, &batch);
+		} else {
+			batch_finish(w, &batch); /* the batch holds consecutive positions only */
+			for (int l = 0; l < m; l++)
+				one_force(w, i + (size_t)l);
+		}
+		i += (size_t)m;
+	}
+	batch_finish(w, &batch);
+	for (; i < j->to; i++)
+		one_force(w, i);
+	return NULL;
+}
+
+/* Where the force phase splits between two threads: half the vehicles, moved to the
+ * nearer start of a grid row when that falls among the flockers, so that each
+ * thread forms the lane groups one thread would (see run_forces). */
+static size_t forces_split(const steer_world *w)
+{
+	const steer_grid *g = &w->grid;
+	size_t mid = w->v.count / 2;
+	if (mid >= g->count)
+		return mid;
+	size_t lo = 0, hi = (size_t)g->nx * (size_t)g->ny;
+	while (lo < hi) { /* the cell holding slot mid */
+		size_t c = lo + (hi - lo) / 2;
+		if (g->start[c + 1] <= mid)
+			lo = c + 1;
+		else
+			hi = c;
+	}
+	/* The nearer end of the row holding it. */
+	size_t row = lo - lo % (size_t)g->nx;
+	size_t before = g->start[row];
+	size_t after = g->start[row + (size_t)g->nx]; /* at most start[cells] */
+	return mid - before <= after - mid ? before : after;
+}
+
+/* Runs fn over every vehicle: on one thread, or on two halves when the world is big
+ * and two threads are allowed. fn touches only the slots of its range (and reads
+ * the rest), so the split gives the same bits as one thread. */
+static void in_parallel(steer_world *w, void *(*fn)(void *))
+{
+	size_t n = w->v.count;
+	world_split_at(w, fn, n / 2, n, n >= PARALLEL_MIN_VEHICLES);
+}
+
+/* Moves vehicles [from, to) by their forces: each reads and writes only its own
+ * slot, so the range can be split between threads. */
+static void *integrate(void *arg)
+{
+	range_job *j = arg;
+	steer_world *w = j->w;
+	steer_motion_step(&w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
+	return NULL;
+}
+
+/* Seconds on the wall clock (C11's, so the core needs no POSIX), when timing. */
+static double phase_clock(const steer_world *w)
+{
+	struct timespec ts;
+	if (!w->timing || !timespec_get(&ts, TIME_UTC))
+		return 0.0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+steer_status steer_world_step(steer_world *w)
+{
+	double t0 = phase_clock(w);
+	if (world_index_flock(w) != 0)
+		return STEER_ERR_NOMEM;
+	double t1 = phase_clock(w);
+	/* Phase 1: every force from the same starting state. */
+	world_split_at(w, run_forces, forces_split(w), w->v.count,
+	               w->v.count >= PARALLEL_MIN_VEHICLES);
+	double t2 = phase_clock(w);
+	/* Phase 2: integrate, once every force is known. */
+	in_parallel(w, integrate);
+	move_obstacles(w, steer_world_dt(w));
+	w->tick++;
+	if (w->timing) {
+		w->phases.index_s += t1 - t0;
+		w->phases.forces_s += t2 - t1;
+		w->phases.moves_s += phase_clock(w) - t2;
+		w->phases.ticks++;
+	}
+	return STEER_OK;
+}
+
+void steer_world_time_phases(steer_world *w, bool on)
+{
+	w->timing = on;
+	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0};
+}
+
+steer_phase_times steer_world_phase_times(const steer_world *w)
+{
+	return w->phases;
+}

@@ -1,0 +1,97 @@
+/* The world's insides, shared by the files that make it up: world.c (the container
+ * and its API), tick_order.c (the tick's order: grid, cell sort, re-sort of storage)
+ * and step.c (the step: forces, lane groups, the parallel split, timing). Private to
+ * the core: nothing outside common/ includes it. */
+#ifndef STEER_WORLD_INTERNAL_H
+#define STEER_WORLD_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "grid.h"
+#include "idmap.h"
+#include "palette.h"
+#include "world.h"
+
+struct steer_world {
+	steer_world_config cfg;
+	uint64_t tick;
+	uint32_t next_id;
+	steer_rng rng;
+	steer_vehicles v;
+	steer_obstacle *obs;
+	size_t obs_count, obs_cap;
+	steer_idmap ids;
+	steer_palette params;
+	/* Targets, chases, wander angle and path, for the vehicles that use them: a
+	 * plain flocking boid carries none of it. */
+	struct {
+		steer_vehicle_state *slots;
+		size_t count, cap;
+		uint32_t *free; /* freed slots, a stack */
+		size_t nfree, free_cap;
+	} extras;
+	steer_grid grid;
+	/* Scratch for the storage permutation of a re-sort (old slot -> new slot). */
+	uint32_t *perm;
+	size_t perm_cap;
+	/* The re-sort's spare for the vehicles' uint32 arrays (the force arrays are the
+	 * spares for their doubles): v.cap elements, grown with them. */
+	uint32_t *spare32;
+	/* What the flockers are, kept until a vehicle, its behaviours or its parameters
+	 * change (flock_stale): */
+	double flock_sight;   /* largest sight_distance among flocking vehicles; -1: none */
+	bool flock_one_group; /* every flocker has the same group */
+	/* The parameter set every flocker has when all are plain (flock only, forces
+	 * summed, one set): lane groups need not check their members. Else
+	 * STEER_PALETTE_NONE. */
+	uint32_t flock_plain_set;
+	bool flock_stale;
+	int threads;
+	bool timing; /* steer_world_time_phases */
+	steer_phase_times phases;
+};
+
+static inline int grow_array(void **p, size_t n, size_t sz)
+{
+	void *q = realloc(*p, n * sz);
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+static inline steer_vec2 pos_of(const steer_vehicles *v, size_t i)
+{
+	return v2(v->px[i], v->py[i]);
+}
+
+static inline steer_vec2 vel_of(const steer_vehicles *v, size_t i)
+{
+	return v2(v->vx[i], v->vy[i]);
+}
+
+/* Below this many vehicles a second thread costs more than it saves. */
+#define PARALLEL_MIN_VEHICLES 4096
+
+/* A range of a phase's work (vehicles, or grid cells) for one thread. Each piece of
+ * every phase depends only on the phase's input and writes only its own place, so
+ * any split between threads gives the same bits. */
+typedef struct range_job {
+	steer_world *w;
+	size_t from, to;
+	size_t moved; /* out: for sort_cells, how far members moved */
+} range_job;
+
+/* fn over [0, n): split at mid between this thread and a second when two threads
+ * are allowed and the work is big enough to pay for it, else all on this one.
+ * Returns the jobs' moved, summed. (step.c) */
+size_t world_split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big);
+
+/* The flockers' largest sight, whether they share one group, and whether all are
+ * plain with one parameter set. (step.c) */
+void world_survey_flock(steer_world *w);
+
+/* Indexes the flocking vehicles and sets the tick's order. (tick_order.c) */
+int world_index_flock(steer_world *w);
+
+#endif
