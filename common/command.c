@@ -402,9 +402,9 @@ static int x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *
 	uint32_t first = 0, last = 0;
 	for (uint32_t k = 0; k < c->count; k++) {
 		/* Uniform in the disc: sqrt keeps the density even towards the rim. */
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double d = c->r * sqrt(steer_rng_unit(rng));
-		double h = steer_rng_range(rng, 0, 6.283185307179586);
+		double h = steer_rng_range(rng, 0, STEER_TAU);
 		steer_vec2 at = v2(c->x + d * cos(a), c->y + d * sin(a));
 		steer_vec2 vel = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
 		uint32_t id;

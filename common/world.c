@@ -21,7 +21,6 @@
  * four-lane group tested 8.5 candidates per member, against 9.7 with columns a
  * sight wide; an eight-lane group (AVX-512) tests 5.7 (see run_forces). */
 #define FLOCK_REACH_X 2
-#define STEER_TAU     6.283185307179586
 
 struct steer_world {
 	steer_world_config cfg;
