@@ -198,6 +198,9 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 	case STEER_ERR_LIMIT:
 		return steer_reply_fail(
 		    r, "limit reached (vehicles or waypoints); the world is unchanged");
+	case STEER_ERR_ACCESS:
+	case STEER_ERR_REFUSED: /* not the world's codes: for completeness */
+		return steer_reply_fail(r, "%s", steer_status_str(st));
 	case STEER_ERR_INVALID:
 		break;
 	}

@@ -106,23 +106,6 @@ int steer_edges_parse(const char *name, steer_edges *out)
 	return -1;
 }
 
-const char *steer_status_str(steer_status s)
-{
-	switch (s) {
-	case STEER_OK:
-		return "ok";
-	case STEER_ERR_NOMEM:
-		return "out of memory";
-	case STEER_ERR_NOENT:
-		return "no such id";
-	case STEER_ERR_INVALID:
-		return "invalid argument";
-	case STEER_ERR_LIMIT:
-		return "limit reached";
-	}
-	return "unknown error";
-}
-
 /* The edge rule applied to a position alone (spawns, resizes). */
 static void place_inside(const steer_world_config *c, double *x, double *y)
 {

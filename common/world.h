@@ -3,7 +3,11 @@
  * client and the tests all drive it through this API.
  *
  * Ownership: the world owns every array and path it holds; pointers returned by the
- * query functions stay valid until the next call that adds, removes or steps. */
+ * query functions stay valid until the next call that adds, removes or steps.
+ *
+ * Errors follow status.h's convention: what can fail returns steer_status (STEER_OK
+ * is 0), with a message in the caller's err buffer where there is one; constructors
+ * return NULL; predicates return bool; lookups return a documented "not found". */
 #ifndef STEER_WORLD_H
 #define STEER_WORLD_H
 
@@ -13,6 +17,7 @@
 
 #include "params.h"
 #include "rng.h"
+#include "status.h"
 #include "vec2.h"
 
 typedef enum steer_edges {
@@ -36,15 +41,6 @@ enum {
 	STEER_ALL_BEHAVIORS = (1u << 9) - 1,
 };
 
-typedef enum steer_status {
-	STEER_OK = 0,
-	STEER_ERR_NOMEM,   /* allocation failed; the world is unchanged */
-	STEER_ERR_NOENT,   /* no vehicle or obstacle with that id */
-	STEER_ERR_INVALID, /* an argument out of range */
-	STEER_ERR_LIMIT,   /* a hard limit (vehicles, waypoints) reached */
-} steer_status;
-
-const char *steer_status_str(steer_status s);
 /* "seek", "flee", ... for one bit; NULL for anything else. */
 const char *steer_behavior_name(uint32_t bit);
 /* The bit for a name, or 0. */
