@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "reserve.h"
 #include "vec2.h"
 
 /* Below this speed the heading is noise: show the vehicle as still. */
@@ -35,12 +36,10 @@ int tui_grid_resize(tui_grid *g, int cols, int rows)
 	size_t n = (size_t)cols * (size_t)rows;
 	if (n != (size_t)g->cols * (size_t)g->rows || !g->cells) {
 		/* The old block stays owned on failure so tui_grid_free still releases it. */
-		tui_cell *p = realloc(g->cells, n * sizeof *p);
-		if (!p) {
+		if (steer_resize((void **)&g->cells, n, sizeof *g->cells) != STEER_OK) {
 			g->cols = g->rows = 0;
 			return -1;
 		}
-		g->cells = p;
 	}
 	g->cols = cols;
 	g->rows = rows;

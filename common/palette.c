@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
+
 void steer_palette_init(steer_palette *p)
 {
 	memset(p, 0, sizeof *p);
@@ -60,22 +62,16 @@ static int same_params(const steer_params *a, const steer_params *b)
 	return 1;
 }
 
+/* The four arrays share one capacity; one that grew before another failed just
+ * stays larger. */
 static int grow(steer_palette *p)
 {
-	size_t n = p->cap ? p->cap * 2 : 16;
-	steer_params *s = realloc(p->sets, n * sizeof *s);
-	if (s)
-		p->sets = s;
-	uint32_t *r = realloc(p->refs, n * sizeof *r);
-	if (r)
-		p->refs = r;
-	uint32_t *nx = realloc(p->next, n * sizeof *nx);
-	if (nx)
-		p->next = nx;
-	uint32_t *h = realloc(p->hash, n * sizeof *h);
-	if (h)
-		p->hash = h;
-	if (!s || !r || !nx || !h)
+	size_t n;
+	if (steer_grow_cap(p->cap, p->cap + 1, sizeof *p->sets, &n) != STEER_OK ||
+	    steer_resize((void **)&p->sets, n, sizeof *p->sets) != STEER_OK ||
+	    steer_resize((void **)&p->refs, n, sizeof *p->refs) != STEER_OK ||
+	    steer_resize((void **)&p->next, n, sizeof *p->next) != STEER_OK ||
+	    steer_resize((void **)&p->hash, n, sizeof *p->hash) != STEER_OK)
 		return -1;
 	p->cap = n;
 	return 0;

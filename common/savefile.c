@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
+
 #define MAGIC STEER_SAVE_MAGIC
 
 /* Longest line and most fields the reader accepts. The params line is the longest:
@@ -48,22 +50,13 @@ typedef struct writer {
 
 static bool writer_reserve(writer *o, size_t extra)
 {
-	if (o->cap - o->len > extra)
-		return true;
-	if (extra > SIZE_MAX / 4 || o->len > SIZE_MAX / 4 - extra) {
+	/* Room for extra bytes and one more (vsnprintf's NUL); the sum cannot wrap
+	 * before memory runs out, but is checked anyway. */
+	if (extra > SIZE_MAX - o->len - 1 ||
+	    steer_reserve((void **)&o->p, &o->cap, o->len + extra + 1, 1) != STEER_OK) {
 		o->nomem = true;
 		return false;
 	}
-	size_t ncap = o->cap ? o->cap : 4096;
-	while (ncap - o->len <= extra)
-		ncap *= 2;
-	char *q = realloc(o->p, ncap);
-	if (!q) {
-		o->nomem = true;
-		return false;
-	}
-	o->p = q;
-	o->cap = ncap;
 	return true;
 }
 

@@ -13,6 +13,7 @@
 #include "motion.h"
 #include "pair.h"
 #include "palette.h"
+#include "reserve.h"
 
 /* Obstacle slots in the id map carry this bit; vehicle slots do not. */
 #define OBSTACLE_SLOT 0x80000000u
@@ -309,15 +310,6 @@ long steer_vehicle_index(const steer_world *w, uint32_t id)
 	return (long)slot;
 }
 
-static int grow_array(void **p, size_t n, size_t sz)
-{
-	void *q = realloc(*p, n * sz);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
 /* What a vehicle without extras reads as: no targets, no path. */
 static const steer_vehicle_state no_extras;
 
@@ -343,13 +335,9 @@ static steer_vehicle_state *extras_for_write(steer_world *w, size_t i)
 	if (w->extras.nfree) {
 		e = w->extras.free[--w->extras.nfree];
 	} else {
-		if (w->extras.count == w->extras.cap) {
-			size_t cap = w->extras.cap ? w->extras.cap + w->extras.cap / 2 : 16;
-			if (grow_array((void **)&w->extras.slots, cap, sizeof *w->extras.slots) !=
-			    0)
-				return NULL;
-			w->extras.cap = cap;
-		}
+		if (steer_reserve((void **)&w->extras.slots, &w->extras.cap, w->extras.count + 1,
+		                  sizeof *w->extras.slots) != STEER_OK)
+			return NULL;
 		if (w->extras.count >= STEER_NO_EXTRA)
 			return NULL;
 		e = (uint32_t)w->extras.count++;
@@ -369,12 +357,9 @@ static void extras_release(steer_world *w, size_t i)
 		return;
 	free(w->extras.slots[e].path.points);
 	w->v.extra[i] = STEER_NO_EXTRA;
-	if (w->extras.nfree == w->extras.free_cap) {
-		size_t cap = w->extras.free_cap ? w->extras.free_cap * 2 : 16;
-		if (grow_array((void **)&w->extras.free, cap, sizeof *w->extras.free) != 0)
-			return; /* the slot is lost to reuse, not to correctness */
-		w->extras.free_cap = cap;
-	}
+	if (steer_reserve((void **)&w->extras.free, &w->extras.free_cap, w->extras.nfree + 1,
+	                  sizeof *w->extras.free) != STEER_OK)
+		return; /* the slot is lost to reuse, not to correctness */
 	w->extras.free[w->extras.nfree++] = e;
 }
 
@@ -429,23 +414,25 @@ const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 static int grow_vehicles(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
-	size_t n = v->cap ? v->cap * 2 : 64;
+	size_t n;
+	if (steer_grow_cap(v->cap, v->cap + 1, sizeof(double), &n) != STEER_OK)
+		return -1;
 	/* Each array is grown in turn; a failure part-way leaves the larger arrays in
 	 * place (harmless) and the old capacity recorded, so the world stays valid. */
-	if (grow_array((void **)&v->id, n, sizeof *v->id) ||
-	    grow_array((void **)&v->behaviors, n, sizeof *v->behaviors) ||
-	    grow_array((void **)&v->group, n, sizeof *v->group) ||
-	    grow_array((void **)&v->param_set, n, sizeof *v->param_set) ||
-	    grow_array((void **)&v->px, n, sizeof *v->px) ||
-	    grow_array((void **)&v->py, n, sizeof *v->py) ||
-	    grow_array((void **)&v->vx, n, sizeof *v->vx) ||
-	    grow_array((void **)&v->vy, n, sizeof *v->vy) ||
-	    grow_array((void **)&v->hx, n, sizeof *v->hx) ||
-	    grow_array((void **)&v->hy, n, sizeof *v->hy) ||
-	    grow_array((void **)&v->fx, n, sizeof *v->fx) ||
-	    grow_array((void **)&v->fy, n, sizeof *v->fy) ||
-	    grow_array((void **)&v->extra, n, sizeof *v->extra) ||
-	    grow_array((void **)&w->spare32, n, sizeof *w->spare32))
+	if (steer_resize((void **)&v->id, n, sizeof *v->id) ||
+	    steer_resize((void **)&v->behaviors, n, sizeof *v->behaviors) ||
+	    steer_resize((void **)&v->group, n, sizeof *v->group) ||
+	    steer_resize((void **)&v->param_set, n, sizeof *v->param_set) ||
+	    steer_resize((void **)&v->px, n, sizeof *v->px) ||
+	    steer_resize((void **)&v->py, n, sizeof *v->py) ||
+	    steer_resize((void **)&v->vx, n, sizeof *v->vx) ||
+	    steer_resize((void **)&v->vy, n, sizeof *v->vy) ||
+	    steer_resize((void **)&v->hx, n, sizeof *v->hx) ||
+	    steer_resize((void **)&v->hy, n, sizeof *v->hy) ||
+	    steer_resize((void **)&v->fx, n, sizeof *v->fx) ||
+	    steer_resize((void **)&v->fy, n, sizeof *v->fy) ||
+	    steer_resize((void **)&v->extra, n, sizeof *v->extra) ||
+	    steer_resize((void **)&w->spare32, n, sizeof *w->spare32))
 		return -1;
 	v->cap = n;
 	return 0;
@@ -746,14 +733,11 @@ steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 poin
 	steer_path *path = &s->path;
 	if (path->count >= STEER_MAX_WAYPOINTS)
 		return STEER_ERR_LIMIT;
-	if (path->count == path->cap) {
-		uint32_t ncap = path->cap ? path->cap * 2 : 8;
-		steer_vec2 *pts = realloc(path->points, ncap * sizeof *pts);
-		if (!pts)
-			return STEER_ERR_NOMEM;
-		path->points = pts;
-		path->cap = ncap;
-	}
+	size_t cap = path->cap; /* under 2 * STEER_MAX_WAYPOINTS: fits path->cap */
+	if (steer_reserve((void **)&path->points, &cap, path->count + 1u, sizeof *path->points) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	path->cap = (uint32_t)cap;
 	path->points[path->count++] = point;
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_PATH);
 	return STEER_OK;
@@ -882,12 +866,9 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 {
 	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0 && radius <= STEER_PARAM_MAX))
 		return STEER_ERR_INVALID;
-	if (w->obs_count == w->obs_cap) {
-		size_t ncap = w->obs_cap ? w->obs_cap * 2 : 16;
-		if (grow_array((void **)&w->obs, ncap, sizeof *w->obs) != 0)
-			return STEER_ERR_NOMEM;
-		w->obs_cap = ncap;
-	}
+	if (steer_reserve((void **)&w->obs, &w->obs_cap, w->obs_count + 1, sizeof *w->obs) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
 	if (w->next_id >= OBSTACLE_SLOT)
 		return STEER_ERR_LIMIT;
 	uint32_t id = w->next_id;
@@ -1249,11 +1230,8 @@ static int resort(steer_world *w, uint32_t *src)
 {
 	steer_vehicles *v = &w->v;
 	size_t n = v->count;
-	if (n > w->perm_cap) {
-		if (grow_array((void **)&w->perm, n, sizeof *w->perm) != 0)
-			return -1;
-		w->perm_cap = n;
-	}
+	if (steer_reserve((void **)&w->perm, &w->perm_cap, n, sizeof *w->perm) != STEER_OK)
+		return -1;
 	uint32_t *dest = w->perm;
 	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;

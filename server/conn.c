@@ -9,6 +9,7 @@
 
 #include "jobs.h"
 #include "log.h"
+#include "reserve.h"
 
 typedef struct write_req {
 	uv_write_t req;
@@ -418,13 +419,11 @@ static void hold(conn *c, const char *rest, size_t n)
 {
 	if (n == 0)
 		return;
-	char *p = realloc(c->held, c->held_len + n);
-	if (!p) {
+	if (steer_reserve((void **)&c->held, &c->held_cap, c->held_len + n, 1) != STEER_OK) {
 		conn_close(c, "out of memory");
 		return;
 	}
-	memcpy(p + c->held_len, rest, n);
-	c->held = p;
+	memcpy(c->held + c->held_len, rest, n);
 	c->held_len += n;
 	if (c->held_len >= CONN_HELD_MAX && !c->read_stopped) {
 		uv_read_stop((uv_stream_t *)&c->tcp);
@@ -734,7 +733,7 @@ void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const
 	char *held = c->held;
 	size_t n = c->held_len;
 	c->held = NULL;
-	c->held_len = 0;
+	c->held_len = c->held_cap = 0;
 	if (c->kind == CONN_TEXT)
 		text_read(c, held ? held : "", n);
 	else
