@@ -133,7 +133,7 @@ static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, int a
 				                                : " (only vx, vy)");
 			steer_params scratch = steer_params_default();
 			char msg[256];
-			if (steer_param_parse(&scratch, def, val, msg, sizeof msg))
+			if (steer_param_parse(&scratch, def, val, msg, sizeof msg) != STEER_OK)
 				return fail(err, errlen, "%s", msg);
 			kv->def = def;
 			kv->value = steer_param_get(&scratch, def);
@@ -375,7 +375,7 @@ static int params_from(const steer_command *c, steer_params base, steer_params *
 	bool has_vel = false;
 	apply_kvs(c, &base, vel, &has_vel);
 	char msg[128];
-	if (steer_params_check(&base, msg, sizeof msg))
+	if (steer_params_check(&base, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	*out = base;
 	return 0;
@@ -506,7 +506,7 @@ static int x_set(const steer_command *c, steer_session *s, const steer_host *h, 
 	apply_kvs(c, &p, &vel, &has_vel);
 	/* Everything is checked before anything is applied: all or nothing. */
 	char msg[128];
-	if (steer_params_check(&p, msg, sizeof msg))
+	if (steer_params_check(&p, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	if (has_vel && !steer_vec_ok(vel))
 		return status_err(r, STEER_ERR_INVALID, c->id);
@@ -915,7 +915,7 @@ static int p_world(steer_command *c, int argc, char **argv, char *err, size_t er
 	if (!(c->x >= 1) || !(c->y >= 1))
 		return fail(err, errlen, "W and H must be at least 1");
 	if (argc == 4) {
-		if (steer_edges_parse(argv[3], &c->edges) != 0)
+		if (steer_edges_parse(argv[3], &c->edges) != STEER_OK)
 			return fail(err, errlen, "edges: '%s' is not wrap, bounce or none",
 			            argv[3]);
 		c->has_edges = true;
@@ -932,7 +932,8 @@ static int x_world(const steer_command *c, steer_session *s, const steer_host *h
 		steer_world_config cfg = *steer_world_config_get(s->world);
 		cfg.width = c->x;
 		cfg.height = c->y;
-		return steer_reply_fail(r, "%s", steer_world_config_check(&cfg, msg, sizeof msg));
+		steer_world_config_check(&cfg, msg, sizeof msg);
+		return steer_reply_fail(r, "%s", msg);
 	}
 	return 0;
 }

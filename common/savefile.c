@@ -523,12 +523,12 @@ static bool read_config(reader *r, steer_world_config *c)
 	    !key_real(r, "height", true, &c->height) || !expect_word(r, "edges") ||
 	    !(edges = value_for(r, "edges")))
 		return false;
-	if (steer_edges_parse(edges, &c->edges) != 0)
+	if (steer_edges_parse(edges, &c->edges) != STEER_OK)
 		return fail(r, "unknown edges '%.40s' (want wrap, bounce or none)", edges);
 	if (!key_real(r, "tick_rate", true, &c->tick_rate) ||
 	    !key_u64(r, "seed", UINT64_MAX, &c->seed) || !line_done(r))
 		return false;
-	if (steer_world_config_check(c, msg, sizeof msg))
+	if (steer_world_config_check(c, msg, sizeof msg) != STEER_OK)
 		return fail(r, "%s", msg);
 	return true;
 }
@@ -606,7 +606,7 @@ static bool read_param(reader *r, steer_params *p, const steer_param_def *d)
 		return false;
 	if (d->type != STEER_PARAM_REAL) {
 		/* The shared table's parser, so files and commands spell values alike. */
-		if (steer_param_parse(p, d, text, msg, sizeof msg))
+		if (steer_param_parse(p, d, text, msg, sizeof msg) != STEER_OK)
 			return fail(r, "%s", msg);
 		return true;
 	}
@@ -639,9 +639,8 @@ static bool read_params(reader *r, uint32_t id, steer_params *p)
 		if (!read_param(r, p, d))
 			return false;
 	}
-	const char *bad = steer_params_check(p, msg, sizeof msg);
-	if (bad)
-		return fail(r, "vehicle %" PRIu32 ": %s", id, bad);
+	if (steer_params_check(p, msg, sizeof msg) != STEER_OK)
+		return fail(r, "vehicle %" PRIu32 ": %s", id, msg);
 	return true;
 }
 

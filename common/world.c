@@ -97,14 +97,14 @@ const char *steer_edges_name(steer_edges e)
 	return (unsigned)e < 3 ? edge_names[e] : "?";
 }
 
-int steer_edges_parse(const char *name, steer_edges *out)
+steer_status steer_edges_parse(const char *name, steer_edges *out)
 {
 	for (int k = 0; k < 3; k++)
 		if (strcmp(name, edge_names[k]) == 0) {
 			*out = (steer_edges)k;
-			return 0;
+			return STEER_OK;
 		}
-	return -1;
+	return STEER_ERR_INVALID;
 }
 
 /* The edge rule applied to a position alone (spawns, resizes). */
@@ -134,7 +134,7 @@ steer_world_config steer_world_config_default(void)
 #define STEER_MAX_EXTENT    1e9
 #define STEER_MAX_TICK_RATE 10000.0
 
-const char *steer_world_config_check(const steer_world_config *c, char *err, size_t errlen)
+steer_status steer_world_config_check(const steer_world_config *c, char *err, size_t errlen)
 {
 	/* At least a unit across: wrapping a coordinate into a world much smaller than
 	 * its own magnitude loses every digit of precision. */
@@ -146,8 +146,8 @@ const char *steer_world_config_check(const steer_world_config *c, char *err, siz
 	else if (!(c->tick_rate > 0 && c->tick_rate <= STEER_MAX_TICK_RATE))
 		snprintf(err, errlen, "tick rate must be in (0, %g] Hz", STEER_MAX_TICK_RATE);
 	else
-		return NULL;
-	return err;
+		return STEER_OK;
+	return STEER_ERR_INVALID;
 }
 
 /* --- lifetime ----------------------------------------------------------------- */

@@ -46,8 +46,9 @@ const char *steer_behavior_name(uint32_t bit);
 /* The bit for a name, or 0. */
 uint32_t steer_behavior_bit(const char *name);
 const char *steer_edges_name(steer_edges e);
-/* Returns 0 and sets *out, or -1 for an unknown name. */
-int steer_edges_parse(const char *name, steer_edges *out);
+/* Sets *out from "wrap", "bounce" or "none"; INVALID, *out untouched, for anything
+ * else. */
+steer_status steer_edges_parse(const char *name, steer_edges *out);
 
 #define STEER_MAX_WAYPOINTS 4096u
 /* Positions, targets and velocities are refused beyond this magnitude. */
@@ -103,12 +104,12 @@ typedef struct steer_world_config {
 } steer_world_config;
 
 steer_world_config steer_world_config_default(void);
-/* NULL when valid, else a message (written into err). */
-const char *steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
+/* STEER_OK when valid, else INVALID with a message naming the bad field in err. */
+steer_status steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
 
 typedef struct steer_world steer_world;
 
-/* NULL when cfg is invalid or memory runs out. */
+/* NULL when cfg is invalid (steer_world_config_check says why) or memory runs out. */
 steer_world *steer_world_create(const steer_world_config *cfg);
 void steer_world_destroy(steer_world *w);
 
