@@ -77,14 +77,15 @@ static int grow(steer_palette *p)
 	return 0;
 }
 
-uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm)
+steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, uint32_t *set)
 {
 	uint32_t h = hash_params(prm), first;
 	if (steer_idmap_get(&p->by_hash, h, &first))
 		for (uint32_t s = first; s != STEER_PALETTE_NONE; s = p->next[s])
 			if (same_params(&p->sets[s], prm)) {
 				p->refs[s]++;
-				return s;
+				*set = s;
+				return STEER_OK;
 			}
 	uint32_t s;
 	if (p->free_head != STEER_PALETTE_NONE) {
@@ -92,9 +93,9 @@ uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm)
 		p->free_head = p->next[s];
 	} else {
 		if (p->count == p->cap && grow(p) != 0)
-			return STEER_PALETTE_NONE;
+			return STEER_ERR_NOMEM;
 		if (p->count >= STEER_PALETTE_NONE)
-			return STEER_PALETTE_NONE;
+			return STEER_ERR_NOMEM;
 		s = (uint32_t)p->count++;
 	}
 	uint32_t head = STEER_PALETTE_NONE;
@@ -103,13 +104,14 @@ uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm)
 		p->next[s] = p->free_head;
 		p->free_head = s;
 		p->refs[s] = 0;
-		return STEER_PALETTE_NONE;
+		return STEER_ERR_NOMEM;
 	}
 	p->sets[s] = *prm;
 	p->refs[s] = 1;
 	p->hash[s] = h;
 	p->next[s] = head;
-	return s;
+	*set = s;
+	return STEER_OK;
 }
 
 void steer_palette_release(steer_palette *p, uint32_t set)

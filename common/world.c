@@ -484,8 +484,8 @@ static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r
 	if (v->count == v->cap && grow_vehicles(w) != 0)
 		return STEER_ERR_NOMEM;
 	size_t i = v->count;
-	uint32_t set = steer_palette_acquire(&w->params, &r->prm);
-	if (set == STEER_PALETTE_NONE)
+	uint32_t set;
+	if (steer_palette_acquire(&w->params, &r->prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0) {
 		steer_palette_release(&w->params, set);
@@ -616,8 +616,8 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 		return STEER_ERR_NOENT;
 	if (steer_params_check(prm, err, sizeof err))
 		return STEER_ERR_INVALID;
-	uint32_t set = steer_palette_acquire(&w->params, prm);
-	if (set == STEER_PALETTE_NONE)
+	uint32_t set;
+	if (steer_palette_acquire(&w->params, prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	steer_palette_release(&w->params, w->v.param_set[i]);
 	w->v.param_set[i] = set;

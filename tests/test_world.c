@@ -191,7 +191,7 @@ static void idmap_matches_a_reference(void)
 		uint32_t key = 1 + steer_rng_u32(&rng) % K;
 		if (steer_rng_u32(&rng) % 3) {
 			uint32_t val = steer_rng_u32(&rng) >> 1;
-			if (steer_idmap_put(&m, key, val) != 0)
+			if (steer_idmap_put(&m, key, val) != STEER_OK)
 				abort();
 			ref[key] = val + 1;
 		} else {
@@ -202,7 +202,7 @@ static void idmap_matches_a_reference(void)
 	size_t live = 0;
 	for (uint32_t key = 1; key <= K; key++) {
 		uint32_t val;
-		int found = steer_idmap_get(&m, key, &val);
+		bool found = steer_idmap_get(&m, key, &val);
 		live += ref[key] != 0;
 		if (found != (ref[key] != 0) || (found && val + 1 != ref[key]))
 			wrong++;
