@@ -405,11 +405,12 @@ static void exec_checked(fixture *f, const steer_command *cmd, steer_reply *repl
 	if (!cmd->entry)
 		violated("a parsed command has no entry");
 	/* A connection that may write: the server's default (no --token-file). */
-	if (steer_cmd_check_access(cmd, true, reply) != 0)
+	if (steer_cmd_check_access(cmd, true, reply) != STEER_OK)
 		violated("%s refused to a writer: %s", cmd->entry->name, reply->error);
-	int rc = steer_cmd_exec(cmd, &f->session, &f->host, reply);
-	if ((rc == 0) != reply->ok)
-		violated("%s returned %d with ok=%d", cmd->entry->name, rc, reply->ok);
+	steer_status rc = steer_cmd_exec(cmd, &f->session, &f->host, reply);
+	if ((rc == STEER_OK) != reply->ok || (rc != STEER_OK && rc != STEER_ERR_REFUSED))
+		violated("%s returned %s with ok=%d", cmd->entry->name, steer_status_str(rc),
+		         reply->ok);
 	if (!reply->ok &&
 	    (!reply->error[0] || strchr(reply->error, '\n') || strchr(reply->error, '\r')))
 		violated("%s: bad error message '%s'", cmd->entry->name, reply->error);
@@ -864,7 +865,7 @@ int harness_text_command(const uint8_t *data, size_t size)
 		char err[256] = "";
 		steer_reply reply;
 		steer_reply_init(&reply);
-		if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != 0) {
+		if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK) {
 			reply.ok = false;
 			snprintf(reply.error, sizeof reply.error, "%s", err);
 		} else if (!affordable(&fx, &cmd)) {
