@@ -201,7 +201,8 @@ static steer_status status_err(steer_reply *r, steer_status st, uint32_t id)
 		return steer_reply_fail(
 		    r, "limit reached (vehicles or waypoints); the world is unchanged");
 	case STEER_ERR_ACCESS:
-	case STEER_ERR_REFUSED: /* not the world's codes: for completeness */
+	case STEER_ERR_REFUSED:
+	case STEER_ERR_IO: /* not the world's codes: for completeness */
 		return steer_reply_fail(r, "%s", steer_status_str(st));
 	case STEER_ERR_INVALID:
 		break;
@@ -1104,7 +1105,7 @@ static steer_status x_save(const steer_command *c, steer_session *s, const steer
 	char msg[200];
 	steer_status rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
 	free(data);
-	if (rc != 0)
+	if (rc != STEER_OK)
 		return steer_reply_fail(r, "save %s: %s", c->name, msg);
 	steer_strbuf_printf(&r->json, "{\"bytes\":%zu}", len);
 	return STEER_OK;
@@ -1118,7 +1119,7 @@ static steer_status x_load(const steer_command *c, steer_session *s, const steer
 	char *data = NULL;
 	size_t len = 0;
 	char msg[200];
-	if (h->load(h->ud, c->name, &data, &len, msg, sizeof msg) != 0)
+	if (h->load(h->ud, c->name, &data, &len, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "load %s: %s", c->name, msg);
 	steer_world *loaded = steer_save_decode(data, len, msg, sizeof msg);
 	free(data);
@@ -1160,7 +1161,7 @@ static steer_status x_saves(const steer_command *c, steer_session *s, const stee
 	if (!h || !h->saves)
 		return steer_reply_fail(r, "saves is not available here");
 	char msg[200];
-	if (h->saves(h->ud, &r->json, msg, sizeof msg) != 0) {
+	if (h->saves(h->ud, &r->json, msg, sizeof msg) != STEER_OK) {
 		steer_strbuf_clear(&r->json);
 		return steer_reply_fail(r, "saves: %s", msg);
 	}
@@ -1195,7 +1196,7 @@ static steer_status x_name(const steer_command *c, steer_session *s, const steer
 	if (!h || !h->set_name)
 		return steer_reply_fail(r, "name is not available here");
 	char msg[200];
-	if (h->set_name(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+	if (h->set_name(h->ud, h->caller, c->name, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "name: %s", msg);
 	return STEER_OK;
 }
@@ -1227,7 +1228,7 @@ static steer_status x_auth(const steer_command *c, steer_session *s, const steer
 		return steer_reply_fail(
 		    r, "this server takes no token: everyone may already change the world");
 	char msg[200];
-	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	steer_strbuf_puts(&r->json, "{\"access\":\"write\"}");
 	return STEER_OK;

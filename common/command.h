@@ -69,25 +69,31 @@ typedef struct steer_session {
  * it then answers "not available". Messages go into err (NUL-terminated). */
 typedef struct steer_host {
 	void *ud;
-	/* Writes data as the named save (name already validated). 0 or -1. */
-	int (*save)(void *ud, const char *name, const char *data, size_t len, char *err,
-	            size_t errlen);
-	/* Reads the named save into a malloc'd buffer the caller frees. 0 or -1. */
-	int (*load)(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen);
+	/* Writes data as the named save (name already validated). STEER_OK, or a failure
+	 * (IO, typically) with err. */
+	steer_status (*save)(void *ud, const char *name, const char *data, size_t len, char *err,
+	                     size_t errlen);
+	/* Reads the named save into a malloc'd buffer the caller frees. STEER_OK, or a
+	 * failure (NOENT, IO) with err. */
+	steer_status (*load)(void *ud, const char *name, char **data, size_t *len, char *err,
+	                     size_t errlen);
 	/* Appends the host's own fields (",\"clients\":3,...") to the stats object. */
 	void (*stats)(void *ud, steer_strbuf *json);
 	/* The tick rate changed: re-arm the tick timer. */
 	void (*rate_changed)(void *ud);
 	/* Checks a token for the connection `caller` and, when it matches, lets that
-	 * connection change the world. 0 on a match; -1 with the reason in err (a wrong
-	 * token, or too many of them: the host may refuse to check for a while). NULL: no
-	 * tokens here. */
-	int (*auth)(void *ud, void *caller, const char *token, char *err, size_t errlen);
+	 * connection change the world. STEER_OK on a match; ACCESS with the reason in err
+	 * (a wrong token, or too many of them: the host may refuse to check for a while).
+	 * NULL: no tokens here. */
+	steer_status (*auth)(void *ud, void *caller, const char *token, char *err, size_t errlen);
 	void *caller; /* the connection a command came from, for auth, name and clients */
-	/* Appends the saves in the data directory as a JSON object. 0, or -1 with err. */
-	int (*saves)(void *ud, steer_strbuf *json, char *err, size_t errlen);
-	/* Names the connection `caller` (name already validated). 0, or -1 with err. */
-	int (*set_name)(void *ud, void *caller, const char *name, char *err, size_t errlen);
+	/* Appends the saves in the data directory as a JSON object. STEER_OK, or a failure
+	 * (IO) with err. */
+	steer_status (*saves)(void *ud, steer_strbuf *json, char *err, size_t errlen);
+	/* Names the connection `caller` (name already validated). STEER_OK, or a failure
+	 * with err. */
+	steer_status (*set_name)(void *ud, void *caller, const char *name, char *err,
+	                         size_t errlen);
 	/* Appends the connections as a JSON object, marking `caller`'s own. */
 	void (*clients)(void *ud, void *caller, steer_strbuf *json);
 } steer_host;

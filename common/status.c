@@ -17,6 +17,8 @@ const char *steer_status_str(steer_status s)
 		return "not allowed";
 	case STEER_ERR_REFUSED:
 		return "command failed";
+	case STEER_ERR_IO:
+		return "input/output error";
 	}
 	return "unknown error";
 }

@@ -25,6 +25,7 @@ typedef enum steer_status {
 	STEER_ERR_LIMIT,   /* a hard limit (vehicles, waypoints, words) reached */
 	STEER_ERR_ACCESS,  /* the caller may not do this (a read-only connection) */
 	STEER_ERR_REFUSED, /* a command failed; its reply says why */
+	STEER_ERR_IO,      /* the host could not read or write a file; err says why */
 } steer_status;
 
 /* A short lower-case description of s ("out of memory"); never NULL. */

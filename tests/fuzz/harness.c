@@ -310,8 +310,8 @@ typedef struct fixture {
 	unsigned stepped; /* ticks run by step commands so far */
 } fixture;
 
-static int mem_save(void *ud, const char *name, const char *data, size_t len, char *err,
-                    size_t errlen)
+static steer_status mem_save(void *ud, const char *name, const char *data, size_t len, char *err,
+                             size_t errlen)
 {
 	fixture *f = ud;
 	(void)err, (void)errlen;
@@ -321,20 +321,21 @@ static int mem_save(void *ud, const char *name, const char *data, size_t len, ch
 	f->slot = copy;
 	f->slot_len = len;
 	snprintf(f->slot_name, sizeof f->slot_name, "%s", name);
-	return 0;
+	return STEER_OK;
 }
 
-static int mem_load(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen)
+static steer_status mem_load(void *ud, const char *name, char **data, size_t *len, char *err,
+                             size_t errlen)
 {
 	fixture *f = ud;
 	if (!f->slot || strcmp(name, f->slot_name) != 0) {
 		snprintf(err, errlen, "no save named %s", name);
-		return -1;
+		return STEER_ERR_NOENT;
 	}
 	*data = xmalloc(f->slot_len);
 	memcpy(*data, f->slot, f->slot_len);
 	*len = f->slot_len;
-	return 0;
+	return STEER_OK;
 }
 
 static void mem_stats(void *ud, steer_strbuf *json)
