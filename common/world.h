@@ -167,7 +167,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 /* Removes a vehicle or an obstacle. Pursuers and evaders of a removed vehicle drop
  * that behaviour. */
 steer_status steer_remove(steer_world *w, uint32_t id);
-/* Index into steer_vehicles, or -1. */
+/* Index into steer_vehicles, or -1 when no vehicle has that id (a lookup, not an
+ * error). */
 long steer_vehicle_index(const steer_world *w, uint32_t id);
 const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id);
 /* Targets, chases, wander angle and path of the vehicle at index i: all zero for a
