@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
 	steer_params p = steer_flock_params();
-	double side = sqrt((double)o.n * 3.141592653589793 * p.sight_distance * p.sight_distance /
+	double side = sqrt((double)o.n * (STEER_TAU / 2) * p.sight_distance * p.sight_distance /
 	                   o.neighbours);
 	/* Clustered: the same world, every boid inside a disc where ~500 see each other. */
 	double disc = o.clustered ? sqrt((double)o.n / 500.0) * p.sight_distance : 0;
@@ -292,10 +292,10 @@ int main(int argc, char **argv)
 	steer_world_set_threads(w, o.threads);
 	steer_rng *rng = steer_world_rng(w);
 	for (long k = 0; k < o.n; k++) {
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		steer_vec2 pos;
 		if (o.clustered) {
-			double b = steer_rng_range(rng, 0, 6.283185307179586);
+			double b = steer_rng_range(rng, 0, STEER_TAU);
 			double d = disc * sqrt(steer_rng_unit(rng));
 			pos = v2(side / 2 + d * cos(b), side / 2 + d * sin(b));
 		} else {

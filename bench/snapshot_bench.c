@@ -86,7 +86,7 @@ static int parse_args(int argc, char **argv, opts *o)
 static steer_world *flock(long n, uint64_t seed, double *side)
 {
 	steer_params p = steer_flock_params();
-	*side = sqrt((double)n * 3.141592653589793 * p.sight_distance * p.sight_distance / 10.0);
+	*side = sqrt((double)n * (STEER_TAU / 2) * p.sight_distance * p.sight_distance / 10.0);
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = cfg.height = *side;
 	cfg.seed = seed;
@@ -95,7 +95,7 @@ static steer_world *flock(long n, uint64_t seed, double *side)
 		return NULL;
 	steer_rng *rng = steer_world_rng(w);
 	for (long k = 0; k < n; k++) {
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		steer_vec2 pos = v2(steer_rng_range(rng, 0, *side), steer_rng_range(rng, 0, *side));
 		uint32_t id;
 		if (steer_vehicle_add(w, pos, v2(cos(a) * p.max_speed, sin(a) * p.max_speed), &p,

@@ -611,7 +611,9 @@ static void run_cmdline(tui_app *a)
 	char copy[TUI_CMDLINE_MAX];
 	snprintf(copy, sizeof copy, "%s", a->cmd.buf);
 	char *words[4];
-	int n = steer_cmd_split(copy, words, 4);
+	int n = 0;
+	if (steer_cmd_split(copy, words, 4, &n) != STEER_OK)
+		n = 0; /* more than four words: none of the forms below, nor looked up */
 	if (n >= 1 && !strcmp(words[0], "select")) {
 		select_command(a, n, words);
 		return;

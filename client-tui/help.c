@@ -118,7 +118,7 @@ int tui_help_commands(tui_pager *p, const char *name)
 	if (name) {
 		tui_pager_reset(p, name);
 		if (steer_cmdhelp_one(&text, name, tui_local_cmds, tui_local_cmd_count,
-		                      HELP_COLS) != 0) {
+		                      HELP_COLS) != STEER_OK) {
 			tui_pager_addf(p, "no command '%s': :help lists them", name);
 			return -1;
 		}

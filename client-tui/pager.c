@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
+
 void tui_pager_init(tui_pager *p)
 {
 	memset(p, 0, sizeof *p);
@@ -29,14 +31,8 @@ void tui_pager_free(tui_pager *p)
 
 static int add_one(tui_pager *p, const char *s, size_t len)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 32;
-		char **l = realloc(p->lines, cap * sizeof *l);
-		if (!l)
-			return -1;
-		p->lines = l;
-		p->cap = cap;
-	}
+	if (steer_reserve((void **)&p->lines, &p->cap, p->n + 1, sizeof *p->lines) != STEER_OK)
+		return -1;
 	char *copy = malloc(len + 1);
 	if (!copy)
 		return -1;

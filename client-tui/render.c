@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "render.h"
+#include "reserve.h"
+#include "vec2.h"
 
 /* Below this speed the heading is noise: show the vehicle as still. */
 #define STILL_SPEED 1e-6
@@ -17,8 +19,8 @@
  * does not paint a line across the map. */
 #define FORCE_LENGTH    0.25
 #define FORCE_MAX_CELLS 8.0
-/* One of the eight compass sectors, pi / 4 (strict C11 headers have no M_PI). */
-#define SECTOR_ANGLE 0.78539816339744830962
+/* One of the eight compass sectors. */
+#define SECTOR_ANGLE (STEER_TAU / 8)
 
 int tui_grid_resize(tui_grid *g, int cols, int rows)
 {
@@ -34,12 +36,10 @@ int tui_grid_resize(tui_grid *g, int cols, int rows)
 	size_t n = (size_t)cols * (size_t)rows;
 	if (n != (size_t)g->cols * (size_t)g->rows || !g->cells) {
 		/* The old block stays owned on failure so tui_grid_free still releases it. */
-		tui_cell *p = realloc(g->cells, n * sizeof *p);
-		if (!p) {
+		if (steer_resize((void **)&g->cells, n, sizeof *g->cells) != STEER_OK) {
 			g->cols = g->rows = 0;
 			return -1;
 		}
-		g->cells = p;
 	}
 	g->cols = cols;
 	g->rows = rows;
@@ -397,7 +397,7 @@ static void draw_density(const view *w, const steer_snapshot *s)
 		                   s->view.y0 + (c->row + 0.5) * ch, &col, &row);
 		if (!in_grid(w, col, row))
 			continue;
-		double a = c->heading * (6.283185307179586 / 256.0);
+		double a = c->heading * (STEER_TAU / 256.0);
 		tui_color co = tui_heat_color(c->count);
 		put(w, col, row, tui_heading_glyph(cos(a), sin(a)), co, co >= C_HEAT4);
 	}

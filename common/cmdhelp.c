@@ -117,15 +117,15 @@ void steer_cmdhelp_list(steer_strbuf *out, const steer_cmd_about *extra, size_t 
 	put_scenarios(out, width);
 }
 
-int steer_cmdhelp_one(steer_strbuf *out, const char *name, const steer_cmd_about *extra,
-                      size_t nextra, size_t width)
+steer_status steer_cmdhelp_one(steer_strbuf *out, const char *name, const steer_cmd_about *extra,
+                               size_t nextra, size_t width)
 {
 	steer_cmd_about a;
 	size_t k = 0;
 	while (nth(k, extra, nextra, &a) && strcmp(a.name, name) != 0)
 		k++;
 	if (!nth(k, extra, nextra, &a))
-		return -1;
+		return STEER_ERR_NOENT;
 	steer_strbuf_puts(out, "usage: ");
 	put_usage(out, &a);
 	steer_strbuf_puts(out, "\n  ");
@@ -146,5 +146,5 @@ int steer_cmdhelp_one(steer_strbuf *out, const char *name, const steer_cmd_about
 	}
 	if (table && !strcmp(name, "scenario"))
 		put_scenarios(out, width);
-	return 0;
+	return STEER_OK;
 }

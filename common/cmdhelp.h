@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "status.h"
 #include "strbuf.h"
 
 /* A command a client runs itself, listed after the table's. */
@@ -24,10 +25,10 @@ void steer_cmdhelp_list(steer_strbuf *out, const steer_cmd_about *extra, size_t 
                         size_t width);
 
 /* Appends "usage: ..." and the description of the command `name` (from the table or
- * extra), with the keys for set and spawn and the scenarios for scenario. -1, with
+ * extra), with the keys for set and spawn and the scenarios for scenario. NOENT, with
  * nothing appended, when there is no such command. */
-int steer_cmdhelp_one(steer_strbuf *out, const char *name, const steer_cmd_about *extra,
-                      size_t nextra, size_t width);
+steer_status steer_cmdhelp_one(steer_strbuf *out, const char *name, const steer_cmd_about *extra,
+                               size_t nextra, size_t width);
 
 /* The k-th key set and spawn take (vx, vy, then the parameters), its description
  * in *help when help is not NULL; NULL past the last. */

@@ -23,21 +23,22 @@ static void format_clean(char *out, size_t n, const char *fmt, va_list ap)
 	steer_utf8_escape(out, n, raw, strlen(raw));
 }
 
-/* Writes "what: message" and returns -1, so parsers can `return fail(...)`. */
+/* Writes "what: message" and returns INVALID, so parsers can `return fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int
+static steer_status
 fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	format_clean(err, errlen, fmt, ap);
 	va_end(ap);
-	return -1;
+	return STEER_ERR_INVALID;
 }
 
-static int parse_num(const char *what, const char *s, double *out, char *err, size_t errlen)
+static steer_status parse_num(const char *what, const char *s, double *out, char *err,
+                              size_t errlen)
 {
 	char *end;
 	errno = 0;
@@ -47,11 +48,11 @@ static int parse_num(const char *what, const char *s, double *out, char *err, si
 	if (!isfinite(v) || errno == ERANGE)
 		return fail(err, errlen, "%s: '%s' is not a finite number", what, s);
 	*out = v;
-	return 0;
+	return STEER_OK;
 }
 
-static int parse_u64(const char *what, const char *s, uint64_t max, uint64_t *out, char *err,
-                     size_t errlen)
+static steer_status parse_u64(const char *what, const char *s, uint64_t max, uint64_t *out,
+                              char *err, size_t errlen)
 {
 	char *end;
 	errno = 0;
@@ -64,29 +65,30 @@ static int parse_u64(const char *what, const char *s, uint64_t max, uint64_t *ou
 		return fail(err, errlen, "%s: %s is too large (at most %llu)", what, s,
 		            (unsigned long long)max);
 	*out = v;
-	return 0;
+	return STEER_OK;
 }
 
-static int parse_id(const char *what, const char *s, uint32_t *out, char *err, size_t errlen)
+static steer_status parse_id(const char *what, const char *s, uint32_t *out, char *err,
+                             size_t errlen)
 {
 	uint64_t v = 0;
 	if (parse_u64(what, s, UINT32_MAX, &v, err, errlen) != 0)
-		return -1;
+		return STEER_ERR_INVALID;
 	if (v == 0)
 		return fail(err, errlen, "%s: ids start at 1", what);
 	*out = (uint32_t)v;
-	return 0;
+	return STEER_OK;
 }
 
-static int parse_onoff(const char *s, bool *on, char *err, size_t errlen)
+static steer_status parse_onoff(const char *s, bool *on, char *err, size_t errlen)
 {
 	if (!strcmp(s, "on")) {
 		*on = true;
-		return 0;
+		return STEER_OK;
 	}
 	if (!strcmp(s, "off")) {
 		*on = false;
-		return 0;
+		return STEER_OK;
 	}
 	return fail(err, errlen, "'%s' is neither on nor off", s);
 }
@@ -99,8 +101,8 @@ enum {
 
 /* key=value words from argv[first] on, into cmd->kv, each checked on its own here
  * (the combination is checked before anything is applied). */
-static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, int allow, char *err,
-                     size_t errlen)
+static steer_status parse_kvs(steer_command *cmd, int first, int argc, char **argv, int allow,
+                              char *err, size_t errlen)
 {
 	for (int i = first; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
@@ -116,7 +118,7 @@ static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, int a
 			kv->def = NULL;
 			kv->field = key[1];
 			if (parse_num(key, val, &kv->value, err, errlen) != 0)
-				return -1;
+				return STEER_ERR_INVALID;
 			if (!(fabs(kv->value) <= STEER_MAX_COORD))
 				return fail(err, errlen, "%s: %s is beyond +-%g", key, val,
 				            STEER_MAX_COORD);
@@ -133,14 +135,14 @@ static int parse_kvs(steer_command *cmd, int first, int argc, char **argv, int a
 				                                : " (only vx, vy)");
 			steer_params scratch = steer_params_default();
 			char msg[256];
-			if (steer_param_parse(&scratch, def, val, msg, sizeof msg))
+			if (steer_param_parse(&scratch, def, val, msg, sizeof msg) != STEER_OK)
 				return fail(err, errlen, "%s", msg);
 			kv->def = def;
 			kv->value = steer_param_get(&scratch, def);
 		}
 		cmd->nkv++;
 	}
-	return 0;
+	return STEER_OK;
 }
 
 /* Applies cmd's parameter pairs onto p, and vx/vy onto *vel when given. */
@@ -175,7 +177,7 @@ void steer_reply_free(steer_reply *r)
 	steer_strbuf_free(&r->json);
 }
 
-int steer_reply_fail(steer_reply *r, const char *fmt, ...)
+steer_status steer_reply_fail(steer_reply *r, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -183,14 +185,14 @@ int steer_reply_fail(steer_reply *r, const char *fmt, ...)
 	va_end(ap);
 	r->ok = false;
 	steer_strbuf_clear(&r->json);
-	return -1;
+	return STEER_ERR_REFUSED;
 }
 
-static int status_err(steer_reply *r, steer_status st, uint32_t id)
+static steer_status status_err(steer_reply *r, steer_status st, uint32_t id)
 {
 	switch (st) {
 	case STEER_OK:
-		return 0;
+		return STEER_OK;
 	case STEER_ERR_NOENT:
 		return steer_reply_fail(r, "no vehicle or obstacle with id %u", id);
 	case STEER_ERR_NOMEM:
@@ -198,6 +200,10 @@ static int status_err(steer_reply *r, steer_status st, uint32_t id)
 	case STEER_ERR_LIMIT:
 		return steer_reply_fail(
 		    r, "limit reached (vehicles or waypoints); the world is unchanged");
+	case STEER_ERR_ACCESS:
+	case STEER_ERR_REFUSED:
+	case STEER_ERR_IO: /* not the world's codes: for completeness */
+		return steer_reply_fail(r, "%s", steer_status_str(st));
 	case STEER_ERR_INVALID:
 		break;
 	}
@@ -267,23 +273,24 @@ static void json_obstacle(steer_strbuf *b, const steer_obstacle *o)
 
 /* --- handlers ------------------------------------------------------------------- */
 
-static int p_none(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_none(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)c, (void)argc, (void)argv, (void)err, (void)errlen;
-	return 0;
+	return STEER_OK;
 }
 
-static int p_help(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_help(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (argc == 2) {
 		if (!steer_cmd_find(argv[1]))
 			return fail(err, errlen, "no command '%s'", argv[1]);
 		snprintf(c->name, sizeof c->name, "%s", argv[1]);
 	}
-	return 0;
+	return STEER_OK;
 }
 
-static int x_help(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_help(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)s, (void)h;
 	steer_strbuf *b = &r->json;
@@ -309,7 +316,7 @@ static int x_help(const steer_command *c, steer_session *s, const steer_host *h,
 			steer_strbuf_puts(b, "}");
 		}
 		steer_strbuf_puts(b, "}");
-		return 0;
+		return STEER_OK;
 	}
 	steer_strbuf_puts(b, "{\"commands\":[");
 	for (size_t k = 0; k < steer_cmd_count; k++) {
@@ -336,10 +343,10 @@ static int x_help(const steer_command *c, steer_session *s, const steer_host *h,
 		steer_json_str(b, steer_scenario_names[k]);
 	}
 	steer_strbuf_puts(b, "]}");
-	return 0;
+	return STEER_OK;
 }
 
-static int p_spawn(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_spawn(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (argc >= 2 && !strcmp(argv[1], "flock")) {
 		uint64_t n = 0;
@@ -350,7 +357,7 @@ static int p_spawn(steer_command *c, int argc, char **argv, char *err, size_t er
 		    parse_num("X", argv[3], &c->x, err, errlen) ||
 		    parse_num("Y", argv[4], &c->y, err, errlen) ||
 		    parse_num("R", argv[5], &c->r, err, errlen))
-			return -1;
+			return STEER_ERR_INVALID;
 		if (n == 0)
 			return fail(err, errlen, "N: a flock needs at least one vehicle");
 		if (c->r < 0)
@@ -362,20 +369,20 @@ static int p_spawn(steer_command *c, int argc, char **argv, char *err, size_t er
 		return fail(err, errlen, "usage: spawn X Y [key=value ...]");
 	if (parse_num("X", argv[1], &c->x, err, errlen) ||
 	    parse_num("Y", argv[2], &c->y, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	return parse_kvs(c, 3, argc, argv, KV_PARAMS | KV_VELOCITY, err, errlen);
 }
 
-static int params_from(const steer_command *c, steer_params base, steer_params *out,
-                       steer_vec2 *vel, steer_reply *r)
+static steer_status params_from(const steer_command *c, steer_params base, steer_params *out,
+                                steer_vec2 *vel, steer_reply *r)
 {
 	bool has_vel = false;
 	apply_kvs(c, &base, vel, &has_vel);
 	char msg[128];
-	if (steer_params_check(&base, msg, sizeof msg))
+	if (steer_params_check(&base, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	*out = base;
-	return 0;
+	return STEER_OK;
 }
 
 static size_t room_left(const steer_world *w)
@@ -385,7 +392,7 @@ static size_t room_left(const steer_world *w)
 	return max == 0 ? SIZE_MAX : (n >= max ? 0 : max - n);
 }
 
-static int x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *r)
+static steer_status x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *r)
 {
 	steer_world *w = s->world;
 	if (c->count > room_left(w))
@@ -395,16 +402,16 @@ static int x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *
 	steer_params p;
 	steer_vec2 unused = v2(0, 0);
 	if (params_from(c, steer_flock_params(), &p, &unused, r))
-		return -1;
+		return STEER_ERR_REFUSED;
 	steer_rng *rng = steer_world_rng(w);
 	steer_strbuf *b = &r->json;
 	steer_strbuf_puts(b, "{\"ids\":[");
 	uint32_t first = 0, last = 0;
 	for (uint32_t k = 0; k < c->count; k++) {
 		/* Uniform in the disc: sqrt keeps the density even towards the rim. */
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double d = c->r * sqrt(steer_rng_unit(rng));
-		double h = steer_rng_range(rng, 0, 6.283185307179586);
+		double h = steer_rng_range(rng, 0, STEER_TAU);
 		steer_vec2 at = v2(c->x + d * cos(a), c->y + d * sin(a));
 		steer_vec2 vel = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
 		uint32_t id;
@@ -424,10 +431,11 @@ static int x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *
 		steer_strbuf_printf(b, "%s%u", k ? "," : "", id);
 	}
 	steer_strbuf_puts(b, "]}");
-	return 0;
+	return STEER_OK;
 }
 
-static int x_spawn(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_spawn(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)h;
 	if (c->sub == 1)
@@ -435,28 +443,29 @@ static int x_spawn(const steer_command *c, steer_session *s, const steer_host *h
 	steer_params p;
 	steer_vec2 vel = v2(0, 0);
 	if (params_from(c, steer_params_default(), &p, &vel, r))
-		return -1;
+		return STEER_ERR_REFUSED;
 	uint32_t id;
 	steer_status st = steer_vehicle_add(s->world, v2(c->x, c->y), vel, &p, &id);
 	if (st != STEER_OK)
 		return status_err(r, st, 0);
 	steer_strbuf_printf(&r->json, "{\"id\":%u}", id);
-	return 0;
+	return STEER_OK;
 }
 
-static int p_obstacle(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_obstacle(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_num("X", argv[1], &c->x, err, errlen) ||
 	    parse_num("Y", argv[2], &c->y, err, errlen) ||
 	    parse_num("R", argv[3], &c->r, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (!(c->r > 0 && c->r <= STEER_PARAM_MAX))
 		return fail(err, errlen, "R: radius must be greater than 0 and at most %g",
 		            STEER_PARAM_MAX);
 	return parse_kvs(c, 4, argc, argv, KV_VELOCITY, err, errlen);
 }
 
-static int x_obstacle(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_obstacle(const steer_command *c, steer_session *s, const steer_host *h,
+                               steer_reply *r)
 {
 	(void)h;
 	steer_vec2 vel = v2(0, 0);
@@ -468,29 +477,31 @@ static int x_obstacle(const steer_command *c, steer_session *s, const steer_host
 	if (st != STEER_OK)
 		return status_err(r, st, 0);
 	steer_strbuf_printf(&r->json, "{\"id\":%u}", id);
-	return 0;
+	return STEER_OK;
 }
 
-static int p_id(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_id(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	return parse_id("ID", argv[1], &c->id, err, errlen);
 }
 
-static int x_remove(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_remove(const steer_command *c, steer_session *s, const steer_host *h,
+                             steer_reply *r)
 {
 	(void)h;
 	return status_err(r, steer_remove(s->world, c->id), c->id);
 }
 
-static int p_set(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_set(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	return parse_kvs(c, 2, argc, argv, KV_PARAMS | KV_VELOCITY, err, errlen);
 }
 
-static int x_set(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_set(const steer_command *c, steer_session *s, const steer_host *h,
+                          steer_reply *r)
 {
 	(void)h;
 	long i = steer_vehicle_index(s->world, c->id);
@@ -503,7 +514,7 @@ static int x_set(const steer_command *c, steer_session *s, const steer_host *h, 
 	apply_kvs(c, &p, &vel, &has_vel);
 	/* Everything is checked before anything is applied: all or nothing. */
 	char msg[128];
-	if (steer_params_check(&p, msg, sizeof msg))
+	if (steer_params_check(&p, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	if (has_vel && !steer_vec_ok(vel))
 		return status_err(r, STEER_ERR_INVALID, c->id);
@@ -514,15 +525,15 @@ static int x_set(const steer_command *c, steer_session *s, const steer_host *h, 
 }
 
 /* seek/flee/arrive ID X Y, or ID off */
-static int p_target(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_target(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (argc == 3) {
 		if (strcmp(argv[2], "off"))
 			return fail(err, errlen, "usage: %s ID X Y | %s ID off", argv[0], argv[0]);
 		c->sub = 1;
-		return 0;
+		return STEER_OK;
 	}
 	if (argc != 4)
 		return fail(err, errlen, "usage: %s ID X Y | %s ID off", argv[0], argv[0]);
@@ -539,7 +550,8 @@ static uint32_t entry_bit(const steer_command *c)
 
 /* The "ID off" form shared by seek/flee/arrive/pursue/evade; -1 when not that form
  * or the vehicle is unknown, with the reply written. */
-static int turn_off_or_check(const steer_command *c, steer_session *s, steer_reply *r, bool *done)
+static steer_status turn_off_or_check(const steer_command *c, steer_session *s, steer_reply *r,
+                                      bool *done)
 {
 	*done = c->sub == 1;
 	if (*done)
@@ -547,14 +559,15 @@ static int turn_off_or_check(const steer_command *c, steer_session *s, steer_rep
 		                  c->id);
 	if (steer_vehicle_index(s->world, c->id) < 0)
 		return steer_reply_fail(r, "no vehicle with id %u", c->id);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_target(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_target(const steer_command *c, steer_session *s, const steer_host *h,
+                             steer_reply *r)
 {
 	(void)h;
 	bool done;
-	int rc = turn_off_or_check(c, s, r, &done);
+	steer_status rc = turn_off_or_check(c, s, r, &done);
 	if (rc || done)
 		return rc;
 	return status_err(r, steer_vehicle_target(s->world, c->id, entry_bit(c), v2(c->x, c->y)),
@@ -562,27 +575,28 @@ static int x_target(const steer_command *c, steer_session *s, const steer_host *
 }
 
 /* pursue/evade ID OTHER, or ID off */
-static int p_chase(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_chase(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (!strcmp(argv[2], "off")) {
 		c->sub = 1;
-		return 0;
+		return STEER_OK;
 	}
 	if (parse_id("OTHER", argv[2], &c->other, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (c->other == c->id)
 		return fail(err, errlen, "a vehicle cannot %s itself", argv[0]);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_chase(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_chase(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)h;
 	bool done;
-	int rc = turn_off_or_check(c, s, r, &done);
+	steer_status rc = turn_off_or_check(c, s, r, &done);
 	if (rc || done)
 		return rc;
 	if (steer_vehicle_index(s->world, c->other) < 0)
@@ -591,21 +605,22 @@ static int x_chase(const steer_command *c, steer_session *s, const steer_host *h
 }
 
 /* wander/avoid/flock ID on|off */
-static int p_toggle(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_toggle(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	return parse_onoff(argv[2], &c->on, err, errlen);
 }
 
-static int x_toggle(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_toggle(const steer_command *c, steer_session *s, const steer_host *h,
+                             steer_reply *r)
 {
 	(void)h;
 	return status_err(r, steer_vehicle_enable(s->world, c->id, entry_bit(c), c->on), c->id);
 }
 
-static int p_waypoint(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_waypoint(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	return parse_id("ID", argv[1], &c->id, err, errlen) ||
@@ -615,7 +630,8 @@ static int p_waypoint(steer_command *c, int argc, char **argv, char *err, size_t
 	           : 0;
 }
 
-static int x_waypoint(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_waypoint(const steer_command *c, steer_session *s, const steer_host *h,
+                               steer_reply *r)
 {
 	(void)h;
 	steer_status st = steer_vehicle_path_add(s->world, c->id, v2(c->x, c->y));
@@ -626,17 +642,17 @@ static int x_waypoint(const steer_command *c, steer_session *s, const steer_host
 		return status_err(r, st, c->id);
 	steer_strbuf_printf(&r->json, "{\"waypoints\":%u}",
 	                    steer_vehicle_get(s->world, c->id)->path.count);
-	return 0;
+	return STEER_OK;
 }
 
 /* path ID clear | path ID loop on|off */
-static int p_path(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_path(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (argc == 3 && !strcmp(argv[2], "clear")) {
 		c->sub = 0;
-		return 0;
+		return STEER_OK;
 	}
 	if (argc == 4 && !strcmp(argv[2], "loop")) {
 		c->sub = 1;
@@ -645,7 +661,8 @@ static int p_path(steer_command *c, int argc, char **argv, char *err, size_t err
 	return fail(err, errlen, "usage: path ID clear | path ID loop on|off");
 }
 
-static int x_path(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_path(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)h;
 	steer_status st = c->sub == 0 ? steer_vehicle_path_clear(s->world, c->id)
@@ -653,7 +670,8 @@ static int x_path(const steer_command *c, steer_session *s, const steer_host *h,
 	return status_err(r, st, c->id);
 }
 
-static int x_get(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_get(const steer_command *c, steer_session *s, const steer_host *h,
+                          steer_reply *r)
 {
 	(void)h;
 	steer_world *w = s->world;
@@ -664,7 +682,7 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 		/* mark it, so a script can tell the two kinds apart */
 		b->len--;
 		steer_strbuf_puts(b, ",\"kind\":\"obstacle\"}");
-		return 0;
+		return STEER_OK;
 	}
 	long i = steer_vehicle_index(w, c->id);
 	if (i < 0)
@@ -711,22 +729,22 @@ static int x_get(const steer_command *c, steer_session *s, const steer_host *h, 
 			steer_json_num(b, steer_param_get(prm, d));
 	}
 	steer_strbuf_puts(b, "}");
-	return 0;
+	return STEER_OK;
 }
 
-static int p_list(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_list(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	uint64_t from = 0, count = STEER_LIST_MAX;
 	c->sub = argc > 1; /* paged */
 	if (argc > 1 && parse_u64("FROM_ID", argv[1], UINT32_MAX, &from, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (argc > 2 && parse_u64("COUNT", argv[2], STEER_LIST_MAX, &count, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (count == 0) /* its next would be its own FROM_ID: a pager would loop */
 		return fail(err, errlen, "COUNT: 0 is too small (at least 1)");
 	c->id = (uint32_t)from;
 	c->count = (uint32_t)count;
-	return 0;
+	return STEER_OK;
 }
 
 /* The ids of every vehicle and obstacle with an id of at least from, in no order;
@@ -819,7 +837,8 @@ static void list_page_items(steer_strbuf *b, const steer_world *w, const uint32_
  * neither overlap nor miss anything. One reply never holds more than STEER_LIST_MAX
  * items, so building it never holds the host's loop for long nor overflows a
  * client's reply queue. */
-static int x_list(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_list(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)h;
 	const steer_world *w = s->world;
@@ -849,7 +868,7 @@ static int x_list(const steer_command *c, steer_session *s, const steer_host *h,
 			json_obstacle(b, &o[k]);
 		}
 		steer_strbuf_puts(b, "]}");
-		return 0;
+		return STEER_OK;
 	}
 	size_t left;
 	uint32_t *ids = list_ids_from(v, o, n, c->id, &left);
@@ -872,28 +891,30 @@ static int x_list(const steer_command *c, steer_session *s, const steer_host *h,
 		steer_strbuf_puts(b, "null");
 	free(ids);
 	steer_strbuf_puts(b, "}");
-	return 0;
+	return STEER_OK;
 }
 
-static int x_pause(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_pause(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)h, (void)r;
 	s->paused = !strcmp(c->entry->name, "pause");
-	return 0;
+	return STEER_OK;
 }
 
-static int p_step(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_step(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	uint64_t n = 1;
 	if (argc == 2 && parse_u64("N", argv[1], STEER_CMD_MAX_STEP, &n, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (n == 0)
 		return fail(err, errlen, "N: step at least 1 tick");
 	c->count = (uint32_t)n;
-	return 0;
+	return STEER_OK;
 }
 
-static int x_step(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_step(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)h;
 	for (uint32_t k = 0; k < c->count; k++)
@@ -901,26 +922,27 @@ static int x_step(const steer_command *c, steer_session *s, const steer_host *h,
 			return steer_reply_fail(r, "out of memory after %u ticks", k);
 	steer_strbuf_printf(&r->json, "{\"tick\":%llu}",
 	                    (unsigned long long)steer_world_tick(s->world));
-	return 0;
+	return STEER_OK;
 }
 
-static int p_world(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_world(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_num("W", argv[1], &c->x, err, errlen) ||
 	    parse_num("H", argv[2], &c->y, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (!(c->x >= 1) || !(c->y >= 1))
 		return fail(err, errlen, "W and H must be at least 1");
 	if (argc == 4) {
-		if (steer_edges_parse(argv[3], &c->edges) != 0)
+		if (steer_edges_parse(argv[3], &c->edges) != STEER_OK)
 			return fail(err, errlen, "edges: '%s' is not wrap, bounce or none",
 			            argv[3]);
 		c->has_edges = true;
 	}
-	return 0;
+	return STEER_OK;
 }
 
-static int x_world(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_world(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)h;
 	steer_edges e = c->has_edges ? c->edges : steer_world_config_get(s->world)->edges;
@@ -929,60 +951,65 @@ static int x_world(const steer_command *c, steer_session *s, const steer_host *h
 		steer_world_config cfg = *steer_world_config_get(s->world);
 		cfg.width = c->x;
 		cfg.height = c->y;
-		return steer_reply_fail(r, "%s", steer_world_config_check(&cfg, msg, sizeof msg));
+		steer_world_config_check(&cfg, msg, sizeof msg);
+		return steer_reply_fail(r, "%s", msg);
 	}
-	return 0;
+	return STEER_OK;
 }
 
-static int p_rate(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_rate(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	if (parse_num("HZ", argv[1], &c->rate, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (!(c->rate >= 1 && c->rate <= 1000))
 		return fail(err, errlen, "HZ: tick rate must be 1..1000");
-	return 0;
+	return STEER_OK;
 }
 
-static int x_rate(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_rate(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	if (steer_world_set_tick_rate(s->world, c->rate) != STEER_OK)
 		return steer_reply_fail(r, "tick rate must be 1..1000");
 	if (h && h->rate_changed)
 		h->rate_changed(h->ud);
-	return 0;
+	return STEER_OK;
 }
 
-static int p_seed(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_seed(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	return parse_u64("N", argv[1], UINT64_MAX, &c->seed, err, errlen);
 }
 
-static int x_seed(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_seed(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)h, (void)r;
 	steer_world_set_seed(s->world, c->seed);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_reset(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_reset(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)c, (void)h, (void)r;
 	steer_world_reset(s->world);
-	return 0;
+	return STEER_OK;
 }
 
-static int p_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	if (strlen(argv[1]) > STEER_NAME_MAX)
 		return fail(err, errlen, "NAME: longer than %d characters", STEER_NAME_MAX);
 	snprintf(c->name, sizeof c->name, "%s", argv[1]);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_scenario(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_scenario(const steer_command *c, steer_session *s, const steer_host *h,
+                               steer_reply *r)
 {
 	(void)h;
 	steer_status st = steer_scenario_load(s->world, c->name);
@@ -997,7 +1024,8 @@ static int x_scenario(const steer_command *c, steer_session *s, const steer_host
 	return status_err(r, st, 0);
 }
 
-static int x_stats(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_stats(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)c;
 	const steer_world *w = s->world;
@@ -1029,7 +1057,7 @@ static int x_stats(const steer_command *c, steer_session *s, const steer_host *h
 	if (h && h->stats)
 		h->stats(h->ud, b);
 	steer_strbuf_puts(b, "}");
-	return 0;
+	return STEER_OK;
 }
 
 bool steer_save_name_ok(const char *name)
@@ -1047,17 +1075,18 @@ bool steer_save_name_ok(const char *name)
 	return true;
 }
 
-static int p_save_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_save_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (p_name(c, argc, argv, err, errlen))
-		return -1;
+		return STEER_ERR_INVALID;
 	if (!steer_save_name_ok(c->name))
 		return fail(err, errlen,
 		            "NAME: use 1-64 of A-Z a-z 0-9 . _ - (not starting with '.')");
-	return 0;
+	return STEER_OK;
 }
 
-static int x_save(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_save(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	if (!h || !h->save)
 		return steer_reply_fail(r, "save is not available here");
@@ -1074,22 +1103,23 @@ static int x_save(const steer_command *c, steer_session *s, const steer_host *h,
 		return steer_reply_fail(
 		    r, "out of memory while encoding the world; nothing was written");
 	char msg[200];
-	int rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
+	steer_status rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
 	free(data);
-	if (rc != 0)
+	if (rc != STEER_OK)
 		return steer_reply_fail(r, "save %s: %s", c->name, msg);
 	steer_strbuf_printf(&r->json, "{\"bytes\":%zu}", len);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_load(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_load(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	if (!h || !h->load)
 		return steer_reply_fail(r, "load is not available here");
 	char *data = NULL;
 	size_t len = 0;
 	char msg[200];
-	if (h->load(h->ud, c->name, &data, &len, msg, sizeof msg) != 0)
+	if (h->load(h->ud, c->name, &data, &len, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "load %s: %s", c->name, msg);
 	steer_world *loaded = steer_save_decode(data, len, msg, sizeof msg);
 	free(data);
@@ -1099,8 +1129,8 @@ static int x_load(const steer_command *c, steer_session *s, const steer_host *h,
 	return steer_cmd_load_swap(c, s, h, loaded, r);
 }
 
-int steer_cmd_load_swap(const steer_command *c, steer_session *s, const steer_host *h,
-                        steer_world *loaded, steer_reply *r)
+steer_status steer_cmd_load_swap(const steer_command *c, steer_session *s, const steer_host *h,
+                                 steer_world *loaded, steer_reply *r)
 {
 	size_t max = steer_world_config_get(s->world)->max_vehicles;
 	if (max && steer_world_vehicles(loaded)->count > max) {
@@ -1121,20 +1151,21 @@ int steer_cmd_load_swap(const steer_command *c, steer_session *s, const steer_ho
 	steer_strbuf_printf(&r->json, "{\"tick\":%llu,\"vehicles\":%zu}",
 	                    (unsigned long long)steer_world_tick(loaded),
 	                    steer_world_vehicles(loaded)->count);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_saves(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_saves(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r)
 {
 	(void)c, (void)s;
 	if (!h || !h->saves)
 		return steer_reply_fail(r, "saves is not available here");
 	char msg[200];
-	if (h->saves(h->ud, &r->json, msg, sizeof msg) != 0) {
+	if (h->saves(h->ud, &r->json, msg, sizeof msg) != STEER_OK) {
 		steer_strbuf_clear(&r->json);
 		return steer_reply_fail(r, "saves: %s", msg);
 	}
-	return 0;
+	return STEER_OK;
 }
 
 bool steer_client_name_ok(const char *name)
@@ -1148,73 +1179,78 @@ bool steer_client_name_ok(const char *name)
 	return true;
 }
 
-static int p_client_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_client_name(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	if (!steer_client_name_ok(argv[1]))
 		return fail(err, errlen, "NAME: use 1-%d printable ASCII characters without spaces",
 		            STEER_NAME_MAX);
 	snprintf(c->name, sizeof c->name, "%s", argv[1]);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_name(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_name(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)s;
 	if (!h || !h->set_name)
 		return steer_reply_fail(r, "name is not available here");
 	char msg[200];
-	if (h->set_name(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+	if (h->set_name(h->ud, h->caller, c->name, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "name: %s", msg);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_clients(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_clients(const steer_command *c, steer_session *s, const steer_host *h,
+                              steer_reply *r)
 {
 	(void)c, (void)s;
 	if (!h || !h->clients)
 		return steer_reply_fail(r, "clients is not available here");
 	h->clients(h->ud, h->caller, &r->json);
-	return 0;
+	return STEER_OK;
 }
 
-static int p_token(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+static steer_status p_token(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
 	if (strlen(argv[1]) > STEER_NAME_MAX)
 		return fail(err, errlen, "TOKEN: longer than %d characters", STEER_NAME_MAX);
 	snprintf(c->name, sizeof c->name, "%s", argv[1]);
-	return 0;
+	return STEER_OK;
 }
 
-static int x_auth(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_auth(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)s;
 	if (!h || !h->auth)
 		return steer_reply_fail(
 		    r, "this server takes no token: everyone may already change the world");
 	char msg[200];
-	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != 0)
+	if (h->auth(h->ud, h->caller, c->name, msg, sizeof msg) != STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	steer_strbuf_puts(&r->json, "{\"access\":\"write\"}");
-	return 0;
+	return STEER_OK;
 }
 
-int steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out)
+steer_status steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out)
 {
 	if (may_write || cmd->entry->access == STEER_CMD_READ)
-		return 0;
-	return steer_reply_fail(out,
-	                        "%s changes the world and this connection is read-only: send "
-	                        "'auth TOKEN' first",
-	                        cmd->entry->name);
+		return STEER_OK;
+	steer_reply_fail(out,
+	                 "%s changes the world and this connection is read-only: send "
+	                 "'auth TOKEN' first",
+	                 cmd->entry->name);
+	return STEER_ERR_ACCESS;
 }
 
-static int x_quit(const steer_command *c, steer_session *s, const steer_host *h, steer_reply *r)
+static steer_status x_quit(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
 {
 	(void)c, (void)s, (void)h;
 	r->close = true;
-	return 0;
+	return STEER_OK;
 }
 
 /* --- the table ------------------------------------------------------------------ */
@@ -1287,17 +1323,19 @@ const steer_cmd_entry *steer_cmd_find(const char *name)
 	return NULL;
 }
 
-int steer_cmd_split(char *line, char **words, int max)
+steer_status steer_cmd_split(char *line, char **words, int max, int *count)
 {
 	int n = 0;
 	char *p = line;
 	for (;;) {
 		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 			p++;
-		if (!*p)
-			return n;
+		if (!*p) {
+			*count = n;
+			return STEER_OK;
+		}
 		if (n == max)
-			return -1;
+			return STEER_ERR_LIMIT;
 		words[n++] = p;
 		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
 			p++;
@@ -1306,7 +1344,7 @@ int steer_cmd_split(char *line, char **words, int max)
 	}
 }
 
-int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen)
+steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen)
 {
 	memset(cmd, 0, sizeof *cmd);
 	if (argc == 0)
@@ -1321,14 +1359,14 @@ int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t
 		return fail(err, errlen, "usage: %s%s%s", e->name, e->usage[0] ? " " : "",
 		            e->usage);
 	cmd->entry = e;
-	if (e->parse(cmd, argc, argv, err, errlen) != 0) {
+	if (e->parse(cmd, argc, argv, err, errlen) != STEER_OK) {
 		cmd->entry = NULL;
-		return -1;
+		return STEER_ERR_INVALID;
 	}
-	return 0;
+	return STEER_OK;
 }
 
-int steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen)
+steer_status steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen)
 {
 	size_t n = strlen(line);
 	char *copy = malloc(n + 1);
@@ -1336,15 +1374,16 @@ int steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t
 		return fail(err, errlen, "out of memory");
 	memcpy(copy, line, n + 1);
 	char *words[STEER_CMD_MAX_WORDS];
-	int argc = steer_cmd_split(copy, words, STEER_CMD_MAX_WORDS);
-	int rc = argc < 0 ? fail(err, errlen, "more than %d words", STEER_CMD_MAX_WORDS)
-	                  : steer_cmd_parse(cmd, argc, words, err, errlen);
+	int argc;
+	steer_status rc = steer_cmd_split(copy, words, STEER_CMD_MAX_WORDS, &argc) != STEER_OK
+	                      ? fail(err, errlen, "more than %d words", STEER_CMD_MAX_WORDS)
+	                      : steer_cmd_parse(cmd, argc, words, err, errlen);
 	free(copy);
 	return rc;
 }
 
-int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
-                   steer_reply *out)
+steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
+                            steer_reply *out)
 {
 	steer_strbuf_clear(&out->json);
 	out->ok = true;
@@ -1352,8 +1391,8 @@ int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host 
 	out->error[0] = '\0';
 	if (cmd->entry->access == STEER_CMD_WRITE)
 		s->health_valid = false;
-	int rc = cmd->entry->exec(cmd, s, h, out);
-	if (rc == 0 && out->json.oom)
+	steer_status rc = cmd->entry->exec(cmd, s, h, out);
+	if (rc == STEER_OK && out->json.oom)
 		return steer_reply_fail(out, "out of memory while building the reply");
 	return rc;
 }

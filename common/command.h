@@ -69,25 +69,31 @@ typedef struct steer_session {
  * it then answers "not available". Messages go into err (NUL-terminated). */
 typedef struct steer_host {
 	void *ud;
-	/* Writes data as the named save (name already validated). 0 or -1. */
-	int (*save)(void *ud, const char *name, const char *data, size_t len, char *err,
-	            size_t errlen);
-	/* Reads the named save into a malloc'd buffer the caller frees. 0 or -1. */
-	int (*load)(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen);
+	/* Writes data as the named save (name already validated). STEER_OK, or a failure
+	 * (IO, typically) with err. */
+	steer_status (*save)(void *ud, const char *name, const char *data, size_t len, char *err,
+	                     size_t errlen);
+	/* Reads the named save into a malloc'd buffer the caller frees. STEER_OK, or a
+	 * failure (NOENT, IO) with err. */
+	steer_status (*load)(void *ud, const char *name, char **data, size_t *len, char *err,
+	                     size_t errlen);
 	/* Appends the host's own fields (",\"clients\":3,...") to the stats object. */
 	void (*stats)(void *ud, steer_strbuf *json);
 	/* The tick rate changed: re-arm the tick timer. */
 	void (*rate_changed)(void *ud);
 	/* Checks a token for the connection `caller` and, when it matches, lets that
-	 * connection change the world. 0 on a match; -1 with the reason in err (a wrong
-	 * token, or too many of them: the host may refuse to check for a while). NULL: no
-	 * tokens here. */
-	int (*auth)(void *ud, void *caller, const char *token, char *err, size_t errlen);
+	 * connection change the world. STEER_OK on a match; ACCESS with the reason in err
+	 * (a wrong token, or too many of them: the host may refuse to check for a while).
+	 * NULL: no tokens here. */
+	steer_status (*auth)(void *ud, void *caller, const char *token, char *err, size_t errlen);
 	void *caller; /* the connection a command came from, for auth, name and clients */
-	/* Appends the saves in the data directory as a JSON object. 0, or -1 with err. */
-	int (*saves)(void *ud, steer_strbuf *json, char *err, size_t errlen);
-	/* Names the connection `caller` (name already validated). 0, or -1 with err. */
-	int (*set_name)(void *ud, void *caller, const char *name, char *err, size_t errlen);
+	/* Appends the saves in the data directory as a JSON object. STEER_OK, or a failure
+	 * (IO) with err. */
+	steer_status (*saves)(void *ud, steer_strbuf *json, char *err, size_t errlen);
+	/* Names the connection `caller` (name already validated). STEER_OK, or a failure
+	 * with err. */
+	steer_status (*set_name)(void *ud, void *caller, const char *name, char *err,
+	                         size_t errlen);
 	/* Appends the connections as a JSON object, marking `caller`'s own. */
 	void (*clients)(void *ud, void *caller, steer_strbuf *json);
 } steer_host;
@@ -99,20 +105,17 @@ typedef struct steer_reply {
 	char error[256];
 } steer_reply;
 
-typedef enum steer_cmd_status {
-	STEER_CMD_OK = 0,
-	STEER_CMD_ERROR = -1,
-} steer_cmd_status;
-
 struct steer_cmd_entry {
 	const char *name;
 	const char *usage; /* the arguments, as shown by help */
 	const char *help;
 	steer_cmd_access access;
 	int min_words, max_words; /* words after the name; max -1 = no limit */
-	int (*parse)(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
-	int (*exec)(const steer_command *cmd, steer_session *s, const steer_host *h,
-	            steer_reply *out);
+	/* STEER_OK, or INVALID with a message in err. */
+	steer_status (*parse)(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
+	/* STEER_OK, or REFUSED with the reason in the reply (see steer_cmd_exec). */
+	steer_status (*exec)(const steer_command *cmd, steer_session *s, const steer_host *h,
+	                     steer_reply *out);
 };
 
 extern const steer_cmd_entry steer_cmd_table[];
@@ -120,36 +123,41 @@ extern const size_t steer_cmd_count;
 
 const steer_cmd_entry *steer_cmd_find(const char *name);
 
-/* Splits line into words in place (line is modified); returns the count, or -1 when
+/* Splits line into words in place (line is modified), the count in *count; LIMIT when
  * there are more than max. */
-int steer_cmd_split(char *line, char **words, int max);
+steer_status steer_cmd_split(char *line, char **words, int max, int *count);
 
-/* Parses words (words[0] is the command name). 0, or -1 with a message in err. */
-int steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
-/* Parses one line of the text grammar. */
-int steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen);
+/* Parses words (words[0] is the command name). STEER_OK, or INVALID with a message in
+ * err. */
+steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
+/* Parses one line of the text grammar; as steer_cmd_parse (too many words is INVALID
+ * too). */
+steer_status steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen);
 
 void steer_reply_init(steer_reply *r);
 void steer_reply_free(steer_reply *r);
 /* Makes r a failure with a formatted message (one line of valid UTF-8) and no JSON;
- * returns -1, so that a handler can `return steer_reply_fail(...)`. */
+ * returns STEER_ERR_REFUSED, so that a handler can `return steer_reply_fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-int steer_reply_fail(steer_reply *r, const char *fmt, ...);
-/* Applies a parsed command. Returns 0 when it succeeded; either way *out holds the
- * reply. A failed command leaves the session as it was. */
-int steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
-                   steer_reply *out);
+steer_status
+steer_reply_fail(steer_reply *r, const char *fmt, ...);
+/* Applies a parsed command: STEER_OK, or REFUSED when it failed; either way *out
+ * holds the reply, with the reason on failure. A failed command leaves the session as
+ * it was. */
+steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
+                            steer_reply *out);
 
 /* The second half of load, for a host that read and decoded the file itself (off
  * its loop): checks `loaded` against the session's limits and swaps it in, or
  * destroys it. Takes `loaded` either way; *r as steer_cmd_exec leaves it for load. */
-int steer_cmd_load_swap(const steer_command *cmd, steer_session *s, const steer_host *h,
-                        steer_world *loaded, steer_reply *r);
+steer_status steer_cmd_load_swap(const steer_command *cmd, steer_session *s, const steer_host *h,
+                                 steer_world *loaded, steer_reply *r);
 
-/* 0 when the caller may run cmd; else -1 with an ERR reply saying how to get access. */
-int steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out);
+/* STEER_OK when the caller may run cmd; else ACCESS with an ERR reply saying how to
+ * get access. */
+steer_status steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out);
 
 /* Renders a reply as one line of the text protocol, without the newline:
  * "OK", "OK {...}" or "ERR message". */

@@ -111,9 +111,9 @@ static void *place_part(void *arg)
 	return NULL;
 }
 
-int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
-                     size_t n, const double *px, const double *py, const uint32_t *flags,
-                     uint32_t need)
+steer_status steer_grid_build(steer_grid *g, double width, double height, bool wrap,
+                              double min_cell, size_t n, const double *px, const double *py,
+                              const uint32_t *flags, uint32_t need)
 {
 	if (!(min_cell > 0.0))
 		min_cell = fmax(width, height);
@@ -136,7 +136,7 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 	    steer_reserve((void **)&g->fill, &g->fill_cap, cells, sizeof *g->fill) != 0 ||
 	    steer_reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != 0 ||
 	    steer_reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != 0)
-		return -1;
+		return STEER_ERR_NOMEM;
 
 	g->nx = (int)nxf;
 	g->ny = (int)nyf;
@@ -178,7 +178,7 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 		place_part(&parts[1]);
 	}
 	g->count = at;
-	return 0;
+	return STEER_OK;
 }
 
 size_t steer_grid_query(const steer_grid *g, const double *px, const double *py, double width,

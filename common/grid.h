@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 typedef struct steer_grid {
 	int nx, ny;
 	double cw, ch; /* cell size; cw * nx == width, ch * ny == height */
@@ -35,11 +37,11 @@ void steer_grid_free(steer_grid *g);
 /* Indexes the points i in [0, n) with (flags[i] & need) == need (flags may be NULL to
  * take every point). Cells are a little more than min_cell tall and min_cell /
  * reach_x wide, so any query of radius <= min_cell touches at most 3 rows of
- * 2 reach_x + 1 cells, with room to spare for rounding. Returns 0, or -1 when memory
- * runs out. */
-int steer_grid_build(steer_grid *g, double width, double height, bool wrap, double min_cell,
-                     size_t n, const double *px, const double *py, const uint32_t *flags,
-                     uint32_t need);
+ * 2 reach_x + 1 cells, with room to spare for rounding. STEER_OK, or NOMEM when
+ * memory runs out. */
+steer_status steer_grid_build(steer_grid *g, double width, double height, bool wrap,
+                              double min_cell, size_t n, const double *px, const double *py,
+                              const uint32_t *flags, uint32_t need);
 
 /* floor(t) clamped to [lo, hi], without a libm call or an overflowing conversion
  * (NaN gives lo). These run several times per vehicle per tick. */

@@ -62,28 +62,28 @@ static int grow(steer_idmap *m)
 	return 0;
 }
 
-int steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val)
+steer_status steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val)
 {
 	/* Keep the load under 1/2 so probe runs stay short. */
 	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
-		return -1;
+		return STEER_ERR_NOMEM;
 	insert_fresh(m, key, val);
-	return 0;
+	return STEER_OK;
 }
 
-int steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val)
+bool steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val)
 {
 	if (m->cap == 0 || key == 0)
-		return 0;
+		return false;
 	size_t i = slot_of(key, m->cap);
 	while (m->keys[i] != 0) {
 		if (m->keys[i] == key) {
 			*val = m->vals[i];
-			return 1;
+			return true;
 		}
 		i = (i + 1) & (m->cap - 1);
 	}
-	return 0;
+	return false;
 }
 
 void steer_idmap_del(steer_idmap *m, uint32_t key)

@@ -4,8 +4,11 @@
 #ifndef STEER_IDMAP_H
 #define STEER_IDMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "status.h"
 
 typedef struct steer_idmap {
 	uint32_t *keys; /* 0 = empty; ids start at 1 */
@@ -17,10 +20,12 @@ typedef struct steer_idmap {
 void steer_idmap_init(steer_idmap *m);
 void steer_idmap_free(steer_idmap *m);
 void steer_idmap_clear(steer_idmap *m);
-/* Inserts or overwrites. Returns 0, or -1 when the table cannot grow. */
-int steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val);
-/* Returns 1 and stores the value when found, else 0. */
-int steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val);
+/* Inserts or overwrites. STEER_OK, or NOMEM (the map unchanged) when the table cannot
+ * grow. */
+steer_status steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val);
+/* True, with the value in *val, when key is in the map; false (not an error) when
+ * not. */
+bool steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val);
 void steer_idmap_del(steer_idmap *m, uint32_t key);
 /* Every value below limit becomes map[value]; the others stay. One pass over the
  * table, for when many slots move at once. */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
+
 void steer_palette_init(steer_palette *p)
 {
 	memset(p, 0, sizeof *p);
@@ -60,35 +62,30 @@ static int same_params(const steer_params *a, const steer_params *b)
 	return 1;
 }
 
+/* The four arrays share one capacity; one that grew before another failed just
+ * stays larger. */
 static int grow(steer_palette *p)
 {
-	size_t n = p->cap ? p->cap * 2 : 16;
-	steer_params *s = realloc(p->sets, n * sizeof *s);
-	if (s)
-		p->sets = s;
-	uint32_t *r = realloc(p->refs, n * sizeof *r);
-	if (r)
-		p->refs = r;
-	uint32_t *nx = realloc(p->next, n * sizeof *nx);
-	if (nx)
-		p->next = nx;
-	uint32_t *h = realloc(p->hash, n * sizeof *h);
-	if (h)
-		p->hash = h;
-	if (!s || !r || !nx || !h)
+	size_t n;
+	if (steer_grow_cap(p->cap, p->cap + 1, sizeof *p->sets, &n) != STEER_OK ||
+	    steer_resize((void **)&p->sets, n, sizeof *p->sets) != STEER_OK ||
+	    steer_resize((void **)&p->refs, n, sizeof *p->refs) != STEER_OK ||
+	    steer_resize((void **)&p->next, n, sizeof *p->next) != STEER_OK ||
+	    steer_resize((void **)&p->hash, n, sizeof *p->hash) != STEER_OK)
 		return -1;
 	p->cap = n;
 	return 0;
 }
 
-uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm)
+steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, uint32_t *set)
 {
 	uint32_t h = hash_params(prm), first;
 	if (steer_idmap_get(&p->by_hash, h, &first))
 		for (uint32_t s = first; s != STEER_PALETTE_NONE; s = p->next[s])
 			if (same_params(&p->sets[s], prm)) {
 				p->refs[s]++;
-				return s;
+				*set = s;
+				return STEER_OK;
 			}
 	uint32_t s;
 	if (p->free_head != STEER_PALETTE_NONE) {
@@ -96,9 +93,9 @@ uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm)
 		p->free_head = p->next[s];
 	} else {
 		if (p->count == p->cap && grow(p) != 0)
-			return STEER_PALETTE_NONE;
+			return STEER_ERR_NOMEM;
 		if (p->count >= STEER_PALETTE_NONE)
-			return STEER_PALETTE_NONE;
+			return STEER_ERR_NOMEM;
 		s = (uint32_t)p->count++;
 	}
 	uint32_t head = STEER_PALETTE_NONE;
@@ -107,13 +104,14 @@ uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm)
 		p->next[s] = p->free_head;
 		p->free_head = s;
 		p->refs[s] = 0;
-		return STEER_PALETTE_NONE;
+		return STEER_ERR_NOMEM;
 	}
 	p->sets[s] = *prm;
 	p->refs[s] = 1;
 	p->hash[s] = h;
 	p->next[s] = head;
-	return s;
+	*set = s;
+	return STEER_OK;
 }
 
 void steer_palette_release(steer_palette *p, uint32_t set)

@@ -27,9 +27,9 @@ typedef struct steer_palette {
 void steer_palette_init(steer_palette *p);
 void steer_palette_free(steer_palette *p);
 void steer_palette_clear(steer_palette *p);
-/* The set equal to prm (bit for bit), made if needed, with one more reference; or
- * STEER_PALETTE_NONE when memory runs out. */
-uint32_t steer_palette_acquire(steer_palette *p, const steer_params *prm);
+/* The set equal to prm (bit for bit), made if needed, with one more reference, in
+ * *set; NOMEM (the palette unchanged) when memory runs out. */
+steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, uint32_t *set);
 void steer_palette_release(steer_palette *p, uint32_t set);
 static inline const steer_params *steer_palette_get(const steer_palette *p, uint32_t set)
 {

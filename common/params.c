@@ -151,8 +151,8 @@ static int parse_real(const char *s, double *out)
 	return 0;
 }
 
-const char *steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
-                              char *err, size_t errlen)
+steer_status steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
+                               char *err, size_t errlen)
 {
 	double v;
 	switch (def->type) {
@@ -162,14 +162,14 @@ const char *steer_param_parse(steer_params *p, const steer_param_def *def, const
 			v = INFINITY;
 		} else if (parse_real(text, &v) != 0) {
 			snprintf(err, errlen, "%s: '%s' is not a finite number", def->name, text);
-			return err;
+			return STEER_ERR_INVALID;
 		}
 		break;
 	case STEER_PARAM_UINT:
 		if (parse_real(text, &v) != 0 || v < 0 || v > UINT32_MAX || v != floor(v)) {
 			snprintf(err, errlen, "%s: '%s' is not a whole number 0..4294967295",
 			         def->name, text);
-			return err;
+			return STEER_ERR_INVALID;
 		}
 		break;
 	case STEER_PARAM_BOOL:
@@ -179,7 +179,7 @@ const char *steer_param_parse(steer_params *p, const steer_param_def *def, const
 			v = 0;
 		else {
 			snprintf(err, errlen, "%s: '%s' is not on/off", def->name, text);
-			return err;
+			return STEER_ERR_INVALID;
 		}
 		break;
 	case STEER_PARAM_ENUM: {
@@ -192,7 +192,7 @@ const char *steer_param_parse(steer_params *p, const steer_param_def *def, const
 			for (int i = 0; def->enum_names[i] && n > 0 && (size_t)n < errlen; i++)
 				n += snprintf(err + n, errlen - (size_t)n, " %s",
 				              def->enum_names[i]);
-			return err;
+			return STEER_ERR_INVALID;
 		}
 		v = found;
 		break;
@@ -201,10 +201,10 @@ const char *steer_param_parse(steer_params *p, const steer_param_def *def, const
 		v = 0;
 	}
 	steer_param_set(p, def, v);
-	return NULL;
+	return STEER_OK;
 }
 
-const char *steer_params_check(const steer_params *p, char *err, size_t errlen)
+steer_status steer_params_check(const steer_params *p, char *err, size_t errlen)
 {
 	/* Each real field within a range that keeps every product the tick forms far
 	 * from overflow (a billion units, or a millionth where the math divides by it):
@@ -237,16 +237,20 @@ const char *steer_params_check(const steer_params *p, char *err, size_t errlen)
 		if (!(r[i].v >= r[i].min && r[i].v <= big)) { /* NaN fails too */
 			snprintf(err, errlen, "%s must be between %g and %g", r[i].name, r[i].min,
 			         big);
-			return err;
+			return STEER_ERR_INVALID;
 		}
 	}
 	if (!(p->panic_distance >= 0 && (p->panic_distance <= big || isinf(p->panic_distance)))) {
 		snprintf(err, errlen, "panic_distance must be between 0 and %g, or inf", big);
-		return err;
+		return STEER_ERR_INVALID;
 	}
-	if (p->decel > STEER_DECEL_SLOW)
-		return "decel must be linear, fast, normal or slow";
-	if (p->combine > STEER_COMBINE_PRIORITY)
-		return "combine must be sum or priority";
-	return NULL;
+	if (p->decel > STEER_DECEL_SLOW) {
+		snprintf(err, errlen, "decel must be linear, fast, normal or slow");
+		return STEER_ERR_INVALID;
+	}
+	if (p->combine > STEER_COMBINE_PRIORITY) {
+		snprintf(err, errlen, "combine must be sum or priority");
+		return STEER_ERR_INVALID;
+	}
+	return STEER_OK;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 typedef enum steer_combine {
 	STEER_COMBINE_SUM = 0,
 	STEER_COMBINE_PRIORITY = 1,
@@ -54,9 +56,9 @@ typedef struct steer_params {
 
 steer_params steer_params_default(void);
 
-/* NULL when every field is in range, else a message naming the first bad field,
- * written into err. */
-const char *steer_params_check(const steer_params *p, char *err, size_t errlen);
+/* STEER_OK when every field is in range, else INVALID with a message naming the first
+ * bad field in err. */
+steer_status steer_params_check(const steer_params *p, char *err, size_t errlen);
 
 typedef enum steer_param_type {
 	STEER_PARAM_REAL,
@@ -81,9 +83,9 @@ const steer_param_def *steer_param_find(const char *name);
 /* Parses text into the named field of *p: a number, on/off/true/false/1/0, or an enum
  * word (decel slow|normal|fast|linear, combine sum|priority). NaN and infinity are
  * refused except "inf" for panic_distance. Range checks are steer_params_check's job.
- * Returns NULL or an error message written into err. */
-const char *steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
-                              char *err, size_t errlen);
+ * STEER_OK, or INVALID with a message in err and *p untouched. */
+steer_status steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
+                               char *err, size_t errlen);
 
 /* The field as a double (bools and enums as their integer values). */
 double steer_param_get(const steer_params *p, const steer_param_def *def);

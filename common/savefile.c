@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reserve.h"
+
 #define MAGIC STEER_SAVE_MAGIC
 
 /* Longest line and most fields the reader accepts. The params line is the longest:
@@ -48,22 +50,13 @@ typedef struct writer {
 
 static bool writer_reserve(writer *o, size_t extra)
 {
-	if (o->cap - o->len > extra)
-		return true;
-	if (extra > SIZE_MAX / 4 || o->len > SIZE_MAX / 4 - extra) {
+	/* Room for extra bytes and one more (vsnprintf's NUL); the sum cannot wrap
+	 * before memory runs out, but is checked anyway. */
+	if (extra > SIZE_MAX - o->len - 1 ||
+	    steer_reserve((void **)&o->p, &o->cap, o->len + extra + 1, 1) != STEER_OK) {
 		o->nomem = true;
 		return false;
 	}
-	size_t ncap = o->cap ? o->cap : 4096;
-	while (ncap - o->len <= extra)
-		ncap *= 2;
-	char *q = realloc(o->p, ncap);
-	if (!q) {
-		o->nomem = true;
-		return false;
-	}
-	o->p = q;
-	o->cap = ncap;
 	return true;
 }
 
@@ -530,12 +523,12 @@ static bool read_config(reader *r, steer_world_config *c)
 	    !key_real(r, "height", true, &c->height) || !expect_word(r, "edges") ||
 	    !(edges = value_for(r, "edges")))
 		return false;
-	if (steer_edges_parse(edges, &c->edges) != 0)
+	if (steer_edges_parse(edges, &c->edges) != STEER_OK)
 		return fail(r, "unknown edges '%.40s' (want wrap, bounce or none)", edges);
 	if (!key_real(r, "tick_rate", true, &c->tick_rate) ||
 	    !key_u64(r, "seed", UINT64_MAX, &c->seed) || !line_done(r))
 		return false;
-	if (steer_world_config_check(c, msg, sizeof msg))
+	if (steer_world_config_check(c, msg, sizeof msg) != STEER_OK)
 		return fail(r, "%s", msg);
 	return true;
 }
@@ -613,7 +606,7 @@ static bool read_param(reader *r, steer_params *p, const steer_param_def *d)
 		return false;
 	if (d->type != STEER_PARAM_REAL) {
 		/* The shared table's parser, so files and commands spell values alike. */
-		if (steer_param_parse(p, d, text, msg, sizeof msg))
+		if (steer_param_parse(p, d, text, msg, sizeof msg) != STEER_OK)
 			return fail(r, "%s", msg);
 		return true;
 	}
@@ -646,9 +639,8 @@ static bool read_params(reader *r, uint32_t id, steer_params *p)
 		if (!read_param(r, p, d))
 			return false;
 	}
-	const char *bad = steer_params_check(p, msg, sizeof msg);
-	if (bad)
-		return fail(r, "vehicle %" PRIu32 ": %s", id, bad);
+	if (steer_params_check(p, msg, sizeof msg) != STEER_OK)
+		return fail(r, "vehicle %" PRIu32 ": %s", id, msg);
 	return true;
 }
 

@@ -114,7 +114,7 @@ static steer_status load_path(steer_world *w)
 	    steer_vehicle_add(w, v2(c->width * 0.2, c->height * 0.2), v2(0, 0), NULL, &id);
 	/* A pentagon around the centre, the kind of loop a few clicks make. */
 	for (int k = 0; k < 5 && st == STEER_OK; k++) {
-		double a = -1.5707963267948966 + k * 1.2566370614359172;
+		double a = -STEER_TAU / 4 + k * (STEER_TAU / 5);
 		steer_vec2 pt =
 		    v2(c->width * (0.5 + 0.35 * cos(a)), c->height * (0.5 + 0.35 * sin(a)));
 		st = steer_vehicle_path_add(w, id, pt);
@@ -129,12 +129,12 @@ static steer_status load_flock(steer_world *w)
 	steer_params p = steer_flock_params();
 	/* Enough boids to fill the world at about 10 neighbours each within sight. */
 	double area = c->width * c->height;
-	double per_sight = 3.14159 * p.sight_distance * p.sight_distance;
+	double per_sight = (STEER_TAU / 2) * p.sight_distance * p.sight_distance;
 	int n = (int)fmin(400.0, fmax(40.0, 8.0 * area / per_sight));
 	for (int k = 0; k < n; k++) {
 		steer_vec2 pos =
 		    v2(steer_rng_range(rng, 0, c->width), steer_rng_range(rng, 0, c->height));
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double s = steer_rng_range(rng, 0.2, 1.0) * p.max_speed;
 		uint32_t id;
 		steer_status st = steer_vehicle_add(w, pos, v2(cos(a) * s, sin(a) * s), &p, &id);

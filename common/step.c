@@ -8,8 +8,6 @@
 #include "motion.h"
 #include "pair.h"
 
-#define STEER_TAU 6.283185307179586
-
 /* --- stepping ----------------------------------------------------------------- */
 
 static steer_agent agent_at(const steer_world *w, size_t i)

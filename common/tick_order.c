@@ -1,6 +1,7 @@
 #include "world_internal.h"
 
 #include "pair.h"
+#include "reserve.h"
 
 /* Within each cell [from, to), members in id order. One insertion sort over the
  * cells' members that never moves a member past the start of its cell: members
@@ -119,11 +120,8 @@ static int resort(steer_world *w, uint32_t *src)
 {
 	steer_vehicles *v = &w->v;
 	size_t n = v->count;
-	if (n > w->perm_cap) {
-		if (grow_array((void **)&w->perm, n, sizeof *w->perm) != 0)
-			return -1;
-		w->perm_cap = n;
-	}
+	if (steer_reserve((void **)&w->perm, &w->perm_cap, n, sizeof *w->perm) != STEER_OK)
+		return -1;
 	uint32_t *dest = w->perm;
 	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;
@@ -208,7 +206,7 @@ int world_index_flock(steer_world *w)
 		return 0;
 	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
 	                     w->flock_sight, v->count, v->px, v->py, v->behaviors,
-	                     STEER_FLOCK) != 0)
+	                     STEER_FLOCK) != STEER_OK)
 		return -1;
 	size_t moved = sort_cells_by_id(w);
 	return arrange(w, moved);

@@ -4,6 +4,10 @@
 
 #include <math.h>
 
+/* A full turn in radians, 2 pi: the one name for it (strict C11 <math.h> has no M_PI).
+ * Its fractions (STEER_TAU / 2, / 4, / 8) are exact in binary. */
+#define STEER_TAU 6.283185307179586
+
 typedef struct steer_vec2 {
 	double x, y;
 } steer_vec2;

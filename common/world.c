@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "motion.h"
+#include "reserve.h"
 
 /* Obstacle slots in the id map carry this bit; vehicle slots do not. */
 #define OBSTACLE_SLOT 0x80000000u
@@ -48,31 +49,14 @@ const char *steer_edges_name(steer_edges e)
 	return (unsigned)e < 3 ? edge_names[e] : "?";
 }
 
-int steer_edges_parse(const char *name, steer_edges *out)
+steer_status steer_edges_parse(const char *name, steer_edges *out)
 {
 	for (int k = 0; k < 3; k++)
 		if (strcmp(name, edge_names[k]) == 0) {
 			*out = (steer_edges)k;
-			return 0;
+			return STEER_OK;
 		}
-	return -1;
-}
-
-const char *steer_status_str(steer_status s)
-{
-	switch (s) {
-	case STEER_OK:
-		return "ok";
-	case STEER_ERR_NOMEM:
-		return "out of memory";
-	case STEER_ERR_NOENT:
-		return "no such id";
-	case STEER_ERR_INVALID:
-		return "invalid argument";
-	case STEER_ERR_LIMIT:
-		return "limit reached";
-	}
-	return "unknown error";
+	return STEER_ERR_INVALID;
 }
 
 /* The edge rule applied to a position alone (spawns, resizes). */
@@ -102,7 +86,7 @@ steer_world_config steer_world_config_default(void)
 #define STEER_MAX_EXTENT    1e9
 #define STEER_MAX_TICK_RATE 10000.0
 
-const char *steer_world_config_check(const steer_world_config *c, char *err, size_t errlen)
+steer_status steer_world_config_check(const steer_world_config *c, char *err, size_t errlen)
 {
 	/* At least a unit across: wrapping a coordinate into a world much smaller than
 	 * its own magnitude loses every digit of precision. */
@@ -114,8 +98,8 @@ const char *steer_world_config_check(const steer_world_config *c, char *err, siz
 	else if (!(c->tick_rate > 0 && c->tick_rate <= STEER_MAX_TICK_RATE))
 		snprintf(err, errlen, "tick rate must be in (0, %g] Hz", STEER_MAX_TICK_RATE);
 	else
-		return NULL;
-	return err;
+		return STEER_OK;
+	return STEER_ERR_INVALID;
 }
 
 /* --- lifetime ----------------------------------------------------------------- */
@@ -303,13 +287,9 @@ static steer_vehicle_state *extras_for_write(steer_world *w, size_t i)
 	if (w->extras.nfree) {
 		e = w->extras.free[--w->extras.nfree];
 	} else {
-		if (w->extras.count == w->extras.cap) {
-			size_t cap = w->extras.cap ? w->extras.cap + w->extras.cap / 2 : 16;
-			if (grow_array((void **)&w->extras.slots, cap, sizeof *w->extras.slots) !=
-			    0)
-				return NULL;
-			w->extras.cap = cap;
-		}
+		if (steer_reserve((void **)&w->extras.slots, &w->extras.cap, w->extras.count + 1,
+		                  sizeof *w->extras.slots) != STEER_OK)
+			return NULL;
 		if (w->extras.count >= STEER_NO_EXTRA)
 			return NULL;
 		e = (uint32_t)w->extras.count++;
@@ -329,12 +309,9 @@ static void extras_release(steer_world *w, size_t i)
 		return;
 	free(w->extras.slots[e].path.points);
 	w->v.extra[i] = STEER_NO_EXTRA;
-	if (w->extras.nfree == w->extras.free_cap) {
-		size_t cap = w->extras.free_cap ? w->extras.free_cap * 2 : 16;
-		if (grow_array((void **)&w->extras.free, cap, sizeof *w->extras.free) != 0)
-			return; /* the slot is lost to reuse, not to correctness */
-		w->extras.free_cap = cap;
-	}
+	if (steer_reserve((void **)&w->extras.free, &w->extras.free_cap, w->extras.nfree + 1,
+	                  sizeof *w->extras.free) != STEER_OK)
+		return; /* the slot is lost to reuse, not to correctness */
 	w->extras.free[w->extras.nfree++] = e;
 }
 
@@ -389,23 +366,25 @@ const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 static int grow_vehicles(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
-	size_t n = v->cap ? v->cap * 2 : 64;
+	size_t n;
+	if (steer_grow_cap(v->cap, v->cap + 1, sizeof(double), &n) != STEER_OK)
+		return -1;
 	/* Each array is grown in turn; a failure part-way leaves the larger arrays in
 	 * place (harmless) and the old capacity recorded, so the world stays valid. */
-	if (grow_array((void **)&v->id, n, sizeof *v->id) ||
-	    grow_array((void **)&v->behaviors, n, sizeof *v->behaviors) ||
-	    grow_array((void **)&v->group, n, sizeof *v->group) ||
-	    grow_array((void **)&v->param_set, n, sizeof *v->param_set) ||
-	    grow_array((void **)&v->px, n, sizeof *v->px) ||
-	    grow_array((void **)&v->py, n, sizeof *v->py) ||
-	    grow_array((void **)&v->vx, n, sizeof *v->vx) ||
-	    grow_array((void **)&v->vy, n, sizeof *v->vy) ||
-	    grow_array((void **)&v->hx, n, sizeof *v->hx) ||
-	    grow_array((void **)&v->hy, n, sizeof *v->hy) ||
-	    grow_array((void **)&v->fx, n, sizeof *v->fx) ||
-	    grow_array((void **)&v->fy, n, sizeof *v->fy) ||
-	    grow_array((void **)&v->extra, n, sizeof *v->extra) ||
-	    grow_array((void **)&w->spare32, n, sizeof *w->spare32))
+	if (steer_resize((void **)&v->id, n, sizeof *v->id) ||
+	    steer_resize((void **)&v->behaviors, n, sizeof *v->behaviors) ||
+	    steer_resize((void **)&v->group, n, sizeof *v->group) ||
+	    steer_resize((void **)&v->param_set, n, sizeof *v->param_set) ||
+	    steer_resize((void **)&v->px, n, sizeof *v->px) ||
+	    steer_resize((void **)&v->py, n, sizeof *v->py) ||
+	    steer_resize((void **)&v->vx, n, sizeof *v->vx) ||
+	    steer_resize((void **)&v->vy, n, sizeof *v->vy) ||
+	    steer_resize((void **)&v->hx, n, sizeof *v->hx) ||
+	    steer_resize((void **)&v->hy, n, sizeof *v->hy) ||
+	    steer_resize((void **)&v->fx, n, sizeof *v->fx) ||
+	    steer_resize((void **)&v->fy, n, sizeof *v->fy) ||
+	    steer_resize((void **)&v->extra, n, sizeof *v->extra) ||
+	    steer_resize((void **)&w->spare32, n, sizeof *w->spare32))
 		return -1;
 	v->cap = n;
 	return 0;
@@ -447,8 +426,8 @@ static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r
 	if (v->count == v->cap && grow_vehicles(w) != 0)
 		return STEER_ERR_NOMEM;
 	size_t i = v->count;
-	uint32_t set = steer_palette_acquire(&w->params, &r->prm);
-	if (set == STEER_PALETTE_NONE)
+	uint32_t set;
+	if (steer_palette_acquire(&w->params, &r->prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0) {
 		steer_palette_release(&w->params, set);
@@ -600,8 +579,8 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 		return STEER_ERR_NOENT;
 	if (steer_params_check(prm, err, sizeof err))
 		return STEER_ERR_INVALID;
-	uint32_t set = steer_palette_acquire(&w->params, prm);
-	if (set == STEER_PALETTE_NONE)
+	uint32_t set;
+	if (steer_palette_acquire(&w->params, prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	steer_palette_release(&w->params, w->v.param_set[i]);
 	w->v.param_set[i] = set;
@@ -717,14 +696,11 @@ steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 poin
 	steer_path *path = &s->path;
 	if (path->count >= STEER_MAX_WAYPOINTS)
 		return STEER_ERR_LIMIT;
-	if (path->count == path->cap) {
-		uint32_t ncap = path->cap ? path->cap * 2 : 8;
-		steer_vec2 *pts = realloc(path->points, ncap * sizeof *pts);
-		if (!pts)
-			return STEER_ERR_NOMEM;
-		path->points = pts;
-		path->cap = ncap;
-	}
+	size_t cap = path->cap; /* under 2 * STEER_MAX_WAYPOINTS: fits path->cap */
+	if (steer_reserve((void **)&path->points, &cap, path->count + 1u, sizeof *path->points) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	path->cap = (uint32_t)cap;
 	path->points[path->count++] = point;
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_PATH);
 	return STEER_OK;
@@ -853,12 +829,9 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 {
 	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0 && radius <= STEER_PARAM_MAX))
 		return STEER_ERR_INVALID;
-	if (w->obs_count == w->obs_cap) {
-		size_t ncap = w->obs_cap ? w->obs_cap * 2 : 16;
-		if (grow_array((void **)&w->obs, ncap, sizeof *w->obs) != 0)
-			return STEER_ERR_NOMEM;
-		w->obs_cap = ncap;
-	}
+	if (steer_reserve((void **)&w->obs, &w->obs_cap, w->obs_count + 1, sizeof *w->obs) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
 	if (w->next_id >= OBSTACLE_SLOT)
 		return STEER_ERR_LIMIT;
 	uint32_t id = w->next_id;

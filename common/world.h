@@ -3,7 +3,11 @@
  * client and the tests all drive it through this API.
  *
  * Ownership: the world owns every array and path it holds; pointers returned by the
- * query functions stay valid until the next call that adds, removes or steps. */
+ * query functions stay valid until the next call that adds, removes or steps.
+ *
+ * Errors follow status.h's convention: what can fail returns steer_status (STEER_OK
+ * is 0), with a message in the caller's err buffer where there is one; constructors
+ * return NULL; predicates return bool; lookups return a documented "not found". */
 #ifndef STEER_WORLD_H
 #define STEER_WORLD_H
 
@@ -13,6 +17,7 @@
 
 #include "params.h"
 #include "rng.h"
+#include "status.h"
 #include "vec2.h"
 
 typedef enum steer_edges {
@@ -36,22 +41,14 @@ enum {
 	STEER_ALL_BEHAVIORS = (1u << 9) - 1,
 };
 
-typedef enum steer_status {
-	STEER_OK = 0,
-	STEER_ERR_NOMEM,   /* allocation failed; the world is unchanged */
-	STEER_ERR_NOENT,   /* no vehicle or obstacle with that id */
-	STEER_ERR_INVALID, /* an argument out of range */
-	STEER_ERR_LIMIT,   /* a hard limit (vehicles, waypoints) reached */
-} steer_status;
-
-const char *steer_status_str(steer_status s);
 /* "seek", "flee", ... for one bit; NULL for anything else. */
 const char *steer_behavior_name(uint32_t bit);
 /* The bit for a name, or 0. */
 uint32_t steer_behavior_bit(const char *name);
 const char *steer_edges_name(steer_edges e);
-/* Returns 0 and sets *out, or -1 for an unknown name. */
-int steer_edges_parse(const char *name, steer_edges *out);
+/* Sets *out from "wrap", "bounce" or "none"; INVALID, *out untouched, for anything
+ * else. */
+steer_status steer_edges_parse(const char *name, steer_edges *out);
 
 #define STEER_MAX_WAYPOINTS 4096u
 /* Positions, targets and velocities are refused beyond this magnitude. */
@@ -107,12 +104,12 @@ typedef struct steer_world_config {
 } steer_world_config;
 
 steer_world_config steer_world_config_default(void);
-/* NULL when valid, else a message (written into err). */
-const char *steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
+/* STEER_OK when valid, else INVALID with a message naming the bad field in err. */
+steer_status steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
 
 typedef struct steer_world steer_world;
 
-/* NULL when cfg is invalid or memory runs out. */
+/* NULL when cfg is invalid (steer_world_config_check says why) or memory runs out. */
 steer_world *steer_world_create(const steer_world_config *cfg);
 void steer_world_destroy(steer_world *w);
 
@@ -170,7 +167,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 /* Removes a vehicle or an obstacle. Pursuers and evaders of a removed vehicle drop
  * that behaviour. */
 steer_status steer_remove(steer_world *w, uint32_t id);
-/* Index into steer_vehicles, or -1. */
+/* Index into steer_vehicles, or -1 when no vehicle has that id (a lookup, not an
+ * error). */
 long steer_vehicle_index(const steer_world *w, uint32_t id);
 const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id);
 /* Targets, chases, wander angle and path of the vehicle at index i: all zero for a

@@ -51,15 +51,6 @@ struct steer_world {
 	steer_phase_times phases;
 };
 
-static inline int grow_array(void **p, size_t n, size_t sz)
-{
-	void *q = realloc(*p, n * sz);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
 static inline steer_vec2 pos_of(const steer_vehicles *v, size_t i)
 {
 	return v2(v->px[i], v->py[i]);

@@ -236,13 +236,13 @@ uint8_t wire_direction_byte(double x, double y)
 	     t2 * (-0.33262347 +
 	           t2 * (0.19354346 + t2 * (-0.11643287 + t2 * (0.05265332 + t2 * -0.01172120)))));
 	if (ay > ax)
-		a = STEER_TURN / 4 - a;
+		a = STEER_TAU / 4 - a;
 	if (x < 0)
-		a = STEER_TURN / 2 - a;
+		a = STEER_TAU / 2 - a;
 	if (y < 0)
 		a = -a;
 	/* a in [-pi, pi]: shifted positive so the cast truncates as floor would. */
-	return (uint8_t)(unsigned)(a * (256.0 / STEER_TURN) + 256.5);
+	return (uint8_t)(unsigned)(a * (256.0 / STEER_TAU) + 256.5);
 }
 
 static uint8_t heading_byte(double vx, double vy, double hx, double hy)
@@ -622,8 +622,8 @@ void steer_compact_state_init(steer_compact_state *cs)
 {
 	memset(cs, 0, sizeof *cs);
 	for (int k = 0; k < 256; k++) {
-		cs->cos[k] = cos(k * (STEER_TURN / 256.0));
-		cs->sin[k] = sin(k * (STEER_TURN / 256.0));
+		cs->cos[k] = cos(k * (STEER_TAU / 256.0));
+		cs->sin[k] = sin(k * (STEER_TAU / 256.0));
 	}
 }
 

@@ -6,6 +6,7 @@
 
 #include <pb.h>
 
+#include "vec2.h"
 #include "wire.h"
 
 /* Encodes a message as one delimited frame at the end of out. */
@@ -42,8 +43,6 @@ bool wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_st
 /* Blobs (compact.c): appending and reading the varints and bytes that compact and
  * density frames are made of. A failed append sets the blob's oom; a read past the
  * end, or a varint over ten bytes (or over 32 bits for get_varint32), fails. */
-#define STEER_TURN 6.283185307179586
-
 typedef struct wire_reader {
 	const uint8_t *p;
 	size_t len, pos;

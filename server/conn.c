@@ -9,6 +9,7 @@
 
 #include "jobs.h"
 #include "log.h"
+#include "reserve.h"
 
 typedef struct write_req {
 	uv_write_t req;
@@ -400,7 +401,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 		         "this server is private: send 'auth TOKEN' first");
 		return true;
 	}
-	if (steer_cmd_check_access(cmd, c->may_write, reply) != 0)
+	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK)
 		return true;
 	c->busy = true; /* before jobs_start: a job may end within it */
 	if (jobs_start(s, c, cmd, request_id))
@@ -418,13 +419,11 @@ static void hold(conn *c, const char *rest, size_t n)
 {
 	if (n == 0)
 		return;
-	char *p = realloc(c->held, c->held_len + n);
-	if (!p) {
+	if (steer_reserve((void **)&c->held, &c->held_cap, c->held_len + n, 1) != STEER_OK) {
 		conn_close(c, "out of memory");
 		return;
 	}
-	memcpy(p + c->held_len, rest, n);
-	c->held = p;
+	memcpy(c->held + c->held_len, rest, n);
 	c->held_len += n;
 	if (c->held_len >= CONN_HELD_MAX && !c->read_stopped) {
 		uv_read_stop((uv_stream_t *)&c->tcp);
@@ -445,8 +444,10 @@ static void text_line(conn *c, char *line, size_t len)
 	/* A NUL would end the line early as a C string: what follows it would be
 	 * silently dropped (and a line of only NUL would get no reply). */
 	bool nul = memchr(line, '\0', len) != NULL;
-	int argc = nul ? 1 : steer_cmd_split(line, words, STEER_CMD_MAX_WORDS);
-	if (argc == 0) { /* a blank line is not a command: no reply */
+	int argc = 1;
+	steer_status split =
+	    nul ? STEER_OK : steer_cmd_split(line, words, STEER_CMD_MAX_WORDS, &argc);
+	if (split == STEER_OK && argc == 0) { /* a blank line is not a command: no reply */
 		steer_reply_free(&reply);
 		return;
 	}
@@ -454,11 +455,11 @@ static void text_line(conn *c, char *line, size_t len)
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error,
 		         "the line holds a NUL byte; nothing was run");
-	} else if (argc < 0) {
+	} else if (split != STEER_OK) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error, "more than %d words",
 		         STEER_CMD_MAX_WORDS);
-	} else if (steer_cmd_parse(&cmd, argc, words, err, sizeof err) != 0) {
+	} else if (steer_cmd_parse(&cmd, argc, words, err, sizeof err) != STEER_OK) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error, "%s", err);
 	} else if (!run_command(c, &cmd, 0, &reply)) {
@@ -734,7 +735,7 @@ void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const
 	char *held = c->held;
 	size_t n = c->held_len;
 	c->held = NULL;
-	c->held_len = 0;
+	c->held_len = c->held_cap = 0;
 	if (c->kind == CONN_TEXT)
 		text_read(c, held ? held : "", n);
 	else

@@ -70,7 +70,7 @@ struct conn {
 	bool read_stopped; /* held is full: restarted once it is worked off */
 	bool peer_done;    /* the peer ended its side meanwhile: closed after the reply */
 	char *held;
-	size_t held_len;
+	size_t held_len, held_cap;
 };
 
 /* Accepts one connection from listener; refuses it politely when the server is full. */

@@ -30,7 +30,7 @@ static int print_help(const char *command, const char *line, size_t len)
 {
 	steer_command cmd;
 	char err[256];
-	if (steer_cmd_parse_line(&cmd, command, err, sizeof err) != 0)
+	if (steer_cmd_parse_line(&cmd, command, err, sizeof err) != STEER_OK)
 		return 1;
 	steer_session none = {0};
 	steer_reply mine;
@@ -39,7 +39,7 @@ static int print_help(const char *command, const char *line, size_t len)
 	steer_strbuf_init(&want);
 	steer_strbuf_init(&text);
 	int rc = 1;
-	if (steer_cmd_exec(&cmd, &none, NULL, &mine) == 0) {
+	if (steer_cmd_exec(&cmd, &none, NULL, &mine) == STEER_OK) {
 		steer_reply_text(&mine, &want);
 		if (!want.oom && want.len == len && !memcmp(want.data, line, len)) {
 			if (cmd.name[0])

@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "reserve.h"
 #include "server.h"
 
 /* Distinct views and encodings remembered within a tick; a connection beyond them is
@@ -401,14 +402,8 @@ static bool serving_order(server *s, size_t *n)
 	size_t k = 0;
 	for (conn *c = s->conns; c; c = c->next)
 		k += watching(c);
-	if (k > s->order_cap) {
-		size_t cap = k * 2;
-		conn **o = realloc(s->order, cap * sizeof *o);
-		if (!o)
-			return false;
-		s->order = o;
-		s->order_cap = cap;
-	}
+	if (steer_reserve((void **)&s->order, &s->order_cap, k, sizeof *s->order) != STEER_OK)
+		return false;
 	*n = 0;
 	for (conn *c = s->conns; c; c = c->next)
 		if (watching(c))

@@ -447,7 +447,7 @@ void jobs_autosave(server *s)
 			return;
 	steer_command cmd;
 	char err[128];
-	if (steer_cmd_parse_line(&cmd, "save autosave", err, sizeof err) != 0) {
+	if (steer_cmd_parse_line(&cmd, "save autosave", err, sizeof err) != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "autosave: %s", err);
 		return;
 	}

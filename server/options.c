@@ -227,7 +227,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			o->width = w;
 			o->height = h;
 		} else if (value_of(&c, "--edges", &v)) {
-			if (steer_edges_parse(v, &o->edges)) {
+			if (steer_edges_parse(v, &o->edges) != STEER_OK) {
 				fprintf(stderr,
 				        "steer-server: --edges: '%s' is not wrap, bounce or none\n",
 				        v);

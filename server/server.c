@@ -80,42 +80,44 @@ void cframe_account(cframe *f, size_t *live)
 
 /* --- host services for the command table ------------------------------------------- */
 
-static int host_save(void *ud, const char *name, const char *data, size_t len, char *err,
-                     size_t errlen)
+static steer_status host_save(void *ud, const char *name, const char *data, size_t len, char *err,
+                              size_t errlen)
 {
 	server *s = ud;
-	int rc = storage_write(s->opt.data_dir, name, data, len, err, errlen);
-	if (rc == 0)
-		steer_log(STEER_LOG_INFO, "saved '%s' (%zu bytes) in %s", name, len,
-		          s->opt.data_dir);
-	return rc;
+	if (storage_write(s->opt.data_dir, name, data, len, err, errlen) != 0)
+		return STEER_ERR_IO;
+	steer_log(STEER_LOG_INFO, "saved '%s' (%zu bytes) in %s", name, len, s->opt.data_dir);
+	return STEER_OK;
 }
 
-static int host_load(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen)
+static steer_status host_load(void *ud, const char *name, char **data, size_t *len, char *err,
+                              size_t errlen)
 {
 	server *s = ud;
-	return storage_read(s->opt.data_dir, name, data, len, err, errlen);
+	return storage_read(s->opt.data_dir, name, data, len, err, errlen) == 0 ? STEER_OK
+	                                                                        : STEER_ERR_IO;
 }
 
-static int host_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
+static steer_status host_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
 {
 	server *s = ud;
-	return storage_list(s->opt.data_dir, json, err, errlen);
+	return storage_list(s->opt.data_dir, json, err, errlen) == 0 ? STEER_OK : STEER_ERR_IO;
 }
 
-static int host_set_name(void *ud, void *caller, const char *name, char *err, size_t errlen)
+static steer_status host_set_name(void *ud, void *caller, const char *name, char *err,
+                                  size_t errlen)
 {
 	conn *c = caller;
 	(void)ud;
 	if (!c) {
 		snprintf(err, errlen, "no connection to name");
-		return -1;
+		return STEER_ERR_NOENT;
 	}
 	/* Names need not be unique: the id in 'clients' tells two bobs apart. */
 	steer_log(STEER_LOG_INFO, "client %llu (%s) is now '%s'", (unsigned long long)c->id,
 	          c->peer, name);
 	snprintf(c->name, sizeof c->name, "%s", name);
-	return 0;
+	return STEER_OK;
 }
 
 static void host_clients(void *ud, void *caller, steer_strbuf *json)
@@ -234,9 +236,9 @@ int server_auth(server *s, conn *c, const char *token, char *err, size_t errlen)
 	return -1;
 }
 
-static int host_auth(void *ud, void *caller, const char *token, char *err, size_t errlen)
+static steer_status host_auth(void *ud, void *caller, const char *token, char *err, size_t errlen)
 {
-	return server_auth(ud, caller, token, err, errlen);
+	return server_auth(ud, caller, token, err, errlen) == 0 ? STEER_OK : STEER_ERR_ACCESS;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -21,6 +21,7 @@
 #include "cmdhelp.h"
 #include "command.h"
 #include "ctl_format.h"
+#include "reserve.h"
 #include "scenario.h"
 #include "statedir.h"
 
@@ -135,15 +136,11 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			*len = (size_t)(nl - r->buf);
 			return 0;
 		}
-		if (r->len == r->cap) {
-			size_t ncap = r->cap ? r->cap * 2 : 65536;
-			char *p = realloc(r->buf, ncap);
-			if (!p) {
-				fprintf(stderr, "steerctl: out of memory\n");
-				return -1;
-			}
-			r->buf = p;
-			r->cap = ncap;
+		/* Room for a large read, so a big reply takes few calls. */
+		if (r->len == r->cap &&
+		    steer_reserve((void **)&r->buf, &r->cap, r->len + 65536, 1) != STEER_OK) {
+			fprintf(stderr, "steerctl: out of memory\n");
+			return -1;
 		}
 		/* A peer that accepts and never answers would otherwise hold us forever. */
 		struct pollfd p = {c->fd, POLLIN, 0};

@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "log.h"
+#include "reserve.h"
 #include "savefile.h"
 #include "statedir.h"
 
@@ -264,17 +265,11 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 			truncated = true;
 			break;
 		}
-		if (count == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			save_entry *p = realloc(list, ncap * sizeof *p);
-			if (!p) {
-				snprintf(err, errlen, "out of memory listing %s", dir);
-				free(list);
-				closedir(d);
-				return -1;
-			}
-			list = p;
-			cap = ncap;
+		if (steer_reserve((void **)&list, &cap, count + 1, sizeof *list) != STEER_OK) {
+			snprintf(err, errlen, "out of memory listing %s", dir);
+			free(list);
+			closedir(d);
+			return -1;
 		}
 		list[count++] = e;
 	}

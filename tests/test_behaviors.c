@@ -307,9 +307,9 @@ static const char *run_line(steer_session *s, const char *line, steer_reply *r)
 	static char err[256];
 	steer_reply_free(r);
 	steer_reply_init(r);
-	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != 0)
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK)
 		return err;
-	if (steer_cmd_exec(&cmd, s, NULL, r) != 0)
+	if (steer_cmd_exec(&cmd, s, NULL, r) != STEER_OK)
 		return r->error;
 	return r->json.data ? r->json.data : "";
 }

@@ -24,7 +24,7 @@ static char *run(steer_session *s, const steer_host *h, const char *line)
 	char err[256];
 	steer_reply r;
 	steer_reply_init(&r);
-	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != 0) {
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK) {
 		snprintf(out, sizeof out, "ERR %s", err);
 	} else {
 		steer_cmd_exec(&cmd, s, h, &r);
@@ -164,7 +164,8 @@ typedef struct mem_host {
 	int stats_calls;
 } mem_host;
 
-static int mem_save(void *ud, const char *name, const char *data, size_t len, char *err, size_t n)
+static steer_status mem_save(void *ud, const char *name, const char *data, size_t len, char *err,
+                             size_t n)
 {
 	mem_host *m = ud;
 	(void)name, (void)err, (void)n;
@@ -172,20 +173,21 @@ static int mem_save(void *ud, const char *name, const char *data, size_t len, ch
 	m->data = malloc(len);
 	memcpy(m->data, data, len);
 	m->len = len;
-	return 0;
+	return STEER_OK;
 }
 
-static int mem_load(void *ud, const char *name, char **data, size_t *len, char *err, size_t n)
+static steer_status mem_load(void *ud, const char *name, char **data, size_t *len, char *err,
+                             size_t n)
 {
 	mem_host *m = ud;
 	if (!m->data || strcmp(name, "slot")) {
 		snprintf(err, n, "no save named %s", name);
-		return -1;
+		return STEER_ERR_NOENT;
 	}
 	*data = malloc(m->len);
 	memcpy(*data, m->data, m->len);
 	*len = m->len;
-	return 0;
+	return STEER_OK;
 }
 
 static void mem_stats(void *ud, steer_strbuf *json)
@@ -227,15 +229,15 @@ static void save_load_and_host_hooks(void)
 	steer_world_destroy(s.world);
 }
 
-static int auth_ok(void *ud, void *caller, const char *token, char *err, size_t errlen)
+static steer_status auth_ok(void *ud, void *caller, const char *token, char *err, size_t errlen)
 {
 	(void)ud;
 	if (strcmp(token, "sesame") != 0) {
 		snprintf(err, errlen, "wrong token");
-		return -1;
+		return STEER_ERR_ACCESS;
 	}
 	*(bool *)caller = true;
-	return 0;
+	return STEER_OK;
 }
 
 static void read_only_callers_are_refused_writes(void)
@@ -249,11 +251,13 @@ static void read_only_callers_are_refused_writes(void)
 		char err[128];
 		steer_reply r;
 		steer_reply_init(&r);
-		CHECK(steer_cmd_parse_line(&cmd, lines[k], err, sizeof err) == 0, "%s", lines[k]);
-		int rc = steer_cmd_check_access(&cmd, may_write, &r);
+		CHECK(steer_cmd_parse_line(&cmd, lines[k], err, sizeof err) == STEER_OK, "%s",
+		      lines[k]);
+		steer_status rc = steer_cmd_check_access(&cmd, may_write, &r);
 		bool writes = k < 3;
-		CHECK(writes ? rc != 0 && strstr(r.error, "read-only") : rc == 0,
-		      "'%s' access check gave %d: %s", lines[k], rc, r.error);
+		CHECK(writes ? rc == STEER_ERR_ACCESS && !r.ok && strstr(r.error, "read-only")
+		             : rc == STEER_OK,
+		      "'%s' access check gave %s: %s", lines[k], steer_status_str(rc), r.error);
 		steer_reply_free(&r);
 	}
 	CHECK(starts(run(&s, &h, "auth wrong"), "ERR wrong token") && !may_write, "wrong token");
@@ -264,27 +268,27 @@ static void read_only_callers_are_refused_writes(void)
 	steer_world_destroy(s.world);
 }
 
-static int list_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
+static steer_status list_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
 {
 	(void)ud;
 	(void)err, (void)errlen;
 	steer_strbuf_puts(json, "{\"saves\":[]}");
-	return 0;
+	return STEER_OK;
 }
 
-static int refuse_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
+static steer_status refuse_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
 {
 	(void)ud;
 	steer_strbuf_puts(json, "{\"half"); /* a host that fails midway */
 	snprintf(err, errlen, "cannot read it");
-	return -1;
+	return STEER_ERR_IO;
 }
 
-static int keep_name(void *ud, void *caller, const char *name, char *err, size_t errlen)
+static steer_status keep_name(void *ud, void *caller, const char *name, char *err, size_t errlen)
 {
 	(void)ud, (void)err, (void)errlen;
 	snprintf(caller, STEER_NAME_MAX + 1, "%s", name);
-	return 0;
+	return STEER_OK;
 }
 
 static void list_name_and_clients_go_through_the_host(void)
@@ -373,17 +377,18 @@ static void help_text_lays_out_the_table(void)
 		      steer_cmd_table[k].name);
 
 	steer_strbuf_clear(&b);
-	CHECK(steer_cmdhelp_one(&b, "set", NULL, 0, 0) == 0, "help set");
+	CHECK(steer_cmdhelp_one(&b, "set", NULL, 0, 0) == STEER_OK, "help set");
 	CHECK(starts(b.data, "usage: set ID key=value ...\n  change"), "%s", b.data);
 	CHECK(strstr(b.data, "\n  vx ") && strstr(b.data, "\n  max_speed ") &&
 	          strstr(b.data, "\n  separation_weight  "),
 	      "the keys: %s", b.data);
 	steer_strbuf_clear(&b);
-	CHECK(steer_cmdhelp_one(&b, "select", mine, 1, 0) == 0 &&
+	CHECK(steer_cmdhelp_one(&b, "select", mine, 1, 0) == STEER_OK &&
 	          !strcmp(b.data, "usage: select ID\n  select a vehicle\n"),
 	      "a client's own: %s", b.data);
 	steer_strbuf_clear(&b);
-	CHECK(steer_cmdhelp_one(&b, "nosuch", mine, 1, 0) == -1 && b.len == 0, "no such command");
+	CHECK(steer_cmdhelp_one(&b, "nosuch", mine, 1, 0) == STEER_ERR_NOENT && b.len == 0,
+	      "no such command");
 	/* With a width, long descriptions go on below, under their own column. */
 	for (int one = 0; one < 2; one++) {
 		steer_strbuf_clear(&b);
@@ -481,8 +486,59 @@ static void list_pages_by_id_while_the_world_runs(void)
 	steer_world_destroy(s.world);
 }
 
+/* The table's entry points follow status.h: INVALID from parsing, with the message in
+ * err; REFUSED from a command that failed, with the message in the reply; the word
+ * count from splitting, LIMIT past the maximum. */
+static void entry_points_return_status_codes(void)
+{
+	char line[] = "  spawn\t1  2 ";
+	char *words[4];
+	int n = -1;
+	CHECK(steer_cmd_split(line, words, 4, &n) == STEER_OK && n == 3 &&
+	          !strcmp(words[0], "spawn") && !strcmp(words[2], "2"),
+	      "split gave %d words", n);
+	char blank[] = " \t ";
+	CHECK(steer_cmd_split(blank, words, 4, &n) == STEER_OK && n == 0, "blank: %d words", n);
+	char many[] = "a b c d e";
+	n = -1;
+	CHECK(steer_cmd_split(many, words, 4, &n) == STEER_ERR_LIMIT && n == -1,
+	      "five words into four: count %d", n);
+
+	steer_command cmd;
+	char err[128] = "";
+	CHECK(steer_cmd_parse_line(&cmd, "spawn x 1", err, sizeof err) == STEER_ERR_INVALID &&
+	          err[0],
+	      "a bad number parsed: '%s'", err);
+	CHECK(steer_cmd_parse_line(&cmd, "nosuch", err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "unknown command"),
+	      "an unknown command parsed: '%s'", err);
+
+	steer_session s = new_session();
+	steer_reply r;
+	steer_reply_init(&r);
+	CHECK(steer_cmd_parse_line(&cmd, "remove 99", err, sizeof err) == STEER_OK, "%s", err);
+	CHECK(steer_cmd_exec(&cmd, &s, NULL, &r) == STEER_ERR_REFUSED && !r.ok && r.error[0],
+	      "removing an unknown id: ok=%d '%s'", r.ok, r.error);
+	CHECK(steer_cmd_parse_line(&cmd, "spawn 1 1", err, sizeof err) == STEER_OK, "%s", err);
+	CHECK(steer_cmd_exec(&cmd, &s, NULL, &r) == STEER_OK && r.ok, "spawn: '%s'", r.error);
+	CHECK(steer_reply_fail(&r, "x") == STEER_ERR_REFUSED && !r.ok, "steer_reply_fail");
+	steer_reply_free(&r);
+	steer_world_destroy(s.world);
+
+	/* Every code has its own text. */
+	for (int a = STEER_OK; a <= STEER_ERR_IO; a++) {
+		CHECK(strcmp(steer_status_str((steer_status)a), "unknown error") != 0, "code %d",
+		      a);
+		for (int b = a + 1; b <= STEER_ERR_IO; b++)
+			CHECK(strcmp(steer_status_str((steer_status)a),
+			             steer_status_str((steer_status)b)),
+			      "codes %d and %d read the same", a, b);
+	}
+}
+
 int main(void)
 {
+	RUN(entry_points_return_status_codes);
 	RUN(list_pages_by_id_while_the_world_runs);
 	RUN(list_pages_a_big_world);
 	RUN(every_entry_is_documented);

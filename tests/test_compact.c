@@ -14,8 +14,6 @@
 #include "testutil.h"
 #include "wire.h"
 
-static const double TURN = 6.283185307179586;
-
 /* A flock of n boids spread over a wrap world, as the flock scenario makes them. */
 static steer_world *flock_world(double w, double h, int n, uint64_t seed)
 {
@@ -23,7 +21,7 @@ static steer_world *flock_world(double w, double h, int n, uint64_t seed)
 	steer_params p = steer_flock_params();
 	steer_rng *rng = steer_world_rng(world);
 	for (int k = 0; k < n; k++) {
-		double a = steer_rng_range(rng, 0, TURN);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double x = steer_rng_range(rng, 0, w), y = steer_rng_range(rng, 0, h);
 		uint32_t id =
 		    add_vehicle(world, x, y, cos(a) * p.max_speed, sin(a) * p.max_speed, &p);
@@ -156,11 +154,11 @@ static bool client_receive(client_side *c, const steer_strbuf *out)
 
 static double angle_diff(double a, double b)
 {
-	double d = fmod(a - b, TURN);
-	if (d > TURN / 2)
-		d -= TURN;
-	if (d < -TURN / 2)
-		d += TURN;
+	double d = fmod(a - b, STEER_TAU);
+	if (d > STEER_TAU / 2)
+		d -= STEER_TAU;
+	if (d < -STEER_TAU / 2)
+		d += STEER_TAU;
 	return fabs(d);
 }
 
@@ -186,7 +184,7 @@ static int check_matches(const steer_world *w, const server_side *s, const steer
 		    fabs(d->y - v->py[i]) <= qy / 2 + 1e-3 &&
 		    fabs(got - speed) <= STEER_COMPACT_SPEED_Q &&
 		    (speed < 1e-9 ||
-		     angle_diff(atan2(d->vy, d->vx), atan2(v->vy[i], v->vx[i])) <= TURN / 256);
+		     angle_diff(atan2(d->vy, d->vx), atan2(v->vy[i], v->vx[i])) <= STEER_TAU / 256);
 		CHECK(ok,
 		      "vehicle %zu: id %u/%u at (%g,%g) for (%g,%g), speed %g for %g, heading %g "
 		      "for %g",

@@ -12,8 +12,6 @@
 #include "wire.h"
 #include "wire_priv.h"
 
-static const double TURN = 6.283185307179586;
-
 /* Every vehicle of w (index order): what the server collects for a view. */
 static uint32_t *all_indices(const steer_world *w, size_t *n)
 {
@@ -143,7 +141,7 @@ static void frame_size_follows_the_grid(void)
 		steer_params p = steer_params_default();
 		steer_rng *rng = steer_world_rng(w);
 		for (int k = 0; k < counts[t]; k++) {
-			double a = steer_rng_range(rng, 0, TURN);
+			double a = steer_rng_range(rng, 0, STEER_TAU);
 			add_vehicle(w, steer_rng_range(rng, 0, 4000), steer_rng_range(rng, 0, 4000),
 			            cos(a) * 10, sin(a) * 10, &p);
 		}

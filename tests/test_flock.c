@@ -59,7 +59,7 @@ static steer_world *scattered_flock(double size, int n, uint64_t seed, const ste
 	steer_world *w = make_world(size, size, STEER_EDGE_WRAP, seed);
 	steer_rng *rng = steer_world_rng(w);
 	for (int k = 0; k < n; k++) {
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		uint32_t id =
 		    add_vehicle(w, steer_rng_range(rng, 0, size), steer_rng_range(rng, 0, size),
 		                cos(a) * p->max_speed, sin(a) * p->max_speed, p);
@@ -361,7 +361,7 @@ static steer_world *ordered_world(const int *insert, bool churn)
 	for (int k = 0; k < 320; k++) {
 		xs[k] = steer_rng_range(&rng, 0, 800);
 		ys[k] = steer_rng_range(&rng, 0, 800);
-		hs[k] = steer_rng_range(&rng, 0, 6.283185307179586);
+		hs[k] = steer_rng_range(&rng, 0, STEER_TAU);
 	}
 	steer_world_reset(w); /* ids from 1 again, whatever came before */
 	for (int n = 0; n < 320; n++) {

@@ -47,8 +47,9 @@ static steer_world *cohesion_off_flock(uint64_t seed)
 	char err[256];
 	steer_reply r;
 	steer_reply_init(&r);
-	if (steer_cmd_parse_line(&cmd, COHESION_OFF, err, sizeof err) != 0 ||
-	    steer_cmd_exec(&cmd, &s, NULL, &r) != 0 || steer_world_vehicles(w)->count != 150) {
+	if (steer_cmd_parse_line(&cmd, COHESION_OFF, err, sizeof err) != STEER_OK ||
+	    steer_cmd_exec(&cmd, &s, NULL, &r) != STEER_OK ||
+	    steer_world_vehicles(w)->count != 150) {
 		fprintf(stderr, "%s: %s%s\n", COHESION_OFF, err, r.error);
 		abort();
 	}

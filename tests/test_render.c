@@ -284,7 +284,7 @@ static void camera_pan_whole_cells(void)
 
 static tui_glyph heading_deg(double deg)
 {
-	double a = deg * 3.14159265358979323846 / 180;
+	double a = deg * (STEER_TAU / 2) / 180;
 	/* Compass angles counter-clockwise from east; world y grows down. */
 	return tui_heading_glyph(cos(a), -sin(a));
 }

@@ -191,7 +191,7 @@ static void idmap_matches_a_reference(void)
 		uint32_t key = 1 + steer_rng_u32(&rng) % K;
 		if (steer_rng_u32(&rng) % 3) {
 			uint32_t val = steer_rng_u32(&rng) >> 1;
-			if (steer_idmap_put(&m, key, val) != 0)
+			if (steer_idmap_put(&m, key, val) != STEER_OK)
 				abort();
 			ref[key] = val + 1;
 		} else {
@@ -202,7 +202,7 @@ static void idmap_matches_a_reference(void)
 	size_t live = 0;
 	for (uint32_t key = 1; key <= K; key++) {
 		uint32_t val;
-		int found = steer_idmap_get(&m, key, &val);
+		bool found = steer_idmap_get(&m, key, &val);
 		live += ref[key] != 0;
 		if (found != (ref[key] != 0) || (found && val + 1 != ref[key]))
 			wrong++;
@@ -218,13 +218,15 @@ static void bad_parameters_are_refused(void)
 	steer_params p = steer_params_default();
 	char err[128];
 	p.mass = 0;
-	CHECK(steer_params_check(&p, err, sizeof err) && strstr(err, "mass"), "mass 0 accepted");
+	CHECK(steer_params_check(&p, err, sizeof err) == STEER_ERR_INVALID && strstr(err, "mass"),
+	      "mass 0 accepted");
 	uint32_t id;
 	CHECK(steer_vehicle_add(w, v2(1, 1), v2(0, 0), &p, &id) == STEER_ERR_INVALID,
 	      "added with mass 0");
 	p = steer_params_default();
 	p.sight_distance = NAN;
-	CHECK(steer_params_check(&p, err, sizeof err) && strstr(err, "sight_distance"),
+	CHECK(steer_params_check(&p, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "sight_distance"),
 	      "NaN accepted");
 	CHECK(steer_vehicle_add(w, v2(INFINITY, 1), v2(0, 0), NULL, &id) == STEER_ERR_INVALID,
 	      "infinite position accepted");
@@ -246,20 +248,46 @@ static void bad_parameters_are_refused(void)
 	/* The name table parses what the text protocol will send. */
 	steer_params q = steer_params_default();
 	const steer_param_def *d = steer_param_find("decel");
-	CHECK(d && !steer_param_parse(&q, d, "slow", err, sizeof err) &&
+	CHECK(d && steer_param_parse(&q, d, "slow", err, sizeof err) == STEER_OK &&
 	          q.decel == STEER_DECEL_SLOW,
 	      "decel=slow");
-	CHECK(d && steer_param_parse(&q, d, "sideways", err, sizeof err),
+	CHECK(d && steer_param_parse(&q, d, "sideways", err, sizeof err) == STEER_ERR_INVALID,
 	      "decel=sideways accepted");
 	d = steer_param_find("max_speed");
-	CHECK(d && steer_param_parse(&q, d, "nan", err, sizeof err), "max_speed=nan accepted");
-	CHECK(d && steer_param_parse(&q, d, "12abc", err, sizeof err), "max_speed=12abc accepted");
-	CHECK(d && !steer_param_parse(&q, d, "12.5", err, sizeof err) && q.max_speed == 12.5,
+	CHECK(d && steer_param_parse(&q, d, "nan", err, sizeof err) == STEER_ERR_INVALID,
+	      "max_speed=nan accepted");
+	CHECK(d && steer_param_parse(&q, d, "12abc", err, sizeof err) == STEER_ERR_INVALID,
+	      "max_speed=12abc accepted");
+	CHECK(d && steer_param_parse(&q, d, "12.5", err, sizeof err) == STEER_OK &&
+	          q.max_speed == 12.5,
 	      "max_speed=12.5");
 	d = steer_param_find("panic_distance");
-	CHECK(d && !steer_param_parse(&q, d, "inf", err, sizeof err) && isinf(q.panic_distance),
+	CHECK(d && steer_param_parse(&q, d, "inf", err, sizeof err) == STEER_OK &&
+	          isinf(q.panic_distance),
 	      "panic_distance=inf");
 	CHECK(steer_param_find("warp_factor") == NULL, "unknown key found");
+
+	/* Every refusal writes its reason into err, the enum fields' too. */
+	p = steer_params_default();
+	p.decel = 7;
+	err[0] = '\0';
+	CHECK(steer_params_check(&p, err, sizeof err) == STEER_ERR_INVALID && strstr(err, "decel"),
+	      "decel 7: '%s'", err);
+	p = steer_params_default();
+	p.combine = 5;
+	err[0] = '\0';
+	CHECK(steer_params_check(&p, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "combine"),
+	      "combine 5: '%s'", err);
+	steer_edges e = STEER_EDGE_NONE;
+	CHECK(steer_edges_parse("bounce", &e) == STEER_OK && e == STEER_EDGE_BOUNCE, "bounce");
+	CHECK(steer_edges_parse("sphere", &e) == STEER_ERR_INVALID && e == STEER_EDGE_BOUNCE,
+	      "edges sphere accepted");
+	steer_world_config c = steer_world_config_default();
+	c.tick_rate = -1;
+	CHECK(steer_world_config_check(&c, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "tick rate"),
+	      "tick rate -1: '%s'", err);
 	steer_world_destroy(w);
 }
 

@@ -310,8 +310,8 @@ typedef struct fixture {
 	unsigned stepped; /* ticks run by step commands so far */
 } fixture;
 
-static int mem_save(void *ud, const char *name, const char *data, size_t len, char *err,
-                    size_t errlen)
+static steer_status mem_save(void *ud, const char *name, const char *data, size_t len, char *err,
+                             size_t errlen)
 {
 	fixture *f = ud;
 	(void)err, (void)errlen;
@@ -321,20 +321,21 @@ static int mem_save(void *ud, const char *name, const char *data, size_t len, ch
 	f->slot = copy;
 	f->slot_len = len;
 	snprintf(f->slot_name, sizeof f->slot_name, "%s", name);
-	return 0;
+	return STEER_OK;
 }
 
-static int mem_load(void *ud, const char *name, char **data, size_t *len, char *err, size_t errlen)
+static steer_status mem_load(void *ud, const char *name, char **data, size_t *len, char *err,
+                             size_t errlen)
 {
 	fixture *f = ud;
 	if (!f->slot || strcmp(name, f->slot_name) != 0) {
 		snprintf(err, errlen, "no save named %s", name);
-		return -1;
+		return STEER_ERR_NOENT;
 	}
 	*data = xmalloc(f->slot_len);
 	memcpy(*data, f->slot, f->slot_len);
 	*len = f->slot_len;
-	return 0;
+	return STEER_OK;
 }
 
 static void mem_stats(void *ud, steer_strbuf *json)
@@ -405,11 +406,12 @@ static void exec_checked(fixture *f, const steer_command *cmd, steer_reply *repl
 	if (!cmd->entry)
 		violated("a parsed command has no entry");
 	/* A connection that may write: the server's default (no --token-file). */
-	if (steer_cmd_check_access(cmd, true, reply) != 0)
+	if (steer_cmd_check_access(cmd, true, reply) != STEER_OK)
 		violated("%s refused to a writer: %s", cmd->entry->name, reply->error);
-	int rc = steer_cmd_exec(cmd, &f->session, &f->host, reply);
-	if ((rc == 0) != reply->ok)
-		violated("%s returned %d with ok=%d", cmd->entry->name, rc, reply->ok);
+	steer_status rc = steer_cmd_exec(cmd, &f->session, &f->host, reply);
+	if ((rc == STEER_OK) != reply->ok || (rc != STEER_OK && rc != STEER_ERR_REFUSED))
+		violated("%s returned %s with ok=%d", cmd->entry->name, steer_status_str(rc),
+		         reply->ok);
 	if (!reply->ok &&
 	    (!reply->error[0] || strchr(reply->error, '\n') || strchr(reply->error, '\r')))
 		violated("%s: bad error message '%s'", cmd->entry->name, reply->error);
@@ -864,7 +866,7 @@ int harness_text_command(const uint8_t *data, size_t size)
 		char err[256] = "";
 		steer_reply reply;
 		steer_reply_init(&reply);
-		if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != 0) {
+		if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK) {
 			reply.ok = false;
 			snprintf(reply.error, sizeof reply.error, "%s", err);
 		} else if (!affordable(&fx, &cmd)) {
