@@ -376,6 +376,18 @@ bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, siz
 	return true;
 }
 
+bool steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen)
+{
+	if (version == STEER_PROTOCOL_VERSION)
+		return true;
+	const char *self = strcmp(peer, "client") ? "client" : "server";
+	snprintf(err, errlen,
+	         "the %s speaks protocol version %u and this %s version %d; use a client of the "
+	         "same release as the server",
+	         peer, (unsigned)version, self, STEER_PROTOCOL_VERSION);
+	return false;
+}
+
 /* --- client side ---------------------------------------------------------------- */
 
 bool steer_wire_hello(steer_strbuf *out, const char *client_name)

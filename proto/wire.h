@@ -245,6 +245,11 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
 bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
                                const steer_world *w, uint32_t id);
 
+/* Whether a peer's protocol version (a Hello's on the server, a Welcome's on a
+ * client) is this build's; else false with a message naming both. peer: "client"
+ * or "server", the other side. */
+bool steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen);
+
 /* --- client side ---------------------------------------------------------------- */
 
 bool steer_wire_hello(steer_strbuf *out, const char *client_name);

@@ -115,6 +115,33 @@ def test_malformed_frames():
     watcher.close()
 
 
+def test_old_protocol_version_is_refused():
+    """A Hello of another protocol version (a client of an older release, which would
+    misread the snapshots) gets an error naming both versions and is hung up on;
+    the server and its other clients carry on."""
+    watcher = srv.proto()
+    old = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.protocol_version = PROTOCOL_VERSION - 1
+    m.hello.client = "old-tui"
+    old.send(m)
+    r = old.read_kind("reply")
+    expect(not r.ok and f"protocol version {PROTOCOL_VERSION - 1}" in r.error
+           and f"version {PROTOCOL_VERSION};" in r.error, r)
+    try:
+        while True:
+            old.read()
+    except (EOFError, ConnectionResetError):
+        pass
+    t0 = watcher.fresh_snapshot().header.tick
+    time.sleep(0.2)
+    expect(watcher.fresh_snapshot().header.tick > t0, "watcher stalled")
+    again = srv.proto()  # a Hello of this version is welcome
+    expect(again.command(line="stats").ok, "a current client refused")
+    again.close()
+    watcher.close()
+
+
 def test_stalled_reader_does_not_hurt_others():
     # 5,000 boids spread thin (short sight): ~150 KB snapshots, light ticks. A
     # sanitizer build runs several times slower: a lighter world keeps it unloaded.
@@ -247,6 +274,7 @@ def test_private_server_names_but_does_not_list():
 
 for t in [test_welcome_then_snapshots_unasked, test_two_clients_share_one_world,
           test_viewport_narrows_the_stream, test_malformed_frames,
+          test_old_protocol_version_is_refused,
           test_stalled_reader_does_not_hurt_others, test_who_did_what_reaches_the_others,
           test_clients_lists_every_connection, test_private_server_names_but_does_not_list]:
     checks.run(t)
