@@ -461,7 +461,7 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	c->has_header = true;
 	c->header = steer_wire_header(w, paused);
 	c->has_view = true;
-	c->view = (steer_Rect){f->view.x0, f->view.y0, f->view.x1, f->view.y1};
+	c->view = steer_wire_rect(&f->view);
 	c->cols = f->cols;
 	c->rows = f->rows;
 	c->seq = f->seq;
@@ -471,9 +471,7 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	                                          &c->speed, &c->group, &c->behaviors};
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
 		*blobs[k] = (pb_callback_t){{.encode = steer_wire_enc_blob}, &sc->blob[k]};
-	steer_wire_obstacle_list obs;
-	obs.o = steer_world_obstacles(w, &obs.n);
-	obs.view = &f->view;
+	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, &f->view);
 	c->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
 	steer_wire_route_list routes = {w, f->idx, f->count};
 	c->routes = (pb_callback_t){{.encode = steer_wire_enc_routes}, &routes};

@@ -104,15 +104,13 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
 	s->has_header = true;
 	s->header = steer_wire_header(w, paused);
 	s->has_view = true;
-	s->view = (steer_Rect){d->view.x0, d->view.y0, d->view.x1, d->view.y1};
+	s->view = steer_wire_rect(&d->view);
 	s->cols = d->cols;
 	s->rows = d->rows;
 	s->in_view = d->in_view;
 	s->max_count = d->max_count;
 	s->cells = (pb_callback_t){{.encode = steer_wire_enc_blob}, (void *)&d->cells};
-	steer_wire_obstacle_list obs;
-	obs.o = steer_world_obstacles(w, &obs.n);
-	obs.view = &d->view;
+	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, &d->view);
 	s->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
 	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }

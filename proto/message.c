@@ -50,6 +50,18 @@ void steer_wire_header_get(steer_snapshot *snap, const steer_SnapshotHeader *h)
 	snap->edges = (steer_edges)h->edges;
 }
 
+steer_Rect steer_wire_rect(const steer_view *v)
+{
+	return (steer_Rect){v->x0, v->y0, v->x1, v->y1};
+}
+
+steer_wire_obstacle_list steer_wire_obstacles_in(const steer_world *w, const steer_view *view)
+{
+	steer_wire_obstacle_list l = {NULL, 0, view};
+	l.o = steer_world_obstacles(w, &l.n);
+	return l;
+}
+
 bool steer_wire_enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 {
 	const steer_wire_obstacle_list *l = *arg;

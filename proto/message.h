@@ -16,6 +16,9 @@
 /* Encodes a message as one delimited frame at the end of out. */
 bool steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg);
 
+/* A view's rectangle as a message. */
+steer_Rect steer_wire_rect(const steer_view *v);
+
 /* The header of a snapshot of w, and a decoded header into snap. */
 steer_SnapshotHeader steer_wire_header(const steer_world *w, bool paused);
 void steer_wire_header_get(steer_snapshot *snap, const steer_SnapshotHeader *h);
@@ -33,6 +36,8 @@ typedef struct steer_wire_route_list {
 	size_t n;
 } steer_wire_route_list;
 
+/* The obstacles of w touching view (all of them when view is not set). */
+steer_wire_obstacle_list steer_wire_obstacles_in(const steer_world *w, const steer_view *view);
 bool steer_wire_enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg);
 bool steer_wire_enc_routes(pb_ostream_t *s, const pb_field_t *f, void *const *arg);
 

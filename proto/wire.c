@@ -220,10 +220,7 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
 	s->avoid_distance_max = (float)steer_wire_feeler(w, idx, n);
 	if (view->set) {
 		s->has_view = true;
-		s->view.x0 = view->x0;
-		s->view.y0 = view->y0;
-		s->view.x1 = view->x1;
-		s->view.y1 = view->y1;
+		s->view = steer_wire_rect(view);
 	}
 	column id = {NULL, v->id, idx, n}, group = {NULL, v->group, idx, n};
 	column beh = {NULL, v->behaviors, idx, n};
@@ -239,9 +236,7 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
 	s->vy = (pb_callback_t){{.encode = enc_packed_floats}, &vy};
 	s->fx = (pb_callback_t){{.encode = enc_packed_floats}, &fx};
 	s->fy = (pb_callback_t){{.encode = enc_packed_floats}, &fy};
-	steer_wire_obstacle_list obs;
-	obs.o = steer_world_obstacles(w, &obs.n);
-	obs.view = view;
+	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, view);
 	s->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
 	steer_wire_route_list routes = {w, idx, n};
 	s->routes = (pb_callback_t){{.encode = steer_wire_enc_routes}, &routes};
