@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bytes.h"
 #include "interest.h"
 #include "scenario.h"
 #include "wire.h"
@@ -154,14 +155,10 @@ static void run_free(run *r)
 static const uint8_t *body(const steer_strbuf *out, size_t *len)
 {
 	const uint8_t *p = (const uint8_t *)out->data;
-	size_t n = 0, i = 0;
-	for (int shift = 0; i < out->len; shift += 7) {
-		n |= (size_t)(p[i] & 0x7f) << shift;
-		if (!(p[i++] & 0x80))
-			break;
-	}
-	*len = n;
-	return p + i;
+	uint64_t n = 0;
+	int i = steer_varint_decode(p, out->len, STEER_FRAME_PREFIX_MAX, &n);
+	*len = i > 0 ? (size_t)n : 0;
+	return p + (i > 0 ? i : 0);
 }
 
 /* One snapshot tick of the server for one client, timed part by part. */

@@ -149,6 +149,13 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			/* steer-server: its Welcome, or a refusal ("server full") */
 			n->spoke = true;
 			uv_timer_stop(&n->greet);
+			if (n->msg.kind == STEER_MSG_WELCOME &&
+			    !steer_wire_version_ok(n->msg.welcome.protocol_version, "server", err,
+			                           sizeof err)) {
+				/* A server of another release: its snapshots would be misread. */
+				schedule_retry(n, err);
+				return;
+			}
 			if (!n->welcomed && n->msg.kind == STEER_MSG_WELCOME) {
 				/* Only a greeting resets the backoff: a port that
 				 * accepts and then fails must not be retried 4 times a

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+#include "message.h"
 #include "reserve.h"
 #include "wire.h"
 #include "wire_priv.h"
@@ -23,104 +25,7 @@ enum { COL_DENSE = 0, COL_SPARSE = 1 };
 /* The most vehicles one frame may carry: bounds what a decoder allocates. */
 #define MAX_VEHICLES 10000000u
 
-/* --- blobs and varints -------------------------------------------------------------- */
-
-void wire_blob_clear(steer_blob *b)
-{
-	b->len = 0;
-	b->oom = false;
-}
-
-static void blob_free(steer_blob *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof *b);
-}
-
-/* Room for n more bytes; false (and oom set) when memory runs out. */
-bool wire_blob_room(steer_blob *b, size_t n)
-{
-	if (b->oom)
-		return false;
-	if (n > SIZE_MAX - b->len ||
-	    steer_reserve((void **)&b->data, &b->cap, b->len + n, 1) != 0) {
-		b->oom = true;
-		return false;
-	}
-	return true;
-}
-
-void wire_put_byte(steer_blob *b, uint8_t v)
-{
-	if (wire_blob_room(b, 1))
-		b->data[b->len++] = v;
-}
-
-void wire_put_varint(steer_blob *b, uint64_t x)
-{
-	if (!wire_blob_room(b, 10))
-		return;
-	while (x >= 0x80) {
-		b->data[b->len++] = (uint8_t)(x | 0x80);
-		x >>= 7;
-	}
-	b->data[b->len++] = (uint8_t)x;
-}
-
-static size_t varint_size(uint64_t x)
-{
-	size_t n = 1;
-	while (x >= 0x80) {
-		x >>= 7;
-		n++;
-	}
-	return n;
-}
-
-bool wire_get_byte(wire_reader *r, uint8_t *v)
-{
-	if (r->pos >= r->len)
-		return false;
-	*v = r->p[r->pos++];
-	return true;
-}
-
-bool wire_get_varint(wire_reader *r, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		uint8_t b;
-		if (!wire_get_byte(r, &b))
-			return false;
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = x;
-			return true;
-		}
-	}
-	return false; /* more than ten bytes */
-}
-
-bool wire_get_varint32(wire_reader *r, uint32_t *v)
-{
-	uint64_t x;
-	if (!wire_get_varint(r, &x) || x > UINT32_MAX)
-		return false;
-	*v = (uint32_t)x;
-	return true;
-}
-
-/* Zigzag in unsigned arithmetic: the two's-complement reading of d, small either way
- * round, with no signed overflow or shifts of negative numbers. */
-static uint32_t zigzag(uint32_t d)
-{
-	return (d << 1) ^ (0u - (d >> 31));
-}
-
-static uint32_t unzigzag(uint32_t z)
-{
-	return (z >> 1) ^ (0u - (z & 1));
-}
+/* --- coding of values ---------------------------------------------------------------- */
 
 static uint32_t to_u32(int64_t v)
 {
@@ -176,34 +81,31 @@ void steer_compact_frame_free(steer_compact_frame *f)
 	steer_compact_frame_init(f);
 }
 
-static bool grow_array(void **p, size_t n, size_t sz)
+/* Grows the k arrays p[0..k) (elements of sz[0..k)), which share the capacity *cap,
+ * to hold n each: steer_reserve on each from the same capacity grows them alike.
+ * Arrays already grown stay owned, and big enough, when a later one fails. */
+static bool reserve_columns(void **const p[], const size_t sz[], int k, size_t *cap, size_t n)
 {
-	void *q = realloc(*p, n * sz);
-	if (!q)
-		return false;
-	*p = q;
+	size_t ncap = *cap;
+	for (int i = 0; i < k; i++) {
+		ncap = *cap;
+		if (steer_reserve(p[i], &ncap, n, sz[i]) != 0)
+			return false;
+	}
+	*cap = ncap;
 	return true;
 }
 
-/* Room for n vehicles. Arrays already grown stay owned when a later one fails. */
+/* Room for n vehicles. */
 static bool frame_reserve(steer_compact_frame *f, size_t n)
 {
-	if (n <= f->cap)
-		return true;
-	size_t ncap = f->cap ? f->cap : 64;
-	while (ncap < n)
-		ncap *= 2;
-	if (!grow_array((void **)&f->id, ncap, sizeof *f->id) ||
-	    !grow_array((void **)&f->idx, ncap, sizeof *f->idx) ||
-	    !grow_array((void **)&f->qx, ncap, sizeof *f->qx) ||
-	    !grow_array((void **)&f->qy, ncap, sizeof *f->qy) ||
-	    !grow_array((void **)&f->heading, ncap, sizeof *f->heading) ||
-	    !grow_array((void **)&f->speed, ncap, sizeof *f->speed) ||
-	    !grow_array((void **)&f->group, ncap, sizeof *f->group) ||
-	    !grow_array((void **)&f->behaviors, ncap, sizeof *f->behaviors))
-		return false;
-	f->cap = ncap;
-	return true;
+	void **const p[] = {(void **)&f->id,    (void **)&f->idx,      (void **)&f->qx,
+	                    (void **)&f->qy,    (void **)&f->heading,  (void **)&f->speed,
+	                    (void **)&f->group, (void **)&f->behaviors};
+	const size_t sz[] = {sizeof *f->id,    sizeof *f->idx,      sizeof *f->qx,
+	                     sizeof *f->qy,    sizeof *f->heading,  sizeof *f->speed,
+	                     sizeof *f->group, sizeof *f->behaviors};
+	return reserve_columns(p, sz, 8, &f->cap, n);
 }
 
 static double quantum(double extent, uint32_t cells)
@@ -220,34 +122,10 @@ static int32_t quantize(double v, double inv)
 	return t > STEER_COMPACT_MAX_Q ? STEER_COMPACT_MAX_Q : (int32_t)t;
 }
 
-/* The direction of (x, y) in 256ths of a turn. libm's atan2 was most of the cost of
- * quantizing a frame: this folds the plane into the first octant and uses a minimax
- * polynomial for atan on [0, 1], within 1e-5 rad (a thousandth of a step). */
-uint8_t wire_direction_byte(double x, double y)
-{
-	double ax = fabs(x), ay = fabs(y);
-	double hi = ax > ay ? ax : ay, lo = ax > ay ? ay : ax;
-	if (!(hi > 0)) /* still, or NaN */
-		return 0;
-	double t = lo / hi, t2 = t * t;
-	double a =
-	    t *
-	    (0.99997726 +
-	     t2 * (-0.33262347 +
-	           t2 * (0.19354346 + t2 * (-0.11643287 + t2 * (0.05265332 + t2 * -0.01172120)))));
-	if (ay > ax)
-		a = STEER_TAU / 4 - a;
-	if (x < 0)
-		a = STEER_TAU / 2 - a;
-	if (y < 0)
-		a = -a;
-	/* a in [-pi, pi]: shifted positive so the cast truncates as floor would. */
-	return (uint8_t)(unsigned)(a * (256.0 / STEER_TAU) + 256.5);
-}
-
 static uint8_t heading_byte(double vx, double vy, double hx, double hy)
 {
-	return vx != 0 || vy != 0 ? wire_direction_byte(vx, vy) : wire_direction_byte(hx, hy);
+	return vx != 0 || vy != 0 ? steer_wire_direction_byte(vx, vy)
+	                          : steer_wire_direction_byte(hx, hy);
 }
 
 /* A moving vehicle never rounds to zero speed: "still" is drawn differently. */
@@ -312,7 +190,7 @@ void steer_compact_scratch_init(steer_compact_scratch *sc)
 void steer_compact_scratch_free(steer_compact_scratch *sc)
 {
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		blob_free(&sc->blob[k]);
+		steer_blob_free(&sc->blob[k]);
 	free(sc->src);
 	free(sc->delta);
 	steer_compact_scratch_init(sc);
@@ -320,16 +198,9 @@ void steer_compact_scratch_free(steer_compact_scratch *sc)
 
 static bool scratch_reserve(steer_compact_scratch *sc, size_t n)
 {
-	if (n <= sc->cap)
-		return true;
-	size_t ncap = sc->cap ? sc->cap : 64;
-	while (ncap < n)
-		ncap *= 2;
-	if (!grow_array((void **)&sc->src, ncap, sizeof *sc->src) ||
-	    !grow_array((void **)&sc->delta, ncap, sizeof *sc->delta))
-		return false;
-	sc->cap = ncap;
-	return true;
+	void **const p[] = {(void **)&sc->src, (void **)&sc->delta};
+	const size_t sz[] = {sizeof *sc->src, sizeof *sc->delta};
+	return reserve_columns(p, sz, 2, &sc->cap, n);
 }
 
 /* --- columns: the values of one attribute, coded against each vehicle's prior ------ */
@@ -358,15 +229,15 @@ static void deltas_u8(uint32_t *delta, const uint8_t *cur, const uint8_t *base_c
 
 static size_t value_size(uint32_t d, bool byte)
 {
-	return byte ? 1 : varint_size(zigzag(d));
+	return byte ? 1 : steer_varint_size(steer_zigzag32(d));
 }
 
 static void put_value(steer_blob *b, uint32_t d, bool byte)
 {
 	if (byte)
-		wire_put_byte(b, (uint8_t)d);
+		steer_blob_put_byte(b, (uint8_t)d);
 	else
-		wire_put_varint(b, zigzag(d));
+		steer_blob_put_varint(b, steer_zigzag32(d));
 }
 
 /* Empty when nothing changed; else dense (every delta) or sparse (skip, delta pairs
@@ -378,7 +249,7 @@ static void put_column(steer_blob *b, const uint32_t *delta, size_t n, bool byte
 		size_t sz = value_size(delta[k], byte);
 		dense += sz;
 		if (delta[k]) {
-			sparse += varint_size(skip) + sz;
+			sparse += steer_varint_size(skip) + sz;
 			changed++;
 			skip = 0;
 		} else {
@@ -388,37 +259,37 @@ static void put_column(steer_blob *b, const uint32_t *delta, size_t n, bool byte
 	if (!changed)
 		return;
 	if (dense <= sparse) {
-		wire_put_byte(b, COL_DENSE);
+		steer_blob_put_byte(b, COL_DENSE);
 		for (size_t k = 0; k < n; k++)
 			put_value(b, delta[k], byte);
 		return;
 	}
-	wire_put_byte(b, COL_SPARSE);
+	steer_blob_put_byte(b, COL_SPARSE);
 	skip = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (!delta[k]) {
 			skip++;
 			continue;
 		}
-		wire_put_varint(b, skip);
+		steer_blob_put_varint(b, skip);
 		put_value(b, delta[k], byte);
 		skip = 0;
 	}
 }
 
-static bool get_value(wire_reader *r, uint32_t *d, bool byte)
+static bool get_value(steer_reader *r, uint32_t *d, bool byte)
 {
 	if (byte) {
 		uint8_t v;
-		if (!wire_get_byte(r, &v))
+		if (!steer_read_byte(r, &v))
 			return false;
 		*d = v;
 		return true;
 	}
 	uint32_t z;
-	if (!wire_get_varint32(r, &z))
+	if (!steer_read_varint32(r, &z))
 		return false;
-	*d = unzigzag(z);
+	*d = steer_unzigzag32(z);
 	return true;
 }
 
@@ -427,9 +298,9 @@ static bool get_column(const steer_blob *b, uint32_t *delta, size_t n, bool byte
 {
 	if (n) /* an empty view has no scratch at all: memset(NULL, 0, 0) is undefined */
 		memset(delta, 0, n * sizeof *delta);
-	wire_reader r = {b->data, b->len, 0};
+	steer_reader r = {b->data, b->len, 0};
 	uint8_t mode;
-	if (!wire_get_byte(&r, &mode))
+	if (!steer_read_byte(&r, &mode))
 		return true; /* empty: every value is its prior */
 	if (mode == COL_DENSE) {
 		for (size_t k = 0; k < n; k++)
@@ -442,7 +313,7 @@ static bool get_column(const steer_blob *b, uint32_t *delta, size_t n, bool byte
 	size_t k = 0;
 	while (r.pos < r.len) {
 		uint64_t skip;
-		if (!wire_get_varint(&r, &skip) || skip >= n - k ||
+		if (!steer_read_varint(&r, &skip) || skip >= n - k ||
 		    !get_value(&r, &delta[k + skip], byte))
 			return false;
 		k += (size_t)skip + 1;
@@ -481,11 +352,11 @@ static void flush_run(steer_blob *b, const steer_compact_frame *f, id_run *run)
 {
 	if (!run->len)
 		return;
-	wire_put_varint(b, ((uint64_t)run->len << 2) | (uint64_t)run->op);
+	steer_blob_put_varint(b, ((uint64_t)run->len << 2) | (uint64_t)run->op);
 	if (run->op == OP_ADD) {
 		uint32_t prev = run->start ? f->id[run->start - 1] : 0;
 		for (size_t k = run->start; k < run->start + run->len; k++) {
-			wire_put_varint(b, f->id[k] - prev);
+			steer_blob_put_varint(b, f->id[k] - prev);
 			prev = f->id[k];
 		}
 	}
@@ -512,7 +383,7 @@ static void encode_ids(steer_blob *b, int32_t *src, const steer_compact_frame *f
 	if (!base) {
 		uint32_t prev = 0;
 		for (size_t k = 0; k < f->count; k++) {
-			wire_put_varint(b, f->id[k] - prev);
+			steer_blob_put_varint(b, f->id[k] - prev);
 			prev = f->id[k];
 			src[k] = -1;
 		}
@@ -548,7 +419,8 @@ static void encode_pos(steer_blob *b, const int32_t *src, const steer_compact_fr
 			dx -= base->qx[src[k]];
 			dy -= base->qy[src[k]];
 		}
-		wire_put_varint(b, spread(zigzag(to_u32(dx))) | spread(zigzag(to_u32(dy))) << 1);
+		steer_blob_put_varint(b, spread(steer_zigzag32(to_u32(dx))) |
+		                             spread(steer_zigzag32(to_u32(dy))) << 1);
 	}
 }
 
@@ -567,14 +439,6 @@ static void encode_columns(steer_compact_scratch *sc, const steer_compact_frame 
 	put_column(&sc->blob[STEER_BLOB_BEHAVIORS], sc->delta, f->count, false);
 }
 
-bool wire_enc_blob(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
-{
-	const steer_blob *b = *arg;
-	if (!b->len)
-		return true;
-	return pb_encode_tag_for_field(s, f) && pb_encode_string(s, b->data, b->len);
-}
-
 bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
                         bool paused, const steer_compact_frame *f, const steer_compact_frame *base)
 {
@@ -583,7 +447,7 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	if (!scratch_reserve(sc, f->count))
 		return false;
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		wire_blob_clear(&sc->blob[k]);
+		steer_blob_clear(&sc->blob[k]);
 	encode_ids(&sc->blob[STEER_BLOB_IDS], sc->src, f, base);
 	encode_pos(&sc->blob[STEER_BLOB_POS], sc->src, f, base);
 	encode_columns(sc, f, base);
@@ -594,9 +458,10 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_compact_tag;
 	steer_CompactSnapshot *c = &m.msg.compact;
-	WIRE_PUT_HEADER(c, w, paused);
+	c->has_header = true;
+	c->header = steer_wire_header(w, paused);
 	c->has_view = true;
-	c->view = (steer_Rect){f->view.x0, f->view.y0, f->view.x1, f->view.y1};
+	c->view = steer_wire_rect(&f->view);
 	c->cols = f->cols;
 	c->rows = f->rows;
 	c->seq = f->seq;
@@ -605,15 +470,13 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	pb_callback_t *blobs[STEER_BLOB_COUNT] = {&c->ids,   &c->pos,   &c->heading,
 	                                          &c->speed, &c->group, &c->behaviors};
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		*blobs[k] = (pb_callback_t){{.encode = wire_enc_blob}, &sc->blob[k]};
-	wire_obstacle_list obs;
-	obs.o = steer_world_obstacles(w, &obs.n);
-	obs.view = &f->view;
-	c->obstacles = (pb_callback_t){{.encode = wire_enc_obstacles}, &obs};
-	wire_route_list routes = {w, f->idx, f->count};
-	c->routes = (pb_callback_t){{.encode = wire_enc_routes}, &routes};
-	c->avoid_distance_max = (float)wire_feeler(w, f->idx, f->count);
-	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+		*blobs[k] = (pb_callback_t){{.encode = steer_wire_enc_blob}, &sc->blob[k]};
+	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, &f->view);
+	c->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
+	steer_wire_route_list routes = {w, f->idx, f->count};
+	c->routes = (pb_callback_t){{.encode = steer_wire_enc_routes}, &routes};
+	c->avoid_distance_max = (float)steer_wire_feeler(w, f->idx, f->count);
+	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 /* --- decoding ------------------------------------------------------------------------ */
@@ -642,20 +505,6 @@ void steer_compact_state_free(steer_compact_state *cs)
 	cs->have_base = false;
 }
 
-bool wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg)
-{
-	(void)f;
-	steer_blob *b = *arg;
-	size_t n = s->bytes_left;
-	wire_blob_clear(b); /* a repeated field: the last one wins, as protobuf says */
-	if (!wire_blob_room(b, n))
-		PB_RETURN_ERROR(s, "out of memory");
-	if (n && !pb_read(s, b->data, n))
-		return false;
-	b->len = n;
-	return true;
-}
-
 /* Adds n vehicles to the frame being decoded, growing it; src[k] for each is set by
  * the caller. */
 static bool next_room(steer_compact_state *cs, size_t n)
@@ -675,7 +524,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 {
 	steer_compact_frame *f = &cs->next;
 	const steer_blob *b = &cs->scratch.blob[STEER_BLOB_IDS];
-	wire_reader r = {b->data, b->len, 0};
+	steer_reader r = {b->data, b->len, 0};
 	size_t n = 0, i = 0;
 	uint32_t prev = 0;
 	/* Every vehicle is one kept base slot or one byte of the blob at least. */
@@ -687,7 +536,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 	while (r.pos < r.len) {
 		uint64_t op, len;
 		if (base) {
-			if (!wire_get_varint(&r, &op) || op >> 2 == 0 || (op & 3) > OP_ADD)
+			if (!steer_read_varint(&r, &op) || op >> 2 == 0 || (op & 3) > OP_ADD)
 				return fail(why, "bad id edit");
 			len = op >> 2;
 			op &= 3;
@@ -709,7 +558,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 				id = base->id[i];
 				cs->scratch.src[n] = (int32_t)i++;
 			} else {
-				if (!wire_get_varint32(&r, &gap) || gap == 0 ||
+				if (!steer_read_varint32(&r, &gap) || gap == 0 ||
 				    gap > UINT32_MAX - prev)
 					return fail(why, "bad id gap");
 				id = prev + gap;
@@ -739,12 +588,13 @@ static bool decode_pos(steer_compact_state *cs, const steer_compact_frame *base)
 {
 	steer_compact_frame *f = &cs->next;
 	const steer_blob *b = &cs->scratch.blob[STEER_BLOB_POS];
-	wire_reader r = {b->data, b->len, 0};
+	steer_reader r = {b->data, b->len, 0};
 	for (size_t k = 0; k < f->count; k++) {
 		uint64_t v;
-		if (!wire_get_varint(&r, &v))
+		if (!steer_read_varint(&r, &v))
 			return false;
-		int64_t x = from_u32(unzigzag(gather(v))), y = from_u32(unzigzag(gather(v >> 1)));
+		int64_t x = from_u32(steer_unzigzag32(gather(v))),
+		        y = from_u32(steer_unzigzag32(gather(v >> 1)));
 		int32_t s = cs->scratch.src[k];
 		if (s >= 0) {
 			x += base->qx[s];
@@ -806,7 +656,7 @@ static const char *check_header(const steer_CompactSnapshot *m, const steer_comp
 static bool fill_snapshot(const steer_compact_state *cs, const steer_compact_frame *f,
                           steer_snapshot *snap)
 {
-	if (f->count && !wire_grow_to((void **)&snap->v, &snap->cap, f->count - 1, sizeof *snap->v))
+	if (steer_reserve((void **)&snap->v, &snap->cap, f->count, sizeof *snap->v) != 0)
 		return false;
 	double qx = quantum(f->view.x1 - f->view.x0, f->cols);
 	double qy = quantum(f->view.y1 - f->view.y0, f->rows);
@@ -828,7 +678,7 @@ static bool fill_snapshot(const steer_compact_state *cs, const steer_compact_fra
 
 static void fill_header(const steer_CompactSnapshot *m, steer_snapshot *snap)
 {
-	WIRE_GET_HEADER(snap, m);
+	steer_wire_header_get(snap, &m->header);
 	snap->has_view = true;
 	snap->view = (steer_view){true, m->view.x0, m->view.y0, m->view.x1, m->view.y1};
 	snap->avoid_distance_max = m->avoid_distance_max;
@@ -853,7 +703,7 @@ static const char *apply_frame(const steer_CompactSnapshot *m, steer_compact_sta
 		return "malformed column";
 	steer_compact_frame *f = &cs->next;
 	f->seq = m->seq;
-	f->tick = m->tick;
+	f->tick = m->header.tick;
 	f->view = (steer_view){true, m->view.x0, m->view.y0, m->view.x1, m->view.y1};
 	f->cols = m->cols;
 	f->rows = m->rows;
@@ -867,20 +717,20 @@ static const char *apply_frame(const steer_CompactSnapshot *m, steer_compact_sta
 	return NULL;
 }
 
-bool wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_state *cs, char *err,
-                         size_t errlen)
+bool steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_state *cs,
+                               char *err, size_t errlen)
 {
 	snap->count = snap->nobstacles = snap->nroutes = 0;
 	steer_compact_scratch *sc = &cs->scratch;
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		wire_blob_clear(&sc->blob[k]);
+		steer_blob_clear(&sc->blob[k]);
 	steer_CompactSnapshot m = steer_CompactSnapshot_init_zero;
 	pb_callback_t *blobs[STEER_BLOB_COUNT] = {&m.ids,   &m.pos,   &m.heading,
 	                                          &m.speed, &m.group, &m.behaviors};
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
-		*blobs[k] = (pb_callback_t){{.decode = wire_dec_blob}, &sc->blob[k]};
-	m.obstacles = (pb_callback_t){{.decode = wire_dec_obstacle}, snap};
-	m.routes = (pb_callback_t){{.decode = wire_dec_route}, snap};
+		*blobs[k] = (pb_callback_t){{.decode = steer_wire_dec_blob}, &sc->blob[k]};
+	m.obstacles = (pb_callback_t){{.decode = steer_wire_dec_obstacle}, snap};
+	m.routes = (pb_callback_t){{.decode = steer_wire_dec_route}, snap};
 	if (!pb_decode(s, steer_CompactSnapshot_fields, &m)) {
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(s));
 		return false;

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "grid.h"
+#include "message.h"
 #include "reserve.h"
 #include "wire.h"
 #include "wire_priv.h"
@@ -44,15 +46,15 @@ void steer_density_free(steer_density *d)
 static void encode_cells(steer_density *d, size_t cells)
 {
 	steer_blob *b = &d->cells;
-	wire_blob_clear(b);
+	steer_blob_clear(b);
 	size_t last = 0; /* cells before this index are written or skipped */
 	for (size_t c = 0; c < cells; c++) {
 		const steer_density_cell *e = &d->cell[c];
 		if (!e->count)
 			continue;
-		wire_put_varint(b, c - last);
-		wire_put_varint(b, e->count);
-		wire_put_byte(b, wire_direction_byte(e->hx, e->hy));
+		steer_blob_put_varint(b, c - last);
+		steer_blob_put_varint(b, e->count);
+		steer_blob_put_byte(b, steer_wire_direction_byte(e->hx, e->hy));
 		last = c + 1;
 	}
 }
@@ -99,19 +101,18 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_density_tag;
 	steer_DensitySnapshot *s = &m.msg.density;
-	WIRE_PUT_HEADER(s, w, paused);
+	s->has_header = true;
+	s->header = steer_wire_header(w, paused);
 	s->has_view = true;
-	s->view = (steer_Rect){d->view.x0, d->view.y0, d->view.x1, d->view.y1};
+	s->view = steer_wire_rect(&d->view);
 	s->cols = d->cols;
 	s->rows = d->rows;
 	s->in_view = d->in_view;
 	s->max_count = d->max_count;
-	s->cells = (pb_callback_t){{.encode = wire_enc_blob}, (void *)&d->cells};
-	wire_obstacle_list obs;
-	obs.o = steer_world_obstacles(w, &obs.n);
-	obs.view = &d->view;
-	s->obstacles = (pb_callback_t){{.encode = wire_enc_obstacles}, &obs};
-	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+	s->cells = (pb_callback_t){{.encode = steer_wire_enc_blob}, (void *)&d->cells};
+	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, &d->view);
+	s->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
+	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
@@ -121,12 +122,12 @@ bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t l
 	if (i < 0)
 		return false;
 	/* The frame: varint length, then ServerMessage { density (field 5) = body }. */
-	wire_reader r = {frame, len, 0};
+	steer_reader r = {frame, len, 0};
 	uint64_t total, body;
 	uint8_t tag;
-	if (!wire_get_varint(&r, &total) || total != len - r.pos || !wire_get_byte(&r, &tag) ||
+	if (!steer_read_varint(&r, &total) || total != len - r.pos || !steer_read_byte(&r, &tag) ||
 	    tag != (steer_ServerMessage_density_tag << 3 | PB_WT_STRING) ||
-	    !wire_get_varint(&r, &body) || body != len - r.pos)
+	    !steer_read_varint(&r, &body) || body != len - r.pos)
 		return false;
 	const steer_vehicles *v = steer_world_vehicles(w);
 	steer_Picked pk = {
@@ -173,8 +174,8 @@ static bool dec_cells(pb_istream_t *s, const pb_field_t *f, void **arg)
 		at += skip;
 		if (count < 1 || count > UINT32_MAX || at >= STEER_DENSITY_MAX_CELLS)
 			PB_RETURN_ERROR(s, "density cell out of range");
-		if (!wire_grow_to((void **)&snap->cells, &snap->cells_cap, snap->ncells,
-		                  sizeof *snap->cells))
+		if (steer_reserve((void **)&snap->cells, &snap->cells_cap, snap->ncells + 1,
+		                  sizeof *snap->cells) != 0)
 			PB_RETURN_ERROR(s, "out of memory");
 		/* col and row are filled in once cols is known. */
 		snap->cells[snap->ncells++] =
@@ -211,12 +212,12 @@ static const char *check_density(const steer_DensitySnapshot *m, steer_snapshot 
 	return NULL;
 }
 
-bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen)
+bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen)
 {
 	snap->count = snap->nobstacles = snap->nroutes = snap->ncells = 0;
 	steer_DensitySnapshot m = steer_DensitySnapshot_init_zero;
 	m.cells = (pb_callback_t){{.decode = dec_cells}, snap};
-	m.obstacles = (pb_callback_t){{.decode = wire_dec_obstacle}, snap};
+	m.obstacles = (pb_callback_t){{.decode = steer_wire_dec_obstacle}, snap};
 	if (!pb_decode(s, steer_DensitySnapshot_fields, &m)) {
 		snap->ncells = 0;
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(s));
@@ -228,7 +229,7 @@ bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_
 		snprintf(err, errlen, "malformed density snapshot: %s", why);
 		return false;
 	}
-	WIRE_GET_HEADER(snap, &m);
+	steer_wire_header_get(snap, &m.header);
 	snap->has_view = true;
 	snap->view = (steer_view){true, m.view.x0, m.view.y0, m.view.x1, m.view.y1};
 	snap->avoid_distance_max = 0;
@@ -238,7 +239,7 @@ bool wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_
 	snap->in_view = m.in_view;
 	snap->max_count = m.max_count;
 	if (m.has_picked) {
-		if (!wire_grow_to((void **)&snap->v, &snap->cap, 0, sizeof *snap->v)) {
+		if (steer_reserve((void **)&snap->v, &snap->cap, 1, sizeof *snap->v) != 0) {
 			snap->ncells = 0;
 			snprintf(err, errlen, "out of memory");
 			return false;

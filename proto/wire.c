@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+#include "message.h"
+#include "reserve.h"
 #include "utf8.h"
 #include "wire_priv.h"
 
@@ -58,20 +61,18 @@ size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
 
 int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err, size_t errlen)
 {
-	uint64_t size = 0;
 	size_t i = f->start;
-	for (int shift = 0;; shift += 7) {
-		if (i == f->len)
-			return 0;
-		if (shift >= 35) {
-			snprintf(err, errlen, "malformed frame length");
-			return -1;
-		}
-		uint8_t b = f->buf[i++];
-		size |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
+	if (i == f->len)
+		return 0;
+	uint64_t size;
+	int n = steer_varint_decode(f->buf + i, f->len - i, STEER_FRAME_PREFIX_MAX, &size);
+	if (n == 0)
+		return 0;
+	if (n < 0) {
+		snprintf(err, errlen, "malformed frame length");
+		return -1;
 	}
+	i += (size_t)n;
 	if (size > f->max_frame) {
 		snprintf(err, errlen, "frame of %llu bytes exceeds the limit of %zu",
 		         (unsigned long long)size, f->max_frame);
@@ -87,36 +88,9 @@ int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *e
 
 void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len)
 {
-	uint8_t v[10];
-	size_t n = 0;
-	uint64_t x = len;
-	do {
-		v[n] = (uint8_t)(x & 0x7f);
-		x >>= 7;
-		if (x)
-			v[n] |= 0x80;
-		n++;
-	} while (x);
-	steer_strbuf_put(out, (const char *)v, n);
+	uint8_t v[STEER_VARINT_MAX];
+	steer_strbuf_put(out, (const char *)v, steer_varint_encode(v, len));
 	steer_strbuf_put(out, (const char *)msg, len);
-}
-
-/* Sized first so the bytes go straight into the buffer. */
-bool wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)
-{
-	size_t size;
-	if (!pb_get_encoded_size(&size, fields, msg))
-		return false;
-	/* Worst case: 10 bytes of length prefix + the message. */
-	char *dst = steer_strbuf_reserve(out, size + 10);
-	if (!dst)
-		return false;
-	pb_ostream_t s = pb_ostream_from_buffer((pb_byte_t *)dst, size + 10);
-	if (!pb_encode_ex(&s, fields, msg, PB_ENCODE_DELIMITED))
-		return false;
-	out->len += s.bytes_written;
-	out->data[out->len] = '\0';
-	return true;
 }
 
 /* --- encode callbacks ------------------------------------------------------------ */
@@ -170,101 +144,6 @@ static bool enc_packed_u32(pb_ostream_t *s, const pb_field_t *f, void *const *ar
 	return true;
 }
 
-bool steer_view_contains(const steer_view *v, double x, double y, double margin)
-{
-	return !v->set || (x >= v->x0 - margin && x <= v->x1 + margin && y >= v->y0 - margin &&
-	                   y <= v->y1 + margin);
-}
-
-bool steer_view_same(const steer_view *a, const steer_view *b)
-{
-	if (a->set != b->set)
-		return false;
-	return !a->set || (a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1);
-}
-
-bool wire_enc_obstacles(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
-{
-	const wire_obstacle_list *l = *arg;
-	for (size_t k = 0; k < l->n; k++) {
-		const steer_obstacle *o = &l->o[k];
-		if (!steer_view_contains(l->view, o->x, o->y, o->r))
-			continue;
-		steer_Obstacle m = {o->id, (float)o->x, (float)o->y, (float)o->r};
-		if (!pb_encode_tag_for_field(s, f) ||
-		    !pb_encode_submessage(s, steer_Obstacle_fields, &m))
-			return false;
-	}
-	return true;
-}
-
-typedef struct path_axis {
-	const steer_path *path;
-	int axis; /* 0 x, 1 y */
-} path_axis;
-
-static bool enc_path_axis(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
-{
-	const path_axis *p = *arg;
-	if (p->path->count == 0)
-		return true;
-	if (!pb_encode_tag(s, PB_WT_STRING, f->tag) ||
-	    !pb_encode_varint(s, 4 * (uint64_t)p->path->count))
-		return false;
-	for (uint32_t k = 0; k < p->path->count; k++) {
-		const steer_vec2 *pt = &p->path->points[k];
-		float v = (float)(p->axis ? pt->y : pt->x);
-		if (!pb_encode_fixed32(s, &v))
-			return false;
-	}
-	return true;
-}
-
-/* Routes are for drawing a few vehicles' intentions; a bound keeps a snapshot of a
- * crowd of path followers from growing without limit. */
-#define STEER_MAX_ROUTES 256
-
-static const uint32_t ROUTE_BITS =
-    STEER_SEEK | STEER_FLEE | STEER_ARRIVE | STEER_PURSUE | STEER_EVADE | STEER_PATH;
-
-bool wire_enc_routes(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
-{
-	const wire_route_list *l = *arg;
-	const steer_vehicles *v = steer_world_vehicles(l->w);
-	size_t sent = 0;
-	for (size_t k = 0; k < l->n && sent < STEER_MAX_ROUTES; k++) {
-		size_t i = l->idx[k];
-		uint32_t b = v->behaviors[i];
-		if (!(b & ROUTE_BITS))
-			continue;
-		const steer_vehicle_state *st = steer_vehicle_state_at(l->w, i);
-		steer_Route r = steer_Route_init_zero;
-		r.id = v->id[i];
-		steer_vec2 t = b & STEER_ARRIVE ? st->arrive_target
-		               : b & STEER_SEEK ? st->seek_target
-		                                : st->flee_target;
-		r.has_target = (b & (STEER_SEEK | STEER_ARRIVE | STEER_FLEE)) != 0;
-		r.target_x = (float)t.x;
-		r.target_y = (float)t.y;
-		r.pursue_id = b & STEER_PURSUE ? st->pursue_id : 0;
-		r.evade_id = b & STEER_EVADE ? st->evade_id : 0;
-		path_axis px = {&st->path, 0}, py = {&st->path, 1};
-		if (b & STEER_PATH) {
-			r.path_x.funcs.encode = enc_path_axis;
-			r.path_x.arg = &px;
-			r.path_y.funcs.encode = enc_path_axis;
-			r.path_y.arg = &py;
-			r.path_index = st->path.index;
-			r.path_loop = st->path.loop;
-		}
-		if (!pb_encode_tag_for_field(s, f) ||
-		    !pb_encode_submessage(s, steer_Route_fields, &r))
-			return false;
-		sent++;
-	}
-	return true;
-}
-
 /* --- server side ---------------------------------------------------------------- */
 
 bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
@@ -282,7 +161,7 @@ bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
 	}
 	snprintf(w->server, sizeof w->server, "steer-server %d", STEER_PROTOCOL_VERSION);
 	w->max_frame = STEER_MAX_CLIENT_FRAME;
-	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r)
@@ -297,7 +176,7 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
 	steer_utf8_escape(rep->error, sizeof rep->error, error, strlen(error));
 	rep->json.funcs.encode = enc_string;
 	rep->json.arg = r->ok && r->json.len ? r->json.data : NULL;
-	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_notice(steer_strbuf *out, const char *text)
@@ -305,25 +184,7 @@ bool steer_wire_notice(steer_strbuf *out, const char *text)
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_notice_tag;
 	steer_utf8_escape(m.msg.notice.text, sizeof m.msg.notice.text, text, strlen(text));
-	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
-}
-
-double steer_view_margin(const steer_view *v)
-{
-	return 0.05 * fmax(v->x1 - v->x0, v->y1 - v->y0);
-}
-
-double wire_feeler(const steer_world *w, const uint32_t *idx, size_t n)
-{
-	const steer_vehicles *v = steer_world_vehicles(w);
-	double feeler = 0;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = idx[k];
-		if ((v->behaviors[i] & STEER_AVOID) &&
-		    steer_vehicle_params_at(w, i)->avoid_distance > feeler)
-			feeler = steer_vehicle_params_at(w, i)->avoid_distance;
-	}
-	return feeler;
+	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
@@ -354,14 +215,12 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_snapshot_tag;
 	steer_Snapshot *s = &m.msg.snapshot;
-	WIRE_PUT_HEADER(s, w, paused);
-	s->avoid_distance_max = (float)wire_feeler(w, idx, n);
+	s->has_header = true;
+	s->header = steer_wire_header(w, paused);
+	s->avoid_distance_max = (float)steer_wire_feeler(w, idx, n);
 	if (view->set) {
 		s->has_view = true;
-		s->view.x0 = view->x0;
-		s->view.y0 = view->y0;
-		s->view.x1 = view->x1;
-		s->view.y1 = view->y1;
+		s->view = steer_wire_rect(view);
 	}
 	column id = {NULL, v->id, idx, n}, group = {NULL, v->group, idx, n};
 	column beh = {NULL, v->behaviors, idx, n};
@@ -377,13 +236,11 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
 	s->vy = (pb_callback_t){{.encode = enc_packed_floats}, &vy};
 	s->fx = (pb_callback_t){{.encode = enc_packed_floats}, &fx};
 	s->fy = (pb_callback_t){{.encode = enc_packed_floats}, &fy};
-	wire_obstacle_list obs;
-	obs.o = steer_world_obstacles(w, &obs.n);
-	obs.view = view;
-	s->obstacles = (pb_callback_t){{.encode = wire_enc_obstacles}, &obs};
-	wire_route_list routes = {w, idx, n};
-	s->routes = (pb_callback_t){{.encode = wire_enc_routes}, &routes};
-	return wire_encode_frame(out, steer_ServerMessage_fields, &m);
+	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, view);
+	s->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
+	steer_wire_route_list routes = {w, idx, n};
+	s->routes = (pb_callback_t){{.encode = steer_wire_enc_routes}, &routes};
+	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
 bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
@@ -495,16 +352,6 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
 	return rc;
 }
 
-static bool coord_ok(double c)
-{
-	return c >= -STEER_VIEW_COORD_MAX && c <= STEER_VIEW_COORD_MAX; /* false on NaN */
-}
-
-bool steer_view_rect_ok(double x0, double y0, double x1, double y1)
-{
-	return coord_ok(x0) && coord_ok(y0) && coord_ok(x1) && coord_ok(y1) && x1 > x0 && y1 > y0;
-}
-
 bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen)
 {
 	if (v->clear) {
@@ -524,6 +371,18 @@ bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, siz
 	return true;
 }
 
+bool steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen)
+{
+	if (version == STEER_PROTOCOL_VERSION)
+		return true;
+	const char *self = strcmp(peer, "client") ? "client" : "server";
+	snprintf(err, errlen,
+	         "the %s speaks protocol version %u and this %s version %d; use a client of the "
+	         "same release as the server",
+	         peer, (unsigned)version, self, STEER_PROTOCOL_VERSION);
+	return false;
+}
+
 /* --- client side ---------------------------------------------------------------- */
 
 bool steer_wire_hello(steer_strbuf *out, const char *client_name)
@@ -532,7 +391,7 @@ bool steer_wire_hello(steer_strbuf *out, const char *client_name)
 	m.which_msg = steer_ClientMessage_hello_tag;
 	m.msg.hello.protocol_version = STEER_PROTOCOL_VERSION;
 	snprintf(m.msg.hello.client, sizeof m.msg.hello.client, "%s", client_name);
-	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
+	return steer_wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
 bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line)
@@ -545,7 +404,7 @@ bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char 
 	m.msg.command.request_id = request_id;
 	m.msg.command.which_body = steer_Command_line_tag;
 	snprintf(m.msg.command.body.line, sizeof m.msg.command.body.line, "%s", line);
-	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
+	return steer_wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
 bool steer_wire_viewport(steer_strbuf *out, const steer_view *view)
@@ -569,7 +428,7 @@ bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view, const ste
 		m.msg.viewport.density = (steer_Density)req->density;
 		m.msg.viewport.pick = req->pick;
 	}
-	return wire_encode_frame(out, steer_ClientMessage_fields, &m);
+	return steer_wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
 void steer_snapshot_free(steer_snapshot *s)
@@ -583,22 +442,6 @@ void steer_snapshot_free(steer_snapshot *s)
 	free(s->obstacles);
 	free(s->cells);
 	memset(s, 0, sizeof *s);
-}
-
-bool wire_grow_to(void **p, size_t *cap, size_t n, size_t sz)
-{
-	if (n < *cap)
-		return true;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	while (ncap <= n)
-		ncap *= 2;
-	void *q = realloc(*p, ncap * sz);
-	if (!q)
-		return false;
-	memset((char *)q + *cap * sz, 0, (ncap - *cap) * sz);
-	*p = q;
-	*cap = ncap;
-	return true;
 }
 
 /* Decoding packed columns: each value lands in vehicle slot k, counting per column;
@@ -618,8 +461,11 @@ static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
 	steer_snapshot *snap = c->snap;
 	if (c->n >= 10000000)
 		PB_RETURN_ERROR(s, "too many vehicles");
-	if (!wire_grow_to((void **)&snap->v, &snap->cap, c->n, sizeof *snap->v))
-		PB_RETURN_ERROR(s, "out of memory");
+	if (c->n >= snap->count) { /* the first column to reach slot n: it starts at zero */
+		if (steer_reserve((void **)&snap->v, &snap->cap, c->n + 1, sizeof *snap->v) != 0)
+			PB_RETURN_ERROR(s, "out of memory");
+		memset(&snap->v[c->n], 0, sizeof *snap->v);
+	}
 	char *slot = (char *)&snap->v[c->n] + c->offset;
 	if (c->is_float) {
 		float v;
@@ -635,91 +481,6 @@ static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
 	c->n++;
 	if (c->n > snap->count)
 		snap->count = c->n;
-	return true;
-}
-
-bool wire_dec_obstacle(pb_istream_t *s, const pb_field_t *f, void **arg)
-{
-	(void)f;
-	steer_snapshot *snap = *arg;
-	steer_Obstacle o = steer_Obstacle_init_zero;
-	if (!pb_decode(s, steer_Obstacle_fields, &o))
-		return false;
-	if (snap->nobstacles >= 1000000)
-		PB_RETURN_ERROR(s, "too many obstacles");
-	if (!wire_grow_to((void **)&snap->obstacles, &snap->obstacles_cap, snap->nobstacles,
-	                  sizeof *snap->obstacles))
-		PB_RETURN_ERROR(s, "out of memory");
-	steer_obstacle *d = &snap->obstacles[snap->nobstacles++];
-	d->id = o.id;
-	d->x = o.x;
-	d->y = o.y;
-	d->r = o.r;
-	d->vx = d->vy = 0;
-	return true;
-}
-
-typedef struct path_dec {
-	steer_snap_route *r;
-	int axis;
-	uint32_t n;
-	uint32_t cap;
-} path_dec;
-
-static bool dec_path(pb_istream_t *s, const pb_field_t *f, void **arg)
-{
-	(void)f;
-	path_dec *p = *arg;
-	float v;
-	if (!pb_decode_fixed32(s, &v))
-		return false;
-	if (p->n >= STEER_MAX_WAYPOINTS)
-		PB_RETURN_ERROR(s, "path too long");
-	float **dst = p->axis ? &p->r->path_y : &p->r->path_x;
-	/* Both axes share the route's capacity: grow each to STEER_MAX_WAYPOINTS lazily. */
-	if (p->n == 0 || (p->n & (p->n - 1)) == 0) {
-		size_t ncap = p->n ? p->n * 2 : 8;
-		float *q = realloc(*dst, ncap * sizeof *q);
-		if (!q)
-			PB_RETURN_ERROR(s, "out of memory");
-		*dst = q;
-	}
-	(*dst)[p->n++] = v;
-	return true;
-}
-
-bool wire_dec_route(pb_istream_t *s, const pb_field_t *f, void **arg)
-{
-	(void)f;
-	steer_snapshot *snap = *arg;
-	if (snap->nroutes >= STEER_MAX_ROUTES * 4)
-		PB_RETURN_ERROR(s, "too many routes");
-	if (!wire_grow_to((void **)&snap->routes, &snap->routes_cap, snap->nroutes,
-	                  sizeof *snap->routes))
-		PB_RETURN_ERROR(s, "out of memory");
-	steer_snap_route *r = &snap->routes[snap->nroutes];
-	/* Paths are reallocated from scratch for each frame's route slot. */
-	free(r->path_x);
-	free(r->path_y);
-	memset(r, 0, sizeof *r);
-	path_dec px = {r, 0, 0, 0}, py = {r, 1, 0, 0};
-	steer_Route m = steer_Route_init_zero;
-	m.path_x.funcs.decode = dec_path;
-	m.path_x.arg = &px;
-	m.path_y.funcs.decode = dec_path;
-	m.path_y.arg = &py;
-	if (!pb_decode(s, steer_Route_fields, &m))
-		return false;
-	r->id = m.id;
-	r->has_target = m.has_target;
-	r->target_x = m.target_x;
-	r->target_y = m.target_y;
-	r->pursue_id = m.pursue_id;
-	r->evade_id = m.evade_id;
-	r->path_index = m.path_index;
-	r->path_loop = m.path_loop;
-	r->npath = px.n < py.n ? px.n : py.n;
-	snap->nroutes++;
 	return true;
 }
 
@@ -740,8 +501,6 @@ static bool dec_string(pb_istream_t *s, const pb_field_t *f, void **arg)
 static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
 {
 	snap->count = snap->nobstacles = snap->nroutes = 0;
-	if (snap->v)
-		memset(snap->v, 0, snap->cap * sizeof *snap->v);
 	steer_Snapshot m = steer_Snapshot_init_zero;
 #define COL(field, is_f)                                                                           \
 	col_dec c_##field = {snap, 0, offsetof(steer_snap_vehicle, field), is_f};                  \
@@ -757,13 +516,13 @@ static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
 	COL(fx, true);
 	COL(fy, true);
 #undef COL
-	m.obstacles.funcs.decode = wire_dec_obstacle;
+	m.obstacles.funcs.decode = steer_wire_dec_obstacle;
 	m.obstacles.arg = snap;
-	m.routes.funcs.decode = wire_dec_route;
+	m.routes.funcs.decode = steer_wire_dec_route;
 	m.routes.arg = snap;
 	if (!pb_decode(s, steer_Snapshot_fields, &m))
 		return false;
-	WIRE_GET_HEADER(snap, &m);
+	steer_wire_header_get(snap, &m.header);
 	snap->has_view = m.has_view;
 	snap->view.set = m.has_view;
 	snap->view.x0 = m.view.x0;
@@ -787,7 +546,7 @@ static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out
 	bool ok;
 	if (tag == steer_ServerMessage_density_tag) {
 		out->snapshot = snap;
-		return wire_decode_density(sub, snap, err, errlen);
+		return steer_wire_decode_density(sub, snap, err, errlen);
 	}
 	if (tag == steer_ServerMessage_compact_tag || tag == steer_ServerMessage_snapshot_tag)
 		snap->density = false;
@@ -797,7 +556,7 @@ static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out
 			return false;
 		}
 		out->snapshot = snap;
-		return wire_decode_compact(sub, snap, cs, err, errlen);
+		return steer_wire_decode_compact(sub, snap, cs, err, errlen);
 	}
 	if (tag == steer_ServerMessage_welcome_tag) {
 		memset(&out->welcome, 0, sizeof out->welcome);

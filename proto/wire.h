@@ -8,17 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
 #include "command.h"
 #include "steer.pb.h"
 #include "strbuf.h"
 #include "world.h"
 
-#define STEER_PROTOCOL_VERSION 1
+/* Raised whenever a message changes shape; a Hello with another version is refused.
+ * 2: the snapshot header fields moved into SnapshotHeader. */
+#define STEER_PROTOCOL_VERSION 2
 /* The largest ClientMessage frame accepted: the biggest legal message (a 4 KiB
  * text line, or 64 arguments of 256 bytes) with room to spare. */
 #define STEER_MAX_CLIENT_FRAME 20000u
 
 /* --- framing ------------------------------------------------------------------- */
+
+/* The longest length prefix a framer reads: 35 bits, far past any max_frame. */
+#define STEER_FRAME_PREFIX_MAX 5
 
 /* Splits a byte stream into delimited frames. Owns its buffer; holds at most one
  * frame plus its length prefix, so a peer cannot make it grow past max_frame + 10. */
@@ -164,13 +170,6 @@ int steer_compact_frame_build(steer_compact_frame *f, const steer_world *w, cons
 /* True when b can serve as a's base: same rectangle and precision. */
 bool steer_compact_compatible(const steer_compact_frame *a, const steer_compact_frame *b);
 
-/* A growable byte string: one column of a frame while it is encoded or decoded. */
-typedef struct steer_blob {
-	uint8_t *data;
-	size_t len, cap;
-	bool oom;
-} steer_blob;
-
 enum {
 	STEER_BLOB_IDS,
 	STEER_BLOB_POS,
@@ -184,9 +183,9 @@ enum {
 /* Working memory of one encoder or decoder, reused across frames; owned by the
  * caller (init once, free once). */
 typedef struct steer_compact_scratch {
-	steer_blob blob[STEER_BLOB_COUNT];
-	int32_t *src;    /* per vehicle: its slot in the base frame, or -1 */
-	uint32_t *delta; /* per vehicle: one column's change from its prior */
+	steer_blob blob[STEER_BLOB_COUNT]; /* the columns while encoded or decoded */
+	int32_t *src;                      /* per vehicle: its slot in the base frame, or -1 */
+	uint32_t *delta;                   /* per vehicle: one column's change from its prior */
 	size_t cap;
 } steer_compact_scratch;
 
@@ -245,6 +244,11 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
  * there is no such vehicle or frame is not such a frame. */
 bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
                                const steer_world *w, uint32_t id);
+
+/* Whether a peer's protocol version (a Hello's on the server, a Welcome's on a
+ * client) is this build's; else false with a message naming both. peer: "client"
+ * or "server", the other side. */
+bool steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen);
 
 /* --- client side ---------------------------------------------------------------- */
 

@@ -552,11 +552,15 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	if (m.which_msg == steer_ClientMessage_hello_tag) {
-		if (m.msg.hello.protocol_version != STEER_PROTOCOL_VERSION)
-			steer_log(STEER_LOG_WARN,
-			          "proto client %llu speaks protocol %u, we speak %d",
-			          (unsigned long long)c->id, m.msg.hello.protocol_version,
-			          STEER_PROTOCOL_VERSION);
+		/* Its snapshots would not decode as it expects: say why, and hang up. */
+		if (!steer_wire_version_ok(m.msg.hello.protocol_version, "client", err,
+		                           sizeof err)) {
+			steer_log(STEER_LOG_WARN, "proto client %llu: %s",
+			          (unsigned long long)c->id, err);
+			proto_error(c, 0, err);
+			conn_finish(c, "protocol version mismatch");
+			return;
+		}
 		steer_log(STEER_LOG_INFO, "proto client %llu is '%s'", (unsigned long long)c->id,
 		          m.msg.hello.client);
 		/* Its name for notices and clients; one that is not a valid name is ignored. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "check.h"
 #include "interest.h"
 #include "scenario.h"
@@ -80,14 +81,10 @@ static void encode(server_side *s, const steer_world *w, const steer_compact_fra
 static const uint8_t *body(const steer_strbuf *out, size_t *len)
 {
 	const uint8_t *p = (const uint8_t *)out->data;
-	size_t n = 0, i = 0;
-	for (int shift = 0; i < out->len; shift += 7) {
-		n |= (size_t)(p[i] & 0x7f) << shift;
-		if (!(p[i++] & 0x80))
-			break;
-	}
-	*len = n;
-	return p + i;
+	uint64_t n = 0;
+	int i = steer_varint_decode(p, out->len, STEER_FRAME_PREFIX_MAX, &n);
+	*len = i > 0 ? (size_t)n : 0;
+	return p + (i > 0 ? i : 0);
 }
 
 /* The header of an encoded compact frame, read by nanopb with the blobs skipped. */

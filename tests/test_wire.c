@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "check.h"
 #include "testutil.h"
 #include "wire.h"
@@ -63,6 +64,34 @@ static void framer_rejects_bad_lengths(void)
 	steer_framer_free(&f);
 }
 
+/* The one varint decoder: every length, the end of the bytes, and its limit. */
+static void varint_decoder_limits(void)
+{
+	uint64_t xs[] = {0, 1, 127, 128, 300, 16384, UINT32_MAX, UINT64_MAX};
+	for (size_t k = 0; k < sizeof xs / sizeof *xs; k++) {
+		uint8_t b[STEER_VARINT_MAX];
+		size_t n = steer_varint_encode(b, xs[k]);
+		uint64_t v = 0;
+		CHECK(n == steer_varint_size(xs[k]) &&
+		          steer_varint_decode(b, n, STEER_VARINT_MAX, &v) == (int)n && v == xs[k],
+		      "%llu: %zu bytes, read back %llu", (unsigned long long)xs[k], n,
+		      (unsigned long long)v);
+		CHECK(steer_varint_decode(b, n - 1, STEER_VARINT_MAX, &v) == 0,
+		      "%llu cut short accepted", (unsigned long long)xs[k]);
+	}
+	uint64_t v;
+	const uint8_t five[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+	CHECK(steer_varint_decode(five, 6, 5, &v) == -1, "6 bytes past a limit of 5");
+	CHECK(steer_varint_decode(five, 5, 5, &v) == -1, "5 continuing bytes under a limit of 5");
+	CHECK(steer_varint_decode(five, 4, 5, &v) == 0, "4 of at most 5 is not yet malformed");
+	const uint8_t eleven[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	CHECK(steer_varint_decode(eleven, 11, STEER_VARINT_MAX, &v) == -1, "11-byte varint");
+	steer_reader r = {eleven, 11, 0};
+	CHECK(!steer_read_varint(&r, &v) && r.pos == 0, "reader took an 11-byte varint");
+	steer_reader empty = {NULL, 0, 0};
+	CHECK(!steer_read_varint(&empty, &v), "a varint read from nothing");
+}
+
 static void snapshot_round_trip(void)
 {
 	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 3);
@@ -98,6 +127,10 @@ static void snapshot_round_trip(void)
 	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_SNAPSHOT && snap.tick == 1 && snap.paused, "header");
 	CHECK(snap.count == 2 && snap.total_vehicles == 2, "count %zu", snap.count);
+	CHECK(snap.width == 1000 && snap.height == 600 && snap.edges == STEER_EDGE_BOUNCE &&
+	          snap.tick_rate == steer_world_config_get(w)->tick_rate,
+	      "header: %g x %g, edges %d, %g Hz", snap.width, snap.height, (int)snap.edges,
+	      snap.tick_rate);
 	const steer_vehicles *v = steer_world_vehicles(w);
 	for (size_t k = 0; k < snap.count; k++) {
 		CHECK(snap.v[k].id == v->id[k] && snap.v[k].x == (float)v->px[k] &&
@@ -234,6 +267,7 @@ int main(void)
 {
 	RUN(framer_splits_any_chunking);
 	RUN(framer_rejects_bad_lengths);
+	RUN(varint_decoder_limits);
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);
 	RUN(notice_round_trip);

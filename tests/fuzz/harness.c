@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "command.h"
 #include "interest.h"
 #include "savefile.h"
@@ -583,18 +584,14 @@ static void check_compact_stream(steer_world *w, bool paused, const steer_view *
 static int reference_next(const uint8_t *s, size_t n, size_t *pos, size_t max_frame, size_t *start,
                           size_t *len)
 {
-	uint64_t size = 0;
+	uint64_t size;
 	size_t i = *pos;
-	for (int shift = 0;; shift += 7) {
-		if (i == n)
-			return 0;
-		if (shift >= 35)
-			return -1;
-		uint8_t b = s[i++];
-		size |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-	}
+	if (i == n)
+		return 0;
+	int got = steer_varint_decode(s + i, n - i, STEER_FRAME_PREFIX_MAX, &size);
+	if (got <= 0)
+		return got;
+	i += (size_t)got;
 	if (size > max_frame)
 		return -1;
 	if (n - i < size)

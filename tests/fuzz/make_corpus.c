@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bytes.h"
 #include "command.h"
 #include "interest.h"
 #include "savefile.h"
@@ -53,12 +54,11 @@ static void write_file(const char *sub, const char *name, const void *data, size
 /* The body of the one delimited frame in b: what the client_message target takes. */
 static void write_body(const char *name, const steer_strbuf *b)
 {
-	size_t i = 0;
-	while (i < b->len && (b->data[i] & 0x80))
-		i++;
-	if (i >= b->len)
-		die("frame without a body");
-	write_file("client_message", name, b->data + i + 1, b->len - i - 1);
+	uint64_t len;
+	int i = steer_varint_decode((const uint8_t *)b->data, b->len, STEER_FRAME_PREFIX_MAX, &len);
+	if (i <= 0 || len != b->len - (size_t)i)
+		die("not one whole frame");
+	write_file("client_message", name, (const uint8_t *)b->data + i, (size_t)len);
 }
 
 static steer_world *world_of(const char *scenario, double w, double h)

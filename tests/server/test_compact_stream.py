@@ -94,9 +94,9 @@ def test_key_frame_matches_plain_snapshot():
     s = plain.fresh_snapshot()
     c = compact(comp)  # the first: a key frame (the world has been paused since)
     expect(c.base_seq == 0 and c.seq > 0, f"first frame is not a key: base {c.base_seq}")
-    expect(c.tick == s.tick and c.paused and c.cols == 120 and c.rows == 40, c)
+    expect(c.header.tick == s.header.tick and c.header.paused and c.cols == 120 and c.rows == 40, c)
     expect(c.view.x0 == 100 and c.view.y1 == 450, c.view)
-    expect(c.count == len(s.id) and c.total_vehicles == s.total_vehicles,
+    expect(c.count == len(s.id) and c.header.total_vehicles == s.header.total_vehicles,
            (c.count, len(s.id)))
     # ids: ascending gaps from 0; the same vehicles as the plain snapshot
     ids, prev = [], 0
@@ -157,7 +157,7 @@ def test_bad_compact_requests():
         r = p.read_kind("reply")
         expect(not r.ok and "compact" in r.error, r)
     # the stream is untouched: still plain snapshots
-    expect(p.fresh_snapshot().total_vehicles > 0, "no plain snapshot after a refusal")
+    expect(p.fresh_snapshot().header.total_vehicles > 0, "no plain snapshot after a refusal")
     p.close()
 
 
@@ -301,7 +301,7 @@ def test_zoomed_out_views_get_density_bounded_by_the_screen():
     expect(kind == "density", f"a zoomed-out view got {kind}")
     cells = cells_of(d)
     expect(sum(c[2] for c in cells) == d.in_view, "cell counts do not add up to in_view")
-    expect(d.in_view == 3000 and d.total_vehicles == 3000, f"in view {d.in_view}")
+    expect(d.in_view == 3000 and d.header.total_vehicles == 3000, f"in view {d.in_view}")
     expect(max(c[2] for c in cells) == d.max_count, "max_count is not the largest count")
     expect(all(0 <= c[0] < 40 and 0 <= c[1] < 12 for c in cells), "a cell off the grid")
     small = d.ByteSize()

@@ -9,7 +9,7 @@ import sys
 import time
 
 import steer_pb2
-from steertest import Checks, Server, expect, varint
+from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint
 
 checks = Checks()
 srv = Server("--scenario", "flock", "--snapshot-rate", "20")
@@ -18,13 +18,13 @@ srv = Server("--scenario", "flock", "--snapshot-rate", "20")
 def test_welcome_then_snapshots_unasked():
     p = srv.proto()
     w = p.welcome
-    expect(w.protocol_version == 1 and w.width == 1000 and w.height == 600, w)
+    expect(w.protocol_version == PROTOCOL_VERSION and w.width == 1000 and w.height == 600, w)
     expect(w.tick_rate == 60 and w.snapshot_rate == 20 and w.max_frame > 4096, w)
-    ticks = [p.snapshot().tick for _ in range(4)]
+    ticks = [p.snapshot().header.tick for _ in range(4)]
     expect(ticks == sorted(ticks) and ticks[-1] > ticks[0], ticks)
     s = p.snapshot()
     n = len(s.id)
-    expect(n == s.total_vehicles and n > 0, (n, s.total_vehicles))
+    expect(n == s.header.total_vehicles and n > 0, (n, s.header.total_vehicles))
     expect(len(s.x) == n and len(s.y) == n and len(s.vx) == n and len(s.behaviors) == n,
            "columns differ in length")
     expect(all(b == 1 << 8 for b in s.behaviors), "flock scenario vehicles should flock")
@@ -48,7 +48,7 @@ def test_two_clients_share_one_world():
     expect(abs(s.x[k] - 123) < 1e-3 and abs(s.y[k] - 456) < 1e-3, (s.x[k], s.y[k]))
     route = [rt for rt in s.routes if rt.id == vid]
     expect(route and route[0].has_target and route[0].target_x == 10.5, route)
-    expect(s.paused, "snapshot not marked paused")
+    expect(s.header.paused, "snapshot not marked paused")
     r = b.command(name="remove", args=[vid])
     expect(r.ok, r)
     s = a.fresh_snapshot()
@@ -71,7 +71,7 @@ def test_viewport_narrows_the_stream():
     expect(inside in s.id and outside not in s.id, "viewport not applied")
     expect(all(90 <= x <= 210 and 90 <= y <= 160 for x, y in zip(s.x, s.y)),
            "a vehicle far outside the view was sent")
-    expect(s.total_vehicles > len(s.id), "total should count the whole world")
+    expect(s.header.total_vehicles > len(s.id), "total should count the whole world")
     p.viewport(0, 0, 0, 0, clear=True)
     s = p.fresh_snapshot()
     expect(outside in s.id, "clear did not restore the full view")
@@ -109,9 +109,36 @@ def test_malformed_frames():
     except (EOFError, ConnectionResetError):
         pass
     # the other client carries on
-    t0 = watcher.fresh_snapshot().tick
+    t0 = watcher.fresh_snapshot().header.tick
     time.sleep(0.2)
-    expect(watcher.fresh_snapshot().tick > t0, "watcher stalled")
+    expect(watcher.fresh_snapshot().header.tick > t0, "watcher stalled")
+    watcher.close()
+
+
+def test_old_protocol_version_is_refused():
+    """A Hello of another protocol version (a client of an older release, which would
+    misread the snapshots) gets an error naming both versions and is hung up on;
+    the server and its other clients carry on."""
+    watcher = srv.proto()
+    old = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.protocol_version = PROTOCOL_VERSION - 1
+    m.hello.client = "old-tui"
+    old.send(m)
+    r = old.read_kind("reply")
+    expect(not r.ok and f"protocol version {PROTOCOL_VERSION - 1}" in r.error
+           and f"version {PROTOCOL_VERSION};" in r.error, r)
+    try:
+        while True:
+            old.read()
+    except (EOFError, ConnectionResetError):
+        pass
+    t0 = watcher.fresh_snapshot().header.tick
+    time.sleep(0.2)
+    expect(watcher.fresh_snapshot().header.tick > t0, "watcher stalled")
+    again = srv.proto()  # a Hello of this version is welcome
+    expect(again.command(line="stats").ok, "a current client refused")
+    again.close()
     watcher.close()
 
 
@@ -178,7 +205,7 @@ def test_who_did_what_reaches_the_others():
     watcher = srv.proto()  # Hello.client "steertest"
     alice = srv.proto(hello=False)
     m = steer_pb2.ClientMessage()
-    m.hello.protocol_version = 1
+    m.hello.protocol_version = PROTOCOL_VERSION
     m.hello.client = "alice"
     alice.send(m)
     bob = srv.text()
@@ -247,6 +274,7 @@ def test_private_server_names_but_does_not_list():
 
 for t in [test_welcome_then_snapshots_unasked, test_two_clients_share_one_world,
           test_viewport_narrows_the_stream, test_malformed_frames,
+          test_old_protocol_version_is_refused,
           test_stalled_reader_does_not_hurt_others, test_who_did_what_reaches_the_others,
           test_clients_lists_every_connection, test_private_server_names_but_does_not_list]:
     checks.run(t)

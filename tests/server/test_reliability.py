@@ -11,7 +11,7 @@ import tempfile
 import time
 
 import steer_pb2
-from steertest import Checks, Server, expect, varint
+from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint
 
 checks = Checks()
 
@@ -74,7 +74,7 @@ def test_idle_and_slow_loris_time_out():
         expect(said.startswith(b"ERR idle"), f"a silent connection was closed without a word: {said!r}")
         expect(loris_closed is not None, "a one-byte-at-a-time client held its slot for 4 s")
         expect(busy.ok("stats")["tick"] > 0, "an active text client was cut off")
-        expect(watcher.snapshot().tick > 0, "a reading watcher was cut off")
+        expect(watcher.snapshot().header.tick > 0, "a reading watcher was cut off")
         print(f"  slow loris dropped after {loris_closed:.1f} s with --idle-timeout 1")
     finally:
         code, err = srv.stop()
@@ -131,7 +131,7 @@ def test_token_gates_changes():
         # a token given in the binary hello
         q = srv.proto(hello=False)
         m = steer_pb2.ClientMessage()
-        m.hello.protocol_version = 1
+        m.hello.protocol_version = PROTOCOL_VERSION
         m.hello.client = "test"
         m.hello.token = "s3cret"
         q.send(m)
@@ -168,7 +168,7 @@ def test_private_server_hides_the_world():
         p.sock.settimeout(10)
         r = p.command(line="auth open-sesame")
         expect(r.ok, r)
-        expect(p.snapshot().total_vehicles > 0, "no snapshots after auth")
+        expect(p.snapshot().header.total_vehicles > 0, "no snapshots after auth")
         expect(c.ok("auth open-sesame")["access"] == "write", "text auth")
         expect(len(c.ok("list")["vehicles"]) > 0, "list after auth")
     finally:

@@ -12,7 +12,8 @@ import tempfile
 import threading
 import time
 
-from steertest import Checks, Server, expect
+import steer_pb2
+from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint
 
 TUI = os.environ.get("STEER_TUI", "steer-tui")
 SOCK = f"steer-test-{os.getpid()}"
@@ -616,6 +617,23 @@ def test_http_port_backs_off():
     fake.close()
 
 
+def test_server_of_another_protocol_says_so():
+    # a server of another release greets with its protocol version: the client must
+    # not misread its snapshots, and says which versions disagree
+    m = steer_pb2.ServerMessage()
+    m.welcome.protocol_version = PROTOCOL_VERSION - 1
+    m.welcome.width = m.welcome.height = 100
+    data = m.SerializeToString()
+    fake = FakePort(varint(len(data)) + data)
+    run_on_port(fake.port, "oldsrv")
+    want = (f"the server speaks protocol version {PROTOCOL_VERSION - 1} and this client "
+            f"version {PROTOCOL_VERSION}")
+    text = wait_in("oldsrv", lambda t: want in t, "the protocol version message", 8)
+    expect("connected to" not in text, f"treated as connected:\n{text}")
+    tmux("kill-session", "-t", "oldsrv", check=False)
+    fake.close()
+
+
 def test_name_without_user_is_the_login_name():
     # with $USER unset the client named itself "steer-tui"; the login name is better
     login = pwd.getpwuid(os.getuid()).pw_name
@@ -678,6 +696,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
+          test_server_of_another_protocol_says_so,
           test_private_server_after_auth, test_q_quits_with_status_0]:
     checks.run(t)
 

@@ -6,7 +6,7 @@ import re
 import sys
 
 import steer_pb2
-from steertest import Checks, Server, expect, varint
+from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint
 
 checks = Checks()
 srv = Server("--scenario", "seek")
@@ -90,7 +90,7 @@ def test_client_text_cannot_forge_a_log_line():
     forged = "2099-01-01T00:00:00.000Z error FORGED"
     p = srv.proto(hello=False)
     m = steer_pb2.ClientMessage()
-    m.hello.protocol_version = 1
+    m.hello.protocol_version = PROTOCOL_VERSION
     m.hello.client = "x'\n" + forged
     p.send(m)
     p.command(line="stats")  # the hello has been handled
@@ -143,7 +143,7 @@ def test_private_welcome_says_nothing_about_the_world():
     try:
         p = s.proto(hello=False)
         w = p.welcome
-        expect(w.protocol_version == 1 and w.max_frame > 0 and w.server, w)
+        expect(w.protocol_version == PROTOCOL_VERSION and w.max_frame > 0 and w.server, w)
         expect(w.width == 0 and w.height == 0 and w.edges == 0 and w.tick_rate == 0
                and w.snapshot_rate == 0, f"the world before auth: {w}")
         m = steer_pb2.ClientMessage()
@@ -162,7 +162,7 @@ def test_private_welcome_says_nothing_about_the_world():
         q = s.proto(hello=False)
         expect(q.welcome.width == 0, q.welcome)
         m = steer_pb2.ClientMessage()
-        m.hello.protocol_version = 1
+        m.hello.protocol_version = PROTOCOL_VERSION
         m.hello.client = "test"
         m.hello.token = "sekrit-sekrit-sekrit"
         q.send(m)

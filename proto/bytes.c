@@ -1,0 +1,30 @@
+#include "bytes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "reserve.h"
+
+void steer_blob_clear(steer_blob *b)
+{
+	b->len = 0;
+	b->oom = false;
+}
+
+void steer_blob_free(steer_blob *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+bool steer_blob_grow(steer_blob *b, size_t n)
+{
+	if (b->oom)
+		return false;
+	if (n > SIZE_MAX - b->len ||
+	    steer_reserve((void **)&b->data, &b->cap, b->len + n, 1) != 0) {
+		b->oom = true;
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,137 @@
+/* The byte level of the wire format, below every message: protobuf's varints, zigzag
+ * coding, a growable byte string and a bounds-checked reader. Knows nothing of
+ * messages, frames or the world; the rest of proto/ builds on it. The per-byte
+ * functions are inline: they run once or more per vehicle of every frame. */
+#ifndef STEER_BYTES_H
+#define STEER_BYTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The longest varint: 64 bits at 7 a byte. */
+#define STEER_VARINT_MAX 10
+
+/* Writes x as a varint (7 bits a byte, low first) to out; returns the bytes written. */
+static inline size_t steer_varint_encode(uint8_t out[STEER_VARINT_MAX], uint64_t x)
+{
+	size_t n = 0;
+	while (x >= 0x80) {
+		out[n++] = (uint8_t)(x | 0x80);
+		x >>= 7;
+	}
+	out[n++] = (uint8_t)x;
+	return n;
+}
+
+/* The bytes steer_varint_encode writes for x. */
+static inline size_t steer_varint_size(uint64_t x)
+{
+	size_t n = 1;
+	while (x >= 0x80) {
+		x >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The one varint decoder. Reads the varint at p[0..len) into *v; returns the bytes
+ * it took, 0 when p ends inside it (more may come), -1 when it runs past max_len
+ * bytes (at most STEER_VARINT_MAX: bits past 64 are dropped). */
+static inline int steer_varint_decode(const uint8_t *p, size_t len, size_t max_len, uint64_t *v)
+{
+	uint64_t x = 0;
+	if (max_len > STEER_VARINT_MAX)
+		max_len = STEER_VARINT_MAX;
+	for (size_t i = 0; i < max_len; i++) {
+		if (i == len)
+			return 0;
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return (int)i + 1;
+		}
+	}
+	return -1;
+}
+
+/* Zigzag in unsigned arithmetic: the two's-complement reading of d, small either way
+ * round, with no signed overflow or shifts of negative numbers. */
+static inline uint32_t steer_zigzag32(uint32_t d)
+{
+	return (d << 1) ^ (0u - (d >> 31));
+}
+
+static inline uint32_t steer_unzigzag32(uint32_t z)
+{
+	return (z >> 1) ^ (0u - (z & 1));
+}
+
+/* A growable byte string. Owned: free with steer_blob_free. A failed append sets
+ * oom, and every later append is then dropped, so a run of appends is checked once. */
+typedef struct steer_blob {
+	uint8_t *data;
+	size_t len, cap;
+	bool oom;
+} steer_blob;
+
+void steer_blob_clear(steer_blob *b);
+void steer_blob_free(steer_blob *b);
+/* Grows the blob for n more bytes; false (and oom set) when memory runs out. */
+bool steer_blob_grow(steer_blob *b, size_t n);
+
+/* Room for n more bytes; false (and oom set) when memory runs out. */
+static inline bool steer_blob_room(steer_blob *b, size_t n)
+{
+	return (!b->oom && b->cap - b->len >= n) || steer_blob_grow(b, n);
+}
+
+static inline void steer_blob_put_byte(steer_blob *b, uint8_t v)
+{
+	if (steer_blob_room(b, 1))
+		b->data[b->len++] = v;
+}
+
+static inline void steer_blob_put_varint(steer_blob *b, uint64_t x)
+{
+	if (steer_blob_room(b, STEER_VARINT_MAX))
+		b->len += steer_varint_encode(b->data + b->len, x);
+}
+
+/* Reads p[0..len) front to back; a read past the end fails and leaves pos. */
+typedef struct steer_reader {
+	const uint8_t *p;
+	size_t len, pos;
+} steer_reader;
+
+static inline bool steer_read_byte(steer_reader *r, uint8_t *v)
+{
+	if (r->pos >= r->len)
+		return false;
+	*v = r->p[r->pos++];
+	return true;
+}
+
+/* False when the bytes end inside the varint or it is over STEER_VARINT_MAX bytes. */
+static inline bool steer_read_varint(steer_reader *r, uint64_t *v)
+{
+	if (r->pos >= r->len) /* and an empty reader's p may be NULL */
+		return false;
+	int n = steer_varint_decode(r->p + r->pos, r->len - r->pos, STEER_VARINT_MAX, v);
+	if (n <= 0)
+		return false;
+	r->pos += (size_t)n;
+	return true;
+}
+
+/* The same, and false for a value over 32 bits. */
+static inline bool steer_read_varint32(steer_reader *r, uint32_t *v)
+{
+	uint64_t x;
+	if (!steer_read_varint(r, &x) || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+#endif
