@@ -12,8 +12,8 @@
 
 #include "interest.h"
 #include "scenario.h"
-#include "wire.h"
-#include "world.h"
+#include "steer/wire.h"
+#include "steer/world.h"
 
 typedef struct opts {
 	long n[8];

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "steer/strbuf.h"
 
 /* A command a client runs itself, listed after the table's. */
 typedef struct steer_cmd_about {

@@ -1,4 +1,4 @@
-#include "world.h"
+#include "steer/world.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "reserve.h"
-#include "wire.h"
+#include "steer/wire.h"
 #include "wire_priv.h"
 
 /* Id edit operations of a delta's ids blob, in the low two bits of each op varint. */

@@ -12,7 +12,7 @@
 
 #include "grid.h"
 #include "reserve.h"
-#include "wire.h"
+#include "steer/wire.h"
 #include "wire_priv.h"
 
 bool steer_density_wanted(const steer_compact_req *req, size_t n, bool was_dense)

@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "steer/wire.h"
 
 #include <math.h>
 #include <pb_common.h>

@@ -6,7 +6,7 @@
 
 #include <pb.h>
 
-#include "wire.h"
+#include "steer/wire.h"
 
 /* Encodes a message as one delimited frame at the end of out. */
 bool wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg);

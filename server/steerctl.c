@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "cmdhelp.h"
-#include "command.h"
 #include "ctl_format.h"
 #include "scenario.h"
 #include "statedir.h"
+#include "steer/command.h"
 
 typedef struct reader {
 	char *buf;

@@ -11,8 +11,8 @@
 #include "check.h"
 #include "interest.h"
 #include "scenario.h"
+#include "steer/wire.h"
 #include "testutil.h"
-#include "wire.h"
 
 static const double TURN = 6.283185307179586;
 

@@ -8,8 +8,8 @@
 
 #include "check.h"
 #include "interest.h"
+#include "steer/wire.h"
 #include "testutil.h"
-#include "wire.h"
 #include "wire_priv.h"
 
 static const double TURN = 6.283185307179586;

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "steer/wire.h"
 #include "testutil.h"
-#include "wire.h"
 
 static void framer_splits_any_chunking(void)
 {
