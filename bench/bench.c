@@ -17,7 +17,7 @@
 
 #include "behaviors.h"
 #include "scenario.h"
-#include "world.h"
+#include "steer/world.h"
 
 typedef struct bench_opts {
 	long n;

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "bytes.h"
 #include "interest.h"
 #include "scenario.h"
-#include "wire.h"
-#include "world.h"
+#include "steer/bytes.h"
+#include "steer/wire.h"
+#include "steer/world.h"
 
 typedef struct opts {
 	long n[8];

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "command.h"
 #include "help.h"
-#include "world.h"
+#include "steer/command.h"
+#include "steer/world.h"
 
 static void schedule_frame(tui_app *a);
 static void resize(tui_app *a);

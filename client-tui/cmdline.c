@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "command.h"
 #include "help.h"
-#include "params.h"
 #include "scenario.h"
+#include "steer/command.h"
+#include "steer/params.h"
 
 void tui_cmdline_start(tui_cmdline *c)
 {

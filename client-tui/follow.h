@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "steer/wire.h"
 
 #define TUI_FOLLOW_LOST_S 2.0 /* predict no longer than this without seeing it */
 

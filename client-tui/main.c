@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "app.h"
-#include "command.h"
+#include "steer/command.h"
 
 #ifndef STEER_VERSION
 #define STEER_VERSION "unknown"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "wire.h"
+#include "steer/wire.h"
 
 typedef enum tui_net_state {
 	NET_CONNECTING,

@@ -10,7 +10,7 @@
 
 #include "render.h"
 #include "reserve.h"
-#include "vec2.h"
+#include "steer/vec2.h"
 
 /* Below this speed the heading is noise: show the vehicle as still. */
 #define STILL_SPEED 1e-6

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "camera.h"
-#include "wire.h"
+#include "steer/wire.h"
 
 /* What a cell shows, from lowest to highest drawing priority. */
 typedef enum tui_glyph {

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "params.h"
-#include "vec2.h"
+#include "steer/params.h"
+#include "steer/vec2.h"
 
 typedef struct steer_agent {
 	steer_vec2 v; /* velocity */

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-#include "command.h"
-#include "params.h"
 #include "scenario.h"
+#include "steer/command.h"
+#include "steer/params.h"
 
 /* Usages wider than this go on a line of their own, the description below. */
 #define USAGE_COLUMN 34

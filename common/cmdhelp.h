@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "status.h"
-#include "strbuf.h"
+#include "steer/status.h"
+#include "steer/strbuf.h"
 
 /* A command a client runs itself, listed after the table's. */
 typedef struct steer_cmd_about {

@@ -1,4 +1,4 @@
-#include "command.h"
+#include "steer/command.h"
 
 #include <errno.h>
 #include <math.h>

@@ -26,8 +26,8 @@
 
 #include "behaviors.h"
 #include "grid.h"
-#include "vec2.h"
-#include "world.h"
+#include "steer/vec2.h"
+#include "steer/world.h"
 
 #define STEER_FLOCK_LANES 4
 /* The most vehicles a lane group holds: eight where AVX-512 runs them in 512-bit

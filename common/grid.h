@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "steer/status.h"
 
 typedef struct steer_grid {
 	int nx, ny;

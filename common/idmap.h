@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "steer/status.h"
 
 typedef struct steer_idmap {
 	uint32_t *keys; /* 0 = empty; ids start at 1 */

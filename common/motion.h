@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "palette.h"
-#include "world.h"
+#include "steer/world.h"
 
 /* Wraps or bounces a position (and, bouncing, the velocity) back inside the world;
  * edges "none" only keep it within STEER_MAX_COORD, the bound a save can restore. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "idmap.h"
-#include "params.h"
+#include "steer/params.h"
 
 #define STEER_PALETTE_NONE UINT32_MAX
 

@@ -1,4 +1,4 @@
-#include "params.h"
+#include "steer/params.h"
 
 #include <errno.h>
 #include <math.h>

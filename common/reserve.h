@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "status.h"
+#include "steer/status.h"
 
 /* The smallest capacity steer_reserve allocates. */
 #define STEER_RESERVE_FIRST 16u

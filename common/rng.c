@@ -1,4 +1,4 @@
-#include "rng.h"
+#include "steer/rng.h"
 
 void steer_rng_seed(steer_rng *rng, uint64_t seed, uint64_t stream)
 {

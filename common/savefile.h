@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 
-#include "world.h"
+#include "steer/world.h"
 
 #define STEER_SAVE_VERSION 1
 /* The first word of every save file. */

@@ -2,7 +2,7 @@
 #ifndef STEER_SCENARIO_H
 #define STEER_SCENARIO_H
 
-#include "world.h"
+#include "steer/world.h"
 
 /* NULL-terminated list of names, in a stable order for help texts. */
 extern const char *const steer_scenario_names[];

@@ -1,4 +1,4 @@
-#include "status.h"
+#include "steer/status.h"
 
 const char *steer_status_str(steer_status s)
 {

@@ -1,4 +1,4 @@
-#include "strbuf.h"
+#include "steer/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -10,7 +10,7 @@
 #include "grid.h"
 #include "idmap.h"
 #include "palette.h"
-#include "world.h"
+#include "steer/world.h"
 
 struct steer_world {
 	steer_world_config cfg;

@@ -1,4 +1,4 @@
-#include "bytes.h"
+#include "steer/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "message.h"
 #include "reserve.h"
-#include "wire.h"
+#include "steer/bytes.h"
+#include "steer/wire.h"
 #include "wire_priv.h"
 
 /* Id edit operations of a delta's ids blob, in the low two bits of each op varint. */

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "grid.h"
 #include "message.h"
 #include "reserve.h"
-#include "wire.h"
+#include "steer/bytes.h"
+#include "steer/wire.h"
 #include "wire_priv.h"
 
 bool steer_density_wanted(const steer_compact_req *req, size_t n, bool was_dense)

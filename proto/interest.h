@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "grid.h"
-#include "wire.h"
-#include "world.h"
+#include "steer/wire.h"
+#include "steer/world.h"
 
 typedef struct steer_interest {
 	steer_grid grid;

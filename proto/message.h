@@ -8,9 +8,9 @@
 
 #include <pb.h>
 
-#include "bytes.h"
-#include "vec2.h"
-#include "wire.h"
+#include "steer/bytes.h"
+#include "steer/vec2.h"
+#include "steer/wire.h"
 
 /* Encodes a message as one delimited frame at the end of out. */
 bool steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg);

@@ -1,5 +1,5 @@
 /* Views: the rectangle a client watches, and what counts as inside it. */
-#include "wire.h"
+#include "steer/wire.h"
 
 #include <math.h>
 

@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "steer/wire.h"
 
 #include <math.h>
 #include <pb_common.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "message.h"
 #include "reserve.h"
+#include "steer/bytes.h"
 #include "utf8.h"
 #include "wire_priv.h"
 

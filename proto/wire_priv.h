@@ -5,7 +5,7 @@
 
 #include <pb.h>
 
-#include "wire.h"
+#include "steer/wire.h"
 
 /* Decodes a CompactSnapshot from its substream into snap against cs; a message in
  * err on failure (cs then unchanged). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmdhelp.h"
-#include "command.h"
+#include "steer/command.h"
 
 bool ctl_is_err(const char *line, size_t len)
 {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "steer/command.h"
 
 typedef struct server server;
 typedef struct conn conn;

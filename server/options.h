@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "world.h"
+#include "steer/world.h"
 
 typedef struct server_options {
 	const char *bind;

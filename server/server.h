@@ -11,11 +11,11 @@
 #include <uv.h>
 
 #include "authguard.h"
-#include "command.h"
 #include "interest.h"
 #include "options.h"
-#include "strbuf.h"
-#include "wire.h"
+#include "steer/command.h"
+#include "steer/strbuf.h"
+#include "steer/wire.h"
 
 /* Immutable bytes shared by every connection they are written to (a snapshot is
  * encoded once and fanned out); freed when the last write completes. */

@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "cmdhelp.h"
-#include "command.h"
 #include "ctl_format.h"
 #include "reserve.h"
 #include "scenario.h"
 #include "statedir.h"
+#include "steer/command.h"
 
 typedef struct reader {
 	char *buf;

@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "command.h"
 #include "log.h"
 #include "reserve.h"
 #include "savefile.h"
 #include "statedir.h"
+#include "steer/command.h"
 
 #define SUFFIX ".steer"
 

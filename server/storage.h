@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "steer/strbuf.h"
 
 /* Each function takes dir NULL (no data directory could be found) and then fails
  * with a message saying to give --data-dir. */

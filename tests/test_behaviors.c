@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "command.h"
+#include "steer/command.h"
 #include "testutil.h"
 
 static void seek_reaches_and_overshoots(void)

@@ -4,8 +4,8 @@
 
 #include "check.h"
 #include "cmdline.h"
-#include "command.h"
-#include "params.h"
+#include "steer/command.h"
+#include "steer/params.h"
 
 static void type(tui_cmdline *c, const char *s)
 {

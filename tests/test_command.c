@@ -5,8 +5,8 @@
 
 #include "check.h"
 #include "cmdhelp.h"
-#include "command.h"
 #include "scenario.h"
+#include "steer/command.h"
 #include "testutil.h"
 
 static steer_session new_session(void)

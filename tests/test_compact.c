@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "check.h"
 #include "interest.h"
 #include "scenario.h"
+#include "steer/bytes.h"
+#include "steer/wire.h"
 #include "testutil.h"
-#include "wire.h"
 
 /* A flock of n boids spread over a wrap world, as the flock scenario makes them. */
 static steer_world *flock_world(double w, double h, int n, uint64_t seed)

@@ -9,8 +9,8 @@
 #include "check.h"
 #include "interest.h"
 #include "message.h"
+#include "steer/wire.h"
 #include "testutil.h"
-#include "wire.h"
 
 /* Every vehicle of w (index order): what the server collects for a view. */
 static uint32_t *all_indices(const steer_world *w, size_t *n)

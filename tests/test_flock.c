@@ -4,11 +4,11 @@
 
 #include "behaviors.h"
 #include "check.h"
-#include "command.h"
 #include "flock.h"
 #include "grid.h"
 #include "scenario.h"
 #include "simd.h"
+#include "steer/command.h"
 #include "testutil.h"
 
 /* Every vehicle's state, compared by id, bit for bit. */

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "command.h"
 #include "scenario.h"
+#include "steer/command.h"
 #include "testutil.h"
 
 static const double minutes[] = {2, 5, 10};

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "command.h"
 #include "help.h"
 #include "pager.h"
 #include "stats.h"
+#include "steer/command.h"
 
 static bool has_line(const tui_pager *p, const char *text)
 {

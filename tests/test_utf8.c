@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "strbuf.h"
+#include "steer/strbuf.h"
 #include "utf8.h"
 
 static void recognises_well_formed_characters(void)

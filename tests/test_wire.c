@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "check.h"
+#include "steer/bytes.h"
+#include "steer/wire.h"
 #include "testutil.h"
-#include "wire.h"
 
 static void framer_splits_any_chunking(void)
 {

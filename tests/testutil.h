@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "world.h"
+#include "steer/world.h"
 
 static inline steer_world *make_world(double w, double h, steer_edges edges, uint64_t seed)
 {

@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "command.h"
 #include "interest.h"
 #include "savefile.h"
 #include "scenario.h"
-#include "strbuf.h"
+#include "steer/bytes.h"
+#include "steer/command.h"
+#include "steer/strbuf.h"
+#include "steer/wire.h"
+#include "steer/world.h"
 #include "utf8.h"
-#include "wire.h"
-#include "world.h"
 
 const char *harness_input_name;
 

@@ -15,14 +15,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bytes.h"
-#include "command.h"
 #include "interest.h"
 #include "savefile.h"
 #include "scenario.h"
-#include "strbuf.h"
-#include "wire.h"
-#include "world.h"
+#include "steer/bytes.h"
+#include "steer/command.h"
+#include "steer/strbuf.h"
+#include "steer/wire.h"
+#include "steer/world.h"
 
 static const char *outdir;
 
