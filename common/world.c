@@ -58,7 +58,8 @@ struct steer_world {
 	uint32_t flock_plain_set;
 	bool flock_stale;
 	int threads;
-	bool timing; /* steer_world_time_phases */
+	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
+	bool timing;                /* steer_world_time_phases */
 	steer_phase_times phases;
 };
 
@@ -184,6 +185,8 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_idmap_init(&w->ids);
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
+	w->kernel = steer_kernel_for(STEER_SIMD_AVX512);
+	w->grid.kernel = w->kernel;
 	w->grid.reach_x = FLOCK_REACH_X;
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
 	return w;
@@ -1398,7 +1401,7 @@ static void batch_finish(steer_world *w, force_batch *b)
 			if (plain_flocker(v, slot[l], b->a[s + l].prm))
 				plain |= 1u << l;
 		if (plain)
-			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
+			steer_flock_force_lanes(w->kernel, &b->a[s], &b->sums[s], m, dt, force);
 		for (int l = 0; l < m; l++) {
 			steer_vec2 f = (plain >> l) & 1u
 			                   ? force[l]
@@ -1438,8 +1441,8 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 	steer_vehicles *v = &w->v;
 	if (p) {
 		batch_finish(w, b); /* the batch holds consecutive positions only */
-		steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p, steer_world_dt(w),
-		                      v->fx, v->fy);
+		steer_flock_forces_at(w->kernel, v, runs, w->flock_one_group, s, m, p,
+		                      steer_world_dt(w), v->fx, v->fy);
 		return;
 	}
 	if (b->count + m > FORCE_BATCH)
@@ -1453,7 +1456,7 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 		a[l] = agent_at(w, i);
 		q[l] = steer_flock_query_at(v, i, &a[l]);
 	}
-	steer_flock_scan_lanes(v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
+	steer_flock_scan_lanes(w->kernel, v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
 	b->count += m;
 }
 
@@ -1500,7 +1503,7 @@ static void *run_forces(void *arg)
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
 	size_t end = j->to < g->count ? j->to : g->count;
 	size_t i = j->from;
-	const int group_max = steer_flock_group_size();
+	const int group_max = steer_flock_group_size(w->kernel);
 	force_batch batch;
 	batch.count = 0;
 	/* Flockers come cell by cell: find the cell holding the first of ours. */
@@ -1593,7 +1596,7 @@ static void *integrate(void *arg)
 {
 	range_job *j = arg;
 	steer_world *w = j->w;
-	steer_motion_step(&w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
+	steer_motion_step(w->kernel, &w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
 	return NULL;
 }
 
@@ -1642,6 +1645,18 @@ steer_phase_times steer_world_phase_times(const steer_world *w)
 int steer_world_threads(const steer_world *w)
 {
 	return w->threads;
+}
+
+steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level)
+{
+	w->kernel = steer_kernel_for(level);
+	w->grid.kernel = w->kernel;
+	return w->kernel->level;
+}
+
+steer_simd_level steer_world_simd(const steer_world *w)
+{
+	return w->kernel->level;
 }
 
 void steer_world_set_threads(steer_world *w, int threads)
