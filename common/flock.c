@@ -243,8 +243,8 @@ static uint32_t run_candidates(const steer_flock_runs *runs)
 	return total;
 }
 
-/* In a crowd, where the runs hold several times max_neighbours candidates, lanes
- * wider than STEER_FLOCK_LANES are formed four at a time by the four-lane form: its
+/* In a crowd, where the runs hold several times max_neighbours candidates, a form
+ * with a crowd form (AVX-512's eight lanes) hands the group to it (four lanes): its
  * capped loop's chain from a lane's count to its next test is shorter. */
 #define CROWD 4
 
@@ -252,8 +252,7 @@ void steer_flock_forces_at(const steer_kernel *k, const steer_vehicles *v,
                            const steer_flock_runs *runs, bool one_group, size_t first, int m,
                            const steer_params *p, double dt, double *fx, double *fy)
 {
-	if (k->width > STEER_FLOCK_LANES && p->max_neighbours &&
-	    run_candidates(runs) > CROWD * p->max_neighbours)
-		k = steer_kernel_for(STEER_SIMD_AVX2);
+	if (k->crowd && p->max_neighbours && run_candidates(runs) > CROWD * p->max_neighbours)
+		k = k->crowd;
 	k->forces_at(v, runs, one_group, first, m, p, dt, fx, fy);
 }

@@ -47,15 +47,23 @@ typedef struct steer_kernel {
 	 * returns where the rest starts. */
 	size_t (*grid_cells)(const struct steer_grid *g, const double *px, const double *py,
 	                     size_t from, size_t to, uint32_t *cell);
+	/* The form that forms plain flockers' forces in a crowd (see
+	 * steer_flock_forces_at), or NULL for this one. */
+	const struct steer_kernel *crowd;
 } steer_kernel;
 
 extern const steer_kernel steer_kernel_scalar;
 #ifdef STEER_HAVE_AVX2
 extern const steer_kernel steer_kernel_avx2;
 extern const steer_kernel steer_kernel_avx512;
+/* Four lanes (lanes_avx2.h) with AVX-512's 32 registers and mask compares: the
+ * AVX-512 form's crowd form. */
+extern const steer_kernel steer_kernel_avx512_4;
 #endif
 
 /* The fastest form this CPU runs at or below level. */
 const steer_kernel *steer_kernel_for(steer_simd_level level);
+/* Every form this CPU runs (count of them in *n), for tests. */
+const steer_kernel *const *steer_kernel_forms(int *n);
 
 #endif

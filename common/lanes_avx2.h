@@ -14,9 +14,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LN_WIDTH  4
+#define LN_WIDTH 4
+/* The form's table and level (kernel.h); CMake may name another. */
+#ifndef LN_KERNEL
 #define LN_KERNEL steer_kernel_avx2
 #define LN_LEVEL  STEER_SIMD_AVX2
+#endif
 
 typedef __m256d ln_d; /* doubles, one per lane */
 typedef __m256d ln_m; /* a lane mask: all ones or all zeros per lane */

@@ -8,9 +8,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LN_WIDTH  8
+#define LN_WIDTH 8
+/* The form's table and level (kernel.h); CMake may name another. */
+#ifndef LN_KERNEL
 #define LN_KERNEL steer_kernel_avx512
 #define LN_LEVEL  STEER_SIMD_AVX512
+#endif
 
 typedef __m512d ln_d;  /* doubles, one per lane */
 typedef __mmask8 ln_m; /* a lane mask, one bit per lane */

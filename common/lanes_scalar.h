@@ -8,9 +8,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LN_WIDTH  1
+#define LN_WIDTH 1
+/* The form's table and level (kernel.h); CMake may name another. */
+#ifndef LN_KERNEL
 #define LN_KERNEL steer_kernel_scalar
 #define LN_LEVEL  STEER_SIMD_SCALAR
+#endif
 
 typedef double ln_d;   /* doubles, one per lane */
 typedef bool ln_m;     /* a lane mask */

@@ -27,6 +27,25 @@ const char *steer_simd_name(steer_simd_level level)
 	return "scalar";
 }
 
+const steer_kernel *const *steer_kernel_forms(int *n)
+{
+	static const steer_kernel *const forms[] = {
+	    &steer_kernel_scalar,
+#ifdef STEER_HAVE_AVX2
+	    &steer_kernel_avx2,
+	    &steer_kernel_avx512,
+	    &steer_kernel_avx512_4,
+#endif
+	};
+	int count = 0;
+	/* Each form needs the instruction set of its level. */
+	while (count < (int)(sizeof forms / sizeof forms[0]) &&
+	       forms[count]->level <= steer_simd_best())
+		count++;
+	*n = count;
+	return forms;
+}
+
 const steer_kernel *steer_kernel_for(steer_simd_level level)
 {
 #ifdef STEER_HAVE_AVX2
