@@ -221,17 +221,24 @@ int steer_flock_group_size(const steer_kernel *k)
 	return k->group_size;
 }
 
+/* Groups of up to four (flockers other than plain ones) take the four-lane form
+ * where there is one, rather than leave half of eight lanes empty. */
+static const steer_kernel *lanes_for(const steer_kernel *k, int m)
+{
+	return k->narrow && m <= STEER_FLOCK_LANES ? k->narrow : k;
+}
+
 void steer_flock_scan_lanes(const steer_kernel *k, const steer_vehicles *v,
                             const steer_flock_runs *runs, bool one_group,
                             const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
 {
-	k->scan_lanes(v, runs, one_group, q, first, m, out);
+	lanes_for(k, m)->scan_lanes(v, runs, one_group, q, first, m, out);
 }
 
 void steer_flock_force_lanes(const steer_kernel *k, const steer_agent *a,
                              const steer_flock_sums *sums, int m, double dt, steer_vec2 *force)
 {
-	k->force_lanes(a, sums, m, dt, force);
+	lanes_for(k, m)->force_lanes(a, sums, m, dt, force);
 }
 
 /* The candidates of all the runs: a bound on how many any lane can take. */
@@ -244,15 +251,15 @@ static uint32_t run_candidates(const steer_flock_runs *runs)
 }
 
 /* In a crowd, where the runs hold several times max_neighbours candidates, a form
- * with a crowd form (AVX-512's eight lanes) hands the group to it (four lanes): its
- * capped loop's chain from a lane's count to its next test is shorter. */
+ * with a narrow form (AVX-512's eight lanes) hands the group to it, four lanes at a
+ * time: its capped loop's chain from a lane's count to its next test is shorter. */
 #define CROWD 4
 
 void steer_flock_forces_at(const steer_kernel *k, const steer_vehicles *v,
                            const steer_flock_runs *runs, bool one_group, size_t first, int m,
                            const steer_params *p, double dt, double *fx, double *fy)
 {
-	if (k->crowd && p->max_neighbours && run_candidates(runs) > CROWD * p->max_neighbours)
-		k = k->crowd;
+	if (k->narrow && p->max_neighbours && run_candidates(runs) > CROWD * p->max_neighbours)
+		k = k->narrow;
 	k->forces_at(v, runs, one_group, first, m, p, dt, fx, fy);
 }

@@ -542,13 +542,13 @@ static size_t grid_cells(const steer_grid *g, const double *px, const double *py
 	return i;
 }
 
-#ifdef LN_CROWD
-extern const steer_kernel LN_CROWD;
-#define LN_CROWD_FORM &LN_CROWD
+#ifdef LN_NARROW
+extern const steer_kernel LN_NARROW;
+#define LN_NARROW_FORM &LN_NARROW
 #else
-#define LN_CROWD_FORM NULL
+#define LN_NARROW_FORM NULL
 #endif
 
 const steer_kernel LN_KERNEL = {LN_LEVEL,   LN_WIDTH,   LN_WIDTH > 4 ? LN_WIDTH : 4,
                                 scan_lanes, forces_at,  force_lanes,
-                                move,       grid_cells, LN_CROWD_FORM};
+                                move,       grid_cells, LN_NARROW_FORM};

@@ -47,9 +47,9 @@ typedef struct steer_kernel {
 	 * returns where the rest starts. */
 	size_t (*grid_cells)(const struct steer_grid *g, const double *px, const double *py,
 	                     size_t from, size_t to, uint32_t *cell);
-	/* The form that forms plain flockers' forces in a crowd (see
-	 * steer_flock_forces_at), or NULL for this one. */
-	const struct steer_kernel *crowd;
+	/* The four-lane form a wider one hands what four lanes do better (see
+	 * flock.c), or NULL. */
+	const struct steer_kernel *narrow;
 } steer_kernel;
 
 extern const steer_kernel steer_kernel_scalar;
@@ -57,7 +57,7 @@ extern const steer_kernel steer_kernel_scalar;
 extern const steer_kernel steer_kernel_avx2;
 extern const steer_kernel steer_kernel_avx512;
 /* Four lanes (lanes_avx2.h) with AVX-512's 32 registers and mask compares: the
- * AVX-512 form's crowd form. */
+ * AVX-512 form's narrow form. */
 extern const steer_kernel steer_kernel_avx512_4;
 #endif
 

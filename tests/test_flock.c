@@ -620,7 +620,7 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 	CHECK(fx && fy, "out of memory");
 	int forms;
 	const steer_kernel *const *form = steer_kernel_forms(&forms);
-	const int want_forms[3] = {1, 2, 4}; /* AVX-512 has its crowd form too */
+	const int want_forms[3] = {1, 2, 4}; /* AVX-512 has its narrow form too */
 	CHECK(forms == want_forms[steer_simd_best()], "%d kernel forms for %s", forms,
 	      steer_simd_name(steer_simd_best()));
 	for (int level = 0; fx && fy && level < forms; level++) { /* level: the form's index */
