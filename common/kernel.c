@@ -106,8 +106,6 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 	ln_d dy = ln_sub(ln_set1(v->py[c]), y);
 	ln_d d2 = ln_add(ln_mul(dx, dx), ln_mul(dy, dy));
 	ln_m in = ln_le(d2, lc->sight2);
-	if (capped)
-		in = ln_and(open, in);
 	if (t.fov)
 		in = ln_and(
 		    in, ln_ge(ln_add(ln_mul(dx, lc->fov_hx), ln_mul(dy, lc->fov_hy)), ln_zero()));
@@ -115,6 +113,10 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 		in = ln_and(in, ln_eq(lc->group, ln_set1((double)v->group[c])));
 	if (t.self)
 		in = ln_and(in, ln_ne(lc->self, k));
+	/* Last: the chain from a lane's count through open to its next count is the
+	 * capped loop's critical path. */
+	if (capped)
+		in = ln_and(in, open);
 	acc->n = ln_i_inc_if(acc->n, in);
 	acc->dx = ln_add_if(acc->dx, in, dx);
 	acc->dy = ln_add_if(acc->dy, in, dy);
