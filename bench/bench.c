@@ -24,6 +24,7 @@ typedef struct bench_opts {
 	long ticks; /* 0: enough for about a second, at most 600 */
 	double neighbours;
 	int naive, clustered, threads;
+	steer_simd_level simd; /* the world's cap */
 	uint64_t seed;
 } bench_opts;
 
@@ -40,17 +41,28 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int parse_simd(const char *name, steer_simd_level *out)
+{
+	for (int l = STEER_SIMD_SCALAR; l <= STEER_SIMD_AVX512; l++)
+		if (!strcmp(name, steer_simd_name((steer_simd_level)l))) {
+			*out = (steer_simd_level)l;
+			return 0;
+		}
+	return -1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
-	        "                   [--threads 1|2] [--seed S]\n"
+	        "                   [--threads 1|2] [--simd scalar|avx2|avx512] [--seed S]\n"
 	        "  N             boids (default 10000)\n"
 	        "  --ticks T     ticks to time (default: about one second's worth, <= 600)\n"
 	        "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
 	        "  --naive       also run the all-pairs baseline on the same start, side by side\n"
 	        "  --clustered   all boids in one small disc (cost bounded by max_neighbours)\n"
-	        "  --threads     split the tick over 2 threads (same bits as 1)\n");
+	        "  --threads     split the tick over 2 threads (same bits as 1)\n"
+	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n");
 }
 
 static int parse_args(int argc, char **argv, bench_opts *o)
@@ -70,6 +82,13 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			i++;
 		} else if (!strcmp(a, "--threads") && val) {
 			o->threads = (int)strtol(val, NULL, 10);
+			i++;
+		} else if (!strcmp(a, "--simd") && val) {
+			if (parse_simd(val, &o->simd) != 0) {
+				fprintf(stderr,
+				        "steer-bench: --simd takes scalar, avx2 or avx512\n");
+				return -1;
+			}
 			i++;
 		} else if (!strcmp(a, "--neighbours") && val) {
 			o->neighbours = strtod(val, NULL);
@@ -270,7 +289,7 @@ static size_t heap_bytes(void)
 
 int main(int argc, char **argv)
 {
-	bench_opts o = {10000, 0, 10.0, 0, 0, 1, 1};
+	bench_opts o = {10000, 0, 10.0, 0, 0, 1, STEER_SIMD_AVX512, 1};
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
 	steer_params p = steer_flock_params();
@@ -290,6 +309,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	steer_world_set_threads(w, o.threads);
+	steer_simd_level simd = steer_world_set_simd(w, o.simd);
 	steer_rng *rng = steer_world_rng(w);
 	for (long k = 0; k < o.n; k++) {
 		double a = steer_rng_range(rng, 0, STEER_TAU);
@@ -311,9 +331,10 @@ int main(int argc, char **argv)
 	}
 	printf(
 	    "workload: flock%s, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, density %.3g "
-	    "per 1000 unit^2, max_neighbours %u, threads %d\n",
+	    "per 1000 unit^2, max_neighbours %u, threads %d, simd %s\n",
 	    o.clustered ? " (clustered)" : "", o.n, side, side, p.sight_distance,
-	    (double)o.n / (side * side) * 1000.0, p.max_neighbours, o.threads);
+	    (double)o.n / (side * side) * 1000.0, p.max_neighbours, o.threads,
+	    steer_simd_name(simd));
 	if (o.n <= 2000000)
 		printf("mean neighbours within sight at start: %.1f\n", mean_neighbours(w, 200));
 

@@ -10,8 +10,8 @@
  *
  * Both take each neighbour in the same order and do the same arithmetic per
  * vehicle. Which form a vehicle takes depends on the grid alone, and the lane form
- * gives the same bits whatever its group, whichever CPU (it runs in AVX2 or AVX-512
- * when the CPU has it, see simd.h) and whichever thread computed it.
+ * gives the same bits whatever its group, whichever kernel form runs it (kernel.h:
+ * scalar, AVX2 or AVX-512, the world's choice) and whichever thread computed it.
  *
  * Neighbours are walked in grid order (cell by cell, and by id within a cell),
  * through the grid's items from grid position to vehicle slot: the order of the
@@ -26,6 +26,7 @@
 
 #include "behaviors.h"
 #include "grid.h"
+#include "kernel.h"
 #include "steer/vec2.h"
 #include "steer/world.h"
 
@@ -34,10 +35,10 @@
  * registers. */
 #define STEER_FLOCK_GROUP_MAX 8
 
-/* How many vehicles a lane group holds at the level the lane forms run at (see
- * simd.h): STEER_FLOCK_GROUP_MAX with AVX-512, else STEER_FLOCK_LANES. A vehicle's
- * sums do not depend on it (see steer_flock_runs). */
-int steer_flock_group_size(void);
+/* How many plain flockers a lane group holds in kernel form k: STEER_FLOCK_GROUP_MAX
+ * with AVX-512, else STEER_FLOCK_LANES. A vehicle's sums do not depend on it (see
+ * steer_flock_runs). */
+int steer_flock_group_size(const steer_kernel *k);
 
 /* Running sums of one vehicle's flock neighbourhood. */
 typedef struct steer_flock_sums {
@@ -100,7 +101,8 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
  * steer_flock_scan_one gives but at sight distance to within rounding (see
  * steer_flock_runs). one_group: every vehicle in the runs has the lanes' group (a
  * promise that lets the group test go). */
-void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
+void steer_flock_scan_lanes(const steer_kernel *k, const steer_vehicles *v,
+                            const steer_flock_runs *runs, bool one_group,
                             const steer_flock_query *q, size_t first, int m, steer_flock_sums *out);
 
 /* Cohesion, alignment and separation from a vehicle's sums, weighted, into the
@@ -109,19 +111,19 @@ void steer_flock_scan_lanes(const steer_vehicles *v, const steer_flock_runs *run
 void steer_flock_parts(const steer_agent *a, const steer_flock_sums *f,
                        steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask);
 
-/* The forces of m (1..STEER_FLOCK_LANES) vehicles whose only behaviour is flocking,
- * combined by sum: bit for bit steer_combine_parts of steer_flock_parts and
- * steer_cruise_part. */
-void steer_flock_force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
-                             steer_vec2 *force);
+/* The forces of m (1..STEER_FLOCK_GROUP_MAX) vehicles whose only behaviour is
+ * flocking, combined by sum: bit for bit steer_combine_parts of steer_flock_parts
+ * and steer_cruise_part. */
+void steer_flock_force_lanes(const steer_kernel *k, const steer_agent *a,
+                             const steer_flock_sums *sums, int m, double dt, steer_vec2 *force);
 
 /* The forces of m (1..STEER_FLOCK_GROUP_MAX) plain flockers (flocking their only
  * behaviour, combined by sum) at grid positions first .. first + m - 1 of the cells
  * the runs are for, all with parameters p, into fx and fy: bit for bit what
  * steer_flock_scan_lanes and steer_flock_force_lanes give, with the lanes read
- * straight from the arrays. */
-void steer_flock_forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                           size_t first, int m, const steer_params *p, double dt, double *fx,
-                           double *fy);
+ * straight from the arrays. k is the kernel form to run them in. */
+void steer_flock_forces_at(const steer_kernel *k, const steer_vehicles *v,
+                           const steer_flock_runs *runs, bool one_group, size_t first, int m,
+                           const steer_params *p, double dt, double *fx, double *fy);
 
 #endif

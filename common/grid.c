@@ -1,7 +1,7 @@
 #include "grid.h"
+#include "kernel.h"
 #include "pair.h"
 #include "reserve.h"
-#include "simd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@ void steer_grid_init(steer_grid *g)
 	memset(g, 0, sizeof *g);
 	g->threads = 1;
 	g->reach_x = 1;
+	g->kernel = steer_kernel_for(STEER_SIMD_AVX512);
 }
 
 void steer_grid_free(steer_grid *g)
@@ -48,47 +49,14 @@ static uint32_t cell_of(const steer_grid *g, double x, double y)
 	                  steer_grid_axis_index(x, g->cw, g->nx));
 }
 
-#ifdef STEER_HAVE_AVX2
-#include <immintrin.h>
-
-/* steer_grid_axis_index of four coordinates: the same division, and the same floor
- * clamped to [0, n - 1] (NaN to 0), so the same cells. */
-__attribute__((target("avx2"))) static inline __m128i axis_index4(__m256d v, double cell, int n)
-{
-	__m256d t = _mm256_div_pd(v, _mm256_set1_pd(cell));
-	__m256d lo = _mm256_setzero_pd(), hi = _mm256_set1_pd((double)(n - 1));
-	__m256d k = _mm256_blendv_pd(lo, _mm256_floor_pd(t), _mm256_cmp_pd(t, lo, _CMP_GE_OQ));
-	k = _mm256_blendv_pd(k, hi, _mm256_cmp_pd(t, hi, _CMP_GE_OQ));
-	return _mm256_cvtpd_epi32(k); /* whole numbers: exact */
-}
-
-/* The cells of points [from, to) but the last few (returned: where the rest start),
- * four at a time: the divisions are most of the cost of counting. */
-__attribute__((target("avx2"))) static size_t cells_avx2(const steer_grid *g, const double *px,
-                                                         const double *py, size_t from, size_t to,
-                                                         uint32_t *cell)
-{
-	const __m128i nx = _mm_set1_epi32(g->nx);
-	size_t i = from;
-	for (; i + 4 <= to; i += 4) {
-		__m128i cx = axis_index4(_mm256_loadu_pd(px + i), g->cw, g->nx);
-		__m128i cy = axis_index4(_mm256_loadu_pd(py + i), g->ch, g->ny);
-		_mm_storeu_si128((__m128i *)(cell + i), _mm_add_epi32(_mm_mullo_epi32(cy, nx), cx));
-	}
-	return i;
-}
-#endif
-
 static void *count_part(void *arg)
 {
 	grid_part *p = arg;
 	steer_grid *g = p->g;
 	memset(p->fill, 0, (size_t)g->nx * (size_t)g->ny * sizeof *p->fill);
 	size_t vec_end = p->from;
-#ifdef STEER_HAVE_AVX2
-	if (steer_simd_avx2())
-		vec_end = cells_avx2(g, p->px, p->py, p->from, p->to, g->cell);
-#endif
+	/* The divisions are most of the cost of counting: the kernel does them in lanes. */
+	vec_end = g->kernel->grid_cells(g, p->px, p->py, p->from, p->to, g->cell);
 	for (size_t i = p->from; i < p->to; i++) {
 		if (p->flags && (p->flags[i] & p->need) != p->need) {
 			g->cell[i] = UINT32_MAX;

@@ -29,6 +29,9 @@ typedef struct steer_grid {
 	 * little more than min_cell / reach_x wide (and min_cell tall). Narrower columns
 	 * fit a query's disc more closely. Set by the owner; steer_grid_init gives 1. */
 	int reach_x;
+	/* The kernel form (kernel.h) that finds the points' cells, in lanes. Set by the
+	 * owner; steer_grid_init gives the best this CPU runs. */
+	const struct steer_kernel *kernel;
 } steer_grid;
 
 void steer_grid_init(steer_grid *g);

@@ -1,11 +1,12 @@
 /* Moving vehicles by their forces over one timestep and keeping them inside the
- * world's edges: the scalar rule, and the same rule four vehicles at a time in AVX2
- * lanes (simd.h), giving the same bits. */
+ * world's edges. The step itself is written in kernel.c, in lanes, and gives the
+ * same bits in every kernel form. */
 #ifndef STEER_MOTION_H
 #define STEER_MOTION_H
 
 #include <stddef.h>
 
+#include "kernel.h"
 #include "palette.h"
 #include "steer/world.h"
 
@@ -16,8 +17,8 @@ void steer_apply_edges(const steer_world_config *c, double *x, double *y, double
 /* For vehicles [from, to): velocity += force / mass * dt, truncated to max_speed;
  * position += velocity * dt, then the edges; the heading follows the velocity
  * unless the vehicle is all but still. Each vehicle reads and writes only its own
- * slot, so ranges may run on different threads. */
-void steer_motion_step(steer_vehicles *v, const steer_palette *params, const steer_world_config *c,
-                       double dt, size_t from, size_t to);
+ * slot, so ranges may run on different threads. k: the kernel form to run it in. */
+void steer_motion_step(const steer_kernel *k, steer_vehicles *v, const steer_palette *params,
+                       const steer_world_config *c, double dt, size_t from, size_t to);
 
 #endif

@@ -1,11 +1,6 @@
-#include "simd.h"
+#include "steer/simd.h"
 
-static steer_simd_level limit = STEER_SIMD_AVX512;
-
-void steer_simd_limit(steer_simd_level max)
-{
-	limit = max;
-}
+#include "kernel.h"
 
 steer_simd_level steer_simd_best(void)
 {
@@ -19,12 +14,50 @@ steer_simd_level steer_simd_best(void)
 	return STEER_SIMD_SCALAR;
 }
 
-bool steer_simd_avx2(void)
+const char *steer_simd_name(steer_simd_level level)
 {
-	return limit >= STEER_SIMD_AVX2 && steer_simd_best() >= STEER_SIMD_AVX2;
+	switch (level) {
+	case STEER_SIMD_AVX2:
+		return "avx2";
+	case STEER_SIMD_AVX512:
+		return "avx512";
+	case STEER_SIMD_SCALAR:
+		break;
+	}
+	return "scalar";
 }
 
-bool steer_simd_avx512(void)
+const steer_kernel *const *steer_kernel_forms(int *n)
 {
-	return limit >= STEER_SIMD_AVX512 && steer_simd_best() >= STEER_SIMD_AVX512;
+	static const steer_kernel *const forms[] = {
+	    &steer_kernel_scalar,
+#ifdef STEER_HAVE_AVX2
+	    &steer_kernel_avx2,
+	    &steer_kernel_avx512,
+	    &steer_kernel_avx512_4,
+#endif
+	};
+	int count = 0;
+	/* Each form needs the instruction set of its level. */
+	while (count < (int)(sizeof forms / sizeof forms[0]) &&
+	       forms[count]->level <= steer_simd_best())
+		count++;
+	*n = count;
+	return forms;
+}
+
+const steer_kernel *steer_kernel_for(steer_simd_level level)
+{
+#ifdef STEER_HAVE_AVX2
+	steer_simd_level best = steer_simd_best();
+	if (level > best)
+		level = best;
+	if (level == STEER_SIMD_AVX512)
+		return &steer_kernel_avx512;
+	if (level == STEER_SIMD_AVX2)
+		return &steer_kernel_avx2;
+#else
+	(void)level;
+#endif
+	return &steer_kernel_scalar;
 }

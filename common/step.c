@@ -237,7 +237,7 @@ static void batch_finish(steer_world *w, force_batch *b)
 			if (plain_flocker(v, slot[l], b->a[s + l].prm))
 				plain |= 1u << l;
 		if (plain)
-			steer_flock_force_lanes(&b->a[s], &b->sums[s], m, dt, force);
+			steer_flock_force_lanes(w->kernel, &b->a[s], &b->sums[s], m, dt, force);
 		for (int l = 0; l < m; l++) {
 			steer_vec2 f = (plain >> l) & 1u
 			                   ? force[l]
@@ -277,8 +277,8 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 	steer_vehicles *v = &w->v;
 	if (p) {
 		batch_finish(w, b); /* the batch holds consecutive positions only */
-		steer_flock_forces_at(v, runs, w->flock_one_group, s, m, p, steer_world_dt(w),
-		                      v->fx, v->fy);
+		steer_flock_forces_at(w->kernel, v, runs, w->flock_one_group, s, m, p,
+		                      steer_world_dt(w), v->fx, v->fy);
 		return;
 	}
 	if (b->count + m > FORCE_BATCH)
@@ -292,7 +292,7 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 		a[l] = agent_at(w, i);
 		q[l] = steer_flock_query_at(v, i, &a[l]);
 	}
-	steer_flock_scan_lanes(v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
+	steer_flock_scan_lanes(w->kernel, v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
 	b->count += m;
 }
 
@@ -338,7 +338,7 @@ static void *run_forces(void *arg)
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
 	size_t end = j->to < g->count ? j->to : g->count;
 	size_t i = j->from;
-	const int group_max = steer_flock_group_size();
+	const int group_max = steer_flock_group_size(w->kernel);
 	force_batch batch;
 	batch.count = 0;
 	/* Flockers come cell by cell: find the cell holding the first of ours. */
@@ -431,7 +431,7 @@ static void *integrate(void *arg)
 {
 	range_job *j = arg;
 	steer_world *w = j->w;
-	steer_motion_step(&w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
+	steer_motion_step(w->kernel, &w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
 	return NULL;
 }
 

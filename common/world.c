@@ -119,6 +119,8 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_idmap_init(&w->ids);
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
+	w->kernel = steer_kernel_for(STEER_SIMD_AVX512);
+	w->grid.kernel = w->kernel;
 	w->grid.reach_x = FLOCK_REACH_X;
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
 	return w;
@@ -850,6 +852,18 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 int steer_world_threads(const steer_world *w)
 {
 	return w->threads;
+}
+
+steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level)
+{
+	w->kernel = steer_kernel_for(level);
+	w->grid.kernel = w->kernel;
+	return w->kernel->level;
+}
+
+steer_simd_level steer_world_simd(const steer_world *w)
+{
+	return w->kernel->level;
 }
 
 void steer_world_set_threads(steer_world *w, int threads)

@@ -9,6 +9,7 @@
 
 #include "grid.h"
 #include "idmap.h"
+#include "kernel.h"
 #include "palette.h"
 #include "steer/world.h"
 
@@ -47,7 +48,8 @@ struct steer_world {
 	uint32_t flock_plain_set;
 	bool flock_stale;
 	int threads;
-	bool timing; /* steer_world_time_phases */
+	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
+	bool timing;                /* steer_world_time_phases */
 	steer_phase_times phases;
 };
 

@@ -6,9 +6,10 @@
 #include "check.h"
 #include "flock.h"
 #include "grid.h"
+#include "kernel.h"
 #include "scenario.h"
-#include "simd.h"
 #include "steer/command.h"
+#include "steer/simd.h"
 #include "testutil.h"
 
 /* Every vehicle's state, compared by id, bit for bit. */
@@ -536,30 +537,51 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 }
 
 /* In every kind of world, each lane form this CPU has (AVX2, AVX-512) against the
- * scalar code: the lanes also move vehicles and keep them inside. */
+ * scalar form: the lanes also move vehicles and keep them inside. */
 static void vector_lanes_give_the_scalar_bits(void)
 {
 	steer_edges kinds[3] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE, STEER_EDGE_NONE};
 	const char *mixes[3] = {"mixed", "one-set", "two-group"};
-	const char *levels[3] = {"scalar", "AVX2", "AVX-512"};
 	steer_simd_level best = steer_simd_best();
 	for (int mix = MIX_EACH; mix <= MIX_HALVES; mix++)
 		for (int e = 0; e < 3; e++) {
-			steer_simd_limit(STEER_SIMD_SCALAR);
 			steer_world *scalar = lane_workout(kinds[e], (lane_mix)mix);
+			CHECK(steer_world_set_simd(scalar, STEER_SIMD_SCALAR) == STEER_SIMD_SCALAR,
+			      "the scalar form is always there");
 			step(scalar, 151); /* odd: a drifter wrongly left at W would be there */
 			for (int level = STEER_SIMD_AVX2; level <= (int)best; level++) {
-				steer_simd_limit((steer_simd_level)level);
 				steer_world *w = lane_workout(kinds[e], (lane_mix)mix);
+				CHECK(steer_world_set_simd(w, (steer_simd_level)level) ==
+				              (steer_simd_level)level &&
+				          steer_world_simd(w) == (steer_simd_level)level,
+				      "the CPU has %s", steer_simd_name((steer_simd_level)level));
 				step(w, 151);
 				CHECK(same_state_bits(scalar, w),
-				      "%s %s world: the %s lanes differ from the scalar code",
-				      mixes[mix], steer_edges_name(kinds[e]), levels[level]);
+				      "%s %s world: the %s lanes differ from the scalar form",
+				      mixes[mix], steer_edges_name(kinds[e]),
+				      steer_simd_name((steer_simd_level)level));
 				steer_world_destroy(w);
 			}
-			steer_simd_limit(STEER_SIMD_AVX512);
 			steer_world_destroy(scalar);
 		}
+}
+
+/* A world caps its own lanes: another world's cap changes nothing in it, and a cap
+ * above what the CPU has gives the CPU's best. */
+static void the_simd_cap_is_the_worlds(void)
+{
+	steer_world *a = make_world(1000, 1000, STEER_EDGE_WRAP, 3);
+	steer_world *b = make_world(1000, 1000, STEER_EDGE_WRAP, 3);
+	CHECK(steer_world_simd(a) == steer_simd_best(), "a new world takes the CPU's best (%s)",
+	      steer_simd_name(steer_world_simd(a)));
+	CHECK(steer_world_set_simd(b, STEER_SIMD_SCALAR) == STEER_SIMD_SCALAR, "capped to scalar");
+	CHECK(steer_world_simd(a) == steer_simd_best() && steer_world_simd(b) == STEER_SIMD_SCALAR,
+	      "one world's cap moved another's: %s and %s", steer_simd_name(steer_world_simd(a)),
+	      steer_simd_name(steer_world_simd(b)));
+	CHECK(steer_world_set_simd(b, STEER_SIMD_AVX512) == steer_simd_best(),
+	      "uncapped: the CPU's best");
+	steer_world_destroy(a);
+	steer_world_destroy(b);
 }
 
 /* A lane's sums do not depend on the cells its lane group spans (so not on how many
@@ -596,15 +618,20 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 	steer_flock_query q = steer_flock_query_at(v, i, &a);
 	double *fx = calloc(v->count, sizeof *fx), *fy = calloc(v->count, sizeof *fy);
 	CHECK(fx && fy, "out of memory");
-	for (int level = STEER_SIMD_SCALAR; fx && fy && level <= (int)steer_simd_best(); level++) {
-		steer_simd_limit((steer_simd_level)level);
+	int forms;
+	const steer_kernel *const *form = steer_kernel_forms(&forms);
+	const int want_forms[3] = {1, 2, 4}; /* AVX-512 has its narrow form too */
+	CHECK(forms == want_forms[steer_simd_best()], "%d kernel forms for %s", forms,
+	      steer_simd_name(steer_simd_best()));
+	for (int level = 0; fx && fy && level < forms; level++) { /* level: the form's index */
+		const steer_kernel *k = form[level];
 		steer_flock_sums own, wide;
 		steer_flock_runs runs;
 		uint32_t cell = (uint32_t)(cy * g.nx + cx);
 		CHECK(steer_flock_cell_runs(&g, size, size, cell, 1, &runs), "no runs");
-		steer_flock_scan_lanes(v, &runs, true, &q, first, 1, &own);
+		steer_flock_scan_lanes(k, v, &runs, true, &q, first, 1, &own);
 		/* The forms that read plain flockers straight from the arrays, too. */
-		steer_flock_forces_at(v, &runs, true, first, 1, &p, 0.1, fx, fy);
+		steer_flock_forces_at(k, v, &runs, true, first, 1, &p, 0.1, fx, fy);
 		steer_vec2 own_force = v2(fx[i], fy[i]);
 		/* Groups from this cell or the one before (the row's first), of 2 to 4 cells. */
 		for (int span = 0; span < 6; span++) {
@@ -612,19 +639,18 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 			CHECK(steer_flock_cell_runs(&g, size, size, cell + (uint32_t)from, cells,
 			                            &runs),
 			      "no runs");
-			steer_flock_scan_lanes(v, &runs, true, &q, first, 1, &wide);
+			steer_flock_scan_lanes(k, v, &runs, true, &q, first, 1, &wide);
 			CHECK(own.n == 1 && wide.n == own.n && !memcmp(&own, &wide, sizeof own),
-			      "level %d, group of %d cells from %+d: %u and %u neighbours", level,
+			      "form %d, group of %d cells from %+d: %u and %u neighbours", level,
 			      cells, from, own.n, wide.n);
-			steer_flock_forces_at(v, &runs, true, first, 1, &p, 0.1, fx, fy);
+			steer_flock_forces_at(k, v, &runs, true, first, 1, &p, 0.1, fx, fy);
 			steer_vec2 f = v2(fx[i], fy[i]);
 			CHECK(
 			    own_force.x != 0 && !memcmp(&own_force, &f, sizeof f),
-			    "level %d, group of %d cells from %+d: force (%g, %g) against (%g, %g)",
+			    "form %d, group of %d cells from %+d: force (%g, %g) against (%g, %g)",
 			    level, cells, from, f.x, f.y, own_force.x, own_force.y);
 		}
 	}
-	steer_simd_limit(STEER_SIMD_AVX512);
 	free(fx);
 	free(fy);
 	steer_grid_free(&g);
@@ -637,8 +663,8 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 static void a_changed_group_is_seen_next_tick(void)
 {
 	for (int level = STEER_SIMD_SCALAR; level <= (int)steer_simd_best(); level++) {
-		steer_simd_limit((steer_simd_level)level);
 		steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 9);
+		steer_world_set_simd(w, (steer_simd_level)level);
 		steer_params p = steer_flock_params();
 		uint32_t ids[12];
 		for (int k = 0; k < 12; k++) {
@@ -671,7 +697,6 @@ static void a_changed_group_is_seen_next_tick(void)
 		      "level %d: back in its group it feels nothing", level);
 		steer_world_destroy(w);
 	}
-	steer_simd_limit(STEER_SIMD_AVX512);
 }
 
 /* Boids given a second behaviour leave the plain lanes, whose forces are flocking
@@ -682,13 +707,13 @@ static void a_changed_group_is_seen_next_tick(void)
 static void a_boid_given_a_behaviour_leaves_the_plain_lanes(void)
 {
 	for (int level = STEER_SIMD_SCALAR; level <= (int)steer_simd_best(); level++) {
-		steer_simd_limit((steer_simd_level)level);
 		for (int how = 0; how < 3; how++) {
 			steer_world *w[2];
 			uint32_t ids[2][12];
 			steer_params p = steer_flock_params();
 			for (int k = 0; k < 2; k++) {
 				w[k] = make_world(1000, 1000, STEER_EDGE_WRAP, 9);
+				steer_world_set_simd(w[k], (steer_simd_level)level);
 				for (int b = 0; b < 12; b++) {
 					ids[k][b] = add_vehicle(w[k], 500 + 8 * (b % 4),
 					                        500 + 8 * (b / 4), 5, 0, &p);
@@ -719,7 +744,6 @@ static void a_boid_given_a_behaviour_leaves_the_plain_lanes(void)
 			steer_world_destroy(w[1]);
 		}
 	}
-	steer_simd_limit(STEER_SIMD_AVX512);
 }
 
 static void max_neighbours_keeps_the_nearest_cell(void)
@@ -904,6 +928,7 @@ int main(void)
 	RUN(storage_out_of_grid_order_gives_the_same_bits);
 	RUN(two_threads_give_the_same_bits);
 	RUN(vector_lanes_give_the_scalar_bits);
+	RUN(the_simd_cap_is_the_worlds);
 	RUN(max_neighbours_keeps_the_nearest_cell);
 	RUN(a_lanes_sums_do_not_depend_on_its_group);
 	RUN(a_changed_group_is_seen_next_tick);

@@ -17,6 +17,7 @@
 
 #include "params.h"
 #include "rng.h"
+#include "simd.h"
 #include "status.h"
 #include "vec2.h"
 
@@ -122,6 +123,12 @@ void steer_world_set_seed(steer_world *w, uint64_t seed);
 steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
 steer_status steer_world_set_tick_rate(steer_world *w, double hz);
 void steer_world_set_max_vehicles(steer_world *w, size_t max);
+/* Caps the vector lanes the world's tick may use (kernel.h): the best form this CPU
+ * runs at or below level; returns the level in effect. Every form gives the same
+ * bits, so this changes speed, never results. A new world takes the CPU's best.
+ * Not while a step runs. */
+steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level);
+steer_simd_level steer_world_simd(const steer_world *w);
 /* 1 or 2: with 2 a big world's tick (grid, re-sort, forces, moves) is split over a
  * second thread. The result is bit-identical to one thread's. */
 void steer_world_set_threads(steer_world *w, int threads);

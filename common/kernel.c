@@ -1,0 +1,556 @@
+/* The tick's inner loops, written once against the lanes layer and compiled once per
+ * instruction set (see kernel.h; CMake builds this file with each lanes header and
+ * its flags). Every line is the scalar code's operation in the scalar code's order,
+ * lane by lane, so every form gives the same bits:
+ *
+ *  - the flock scan: lanes (vehicles of neighbouring cells of one grid row) against
+ *    the candidates of the runs they share (steer_flock_runs), each lane taking a
+ *    candidate as steer_flock_scan_one would;
+ *  - the flock force: steer_flock_parts, steer_cruise_part and steer_combine_parts
+ *    (sum) of a plain flocker;
+ *  - motion: steer_motion_step's velocity, truncation, position, edges and heading;
+ *  - the grid's cells: steer_grid_axis_index of both axes. */
+#include "kernel.h"
+
+#if defined(STEER_LANES_AVX512)
+#include "lanes_avx512.h"
+#elif defined(STEER_LANES_AVX2)
+#include "lanes_avx2.h"
+#else
+#include "lanes_scalar.h"
+#endif
+
+#include <string.h>
+
+#include "flock.h"
+#include "grid.h"
+#include "palette.h"
+
+/* The loops below are specialised by compile-time constants (which tests a lane
+ * group needs): each must inline into its caller for them to fold. */
+#define KERNEL_INLINE static inline __attribute__((always_inline))
+
+/* How often, in candidates, a crowd's lanes are checked for all having reached their
+ * cap: often enough that a packed cell stops within a few candidates of it. */
+#define CAP_CHECK_EVERY 16u
+
+/* What each lane looks for (see steer_flock_query), and what its separation and
+ * force need of it. */
+typedef struct lanes {
+	ln_d qx, qy;
+	/* The heading where the lane has a field of view, else 0: then the "ahead" test
+	 * sees dx * 0 + dy * 0, a zero, >= 0 and passes, as the scalar !fov does. */
+	ln_d fov_hx, fov_hy;
+	ln_d sight2, close2;       /* -1 in dead lanes: they take nothing */
+	ln_d group;                /* as doubles, exactly */
+	ln_d self;                 /* grid positions */
+	uint32_t own_from, own_to; /* the live lanes' grid positions */
+	ln_d hx, hy, vx, vy, speed, ids;
+	ln_i cap; /* max_neighbours, INT64_MAX for none */
+	ln_m live;
+} lanes;
+
+/* The running sums. Each starts at +0.0 and so is never -0.0 (see ln_add_if). */
+typedef struct lane_sums {
+	ln_i n;
+	ln_d dx, dy, vx, vy, sep_x, sep_y;
+} lane_sums;
+
+/* The tests a lane group needs. Each is a compile-time constant in the specialised
+ * loops below: most worlds have one group, many boids no field of view, and
+ * dropping a test drops its instructions from every candidate rather than adding a
+ * branch to each. Without a field of view every lane's "ahead" test passes; with
+ * one group every candidate is in each lane's group; so the same candidates are
+ * taken either way. */
+typedef struct tests {
+	bool fov, group;
+	bool self; /* whether the candidate may be a lane itself */
+} tests;
+
+static lane_sums sums_zero(void)
+{
+	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(), ln_zero(),
+	               ln_zero(),   ln_zero(), ln_zero()};
+	return s;
+}
+
+/* steer_separate_one for the lanes in close, from a candidate of id other_id:
+ * away = d * (-1/|d|), or on top of each other the heading's perpendicular, flipped
+ * for the larger id; then away * max_speed - v. */
+static inline void separate(ln_m close, ln_d dx, ln_d dy, ln_d d2, const lanes *lc, double other_id,
+                            lane_sums *acc)
+{
+	const ln_d minus1 = ln_set1(-1.0);
+	ln_d s = ln_div(minus1, ln_sqrt(d2));
+	ln_d ax = ln_mul(dx, s), ay = ln_mul(dy, s);
+	/* v2_perp(h) = (-h.y, h.x): a sign flip, not a subtraction from zero. */
+	ln_d zx = ln_neg(lc->hy), zy = lc->hx;
+	ln_m flip = ln_gt(lc->ids, ln_set1(other_id));
+	zx = ln_select(flip, ln_mul(zx, minus1), zx);
+	zy = ln_select(flip, ln_mul(zy, minus1), zy);
+	ln_m apart = ln_gt(d2, ln_zero());
+	ax = ln_select(apart, ax, zx);
+	ay = ln_select(apart, ay, zy);
+	acc->sep_x = ln_add_if(acc->sep_x, close, ln_sub(ln_mul(ax, lc->speed), lc->vx));
+	acc->sep_y = ln_add_if(acc->sep_y, close, ln_sub(ln_mul(ay, lc->speed), lc->vy));
+}
+
+/* The candidate in slot c, at grid position k (in every lane), against lanes whose
+ * positions, less the run's seam shift, are x and y. capped: whether some lane may
+ * reach its cap in this run; open then holds the lanes still under it. A lane is not
+ * its own neighbour: its grid position is compared with k, counted along the run. */
+KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, ln_d y, uint32_t c,
+                             ln_d k, bool capped, ln_m open, const tests t, lane_sums *acc)
+{
+	ln_d dx = ln_sub(ln_set1(v->px[c]), x);
+	ln_d dy = ln_sub(ln_set1(v->py[c]), y);
+	ln_d d2 = ln_add(ln_mul(dx, dx), ln_mul(dy, dy));
+	ln_m in = ln_le(d2, lc->sight2);
+	if (t.fov)
+		in = ln_and(
+		    in, ln_ge(ln_add(ln_mul(dx, lc->fov_hx), ln_mul(dy, lc->fov_hy)), ln_zero()));
+	if (t.group)
+		in = ln_and(in, ln_eq(lc->group, ln_set1((double)v->group[c])));
+	if (t.self)
+		in = ln_and(in, ln_ne(lc->self, k));
+	/* Last: the chain from a lane's count through open to its next count is the
+	 * capped loop's critical path. */
+	if (capped)
+		in = ln_and(in, open);
+	acc->n = ln_i_inc_if(acc->n, in);
+	acc->dx = ln_add_if(acc->dx, in, dx);
+	acc->dy = ln_add_if(acc->dy, in, dy);
+	acc->vx = ln_add_if(acc->vx, in, ln_set1(v->vx[c]));
+	acc->vy = ln_add_if(acc->vy, in, ln_set1(v->vy[c]));
+	ln_m close = ln_and(in, ln_lt(d2, lc->close2));
+	if (ln_any(close))
+		separate(close, dx, dy, d2, lc, (double)v->id[c], acc);
+}
+
+/* The candidates at grid positions [from, to) of a run within which some lane may
+ * reach its cap: each lane takes only while under it, and the run ends early once
+ * none is. */
+KERNEL_INLINE void scan_capped(const steer_vehicles *v, const lanes *lc, ln_d x, ln_d y,
+                               const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
+                               lane_sums *acc)
+{
+	const tests self = {t.fov, t.group, true};
+	const ln_d one = ln_set1(1.0);
+	ln_d k = ln_set1((double)from);
+	for (uint32_t s = from; s < to; s++) {
+		ln_m open = ln_i_gt(lc->cap, acc->n);
+		if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
+		    !ln_any(ln_and(open, lc->live)))
+			break;
+		candidate(v, lc, x, y, slot[s], k, true, open, self, acc);
+		k = ln_add(k, one);
+	}
+}
+
+/* The candidates at grid positions [from, to) of a run in which no lane can reach
+ * its cap. Only the lanes' own grid positions need the test that a lane is not its
+ * own neighbour: the stretches either side go without it. */
+KERNEL_INLINE void scan_uncapped(const steer_vehicles *v, const lanes *lc, ln_d x, ln_d y,
+                                 const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
+                                 lane_sums *acc)
+{
+	const tests self = {t.fov, t.group, true};
+	const ln_m none = ln_first(0);
+	const ln_d one = ln_set1(1.0);
+	uint32_t a = lc->own_from < from ? from : lc->own_from > to ? to : lc->own_from;
+	uint32_t b = lc->own_to < a ? a : lc->own_to > to ? to : lc->own_to;
+	for (uint32_t s = from; s < a; s++)
+		candidate(v, lc, x, y, slot[s], one, false, none, t, acc);
+	ln_d k = ln_set1((double)a);
+	for (uint32_t s = a; s < b; s++) {
+		candidate(v, lc, x, y, slot[s], k, false, none, self, acc);
+		k = ln_add(k, one);
+	}
+	for (uint32_t s = b; s < to; s++)
+		candidate(v, lc, x, y, slot[s], one, false, none, t, acc);
+}
+
+/* The lanes against every candidate of the runs, testing what t says. */
+KERNEL_INLINE void scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
+                             const tests t, lane_sums *acc)
+{
+	for (int r = 0; r < runs->count && ln_any(ln_and(ln_i_gt(lc->cap, acc->n), lc->live));
+	     r++) {
+		const ln_d x = ln_sub(lc->qx, ln_set1(runs->r[r].shx));
+		const ln_d y = ln_sub(lc->qy, ln_set1(runs->r[r].shy));
+		uint32_t from = runs->r[r].from, to = runs->r[r].to;
+		ln_i after = ln_i_add(acc->n, ln_i_set1((int64_t)(to - from)));
+		if (ln_any(ln_i_gt(after, lc->cap)))
+			scan_capped(v, lc, x, y, runs->slot, from, to, t, acc);
+		else
+			scan_uncapped(v, lc, x, y, runs->slot, from, to, t, acc);
+	}
+}
+
+/* scan_runs compiled once per combination of the tests, each without the
+ * instructions of those it does not need. */
+KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
+                            bool fov, bool group, lane_sums *acc)
+{
+	if (fov && group)
+		scan_runs(v, runs, lc, (tests){true, true, false}, acc);
+	else if (fov)
+		scan_runs(v, runs, lc, (tests){true, false, false}, acc);
+	else if (group)
+		scan_runs(v, runs, lc, (tests){false, true, false}, acc);
+	else
+		scan_runs(v, runs, lc, (tests){false, false, false}, acc);
+}
+
+/* The lanes of queries q[0 .. m-1] (1 <= m <= LN_WIDTH), of the vehicles at grid
+ * positions first .. first + m - 1. Dead lanes copy lane 0 and see nothing. */
+static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *lc, bool *fov)
+{
+	double x[LN_WIDTH], y[LN_WIDTH], fx[LN_WIDTH], fy[LN_WIDTH], s2[LN_WIDTH], c2[LN_WIDTH];
+	double g[LN_WIDTH], hx[LN_WIDTH], hy[LN_WIDTH], vx[LN_WIDTH], vy[LN_WIDTH];
+	double speed[LN_WIDTH], ids[LN_WIDTH];
+	int64_t cap[LN_WIDTH];
+	*fov = false;
+	for (int l = 0; l < LN_WIDTH; l++) {
+		const steer_flock_query *e = &q[l < m ? l : 0];
+		x[l] = e->x;
+		y[l] = e->y;
+		fx[l] = e->fov ? e->a->h.x : 0.0;
+		fy[l] = e->fov ? e->a->h.y : 0.0;
+		s2[l] = l < m ? e->sight2 : -1.0;
+		c2[l] = l < m ? e->close2 : -1.0;
+		g[l] = (double)e->group;
+		hx[l] = e->a->h.x;
+		hy[l] = e->a->h.y;
+		vx[l] = e->a->v.x;
+		vy[l] = e->a->v.y;
+		speed[l] = e->a->prm->max_speed;
+		ids[l] = (double)e->self_id;
+		cap[l] = e->cap ? (int64_t)e->cap : INT64_MAX;
+		*fov = *fov || e->fov;
+	}
+	*lc = (lanes){ln_make(x),      ln_make(y),
+	              ln_make(fx),     ln_make(fy),
+	              ln_make(s2),     ln_make(c2),
+	              ln_make(g),      ln_add(ln_set1((double)first), ln_iota()),
+	              (uint32_t)first, (uint32_t)first + (uint32_t)m,
+	              ln_make(hx),     ln_make(hy),
+	              ln_make(vx),     ln_make(vy),
+	              ln_make(speed),  ln_make(ids),
+	              ln_i_make(cap),  ln_first(m)};
+}
+
+static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
+                       const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
+{
+	for (int h = 0; h < m; h += LN_WIDTH) {
+		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
+		lanes lc;
+		bool fov;
+		query_lanes(q + h, first + (size_t)h, k, &lc, &fov);
+		lane_sums acc = sums_zero();
+		scan_all(v, runs, &lc, fov, !one_group, &acc);
+		double o[6][LN_WIDTH];
+		int64_t taken[LN_WIDTH];
+		ln_store(o[0], acc.sep_x);
+		ln_store(o[1], acc.sep_y);
+		ln_store(o[2], acc.dx);
+		ln_store(o[3], acc.dy);
+		ln_store(o[4], acc.vx);
+		ln_store(o[5], acc.vy);
+		ln_i_store(taken, acc.n);
+		for (int l = 0; l < k; l++) {
+			memset(&out[h + l], 0, sizeof out[h + l]); /* its padding too */
+			out[h + l].sep = v2(o[0][l], o[1][l]);
+			out[h + l].d = v2(o[2][l], o[3][l]);
+			out[h + l].v = v2(o[4][l], o[5][l]);
+			out[h + l].n = (uint32_t)taken[l];
+		}
+	}
+}
+
+/* --- from sums to forces ---------------------------------------------------------- */
+
+/* The force from the lanes' sums: n, the separation sum (sep), the offset sum (d)
+ * and the velocity sum (sum_v); their own velocities (vx, vy) and parameters. */
+typedef struct force_in {
+	ln_d n, sep_x, sep_y, d_x, d_y, sum_vx, sum_vy, vx, vy;
+	ln_d w_sep, w_coh, w_ali, speed, max_force;
+	ln_d hx, hy, cruise, w_cruise; /* heading; cruise_speed (0: off) and its weight */
+} force_in;
+
+/* steer_cohere (a seek of the mean offset), steer_align, the weights, the sum
+ * separation + alignment + cohesion from +0, then steer_cruise_part's term where
+ * cruise_speed is on, / dt and v2_truncate to max_force. */
+KERNEL_INLINE void force(const force_in *in, double dt, ln_d *out_x, ln_d *out_y)
+{
+	const ln_d zero = ln_zero(), one = ln_set1(1.0);
+	const ln_d n = in->n, vx = in->vx, vy = in->vy;
+	ln_m has = ln_gt(n, zero);
+	ln_d inv = ln_div(one, n);
+	ln_d sep_x = ln_mul(in->sep_x, in->w_sep);
+	ln_d sep_y = ln_mul(in->sep_y, in->w_sep);
+	/* cohesion: seek the mean offset */
+	ln_d mdx = ln_mul(in->d_x, inv);
+	ln_d mdy = ln_mul(in->d_y, inv);
+	ln_d len = ln_sqrt(ln_add(ln_mul(mdx, mdx), ln_mul(mdy, mdy)));
+	ln_m some = ln_gt(len, zero);
+	ln_d rl = ln_div(one, len);
+	ln_d ux = ln_select(some, ln_mul(mdx, rl), zero);
+	ln_d uy = ln_select(some, ln_mul(mdy, rl), zero);
+	ln_d coh_x = ln_mul(ln_sub(ln_mul(ux, in->speed), vx), in->w_coh);
+	ln_d coh_y = ln_mul(ln_sub(ln_mul(uy, in->speed), vy), in->w_coh);
+	/* alignment: the mean velocity less our own */
+	ln_d ali_x = ln_mul(ln_sub(ln_mul(in->sum_vx, inv), vx), in->w_ali);
+	ln_d ali_y = ln_mul(ln_sub(ln_mul(in->sum_vy, inv), vy), in->w_ali);
+	/* the sum, in part order; no neighbours: no flock parts, and the empty sum is +0 */
+	ln_d sx = ln_select(has, ln_add(ln_add(ln_add(zero, sep_x), ali_x), coh_x), zero);
+	ln_d sy = ln_select(has, ln_add(ln_add(ln_add(zero, sep_y), ali_y), coh_y), zero);
+	/* cruise, the last part, where it is on */
+	ln_m on = ln_gt(in->cruise, zero);
+	if (ln_any(on)) {
+		ln_d e = ln_sub(in->cruise, ln_sqrt(ln_add(ln_mul(vx, vx), ln_mul(vy, vy))));
+		sx = ln_add_if(sx, on, ln_mul(ln_mul(in->hx, e), in->w_cruise));
+		sy = ln_add_if(sy, on, ln_mul(ln_mul(in->hy, e), in->w_cruise));
+	}
+	/* then per second and truncated */
+	const ln_d inv_dt = ln_set1(1.0 / dt);
+	sx = ln_mul(sx, inv_dt);
+	sy = ln_mul(sy, inv_dt);
+	const ln_d mf = in->max_force;
+	ln_d l2 = ln_add(ln_mul(sx, sx), ln_mul(sy, sy));
+	ln_m over = ln_and(ln_gt(l2, ln_mul(mf, mf)), ln_gt(l2, zero));
+	ln_d k = ln_div(mf, ln_sqrt(l2));
+	*out_x = ln_select(over, ln_mul(sx, k), sx);
+	*out_y = ln_select(over, ln_mul(sy, k), sy);
+}
+
+static void force_lanes(const steer_agent *a, const steer_flock_sums *sums, int m, double dt,
+                        steer_vec2 *out)
+{
+	for (int h = 0; h < m; h += LN_WIDTH) {
+		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
+		double e[18][LN_WIDTH];
+		for (int l = 0; l < LN_WIDTH; l++) { /* dead lanes repeat lane 0 */
+			const steer_flock_sums *f = &sums[h + (l < k ? l : 0)];
+			const steer_agent *g = &a[h + (l < k ? l : 0)];
+			const double lane[18] = {(double)f->n,
+			                         f->sep.x,
+			                         f->sep.y,
+			                         f->d.x,
+			                         f->d.y,
+			                         f->v.x,
+			                         f->v.y,
+			                         g->v.x,
+			                         g->v.y,
+			                         g->prm->separation_weight,
+			                         g->prm->cohesion_weight,
+			                         g->prm->alignment_weight,
+			                         g->prm->max_speed,
+			                         g->prm->max_force,
+			                         g->h.x,
+			                         g->h.y,
+			                         g->prm->cruise_speed,
+			                         g->prm->cruise_weight};
+			for (int j = 0; j < 18; j++)
+				e[j][l] = lane[j];
+		}
+		const force_in in = {ln_make(e[0]),  ln_make(e[1]),  ln_make(e[2]),  ln_make(e[3]),
+		                     ln_make(e[4]),  ln_make(e[5]),  ln_make(e[6]),  ln_make(e[7]),
+		                     ln_make(e[8]),  ln_make(e[9]),  ln_make(e[10]), ln_make(e[11]),
+		                     ln_make(e[12]), ln_make(e[13]), ln_make(e[14]), ln_make(e[15]),
+		                     ln_make(e[16]), ln_make(e[17])};
+		ln_d sx, sy;
+		force(&in, dt, &sx, &sy);
+		double ox[LN_WIDTH], oy[LN_WIDTH];
+		ln_store(ox, sx);
+		ln_store(oy, sy);
+		for (int l = 0; l < k; l++)
+			out[h + l] = v2(ox[l], oy[l]);
+	}
+}
+
+/* --- plain flockers, read straight from the arrays -------------------------------- */
+
+/* The lanes of plain flockers in slots s (dead lanes: slot 0), at grid positions
+ * first .. first + m - 1, sharing parameters p: every value is the one
+ * steer_flock_query_at and the agent give. */
+KERNEL_INLINE void plain_lanes(const steer_vehicles *v, bool one_group, size_t first, ln_x s, int m,
+                               const steer_params *p, lanes *lc)
+{
+	const ln_m live = ln_first(m);
+	const ln_d hx = ln_gather(v->hx, s), hy = ln_gather(v->hy, s);
+	const ln_d none = ln_set1(-1.0), zero = ln_zero();
+	*lc = (lanes){ln_gather(v->px, s),
+	              ln_gather(v->py, s),
+	              p->field_of_view ? hx : zero,
+	              p->field_of_view ? hy : zero,
+	              ln_select(live, ln_set1(p->sight_distance * p->sight_distance), none),
+	              ln_select(live, ln_set1(p->too_close_distance * p->too_close_distance), none),
+	              one_group ? zero : ln_gather_u32(v->group, s),
+	              ln_add(ln_set1((double)first), ln_iota()),
+	              (uint32_t)first,
+	              (uint32_t)first + (uint32_t)m,
+	              hx,
+	              hy,
+	              ln_gather(v->vx, s),
+	              ln_gather(v->vy, s),
+	              ln_set1(p->max_speed),
+	              ln_gather_u32(v->id, s),
+	              ln_i_set1(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX),
+	              live};
+}
+
+static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
+                      size_t first, int m, const steer_params *p, double dt, double *fx, double *fy)
+{
+	for (int h = 0; h < m; h += LN_WIDTH) {
+		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
+		const ln_x s = ln_x_load(runs->slot + first + (size_t)h, k);
+		lanes lc;
+		plain_lanes(v, one_group, first + (size_t)h, s, k, p, &lc);
+		lane_sums acc = sums_zero();
+		scan_all(v, runs, &lc, p->field_of_view, !one_group, &acc);
+		const force_in in = {ln_i_to_d(acc.n),
+		                     acc.sep_x,
+		                     acc.sep_y,
+		                     acc.dx,
+		                     acc.dy,
+		                     acc.vx,
+		                     acc.vy,
+		                     lc.vx,
+		                     lc.vy,
+		                     ln_set1(p->separation_weight),
+		                     ln_set1(p->cohesion_weight),
+		                     ln_set1(p->alignment_weight),
+		                     lc.speed,
+		                     ln_set1(p->max_force),
+		                     lc.hx,
+		                     lc.hy,
+		                     ln_set1(p->cruise_speed),
+		                     ln_set1(p->cruise_weight)};
+		ln_d sx, sy;
+		force(&in, dt, &sx, &sy);
+		double ox[LN_WIDTH], oy[LN_WIDTH];
+		uint32_t at[LN_WIDTH];
+		ln_store(ox, sx);
+		ln_store(oy, sy);
+		ln_x_store(at, s);
+		for (int l = 0; l < k; l++) {
+			fx[at[l]] = ox[l];
+			fy[at[l]] = oy[l];
+		}
+	}
+}
+
+/* --- motion ----------------------------------------------------------------------- */
+
+/* Below this squared speed the heading keeps its last direction. */
+#define STILL2 1e-18
+
+/* One axis of steer_apply_edges: the same comparisons, and the same arithmetic where
+ * the scalar code does any. */
+KERNEL_INLINE void edges_axis(steer_edges edges, double size, ln_d *p, ln_d *vel)
+{
+	const ln_d zero = ln_zero(), sz = ln_set1(size);
+	if (edges == STEER_EDGE_WRAP) {
+		ln_m out = ln_or(ln_lt(*p, zero), ln_ge(*p, sz));
+		if (!ln_any(out))
+			return;
+		ln_d t = ln_sub(*p, ln_mul(sz, ln_floor(ln_div(*p, sz))));
+		t = ln_select(ln_ge(t, sz), zero, t); /* the rounding of a tiny negative */
+		*p = ln_select(out, t, *p);
+	} else if (edges == STEER_EDGE_BOUNCE) {
+		ln_m lo = ln_lt(*p, zero);
+		ln_m hi = ln_andnot(lo, ln_gt(*p, sz));
+		*p = ln_select(lo, zero, ln_select(hi, sz, *p));
+		ln_d mag = ln_abs(*vel);
+		*vel = ln_select(lo, mag, ln_select(hi, ln_neg(mag), *vel));
+	} else {
+		const ln_d bound = ln_set1(STEER_MAX_COORD);
+		*p = ln_min(ln_max(*p, ln_neg(bound)), bound);
+	}
+}
+
+/* Slots i .. i + LN_WIDTH - 1: velocity += (f / mass) * dt, v2_truncate to
+ * max_speed, position += velocity * dt, the edges, and the heading. */
+static inline void move_lanes(steer_vehicles *v, const steer_palette *params,
+                              const steer_world_config *c, double dt, size_t i)
+{
+	double mass_l[LN_WIDTH], max_l[LN_WIDTH];
+	for (int l = 0; l < LN_WIDTH; l++) {
+		const steer_params *p = steer_palette_get(params, v->param_set[i + (size_t)l]);
+		mass_l[l] = p->mass;
+		max_l[l] = p->max_speed;
+	}
+	const ln_d mass = ln_make(mass_l), maxs = ln_make(max_l);
+	const ln_d step = ln_set1(dt), zero = ln_zero();
+	ln_d vx = ln_add(ln_load(&v->vx[i]), ln_mul(ln_div(ln_load(&v->fx[i]), mass), step));
+	ln_d vy = ln_add(ln_load(&v->vy[i]), ln_mul(ln_div(ln_load(&v->fy[i]), mass), step));
+	ln_d l2 = ln_add(ln_mul(vx, vx), ln_mul(vy, vy));
+	ln_m over = ln_and(ln_gt(l2, ln_mul(maxs, maxs)), ln_gt(l2, zero));
+	if (ln_any(over)) {
+		ln_d k = ln_div(maxs, ln_sqrt(l2));
+		vx = ln_select(over, ln_mul(vx, k), vx);
+		vy = ln_select(over, ln_mul(vy, k), vy);
+	}
+	ln_d x = ln_add(ln_load(&v->px[i]), ln_mul(vx, step));
+	ln_d y = ln_add(ln_load(&v->py[i]), ln_mul(vy, step));
+	edges_axis(c->edges, c->width, &x, &vx);
+	edges_axis(c->edges, c->height, &y, &vy);
+	ln_store(&v->px[i], x);
+	ln_store(&v->py[i], y);
+	ln_store(&v->vx[i], vx);
+	ln_store(&v->vy[i], vy);
+	/* The heading: vel * (1 / sqrt(l2)) where l2 > STILL2, else as it was. */
+	l2 = ln_add(ln_mul(vx, vx), ln_mul(vy, vy));
+	ln_m moving = ln_gt(l2, ln_set1(STILL2));
+	ln_d inv = ln_div(ln_set1(1.0), ln_sqrt(l2));
+	ln_store(&v->hx[i], ln_select(moving, ln_mul(vx, inv), ln_load(&v->hx[i])));
+	ln_store(&v->hy[i], ln_select(moving, ln_mul(vy, inv), ln_load(&v->hy[i])));
+}
+
+static size_t move(steer_vehicles *v, const steer_palette *params, const steer_world_config *c,
+                   double dt, size_t from, size_t to)
+{
+	size_t i = from;
+	for (; i + LN_WIDTH <= to; i += LN_WIDTH)
+		move_lanes(v, params, c, dt, i);
+	return i;
+}
+
+/* --- the grid's cells ------------------------------------------------------------- */
+
+/* steer_grid_axis_index: the same division, and the same floor clamped to
+ * [0, n - 1] (NaN to 0), so the same cells; whole numbers, so exact. */
+KERNEL_INLINE ln_d axis_index(ln_d at, double cell, int n)
+{
+	const ln_d lo = ln_zero(), hi = ln_set1((double)(n - 1));
+	ln_d t = ln_div(at, ln_set1(cell));
+	ln_d k = ln_select(ln_ge(t, lo), ln_floor(t), lo);
+	return ln_select(ln_ge(t, hi), hi, k);
+}
+
+static size_t grid_cells(const steer_grid *g, const double *px, const double *py, size_t from,
+                         size_t to, uint32_t *cell)
+{
+	const ln_d nx = ln_set1((double)g->nx);
+	size_t i = from;
+	for (; i + LN_WIDTH <= to; i += LN_WIDTH) {
+		ln_d cx = axis_index(ln_load(px + i), g->cw, g->nx);
+		ln_d cy = axis_index(ln_load(py + i), g->ch, g->ny);
+		ln_store_u32(cell + i, ln_add(ln_mul(cy, nx), cx));
+	}
+	return i;
+}
+
+#ifdef LN_NARROW
+extern const steer_kernel LN_NARROW;
+#define LN_NARROW_FORM &LN_NARROW
+#else
+#define LN_NARROW_FORM NULL
+#endif
+
+const steer_kernel LN_KERNEL = {LN_LEVEL,   LN_WIDTH,   LN_WIDTH > 4 ? LN_WIDTH : 4,
+                                scan_lanes, forces_at,  force_lanes,
+                                move,       grid_cells, LN_NARROW_FORM};
