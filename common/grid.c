@@ -13,6 +13,10 @@
 
 /* Below this many points a build on several threads costs more than it saves. */
 #define PARALLEL_MIN_POINTS 65536
+/* Up to this many parts, each counts its points per cell (a cursor per cell each);
+ * beyond, per row first: a pass more, but scratch and a prefix that do not grow
+ * with parts times cells. */
+#define CELL_PARTS_MAX 4
 
 void steer_grid_init(steer_grid *g)
 {
@@ -26,6 +30,7 @@ void steer_grid_free(steer_grid *g)
 	free(g->items);
 	free(g->cell);
 	free(g->fill);
+	free(g->part_fill);
 	free(g->by_row);
 	free(g->row_fill);
 	free(g->col_fill);
@@ -188,7 +193,7 @@ static void sort_rows(void *arg, int part)
 		sort_row(g, r, j->row_start[r], j->row_start[r + 1], fill);
 }
 
-static int build_parallel(steer_grid *g, grid_job *j)
+static int build_by_rows(steer_grid *g, grid_job *j)
 {
 	size_t ny = (size_t)g->ny, parts = (size_t)j->parts;
 	if (steer_reserve((void **)&g->by_row, &g->by_row_cap, j->n, sizeof *g->by_row) != 0 ||
@@ -214,6 +219,59 @@ static int build_parallel(steer_grid *g, grid_job *j)
 	steer_pool_run(g->pool, scatter_rows, j, j->parts);
 	steer_pool_run(g->pool, sort_rows, j, j->parts);
 	g->start[ny * (size_t)g->nx] = at;
+	return 0;
+}
+
+/* A few parts: each counts a range of the points per cell into its own cursors; a
+ * prefix over (cell, part), in part order, gives each part its place in each cell,
+ * so each cell holds its members in index order, as in the one-thread build. */
+static uint32_t *cell_cursors(steer_grid *g, int part)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	return part == 0 ? g->fill : g->part_fill + (size_t)(part - 1) * cells;
+}
+
+static void count_cells(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *count = cell_cursors(g, part);
+	memset(count, 0, (size_t)g->nx * (size_t)g->ny * sizeof *count);
+	count_points(g, j->px, j->py, j->flags, j->need, steer_part_from(j->n, part, j->parts),
+	             steer_part_from(j->n, part + 1, j->parts), count, false);
+}
+
+static void place_cells(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *cursor = cell_cursors(g, part);
+	size_t to = steer_part_from(j->n, part + 1, j->parts);
+	for (size_t i = steer_part_from(j->n, part, j->parts); i < to; i++)
+		if (g->cell[i] != UINT32_MAX)
+			g->items[cursor[g->cell[i]]++] = (uint32_t)i;
+}
+
+static int build_by_cells(steer_grid *g, grid_job *j)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	if (steer_reserve((void **)&g->part_fill, &g->part_fill_cap, (size_t)(j->parts - 1) * cells,
+	                  sizeof *g->part_fill) != 0)
+		return -1;
+	steer_pool_run(g->pool, count_cells, j, j->parts);
+	uint32_t at = 0;
+	for (size_t c = 0; c < cells; c++) {
+		g->start[c] = at;
+		for (int k = 0; k < j->parts; k++) {
+			uint32_t *cursor = cell_cursors(g, k);
+			uint32_t n = cursor[c];
+			cursor[c] = at;
+			at += n;
+		}
+	}
+	g->start[cells] = at;
+	g->count = at;
+	steer_pool_run(g->pool, place_cells, j, j->parts);
 	return 0;
 }
 
@@ -276,7 +334,7 @@ int steer_grid_build(steer_grid *g, double width, double height, bool wrap, doub
 	int parts = steer_pool_threads(g->pool);
 	if (parts > 1 && n >= PARALLEL_MIN_POINTS) {
 		grid_job j = {g, px, py, flags, need, n, parts, NULL};
-		return build_parallel(g, &j);
+		return parts <= CELL_PARTS_MAX ? build_by_cells(g, &j) : build_by_rows(g, &j);
 	}
 	build_serial(g, px, py, flags, need, n);
 	return 0;

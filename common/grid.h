@@ -19,11 +19,12 @@ typedef struct steer_grid {
 	uint32_t *items; /* member indices, grouped by cell */
 	uint32_t *cell;  /* scratch: each member's cell */
 	uint32_t *fill;  /* scratch: write cursor per cell */
-	/* Scratch for a build on several threads (see steer_grid_build): the members
-	 * by row, each part's cursor per row (then the rows' starts), and each part's
-	 * cursor per column. */
-	uint32_t *by_row, *row_fill, *col_fill;
-	size_t start_cap, fill_cap, items_cap, cell_cap, by_row_cap, row_fill_cap, col_fill_cap;
+	/* Scratch for a build on several threads (see steer_grid_build): a cursor per
+	 * cell for each part but the first; or the members by row, each part's cursor
+	 * per row (then the rows' starts), and each part's cursor per column. */
+	uint32_t *part_fill, *by_row, *row_fill, *col_fill;
+	size_t start_cap, fill_cap, items_cap, cell_cap, part_fill_cap, by_row_cap, row_fill_cap,
+	    col_fill_cap;
 	size_t count; /* members */
 	/* The threads a big build is split over; NULL: this one alone. The grid is the
 	 * same either way. Set by the owner; steer_grid_init gives NULL. */
