@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Times a waiting thread looks for news before it sleeps: a tick's phases follow
@@ -16,7 +17,6 @@
 
 typedef struct worker {
 	steer_pool *pool;
-	int part;
 	pthread_t thread;
 } worker;
 
@@ -26,14 +26,16 @@ struct steer_pool {
 	worker *workers; /* threads - 1 */
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* job changed */
-	pthread_cond_t done; /* pending reached 0 */
+	pthread_cond_t done; /* finished reached the parts */
 	atomic_uint job;     /* bumped for each job, and to stop */
-	atomic_int pending;  /* workers yet to finish the current job */
+	/* The current job's number, parts and next part to take: job << 32 | parts << 16
+	 * | next, claimed one part at a time by whichever thread comes. */
+	atomic_uint_least64_t claim;
+	atomic_int finished; /* parts of the current job done */
 	atomic_bool stop;
-	/* The current job: written before job is bumped, read after it is seen. */
+	/* The current job: written before it is announced, stable until it is done. */
 	void (*fn)(void *, int);
 	void *arg;
-	int parts;
 };
 
 static void relax(void)
@@ -60,6 +62,29 @@ static unsigned wait_for_job(steer_pool *p, unsigned seen)
 	return j;
 }
 
+/* Runs parts of job `job` until none is left to take. Parts go to whichever thread
+ * asks first, so a worker the system has not scheduled holds nobody up: the caller
+ * takes its parts. A thread that comes late, after the job, takes nothing. */
+static void take_parts(steer_pool *p, unsigned job)
+{
+	uint64_t c = atomic_load_explicit(&p->claim, memory_order_acquire);
+	for (;;) {
+		int parts = (int)(c >> 16 & 0xffff), next = (int)(c & 0xffff);
+		if ((unsigned)(c >> 32) != job || next >= parts)
+			return;
+		if (!atomic_compare_exchange_weak_explicit(
+		        &p->claim, &c, c + 1, memory_order_acq_rel, memory_order_acquire))
+			continue;
+		p->fn(p->arg, next);
+		if (atomic_fetch_add_explicit(&p->finished, 1, memory_order_acq_rel) + 1 == parts) {
+			pthread_mutex_lock(&p->lock);
+			pthread_cond_signal(&p->done);
+			pthread_mutex_unlock(&p->lock);
+		}
+		c = atomic_load_explicit(&p->claim, memory_order_acquire);
+	}
+}
+
 static void *work(void *arg)
 {
 	worker *me = arg;
@@ -69,13 +94,7 @@ static void *work(void *arg)
 		seen = wait_for_job(p, seen);
 		if (atomic_load_explicit(&p->stop, memory_order_acquire))
 			return NULL;
-		if (me->part < p->parts)
-			p->fn(p->arg, me->part);
-		if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
-			pthread_mutex_lock(&p->lock);
-			pthread_cond_signal(&p->done);
-			pthread_mutex_unlock(&p->lock);
-		}
+		take_parts(p, seen);
 	}
 }
 
@@ -125,7 +144,8 @@ steer_pool *steer_pool_create(int threads)
 		return NULL;
 	}
 	atomic_init(&p->job, 0);
-	atomic_init(&p->pending, 0);
+	atomic_init(&p->claim, 0);
+	atomic_init(&p->finished, 0);
 	atomic_init(&p->stop, false);
 	/* Workers take no signals: they stay with the threads that expect them. */
 	sigset_t all, old;
@@ -133,7 +153,7 @@ steer_pool *steer_pool_create(int threads)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	bool ok = true;
 	for (int k = 0; k < threads - 1 && ok; k++) {
-		p->workers[k] = (worker){p, k + 1, 0};
+		p->workers[k] = (worker){p, 0};
 		ok = pthread_create(&p->workers[k].thread, NULL, work, &p->workers[k]) == 0;
 		p->started += ok;
 	}
@@ -164,26 +184,26 @@ int steer_pool_threads(const steer_pool *p)
 
 void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts)
 {
-	if (!p || parts <= 1) {
+	if (!p || parts <= 1 || parts > STEER_POOL_MAX_PARTS) {
 		for (int k = 0; k < parts; k++)
 			fn(arg, k);
 		return;
 	}
 	p->fn = fn;
 	p->arg = arg;
-	p->parts = parts;
-	atomic_store_explicit(&p->pending, p->threads - 1, memory_order_relaxed);
+	atomic_store_explicit(&p->finished, 0, memory_order_relaxed);
+	unsigned job = atomic_load_explicit(&p->job, memory_order_relaxed) + 1;
+	atomic_store_explicit(&p->claim, (uint64_t)job << 32 | (uint64_t)parts << 16,
+	                      memory_order_release);
 	announce(p);
-	fn(arg, 0);
-	for (int k = p->threads; k < parts; k++)
-		fn(arg, k);
+	take_parts(p, job);
 	for (int k = 0; k < SPIN_ROUNDS; k++) {
-		if (atomic_load_explicit(&p->pending, memory_order_acquire) == 0)
+		if (atomic_load_explicit(&p->finished, memory_order_acquire) == parts)
 			return;
 		relax();
 	}
 	pthread_mutex_lock(&p->lock);
-	while (atomic_load_explicit(&p->pending, memory_order_acquire) != 0)
+	while (atomic_load_explicit(&p->finished, memory_order_acquire) != parts)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 }

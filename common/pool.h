@@ -1,8 +1,8 @@
 /* A persistent pool of threads for the tick's parallel phases. The threads are made
  * once and wait between jobs, so a tick pays a wake-up per phase, not a thread start.
- * A job is one function over parts 0 .. parts - 1: the caller's thread runs part 0
- * and each worker one other part. A part writes only its own outputs, so what a job
- * makes depends on its parts, never on which thread ran which. */
+ * A job is one function over parts 0 .. parts - 1, taken by the workers and the
+ * caller's thread alike. A part writes only its own outputs, so what a job makes
+ * depends on its parts, never on which thread ran which. */
 #ifndef STEER_POOL_H
 #define STEER_POOL_H
 
@@ -12,6 +12,9 @@
 /* A sane ceiling on threads per world: far above any core count the tick scales to,
  * low enough that per-part scratch stays small. */
 #define STEER_POOL_MAX_THREADS 256
+
+/* Parts a job may have at most. */
+#define STEER_POOL_MAX_PARTS 65535
 
 typedef struct steer_pool steer_pool;
 
@@ -34,10 +37,11 @@ void steer_pool_destroy(steer_pool *p);
 /* Threads in all, the caller's included; 1 for NULL (no pool: the caller alone). */
 int steer_pool_threads(const steer_pool *p);
 
-/* fn(arg, part) for every part in [0, parts), returning once all are done: part 0 on
- * this thread, parts 1 .. threads - 1 on the workers, and any beyond those here
- * after part 0. With NULL (or parts 1) every part runs here, in order. One job at a
- * time: a pool is driven by one thread. */
+/* fn(arg, part) for every part in [0, parts), returning once all are done. Each
+ * thread, the caller's too, takes the next part not yet taken until none is left:
+ * which thread runs which part varies, what the parts make does not. With NULL (or
+ * parts 1) every part runs here, in order. parts is at most STEER_POOL_MAX_PARTS.
+ * One job at a time: a pool is driven by one thread. */
 void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts);
 
 #endif
