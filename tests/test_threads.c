@@ -132,8 +132,7 @@ static int same_world(const steer_world *a, const steer_world *b, char *why, siz
 		           !memcmp(&ra.vel, &rb.vel, sizeof ra.vel) &&
 		           !memcmp(&ra.heading, &rb.heading, sizeof ra.heading) &&
 		           !memcmp(&ra.force, &rb.force, sizeof ra.force) &&
-		           same_params(&ra.prm, &rb.prm) &&
-		           x->param_set[i] == y->param_set[i] &&
+		           same_params(&ra.prm, &rb.prm) && x->param_set[i] == y->param_set[i] &&
 		           !memcmp(&ra.state.wander_angle, &rb.state.wander_angle,
 		                   sizeof ra.state.wander_angle) &&
 		           ra.state.pursue_id == rb.state.pursue_id &&
