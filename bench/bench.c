@@ -6,7 +6,8 @@
  * --clustered packs every boid into a small disc (hundreds within sight of each
  * other) to show the max_neighbours cap bounding the cost. A benchmark prints
  * figures; it asserts nothing. The grid line is followed by where its ticks went,
- * phase by phase. */
+ * phase by phase. --threads 1,2,4 runs the same start once per thread count and
+ * ends with a scaling table, and whether every count gave the one-thread bits. */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <malloc.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "behaviors.h"
 #include "scenario.h"
@@ -23,7 +25,9 @@ typedef struct bench_opts {
 	long n;
 	long ticks; /* 0: enough for about a second, at most 600 */
 	double neighbours;
-	int naive, clustered, threads;
+	int naive, clustered;
+	int threads[16]; /* the thread counts to run, in order */
+	int nthreads;
 	steer_simd_level simd; /* the world's cap */
 	uint64_t seed;
 } bench_opts;
@@ -55,14 +59,50 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
-	        "                   [--threads 1|2] [--simd scalar|avx2|avx512] [--seed S]\n"
+	        "                   [--threads N[,N...]] [--simd scalar|avx2|avx512] [--seed S]\n"
 	        "  N             boids (default 10000)\n"
 	        "  --ticks T     ticks to time (default: about one second's worth, <= 600)\n"
 	        "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
 	        "  --naive       also run the all-pairs baseline on the same start, side by side\n"
 	        "  --clustered   all boids in one small disc (cost bounded by max_neighbours)\n"
-	        "  --threads     split the tick over 2 threads (same bits as 1)\n"
+	        "  --threads     split the tick over N threads (same bits for any N); a list\n"
+	        "                runs each count on the same start and prints a scaling table\n"
 	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n");
+}
+
+/* "1,2,4": up to 16 counts, each 1..STEER_MAX_THREADS. More threads than cores are
+ * allowed (to measure what oversubscribing costs), with a note. */
+static int parse_threads(const char *list, bench_opts *o)
+{
+	o->nthreads = 0;
+	const char *at = list;
+	for (;;) {
+		char *end;
+		long t = strtol(at, &end, 10);
+		if (end == at || t < 1 || t > STEER_MAX_THREADS || o->nthreads == 16 ||
+		    (*end != ',' && *end != '\0')) {
+			fprintf(stderr,
+			        "steer-bench: --threads %s: give up to 16 counts, each 1..%d, "
+			        "separated by commas\n",
+			        list, STEER_MAX_THREADS);
+			return -1;
+		}
+		o->threads[o->nthreads++] = (int)t;
+		if (*end == '\0')
+			break;
+		at = end + 1;
+	}
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	for (int k = 0; k < o->nthreads; k++)
+		if (cores > 0 && o->threads[k] > cores) {
+			fprintf(
+			    stderr,
+			    "steer-bench: note: %d threads on %ld cores online: oversubscribed, "
+			    "slower than %ld\n",
+			    o->threads[k], cores, cores);
+			break;
+		}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, bench_opts *o)
@@ -81,7 +121,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			o->ticks = strtol(val, NULL, 10);
 			i++;
 		} else if (!strcmp(a, "--threads") && val) {
-			o->threads = (int)strtol(val, NULL, 10);
+			if (parse_threads(val, o) != 0)
+				return -1;
 			i++;
 		} else if (!strcmp(a, "--simd") && val) {
 			if (parse_simd(val, &o->simd) != 0) {
@@ -104,10 +145,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			return -1;
 		}
 	}
-	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0) || o->threads < 1 ||
-	    o->threads > 2) {
-		fprintf(stderr, "steer-bench: N must be 2..20000000, ticks >= 0, neighbours > 0, "
-		                "threads 1 or 2\n");
+	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0)) {
+		fprintf(stderr, "steer-bench: N must be 2..20000000, ticks >= 0, neighbours > 0\n");
 		return -1;
 	}
 	return 0;
@@ -287,34 +326,59 @@ static size_t heap_bytes(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
-int main(int argc, char **argv)
+/* FNV-1a over every vehicle's id, position, velocity and heading in storage order:
+ * equal for runs that gave the same bits. */
+static uint64_t state_hash(const steer_world *w)
 {
-	bench_opts o = {10000, 0, 10.0, 0, 0, 1, STEER_SIMD_AVX512, 1};
-	if (parse_args(argc, argv, &o) != 0)
-		return 2;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	uint64_t h = 1469598103934665603u;
+	for (size_t i = 0; i < v->count; i++) {
+		double d[6] = {v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i]};
+		unsigned char b[sizeof d + sizeof v->id[i]];
+		memcpy(b, d, sizeof d);
+		memcpy(b + sizeof d, &v->id[i], sizeof v->id[i]);
+		for (size_t k = 0; k < sizeof b; k++)
+			h = (h ^ b[k]) * 1099511628211u;
+	}
+	return h;
+}
+
+/* What one thread count's run gave, for the scaling table. */
+typedef struct bench_result {
+	timing grid;
+	uint64_t bits;
+} bench_result;
+
+/* Builds the workload, runs it on `threads` threads and prints the figures. */
+static int bench_threads(const bench_opts *o, int threads, bench_result *out)
+{
 	steer_params p = steer_flock_params();
-	double side = sqrt((double)o.n * (STEER_TAU / 2) * p.sight_distance * p.sight_distance /
-	                   o.neighbours);
+	double side = sqrt((double)o->n * (STEER_TAU / 2) * p.sight_distance * p.sight_distance /
+	                   o->neighbours);
 	/* Clustered: the same world, every boid inside a disc where ~500 see each other. */
-	double disc = o.clustered ? sqrt((double)o.n / 500.0) * p.sight_distance : 0;
+	double disc = o->clustered ? sqrt((double)o->n / 500.0) * p.sight_distance : 0;
 	if (disc > side / 2)
 		disc = side / 2;
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = cfg.height = side;
-	cfg.seed = o.seed;
+	cfg.seed = o->seed;
 	size_t heap0 = heap_bytes();
 	steer_world *w = steer_world_create(&cfg);
 	if (!w) {
 		fprintf(stderr, "steer-bench: out of memory\n");
 		return 1;
 	}
-	steer_world_set_threads(w, o.threads);
-	steer_simd_level simd = steer_world_set_simd(w, o.simd);
+	if (steer_world_set_threads(w, threads) != STEER_OK) {
+		fprintf(stderr, "steer-bench: cannot start %d threads\n", threads);
+		steer_world_destroy(w);
+		return -1;
+	}
+	steer_simd_level simd = steer_world_set_simd(w, o->simd);
 	steer_rng *rng = steer_world_rng(w);
-	for (long k = 0; k < o.n; k++) {
+	for (long k = 0; k < o->n; k++) {
 		double a = steer_rng_range(rng, 0, STEER_TAU);
 		steer_vec2 pos;
-		if (o.clustered) {
+		if (o->clustered) {
 			double b = steer_rng_range(rng, 0, STEER_TAU);
 			double d = disc * sqrt(steer_rng_unit(rng));
 			pos = v2(side / 2 + d * cos(b), side / 2 + d * sin(b));
@@ -332,20 +396,20 @@ int main(int argc, char **argv)
 	printf(
 	    "workload: flock%s, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, density %.3g "
 	    "per 1000 unit^2, max_neighbours %u, threads %d, simd %s\n",
-	    o.clustered ? " (clustered)" : "", o.n, side, side, p.sight_distance,
-	    (double)o.n / (side * side) * 1000.0, p.max_neighbours, o.threads,
+	    o->clustered ? " (clustered)" : "", o->n, side, side, p.sight_distance,
+	    (double)o->n / (side * side) * 1000.0, p.max_neighbours, threads,
 	    steer_simd_name(simd));
-	if (o.n <= 2000000)
+	if (o->n <= 2000000)
 		printf("mean neighbours within sight at start: %.1f\n", mean_neighbours(w, 200));
 
 	naive_world nv;
 	size_t naive0 = heap_bytes();
-	if (o.naive && naive_copy(&nv, w) != 0) {
+	if (o->naive && naive_copy(&nv, w) != 0) {
 		fprintf(stderr, "steer-bench: out of memory\n");
 		return 1;
 	}
 	size_t naive_bytes = heap_bytes() - naive0; /* not the world's: left out below */
-	timing grid = run(w, NULL, o.ticks, (size_t)o.n);
+	timing grid = run(w, NULL, o->ticks, (size_t)o->n);
 	size_t heap1 = heap_bytes() - naive_bytes;
 	print_timing("grid:", &grid);
 	steer_phase_times ph = steer_world_phase_times(w);
@@ -354,20 +418,52 @@ int main(int argc, char **argv)
 		       "re-sorts), forces %.3f, moves %.3f\n",
 		       ph.index_s * 1e3 / (double)ph.ticks, ph.forces_s * 1e3 / (double)ph.ticks,
 		       ph.moves_s * 1e3 / (double)ph.ticks);
-	if (o.naive) {
+	if (o->naive) {
 		timing naive =
-		    run(NULL, &nv, o.ticks ? o.ticks : (grid.ticks < 20 ? grid.ticks : 20),
-		        (size_t)o.n);
+		    run(NULL, &nv, o->ticks ? o->ticks : (grid.ticks < 20 ? grid.ticks : 20),
+		        (size_t)o->n);
 		print_timing("naive all-pairs:", &naive);
 		printf("grid is %.1fx faster than all-pairs\n", naive.mean_ms / grid.mean_ms);
 		naive_free(&nv);
 	}
 	printf("memory: %.0f bytes per vehicle (heap in use, world with its grid and scratch, %zu "
 	       "parameter set%s)\n",
-	       (double)(heap1 - heap0) / (double)o.n, steer_world_param_sets(w),
+	       (double)(heap1 - heap0) / (double)o->n, steer_world_param_sets(w),
 	       steer_world_param_sets(w) == 1 ? "" : "s");
-	if (o.n <= 2000000)
+	if (o->n <= 2000000)
 		printf("mean neighbours within sight at end: %.1f\n", mean_neighbours(w, 200));
+	out->grid = grid;
+	out->bits = state_hash(w);
 	steer_world_destroy(w);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bench_opts o = {10000, 0, 10.0, 0, 0, {1}, 1, STEER_SIMD_AVX512, 1};
+	if (parse_args(argc, argv, &o) != 0)
+		return 2;
+	bench_result r[16];
+	for (int k = 0; k < o.nthreads; k++) {
+		if (k)
+			printf("\n");
+		if (bench_threads(&o, o.threads[k], &r[k]) != 0)
+			return 1;
+		/* Every count ticks as often as the first, so their worlds can be compared. */
+		if (!o.ticks)
+			o.ticks = r[0].grid.ticks;
+	}
+	if (o.nthreads > 1) {
+		printf(
+		    "\nscaling: threads  mean ms/tick  p50 ms  speedup  same bits as %d thread%s\n",
+		    o.threads[0], o.threads[0] == 1 ? "" : "s");
+		for (int k = 0; k < o.nthreads; k++)
+			printf("         %7d  %12.3f  %6.3f  %6.2fx  %s\n", o.threads[k],
+			       r[k].grid.mean_ms, r[k].grid.p50_ms,
+			       r[0].grid.mean_ms / r[k].grid.mean_ms,
+			       k == 0                   ? "-"
+			       : r[k].bits == r[0].bits ? "yes"
+			                                : "NO");
+	}
 	return 0;
 }

@@ -1140,7 +1140,12 @@ steer_status steer_cmd_load_swap(const steer_command *c, steer_session *s, const
 		                        c->name, n, max);
 	}
 	steer_world_set_max_vehicles(loaded, max);
-	steer_world_set_threads(loaded, steer_world_threads(s->world));
+	if (steer_world_set_threads(loaded, steer_world_threads(s->world)) != STEER_OK) {
+		int n = steer_world_threads(s->world);
+		steer_world_destroy(loaded);
+		return steer_reply_fail(r, "load %s: cannot start the world's %d threads", c->name,
+		                        n);
+	}
 	bool rate_changed = steer_world_config_get(loaded)->tick_rate !=
 	                    steer_world_config_get(s->world)->tick_rate;
 	steer_world_destroy(s->world);

@@ -1,6 +1,5 @@
 #include "grid.h"
 #include "kernel.h"
-#include "pair.h"
 #include "reserve.h"
 
 #include <math.h>
@@ -12,13 +11,16 @@
  * 64 + 4n, see below) times 2^-52. */
 #define CELL_MARGIN (1.0 + 1.0 / 4096.0)
 
-/* Below this many points a second thread costs more than it saves. */
-#define TWO_THREADS_MIN 65536
+/* Below this many points a build on several threads costs more than it saves. */
+#define PARALLEL_MIN_POINTS 65536
+/* Up to this many parts, each counts its points per cell (a cursor per cell each);
+ * beyond, per row first: a pass more, but scratch and a prefix that do not grow
+ * with parts times cells. */
+#define CELL_PARTS_MAX 4
 
 void steer_grid_init(steer_grid *g)
 {
 	memset(g, 0, sizeof *g);
-	g->threads = 1;
 	g->reach_x = 1;
 	g->kernel = steer_kernel_for(STEER_SIMD_AVX512);
 }
@@ -29,19 +31,12 @@ void steer_grid_free(steer_grid *g)
 	free(g->items);
 	free(g->cell);
 	free(g->fill);
-	free(g->fill2);
+	free(g->part_fill);
+	free(g->by_row);
+	free(g->row_fill);
+	free(g->col_fill);
 	steer_grid_init(g);
 }
-
-/* One range of the points, counted into and placed through its own cursors. */
-typedef struct grid_part {
-	steer_grid *g;
-	const double *px, *py;
-	const uint32_t *flags;
-	uint32_t need;
-	size_t from, to;
-	uint32_t *fill;
-} grid_part;
 
 static uint32_t cell_of(const steer_grid *g, double x, double y)
 {
@@ -49,34 +44,224 @@ static uint32_t cell_of(const steer_grid *g, double x, double y)
 	                  steer_grid_axis_index(x, g->cw, g->nx));
 }
 
-static void *count_part(void *arg)
+/* c / nx without a division, which would cost more than the rest of a member's
+ * count: a product with inv = 1 / nx, off by at most one, put right. */
+static inline uint32_t row_of(uint32_t c, uint32_t nx, double inv)
 {
-	grid_part *p = arg;
-	steer_grid *g = p->g;
-	memset(p->fill, 0, (size_t)g->nx * (size_t)g->ny * sizeof *p->fill);
-	size_t vec_end = p->from;
+	uint32_t r = (uint32_t)((double)c * inv);
+	if (r * nx > c)
+		r--;
+	else if ((r + 1) * nx <= c)
+		r++;
+	return r;
+}
+
+/* The cells of points [from, to) into g->cell (UINT32_MAX for a point not indexed),
+ * each indexed point counted in count[its row] (rows) or count[its cell]. */
+static void count_points(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
+                         uint32_t need, size_t from, size_t to, uint32_t *count, bool rows)
+{
+	uint32_t nx = (uint32_t)g->nx;
+	double inv = 1.0 / (double)nx;
 	/* The divisions are most of the cost of counting: the kernel does them in lanes. */
-	vec_end = g->kernel->grid_cells(g, p->px, p->py, p->from, p->to, g->cell);
-	for (size_t i = p->from; i < p->to; i++) {
-		if (p->flags && (p->flags[i] & p->need) != p->need) {
+	size_t vec_end = g->kernel->grid_cells(g, px, py, from, to, g->cell);
+	for (size_t i = from; i < to; i++) {
+		if (flags && (flags[i] & need) != need) {
 			g->cell[i] = UINT32_MAX;
 			continue;
 		}
-		uint32_t c = i < vec_end ? g->cell[i] : cell_of(g, p->px[i], p->py[i]);
+		uint32_t c = i < vec_end ? g->cell[i] : cell_of(g, px[i], py[i]);
 		g->cell[i] = c;
-		p->fill[c]++;
+		count[rows ? row_of(c, nx, inv) : c]++;
 	}
-	return NULL;
 }
 
-static void *place_part(void *arg)
+/* A build on several threads, by rows: each part counts a range of the points per
+ * row and scatters them into the rows, in part order, so each row holds its members
+ * in index order; then each part sorts a range of rows into cells, stably. Members
+ * keep their index order within a cell, as in the one-thread build: the grid is the
+ * same for any number of parts. */
+typedef struct grid_job {
+	steer_grid *g;
+	const double *px, *py;
+	const uint32_t *flags;
+	uint32_t need;
+	size_t n;
+	int parts;
+	uint32_t *row_start; /* ny + 1: where each row's members start */
+} grid_job;
+
+static void count_rows(void *arg, int part)
 {
-	grid_part *p = arg;
-	steer_grid *g = p->g;
-	for (size_t i = p->from; i < p->to; i++)
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *count = g->row_fill + (size_t)part * (size_t)g->ny;
+	memset(count, 0, (size_t)g->ny * sizeof *count);
+	count_points(g, j->px, j->py, j->flags, j->need, steer_part_from(j->n, part, j->parts),
+	             steer_part_from(j->n, part + 1, j->parts), count, true);
+}
+
+static void scatter_rows(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *cursor = g->row_fill + (size_t)part * (size_t)g->ny;
+	uint32_t nx = (uint32_t)g->nx;
+	double inv = 1.0 / (double)nx;
+	size_t to = steer_part_from(j->n, part + 1, j->parts);
+	for (size_t i = steer_part_from(j->n, part, j->parts); i < to; i++)
 		if (g->cell[i] != UINT32_MAX)
-			g->items[p->fill[g->cell[i]]++] = (uint32_t)i;
-	return NULL;
+			g->by_row[cursor[row_of(g->cell[i], nx, inv)]++] = (uint32_t)i;
+}
+
+/* The first row of a part: where part / parts of the members have gone by, so that
+ * a crowded row weighs what it holds. */
+static size_t first_row(const grid_job *j, int part)
+{
+	size_t want = steer_part_from(j->g->count, part, j->parts);
+	size_t lo = 0, hi = (size_t)j->g->ny;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (j->row_start[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One row's members (by_row[from, to)) counted into cells and placed, stably. */
+static void sort_row(steer_grid *g, size_t row, uint32_t from, uint32_t to, uint32_t *fill)
+{
+	size_t nx = (size_t)g->nx, base = row * nx;
+	memset(fill, 0, nx * sizeof *fill);
+	for (uint32_t m = from; m < to; m++)
+		fill[g->cell[g->by_row[m]] - base]++;
+	uint32_t at = from;
+	for (size_t x = 0; x < nx; x++) {
+		g->start[base + x] = at;
+		uint32_t k = fill[x];
+		fill[x] = at;
+		at += k;
+	}
+	for (uint32_t m = from; m < to; m++) {
+		uint32_t i = g->by_row[m];
+		g->items[fill[g->cell[i] - base]++] = i;
+	}
+}
+
+static void sort_rows(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *fill = g->col_fill + (size_t)part * (size_t)g->nx;
+	size_t to = part + 1 == j->parts ? (size_t)g->ny : first_row(j, part + 1);
+	for (size_t r = part == 0 ? 0 : first_row(j, part); r < to; r++)
+		sort_row(g, r, j->row_start[r], j->row_start[r + 1], fill);
+}
+
+static steer_status build_by_rows(steer_grid *g, grid_job *j)
+{
+	size_t ny = (size_t)g->ny, parts = (size_t)j->parts;
+	if (steer_reserve((void **)&g->by_row, &g->by_row_cap, j->n, sizeof *g->by_row) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&g->row_fill, &g->row_fill_cap, (parts + 1) * ny + 1,
+	                  sizeof *g->row_fill) != STEER_OK ||
+	    steer_reserve((void **)&g->col_fill, &g->col_fill_cap, parts * (size_t)g->nx,
+	                  sizeof *g->col_fill) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	j->row_start = g->row_fill + parts * ny;
+	steer_pool_run(g->pool, count_rows, j, j->parts);
+	/* Each part's rows start where the earlier parts' members of the row end. */
+	uint32_t at = 0;
+	for (size_t r = 0; r < ny; r++) {
+		j->row_start[r] = at;
+		for (size_t k = 0; k < parts; k++) {
+			uint32_t c = g->row_fill[k * ny + r];
+			g->row_fill[k * ny + r] = at;
+			at += c;
+		}
+	}
+	j->row_start[ny] = at;
+	g->count = at;
+	steer_pool_run(g->pool, scatter_rows, j, j->parts);
+	steer_pool_run(g->pool, sort_rows, j, j->parts);
+	g->start[ny * (size_t)g->nx] = at;
+	return STEER_OK;
+}
+
+/* A few parts: each counts a range of the points per cell into its own cursors; a
+ * prefix over (cell, part), in part order, gives each part its place in each cell,
+ * so each cell holds its members in index order, as in the one-thread build. */
+static uint32_t *cell_cursors(steer_grid *g, int part)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	return part == 0 ? g->fill : g->part_fill + (size_t)(part - 1) * cells;
+}
+
+static void count_cells(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *count = cell_cursors(g, part);
+	memset(count, 0, (size_t)g->nx * (size_t)g->ny * sizeof *count);
+	count_points(g, j->px, j->py, j->flags, j->need, steer_part_from(j->n, part, j->parts),
+	             steer_part_from(j->n, part + 1, j->parts), count, false);
+}
+
+static void place_cells(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	uint32_t *cursor = cell_cursors(g, part);
+	size_t to = steer_part_from(j->n, part + 1, j->parts);
+	for (size_t i = steer_part_from(j->n, part, j->parts); i < to; i++)
+		if (g->cell[i] != UINT32_MAX)
+			g->items[cursor[g->cell[i]]++] = (uint32_t)i;
+}
+
+static steer_status build_by_cells(steer_grid *g, grid_job *j)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	if (steer_reserve((void **)&g->part_fill, &g->part_fill_cap, (size_t)(j->parts - 1) * cells,
+	                  sizeof *g->part_fill) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	steer_pool_run(g->pool, count_cells, j, j->parts);
+	uint32_t at = 0;
+	for (size_t c = 0; c < cells; c++) {
+		g->start[c] = at;
+		for (int k = 0; k < j->parts; k++) {
+			uint32_t *cursor = cell_cursors(g, k);
+			uint32_t n = cursor[c];
+			cursor[c] = at;
+			at += n;
+		}
+	}
+	g->start[cells] = at;
+	g->count = at;
+	steer_pool_run(g->pool, place_cells, j, j->parts);
+	return STEER_OK;
+}
+
+/* The one-thread build: a counting sort over the cells. */
+static void build_serial(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
+                         uint32_t need, size_t n)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	memset(g->fill, 0, cells * sizeof *g->fill);
+	count_points(g, px, py, flags, need, 0, n, g->fill, false);
+	uint32_t at = 0;
+	for (size_t c = 0; c < cells; c++) {
+		g->start[c] = at;
+		uint32_t k = g->fill[c];
+		g->fill[c] = at;
+		at += k;
+	}
+	g->start[cells] = at;
+	for (size_t i = 0; i < n; i++)
+		if (g->cell[i] != UINT32_MAX)
+			g->items[g->fill[g->cell[i]]++] = (uint32_t)i;
+	g->count = at;
 }
 
 steer_status steer_grid_build(steer_grid *g, double width, double height, bool wrap,
@@ -100,10 +285,11 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
 		nyf = fmax(1.0, floor(nyf / 2));
 	}
 	size_t cells = (size_t)(nxf * nyf);
-	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) != 0 ||
-	    steer_reserve((void **)&g->fill, &g->fill_cap, cells, sizeof *g->fill) != 0 ||
-	    steer_reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != 0 ||
-	    steer_reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != 0)
+	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&g->fill, &g->fill_cap, cells, sizeof *g->fill) != STEER_OK ||
+	    steer_reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != STEER_OK ||
+	    steer_reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != STEER_OK)
 		return STEER_ERR_NOMEM;
 
 	g->nx = (int)nxf;
@@ -113,39 +299,13 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
 	g->wrap = wrap;
 
 	/* Counting sort: count per cell, prefix-sum, then scatter. Members keep their
-	 * index order within a cell, so the result depends only on the input. With two
-	 * threads each half of the points is counted and scattered on its own, the first
-	 * half's members of a cell placed before the second half's: the same order. */
-	bool two = g->threads >= 2 && n >= TWO_THREADS_MIN &&
-	           steer_reserve((void **)&g->fill2, &g->fill2_cap, cells, sizeof *g->fill2) == 0;
-	grid_part parts[2] = {{g, px, py, flags, need, 0, two ? n / 2 : n, g->fill},
-	                      {g, px, py, flags, need, n / 2, n, g->fill2}};
-	if (two && !steer_run_pair(count_part, &parts[0], &parts[1])) {
-		two = false; /* no thread to be had: the same grid, on one */
-		parts[0].to = n;
+	 * index order within a cell, so the result depends only on the input. */
+	int parts = steer_pool_threads(g->pool);
+	if (parts > 1 && n >= PARALLEL_MIN_POINTS) {
+		grid_job j = {g, px, py, flags, need, n, parts, NULL};
+		return parts <= CELL_PARTS_MAX ? build_by_cells(g, &j) : build_by_rows(g, &j);
 	}
-	if (!two)
-		count_part(&parts[0]);
-	uint32_t at = 0;
-	for (size_t c = 0; c < cells; c++) {
-		g->start[c] = at;
-		uint32_t first = g->fill[c];
-		g->fill[c] = at;
-		at += first;
-		if (two) {
-			uint32_t second = g->fill2[c];
-			g->fill2[c] = at;
-			at += second;
-		}
-	}
-	g->start[cells] = at;
-	if (!two) {
-		place_part(&parts[0]);
-	} else if (!steer_run_pair(place_part, &parts[0], &parts[1])) {
-		place_part(&parts[0]);
-		place_part(&parts[1]);
-	}
-	g->count = at;
+	build_serial(g, px, py, flags, need, n);
 	return STEER_OK;
 }
 

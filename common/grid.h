@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pool.h"
 #include "steer/status.h"
 
 typedef struct steer_grid {
@@ -19,12 +20,16 @@ typedef struct steer_grid {
 	uint32_t *items; /* member indices, grouped by cell */
 	uint32_t *cell;  /* scratch: each member's cell */
 	uint32_t *fill;  /* scratch: write cursor per cell */
-	uint32_t *fill2; /* scratch: the same for the second half's members */
-	size_t start_cap, fill_cap, fill2_cap, items_cap, cell_cap;
+	/* Scratch for a build on several threads (see steer_grid_build): a cursor per
+	 * cell for each part but the first; or the members by row, each part's cursor
+	 * per row (then the rows' starts), and each part's cursor per column. */
+	uint32_t *part_fill, *by_row, *row_fill, *col_fill;
+	size_t start_cap, fill_cap, items_cap, cell_cap, part_fill_cap, by_row_cap, row_fill_cap,
+	    col_fill_cap;
 	size_t count; /* members */
-	/* 2: the two halves of the points are counted and placed on two threads. The
-	 * grid is the same either way. Set by the owner; steer_grid_init gives 1. */
-	int threads;
+	/* The threads a big build is split over; NULL: this one alone. The grid is the
+	 * same either way. Set by the owner; steer_grid_init gives NULL. */
+	steer_pool *pool;
 	/* Columns a query of radius min_cell reaches either side of its own: cells are a
 	 * little more than min_cell / reach_x wide (and min_cell tall). Narrower columns
 	 * fit a query's disc more closely. Set by the owner; steer_grid_init gives 1. */

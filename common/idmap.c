@@ -114,9 +114,11 @@ void steer_idmap_del(steer_idmap *m, uint32_t key)
 	m->count--;
 }
 
-void steer_idmap_renumber(steer_idmap *m, const uint32_t *map, uint32_t limit)
+void steer_idmap_renumber(steer_idmap *m, const uint32_t *map, uint32_t limit, size_t from,
+                          size_t to)
 {
-	for (size_t i = 0; i < m->cap; i++)
+	to = to < m->cap ? to : m->cap;
+	for (size_t i = from; i < to; i++)
 		if (m->keys[i] != 0 && m->vals[i] < limit)
 			m->vals[i] = map[m->vals[i]];
 }

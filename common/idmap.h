@@ -28,7 +28,9 @@ steer_status steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val);
 bool steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val);
 void steer_idmap_del(steer_idmap *m, uint32_t key);
 /* Every value below limit becomes map[value]; the others stay. One pass over the
- * table, for when many slots move at once. */
-void steer_idmap_renumber(steer_idmap *m, const uint32_t *map, uint32_t limit);
+ * table's slots [from, to) (clipped to cap), for when many slots move at once: a
+ * caller may split the table between threads. */
+void steer_idmap_renumber(steer_idmap *m, const uint32_t *map, uint32_t limit, size_t from,
+                          size_t to);
 
 #endif

@@ -6,7 +6,7 @@
 #include "behaviors.h"
 #include "flock.h"
 #include "motion.h"
-#include "pair.h"
+#include "pool.h"
 
 /* --- stepping ----------------------------------------------------------------- */
 
@@ -183,22 +183,9 @@ void world_survey_flock(steer_world *w)
 	w->flock_plain_set = plain ? set : STEER_PALETTE_NONE;
 }
 
-/* fn over [0, n): split at mid between this thread and a second when two threads
- * are allowed and the work is big enough to pay for it, else all on this one.
- * Returns the jobs' moved, summed. */
-size_t world_split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big)
+int world_parts(const steer_world *w, size_t work)
 {
-	range_job all = {w, 0, n, 0};
-	if (w->threads < 2 || !big) {
-		fn(&all);
-		return all.moved;
-	}
-	range_job half[2] = {{w, 0, mid, 0}, {w, mid, n, 0}};
-	if (!steer_run_pair(fn, &half[0], &half[1])) {
-		fn(&all); /* no thread to be had: the same result, on one core */
-		return all.moved;
-	}
-	return half[0].moved + half[1].moved;
+	return work >= PARALLEL_MIN_VEHICLES ? steer_pool_threads(w->pool) : 1;
 }
 
 /* The slot of the k-th vehicle of the tick's order: the grid's items, which arrange
@@ -330,14 +317,12 @@ static int group_members(const steer_grid *g, size_t c, size_t i, size_t end, in
  * Members of neighbouring cells share the runs of a block a little wider than one
  * cell's, which costs less than lanes left empty. A group never spans a row, so a
  * range that starts at a row starts a group (see forces_split). */
-static void *run_forces(void *arg)
+static void run_forces(steer_world *w, size_t from, size_t to)
 {
-	range_job *j = arg;
-	steer_world *w = j->w;
 	const steer_grid *g = &w->grid;
 	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
-	size_t end = j->to < g->count ? j->to : g->count;
-	size_t i = j->from;
+	size_t end = to < g->count ? to : g->count;
+	size_t i = from;
 	const int group_max = steer_flock_group_size(w->kernel);
 	force_batch batch;
 	batch.count = 0;
@@ -387,24 +372,24 @@ static void *run_forces(void *arg)
 		i += (size_t)m;
 	}
 	batch_finish(w, &batch);
-	for (; i < j->to; i++)
+	for (; i < to; i++)
 		one_force(w, i);
-	return NULL;
 }
 
-/* Where the force phase splits between two threads: half the vehicles, moved to the
- * nearer start of a grid row when that falls among the flockers, so that each
- * thread forms the lane groups one thread would (see run_forces). */
-static size_t forces_split(const steer_world *w)
+/* Where part `part` of the force phase starts: its share of the vehicles, moved to
+ * the nearer start of a grid row when that falls among the flockers, so that each
+ * part forms the lane groups one thread would (see run_forces). Nondecreasing in
+ * part, as the rows' starts are. */
+static size_t forces_bound(const steer_world *w, int part, int parts)
 {
 	const steer_grid *g = &w->grid;
-	size_t mid = w->v.count / 2;
-	if (mid >= g->count)
-		return mid;
+	size_t at = steer_part_from(w->v.count, part, parts);
+	if (at >= g->count)
+		return at;
 	size_t lo = 0, hi = (size_t)g->nx * (size_t)g->ny;
-	while (lo < hi) { /* the cell holding slot mid */
+	while (lo < hi) { /* the cell holding position at */
 		size_t c = lo + (hi - lo) / 2;
-		if (g->start[c + 1] <= mid)
+		if (g->start[c + 1] <= at)
 			lo = c + 1;
 		else
 			hi = c;
@@ -413,26 +398,30 @@ static size_t forces_split(const steer_world *w)
 	size_t row = lo - lo % (size_t)g->nx;
 	size_t before = g->start[row];
 	size_t after = g->start[row + (size_t)g->nx]; /* at most start[cells] */
-	return mid - before <= after - mid ? before : after;
+	return at - before <= after - at ? before : after;
 }
 
-/* Runs fn over every vehicle: on one thread, or on two halves when the world is big
- * and two threads are allowed. fn touches only the slots of its range (and reads
- * the rest), so the split gives the same bits as one thread. */
-static void in_parallel(steer_world *w, void *(*fn)(void *))
+typedef struct step_job {
+	steer_world *w;
+	int parts;
+} step_job;
+
+static void forces_part(void *arg, int part)
 {
-	size_t n = w->v.count;
-	world_split_at(w, fn, n / 2, n, n >= PARALLEL_MIN_VEHICLES);
+	const step_job *j = arg;
+	run_forces(j->w, forces_bound(j->w, part, j->parts),
+	           forces_bound(j->w, part + 1, j->parts));
 }
 
-/* Moves vehicles [from, to) by their forces: each reads and writes only its own
- * slot, so the range can be split between threads. */
-static void *integrate(void *arg)
+/* Moves the part's vehicles by their forces: each reads and writes only its own
+ * slot. */
+static void moves_part(void *arg, int part)
 {
-	range_job *j = arg;
+	const step_job *j = arg;
 	steer_world *w = j->w;
-	steer_motion_step(w->kernel, &w->v, &w->params, &w->cfg, steer_world_dt(w), j->from, j->to);
-	return NULL;
+	steer_motion_step(w->kernel, &w->v, &w->params, &w->cfg, steer_world_dt(w),
+	                  steer_part_from(w->v.count, part, j->parts),
+	                  steer_part_from(w->v.count, part + 1, j->parts));
 }
 
 /* Seconds on the wall clock (C11's, so the core needs no POSIX), when timing. */
@@ -450,12 +439,12 @@ steer_status steer_world_step(steer_world *w)
 	if (world_index_flock(w) != 0)
 		return STEER_ERR_NOMEM;
 	double t1 = phase_clock(w);
+	step_job j = {w, world_parts(w, w->v.count)};
 	/* Phase 1: every force from the same starting state. */
-	world_split_at(w, run_forces, forces_split(w), w->v.count,
-	               w->v.count >= PARALLEL_MIN_VEHICLES);
+	steer_pool_run(w->pool, forces_part, &j, j.parts);
 	double t2 = phase_clock(w);
 	/* Phase 2: integrate, once every force is known. */
-	in_parallel(w, integrate);
+	steer_pool_run(w->pool, moves_part, &j, j.parts);
 	move_obstacles(w, steer_world_dt(w));
 	w->tick++;
 	if (w->timing) {

@@ -1,22 +1,23 @@
 #include "world_internal.h"
 
-#include "pair.h"
+#include "pool.h"
 #include "reserve.h"
 
 /* Within each cell [from, to), members in id order. One insertion sort over the
  * cells' members that never moves a member past the start of its cell: members
  * come in storage order, the grid order of the last re-sort but for the vehicles
  * that have changed cell since, so most cells are in order already, and a pass over
- * the members costs less than a loop of a handful of steps per cell. */
-static void *sort_cells(void *arg)
+ * the members costs less than a loop of a handful of steps per cell. Returns how
+ * many places members moved. */
+static size_t sort_cells(steer_world *w, size_t from, size_t to)
 {
-	range_job *j = arg;
-	steer_grid *g = &j->w->grid;
-	const uint32_t *id = j->w->v.id, *cell = g->cell;
+	steer_grid *g = &w->grid;
+	const uint32_t *id = w->v.id, *cell = g->cell;
 	uint32_t *it = g->items;
-	uint32_t a = g->start[j->from], end = g->start[j->to];
+	uint32_t a = g->start[from], end = g->start[to];
+	size_t moved = 0;
 	if (a >= end)
-		return NULL;
+		return 0;
 	/* The id and cell of the member before a: the last one's, or after an insertion
 	 * the same as before, as the member moved up to a is the one that was before. */
 	uint32_t prev_id = id[it[a]], prev_cell = cell[it[a]];
@@ -36,86 +37,122 @@ static void *sort_cells(void *arg)
 			b--;
 		}
 		it[b] = x;
-		j->moved += a - b;
+		moved += a - b;
 	}
-	return NULL;
+	return moved;
+}
+
+/* The cell sort split into parts of about equal members: each part sorts whole
+ * cells and counts its own moves. */
+typedef struct sort_job {
+	steer_world *w;
+	int parts;
+	size_t moved[STEER_POOL_MAX_THREADS];
+} sort_job;
+
+/* The first cell of a part: where part / parts of the members have gone by. */
+static size_t first_cell(const steer_grid *g, int part, int parts)
+{
+	size_t want = steer_part_from(g->count, part, parts);
+	size_t lo = 0, hi = (size_t)g->nx * (size_t)g->ny;
+	if (part == parts)
+		return hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->start[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return part == 0 ? 0 : lo;
+}
+
+static void sort_part(void *arg, int part)
+{
+	sort_job *j = arg;
+	const steer_grid *g = &j->w->grid;
+	j->moved[part] =
+	    sort_cells(j->w, first_cell(g, part, j->parts), first_cell(g, part + 1, j->parts));
 }
 
 /* Within each cell, members in id order: then the order neighbours are summed in,
  * and so every bit of the result, depends on where vehicles are and who they are,
  * not on the history of spawns and removals that shaped the arrays. Returns how
- * many places members moved, the sort's cost. */
+ * many places members moved, the sort's cost: the parts' counts summed, the same
+ * for any split, as every cell is sorted whole by one part. */
 static size_t sort_cells_by_id(steer_world *w)
 {
-	const steer_grid *g = &w->grid;
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	/* Split where half the members have gone by. */
-	size_t lo = 0, hi = cells;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->start[mid] < g->count / 2)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return world_split_at(w, sort_cells, lo, cells, g->count >= PARALLEL_MIN_VEHICLES);
+	sort_job j;
+	j.w = w;
+	j.parts = world_parts(w, w->grid.count);
+	steer_pool_run(w->pool, sort_part, &j, j.parts);
+	size_t moved = 0;
+	for (int k = 0; k < j.parts; k++)
+		moved += j.moved[k];
+	return moved;
 }
 
-/* to[k] = (*arr)[src[k]] for every slot, then to becomes the array and the old
- * array the spare: one streaming pass, no copy back. Both hold cap elements. */
-static void gather_f64(double **arr, double **spare, const uint32_t *src, size_t n)
-{
-	double *to = *spare;
-	const double *from = *arr;
-	for (size_t k = 0; k < n; k++)
-		to[k] = from[src[k]];
-	*spare = *arr;
-	*arr = to;
-}
-
-static void gather_u32(uint32_t **arr, uint32_t **spare, const uint32_t *src, size_t n)
-{
-	uint32_t *to = *spare;
-	const uint32_t *from = *arr;
-	for (size_t k = 0; k < n; k++)
-		to[k] = from[src[k]];
-	*spare = *arr;
-	*arr = to;
-}
-
-/* Part of a re-sort: gathering some arrays through spares of their type (arrays
- * whose contents are dead), and perhaps renumbering the id map. */
+/* One array of a re-sort, gathered through a spare (an array whose contents are
+ * dead): to[k] = from[src[k]] for the part's slots k; the first also renumbers the
+ * part's share of the id map's table. */
 typedef struct gather_job {
-	double **f64[4];
-	int nf64;
-	double **spare64;
-	uint32_t **u32[5];
-	int nu32;
-	uint32_t **spare32;
-	steer_idmap *ids; /* renumbered here when set */
+	steer_world *w;
+	int parts;
 	const uint32_t *src, *dest;
 	size_t n;
+	const void *from;
+	void *to;
+	bool wide; /* doubles, else uint32 */
+	bool renumber;
 } gather_job;
 
-static void *run_gather(void *arg)
+static void gather_part(void *arg, int part)
 {
-	gather_job *j = arg;
-	if (j->ids)
-		steer_idmap_renumber(j->ids, j->dest, (uint32_t)j->n);
-	for (int a = 0; a < j->nf64; a++)
-		gather_f64(j->f64[a], j->spare64, j->src, j->n);
-	for (int a = 0; a < j->nu32; a++)
-		gather_u32(j->u32[a], j->spare32, j->src, j->n);
-	return NULL;
+	const gather_job *j = arg;
+	size_t a = steer_part_from(j->n, part, j->parts);
+	size_t b = steer_part_from(j->n, part + 1, j->parts);
+	if (j->wide) {
+		const double *from = j->from;
+		double *to = j->to;
+		for (size_t k = a; k < b; k++)
+			to[k] = from[j->src[k]];
+	} else {
+		const uint32_t *from = j->from;
+		uint32_t *to = j->to;
+		for (size_t k = a; k < b; k++)
+			to[k] = from[j->src[k]];
+	}
+	if (j->renumber) {
+		steer_idmap *ids = &j->w->ids;
+		steer_idmap_renumber(ids, j->dest, (uint32_t)j->n,
+		                     steer_part_from(ids->cap, part, j->parts),
+		                     steer_part_from(ids->cap, part + 1, j->parts));
+	}
+}
+
+/* Gathers *arr into *spare, then the spare becomes the array and the old array the
+ * spare: one streaming pass, no copy back. Both hold cap elements. The parts of one
+ * array run together; the next array's spare is this one's old array, so arrays
+ * go one after another. */
+static void gather(gather_job *j, void **arr, void **spare, bool wide)
+{
+	j->from = *arr;
+	j->to = *spare;
+	j->wide = wide;
+	steer_pool_run(j->w->pool, gather_part, j, j->parts);
+	j->renumber = false;
+	void *t = *spare;
+	*spare = *arr;
+	*arr = t;
 }
 
 /* Re-sorts the arrays into the tick's order (src: new slot k takes old slot src[k]),
  * after which the order is the identity. A vehicle out of place shifts every slot
  * between its old and new place, so each array is gathered whole into a spare (and
  * swapped with it), and the id map is renumbered in one pass over its table rather
- * than one lookup per moved vehicle. The doubles' spares are
- * the force arrays (the step rewrites every force after this, so what they hold is
- * dead); the 32-bit arrays share spare32. */
+ * than one lookup per moved vehicle. The doubles' spares are the force arrays (the
+ * step rewrites every force after this, so what they hold is dead); the 32-bit
+ * arrays share spare32. */
 static int resort(steer_world *w, uint32_t *src)
 {
 	steer_vehicles *v = &w->v;
@@ -125,26 +162,15 @@ static int resort(steer_world *w, uint32_t *src)
 	uint32_t *dest = w->perm;
 	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;
-	/* Two independent parts of the work, of about the same traffic; with two
-	 * threads, one each. */
-	gather_job jobs[2] = {
-	    {{&v->px, &v->py, &v->vx, &v->vy}, 4, &v->fx, {NULL}, 0, NULL, NULL, src, dest, n},
-	    {{&v->hx, &v->hy},
-	     2,
-	     &v->fy,
-	     {&v->id, &v->behaviors, &v->group, &v->param_set, &v->extra},
-	     5,
-	     &w->spare32,
-	     &w->ids,
-	     src,
-	     dest,
-	     n},
-	};
-	if (!(w->threads >= 2 && n >= PARALLEL_MIN_VEHICLES &&
-	      steer_run_pair(run_gather, &jobs[0], &jobs[1]))) {
-		run_gather(&jobs[0]);
-		run_gather(&jobs[1]);
-	}
+	gather_job j = {w, world_parts(w, n), src, dest, n, NULL, NULL, true, true};
+	double **f64[] = {&v->px, &v->py, &v->vx, &v->vy};
+	for (size_t a = 0; a < sizeof f64 / sizeof *f64; a++)
+		gather(&j, (void **)f64[a], (void **)&v->fx, true);
+	gather(&j, (void **)&v->hx, (void **)&v->fy, true);
+	gather(&j, (void **)&v->hy, (void **)&v->fy, true);
+	uint32_t **u32[] = {&v->id, &v->behaviors, &v->group, &v->param_set, &v->extra};
+	for (size_t a = 0; a < sizeof u32 / sizeof *u32; a++)
+		gather(&j, (void **)u32[a], (void **)&w->spare32, false);
 	for (size_t k = 0; k < n; k++)
 		src[k] = (uint32_t)k;
 	return 0;

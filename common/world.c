@@ -158,6 +158,7 @@ void steer_world_destroy(steer_world *w)
 	steer_idmap_free(&w->ids);
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
+	steer_pool_destroy(w->pool);
 	free(w->perm);
 	free(w->spare32);
 
@@ -866,8 +867,20 @@ steer_simd_level steer_world_simd(const steer_world *w)
 	return w->kernel->level;
 }
 
-void steer_world_set_threads(steer_world *w, int threads)
+_Static_assert(STEER_MAX_THREADS == STEER_POOL_MAX_THREADS, "one ceiling on threads");
+
+steer_status steer_world_set_threads(steer_world *w, int threads)
 {
-	w->threads = threads < 1 ? 1 : threads > 2 ? 2 : threads;
-	w->grid.threads = w->threads;
+	if (threads < 1 || threads > STEER_MAX_THREADS)
+		return STEER_ERR_INVALID;
+	if (threads == w->threads)
+		return STEER_OK;
+	steer_pool *pool = NULL;
+	if (threads > 1 && !(pool = steer_pool_create(threads)))
+		return STEER_ERR_NOMEM;
+	steer_pool_destroy(w->pool);
+	w->pool = pool;
+	w->grid.pool = pool;
+	w->threads = threads;
+	return STEER_OK;
 }

@@ -11,6 +11,7 @@
 #include "idmap.h"
 #include "kernel.h"
 #include "palette.h"
+#include "pool.h"
 #include "steer/world.h"
 
 struct steer_world {
@@ -49,6 +50,7 @@ struct steer_world {
 	bool flock_stale;
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
+	steer_pool *pool;           /* threads - 1 workers; NULL with one thread */
 	bool timing;                /* steer_world_time_phases */
 	steer_phase_times phases;
 };
@@ -63,22 +65,14 @@ static inline steer_vec2 vel_of(const steer_vehicles *v, size_t i)
 	return v2(v->vx[i], v->vy[i]);
 }
 
-/* Below this many vehicles a second thread costs more than it saves. */
+/* Below this many vehicles more threads cost more than they save. */
 #define PARALLEL_MIN_VEHICLES 4096
 
-/* A range of a phase's work (vehicles, or grid cells) for one thread. Each piece of
- * every phase depends only on the phase's input and writes only its own place, so
- * any split between threads gives the same bits. */
-typedef struct range_job {
-	steer_world *w;
-	size_t from, to;
-	size_t moved; /* out: for sort_cells, how far members moved */
-} range_job;
-
-/* fn over [0, n): split at mid between this thread and a second when two threads
- * are allowed and the work is big enough to pay for it, else all on this one.
- * Returns the jobs' moved, summed. (step.c) */
-size_t world_split_at(steer_world *w, void *(*fn)(void *), size_t mid, size_t n, bool big);
+/* The parts a phase over `work` items is split into: one per thread of the world's
+ * pool when the work is big enough to pay for them, else 1. Each part of every
+ * phase depends only on the phase's input and writes only its own place, so any
+ * split gives the same bits. (step.c) */
+int world_parts(const steer_world *w, size_t work);
 
 /* The flockers' largest sight, whether they share one group, and whether all are
  * plain with one parameter set. (step.c) */

@@ -10,7 +10,7 @@ cmake --build build -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 for n in 1000 10000 100000; do ./build/bench/steer-bench "$n"; echo; done
 ./build/bench/steer-bench 10000 --naive; echo
 ./build/bench/steer-bench 100000 --ticks 600; echo
-./build/bench/steer-bench 100000 --ticks 600 --threads 2; echo
+./build/bench/steer-bench 100000 --ticks 600 --threads 1,2; echo
 ./build/bench/steer-bench 100000 --ticks 60 --clustered; echo
 ./build/bench/steer-bench 1000000 --ticks 10; echo
 ./build/bench/steer-bench 1000000 --ticks 10 --threads 2; echo

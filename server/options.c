@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scenario.h"
 
@@ -50,8 +51,9 @@ static void usage(FILE *f)
 	        "  --edges MODE         wrap, bounce or none (default wrap, or the scenario's)\n"
 	        "  --max-clients N      connections held at once, both ports (default 256)\n"
 	        "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
-	        "  --threads N          1 or 2: split each tick of a big world over two\n"
-	        "                       threads, with the same results (default 1)\n"
+	        "  --threads N          split each tick of a big world over N threads, at\n"
+	        "                       most the cores online, with the same results for\n"
+	        "                       any N (default 1)\n"
 	        "  --data-dir DIR       where save/load keep files (default\n"
 	        "                       $XDG_STATE_HOME/steer, else ~/.local/state/steer)\n"
 	        "  --token SECRET       clients must 'auth SECRET' (or send it in Hello) to\n"
@@ -101,6 +103,22 @@ static int whole(const char *flag, const char *s, double lo, double hi, double *
 		return -1;
 	if (*out != floor(*out)) {
 		fprintf(stderr, "steer-server: %s: '%s' is not a whole number\n", flag, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* A tick split over more threads than cores waits on the ones that are not running:
+ * slower than fewer threads, never faster, so it is refused. */
+static int threads_fit(const char *flag, double n)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cores > 0 && n > (double)cores) {
+		fprintf(
+		    stderr,
+		    "steer-server: %s: %.0f threads, but this machine has %ld cores online: use "
+		    "at most %ld\n",
+		    flag, n, cores, cores);
 		return -1;
 	}
 	return 0;
@@ -243,7 +261,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 			o->max_vehicles = (size_t)d;
 		} else if (value_of(&c, "--threads", &v)) {
-			if (whole(a, v, 1, 2, &d))
+			if (whole(a, v, 1, STEER_MAX_THREADS, &d) || threads_fit(a, d))
 				return -1;
 			o->threads = (int)d;
 		} else if (value_of(&c, "--data-dir", &v)) {

@@ -622,7 +622,12 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
 	}
-	steer_world_set_threads(s->session.world, opt->threads);
+	if (steer_world_set_threads(s->session.world, opt->threads) != STEER_OK) {
+		steer_log(STEER_LOG_ERROR, "cannot start %d threads for the tick", opt->threads);
+		steer_world_destroy(s->session.world);
+		s->session.world = NULL;
+		return -1;
+	}
 	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
 		steer_log(STEER_LOG_WARN,
 		          "the token is only %zu characters: use at least %d random ones, or it "

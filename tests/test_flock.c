@@ -250,39 +250,6 @@ static void zero_sight_flockers_step(void)
 	steer_world_destroy(w);
 }
 
-/* Built on two threads (each half of the points counted and placed on its own), the
- * grid is the one thread's, cell for cell and member for member. */
-static void grid_on_two_threads_is_the_same(void)
-{
-	enum { N = 150001 }; /* odd: the halves differ in size */
-	static double px[N], py[N];
-	static uint32_t flags[N];
-	steer_rng rng;
-	steer_rng_seed(&rng, 11, 3);
-	for (size_t i = 0; i < N; i++) {
-		/* Clumped: many cells hold members of both halves. */
-		px[i] = i % 3 ? steer_rng_range(&rng, 0, 9000) : steer_rng_range(&rng, 4000, 4100);
-		py[i] = steer_rng_range(&rng, 0, 7000);
-		flags[i] = i % 11 ? STEER_FLOCK : STEER_SEEK;
-	}
-	steer_grid g[2];
-	for (int t = 0; t < 2; t++) {
-		steer_grid_init(&g[t]);
-		g[t].threads = t + 1;
-		CHECK(steer_grid_build(&g[t], 9000, 7000, true, 100, N, px, py, flags,
-		                       STEER_FLOCK) == 0,
-		      "grid build failed");
-	}
-	size_t cells = (size_t)g[0].nx * (size_t)g[0].ny;
-	CHECK(g[0].count == g[1].count && g[0].nx == g[1].nx && g[0].ny == g[1].ny,
-	      "grids of %zu and %zu members", g[0].count, g[1].count);
-	CHECK(!memcmp(g[0].start, g[1].start, (cells + 1) * sizeof *g[0].start),
-	      "cell starts differ");
-	CHECK(!memcmp(g[0].items, g[1].items, g[0].count * sizeof *g[0].items), "members differ");
-	steer_grid_free(&g[0]);
-	steer_grid_free(&g[1]);
-}
-
 static void grid_query_matches_all_pairs(void)
 {
 	steer_rng rng;
@@ -461,27 +428,6 @@ static void storage_out_of_grid_order_gives_the_same_bits(void)
 	steer_world_destroy(ref);
 	steer_world_destroy(a);
 	steer_world_destroy(b);
-}
-
-static void two_threads_give_the_same_bits(void)
-{
-	steer_world *w[2];
-	for (int t = 0; t < 2; t++) {
-		w[t] = make_world(3000, 3000, STEER_EDGE_WRAP, 5);
-		steer_world_set_threads(w[t], t + 1);
-		steer_rng *rng = steer_world_rng(w[t]);
-		steer_params p = steer_flock_params();
-		for (int k = 0; k < 6000; k++) {
-			uint32_t id = add_vehicle(
-			    w[t], steer_rng_range(rng, 0, 3000), steer_rng_range(rng, 0, 3000),
-			    steer_rng_range(rng, -40, 40), steer_rng_range(rng, -40, 40), &p);
-			steer_vehicle_enable(w[t], id, k % 7 ? STEER_FLOCK : STEER_WANDER, true);
-		}
-		step(w[t], 120);
-	}
-	CHECK(same_state_bits(w[0], w[1]), "threads=2 differs from threads=1");
-	steer_world_destroy(w[0]);
-	steer_world_destroy(w[1]);
 }
 
 /* How lane_workout's boids are parameterised. */
@@ -920,13 +866,11 @@ int main(void)
 	RUN(flock_scenario_looks_like_a_flock);
 	RUN(groups_flock_separately);
 	RUN(grid_query_matches_all_pairs);
-	RUN(grid_on_two_threads_is_the_same);
 	RUN(subnormal_sight_builds_a_grid);
 	RUN(zero_sight_flockers_step);
 	RUN(flock_forces_match_all_pairs);
 	RUN(storage_order_does_not_change_the_result);
 	RUN(storage_out_of_grid_order_gives_the_same_bits);
-	RUN(two_threads_give_the_same_bits);
 	RUN(vector_lanes_give_the_scalar_bits);
 	RUN(the_simd_cap_is_the_worlds);
 	RUN(max_neighbours_keeps_the_nearest_cell);

@@ -129,9 +129,15 @@ void steer_world_set_max_vehicles(steer_world *w, size_t max);
  * Not while a step runs. */
 steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level);
 steer_simd_level steer_world_simd(const steer_world *w);
-/* 1 or 2: with 2 a big world's tick (grid, re-sort, forces, moves) is split over a
- * second thread. The result is bit-identical to one thread's. */
-void steer_world_set_threads(steer_world *w, int threads);
+/* The most threads a world's tick may be split over. */
+#define STEER_MAX_THREADS 256
+/* The threads a big world's tick (grid, cell sort, re-sort, forces, moves) is split
+ * over, 1 to STEER_MAX_THREADS: the world keeps a pool of threads - 1 workers,
+ * started here and stopped when the count changes or the world is destroyed. The
+ * result is bit-identical for every count. STEER_ERR_INVALID for a count out of
+ * range, STEER_ERR_NOMEM when the threads cannot be started (out of memory or of
+ * threads); the world then keeps its count. */
+steer_status steer_world_set_threads(steer_world *w, int threads);
 int steer_world_threads(const steer_world *w);
 
 /* Advances one fixed timestep. Every steering force is computed from the state at

@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 
-from steertest import STEERCTL, Checks, Server, expect
+from steertest import SERVER, STEERCTL, Checks, Server, expect
 
 checks = Checks()
 DATA = tempfile.mkdtemp(prefix="steer-test-")
@@ -279,7 +279,15 @@ def test_data_dir_that_cannot_be_created():
 
 def test_two_threads_give_the_same_world():
     """--threads 2 splits a big world's tick: the world after it is the same, byte for
-    byte in a save file, and a load keeps the server's thread count."""
+    byte in a save file, and a load keeps the server's thread count. More threads than
+    cores are refused, with the count of cores in the message."""
+    cores = os.cpu_count() or 1
+    r = subprocess.run([SERVER, "--threads", str(cores + 1)], capture_output=True, text=True,
+                       timeout=10)
+    expect(r.returncode != 0 and "cores online" in r.stderr,
+           f"--threads {cores + 1} on {cores} cores: {r.returncode} {r.stderr!r}")
+    if cores < 2:
+        return  # two threads would be refused
     saved = []
     for threads in ("1", "2"):
         data = tempfile.mkdtemp(prefix="steer-test-")
