@@ -552,8 +552,11 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		return;
 	}
 	if (m.which_msg == steer_ClientMessage_hello_tag) {
-		/* Its snapshots would not decode as it expects: say why, and hang up. */
-		if (!steer_wire_version_ok(m.msg.hello.protocol_version, "client", err,
+		/* Its snapshots would not decode as it expects: say why, and hang up. A
+		 * Hello that leaves the version out (0, proto3's absent) says nothing of
+		 * what it expects, like a client that sends no Hello. */
+		if (m.msg.hello.protocol_version != 0 &&
+		    !steer_wire_version_ok(m.msg.hello.protocol_version, "client", err,
 		                           sizeof err)) {
 			steer_log(STEER_LOG_WARN, "proto client %llu: %s",
 			          (unsigned long long)c->id, err);

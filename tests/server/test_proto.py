@@ -142,6 +142,19 @@ def test_old_protocol_version_is_refused():
     watcher.close()
 
 
+def test_hello_without_a_version_is_welcome():
+    """A Hello that leaves protocol_version out (a script naming itself, as
+    PROTOCOL.md shows) is served like a client that sends no Hello."""
+    c = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.client = "script"
+    c.send(m)
+    expect(c.command(line="clients").ok, "a Hello without a version was refused")
+    listed = c.command(line="clients").json
+    expect('"script"' in listed, listed)
+    c.close()
+
+
 def test_stalled_reader_does_not_hurt_others():
     # 5,000 boids spread thin (short sight): ~150 KB snapshots, light ticks. A
     # sanitizer build runs several times slower: a lighter world keeps it unloaded.
@@ -275,6 +288,7 @@ def test_private_server_names_but_does_not_list():
 for t in [test_welcome_then_snapshots_unasked, test_two_clients_share_one_world,
           test_viewport_narrows_the_stream, test_malformed_frames,
           test_old_protocol_version_is_refused,
+          test_hello_without_a_version_is_welcome,
           test_stalled_reader_does_not_hurt_others, test_who_did_what_reaches_the_others,
           test_clients_lists_every_connection, test_private_server_names_but_does_not_list]:
     checks.run(t)
