@@ -84,7 +84,7 @@ static size_t sort_cells_by_id(steer_world *w)
 {
 	sort_job j;
 	j.w = w;
-	j.parts = world_parts(w, w->grid.count);
+	j.parts = steer_world_parts(w, w->grid.count);
 	steer_pool_run(w->pool, sort_part, &j, j.parts);
 	size_t moved = 0;
 	for (int k = 0; k < j.parts; k++)
@@ -162,7 +162,7 @@ static int resort(steer_world *w, uint32_t *src)
 	uint32_t *dest = w->perm;
 	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;
-	gather_job j = {w, world_parts(w, n), src, dest, n, NULL, NULL, true, true};
+	gather_job j = {w, steer_world_parts(w, n), src, dest, n, NULL, NULL, true, true};
 	double **f64[] = {&v->px, &v->py, &v->vx, &v->vy};
 	for (size_t a = 0; a < sizeof f64 / sizeof *f64; a++)
 		gather(&j, (void **)f64[a], (void **)&v->fx, true);
@@ -218,11 +218,11 @@ static int arrange(steer_world *w, size_t moved)
 }
 
 /* Indexes the flocking vehicles and sets the tick's order. */
-int world_index_flock(steer_world *w)
+int steer_world_index_flock(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
 	if (w->flock_stale) {
-		world_survey_flock(w);
+		steer_world_survey_flock(w);
 		w->flock_stale = false;
 	}
 	w->grid.count = 0;

@@ -514,7 +514,7 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
 }
 
 /* Every change of an existing vehicle's behaviours comes through here: what the
- * flockers are (world_survey_flock) is kept between ticks until one does. */
+ * flockers are (steer_world_survey_flock) is kept between ticks until one does. */
 static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
 {
 	w->v.behaviors[i] = bits;
