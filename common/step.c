@@ -436,8 +436,9 @@ static double phase_clock(const steer_world *w)
 steer_status steer_world_step(steer_world *w)
 {
 	double t0 = phase_clock(w);
-	if (steer_world_index_flock(w) != 0)
-		return STEER_ERR_NOMEM;
+	steer_status st = steer_world_index_flock(w);
+	if (st != STEER_OK)
+		return st;
 	double t1 = phase_clock(w);
 	step_job j = {w, steer_world_parts(w, w->v.count)};
 	/* Phase 1: every force from the same starting state. */

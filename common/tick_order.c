@@ -153,12 +153,12 @@ static void gather(gather_job *j, void **arr, void **spare, bool wide)
  * than one lookup per moved vehicle. The doubles' spares are the force arrays (the
  * step rewrites every force after this, so what they hold is dead); the 32-bit
  * arrays share spare32. */
-static int resort(steer_world *w, uint32_t *src)
+static steer_status resort(steer_world *w, uint32_t *src)
 {
 	steer_vehicles *v = &w->v;
 	size_t n = v->count;
 	if (steer_reserve((void **)&w->perm, &w->perm_cap, n, sizeof *w->perm) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	uint32_t *dest = w->perm;
 	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;
@@ -173,7 +173,7 @@ static int resort(steer_world *w, uint32_t *src)
 		gather(&j, (void **)u32[a], (void **)&w->spare32, false);
 	for (size_t k = 0; k < n; k++)
 		src[k] = (uint32_t)k;
-	return 0;
+	return STEER_OK;
 }
 
 /* How far storage may drift from the tick's order: a re-sort once more than one
@@ -194,7 +194,7 @@ static int resort(steer_world *w, uint32_t *src)
  * big world's tick, and is only worth its cost once the scans' reads scatter: on
  * steer-bench's flock most vehicles change cell every few ticks, but hardly any
  * move more than a row in a hundred ticks. */
-static int arrange(steer_world *w, size_t moved)
+static steer_status arrange(steer_world *w, size_t moved)
 {
 	steer_vehicles *v = &w->v;
 	steer_grid *g = &w->grid;
@@ -214,11 +214,11 @@ static int arrange(steer_world *w, size_t moved)
 		far += order[k] - (uint32_t)k + reach > 2 * reach;
 	if (far * RESORT_SHARE > n || moved > RESORT_MOVES * n)
 		return resort(w, order);
-	return 0;
+	return STEER_OK;
 }
 
 /* Indexes the flocking vehicles and sets the tick's order. */
-int steer_world_index_flock(steer_world *w)
+steer_status steer_world_index_flock(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
 	if (w->flock_stale) {
@@ -229,11 +229,11 @@ int steer_world_index_flock(steer_world *w)
 	/* Flockers that see 0 still need the grid: boids on the same point see each
 	 * other. */
 	if (w->flock_sight < 0.0)
-		return 0;
+		return STEER_OK;
 	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
 	                     w->flock_sight, v->count, v->px, v->py, v->behaviors,
 	                     STEER_FLOCK) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	size_t moved = sort_cells_by_id(w);
 	return arrange(w, moved);
 }

@@ -78,7 +78,8 @@ int steer_world_parts(const steer_world *w, size_t work);
  * plain with one parameter set. (step.c) */
 void steer_world_survey_flock(steer_world *w);
 
-/* Indexes the flocking vehicles and sets the tick's order. (tick_order.c) */
-int steer_world_index_flock(steer_world *w);
+/* Indexes the flocking vehicles and sets the tick's order: STEER_OK, or
+ * STEER_ERR_NOMEM when memory runs out. (tick_order.c) */
+steer_status steer_world_index_flock(steer_world *w);
 
 #endif

@@ -89,7 +89,7 @@ static bool reserve_columns(void **const p[], const size_t sz[], int k, size_t *
 	size_t ncap = *cap;
 	for (int i = 0; i < k; i++) {
 		ncap = *cap;
-		if (steer_reserve(p[i], &ncap, n, sz[i]) != 0)
+		if (steer_reserve(p[i], &ncap, n, sz[i]) != STEER_OK)
 			return false;
 	}
 	*cap = ncap;
@@ -656,7 +656,7 @@ static const char *check_header(const steer_CompactSnapshot *m, const steer_comp
 static bool fill_snapshot(const steer_compact_state *cs, const steer_compact_frame *f,
                           steer_snapshot *snap)
 {
-	if (steer_reserve((void **)&snap->v, &snap->cap, f->count, sizeof *snap->v) != 0)
+	if (steer_reserve((void **)&snap->v, &snap->cap, f->count, sizeof *snap->v) != STEER_OK)
 		return false;
 	double qx = quantum(f->view.x1 - f->view.x0, f->cols);
 	double qy = quantum(f->view.y1 - f->view.y0, f->rows);

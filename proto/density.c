@@ -67,7 +67,7 @@ int steer_density_build(steer_density *d, const steer_world *w, const steer_view
 	    !(view->x1 > view->x0) || !(view->y1 > view->y0))
 		return -1;
 	size_t cells = (size_t)cols * rows;
-	if (steer_reserve((void **)&d->cell, &d->cap, cells, sizeof *d->cell) != 0)
+	if (steer_reserve((void **)&d->cell, &d->cap, cells, sizeof *d->cell) != STEER_OK)
 		return -1;
 	d->view = *view;
 	d->cols = cols;
@@ -175,7 +175,7 @@ static bool dec_cells(pb_istream_t *s, const pb_field_t *f, void **arg)
 		if (count < 1 || count > UINT32_MAX || at >= STEER_DENSITY_MAX_CELLS)
 			PB_RETURN_ERROR(s, "density cell out of range");
 		if (steer_reserve((void **)&snap->cells, &snap->cells_cap, snap->ncells + 1,
-		                  sizeof *snap->cells) != 0)
+		                  sizeof *snap->cells) != STEER_OK)
 			PB_RETURN_ERROR(s, "out of memory");
 		/* col and row are filled in once cols is known. */
 		snap->cells[snap->ncells++] =
@@ -239,7 +239,7 @@ bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
 	snap->in_view = m.in_view;
 	snap->max_count = m.max_count;
 	if (m.has_picked) {
-		if (steer_reserve((void **)&snap->v, &snap->cap, 1, sizeof *snap->v) != 0) {
+		if (steer_reserve((void **)&snap->v, &snap->cap, 1, sizeof *snap->v) != STEER_OK) {
 			snap->ncells = 0;
 			snprintf(err, errlen, "out of memory");
 			return false;

@@ -462,7 +462,8 @@ static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
 	if (c->n >= 10000000)
 		PB_RETURN_ERROR(s, "too many vehicles");
 	if (c->n >= snap->count) { /* the first column to reach slot n: it starts at zero */
-		if (steer_reserve((void **)&snap->v, &snap->cap, c->n + 1, sizeof *snap->v) != 0)
+		if (steer_reserve((void **)&snap->v, &snap->cap, c->n + 1, sizeof *snap->v) !=
+		    STEER_OK)
 			PB_RETURN_ERROR(s, "out of memory");
 		memset(&snap->v[c->n], 0, sizeof *snap->v);
 	}

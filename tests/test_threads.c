@@ -406,7 +406,7 @@ static void the_grid_is_the_same_for_every_count(void)
 		pool[t] = thread_counts[t] > 1 ? steer_pool_create(thread_counts[t]) : NULL;
 		g[t].pool = pool[t];
 		CHECK(steer_grid_build(&g[t], 9000, 7000, true, 100, N, px, py, flags,
-		                       STEER_FLOCK) == 0,
+		                       STEER_FLOCK) == STEER_OK,
 		      "grid build failed");
 	}
 	size_t cells = (size_t)g[0].nx * (size_t)g[0].ny;
