@@ -218,7 +218,7 @@ static steer_world *dense_crowd(int threads)
 	q.max_neighbours = 7;
 	q.sight_distance = 60;
 	for (int k = 0; k < 12000; k++) {
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double r = 300 * sqrt(steer_rng_range(rng, 0, 1));
 		uint32_t id = add_vehicle(w, 2000 + r * cos(a), 2000 + r * sin(a),
 		                          steer_rng_range(rng, -20, 20),
