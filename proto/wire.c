@@ -42,14 +42,12 @@ size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
 	size_t limit = f->max_frame + 10;
 	size_t want = f->len + n < limit ? f->len + n : limit;
 	if (want > f->cap) {
-		size_t ncap = f->cap ? f->cap : 4096;
-		while (ncap < want)
-			ncap *= 2;
-		ncap = ncap < limit ? ncap : limit;
-		uint8_t *nb = realloc(f->buf, ncap);
-		if (!nb)
+		size_t ncap;
+		if (steer_grow_cap(f->cap, want, 1, &ncap) != STEER_OK)
 			return 0;
-		f->buf = nb;
+		ncap = ncap < limit ? ncap : limit;
+		if (steer_resize((void **)&f->buf, ncap, 1) != STEER_OK)
+			return 0;
 		f->cap = ncap;
 	}
 	size_t take = n < f->cap - f->len ? n : f->cap - f->len;
@@ -191,14 +189,8 @@ bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
                          const steer_view *view, uint32_t **scratch, size_t *scratch_cap)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
-	if (*scratch_cap < v->count) {
-		size_t ncap = v->count < 64 ? 64 : v->count;
-		uint32_t *p = realloc(*scratch, ncap * sizeof *p);
-		if (!p)
-			return false;
-		*scratch = p;
-		*scratch_cap = ncap;
-	}
+	if (steer_reserve((void **)scratch, scratch_cap, v->count, sizeof **scratch) != STEER_OK)
+		return false;
 	uint32_t *idx = *scratch;
 	size_t n = 0;
 	double margin = view->set ? steer_view_margin(view) : 0;
