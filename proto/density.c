@@ -59,16 +59,16 @@ static void encode_cells(steer_density *d, size_t cells)
 	}
 }
 
-int steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
-                        uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n)
+steer_status steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
+                                 uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n)
 {
 	if (!view->set || cols < 1 || rows < 1 || cols > STEER_COMPACT_MAX_CELLS ||
 	    rows > STEER_COMPACT_MAX_CELLS || (uint64_t)cols * rows > STEER_DENSITY_MAX_CELLS ||
 	    !(view->x1 > view->x0) || !(view->y1 > view->y0))
-		return -1;
+		return STEER_ERR_INVALID;
 	size_t cells = (size_t)cols * rows;
 	if (steer_reserve((void **)&d->cell, &d->cap, cells, sizeof *d->cell) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	d->view = *view;
 	d->cols = cols;
 	d->rows = rows;
@@ -92,7 +92,7 @@ int steer_density_build(steer_density *d, const steer_world *w, const steer_view
 			d->max_count = e->count;
 	}
 	encode_cells(d, cells);
-	return d->cells.oom ? -1 : 0;
+	return d->cells.oom ? STEER_ERR_NOMEM : STEER_OK;
 }
 
 bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,

@@ -304,13 +304,14 @@ bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMe
 	return false;
 }
 
-int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err, size_t errlen)
+steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
+                                   size_t errlen)
 {
 	if (c->which_body == steer_Command_line_tag)
 		return steer_cmd_parse_line(cmd, c->body.line, err, errlen);
 	if (c->which_body != steer_Command_call_tag) {
 		snprintf(err, errlen, "command has neither a line nor a call");
-		return -1;
+		return STEER_ERR_INVALID;
 	}
 	const steer_Invocation *call = &c->body.call;
 	/* Words are rebuilt from the arguments and go through the same parser as text:
@@ -320,7 +321,7 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
 	int argc = 0;
 	if (!words) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return STEER_ERR_NOMEM;
 	}
 	snprintf(words[argc], sizeof words[argc], "%s", call->name);
 	argv[argc] = words[argc];
@@ -334,12 +335,12 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
 		else {
 			snprintf(err, errlen, "argument %u is empty", (unsigned)k + 1);
 			free(words);
-			return -1;
+			return STEER_ERR_INVALID;
 		}
 		argv[argc] = words[argc];
 		argc++;
 	}
-	int rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
+	steer_status rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
 	free(words);
 	return rc;
 }
