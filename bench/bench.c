@@ -387,8 +387,8 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 		}
 		uint32_t id;
 		if (steer_vehicle_add(w, pos, v2(cos(a) * p.max_speed, sin(a) * p.max_speed), &p,
-		                      &id) ||
-		    steer_vehicle_enable(w, id, STEER_FLOCK, true)) {
+		                      &id) != STEER_OK ||
+		    steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK) {
 			fprintf(stderr, "steer-bench: cannot add vehicle %ld\n", k);
 			return 1;
 		}

@@ -197,7 +197,7 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 	steer_compact_frame *f = &r->frames[k & 1], *base = k ? &r->frames[(k + 1) & 1] : NULL;
 	double t5 = now_us();
 	if (steer_compact_frame_build(f, r->w, view, (uint32_t)o->cols, (uint32_t)o->rows, r->idx,
-	                              r->n, (uint64_t)k + 1) != 0)
+	                              r->n, (uint64_t)k + 1) != STEER_OK)
 		return -1;
 	double t6 = now_us();
 	steer_strbuf_clear(&r->out);
@@ -241,7 +241,7 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 	if (steer_interest_collect(&r->ix, r->w, &r->world_view, STEER_ORDER_INDEX, &r->scan_idx,
 	                           &r->scan_cap, &all) != 0 ||
 	    steer_density_build(&r->dense, r->w, &r->world_view, (uint32_t)o->cols,
-	                        (uint32_t)o->rows, r->scan_idx, all) != 0)
+	                        (uint32_t)o->rows, r->scan_idx, all) != STEER_OK)
 		return -1;
 	steer_strbuf_clear(&r->out);
 	if (!steer_wire_density(&r->out, r->w, false, &r->dense))

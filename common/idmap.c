@@ -39,7 +39,7 @@ static void insert_fresh(steer_idmap *m, uint32_t key, uint32_t val)
 	m->vals[i] = val;
 }
 
-static int grow(steer_idmap *m)
+static steer_status grow(steer_idmap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
 	uint32_t *nk = calloc(ncap, sizeof *nk);
@@ -47,7 +47,7 @@ static int grow(steer_idmap *m)
 	if (!nk || !nv) {
 		free(nk);
 		free(nv);
-		return -1;
+		return STEER_ERR_NOMEM;
 	}
 	steer_idmap old = *m;
 	m->keys = nk;
@@ -59,13 +59,13 @@ static int grow(steer_idmap *m)
 			insert_fresh(m, old.keys[i], old.vals[i]);
 	free(old.keys);
 	free(old.vals);
-	return 0;
+	return STEER_OK;
 }
 
 steer_status steer_idmap_put(steer_idmap *m, uint32_t key, uint32_t val)
 {
 	/* Keep the load under 1/2 so probe runs stay short. */
-	if ((m->count + 1) * 2 > m->cap && grow(m) != 0)
+	if ((m->count + 1) * 2 > m->cap && grow(m) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	insert_fresh(m, key, val);
 	return STEER_OK;

@@ -551,6 +551,13 @@ extern const steer_kernel LN_NARROW;
 #define LN_NARROW_FORM NULL
 #endif
 
-const steer_kernel LN_KERNEL = {LN_LEVEL,   LN_WIDTH,   LN_WIDTH > 4 ? LN_WIDTH : 4,
-                                scan_lanes, forces_at,  force_lanes,
-                                move,       grid_cells, LN_NARROW_FORM};
+const steer_kernel LN_KERNEL = {
+    .level = LN_LEVEL,
+    .group_size = LN_WIDTH > 4 ? LN_WIDTH : 4,
+    .scan_lanes = scan_lanes,
+    .forces_at = forces_at,
+    .force_lanes = force_lanes,
+    .move = move,
+    .grid_cells = grid_cells,
+    .narrow = LN_NARROW_FORM,
+};

@@ -26,7 +26,6 @@ struct steer_world_config;
 
 typedef struct steer_kernel {
 	steer_simd_level level;
-	int width; /* lanes per vector */
 	/* How many plain flockers a lane group holds (see steer_flock_group_size). */
 	int group_size;
 	/* steer_flock_scan_lanes, steer_flock_forces_at and steer_flock_force_lanes

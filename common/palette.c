@@ -64,7 +64,7 @@ static int same_params(const steer_params *a, const steer_params *b)
 
 /* The four arrays share one capacity; one that grew before another failed just
  * stays larger. */
-static int grow(steer_palette *p)
+static steer_status grow(steer_palette *p)
 {
 	size_t n;
 	if (steer_grow_cap(p->cap, p->cap + 1, sizeof *p->sets, &n) != STEER_OK ||
@@ -72,9 +72,9 @@ static int grow(steer_palette *p)
 	    steer_resize((void **)&p->refs, n, sizeof *p->refs) != STEER_OK ||
 	    steer_resize((void **)&p->next, n, sizeof *p->next) != STEER_OK ||
 	    steer_resize((void **)&p->hash, n, sizeof *p->hash) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	p->cap = n;
-	return 0;
+	return STEER_OK;
 }
 
 steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, uint32_t *set)
@@ -92,7 +92,7 @@ steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, ui
 		s = p->free_head;
 		p->free_head = p->next[s];
 	} else {
-		if (p->count == p->cap && grow(p) != 0)
+		if (p->count == p->cap && grow(p) != STEER_OK)
 			return STEER_ERR_NOMEM;
 		if (p->count >= STEER_PALETTE_NONE)
 			return STEER_ERR_NOMEM;
@@ -100,7 +100,7 @@ steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, ui
 	}
 	uint32_t head = STEER_PALETTE_NONE;
 	steer_idmap_get(&p->by_hash, h, &head);
-	if (steer_idmap_put(&p->by_hash, h, s) != 0) {
+	if (steer_idmap_put(&p->by_hash, h, s) != STEER_OK) {
 		p->next[s] = p->free_head;
 		p->free_head = s;
 		p->refs[s] = 0;

@@ -157,7 +157,7 @@ static bool plain_flocker(const steer_vehicles *v, size_t i, const steer_params 
 
 /* The flockers' largest sight, whether they share one group, and whether all are
  * plain with one parameter set. */
-void world_survey_flock(steer_world *w)
+void steer_world_survey_flock(steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
 	double m = -1.0;
@@ -183,7 +183,7 @@ void world_survey_flock(steer_world *w)
 	w->flock_plain_set = plain ? set : STEER_PALETTE_NONE;
 }
 
-int world_parts(const steer_world *w, size_t work)
+int steer_world_parts(const steer_world *w, size_t work)
 {
 	return work >= PARALLEL_MIN_VEHICLES ? steer_pool_threads(w->pool) : 1;
 }
@@ -436,10 +436,11 @@ static double phase_clock(const steer_world *w)
 steer_status steer_world_step(steer_world *w)
 {
 	double t0 = phase_clock(w);
-	if (world_index_flock(w) != 0)
-		return STEER_ERR_NOMEM;
+	steer_status st = steer_world_index_flock(w);
+	if (st != STEER_OK)
+		return st;
 	double t1 = phase_clock(w);
-	step_job j = {w, world_parts(w, w->v.count)};
+	step_job j = {w, steer_world_parts(w, w->v.count)};
 	/* Phase 1: every force from the same starting state. */
 	steer_pool_run(w->pool, forces_part, &j, j.parts);
 	double t2 = phase_clock(w);

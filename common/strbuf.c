@@ -34,7 +34,7 @@ static bool reserve(steer_strbuf *b, size_t extra)
 		return false;
 	/* + 1 for the terminating NUL; the sum cannot wrap before memory runs out. */
 	if (extra > SIZE_MAX - b->len - 1 ||
-	    steer_reserve((void **)&b->data, &b->cap, b->len + extra + 1, 1) != 0) {
+	    steer_reserve((void **)&b->data, &b->cap, b->len + extra + 1, 1) != STEER_OK) {
 		b->oom = true;
 		return false;
 	}

@@ -84,7 +84,7 @@ static size_t sort_cells_by_id(steer_world *w)
 {
 	sort_job j;
 	j.w = w;
-	j.parts = world_parts(w, w->grid.count);
+	j.parts = steer_world_parts(w, w->grid.count);
 	steer_pool_run(w->pool, sort_part, &j, j.parts);
 	size_t moved = 0;
 	for (int k = 0; k < j.parts; k++)
@@ -153,16 +153,16 @@ static void gather(gather_job *j, void **arr, void **spare, bool wide)
  * than one lookup per moved vehicle. The doubles' spares are the force arrays (the
  * step rewrites every force after this, so what they hold is dead); the 32-bit
  * arrays share spare32. */
-static int resort(steer_world *w, uint32_t *src)
+static steer_status resort(steer_world *w, uint32_t *src)
 {
 	steer_vehicles *v = &w->v;
 	size_t n = v->count;
 	if (steer_reserve((void **)&w->perm, &w->perm_cap, n, sizeof *w->perm) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	uint32_t *dest = w->perm;
 	for (size_t k = 0; k < n; k++)
 		dest[src[k]] = (uint32_t)k;
-	gather_job j = {w, world_parts(w, n), src, dest, n, NULL, NULL, true, true};
+	gather_job j = {w, steer_world_parts(w, n), src, dest, n, NULL, NULL, true, true};
 	double **f64[] = {&v->px, &v->py, &v->vx, &v->vy};
 	for (size_t a = 0; a < sizeof f64 / sizeof *f64; a++)
 		gather(&j, (void **)f64[a], (void **)&v->fx, true);
@@ -173,7 +173,7 @@ static int resort(steer_world *w, uint32_t *src)
 		gather(&j, (void **)u32[a], (void **)&w->spare32, false);
 	for (size_t k = 0; k < n; k++)
 		src[k] = (uint32_t)k;
-	return 0;
+	return STEER_OK;
 }
 
 /* How far storage may drift from the tick's order: a re-sort once more than one
@@ -194,7 +194,7 @@ static int resort(steer_world *w, uint32_t *src)
  * big world's tick, and is only worth its cost once the scans' reads scatter: on
  * steer-bench's flock most vehicles change cell every few ticks, but hardly any
  * move more than a row in a hundred ticks. */
-static int arrange(steer_world *w, size_t moved)
+static steer_status arrange(steer_world *w, size_t moved)
 {
 	steer_vehicles *v = &w->v;
 	steer_grid *g = &w->grid;
@@ -214,26 +214,26 @@ static int arrange(steer_world *w, size_t moved)
 		far += order[k] - (uint32_t)k + reach > 2 * reach;
 	if (far * RESORT_SHARE > n || moved > RESORT_MOVES * n)
 		return resort(w, order);
-	return 0;
+	return STEER_OK;
 }
 
 /* Indexes the flocking vehicles and sets the tick's order. */
-int world_index_flock(steer_world *w)
+steer_status steer_world_index_flock(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
 	if (w->flock_stale) {
-		world_survey_flock(w);
+		steer_world_survey_flock(w);
 		w->flock_stale = false;
 	}
 	w->grid.count = 0;
 	/* Flockers that see 0 still need the grid: boids on the same point see each
 	 * other. */
 	if (w->flock_sight < 0.0)
-		return 0;
+		return STEER_OK;
 	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
 	                     w->flock_sight, v->count, v->px, v->py, v->behaviors,
 	                     STEER_FLOCK) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	size_t moved = sort_cells_by_id(w);
 	return arrange(w, moved);
 }

@@ -107,7 +107,7 @@ steer_status steer_world_config_check(const steer_world_config *c, char *err, si
 steer_world *steer_world_create(const steer_world_config *cfg)
 {
 	char err[96];
-	if (steer_world_config_check(cfg, err, sizeof err))
+	if (steer_world_config_check(cfg, err, sizeof err) != STEER_OK)
 		return NULL;
 	steer_world *w = calloc(1, sizeof *w);
 	if (!w)
@@ -192,7 +192,7 @@ steer_status steer_world_set_bounds(steer_world *w, double width, double height,
 	c.width = width;
 	c.height = height;
 	c.edges = edges;
-	if (steer_world_config_check(&c, err, sizeof err))
+	if (steer_world_config_check(&c, err, sizeof err) != STEER_OK)
 		return STEER_ERR_INVALID;
 	w->cfg = c;
 	/* Whoever was outside the new bounds is brought in by the new rule now, so that
@@ -207,7 +207,7 @@ steer_status steer_world_set_tick_rate(steer_world *w, double hz)
 	steer_world_config c = w->cfg;
 	char err[96];
 	c.tick_rate = hz;
-	if (steer_world_config_check(&c, err, sizeof err))
+	if (steer_world_config_check(&c, err, sizeof err) != STEER_OK)
 		return STEER_ERR_INVALID;
 	w->cfg = c;
 	return STEER_OK;
@@ -366,31 +366,31 @@ const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 
 /* --- vehicles ----------------------------------------------------------------- */
 
-static int grow_vehicles(steer_world *w)
+static steer_status grow_vehicles(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
 	size_t n;
 	if (steer_grow_cap(v->cap, v->cap + 1, sizeof(double), &n) != STEER_OK)
-		return -1;
+		return STEER_ERR_NOMEM;
 	/* Each array is grown in turn; a failure part-way leaves the larger arrays in
 	 * place (harmless) and the old capacity recorded, so the world stays valid. */
-	if (steer_resize((void **)&v->id, n, sizeof *v->id) ||
-	    steer_resize((void **)&v->behaviors, n, sizeof *v->behaviors) ||
-	    steer_resize((void **)&v->group, n, sizeof *v->group) ||
-	    steer_resize((void **)&v->param_set, n, sizeof *v->param_set) ||
-	    steer_resize((void **)&v->px, n, sizeof *v->px) ||
-	    steer_resize((void **)&v->py, n, sizeof *v->py) ||
-	    steer_resize((void **)&v->vx, n, sizeof *v->vx) ||
-	    steer_resize((void **)&v->vy, n, sizeof *v->vy) ||
-	    steer_resize((void **)&v->hx, n, sizeof *v->hx) ||
-	    steer_resize((void **)&v->hy, n, sizeof *v->hy) ||
-	    steer_resize((void **)&v->fx, n, sizeof *v->fx) ||
-	    steer_resize((void **)&v->fy, n, sizeof *v->fy) ||
-	    steer_resize((void **)&v->extra, n, sizeof *v->extra) ||
-	    steer_resize((void **)&w->spare32, n, sizeof *w->spare32))
-		return -1;
+	if (steer_resize((void **)&v->id, n, sizeof *v->id) != STEER_OK ||
+	    steer_resize((void **)&v->behaviors, n, sizeof *v->behaviors) != STEER_OK ||
+	    steer_resize((void **)&v->group, n, sizeof *v->group) != STEER_OK ||
+	    steer_resize((void **)&v->param_set, n, sizeof *v->param_set) != STEER_OK ||
+	    steer_resize((void **)&v->px, n, sizeof *v->px) != STEER_OK ||
+	    steer_resize((void **)&v->py, n, sizeof *v->py) != STEER_OK ||
+	    steer_resize((void **)&v->vx, n, sizeof *v->vx) != STEER_OK ||
+	    steer_resize((void **)&v->vy, n, sizeof *v->vy) != STEER_OK ||
+	    steer_resize((void **)&v->hx, n, sizeof *v->hx) != STEER_OK ||
+	    steer_resize((void **)&v->hy, n, sizeof *v->hy) != STEER_OK ||
+	    steer_resize((void **)&v->fx, n, sizeof *v->fx) != STEER_OK ||
+	    steer_resize((void **)&v->fy, n, sizeof *v->fy) != STEER_OK ||
+	    steer_resize((void **)&v->extra, n, sizeof *v->extra) != STEER_OK ||
+	    steer_resize((void **)&w->spare32, n, sizeof *w->spare32) != STEER_OK)
+		return STEER_ERR_NOMEM;
 	v->cap = n;
-	return 0;
+	return STEER_OK;
 }
 
 /* A position or velocity the tick can square and sum without overflow: finite and
@@ -426,13 +426,13 @@ static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r
 	steer_vehicles *v = &w->v;
 	if (w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles)
 		return STEER_ERR_LIMIT;
-	if (v->count == v->cap && grow_vehicles(w) != 0)
+	if (v->count == v->cap && grow_vehicles(w) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	size_t i = v->count;
 	uint32_t set;
 	if (steer_palette_acquire(&w->params, &r->prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != 0) {
+	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != STEER_OK) {
 		steer_palette_release(&w->params, set);
 		return STEER_ERR_NOMEM;
 	}
@@ -473,7 +473,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 	memset(&r, 0, sizeof r);
 	r.prm = prm ? *prm : steer_params_default();
 	char err[96];
-	if (!finite2(pos) || !finite2(vel) || steer_params_check(&r.prm, err, sizeof err))
+	if (!finite2(pos) || !finite2(vel) ||
+	    steer_params_check(&r.prm, err, sizeof err) != STEER_OK)
 		return STEER_ERR_INVALID;
 	/* Ids below 2^31 leave the top bit for the slot tag: a world would need 1,000
 	 * spawns a second for 24 days to run out. */
@@ -514,7 +515,7 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
 }
 
 /* Every change of an existing vehicle's behaviours comes through here: what the
- * flockers are (world_survey_flock) is kept between ticks until one does. */
+ * flockers are (steer_world_survey_flock) is kept between ticks until one does. */
 static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
 {
 	w->v.behaviors[i] = bits;
@@ -580,7 +581,7 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 	char err[96];
 	if (i < 0)
 		return STEER_ERR_NOENT;
-	if (steer_params_check(prm, err, sizeof err))
+	if (steer_params_check(prm, err, sizeof err) != STEER_OK)
 		return STEER_ERR_INVALID;
 	uint32_t set;
 	if (steer_palette_acquire(&w->params, prm, &set) != STEER_OK)
@@ -791,7 +792,8 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !finite2(r->pos) ||
 	    !finite2(r->vel) || !finite2(r->heading) || !finite2(r->force) ||
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
-	    !isfinite(s->wander_angle) || steer_params_check(&r->prm, err, sizeof err) ||
+	    !isfinite(s->wander_angle) ||
+	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
 	    path->count > STEER_MAX_WAYPOINTS || (path->count && path->index >= path->count) ||
 	    (path->count && !path->points))
 		return STEER_ERR_INVALID;
@@ -839,7 +841,7 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 		return STEER_ERR_LIMIT;
 	uint32_t id = w->next_id;
 	size_t i = w->obs_count;
-	if (steer_idmap_put(&w->ids, id, (uint32_t)i | OBSTACLE_SLOT) != 0)
+	if (steer_idmap_put(&w->ids, id, (uint32_t)i | OBSTACLE_SLOT) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	w->next_id++;
 	steer_obstacle o = {id, pos.x, pos.y, vel.x, vel.y, radius};

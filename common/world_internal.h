@@ -72,13 +72,14 @@ static inline steer_vec2 vel_of(const steer_vehicles *v, size_t i)
  * pool when the work is big enough to pay for them, else 1. Each part of every
  * phase depends only on the phase's input and writes only its own place, so any
  * split gives the same bits. (step.c) */
-int world_parts(const steer_world *w, size_t work);
+int steer_world_parts(const steer_world *w, size_t work);
 
 /* The flockers' largest sight, whether they share one group, and whether all are
  * plain with one parameter set. (step.c) */
-void world_survey_flock(steer_world *w);
+void steer_world_survey_flock(steer_world *w);
 
-/* Indexes the flocking vehicles and sets the tick's order. (tick_order.c) */
-int world_index_flock(steer_world *w);
+/* Indexes the flocking vehicles and sets the tick's order: STEER_OK, or
+ * STEER_ERR_NOMEM when memory runs out. (tick_order.c) */
+steer_status steer_world_index_flock(steer_world *w);
 
 #endif

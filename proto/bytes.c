@@ -22,7 +22,7 @@ bool steer_blob_grow(steer_blob *b, size_t n)
 	if (b->oom)
 		return false;
 	if (n > SIZE_MAX - b->len ||
-	    steer_reserve((void **)&b->data, &b->cap, b->len + n, 1) != 0) {
+	    steer_reserve((void **)&b->data, &b->cap, b->len + n, 1) != STEER_OK) {
 		b->oom = true;
 		return false;
 	}

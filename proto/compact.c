@@ -89,7 +89,7 @@ static bool reserve_columns(void **const p[], const size_t sz[], int k, size_t *
 	size_t ncap = *cap;
 	for (int i = 0; i < k; i++) {
 		ncap = *cap;
-		if (steer_reserve(p[i], &ncap, n, sz[i]) != 0)
+		if (steer_reserve(p[i], &ncap, n, sz[i]) != STEER_OK)
 			return false;
 	}
 	*cap = ncap;
@@ -140,12 +140,12 @@ static uint32_t speed_q(double vx, double vy)
 	return q > (double)UINT32_MAX ? UINT32_MAX : (uint32_t)q;
 }
 
-int steer_compact_frame_build(steer_compact_frame *f, const steer_world *w, const steer_view *view,
-                              uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n,
-                              uint64_t seq)
+steer_status steer_compact_frame_build(steer_compact_frame *f, const steer_world *w,
+                                       const steer_view *view, uint32_t cols, uint32_t rows,
+                                       const uint32_t *idx, size_t n, uint64_t seq)
 {
 	if (!frame_reserve(f, n))
-		return -1;
+		return STEER_ERR_NOMEM;
 	double ix = 1 / quantum(view->x1 - view->x0, cols);
 	double iy = 1 / quantum(view->y1 - view->y0, rows);
 	/* Local copies of both structs: the compiler can then keep their array pointers
@@ -156,7 +156,7 @@ int steer_compact_frame_build(steer_compact_frame *f, const steer_world *w, cons
 		uint32_t i = idx[k];
 		if (k && v.id[i] <= d.id[k - 1]) {
 			f->count = 0;
-			return -1;
+			return STEER_ERR_INVALID;
 		}
 		d.id[k] = v.id[i];
 		d.idx[k] = i;
@@ -173,7 +173,7 @@ int steer_compact_frame_build(steer_compact_frame *f, const steer_world *w, cons
 	f->cols = cols;
 	f->rows = rows;
 	f->count = n;
-	return 0;
+	return STEER_OK;
 }
 
 bool steer_compact_compatible(const steer_compact_frame *a, const steer_compact_frame *b)
@@ -656,7 +656,7 @@ static const char *check_header(const steer_CompactSnapshot *m, const steer_comp
 static bool fill_snapshot(const steer_compact_state *cs, const steer_compact_frame *f,
                           steer_snapshot *snap)
 {
-	if (steer_reserve((void **)&snap->v, &snap->cap, f->count, sizeof *snap->v) != 0)
+	if (steer_reserve((void **)&snap->v, &snap->cap, f->count, sizeof *snap->v) != STEER_OK)
 		return false;
 	double qx = quantum(f->view.x1 - f->view.x0, f->cols);
 	double qy = quantum(f->view.y1 - f->view.y0, f->rows);

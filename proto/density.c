@@ -59,16 +59,16 @@ static void encode_cells(steer_density *d, size_t cells)
 	}
 }
 
-int steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
-                        uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n)
+steer_status steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
+                                 uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n)
 {
 	if (!view->set || cols < 1 || rows < 1 || cols > STEER_COMPACT_MAX_CELLS ||
 	    rows > STEER_COMPACT_MAX_CELLS || (uint64_t)cols * rows > STEER_DENSITY_MAX_CELLS ||
 	    !(view->x1 > view->x0) || !(view->y1 > view->y0))
-		return -1;
+		return STEER_ERR_INVALID;
 	size_t cells = (size_t)cols * rows;
-	if (steer_reserve((void **)&d->cell, &d->cap, cells, sizeof *d->cell) != 0)
-		return -1;
+	if (steer_reserve((void **)&d->cell, &d->cap, cells, sizeof *d->cell) != STEER_OK)
+		return STEER_ERR_NOMEM;
 	d->view = *view;
 	d->cols = cols;
 	d->rows = rows;
@@ -92,7 +92,7 @@ int steer_density_build(steer_density *d, const steer_world *w, const steer_view
 			d->max_count = e->count;
 	}
 	encode_cells(d, cells);
-	return d->cells.oom ? -1 : 0;
+	return d->cells.oom ? STEER_ERR_NOMEM : STEER_OK;
 }
 
 bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
@@ -175,7 +175,7 @@ static bool dec_cells(pb_istream_t *s, const pb_field_t *f, void **arg)
 		if (count < 1 || count > UINT32_MAX || at >= STEER_DENSITY_MAX_CELLS)
 			PB_RETURN_ERROR(s, "density cell out of range");
 		if (steer_reserve((void **)&snap->cells, &snap->cells_cap, snap->ncells + 1,
-		                  sizeof *snap->cells) != 0)
+		                  sizeof *snap->cells) != STEER_OK)
 			PB_RETURN_ERROR(s, "out of memory");
 		/* col and row are filled in once cols is known. */
 		snap->cells[snap->ncells++] =
@@ -239,7 +239,7 @@ bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
 	snap->in_view = m.in_view;
 	snap->max_count = m.max_count;
 	if (m.has_picked) {
-		if (steer_reserve((void **)&snap->v, &snap->cap, 1, sizeof *snap->v) != 0) {
+		if (steer_reserve((void **)&snap->v, &snap->cap, 1, sizeof *snap->v) != STEER_OK) {
 			snap->ncells = 0;
 			snprintf(err, errlen, "out of memory");
 			return false;

@@ -42,7 +42,7 @@ int steer_interest_build(steer_interest *ix, const steer_world *w)
 	/* No wrap: a view is a rectangle of plain world coordinates, and the grid clamps
 	 * positions outside the bounds (edges none) into its border cells. */
 	ix->built = steer_grid_build(&ix->grid, c->width, c->height, false, cell, v->count, v->px,
-	                             v->py, NULL, 0) == 0;
+	                             v->py, NULL, 0) == STEER_OK;
 	ix->count = v->count;
 	return ix->built ? 0 : -1;
 }
@@ -110,8 +110,8 @@ static int sort_indices(steer_interest *ix, const steer_vehicles *v, steer_order
 {
 	if (n < 2)
 		return 0;
-	if (steer_reserve((void **)&ix->keys, &ix->keys_cap, n, sizeof *ix->keys) != 0 ||
-	    steer_reserve((void **)&ix->tmp, &ix->tmp_cap, n, sizeof *ix->tmp) != 0)
+	if (steer_reserve((void **)&ix->keys, &ix->keys_cap, n, sizeof *ix->keys) != STEER_OK ||
+	    steer_reserve((void **)&ix->tmp, &ix->tmp_cap, n, sizeof *ix->tmp) != STEER_OK)
 		return -1;
 	bool sorted = true;
 	for (size_t k = 0; k < n; k++) {
@@ -132,7 +132,7 @@ int steer_interest_collect(steer_interest *ix, const steer_world *w, const steer
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	*n = 0;
-	if (steer_reserve((void **)out, cap, v->count ? v->count : 1, sizeof **out) != 0)
+	if (steer_reserve((void **)out, cap, v->count ? v->count : 1, sizeof **out) != STEER_OK)
 		return -1;
 	double margin = view->set ? steer_view_margin(view) : 0;
 	/* An index of another population would name indices that are gone. */

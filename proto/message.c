@@ -164,7 +164,7 @@ static bool reserve_zeroed(void **p, size_t *cap, size_t n, size_t sz)
 	size_t old = *cap;
 	if (n < old)
 		return true;
-	if (n == SIZE_MAX || steer_reserve(p, cap, n + 1, sz) != 0)
+	if (n == SIZE_MAX || steer_reserve(p, cap, n + 1, sz) != STEER_OK)
 		return false;
 	memset((char *)*p + old * sz, 0, (*cap - old) * sz);
 	return true;
@@ -180,7 +180,7 @@ bool steer_wire_dec_obstacle(pb_istream_t *s, const pb_field_t *f, void **arg)
 	if (snap->nobstacles >= 1000000)
 		PB_RETURN_ERROR(s, "too many obstacles");
 	if (steer_reserve((void **)&snap->obstacles, &snap->obstacles_cap, snap->nobstacles + 1,
-	                  sizeof *snap->obstacles) != 0)
+	                  sizeof *snap->obstacles) != STEER_OK)
 		PB_RETURN_ERROR(s, "out of memory");
 	steer_obstacle *d = &snap->obstacles[snap->nobstacles++];
 	d->id = o.id;
@@ -208,7 +208,7 @@ static bool dec_path(pb_istream_t *s, const pb_field_t *f, void **arg)
 	if (p->n >= STEER_MAX_WAYPOINTS)
 		PB_RETURN_ERROR(s, "path too long");
 	float **dst = p->axis ? &p->r->path_y : &p->r->path_x;
-	if (steer_reserve((void **)dst, &p->cap, p->n + 1, sizeof **dst) != 0)
+	if (steer_reserve((void **)dst, &p->cap, p->n + 1, sizeof **dst) != STEER_OK)
 		PB_RETURN_ERROR(s, "out of memory");
 	(*dst)[p->n++] = v;
 	return true;

@@ -42,14 +42,12 @@ size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
 	size_t limit = f->max_frame + 10;
 	size_t want = f->len + n < limit ? f->len + n : limit;
 	if (want > f->cap) {
-		size_t ncap = f->cap ? f->cap : 4096;
-		while (ncap < want)
-			ncap *= 2;
-		ncap = ncap < limit ? ncap : limit;
-		uint8_t *nb = realloc(f->buf, ncap);
-		if (!nb)
+		size_t ncap;
+		if (steer_grow_cap(f->cap, want, 1, &ncap) != STEER_OK)
 			return 0;
-		f->buf = nb;
+		ncap = ncap < limit ? ncap : limit;
+		if (steer_resize((void **)&f->buf, ncap, 1) != STEER_OK)
+			return 0;
 		f->cap = ncap;
 	}
 	size_t take = n < f->cap - f->len ? n : f->cap - f->len;
@@ -191,14 +189,8 @@ bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
                          const steer_view *view, uint32_t **scratch, size_t *scratch_cap)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
-	if (*scratch_cap < v->count) {
-		size_t ncap = v->count < 64 ? 64 : v->count;
-		uint32_t *p = realloc(*scratch, ncap * sizeof *p);
-		if (!p)
-			return false;
-		*scratch = p;
-		*scratch_cap = ncap;
-	}
+	if (steer_reserve((void **)scratch, scratch_cap, v->count, sizeof **scratch) != STEER_OK)
+		return false;
 	uint32_t *idx = *scratch;
 	size_t n = 0;
 	double margin = view->set ? steer_view_margin(view) : 0;
@@ -312,13 +304,14 @@ bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMe
 	return false;
 }
 
-int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err, size_t errlen)
+steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
+                                   size_t errlen)
 {
 	if (c->which_body == steer_Command_line_tag)
 		return steer_cmd_parse_line(cmd, c->body.line, err, errlen);
 	if (c->which_body != steer_Command_call_tag) {
 		snprintf(err, errlen, "command has neither a line nor a call");
-		return -1;
+		return STEER_ERR_INVALID;
 	}
 	const steer_Invocation *call = &c->body.call;
 	/* Words are rebuilt from the arguments and go through the same parser as text:
@@ -328,7 +321,7 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
 	int argc = 0;
 	if (!words) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return STEER_ERR_NOMEM;
 	}
 	snprintf(words[argc], sizeof words[argc], "%s", call->name);
 	argv[argc] = words[argc];
@@ -342,12 +335,12 @@ int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
 		else {
 			snprintf(err, errlen, "argument %u is empty", (unsigned)k + 1);
 			free(words);
-			return -1;
+			return STEER_ERR_INVALID;
 		}
 		argv[argc] = words[argc];
 		argc++;
 	}
-	int rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
+	steer_status rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
 	free(words);
 	return rc;
 }
@@ -462,7 +455,8 @@ static bool dec_column(pb_istream_t *s, const pb_field_t *f, void **arg)
 	if (c->n >= 10000000)
 		PB_RETURN_ERROR(s, "too many vehicles");
 	if (c->n >= snap->count) { /* the first column to reach slot n: it starts at zero */
-		if (steer_reserve((void **)&snap->v, &snap->cap, c->n + 1, sizeof *snap->v) != 0)
+		if (steer_reserve((void **)&snap->v, &snap->cap, c->n + 1, sizeof *snap->v) !=
+		    STEER_OK)
 			PB_RETURN_ERROR(s, "out of memory");
 		memset(&snap->v[c->n], 0, sizeof *snap->v);
 	}

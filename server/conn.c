@@ -594,7 +594,7 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 	} else {
 		steer_command cmd;
 		uint32_t rid = m.msg.command.request_id;
-		if (steer_wire_to_command(&m.msg.command, &cmd, err, sizeof err) != 0) {
+		if (steer_wire_to_command(&m.msg.command, &cmd, err, sizeof err) != STEER_OK) {
 			proto_error(c, rid, err);
 			return;
 		}

@@ -184,7 +184,7 @@ static bool build_density(tick *t, group *g, size_t n)
 	steer_world *w = s->session.world;
 	steer_strbuf_clear(&s->scratch);
 	if (steer_density_build(&s->density, w, &g->view, g->req.cols, g->req.rows, s->view_idx,
-	                        n) != 0 ||
+	                        n) != STEER_OK ||
 	    !steer_wire_density(&s->scratch, w, s->session.paused, &s->density) || s->scratch.oom ||
 	    !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
 		return false;
@@ -200,7 +200,7 @@ static bool build_frame(tick *t, group *g, size_t n)
 	g->frame = cframe_new();
 	if (!g->frame ||
 	    steer_compact_frame_build(&g->frame->f, s->session.world, &g->view, g->req.cols,
-	                              g->req.rows, s->view_idx, n, ++s->next_frame_seq) != 0)
+	                              g->req.rows, s->view_idx, n, ++s->next_frame_seq) != STEER_OK)
 		return false;
 	cframe_account(g->frame, &s->snapshot_live);
 	return true;

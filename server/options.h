@@ -29,7 +29,7 @@ typedef struct server_options {
 	size_t reply_queue_max;     /* bytes of replies queued to all clients together */
 	size_t snapshot_memory_max; /* snapshot bytes alive for all clients together */
 	double snapshot_budget;     /* share of each snapshot period spent encoding */
-	int threads;                /* the world's tick on 1 or 2 threads */
+	int threads;                /* threads the world's tick is split over: 1 .. cores online */
 	double autosave;            /* seconds between saves to 'autosave'; 0 = off */
 	const char *restore;        /* a save to start from, or NULL */
 } server_options;

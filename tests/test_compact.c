@@ -66,7 +66,7 @@ static void build(server_side *s, const steer_world *w, const steer_view *view, 
 	CHECK(steer_interest_build(&s->ix, w) == 0, "index");
 	CHECK(steer_interest_collect(&s->ix, w, view, STEER_ORDER_ID, &s->idx, &s->cap, &s->n) == 0,
 	      "collect");
-	CHECK(steer_compact_frame_build(f, w, view, cols, rows, s->idx, s->n, ++s->seq) == 0,
+	CHECK(steer_compact_frame_build(f, w, view, cols, rows, s->idx, s->n, ++s->seq) == STEER_OK,
 	      "frame");
 }
 

@@ -78,7 +78,7 @@ static void cells_hold_counts_and_mean_headings(void)
 	uint32_t *idx = all_indices(w, &n);
 	steer_density d;
 	steer_density_init(&d);
-	CHECK(steer_density_build(&d, w, &view, 4, 2, idx, n) == 0, "build failed");
+	CHECK(steer_density_build(&d, w, &view, 4, 2, idx, n) == STEER_OK, "build failed");
 	CHECK(d.in_view == 6 && d.max_count == 3, "in_view %u max %u", d.in_view, d.max_count);
 	steer_snapshot snap;
 	memset(&snap, 0, sizeof snap);
@@ -151,7 +151,7 @@ static void frame_size_follows_the_grid(void)
 		uint32_t *idx = all_indices(w, &n);
 		steer_density d;
 		steer_density_init(&d);
-		CHECK(steer_density_build(&d, w, &view, 120, 40, idx, n) == 0, "build");
+		CHECK(steer_density_build(&d, w, &view, 120, 40, idx, n) == STEER_OK, "build");
 		steer_snapshot snap;
 		memset(&snap, 0, sizeof snap);
 		char err[256] = "";
@@ -277,7 +277,7 @@ static void picked_vehicle_rides_along(void)
 	uint32_t *idx = all_indices(w, &n);
 	steer_density d;
 	steer_density_init(&d);
-	CHECK(steer_density_build(&d, w, &view, 10, 10, idx, n) == 0, "build failed");
+	CHECK(steer_density_build(&d, w, &view, 10, 10, idx, n) == STEER_OK, "build failed");
 	steer_strbuf shared, mine;
 	steer_strbuf_init(&shared);
 	steer_strbuf_init(&mine);

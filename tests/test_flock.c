@@ -198,7 +198,7 @@ static void subnormal_sight_builds_a_grid(void)
 	steer_grid g;
 	steer_grid_init(&g);
 	double px[3] = {1, 500, 999}, py[3] = {1, 500, 999};
-	CHECK(steer_grid_build(&g, 1000, 1000, true, 1e-320, 3, px, py, NULL, 0) == 0,
+	CHECK(steer_grid_build(&g, 1000, 1000, true, 1e-320, 3, px, py, NULL, 0) == STEER_OK,
 	      "grid build failed");
 	CHECK((double)g.nx * g.ny <= 64 + 4 * 3, "%d x %d cells for 3 points", g.nx, g.ny);
 	CHECK(g.count == 3, "%zu of 3 points indexed", g.count);
@@ -275,7 +275,8 @@ static void grid_query_matches_all_pairs(void)
 				px[i] = wrap ? 0 : W;
 			flags[i] = (steer_rng_u32(&rng) & 3) ? STEER_FLOCK : STEER_SEEK;
 		}
-		if (steer_grid_build(&g, W, H, wrap, cell, n, px, py, flags, STEER_FLOCK) != 0) {
+		if (steer_grid_build(&g, W, H, wrap, cell, n, px, py, flags, STEER_FLOCK) !=
+		    STEER_OK) {
 			CHECK(0, "grid build failed");
 			break;
 		}
@@ -552,7 +553,8 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 	steer_grid g;
 	steer_grid_init(&g);
 	g.reach_x = 2;
-	CHECK(steer_grid_build(&g, size, size, true, sight, v->count, v->px, v->py, NULL, 0) == 0,
+	CHECK(steer_grid_build(&g, size, size, true, sight, v->count, v->px, v->py, NULL, 0) ==
+	          STEER_OK,
 	      "grid build failed");
 	size_t i = (size_t)steer_vehicle_index(w, lane), first = 0;
 	while (g.items[first] != i)
@@ -849,7 +851,7 @@ static void flock_health_counts_flockers_only(void)
 	char err[128];
 	steer_reply r;
 	steer_reply_init(&r);
-	CHECK(steer_cmd_parse_line(&cmd, "stats", err, sizeof err) == 0, "%s", err);
+	CHECK(steer_cmd_parse_line(&cmd, "stats", err, sizeof err) == STEER_OK, "%s", err);
 	steer_cmd_exec(&cmd, &s, NULL, &r);
 	const char *json = r.json.data ? r.json.data : "";
 	CHECK(strstr(json, "\"flockers\":2,") && strstr(json, "\"flock_mean_speed\":11.5,") &&

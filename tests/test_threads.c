@@ -218,7 +218,7 @@ static steer_world *dense_crowd(int threads)
 	q.max_neighbours = 7;
 	q.sight_distance = 60;
 	for (int k = 0; k < 12000; k++) {
-		double a = steer_rng_range(rng, 0, 6.283185307179586);
+		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double r = 300 * sqrt(steer_rng_range(rng, 0, 1));
 		uint32_t id = add_vehicle(w, 2000 + r * cos(a), 2000 + r * sin(a),
 		                          steer_rng_range(rng, -20, 20),
@@ -406,7 +406,7 @@ static void the_grid_is_the_same_for_every_count(void)
 		pool[t] = thread_counts[t] > 1 ? steer_pool_create(thread_counts[t]) : NULL;
 		g[t].pool = pool[t];
 		CHECK(steer_grid_build(&g[t], 9000, 7000, true, 100, N, px, py, flags,
-		                       STEER_FLOCK) == 0,
+		                       STEER_FLOCK) == STEER_OK,
 		      "grid build failed");
 	}
 	size_t cells = (size_t)g[0].nx * (size_t)g[0].ny;

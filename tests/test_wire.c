@@ -199,7 +199,8 @@ static void replies_and_commands_round_trip(void)
 	static steer_ClientMessage cm;
 	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err), "decode command");
 	steer_command cmd;
-	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == 0, "to command");
+	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == STEER_OK,
+	      "to command");
 	CHECK(!strcmp(cmd.entry->name, "seek") && cmd.id == 3 && cmd.x == 1.5 && cmd.y == -2,
 	      "fields");
 
@@ -214,10 +215,12 @@ static void replies_and_commands_round_trip(void)
 	call->args[1].value.number = 1e-300;
 	call->args[2].which_value = steer_Arg_word_tag;
 	snprintf(call->args[2].value.word, sizeof call->args[2].value.word, "max_speed=7");
-	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == 0, "call: %s", err);
+	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == STEER_OK, "call: %s",
+	      err);
 	CHECK(cmd.x == 0.1 + 0.2 && cmd.y == 1e-300 && cmd.nkv == 1, "numbers not exact");
 	call->args[1].value.number = 0.0 / 0.0;
-	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) != 0, "NaN accepted");
+	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == STEER_ERR_INVALID,
+	      "NaN accepted");
 
 	/* garbage does not decode */
 	uint8_t junk[] = {0xff, 0xff, 0xff};

@@ -1,4 +1,4 @@
-/* Which of the core's vector lane forms this CPU runs. Every lane form (kernel.h)
+/* Which of the core's vector lane forms this CPU runs. Every lane form
  * does the scalar code's arithmetic in the scalar code's order, so the level changes
  * speed, never results: a world may be capped to a lower one
  * (steer_world_set_simd), as tests do to hold each form to the same bits. */

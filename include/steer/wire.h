@@ -99,8 +99,10 @@ bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessag
  * with a message. */
 bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m, char *err,
                                   size_t errlen);
-/* A Command message to the core's command struct (text line, or name + args). */
-int steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err, size_t errlen);
+/* A Command message to the core's command struct (text line, or name + args):
+ * STEER_OK, or INVALID (NOMEM when memory runs out) with a message in err. */
+steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
+                                   size_t errlen);
 /* A Viewport message to a view; false (message in err) when it is not a finite,
  * non-empty rectangle. */
 bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen);
@@ -162,11 +164,11 @@ typedef struct steer_compact_frame {
 void steer_compact_frame_init(steer_compact_frame *f);
 void steer_compact_frame_free(steer_compact_frame *f);
 /* Quantizes the vehicles idx[0..n) of w, which must be in ascending id order
- * (steer_interest_collect with STEER_ORDER_ID), for view at cols x rows. 0, or -1
- * when memory runs out or the ids are not ascending. */
-int steer_compact_frame_build(steer_compact_frame *f, const steer_world *w, const steer_view *view,
-                              uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n,
-                              uint64_t seq);
+ * (steer_interest_collect with STEER_ORDER_ID), for view at cols x rows. STEER_OK,
+ * NOMEM when memory runs out, or INVALID when the ids are not ascending. */
+steer_status steer_compact_frame_build(steer_compact_frame *f, const steer_world *w,
+                                       const steer_view *view, uint32_t cols, uint32_t rows,
+                                       const uint32_t *idx, size_t n, uint64_t seq);
 /* True when b can serve as a's base: same rectangle and precision. */
 bool steer_compact_compatible(const steer_compact_frame *a, const steer_compact_frame *b);
 
@@ -231,9 +233,10 @@ void steer_density_init(steer_density *d);
 void steer_density_free(steer_density *d);
 /* Counts the vehicles idx[0..n) of w that lie inside view (a set rectangle) into
  * cols x rows cells (each 1..STEER_COMPACT_MAX_CELLS, at most STEER_DENSITY_MAX_CELLS
- * in all). 0, or -1 when memory runs out or the grid is out of range. */
-int steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
-                        uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n);
+ * in all). STEER_OK, NOMEM when memory runs out, or INVALID when the grid or view
+ * is out of range. */
+steer_status steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
+                                 uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n);
 /* Appends one delimited ServerMessage holding the DensitySnapshot of d, with the
  * obstacles of w touching its view. */
 bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,

@@ -123,7 +123,7 @@ void steer_world_set_seed(steer_world *w, uint64_t seed);
 steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
 steer_status steer_world_set_tick_rate(steer_world *w, double hz);
 void steer_world_set_max_vehicles(steer_world *w, size_t max);
-/* Caps the vector lanes the world's tick may use (kernel.h): the best form this CPU
+/* Caps the vector lanes the world's tick may use: the best form this CPU
  * runs at or below level; returns the level in effect. Every form gives the same
  * bits, so this changes speed, never results. A new world takes the CPU's best.
  * Not while a step runs. */

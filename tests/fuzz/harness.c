@@ -486,7 +486,7 @@ static void build_compact(steer_compact_frame *f, const steer_world *w, const st
 	size_t n;
 	if (steer_interest_collect(&ix, w, view, STEER_ORDER_ID, idx, cap, &n) != 0)
 		violated("interest collect failed");
-	if (steer_compact_frame_build(f, w, view, req->cols, req->rows, *idx, n, seq) != 0)
+	if (steer_compact_frame_build(f, w, view, req->cols, req->rows, *idx, n, seq) != STEER_OK)
 		violated("compact frame build failed");
 	steer_interest_free(&ix);
 }
@@ -802,7 +802,7 @@ int harness_client_message(const uint8_t *data, size_t size)
 		uint32_t rid = m.msg.command.request_id;
 		steer_reply reply;
 		steer_reply_init(&reply);
-		if (steer_wire_to_command(&m.msg.command, &cmd, err, sizeof err) != 0) {
+		if (steer_wire_to_command(&m.msg.command, &cmd, err, sizeof err) != STEER_OK) {
 			/* The server answers with this message as the error. */
 			reply.ok = false;
 			snprintf(reply.error, sizeof reply.error, "%s", err);

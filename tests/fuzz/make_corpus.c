@@ -233,14 +233,14 @@ static void frames(void)
 	size_t n;
 	if (steer_interest_build(&ix, flock) ||
 	    steer_interest_collect(&ix, flock, &fv, STEER_ORDER_ID, &scratch, &scratch_cap, &n) ||
-	    steer_compact_frame_build(&key, flock, &fv, 40, 20, scratch, n, 1) ||
+	    steer_compact_frame_build(&key, flock, &fv, 40, 20, scratch, n, 1) != STEER_OK ||
 	    !steer_wire_compact(&s, &sc, flock, false, &key, NULL))
 		die("compact key frame");
 	step(flock, 1);
 	steer_interest_invalidate(&ix);
 	if (steer_interest_build(&ix, flock) ||
 	    steer_interest_collect(&ix, flock, &fv, STEER_ORDER_ID, &scratch, &scratch_cap, &n) ||
-	    steer_compact_frame_build(&next, flock, &fv, 40, 20, scratch, n, 2) ||
+	    steer_compact_frame_build(&next, flock, &fv, 40, 20, scratch, n, 2) != STEER_OK ||
 	    !steer_wire_compact(&s, &sc, flock, false, &next, &key))
 		die("compact delta frame");
 	write_stream("compact_stream", 0x09, (const uint8_t[]){3, 0}, &s);
@@ -251,7 +251,7 @@ static void frames(void)
 	steer_density_init(&d);
 	steer_strbuf one;
 	steer_strbuf_init(&one);
-	if (steer_density_build(&d, flock, &fv, 12, 6, scratch, n) ||
+	if (steer_density_build(&d, flock, &fv, 12, 6, scratch, n) != STEER_OK ||
 	    !steer_wire_density(&one, flock, false, &d) ||
 	    !steer_wire_density_picked(&s, (const uint8_t *)one.data, one.len, flock,
 	                               steer_world_vehicles(flock)->id[0]))

@@ -29,6 +29,15 @@ for h in "$prefix"/include/steer/*.h; do
 done
 [ "$n" -ge 4 ] || fail "only $n public headers installed"
 
+# Every symbol the library exports has the project's prefix: a user's program may
+# define any other name.
+for lib in "$prefix/$libdir/libsteer.a" "$prefix/$libdir/libsteer.so"; do
+	case $lib in *.so) dyn=-D ;; *) dyn= ;; esac
+	syms=$(nm -g --defined-only $dyn "$lib") || fail "nm ${lib##*/}"
+	bad=$(printf '%s\n' "$syms" | awk 'NF == 3 && $3 !~ /^steer_/ { print $3 }' | sort -u)
+	[ -z "$bad" ] || fail "${lib##*/} exports names without steer_: $bad"
+done
+
 expect="vehicle 1 at 10.500 20.000
 hello consumer"
 check_run() { # program, how it was built
