@@ -1146,6 +1146,8 @@ steer_status steer_cmd_load_swap(const steer_command *c, steer_session *s, const
 		return steer_reply_fail(r, "load %s: cannot start the world's %d threads", c->name,
 		                        n);
 	}
+	/* A cap on the vector lanes (speed only) is the host's choice, like threads. */
+	steer_world_set_simd(loaded, steer_world_simd(s->world));
 	bool rate_changed = steer_world_config_get(loaded)->tick_rate !=
 	                    steer_world_config_get(s->world)->tick_rate;
 	steer_world_destroy(s->world);

@@ -204,12 +204,17 @@ static void save_load_and_host_hooks(void)
 	steer_host h = {.ud = &m, .save = mem_save, .load = mem_load, .stats = mem_stats};
 	run(&s, &h, "scenario flock");
 	run(&s, &h, "step 10");
+	/* The host's choices of speed stay with the session across a load. */
+	CHECK(steer_world_set_threads(s.world, 3) == STEER_OK, "threads");
+	steer_world_set_simd(s.world, STEER_SIMD_SCALAR);
 	CHECK(starts(run(&s, &h, "save slot"), "OK {\"bytes\":"), "save");
 	char saved[1 << 16];
 	snprintf(saved, sizeof saved, "%s", run(&s, &h, "list"));
 	run(&s, &h, "step 10");
 	CHECK(starts(run(&s, &h, "load slot"), "OK {\"tick\":10"), "load");
 	CHECK(!strcmp(saved, run(&s, &h, "list")), "loaded world differs");
+	CHECK(steer_world_threads(s.world) == 3 && steer_world_simd(s.world) == STEER_SIMD_SCALAR,
+	      "a load dropped the host's threads or SIMD cap");
 	CHECK(starts(run(&s, &h, "load other"), "ERR load other: no save named other"),
 	      "missing save");
 	/* A corrupted save is refused and the world stays. */

@@ -5,10 +5,6 @@
 #ifndef STEER_SIMD_H
 #define STEER_SIMD_H
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define STEER_HAVE_AVX2 1
-#endif
-
 typedef enum steer_simd_level {
 	STEER_SIMD_SCALAR,
 	STEER_SIMD_AVX2,
