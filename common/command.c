@@ -1043,7 +1043,9 @@ static steer_status x_stats(const steer_command *c, steer_session *s, const stee
 	steer_json_num(b, cfg->width);
 	steer_strbuf_puts(b, ",\"height\":");
 	steer_json_num(b, cfg->height);
-	steer_strbuf_printf(b, ",\"edges\":\"%s\"", steer_edges_name(cfg->edges));
+	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"threads\":%d,\"simd\":\"%s\"",
+	                    steer_edges_name(cfg->edges), steer_world_threads(w),
+	                    steer_simd_name(steer_world_simd(w)));
 	if (!s->health_valid || s->health_tick != steer_world_tick(w)) {
 		s->health = steer_world_flock_health(w);
 		s->health_tick = steer_world_tick(w);

@@ -110,17 +110,21 @@ static int whole(const char *flag, const char *s, double lo, double hi, double *
 
 /* A tick split over more threads than cores waits on the ones that are not running:
  * slower than fewer threads, never faster, so it is refused. */
-static int threads_fit(const char *flag, double n)
+static int threads_arg(const char *flag, const char *s, int *out)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	if (cores > 0 && n > (double)cores) {
-		fprintf(
-		    stderr,
-		    "steer-server: %s: %.0f threads, but this machine has %ld cores online: use "
-		    "at most %ld\n",
-		    flag, n, cores, cores);
+	long max = cores > 0 && cores < STEER_MAX_THREADS ? cores : STEER_MAX_THREADS;
+	char *end;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (end == s || *end || errno || n < 1 || n > max) {
+		fprintf(stderr,
+		        "steer-server: %s: '%s': give a whole number of threads from 1 to %ld "
+		        "(this machine has %ld cores online)\n",
+		        flag, s, max, cores);
 		return -1;
 	}
+	*out = (int)n;
 	return 0;
 }
 
@@ -261,9 +265,8 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 			o->max_vehicles = (size_t)d;
 		} else if (value_of(&c, "--threads", &v)) {
-			if (whole(a, v, 1, STEER_MAX_THREADS, &d) || threads_fit(a, d))
+			if (threads_arg(a, v, &o->threads))
 				return -1;
-			o->threads = (int)d;
 		} else if (value_of(&c, "--data-dir", &v)) {
 			o->data_dir = v;
 		} else if (value_of(&c, "--token", &v)) {

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The longest varint: 64 bits at 7 a byte. */
 #define STEER_VARINT_MAX 10
 
@@ -133,5 +137,9 @@ static inline bool steer_read_varint32(steer_reader *r, uint32_t *v)
 	*v = (uint32_t)x;
 	return true;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 #include "strbuf.h"
 #include "world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define STEER_CMD_MAX_WORDS 64
 #define STEER_CMD_MAX_KV    32
 #define STEER_CMD_MAX_STEP  100000u
@@ -168,5 +172,9 @@ bool steer_save_name_ok(const char *name);
 /* A client's name (the name command, Hello.client): 1-64 printable ASCII
  * characters without spaces. */
 bool steer_client_name_ok(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum steer_combine {
 	STEER_COMBINE_SUM = 0,
 	STEER_COMBINE_PRIORITY = 1,
@@ -92,5 +96,9 @@ double steer_param_get(const steer_params *p, const steer_param_def *def);
 void steer_param_set(steer_params *p, const steer_param_def *def, double value);
 /* The enum word for an ENUM field's current value. */
 const char *steer_param_enum_name(const steer_params *p, const steer_param_def *def);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

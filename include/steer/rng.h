@@ -5,6 +5,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* PCG32 (O'Neill, XSH-RR): the world's generator for spawns and scenarios. */
 typedef struct steer_rng {
 	uint64_t state;
@@ -23,5 +27,9 @@ double steer_rng_range(steer_rng *rng, double lo, double hi);
  * order vehicles are stored or stepped in, nor on how many threads step them, and
  * there is no per-vehicle generator state to save. */
 double steer_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

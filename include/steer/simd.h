@@ -5,6 +5,10 @@
 #ifndef STEER_SIMD_H
 #define STEER_SIMD_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum steer_simd_level {
 	STEER_SIMD_SCALAR,
 	STEER_SIMD_AVX2,
@@ -15,5 +19,9 @@ typedef enum steer_simd_level {
 steer_simd_level steer_simd_best(void);
 /* "scalar", "avx2" or "avx512". */
 const char *steer_simd_name(steer_simd_level level);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #ifndef STEER_STATUS_H
 #define STEER_STATUS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum steer_status {
 	STEER_OK = 0,
 	STEER_ERR_NOMEM,   /* allocation failed (or a size overflowed); nothing changed */
@@ -30,5 +34,9 @@ typedef enum steer_status {
 
 /* A short lower-case description of s ("out of memory"); never NULL. */
 const char *steer_status_str(steer_status s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

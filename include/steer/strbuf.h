@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct steer_strbuf {
 	char *data; /* NUL-terminated when len > 0; owned, release with steer_strbuf_free */
 	size_t len, cap;
@@ -34,5 +38,9 @@ void steer_json_num(steer_strbuf *b, double v);
 void steer_json_nums(steer_strbuf *b, const double *v, size_t n);
 /* A quoted, escaped JSON string; bytes that are not UTF-8 show as the text \xNN. */
 void steer_json_str(steer_strbuf *b, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,10 @@
 
 #include <math.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A full turn in radians, 2 pi: the one name for it (strict C11 <math.h> has no M_PI).
  * Its fractions (STEER_TAU / 2, / 4, / 8) are exact in binary. */
 #define STEER_TAU 6.283185307179586
@@ -66,5 +70,9 @@ static inline steer_vec2 v2_truncate(steer_vec2 a, double max)
 		return v2_scale(a, max / sqrt(l2));
 	return a;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

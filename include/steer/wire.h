@@ -14,6 +14,10 @@
 #include "strbuf.h"
 #include "world.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Raised whenever a message changes shape; a Hello with another version is refused.
  * 2: the snapshot header fields moved into SnapshotHeader. */
 #define STEER_PROTOCOL_VERSION 2
@@ -359,5 +363,9 @@ void steer_compact_state_free(steer_compact_state *cs);
 bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
                               steer_snapshot *snap, steer_compact_state *cs, char *err,
                               size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

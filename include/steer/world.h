@@ -21,6 +21,10 @@
 #include "status.h"
 #include "vec2.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum steer_edges {
 	STEER_EDGE_WRAP = 0,   /* toroidal: leave one side, enter the other */
 	STEER_EDGE_BOUNCE = 1, /* clamp to bounds, reflect the velocity */
@@ -258,5 +262,9 @@ steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o);
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
                                 uint32_t *id_out);
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -55,6 +55,14 @@ $cc -std=c11 $extra "$src/tests/install/consumer/main.c" -o "$tmp/pc_shared" $fl
 readelf -d "$tmp/pc_shared" | grep -q 'NEEDED.*libsteer\.so' || fail "pc_shared: not linked to libsteer.so"
 LD_LIBRARY_PATH="$prefix/$libdir" check_run "$tmp/pc_shared" "pkg-config, shared"
 
+# C++, pkg-config, shared: the headers' C linkage.
+# shellcheck disable=SC2086
+c++ -std=c++11 -Wall -Werror "$src/tests/install/consumer/cxx.cpp" -o "$tmp/pc_cxx" $flags \
+	|| fail "C++ build against the installed headers"
+out=$(LD_LIBRARY_PATH="$prefix/$libdir" "$tmp/pc_cxx") || fail "C++ program failed"
+[ "$out" = "vehicle 1 at 10.500 20.000" ] || fail "C++ program printed '$out'"
+echo "ok: C++, pkg-config, shared"
+
 # find_package, static and shared.
 cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
 	-DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" -DSTEER_VERSION="$version" \

@@ -300,6 +300,9 @@ def test_two_threads_give_the_same_world():
         t.ok("save after")
         t.ok("load after")
         t.ok("step 4")
+        st = t.ok("stats")
+        expect(st["threads"] == int(threads) and st["simd"] in ("scalar", "avx2", "avx512"),
+               f"stats after a load: threads {st.get('threads')}, simd {st.get('simd')}")
         t.ok("save again")
         with open(os.path.join(data, "again.steer"), "rb") as f:
             saved.append(f.read())
