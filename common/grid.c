@@ -118,16 +118,8 @@ static void scatter_rows(void *arg, int part)
  * a crowded row weighs what it holds. */
 static size_t first_row(const grid_job *j, int part)
 {
-	size_t want = steer_part_from(j->g->count, part, j->parts);
-	size_t lo = 0, hi = (size_t)j->g->ny;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (j->row_start[mid] < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return steer_first_at_least(j->row_start, (size_t)j->g->ny,
+	                            steer_part_from(j->g->count, part, j->parts));
 }
 
 /* One row's members (by_row[from, to)) counted into cells and placed, stably. */

@@ -51,6 +51,27 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
                               double min_cell, size_t n, const double *px, const double *py,
                               const uint32_t *flags, uint32_t need);
 
+/* The first k in [0, n) with start[k] >= want, or n when there is none; start
+ * ascends (cell or row starts). */
+static inline size_t steer_first_at_least(const uint32_t *start, size_t n, size_t want)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (start[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The cell holding grid position i (i < g->count): the first whose end passes i. */
+static inline size_t steer_grid_cell_at(const steer_grid *g, size_t i)
+{
+	return steer_first_at_least(g->start + 1, (size_t)g->nx * (size_t)g->ny, i + 1);
+}
+
 /* floor(t) clamped to [lo, hi], without a libm call or an overflowing conversion
  * (NaN gives lo). These run several times per vehicle per tick. */
 static inline int steer_floor_clamp(double t, int lo, int hi)

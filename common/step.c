@@ -320,22 +320,13 @@ static int group_members(const steer_grid *g, size_t c, size_t i, size_t end, in
 static void run_forces(steer_world *w, size_t from, size_t to)
 {
 	const steer_grid *g = &w->grid;
-	size_t cells = g->count ? (size_t)g->nx * (size_t)g->ny : 0;
 	size_t end = to < g->count ? to : g->count;
 	size_t i = from;
 	const int group_max = steer_flock_group_size(w->kernel);
 	force_batch batch;
 	batch.count = 0;
-	/* Flockers come cell by cell: find the cell holding the first of ours. */
-	size_t lo = 0, hi = cells;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->start[mid + 1] <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t c = lo;
+	/* Flockers come cell by cell: start at the cell holding the first of ours. */
+	size_t c = i < end ? steer_grid_cell_at(g, i) : 0;
 	while (i < end) {
 		while (g->start[c + 1] <= i) /* the cell of position i */
 			c++;
@@ -386,16 +377,9 @@ static size_t forces_bound(const steer_world *w, int part, int parts)
 	size_t at = steer_part_from(w->v.count, part, parts);
 	if (at >= g->count)
 		return at;
-	size_t lo = 0, hi = (size_t)g->nx * (size_t)g->ny;
-	while (lo < hi) { /* the cell holding position at */
-		size_t c = lo + (hi - lo) / 2;
-		if (g->start[c + 1] <= at)
-			lo = c + 1;
-		else
-			hi = c;
-	}
+	size_t cell = steer_grid_cell_at(g, at);
 	/* The nearer end of the row holding it. */
-	size_t row = lo - lo % (size_t)g->nx;
+	size_t row = cell - cell % (size_t)g->nx;
 	size_t before = g->start[row];
 	size_t after = g->start[row + (size_t)g->nx]; /* at most start[cells] */
 	return at - before <= after - at ? before : after;

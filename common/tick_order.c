@@ -53,18 +53,12 @@ typedef struct sort_job {
 /* The first cell of a part: where part / parts of the members have gone by. */
 static size_t first_cell(const steer_grid *g, int part, int parts)
 {
-	size_t want = steer_part_from(g->count, part, parts);
-	size_t lo = 0, hi = (size_t)g->nx * (size_t)g->ny;
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
 	if (part == parts)
-		return hi;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->start[mid] < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return part == 0 ? 0 : lo;
+		return cells;
+	return part == 0
+	           ? 0
+	           : steer_first_at_least(g->start, cells, steer_part_from(g->count, part, parts));
 }
 
 static void sort_part(void *arg, int part)
