@@ -135,9 +135,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		const uint8_t *msg;
 		size_t len;
 		char err[160];
-		int rc;
+		steer_status rc = STEER_OK;
 		while (n->tcp &&
-		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) == 1) {
+		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) == STEER_OK &&
+		       msg) {
 			if (!steer_wire_decode_stream(msg, len, &n->msg, &n->snapshot, &n->compact,
 			                              err, sizeof err)) {
 				if (n->spoke)
@@ -168,7 +169,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		}
 		if (!n->tcp)
 			return;
-		if (rc < 0) {
+		if (rc != STEER_OK) {
 			if (n->spoke)
 				schedule_retry(n, err);
 			else

@@ -57,31 +57,34 @@ size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
 	return take;
 }
 
-int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err, size_t errlen)
+steer_status steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err,
+                               size_t errlen)
 {
+	*msg = NULL;
+	*len = 0;
 	size_t i = f->start;
 	if (i == f->len)
-		return 0;
+		return STEER_OK;
 	uint64_t size;
 	int n = steer_varint_decode(f->buf + i, f->len - i, STEER_FRAME_PREFIX_MAX, &size);
 	if (n == 0)
-		return 0;
+		return STEER_OK;
 	if (n < 0) {
 		snprintf(err, errlen, "malformed frame length");
-		return -1;
+		return STEER_ERR_INVALID;
 	}
 	i += (size_t)n;
 	if (size > f->max_frame) {
 		snprintf(err, errlen, "frame of %llu bytes exceeds the limit of %zu",
 		         (unsigned long long)size, f->max_frame);
-		return -1;
+		return STEER_ERR_INVALID;
 	}
 	if (f->len - i < size)
-		return 0;
+		return STEER_OK;
 	*msg = f->buf + i;
 	*len = (size_t)size;
 	f->start = i + (size_t)size;
-	return 1;
+	return STEER_OK;
 }
 
 void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len)

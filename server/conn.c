@@ -621,9 +621,10 @@ static void proto_read(conn *c, const char *data, size_t n)
 		const uint8_t *msg;
 		size_t len;
 		char err[128];
-		int rc;
+		steer_status rc = STEER_OK;
 		while (!c->closing && !c->busy &&
-		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) == 1)
+		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) == STEER_OK &&
+		       msg)
 			proto_message(c, msg, len);
 		if (c->closing)
 			return;
@@ -631,7 +632,7 @@ static void proto_read(conn *c, const char *data, size_t n)
 			hold(c, (const char *)p, n);
 			return;
 		}
-		if (rc < 0) {
+		if (rc != STEER_OK) {
 			proto_error(c, 0, err);
 			conn_finish(c, err);
 			return;

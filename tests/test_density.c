@@ -33,7 +33,7 @@ static bool decode_frame(const steer_strbuf *frame, steer_snapshot *snap, char *
 	steer_framer_feed(&f, (const uint8_t *)frame->data, frame->len);
 	const uint8_t *msg;
 	size_t len;
-	CHECK(steer_framer_next(&f, &msg, &len, err, errlen) == 1, "no frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, errlen) == STEER_OK && msg, "no frame");
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);

@@ -30,13 +30,14 @@ static void framer_splits_any_chunking(void)
 			off += took;
 			const uint8_t *msg;
 			size_t len;
-			int rc;
-			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) == 1) {
+			steer_status rc;
+			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) == STEER_OK &&
+			       msg) {
 				CHECK(len == sizes[got] && !memcmp(msg, body, len),
 				      "frame %zu differs", got);
 				got++;
 			}
-			CHECK(rc == 0, "framer error: %s", err);
+			CHECK(rc == STEER_OK, "framer error: %s", err);
 		}
 		CHECK(got == 8, "chunk %zu: got %zu frames", chunks[c], got);
 		steer_framer_free(&f);
@@ -54,13 +55,40 @@ static void framer_rejects_bad_lengths(void)
 	steer_framer_init(&f, 100);
 	uint8_t big[] = {0xe5, 0x01}; /* 229 > 100 */
 	steer_framer_feed(&f, big, sizeof big);
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == -1 && strstr(err, "exceeds"),
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "exceeds"),
 	      "oversized frame accepted");
 	steer_framer_free(&f);
 	steer_framer_init(&f, 100);
 	uint8_t endless[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
 	steer_framer_feed(&f, endless, sizeof endless);
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == -1, "endless varint accepted");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_ERR_INVALID,
+	      "endless varint accepted");
+	steer_framer_free(&f);
+}
+
+/* Part of a frame is "need more bytes": STEER_OK with no message, never a stale one. */
+static void framer_waits_for_the_rest(void)
+{
+	char err[128] = "";
+	const uint8_t *msg = (const uint8_t *)err;
+	size_t len = 99;
+	steer_framer f;
+	steer_framer_init(&f, 100);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && !msg && len == 0,
+	      "empty framer gave a frame");
+	uint8_t part[] = {0x03, 'a', 'b'};
+	steer_framer_feed(&f, part, sizeof part);
+	msg = (const uint8_t *)err;
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && !msg && len == 0,
+	      "a partial frame came out");
+	uint8_t rest[] = {'c'};
+	steer_framer_feed(&f, rest, sizeof rest);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg && len == 3 &&
+	          !memcmp(msg, "abc", 3),
+	      "the whole frame did not come out");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && !msg,
+	      "a second frame from nothing");
 	steer_framer_free(&f);
 }
 
@@ -120,7 +148,7 @@ static void snapshot_round_trip(void)
 	const uint8_t *msg;
 	size_t len;
 	char err[128];
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "one frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "one frame");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
@@ -154,7 +182,7 @@ static void snapshot_round_trip(void)
 	steer_strbuf_clear(&out);
 	CHECK(steer_wire_snapshot(&out, w, false, &near_a, &scratch, &cap), "encode view");
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
 	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode view");
 	CHECK(snap.count == 1 && snap.v[0].id == a && snap.has_view && snap.nobstacles == 0,
 	      "view kept %zu vehicles", snap.count);
@@ -183,7 +211,7 @@ static void replies_and_commands_round_trip(void)
 	const uint8_t *msg;
 	size_t len;
 	char err[128];
-	steer_framer_next(&f, &msg, &len, err, sizeof err);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "reply frame");
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_snapshot snap = {0};
@@ -195,7 +223,8 @@ static void replies_and_commands_round_trip(void)
 	steer_strbuf_clear(&out);
 	CHECK(steer_wire_command_line(&out, 5, "seek 3 1.5 -2"), "encode command");
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
-	steer_framer_next(&f, &msg, &len, err, sizeof err);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg,
+	      "command frame");
 	static steer_ClientMessage cm;
 	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err), "decode command");
 	steer_command cmd;
@@ -251,12 +280,12 @@ static void notice_round_trip(void)
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_snapshot snap = {0};
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
 	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_NOTICE && !strcmp(m.notice, "bob paused"), "notice '%s'",
 	      m.notice);
 	/* Longer than the field: cut, never refused */
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
 	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_NOTICE && strlen(m.notice) == 255, "cut to %zu",
 	      strlen(m.notice));
@@ -270,6 +299,7 @@ int main(void)
 {
 	RUN(framer_splits_any_chunking);
 	RUN(framer_rejects_bad_lengths);
+	RUN(framer_waits_for_the_rest);
 	RUN(varint_decoder_limits);
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);

@@ -10,6 +10,7 @@
 
 #include "bytes.h"
 #include "command.h"
+#include "status.h"
 #include "steer.pb.h"
 #include "strbuf.h"
 #include "world.h"
@@ -44,9 +45,12 @@ void steer_framer_free(steer_framer *f);
 /* Takes up to n bytes; returns how many it took (fewer when its buffer is full:
  * call next, then feed the rest). */
 size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n);
-/* 1: msg and len hold the next frame (valid until the next feed); 0: need more bytes;
- * -1: the stream is malformed (message in err): drop the connection. */
-int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err, size_t errlen);
+/* The next frame: STEER_OK with *msg and *len set to it (valid until the next feed),
+ * or STEER_OK with *msg NULL (and *len 0) when more bytes are needed; INVALID, with
+ * a message in err, when the stream is malformed: drop the connection. Loop with
+ * `while (steer_framer_next(...) == STEER_OK && msg)`, then check the status. */
+steer_status steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err,
+                               size_t errlen);
 
 /* Appends a varint-length-prefixed message to out. */
 void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len);

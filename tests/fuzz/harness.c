@@ -428,6 +428,16 @@ static void exec_checked(fixture *f, const steer_command *cmd, steer_reply *repl
  * Snapshots of a view, as the server's fan-out makes them, decoded as a client does:
  * the same vehicles must come out. */
 
+/* The framer's outcome in the reference's terms: 1 a frame, 0 more bytes needed, -1
+ * a malformed stream. */
+static int framer_step(steer_framer *f, const uint8_t **msg, size_t *len, char *err,
+                       size_t errlen)
+{
+	if (steer_framer_next(f, msg, len, err, errlen) != STEER_OK)
+		return -1;
+	return *msg ? 1 : 0;
+}
+
 static void check_plain_snapshot(const steer_world *w, bool paused, const steer_view *view)
 {
 	steer_interest ix;
@@ -448,7 +458,7 @@ static void check_plain_snapshot(const steer_world *w, bool paused, const steer_
 	size_t len;
 	char err[256];
 	if (steer_framer_feed(&fr, (const uint8_t *)out.data, out.len) != out.len ||
-	    steer_framer_next(&fr, &msg, &len, err, sizeof err) != 1)
+	    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
 		violated("snapshot frame does not reframe");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
@@ -554,7 +564,7 @@ static void check_compact_stream(steer_world *w, bool paused, const steer_view *
 		const uint8_t *msg;
 		size_t len;
 		if (steer_framer_feed(&fr, (const uint8_t *)out.data, out.len) != out.len ||
-		    steer_framer_next(&fr, &msg, &len, err, sizeof err) != 1)
+		    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
 			violated("compact frame does not reframe");
 		if (!steer_wire_decode_stream(msg, len, &m, &snap, &cs, err, sizeof err))
 			violated("compact snapshot (round %d) does not decode: %s", round, err);
@@ -659,7 +669,7 @@ int harness_framer(const uint8_t *data, size_t size)
 			const uint8_t *msg;
 			size_t len;
 			bool any = false;
-			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) == 1) {
+			while ((rc = framer_step(&f, &msg, &len, err, sizeof err)) == 1) {
 				any = true;
 				size_t rs, rl;
 				int want_rc = reference_next(s, n, &ref_pos, max_frame, &rs, &rl);
@@ -732,7 +742,7 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	size_t len;
 	char err[256];
 	if (steer_framer_feed(&fr, (const uint8_t *)out.data, out.len) != out.len ||
-	    steer_framer_next(&fr, &msg, &len, err, sizeof err) != 1)
+	    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
 		violated("reply frame does not reframe");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
