@@ -263,7 +263,7 @@ bool steer_wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg)
 	steer_blob *b = *arg;
 	size_t n = s->bytes_left;
 	steer_blob_clear(b); /* a repeated field: the last one wins, as protobuf says */
-	if (!steer_blob_room(b, n))
+	if (steer_blob_room(b, n) != STEER_OK)
 		PB_RETURN_ERROR(s, "out of memory");
 	if (n && !pb_read(s, b->data, n))
 		return false;

@@ -92,6 +92,23 @@ static void framer_waits_for_the_rest(void)
 	steer_framer_free(&f);
 }
 
+/* A size past SIZE_MAX is out of memory, reported as NOMEM and then on every grow until
+ * the blob is cleared. */
+static void blob_grow_reports_nomem(void)
+{
+	steer_blob b = {0};
+	b.len = 10; /* nothing is written: the size overflows before any allocation */
+	CHECK(steer_blob_grow(&b, SIZE_MAX) == STEER_ERR_NOMEM && b.oom, "overflow grew");
+	CHECK(steer_blob_grow(&b, 1) == STEER_ERR_NOMEM, "grew after running out");
+	CHECK(steer_blob_room(&b, 1) == STEER_ERR_NOMEM, "room after running out");
+	steer_blob_clear(&b);
+	CHECK(steer_blob_grow(&b, 16) == STEER_OK && b.cap >= 16 && !b.oom, "no room after clear");
+	CHECK(steer_blob_room(&b, 16) == STEER_OK, "room it has");
+	steer_blob_put_byte(&b, 7);
+	CHECK(b.len == 1 && b.data[0] == 7, "byte not put");
+	steer_blob_free(&b);
+}
+
 /* The one varint decoder: every length, the end of the bytes, and its limit. */
 static void varint_decoder_limits(void)
 {
@@ -300,6 +317,7 @@ int main(void)
 	RUN(framer_splits_any_chunking);
 	RUN(framer_rejects_bad_lengths);
 	RUN(framer_waits_for_the_rest);
+	RUN(blob_grow_reports_nomem);
 	RUN(varint_decoder_limits);
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);
