@@ -31,7 +31,8 @@ static void framer_splits_any_chunking(void)
 			const uint8_t *msg;
 			size_t len;
 			steer_status rc;
-			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) == STEER_OK &&
+			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) ==
+			           STEER_OK &&
 			       msg) {
 				CHECK(len == sizes[got] && !memcmp(msg, body, len),
 				      "frame %zu differs", got);
@@ -157,7 +158,7 @@ static void snapshot_round_trip(void)
 	uint32_t *scratch = NULL;
 	size_t cap = 0;
 	steer_view all = {0};
-	CHECK(steer_wire_snapshot(&out, w, true, &all, &scratch, &cap), "encode");
+	CHECK(steer_wire_snapshot(&out, w, true, &all, &scratch, &cap) == STEER_OK, "encode");
 	/* strip the delimiter and decode as a client would */
 	steer_framer f;
 	steer_framer_init(&f, 1 << 20);
@@ -169,7 +170,8 @@ static void snapshot_round_trip(void)
 	steer_snapshot snap = {0};
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_SNAPSHOT && snap.tick == 1 && snap.paused, "header");
 	CHECK(snap.count == 2 && snap.total_vehicles == 2, "count %zu", snap.count);
 	CHECK(snap.width == 1000 && snap.height == 600 && snap.edges == STEER_EDGE_BOUNCE &&
@@ -197,10 +199,12 @@ static void snapshot_round_trip(void)
 	/* A viewport keeps only what is near it. */
 	steer_view near_a = {true, 90, 190, 110, 210};
 	steer_strbuf_clear(&out);
-	CHECK(steer_wire_snapshot(&out, w, false, &near_a, &scratch, &cap), "encode view");
+	CHECK(steer_wire_snapshot(&out, w, false, &near_a, &scratch, &cap) == STEER_OK,
+	      "encode view");
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
 	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode view");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode view");
 	CHECK(snap.count == 1 && snap.v[0].id == a && snap.has_view && snap.nobstacles == 0,
 	      "view kept %zu vehicles", snap.count);
 
@@ -221,7 +225,7 @@ static void replies_and_commands_round_trip(void)
 		steer_strbuf_puts(&r.json, "0123456789");
 	steer_strbuf out;
 	steer_strbuf_init(&out);
-	CHECK(steer_wire_reply(&out, 77, &r), "encode reply");
+	CHECK(steer_wire_reply(&out, 77, &r) == STEER_OK, "encode reply");
 	steer_framer f;
 	steer_framer_init(&f, 2 << 20);
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
@@ -232,18 +236,20 @@ static void replies_and_commands_round_trip(void)
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_snapshot snap = {0};
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode reply");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode reply");
 	CHECK(m.kind == STEER_MSG_REPLY && m.request_id == 77 && m.ok && m.json.len == 1000000,
 	      "reply body %zu", m.json.len);
 
 	/* a command line travels as a ClientMessage and parses like text */
 	steer_strbuf_clear(&out);
-	CHECK(steer_wire_command_line(&out, 5, "seek 3 1.5 -2"), "encode command");
+	CHECK(steer_wire_command_line(&out, 5, "seek 3 1.5 -2") == STEER_OK, "encode command");
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
 	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg,
 	      "command frame");
 	static steer_ClientMessage cm;
-	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err), "decode command");
+	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err) == STEER_OK,
+	      "decode command");
 	steer_command cmd;
 	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == STEER_OK,
 	      "to command");
@@ -270,13 +276,55 @@ static void replies_and_commands_round_trip(void)
 
 	/* garbage does not decode */
 	uint8_t junk[] = {0xff, 0xff, 0xff};
-	CHECK(!steer_wire_decode_client(junk, sizeof junk, &cm, err, sizeof err), "junk decoded");
+	CHECK(steer_wire_decode_client(junk, sizeof junk, &cm, err, sizeof err) ==
+	          STEER_ERR_INVALID,
+	      "junk decoded");
 
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
 	steer_framer_free(&f);
 	steer_strbuf_free(&out);
 	steer_reply_free(&r);
+}
+
+/* Failures are steer_status codes, never a success (STEER_OK is 0: a caller still
+ * testing for true would read each of these as its opposite). */
+static void failures_are_status_codes(void)
+{
+	char err[256] = "";
+	CHECK(steer_wire_version_ok(STEER_PROTOCOL_VERSION, "client", err, sizeof err) == STEER_OK,
+	      "own version refused");
+	CHECK(steer_wire_version_ok(STEER_PROTOCOL_VERSION + 1, "client", err, sizeof err) ==
+	              STEER_ERR_INVALID &&
+	          strstr(err, "protocol version"),
+	      "other version accepted: %s", err);
+
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	static char line[5000];
+	memset(line, 'x', sizeof line - 1);
+	CHECK(steer_wire_command_line(&out, 1, line) == STEER_ERR_INVALID && out.len == 0,
+	      "an over-long command line encoded");
+
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_snapshot snap = {0};
+	CHECK(steer_wire_decode_server(NULL, 0, &m, &snap, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "empty"),
+	      "an empty ServerMessage decoded");
+
+	/* "list\0x" as a command line: decodes, then refused for the NUL. */
+	static steer_ClientMessage cm;
+	const uint8_t nul[] = {0x12, 0x08, 0x12, 0x06, 'l', 'i', 's', 't', 0, 'x'};
+	CHECK(steer_wire_decode_client(nul, sizeof nul, &cm, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
+	CHECK(steer_wire_client_strings_ok(nul, sizeof nul, &cm, err, sizeof err) ==
+	              STEER_ERR_INVALID &&
+	          strstr(err, "NUL"),
+	      "a NUL in a string passed");
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_strbuf_free(&out);
 }
 
 static void notice_round_trip(void)
@@ -286,7 +334,8 @@ static void notice_round_trip(void)
 	char long_text[400];
 	memset(long_text, 'x', sizeof long_text - 1);
 	long_text[sizeof long_text - 1] = '\0';
-	CHECK(steer_wire_notice(&out, "bob paused") && steer_wire_notice(&out, long_text),
+	CHECK(steer_wire_notice(&out, "bob paused") == STEER_OK &&
+	          steer_wire_notice(&out, long_text) == STEER_OK,
 	      "encode notice");
 	steer_framer f;
 	steer_framer_init(&f, 4096);
@@ -298,12 +347,14 @@ static void notice_round_trip(void)
 	memset(&m, 0, sizeof m);
 	steer_snapshot snap = {0};
 	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_NOTICE && !strcmp(m.notice, "bob paused"), "notice '%s'",
 	      m.notice);
 	/* Longer than the field: cut, never refused */
 	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_NOTICE && strlen(m.notice) == 255, "cut to %zu",
 	      strlen(m.notice));
 	steer_snapshot_free(&snap);
@@ -322,5 +373,6 @@ int main(void)
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);
 	RUN(notice_round_trip);
+	RUN(failures_are_status_codes);
 	return CHECK_DONE();
 }
