@@ -180,7 +180,7 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 		return -1;
 	double t3 = now_us();
 	steer_strbuf_clear(&r->out);
-	if (!steer_wire_snapshot_of(&r->out, r->w, false, view, r->idx, r->n))
+	if (steer_wire_snapshot_of(&r->out, r->w, false, view, r->idx, r->n) != STEER_OK)
 		return -1;
 	double t4 = now_us();
 	t->plain_bytes += (double)r->out.len;
@@ -201,7 +201,7 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 		return -1;
 	double t6 = now_us();
 	steer_strbuf_clear(&r->out);
-	if (!steer_wire_compact(&r->out, &r->sc, r->w, false, f, NULL))
+	if (steer_wire_compact(&r->out, &r->sc, r->w, false, f, NULL) != STEER_OK)
 		return -1;
 	double t7 = now_us();
 	t->quantize_us += t6 - t5;
@@ -210,7 +210,7 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 	if (base) {
 		steer_strbuf_clear(&r->out);
 		double t8 = now_us();
-		if (!steer_wire_compact(&r->out, &r->sc, r->w, false, f, base))
+		if (steer_wire_compact(&r->out, &r->sc, r->w, false, f, base) != STEER_OK)
 			return -1;
 		double t9 = now_us();
 		t->delta_us += t9 - t8;
@@ -225,7 +225,8 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 	const uint8_t *msg = body(&r->out, &len);
 	char err[160];
 	double t10 = now_us();
-	if (!steer_wire_decode_stream(msg, len, &r->msg, &r->snap, &r->client, err, sizeof err) ||
+	if (steer_wire_decode_stream(msg, len, &r->msg, &r->snap, &r->client, err, sizeof err) !=
+	        STEER_OK ||
 	    r->snap.count != r->n) {
 		fprintf(stderr, "steer-snapshot-bench: decode: %s\n", err);
 		return -1;
@@ -244,7 +245,7 @@ static int snapshot(run *r, const steer_view *view, const opts *o, long k, total
 	                        (uint32_t)o->rows, r->scan_idx, all) != STEER_OK)
 		return -1;
 	steer_strbuf_clear(&r->out);
-	if (!steer_wire_density(&r->out, r->w, false, &r->dense))
+	if (steer_wire_density(&r->out, r->w, false, &r->dense) != STEER_OK)
 		return -1;
 	t->dense_us += now_us() - t11;
 	t->dense_bytes += (double)r->out.len;

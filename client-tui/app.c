@@ -30,7 +30,8 @@ static void send_line(tui_app *a, const char *line, tui_purpose purpose)
 	}
 	uint32_t rid = ++a->next_request;
 	steer_strbuf_clear(&a->net.out);
-	if (!steer_wire_command_line(&a->net.out, rid, line) || !tui_net_send_out(&a->net)) {
+	if (steer_wire_command_line(&a->net.out, rid, line) != STEER_OK ||
+	    !tui_net_send_out(&a->net)) {
 		snprintf(a->message, sizeof a->message, "could not send '%s'", line);
 		schedule_frame(a);
 		return;
@@ -98,7 +99,8 @@ static void send_view_if_changed(tui_app *a)
 	    req.pick == a->sent_req.pick)
 		return;
 	steer_strbuf_clear(&a->net.out);
-	if (steer_wire_viewport_ex(&a->net.out, &v, &req) && tui_net_send_out(&a->net)) {
+	if (steer_wire_viewport_ex(&a->net.out, &v, &req) == STEER_OK &&
+	    tui_net_send_out(&a->net)) {
 		a->sent_view = v;
 		a->sent_req = req;
 	}
@@ -179,7 +181,7 @@ static void on_connected(void *ud)
 {
 	tui_app *a = ud;
 	steer_strbuf_clear(&a->net.out);
-	if (steer_wire_hello(&a->net.out, a->name))
+	if (steer_wire_hello(&a->net.out, a->name) == STEER_OK)
 		tui_net_send_out(&a->net);
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);

@@ -135,11 +135,13 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		const uint8_t *msg;
 		size_t len;
 		char err[160];
-		int rc;
+		steer_status rc = STEER_OK;
 		while (n->tcp &&
-		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) == 1) {
-			if (!steer_wire_decode_stream(msg, len, &n->msg, &n->snapshot, &n->compact,
-			                              err, sizeof err)) {
+		       (rc = steer_framer_next(&n->framer, &msg, &len, err, sizeof err)) ==
+		           STEER_OK &&
+		       msg) {
+			if (steer_wire_decode_stream(msg, len, &n->msg, &n->snapshot, &n->compact,
+			                             err, sizeof err) != STEER_OK) {
 				if (n->spoke)
 					schedule_retry(n, err);
 				else
@@ -150,8 +152,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			n->spoke = true;
 			uv_timer_stop(&n->greet);
 			if (n->msg.kind == STEER_MSG_WELCOME &&
-			    !steer_wire_version_ok(n->msg.welcome.protocol_version, "server", err,
-			                           sizeof err)) {
+			    steer_wire_version_ok(n->msg.welcome.protocol_version, "server", err,
+			                          sizeof err) != STEER_OK) {
 				/* A server of another release: its snapshots would be misread. */
 				schedule_retry(n, err);
 				return;
@@ -168,7 +170,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		}
 		if (!n->tcp)
 			return;
-		if (rc < 0) {
+		if (rc != STEER_OK) {
 			if (n->spoke)
 				schedule_retry(n, err);
 			else

@@ -17,14 +17,14 @@ void steer_blob_free(steer_blob *b)
 	memset(b, 0, sizeof *b);
 }
 
-bool steer_blob_grow(steer_blob *b, size_t n)
+steer_status steer_blob_grow(steer_blob *b, size_t n)
 {
 	if (b->oom)
-		return false;
+		return STEER_ERR_NOMEM;
 	if (n > SIZE_MAX - b->len ||
 	    steer_reserve((void **)&b->data, &b->cap, b->len + n, 1) != STEER_OK) {
 		b->oom = true;
-		return false;
+		return STEER_ERR_NOMEM;
 	}
-	return true;
+	return STEER_OK;
 }

@@ -439,13 +439,14 @@ static void encode_columns(steer_compact_scratch *sc, const steer_compact_frame 
 	put_column(&sc->blob[STEER_BLOB_BEHAVIORS], sc->delta, f->count, false);
 }
 
-bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
-                        bool paused, const steer_compact_frame *f, const steer_compact_frame *base)
+steer_status steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
+                                bool paused, const steer_compact_frame *f,
+                                const steer_compact_frame *base)
 {
 	if (base && !steer_compact_compatible(f, base))
 		base = NULL;
 	if (!scratch_reserve(sc, f->count))
-		return false;
+		return STEER_ERR_NOMEM;
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
 		steer_blob_clear(&sc->blob[k]);
 	encode_ids(&sc->blob[STEER_BLOB_IDS], sc->src, f, base);
@@ -453,7 +454,7 @@ bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const stee
 	encode_columns(sc, f, base);
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
 		if (sc->blob[k].oom)
-			return false;
+			return STEER_ERR_NOMEM;
 
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_compact_tag;
@@ -505,6 +506,10 @@ void steer_compact_state_free(steer_compact_state *cs)
 	cs->have_base = false;
 }
 
+/* The reason a decode gives when memory ran out: told apart from a malformed frame by
+ * its address, so that steer_wire_decode_compact returns NOMEM for it. */
+static const char out_of_memory[] = "out of memory";
+
 /* Adds n vehicles to the frame being decoded, growing it; src[k] for each is set by
  * the caller. */
 static bool next_room(steer_compact_state *cs, size_t n)
@@ -532,7 +537,7 @@ static bool decode_ids(steer_compact_state *cs, const steer_compact_frame *base,
 	if (count > bound || count > MAX_VEHICLES)
 		return fail(why, "more vehicles than the ids account for");
 	if (!next_room(cs, count))
-		return fail(why, "out of memory");
+		return fail(why, out_of_memory);
 	while (r.pos < r.len) {
 		uint64_t op, len;
 		if (base) {
@@ -694,7 +699,7 @@ static const char *apply_frame(const steer_CompactSnapshot *m, steer_compact_sta
 	const steer_compact_frame *base = m->base_seq ? &cs->base : NULL;
 	for (int k = 0; k < STEER_BLOB_COUNT; k++)
 		if (cs->scratch.blob[k].oom)
-			return "out of memory";
+			return out_of_memory;
 	if (!decode_ids(cs, base, m->count, &why))
 		return why;
 	if (!decode_pos(cs, base))
@@ -708,7 +713,7 @@ static const char *apply_frame(const steer_CompactSnapshot *m, steer_compact_sta
 	f->cols = m->cols;
 	f->rows = m->rows;
 	if (!fill_snapshot(cs, f, snap))
-		return "out of memory";
+		return out_of_memory;
 	fill_header(m, snap);
 	steer_compact_frame t = cs->base;
 	cs->base = cs->next;
@@ -717,8 +722,8 @@ static const char *apply_frame(const steer_CompactSnapshot *m, steer_compact_sta
 	return NULL;
 }
 
-bool steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_state *cs,
-                               char *err, size_t errlen)
+steer_status steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap,
+                                       steer_compact_state *cs, char *err, size_t errlen)
 {
 	snap->count = snap->nobstacles = snap->nroutes = 0;
 	steer_compact_scratch *sc = &cs->scratch;
@@ -733,15 +738,20 @@ bool steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_comp
 	m.routes = (pb_callback_t){{.decode = steer_wire_dec_route}, snap};
 	if (!pb_decode(s, steer_CompactSnapshot_fields, &m)) {
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(s));
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	const char *why = apply_frame(&m, cs, snap);
+	if (why == out_of_memory) {
+		snap->count = 0;
+		snprintf(err, errlen, "out of memory decoding a compact snapshot");
+		return STEER_ERR_NOMEM;
+	}
 	if (why) {
 		snap->count = 0;
 		snprintf(err, errlen, "malformed compact snapshot: %s", why);
-		return false;
+		return STEER_ERR_INVALID;
 	}
-	return true;
+	return STEER_OK;
 }
 
 /* --- the request ---------------------------------------------------------------------- */
@@ -752,27 +762,27 @@ bool steer_compact_req_same(const steer_compact_req *a, const steer_compact_req 
 	       (!a->on || (a->cols == b->cols && a->rows == b->rows && a->density == b->density));
 }
 
-bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
-                           size_t errlen)
+steer_status steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
+                                   size_t errlen)
 {
 	if (!v->compact) {
 		*out = (steer_compact_req){false, 0, 0, STEER_DENSITY_AUTO, 0};
-		return true;
+		return STEER_OK;
 	}
 	if (v->density < steer_Density_DENSITY_AUTO || v->density > steer_Density_DENSITY_NEVER) {
 		snprintf(err, errlen, "unknown density mode %d (0 auto, 1 always, 2 never)",
 		         (int)v->density);
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	if (v->clear) {
 		snprintf(err, errlen, "compact snapshots need a viewport rectangle");
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	if (v->cols < 1 || v->cols > STEER_COMPACT_MAX_CELLS || v->rows < 1 ||
 	    v->rows > STEER_COMPACT_MAX_CELLS) {
 		snprintf(err, errlen, "compact viewport needs cols and rows in 1..%u",
 		         STEER_COMPACT_MAX_CELLS);
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	/* The farthest vehicle sent is a margin outside the view: its quantized offset
 	 * must stay in range on both axes. */
@@ -781,8 +791,8 @@ bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char
 	if (!(reach / quantum(v->x1 - v->x0, v->cols) < STEER_COMPACT_MAX_Q) ||
 	    !(reach / quantum(v->y1 - v->y0, v->rows) < STEER_COMPACT_MAX_Q)) {
 		snprintf(err, errlen, "viewport too narrow for compact positions");
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	*out = (steer_compact_req){true, v->cols, v->rows, (steer_density_mode)v->density, v->pick};
-	return true;
+	return STEER_OK;
 }

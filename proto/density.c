@@ -95,8 +95,8 @@ steer_status steer_density_build(steer_density *d, const steer_world *w, const s
 	return d->cells.oom ? STEER_ERR_NOMEM : STEER_OK;
 }
 
-bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
-                        const steer_density *d)
+steer_status steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
+                                const steer_density *d)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_density_tag;
@@ -115,12 +115,12 @@ bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
 	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
-                               const steer_world *w, uint32_t id)
+steer_status steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
+                                       const steer_world *w, uint32_t id)
 {
 	long i = id ? steer_vehicle_index(w, id) : -1;
 	if (i < 0)
-		return false;
+		return STEER_ERR_NOENT;
 	/* The frame: varint length, then ServerMessage { density (field 5) = body }. */
 	steer_reader r = {frame, len, 0};
 	uint64_t total, body;
@@ -128,7 +128,7 @@ bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t l
 	if (!steer_read_varint(&r, &total) || total != len - r.pos || !steer_read_byte(&r, &tag) ||
 	    tag != (steer_ServerMessage_density_tag << 3 | PB_WT_STRING) ||
 	    !steer_read_varint(&r, &body) || body != len - r.pos)
-		return false;
+		return STEER_ERR_INVALID;
 	const steer_vehicles *v = steer_world_vehicles(w);
 	steer_Picked pk = {
 	    id,          (float)v->px[i], (float)v->py[i], (float)v->vx[i], (float)v->vy[i],
@@ -139,7 +139,7 @@ bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t l
 	pb_ostream_t ps = pb_ostream_from_buffer(pick, sizeof pick);
 	if (!pb_encode_tag(&ps, PB_WT_STRING, steer_DensitySnapshot_picked_tag) ||
 	    !pb_encode_submessage(&ps, steer_Picked_fields, &pk))
-		return false;
+		return STEER_ERR_INVALID;
 	uint64_t grown = body + ps.bytes_written;
 	pb_ostream_t sizing = PB_OSTREAM_SIZING;
 	uint8_t head[32];
@@ -148,11 +148,11 @@ bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t l
 	    !pb_encode_varint(&hs, 1 + sizing.bytes_written + grown) ||
 	    !pb_encode_tag(&hs, PB_WT_STRING, steer_ServerMessage_density_tag) ||
 	    !pb_encode_varint(&hs, grown))
-		return false;
+		return STEER_ERR_INVALID;
 	steer_strbuf_put(out, (const char *)head, hs.bytes_written);
 	steer_strbuf_put(out, (const char *)frame + r.pos, (size_t)body);
 	steer_strbuf_put(out, (const char *)pick, ps.bytes_written);
-	return !out->oom;
+	return out->oom ? STEER_ERR_NOMEM : STEER_OK;
 }
 
 /* --- decoding ------------------------------------------------------------------------ */
@@ -212,7 +212,8 @@ static const char *check_density(const steer_DensitySnapshot *m, steer_snapshot 
 	return NULL;
 }
 
-bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen)
+steer_status steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
+                                       size_t errlen)
 {
 	snap->count = snap->nobstacles = snap->nroutes = snap->ncells = 0;
 	steer_DensitySnapshot m = steer_DensitySnapshot_init_zero;
@@ -221,13 +222,13 @@ bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
 	if (!pb_decode(s, steer_DensitySnapshot_fields, &m)) {
 		snap->ncells = 0;
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(s));
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	const char *why = check_density(&m, snap);
 	if (why) {
 		snap->ncells = 0;
 		snprintf(err, errlen, "malformed density snapshot: %s", why);
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	steer_wire_header_get(snap, &m.header);
 	snap->has_view = true;
@@ -242,12 +243,12 @@ bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
 		if (steer_reserve((void **)&snap->v, &snap->cap, 1, sizeof *snap->v) != STEER_OK) {
 			snap->ncells = 0;
 			snprintf(err, errlen, "out of memory");
-			return false;
+			return STEER_ERR_NOMEM;
 		}
 		const steer_Picked *p = &m.picked;
 		snap->v[0] = (steer_snap_vehicle){
 		    p->id, p->group, p->behaviors, p->x, p->y, p->vx, p->vy, 0, 0};
 		snap->count = 1;
 	}
-	return true;
+	return STEER_OK;
 }

@@ -8,21 +8,21 @@
 #include "reserve.h"
 
 /* Sized first so the bytes go straight into the buffer. */
-bool steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)
+steer_status steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)
 {
 	size_t size;
 	if (!pb_get_encoded_size(&size, fields, msg))
-		return false;
+		return STEER_ERR_INVALID;
 	/* Worst case: 10 bytes of length prefix + the message. */
 	char *dst = steer_strbuf_reserve(out, size + 10);
 	if (!dst)
-		return false;
+		return STEER_ERR_NOMEM;
 	pb_ostream_t s = pb_ostream_from_buffer((pb_byte_t *)dst, size + 10);
 	if (!pb_encode_ex(&s, fields, msg, PB_ENCODE_DELIMITED))
-		return false;
+		return STEER_ERR_INVALID;
 	out->len += s.bytes_written;
 	out->data[out->len] = '\0';
-	return true;
+	return STEER_OK;
 }
 
 steer_SnapshotHeader steer_wire_header(const steer_world *w, bool paused)
@@ -263,7 +263,7 @@ bool steer_wire_dec_blob(pb_istream_t *s, const pb_field_t *f, void **arg)
 	steer_blob *b = *arg;
 	size_t n = s->bytes_left;
 	steer_blob_clear(b); /* a repeated field: the last one wins, as protobuf says */
-	if (!steer_blob_room(b, n))
+	if (steer_blob_room(b, n) != STEER_OK)
 		PB_RETURN_ERROR(s, "out of memory");
 	if (n && !pb_read(s, b->data, n))
 		return false;

@@ -12,8 +12,10 @@
 #include "steer/vec2.h"
 #include "steer/wire.h"
 
-/* Encodes a message as one delimited frame at the end of out. */
-bool steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg);
+/* Encodes a message as one delimited frame at the end of out: STEER_OK, NOMEM, or
+ * INVALID when nanopb cannot encode it (out then as it was). */
+steer_status steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields,
+                                     const void *msg);
 
 /* A view's rectangle as a message. */
 steer_Rect steer_wire_rect(const steer_view *v);

@@ -57,31 +57,34 @@ size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n)
 	return take;
 }
 
-int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err, size_t errlen)
+steer_status steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err,
+                               size_t errlen)
 {
+	*msg = NULL;
+	*len = 0;
 	size_t i = f->start;
 	if (i == f->len)
-		return 0;
+		return STEER_OK;
 	uint64_t size;
 	int n = steer_varint_decode(f->buf + i, f->len - i, STEER_FRAME_PREFIX_MAX, &size);
 	if (n == 0)
-		return 0;
+		return STEER_OK;
 	if (n < 0) {
 		snprintf(err, errlen, "malformed frame length");
-		return -1;
+		return STEER_ERR_INVALID;
 	}
 	i += (size_t)n;
 	if (size > f->max_frame) {
 		snprintf(err, errlen, "frame of %llu bytes exceeds the limit of %zu",
 		         (unsigned long long)size, f->max_frame);
-		return -1;
+		return STEER_ERR_INVALID;
 	}
 	if (f->len - i < size)
-		return 0;
+		return STEER_OK;
 	*msg = f->buf + i;
 	*len = (size_t)size;
 	f->start = i + (size_t)size;
-	return 1;
+	return STEER_OK;
 }
 
 void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len)
@@ -144,7 +147,7 @@ static bool enc_packed_u32(pb_ostream_t *s, const pb_field_t *f, void *const *ar
 
 /* --- server side ---------------------------------------------------------------- */
 
-bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
+steer_status steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_welcome_tag;
@@ -162,7 +165,7 @@ bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info)
 	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r)
+steer_status steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_reply_tag;
@@ -177,7 +180,7 @@ bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply 
 	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-bool steer_wire_notice(steer_strbuf *out, const char *text)
+steer_status steer_wire_notice(steer_strbuf *out, const char *text)
 {
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
 	m.which_msg = steer_ServerMessage_notice_tag;
@@ -185,12 +188,12 @@ bool steer_wire_notice(steer_strbuf *out, const char *text)
 	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
-                         const steer_view *view, uint32_t **scratch, size_t *scratch_cap)
+steer_status steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
+                                 const steer_view *view, uint32_t **scratch, size_t *scratch_cap)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	if (steer_reserve((void **)scratch, scratch_cap, v->count, sizeof **scratch) != STEER_OK)
-		return false;
+		return STEER_ERR_NOMEM;
 	uint32_t *idx = *scratch;
 	size_t n = 0;
 	double margin = view->set ? steer_view_margin(view) : 0;
@@ -200,8 +203,8 @@ bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
 	return steer_wire_snapshot_of(out, w, paused, view, idx, n);
 }
 
-bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
-                            const steer_view *view, const uint32_t *idx, size_t n)
+steer_status steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
+                                    const steer_view *view, const uint32_t *idx, size_t n)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	steer_ServerMessage m = steer_ServerMessage_init_zero;
@@ -235,20 +238,20 @@ bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused
 	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
 }
 
-bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
-                              size_t errlen)
+steer_status steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out,
+                                      char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	pb_istream_t s = pb_istream_from_buffer(msg, len);
 	if (!pb_decode(&s, steer_ClientMessage_fields, out)) {
 		snprintf(err, errlen, "malformed ClientMessage: %s", PB_GET_ERROR(&s));
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	if (out->which_msg == 0) {
 		snprintf(err, errlen, "empty ClientMessage (no hello, command or viewport)");
-		return false;
+		return STEER_ERR_INVALID;
 	}
-	return true;
+	return STEER_OK;
 }
 
 /* Reads the rest of a string field; false when it holds a NUL (or cannot be read). */
@@ -294,14 +297,14 @@ static bool strings_without_nul(pb_istream_t *s, const pb_msgdesc_t *desc, void 
 	return eof;
 }
 
-bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m, char *err,
-                                  size_t errlen)
+steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m,
+                                          char *err, size_t errlen)
 {
 	pb_istream_t s = pb_istream_from_buffer(msg, len);
 	if (strings_without_nul(&s, steer_ClientMessage_fields, m))
-		return true;
+		return STEER_OK;
 	snprintf(err, errlen, "a string in the message holds a NUL byte; nothing was done");
-	return false;
+	return STEER_ERR_INVALID;
 }
 
 steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
@@ -345,40 +348,40 @@ steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, c
 	return rc;
 }
 
-bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen)
+steer_status steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen)
 {
 	if (v->clear) {
 		out->set = false;
-		return true;
+		return STEER_OK;
 	}
 	if (!steer_view_rect_ok(v->x0, v->y0, v->x1, v->y1)) {
 		snprintf(err, errlen, "viewport needs x1 > x0 and y1 > y0, each within +-%g",
 		         STEER_VIEW_COORD_MAX);
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	out->set = true;
 	out->x0 = v->x0;
 	out->y0 = v->y0;
 	out->x1 = v->x1;
 	out->y1 = v->y1;
-	return true;
+	return STEER_OK;
 }
 
-bool steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen)
+steer_status steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen)
 {
 	if (version == STEER_PROTOCOL_VERSION)
-		return true;
+		return STEER_OK;
 	const char *self = strcmp(peer, "client") ? "client" : "server";
 	snprintf(err, errlen,
 	         "the %s speaks protocol version %u and this %s version %d; use a client of the "
 	         "same release as the server",
 	         peer, (unsigned)version, self, STEER_PROTOCOL_VERSION);
-	return false;
+	return STEER_ERR_INVALID;
 }
 
 /* --- client side ---------------------------------------------------------------- */
 
-bool steer_wire_hello(steer_strbuf *out, const char *client_name)
+steer_status steer_wire_hello(steer_strbuf *out, const char *client_name)
 {
 	steer_ClientMessage m = steer_ClientMessage_init_zero;
 	m.which_msg = steer_ClientMessage_hello_tag;
@@ -387,12 +390,12 @@ bool steer_wire_hello(steer_strbuf *out, const char *client_name)
 	return steer_wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
-bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line)
+steer_status steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line)
 {
 	static steer_ClientMessage m; /* 20 KiB: too big for a comfortable stack frame */
 	memset(&m, 0, sizeof m);
 	if (strlen(line) >= sizeof m.msg.command.body.line)
-		return false;
+		return STEER_ERR_INVALID;
 	m.which_msg = steer_ClientMessage_command_tag;
 	m.msg.command.request_id = request_id;
 	m.msg.command.which_body = steer_Command_line_tag;
@@ -400,12 +403,13 @@ bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char 
 	return steer_wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 
-bool steer_wire_viewport(steer_strbuf *out, const steer_view *view)
+steer_status steer_wire_viewport(steer_strbuf *out, const steer_view *view)
 {
 	return steer_wire_viewport_ex(out, view, NULL);
 }
 
-bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view, const steer_compact_req *req)
+steer_status steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view,
+                                    const steer_compact_req *req)
 {
 	steer_ClientMessage m = steer_ClientMessage_init_zero;
 	m.which_msg = steer_ClientMessage_viewport_tag;
@@ -527,15 +531,16 @@ static bool decode_snapshot(pb_istream_t *s, steer_snapshot *snap)
 	return true;
 }
 
-bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
-                              steer_snapshot *snap, char *err, size_t errlen)
+steer_status steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
+                                      steer_snapshot *snap, char *err, size_t errlen)
 {
 	return steer_wire_decode_stream(msg, len, out, snap, NULL, err, errlen);
 }
 
 /* One member of the ServerMessage oneof, from its substream. */
-static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out,
-                          steer_snapshot *snap, steer_compact_state *cs, char *err, size_t errlen)
+static steer_status decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out,
+                                  steer_snapshot *snap, steer_compact_state *cs, char *err,
+                                  size_t errlen)
 {
 	bool ok;
 	if (tag == steer_ServerMessage_density_tag) {
@@ -547,7 +552,7 @@ static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out
 	if (tag == steer_ServerMessage_compact_tag) {
 		if (!cs) {
 			snprintf(err, errlen, "a compact snapshot, which this decoder cannot read");
-			return false;
+			return STEER_ERR_INVALID;
 		}
 		out->snapshot = snap;
 		return steer_wire_decode_compact(sub, snap, cs, err, errlen);
@@ -572,14 +577,16 @@ static bool decode_member(uint32_t tag, pb_istream_t *sub, steer_server_msg *out
 		out->ok = r.ok;
 		snprintf(out->error, sizeof out->error, "%s", r.error);
 	}
-	if (!ok)
+	if (!ok) {
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(sub));
-	return ok;
+		return STEER_ERR_INVALID;
+	}
+	return STEER_OK;
 }
 
-bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
-                              steer_snapshot *snap, steer_compact_state *cs, char *err,
-                              size_t errlen)
+steer_status steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
+                                      steer_snapshot *snap, steer_compact_state *cs, char *err,
+                                      size_t errlen)
 {
 	/* The oneof's members carry callbacks, which nanopb cannot set up inside a union
 	 * before it knows the member: read the outer tag here and decode the member. */
@@ -598,9 +605,10 @@ bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *
 		pb_istream_t sub;
 		if (!pb_make_string_substream(&s, &sub))
 			break;
-		if (!decode_member(tag, &sub, out, snap, cs, err, errlen)) {
+		steer_status st = decode_member(tag, &sub, out, snap, cs, err, errlen);
+		if (st != STEER_OK) {
 			pb_close_string_substream(&s, &sub);
-			return false;
+			return st;
 		}
 		if (!pb_close_string_substream(&s, &sub))
 			break;
@@ -610,11 +618,11 @@ bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *
 	}
 	if (!eof) {
 		snprintf(err, errlen, "malformed ServerMessage: %s", PB_GET_ERROR(&s));
-		return false;
+		return STEER_ERR_INVALID;
 	}
 	if (!out->kind) {
 		snprintf(err, errlen, "empty ServerMessage");
-		return false;
+		return STEER_ERR_INVALID;
 	}
-	return true;
+	return STEER_OK;
 }

@@ -7,13 +7,14 @@
 
 #include "steer/wire.h"
 
-/* Decodes a CompactSnapshot from its substream into snap against cs; a message in
- * err on failure (cs then unchanged). */
-bool steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap, steer_compact_state *cs,
-                               char *err, size_t errlen);
+/* Decodes a CompactSnapshot from its substream into snap against cs: STEER_OK, or
+ * INVALID (NOMEM when memory runs out) with a message in err, cs then unchanged. */
+steer_status steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap,
+                                       steer_compact_state *cs, char *err, size_t errlen);
 
-/* Decodes a DensitySnapshot from its substream into snap; a message in err on
- * failure. */
-bool steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err, size_t errlen);
+/* Decodes a DensitySnapshot from its substream into snap: STEER_OK, or INVALID (NOMEM
+ * when memory runs out) with a message in err. */
+steer_status steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
+                                       size_t errlen);
 
 #endif

@@ -361,7 +361,7 @@ void conn_announce(server *s, const conn *skip, const char *who, const char *wha
 	snprintf(text, sizeof text, "%s %s", who, what);
 	steer_log(STEER_LOG_INFO, "%s", text);
 	steer_strbuf_clear(&s->scratch);
-	if (!steer_wire_notice(&s->scratch, text) || s->scratch.oom) {
+	if (steer_wire_notice(&s->scratch, text) != STEER_OK || s->scratch.oom) {
 		steer_log(STEER_LOG_WARN, "cannot encode a notice");
 		return;
 	}
@@ -515,13 +515,17 @@ static void proto_reply(conn *c, uint32_t request_id, const steer_reply *reply)
 {
 	server *s = c->srv;
 	steer_strbuf_clear(&s->scratch);
-	if (!steer_wire_reply(&s->scratch, request_id, reply) || s->scratch.oom) {
+	if (steer_wire_reply(&s->scratch, request_id, reply) != STEER_OK || s->scratch.oom) {
 		steer_reply small;
 		steer_reply_init(&small);
 		small.ok = false;
 		snprintf(small.error, sizeof small.error, "reply too large to encode");
 		steer_strbuf_clear(&s->scratch);
-		steer_wire_reply(&s->scratch, request_id, &small);
+		if (steer_wire_reply(&s->scratch, request_id, &small) != STEER_OK ||
+		    s->scratch.oom) {
+			steer_log(STEER_LOG_WARN, "cannot encode a reply");
+			return;
+		}
 	}
 	conn_send_copy(c, s->scratch.data, s->scratch.len);
 }
@@ -541,12 +545,12 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 	static steer_ClientMessage m;
 	char err[256];
 	c->last_active_ms = uv_now(c->srv->loop);
-	if (!steer_wire_decode_client(msg, len, &m, err, sizeof err)) {
+	if (steer_wire_decode_client(msg, len, &m, err, sizeof err) != STEER_OK) {
 		steer_log(STEER_LOG_WARN, "proto client %llu: %s", (unsigned long long)c->id, err);
 		proto_error(c, 0, err);
 		return;
 	}
-	if (!steer_wire_client_strings_ok(msg, len, &m, err, sizeof err)) {
+	if (steer_wire_client_strings_ok(msg, len, &m, err, sizeof err) != STEER_OK) {
 		bool command = m.which_msg == steer_ClientMessage_command_tag;
 		proto_error(c, command ? m.msg.command.request_id : 0, err);
 		return;
@@ -556,8 +560,8 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		 * Hello that leaves the version out (0, proto3's absent) says nothing of
 		 * what it expects, like a client that sends no Hello. */
 		if (m.msg.hello.protocol_version != 0 &&
-		    !steer_wire_version_ok(m.msg.hello.protocol_version, "client", err,
-		                           sizeof err)) {
+		    steer_wire_version_ok(m.msg.hello.protocol_version, "client", err,
+		                          sizeof err) != STEER_OK) {
 			steer_log(STEER_LOG_WARN, "proto client %llu: %s",
 			          (unsigned long long)c->id, err);
 			proto_error(c, 0, err);
@@ -580,8 +584,8 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		/* Both parts or neither: a bad request leaves the stream as it was. */
 		steer_view view = {0};
 		steer_compact_req req;
-		if (!steer_wire_to_view(&m.msg.viewport, &view, err, sizeof err) ||
-		    !steer_wire_to_compact(&m.msg.viewport, &req, err, sizeof err)) {
+		if (steer_wire_to_view(&m.msg.viewport, &view, err, sizeof err) != STEER_OK ||
+		    steer_wire_to_compact(&m.msg.viewport, &req, err, sizeof err) != STEER_OK) {
 			proto_error(c, 0, err);
 		} else {
 			/* A new view decides density afresh; a new pick alone does not. */
@@ -621,9 +625,11 @@ static void proto_read(conn *c, const char *data, size_t n)
 		const uint8_t *msg;
 		size_t len;
 		char err[128];
-		int rc;
+		steer_status rc = STEER_OK;
 		while (!c->closing && !c->busy &&
-		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) == 1)
+		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) ==
+		           STEER_OK &&
+		       msg)
 			proto_message(c, msg, len);
 		if (c->closing)
 			return;
@@ -631,7 +637,7 @@ static void proto_read(conn *c, const char *data, size_t n)
 			hold(c, (const char *)p, n);
 			return;
 		}
-		if (rc < 0) {
+		if (rc != STEER_OK) {
 			proto_error(c, 0, err);
 			conn_finish(c, err);
 			return;
@@ -717,7 +723,7 @@ static void send_welcome(conn *c)
 		info = (steer_welcome_info){steer_world_config_get(s->session.world),
 		                            s->opt.snapshot_rate};
 	steer_strbuf_clear(&s->scratch);
-	if (!steer_wire_welcome(&s->scratch, &info)) {
+	if (steer_wire_welcome(&s->scratch, &info) != STEER_OK) {
 		conn_close(c, "cannot encode welcome");
 		return;
 	}

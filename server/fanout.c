@@ -185,8 +185,8 @@ static bool build_density(tick *t, group *g, size_t n)
 	steer_strbuf_clear(&s->scratch);
 	if (steer_density_build(&s->density, w, &g->view, g->req.cols, g->req.rows, s->view_idx,
 	                        n) != STEER_OK ||
-	    !steer_wire_density(&s->scratch, w, s->session.paused, &s->density) || s->scratch.oom ||
-	    !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
+	    steer_wire_density(&s->scratch, w, s->session.paused, &s->density) != STEER_OK ||
+	    s->scratch.oom || !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
 		return false;
 	count_encoding(t, g->dense);
 	s->density_encoded++;
@@ -238,8 +238,8 @@ static bool prepare(tick *t, group *g, const conn *c)
 		return false;
 	if (!g->req.on) {
 		steer_strbuf_clear(&s->scratch);
-		if (!steer_wire_snapshot_of(&s->scratch, s->session.world, s->session.paused,
-		                            &g->view, s->view_idx, n) ||
+		if (steer_wire_snapshot_of(&s->scratch, s->session.world, s->session.paused,
+		                           &g->view, s->view_idx, n) != STEER_OK ||
 		    s->scratch.oom || !(g->plain = sbuf_new(s->scratch.data, s->scratch.len)))
 			return false;
 		count_encoding(t, g->plain);
@@ -281,8 +281,9 @@ static sbuf *compact_bytes(tick *t, const group *g, const cframe *base, bool cac
 		return NULL;
 	steer_strbuf_clear(&s->scratch);
 	sbuf *b;
-	if (!steer_wire_compact(&s->scratch, &s->compact_scratch, s->session.world,
-	                        s->session.paused, &g->frame->f, base ? &base->f : NULL) ||
+	if (steer_wire_compact(&s->scratch, &s->compact_scratch, s->session.world,
+	                       s->session.paused, &g->frame->f,
+	                       base ? &base->f : NULL) != STEER_OK ||
 	    s->scratch.oom || !(b = sbuf_new(s->scratch.data, s->scratch.len))) {
 		t->denied = DENIED_FAILED;
 		return NULL;
@@ -306,8 +307,8 @@ static sbuf *with_pick(tick *t, const conn *c, const sbuf *dense)
 	if (!c->compact.pick || !grant(t))
 		return NULL;
 	steer_strbuf_clear(&s->scratch);
-	if (!steer_wire_density_picked(&s->scratch, (const uint8_t *)dense->data, dense->len,
-	                               s->session.world, c->compact.pick) ||
+	if (steer_wire_density_picked(&s->scratch, (const uint8_t *)dense->data, dense->len,
+	                              s->session.world, c->compact.pick) != STEER_OK ||
 	    s->scratch.oom)
 		return NULL;
 	sbuf *b = sbuf_new(s->scratch.data, s->scratch.len);

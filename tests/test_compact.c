@@ -74,7 +74,7 @@ static void encode(server_side *s, const steer_world *w, const steer_compact_fra
                    const steer_compact_frame *base)
 {
 	steer_strbuf_clear(&s->out);
-	CHECK(steer_wire_compact(&s->out, &s->sc, w, false, f, base), "encode");
+	CHECK(steer_wire_compact(&s->out, &s->sc, w, false, f, base) == STEER_OK, "encode");
 }
 
 /* The message of a delimited frame: its body and length. */
@@ -137,7 +137,8 @@ static void client_free(client_side *c)
 static bool client_decode(client_side *c, const uint8_t *msg, size_t len)
 {
 	c->err[0] = '\0';
-	return steer_wire_decode_stream(msg, len, &c->m, &c->snap, &c->cs, c->err, sizeof c->err);
+	return steer_wire_decode_stream(msg, len, &c->m, &c->snap, &c->cs, c->err, sizeof c->err) ==
+	       STEER_OK;
 }
 
 static bool client_receive(client_side *c, const steer_strbuf *out)
@@ -488,7 +489,8 @@ static void garbage_rejected(void)
 			CHECK(same_held(held_of(&c.cs), h), "random frame %d changed the state", t);
 	}
 	/* The plain decoder has no state to decode against. */
-	CHECK(!steer_wire_decode_server(kmsg, klen, &c.m, &c.snap, c.err, sizeof c.err) &&
+	CHECK(steer_wire_decode_server(kmsg, klen, &c.m, &c.snap, c.err, sizeof c.err) !=
+	              STEER_OK &&
 	          strstr(c.err, "compact"),
 	      "plain decoder took a compact frame");
 
@@ -678,8 +680,8 @@ static void plain_snapshot_unchanged(void)
 	steer_strbuf a, b;
 	steer_strbuf_init(&a);
 	steer_strbuf_init(&b);
-	CHECK(steer_wire_snapshot_of(&a, w, false, &view, idx, n), "indexed");
-	CHECK(steer_wire_snapshot(&b, w, false, &view, &scratch, &scap), "scanned");
+	CHECK(steer_wire_snapshot_of(&a, w, false, &view, idx, n) == STEER_OK, "indexed");
+	CHECK(steer_wire_snapshot(&b, w, false, &view, &scratch, &scap) == STEER_OK, "scanned");
 	CHECK(n > 100 && a.len == b.len && !memcmp(a.data, b.data, a.len), "%zu vehicles differ",
 	      n);
 	steer_strbuf_free(&a);
@@ -697,43 +699,50 @@ static void compact_request_checked(void)
 	steer_Viewport v = steer_Viewport_init_zero;
 	v.x1 = 100;
 	v.y1 = 50;
-	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) && !r.on, "plain");
+	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) == STEER_OK && !r.on, "plain");
 	v.compact = true;
 	v.cols = 200;
 	v.rows = 50;
-	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) && r.on && r.cols == 200, "%s", err);
+	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) == STEER_OK && r.on && r.cols == 200,
+	      "%s", err);
 	v.cols = 0;
-	CHECK(!steer_wire_to_compact(&v, &r, err, sizeof err), "no columns");
+	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) == STEER_ERR_INVALID, "no columns");
 	v.cols = STEER_COMPACT_MAX_CELLS + 1;
-	CHECK(!steer_wire_to_compact(&v, &r, err, sizeof err), "too many columns");
+	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) == STEER_ERR_INVALID,
+	      "too many columns");
 	v.cols = 200;
 	v.clear = true;
-	CHECK(!steer_wire_to_compact(&v, &r, err, sizeof err), "compact without a rectangle");
+	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) == STEER_ERR_INVALID,
+	      "compact without a rectangle");
 	v.clear = false;
 	v.x1 = 1e-9; /* a sliver: 50 units tall, its margin a million quanta wide */
-	CHECK(!steer_wire_to_compact(&v, &r, err, sizeof err), "a sliver accepted");
+	CHECK(steer_wire_to_compact(&v, &r, err, sizeof err) == STEER_ERR_INVALID,
+	      "a sliver accepted");
 	/* A corner so far out that origin + offset, decoded, overflows a float (found by
 	 * fuzz_client_message): every view is refused past +-STEER_VIEW_COORD_MAX. */
 	steer_view sv;
 	steer_Viewport far = {.x0 = -4.98e58, .y0 = -4.98e58, .x1 = 3.9e8, .y1 = 6000};
-	CHECK(!steer_wire_to_view(&far, &sv, err, sizeof err) && strstr(err, "within"),
+	CHECK(steer_wire_to_view(&far, &sv, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "within"),
 	      "a view from -5e58 accepted");
 	far = (steer_Viewport){
 	    .x0 = -STEER_VIEW_COORD_MAX, .y0 = 0, .x1 = STEER_VIEW_COORD_MAX, .y1 = 1};
-	CHECK(steer_wire_to_view(&far, &sv, err, sizeof err), "the widest view refused: %s", err);
+	CHECK(steer_wire_to_view(&far, &sv, err, sizeof err) == STEER_OK,
+	      "the widest view refused: %s", err);
 	far.x1 = NAN;
-	CHECK(!steer_wire_to_view(&far, &sv, err, sizeof err), "a NaN corner accepted");
+	CHECK(steer_wire_to_view(&far, &sv, err, sizeof err) == STEER_ERR_INVALID,
+	      "a NaN corner accepted");
 	/* and the request survives the client's encoder and the server's decoder */
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	steer_view view = {true, 1, 2, 3, 4};
 	steer_compact_req req = {true, 120, 38, STEER_DENSITY_NEVER, 77};
-	CHECK(steer_wire_viewport_ex(&out, &view, &req), "encode");
+	CHECK(steer_wire_viewport_ex(&out, &view, &req) == STEER_OK, "encode");
 	size_t len;
 	const uint8_t *msg = body(&out, &len);
 	static steer_ClientMessage m;
-	CHECK(steer_wire_decode_client(msg, len, &m, err, sizeof err), "decode");
-	CHECK(steer_wire_to_compact(&m.msg.viewport, &r, err, sizeof err) && r.on &&
+	CHECK(steer_wire_decode_client(msg, len, &m, err, sizeof err) == STEER_OK, "decode");
+	CHECK(steer_wire_to_compact(&m.msg.viewport, &r, err, sizeof err) == STEER_OK && r.on &&
 	          r.cols == 120 && r.rows == 38 && r.pick == 77,
 	      "request lost");
 	CHECK(r.density == STEER_DENSITY_NEVER, "density mode lost");

@@ -33,11 +33,11 @@ static bool decode_frame(const steer_strbuf *frame, steer_snapshot *snap, char *
 	steer_framer_feed(&f, (const uint8_t *)frame->data, frame->len);
 	const uint8_t *msg;
 	size_t len;
-	CHECK(steer_framer_next(&f, &msg, &len, err, errlen) == 1, "no frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, errlen) == STEER_OK && msg, "no frame");
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);
-	bool ok = steer_wire_decode_server(msg, len, &m, snap, err, errlen);
+	bool ok = steer_wire_decode_server(msg, len, &m, snap, err, errlen) == STEER_OK;
 	if (ok)
 		CHECK(m.kind == STEER_MSG_SNAPSHOT && m.compact, "kind %d", (int)m.kind);
 	steer_strbuf_free(&m.json);
@@ -50,7 +50,7 @@ static bool round_trip(const steer_world *w, const steer_density *d, steer_snaps
 {
 	steer_strbuf out;
 	steer_strbuf_init(&out);
-	bool ok = steer_wire_density(&out, w, false, d);
+	bool ok = steer_wire_density(&out, w, false, d) == STEER_OK;
 	CHECK(ok && !out.oom, "density frame did not encode");
 	ok = decode_frame(&out, snap, err, errlen);
 	*bytes = out.len;
@@ -225,8 +225,8 @@ static void malformed_frames_are_refused(void)
 		memset(&m, 0, sizeof m);
 		steer_strbuf_init(&m.json);
 		char err[256] = "";
-		bool ok = steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err);
-		CHECK(!ok && err[0], "%s was accepted", cases[k].what);
+		steer_status st = steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err);
+		CHECK(st == STEER_ERR_INVALID && err[0], "%s was accepted", cases[k].what);
 		CHECK(snap.ncells == 0 && snap.count == 0, "%s left %zu cells, %zu vehicles",
 		      cases[k].what, snap.ncells, snap.count);
 		steer_strbuf_free(&m.json);
@@ -238,8 +238,8 @@ static void malformed_frames_are_refused(void)
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);
 	char err[256] = "";
-	CHECK(steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err), "good frame: %s",
-	      err);
+	CHECK(steer_wire_decode_server(buf, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "good frame: %s", err);
 	CHECK(snap.ncells == 1 && snap.cells[0].col == 1 && snap.cells[0].row == 0 &&
 	          snap.cells[0].count == 2 && snap.cells[0].heading == 64,
 	      "good frame decoded wrong");
@@ -281,8 +281,9 @@ static void picked_vehicle_rides_along(void)
 	steer_strbuf shared, mine;
 	steer_strbuf_init(&shared);
 	steer_strbuf_init(&mine);
-	CHECK(steer_wire_density(&shared, w, false, &d), "encode");
-	CHECK(steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len, w, picked),
+	CHECK(steer_wire_density(&shared, w, false, &d) == STEER_OK, "encode");
+	CHECK(steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len, w,
+	                                picked) == STEER_OK,
 	      "pick refused");
 	steer_snapshot a, b;
 	memset(&a, 0, sizeof a);
@@ -308,12 +309,12 @@ static void picked_vehicle_rides_along(void)
 	CHECK(decode_frame(&shared, &b, err, sizeof err) && b.count == 0,
 	      "a frame without a pick kept the vehicle");
 	size_t before = mine.len;
-	CHECK(
-	    !steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len, w, 9999) &&
-	        mine.len == before,
-	    "a pick of no vehicle");
-	CHECK(!steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len - 1, w,
-	                                 picked) &&
+	CHECK(steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len, w, 9999) ==
+	              STEER_ERR_NOENT &&
+	          mine.len == before,
+	      "a pick of no vehicle");
+	CHECK(steer_wire_density_picked(&mine, (const uint8_t *)shared.data, shared.len - 1, w,
+	                                picked) == STEER_ERR_INVALID &&
 	          mine.len == before,
 	      "a pick on a cut frame");
 	steer_strbuf plain;
@@ -321,11 +322,12 @@ static void picked_vehicle_rides_along(void)
 	uint32_t *scratch = NULL;
 	size_t cap = 0;
 	steer_view whole = {false, 0, 0, 0, 0};
-	CHECK(steer_wire_snapshot(&plain, w, false, &whole, &scratch, &cap), "plain encode");
-	CHECK(
-	    !steer_wire_density_picked(&mine, (const uint8_t *)plain.data, plain.len, w, picked) &&
-	        mine.len == before,
-	    "a pick on a plain snapshot");
+	CHECK(steer_wire_snapshot(&plain, w, false, &whole, &scratch, &cap) == STEER_OK,
+	      "plain encode");
+	CHECK(steer_wire_density_picked(&mine, (const uint8_t *)plain.data, plain.len, w, picked) ==
+	              STEER_ERR_INVALID &&
+	          mine.len == before,
+	      "a pick on a plain snapshot");
 	free(scratch);
 	steer_strbuf_free(&plain);
 	steer_snapshot_free(&a);
@@ -350,10 +352,11 @@ static void viewport_carries_the_density_mode(void)
 	v.rows = 30;
 	v.density = steer_Density_DENSITY_NEVER;
 	steer_compact_req back;
-	CHECK(steer_wire_to_compact(&v, &back, err, sizeof err), "request: %s", err);
+	CHECK(steer_wire_to_compact(&v, &back, err, sizeof err) == STEER_OK, "request: %s", err);
 	CHECK(back.on && back.density == STEER_DENSITY_NEVER, "density mode lost");
 	v.density = (steer_Density)7;
-	CHECK(!steer_wire_to_compact(&v, &back, err, sizeof err) && strstr(err, "density"),
+	CHECK(steer_wire_to_compact(&v, &back, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "density"),
 	      "an unknown density mode was accepted");
 }
 

@@ -30,13 +30,15 @@ static void framer_splits_any_chunking(void)
 			off += took;
 			const uint8_t *msg;
 			size_t len;
-			int rc;
-			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) == 1) {
+			steer_status rc;
+			while ((rc = steer_framer_next(&f, &msg, &len, err, sizeof err)) ==
+			           STEER_OK &&
+			       msg) {
 				CHECK(len == sizes[got] && !memcmp(msg, body, len),
 				      "frame %zu differs", got);
 				got++;
 			}
-			CHECK(rc == 0, "framer error: %s", err);
+			CHECK(rc == STEER_OK, "framer error: %s", err);
 		}
 		CHECK(got == 8, "chunk %zu: got %zu frames", chunks[c], got);
 		steer_framer_free(&f);
@@ -54,14 +56,58 @@ static void framer_rejects_bad_lengths(void)
 	steer_framer_init(&f, 100);
 	uint8_t big[] = {0xe5, 0x01}; /* 229 > 100 */
 	steer_framer_feed(&f, big, sizeof big);
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == -1 && strstr(err, "exceeds"),
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "exceeds"),
 	      "oversized frame accepted");
 	steer_framer_free(&f);
 	steer_framer_init(&f, 100);
 	uint8_t endless[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
 	steer_framer_feed(&f, endless, sizeof endless);
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == -1, "endless varint accepted");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_ERR_INVALID,
+	      "endless varint accepted");
 	steer_framer_free(&f);
+}
+
+/* Part of a frame is "need more bytes": STEER_OK with no message, never a stale one. */
+static void framer_waits_for_the_rest(void)
+{
+	char err[128] = "";
+	const uint8_t *msg = (const uint8_t *)err;
+	size_t len = 99;
+	steer_framer f;
+	steer_framer_init(&f, 100);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && !msg && len == 0,
+	      "empty framer gave a frame");
+	uint8_t part[] = {0x03, 'a', 'b'};
+	steer_framer_feed(&f, part, sizeof part);
+	msg = (const uint8_t *)err;
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && !msg && len == 0,
+	      "a partial frame came out");
+	uint8_t rest[] = {'c'};
+	steer_framer_feed(&f, rest, sizeof rest);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg && len == 3 &&
+	          !memcmp(msg, "abc", 3),
+	      "the whole frame did not come out");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && !msg,
+	      "a second frame from nothing");
+	steer_framer_free(&f);
+}
+
+/* A size past SIZE_MAX is out of memory, reported as NOMEM and then on every grow until
+ * the blob is cleared. */
+static void blob_grow_reports_nomem(void)
+{
+	steer_blob b = {0};
+	b.len = 10; /* nothing is written: the size overflows before any allocation */
+	CHECK(steer_blob_grow(&b, SIZE_MAX) == STEER_ERR_NOMEM && b.oom, "overflow grew");
+	CHECK(steer_blob_grow(&b, 1) == STEER_ERR_NOMEM, "grew after running out");
+	CHECK(steer_blob_room(&b, 1) == STEER_ERR_NOMEM, "room after running out");
+	steer_blob_clear(&b);
+	CHECK(steer_blob_grow(&b, 16) == STEER_OK && b.cap >= 16 && !b.oom, "no room after clear");
+	CHECK(steer_blob_room(&b, 16) == STEER_OK, "room it has");
+	steer_blob_put_byte(&b, 7);
+	CHECK(b.len == 1 && b.data[0] == 7, "byte not put");
+	steer_blob_free(&b);
 }
 
 /* The one varint decoder: every length, the end of the bytes, and its limit. */
@@ -112,7 +158,7 @@ static void snapshot_round_trip(void)
 	uint32_t *scratch = NULL;
 	size_t cap = 0;
 	steer_view all = {0};
-	CHECK(steer_wire_snapshot(&out, w, true, &all, &scratch, &cap), "encode");
+	CHECK(steer_wire_snapshot(&out, w, true, &all, &scratch, &cap) == STEER_OK, "encode");
 	/* strip the delimiter and decode as a client would */
 	steer_framer f;
 	steer_framer_init(&f, 1 << 20);
@@ -120,11 +166,12 @@ static void snapshot_round_trip(void)
 	const uint8_t *msg;
 	size_t len;
 	char err[128];
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "one frame");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "one frame");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_SNAPSHOT && snap.tick == 1 && snap.paused, "header");
 	CHECK(snap.count == 2 && snap.total_vehicles == 2, "count %zu", snap.count);
 	CHECK(snap.width == 1000 && snap.height == 600 && snap.edges == STEER_EDGE_BOUNCE &&
@@ -152,10 +199,12 @@ static void snapshot_round_trip(void)
 	/* A viewport keeps only what is near it. */
 	steer_view near_a = {true, 90, 190, 110, 210};
 	steer_strbuf_clear(&out);
-	CHECK(steer_wire_snapshot(&out, w, false, &near_a, &scratch, &cap), "encode view");
+	CHECK(steer_wire_snapshot(&out, w, false, &near_a, &scratch, &cap) == STEER_OK,
+	      "encode view");
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode view");
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode view");
 	CHECK(snap.count == 1 && snap.v[0].id == a && snap.has_view && snap.nobstacles == 0,
 	      "view kept %zu vehicles", snap.count);
 
@@ -176,28 +225,31 @@ static void replies_and_commands_round_trip(void)
 		steer_strbuf_puts(&r.json, "0123456789");
 	steer_strbuf out;
 	steer_strbuf_init(&out);
-	CHECK(steer_wire_reply(&out, 77, &r), "encode reply");
+	CHECK(steer_wire_reply(&out, 77, &r) == STEER_OK, "encode reply");
 	steer_framer f;
 	steer_framer_init(&f, 2 << 20);
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
 	const uint8_t *msg;
 	size_t len;
 	char err[128];
-	steer_framer_next(&f, &msg, &len, err, sizeof err);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "reply frame");
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_snapshot snap = {0};
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode reply");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode reply");
 	CHECK(m.kind == STEER_MSG_REPLY && m.request_id == 77 && m.ok && m.json.len == 1000000,
 	      "reply body %zu", m.json.len);
 
 	/* a command line travels as a ClientMessage and parses like text */
 	steer_strbuf_clear(&out);
-	CHECK(steer_wire_command_line(&out, 5, "seek 3 1.5 -2"), "encode command");
+	CHECK(steer_wire_command_line(&out, 5, "seek 3 1.5 -2") == STEER_OK, "encode command");
 	steer_framer_feed(&f, (const uint8_t *)out.data, out.len);
-	steer_framer_next(&f, &msg, &len, err, sizeof err);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg,
+	      "command frame");
 	static steer_ClientMessage cm;
-	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err), "decode command");
+	CHECK(steer_wire_decode_client(msg, len, &cm, err, sizeof err) == STEER_OK,
+	      "decode command");
 	steer_command cmd;
 	CHECK(steer_wire_to_command(&cm.msg.command, &cmd, err, sizeof err) == STEER_OK,
 	      "to command");
@@ -224,13 +276,55 @@ static void replies_and_commands_round_trip(void)
 
 	/* garbage does not decode */
 	uint8_t junk[] = {0xff, 0xff, 0xff};
-	CHECK(!steer_wire_decode_client(junk, sizeof junk, &cm, err, sizeof err), "junk decoded");
+	CHECK(steer_wire_decode_client(junk, sizeof junk, &cm, err, sizeof err) ==
+	          STEER_ERR_INVALID,
+	      "junk decoded");
 
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
 	steer_framer_free(&f);
 	steer_strbuf_free(&out);
 	steer_reply_free(&r);
+}
+
+/* Failures are steer_status codes, never a success (STEER_OK is 0: a caller still
+ * testing for true would read each of these as its opposite). */
+static void failures_are_status_codes(void)
+{
+	char err[256] = "";
+	CHECK(steer_wire_version_ok(STEER_PROTOCOL_VERSION, "client", err, sizeof err) == STEER_OK,
+	      "own version refused");
+	CHECK(steer_wire_version_ok(STEER_PROTOCOL_VERSION + 1, "client", err, sizeof err) ==
+	              STEER_ERR_INVALID &&
+	          strstr(err, "protocol version"),
+	      "other version accepted: %s", err);
+
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	static char line[5000];
+	memset(line, 'x', sizeof line - 1);
+	CHECK(steer_wire_command_line(&out, 1, line) == STEER_ERR_INVALID && out.len == 0,
+	      "an over-long command line encoded");
+
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	steer_snapshot snap = {0};
+	CHECK(steer_wire_decode_server(NULL, 0, &m, &snap, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "empty"),
+	      "an empty ServerMessage decoded");
+
+	/* "list\0x" as a command line: decodes, then refused for the NUL. */
+	static steer_ClientMessage cm;
+	const uint8_t nul[] = {0x12, 0x08, 0x12, 0x06, 'l', 'i', 's', 't', 0, 'x'};
+	CHECK(steer_wire_decode_client(nul, sizeof nul, &cm, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
+	CHECK(steer_wire_client_strings_ok(nul, sizeof nul, &cm, err, sizeof err) ==
+	              STEER_ERR_INVALID &&
+	          strstr(err, "NUL"),
+	      "a NUL in a string passed");
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_strbuf_free(&out);
 }
 
 static void notice_round_trip(void)
@@ -240,7 +334,8 @@ static void notice_round_trip(void)
 	char long_text[400];
 	memset(long_text, 'x', sizeof long_text - 1);
 	long_text[sizeof long_text - 1] = '\0';
-	CHECK(steer_wire_notice(&out, "bob paused") && steer_wire_notice(&out, long_text),
+	CHECK(steer_wire_notice(&out, "bob paused") == STEER_OK &&
+	          steer_wire_notice(&out, long_text) == STEER_OK,
 	      "encode notice");
 	steer_framer f;
 	steer_framer_init(&f, 4096);
@@ -251,13 +346,15 @@ static void notice_round_trip(void)
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_snapshot snap = {0};
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_NOTICE && !strcmp(m.notice, "bob paused"), "notice '%s'",
 	      m.notice);
 	/* Longer than the field: cut, never refused */
-	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == 1, "frame");
-	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err), "decode: %s", err);
+	CHECK(steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg, "frame");
+	CHECK(steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) == STEER_OK,
+	      "decode: %s", err);
 	CHECK(m.kind == STEER_MSG_NOTICE && strlen(m.notice) == 255, "cut to %zu",
 	      strlen(m.notice));
 	steer_snapshot_free(&snap);
@@ -270,9 +367,12 @@ int main(void)
 {
 	RUN(framer_splits_any_chunking);
 	RUN(framer_rejects_bad_lengths);
+	RUN(framer_waits_for_the_rest);
+	RUN(blob_grow_reports_nomem);
 	RUN(varint_decoder_limits);
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);
 	RUN(notice_round_trip);
+	RUN(failures_are_status_codes);
 	return CHECK_DONE();
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -81,24 +83,28 @@ typedef struct steer_blob {
 
 void steer_blob_clear(steer_blob *b);
 void steer_blob_free(steer_blob *b);
-/* Grows the blob for n more bytes; false (and oom set) when memory runs out. */
-bool steer_blob_grow(steer_blob *b, size_t n);
+/* Grows the blob for n more bytes: STEER_OK, or NOMEM (and oom set) when memory runs
+ * out or has run out before. */
+steer_status steer_blob_grow(steer_blob *b, size_t n);
 
-/* Room for n more bytes; false (and oom set) when memory runs out. */
-static inline bool steer_blob_room(steer_blob *b, size_t n)
+/* Room for n more bytes, growing the blob if need be: STEER_OK, or NOMEM (and oom
+ * set) when memory runs out. */
+static inline steer_status steer_blob_room(steer_blob *b, size_t n)
 {
-	return (!b->oom && b->cap - b->len >= n) || steer_blob_grow(b, n);
+	if (!b->oom && b->cap - b->len >= n)
+		return STEER_OK;
+	return steer_blob_grow(b, n);
 }
 
 static inline void steer_blob_put_byte(steer_blob *b, uint8_t v)
 {
-	if (steer_blob_room(b, 1))
+	if (steer_blob_room(b, 1) == STEER_OK)
 		b->data[b->len++] = v;
 }
 
 static inline void steer_blob_put_varint(steer_blob *b, uint64_t x)
 {
-	if (steer_blob_room(b, STEER_VARINT_MAX))
+	if (steer_blob_room(b, STEER_VARINT_MAX) == STEER_OK)
 		b->len += steer_varint_encode(b->data + b->len, x);
 }
 

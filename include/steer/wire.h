@@ -10,6 +10,7 @@
 
 #include "bytes.h"
 #include "command.h"
+#include "status.h"
 #include "steer.pb.h"
 #include "strbuf.h"
 #include "world.h"
@@ -44,9 +45,12 @@ void steer_framer_free(steer_framer *f);
 /* Takes up to n bytes; returns how many it took (fewer when its buffer is full:
  * call next, then feed the rest). */
 size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n);
-/* 1: msg and len hold the next frame (valid until the next feed); 0: need more bytes;
- * -1: the stream is malformed (message in err): drop the connection. */
-int steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err, size_t errlen);
+/* The next frame: STEER_OK with *msg and *len set to it (valid until the next feed),
+ * or STEER_OK with *msg NULL (and *len 0) when more bytes are needed; INVALID, with
+ * a message in err, when the stream is malformed: drop the connection. Loop with
+ * `while (steer_framer_next(...) == STEER_OK && msg)`, then check the status. */
+steer_status steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err,
+                               size_t errlen);
 
 /* Appends a varint-length-prefixed message to out. */
 void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len);
@@ -81,35 +85,39 @@ typedef struct steer_welcome_info {
 	double snapshot_rate;
 } steer_welcome_info;
 
-/* Each appends one delimited ServerMessage frame to out; false on encode failure. */
-bool steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info);
-bool steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r);
+/* Each encoder appends one delimited frame to out and returns STEER_OK; NOMEM when
+ * memory runs out, INVALID when the message cannot be encoded (what it was given
+ * is out of range). INVALID appends nothing; after NOMEM out may hold part of a
+ * frame (and its oom flag set): discard it. */
+steer_status steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info);
+steer_status steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r);
 /* A Notice: text (cut to 255 bytes) for a client's message line. */
-bool steer_wire_notice(steer_strbuf *out, const char *text);
+steer_status steer_wire_notice(steer_strbuf *out, const char *text);
 /* The world cut to view (plus a margin so things entering the edge are drawn), or
  * all of it. scratch holds the index list between calls to avoid reallocating. */
-bool steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
-                         const steer_view *view, uint32_t **scratch, size_t *scratch_cap);
+steer_status steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
+                                 const steer_view *view, uint32_t **scratch, size_t *scratch_cap);
 /* The same message for vehicles already chosen: idx[0..n) are world indices (those
  * of view, from steer_interest_collect), sent in that order. */
-bool steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
-                            const steer_view *view, const uint32_t *idx, size_t n);
+steer_status steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
+                                    const steer_view *view, const uint32_t *idx, size_t n);
 
-/* Decodes one ClientMessage frame body. false with a message on malformed input. */
-bool steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out, char *err,
-                              size_t errlen);
+/* Decodes one ClientMessage frame body: STEER_OK, or INVALID with a message in err
+ * on malformed input. */
+steer_status steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out,
+                                      char *err, size_t errlen);
 /* nanopb ends a string field at its first NUL, so "list\0garbage" would decode as
- * "list": true when no string in the frame m was decoded from holds one. Else false
- * with a message. */
-bool steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m, char *err,
-                                  size_t errlen);
+ * "list": STEER_OK when no string in the frame m was decoded from holds one, else
+ * INVALID with a message in err. */
+steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m,
+                                          char *err, size_t errlen);
 /* A Command message to the core's command struct (text line, or name + args):
  * STEER_OK, or INVALID (NOMEM when memory runs out) with a message in err. */
 steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
                                    size_t errlen);
-/* A Viewport message to a view; false (message in err) when it is not a finite,
- * non-empty rectangle. */
-bool steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen);
+/* A Viewport message to a view: STEER_OK, or INVALID (message in err) when it is not
+ * a finite, non-empty rectangle. */
+steer_status steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen);
 
 /* --- compact snapshots (compact.c) ------------------------------------------------ */
 
@@ -139,11 +147,12 @@ typedef struct steer_compact_req {
 	uint32_t pick; /* a vehicle density frames carry whole (0: none); not a group key */
 } steer_compact_req;
 
-/* A Viewport message's compact request; false (message in err) when compact is
- * asked without a rectangle, with a map area out of 1..STEER_COMPACT_MAX_CELLS, or
- * for a view so thin that its margin would not fit the quantized range. */
-bool steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
-                           size_t errlen);
+/* A Viewport message's compact request: STEER_OK, or INVALID (message in err) when
+ * compact is asked without a rectangle, with a map area out of
+ * 1..STEER_COMPACT_MAX_CELLS, or for a view so thin that its margin would not fit the
+ * quantized range. */
+steer_status steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
+                                   size_t errlen);
 /* Whether two requests ask for the same picture of a view (pick aside): what the
  * clients of one snapshot encoding share. */
 bool steer_compact_req_same(const steer_compact_req *a, const steer_compact_req *b);
@@ -200,9 +209,11 @@ void steer_compact_scratch_free(steer_compact_scratch *sc);
 
 /* Appends one delimited ServerMessage holding a CompactSnapshot of f: a delta against
  * base when base is compatible, else a key frame (base NULL or not). Obstacles and
- * routes come from w, which must be in the state f was built from. */
-bool steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
-                        bool paused, const steer_compact_frame *f, const steer_compact_frame *base);
+ * routes come from w, which must be in the state f was built from. STEER_OK, NOMEM
+ * or INVALID, as the other encoders. */
+steer_status steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
+                                bool paused, const steer_compact_frame *f,
+                                const steer_compact_frame *base);
 
 /* --- density snapshots (density.c) ------------------------------------------------ */
 
@@ -242,29 +253,33 @@ void steer_density_free(steer_density *d);
 steer_status steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
                                  uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n);
 /* Appends one delimited ServerMessage holding the DensitySnapshot of d, with the
- * obstacles of w touching its view. */
-bool steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
-                        const steer_density *d);
+ * obstacles of w touching its view. STEER_OK, NOMEM or INVALID, as the other
+ * encoders. */
+steer_status steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
+                                const steer_density *d);
 /* Appends frame (one whole frame from steer_wire_density) with vehicle id of w as
  * its DensitySnapshot.picked: one client's pick on a frame shared by its view,
- * without counting or encoding the cells again. False, with nothing appended, when
- * there is no such vehicle or frame is not such a frame. */
-bool steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
-                               const steer_world *w, uint32_t id);
+ * without counting or encoding the cells again. STEER_OK; NOENT, with nothing
+ * appended, when there is no such vehicle; INVALID, with nothing appended, when
+ * frame is not such a frame; NOMEM when memory runs out. */
+steer_status steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
+                                       const steer_world *w, uint32_t id);
 
 /* Whether a peer's protocol version (a Hello's on the server, a Welcome's on a
- * client) is this build's; else false with a message naming both. peer: "client"
- * or "server", the other side. */
-bool steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen);
+ * client) is this build's: STEER_OK, else INVALID with a message in err naming both.
+ * peer: "client" or "server", the other side. */
+steer_status steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen);
 
 /* --- client side ---------------------------------------------------------------- */
 
-bool steer_wire_hello(steer_strbuf *out, const char *client_name);
-bool steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line);
-bool steer_wire_viewport(steer_strbuf *out, const steer_view *view);
+/* The client's encoders: STEER_OK, NOMEM or INVALID as the server's (a command line
+ * too long for the message is INVALID). */
+steer_status steer_wire_hello(steer_strbuf *out, const char *client_name);
+steer_status steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line);
+steer_status steer_wire_viewport(steer_strbuf *out, const steer_view *view);
 /* The same with a compact request (req NULL or off: plain snapshots). */
-bool steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view,
-                            const steer_compact_req *req);
+steer_status steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view,
+                                    const steer_compact_req *req);
 
 typedef struct steer_snap_vehicle {
 	uint32_t id, group, behaviors;
@@ -336,10 +351,13 @@ typedef struct steer_server_msg {
 } steer_server_msg;
 
 /* Decodes one ServerMessage frame body. snap receives a snapshot (a DensitySnapshot
- * too: it stands alone); json a reply body. A CompactSnapshot is refused: it needs
- * the state of steer_wire_decode_stream. */
-bool steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
-                              steer_snapshot *snap, char *err, size_t errlen);
+ * too: it stands alone); json a reply body. STEER_OK; INVALID with a message in err
+ * when the frame is malformed (or memory runs out inside nanopb's decoding, which
+ * reports it as a decode error; err says so); NOMEM when it runs out elsewhere. A
+ * CompactSnapshot is refused (INVALID): it needs the state of
+ * steer_wire_decode_stream. */
+steer_status steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
+                                      steer_snapshot *snap, char *err, size_t errlen);
 
 /* A client's memory of the compact stream: the last frame it decoded, which the
  * server's next delta builds on. Owned by the caller: init once, reset whenever a
@@ -359,10 +377,10 @@ void steer_compact_state_free(steer_compact_state *cs);
  * rebuilt into snap (the same struct a plain Snapshot gives, force columns zero)
  * against cs, which then holds it as the base of the next. A compact frame that is
  * malformed, or a delta against a frame cs does not hold, is refused and leaves cs
- * as it was. */
-bool steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
-                              steer_snapshot *snap, steer_compact_state *cs, char *err,
-                              size_t errlen);
+ * as it was. The status as steer_wire_decode_server's. */
+steer_status steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
+                                      steer_snapshot *snap, steer_compact_state *cs, char *err,
+                                      size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -133,25 +133,29 @@ static void client_messages(void)
 	char name[64];
 	for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
 		steer_strbuf_clear(&b);
-		if (!steer_wire_command_line(&b, (uint32_t)k + 1, lines[k]))
+		if (steer_wire_command_line(&b, (uint32_t)k + 1, lines[k]) != STEER_OK)
 			die("command encode");
 		snprintf(name, sizeof name, "line_%02zu", k);
 		write_body(name, &b);
 	}
 	steer_strbuf_clear(&b);
-	steer_wire_hello(&b, "fuzz-seed");
+	if (steer_wire_hello(&b, "fuzz-seed") != STEER_OK)
+		die("hello encode");
 	write_body("hello", &b);
 	steer_view view = {true, 100, 50, 600, 400};
 	steer_strbuf_clear(&b);
-	steer_wire_viewport(&b, &view);
+	if (steer_wire_viewport(&b, &view) != STEER_OK)
+		die("viewport encode");
 	write_body("viewport", &b);
 	steer_compact_req req = {true, 80, 24, STEER_DENSITY_AUTO, 0};
 	steer_strbuf_clear(&b);
-	steer_wire_viewport_ex(&b, &view, &req);
+	if (steer_wire_viewport_ex(&b, &view, &req) != STEER_OK)
+		die("viewport ex encode");
 	write_body("viewport_compact", &b);
 	steer_view none = {0};
 	steer_strbuf_clear(&b);
-	steer_wire_viewport(&b, &none);
+	if (steer_wire_viewport(&b, &none) != STEER_OK)
+		die("viewport encode");
 	write_body("viewport_clear", &b);
 	steer_strbuf_free(&b);
 
@@ -185,12 +189,16 @@ static void frames(void)
 	steer_strbuf s;
 	steer_strbuf_init(&s);
 	/* What a client sends. */
-	steer_wire_hello(&s, "fuzz-seed");
-	steer_wire_command_line(&s, 1, "spawn flock 5 100 100 30");
+	if (steer_wire_hello(&s, "fuzz-seed") != STEER_OK)
+		die("hello encode");
+	if (steer_wire_command_line(&s, 1, "spawn flock 5 100 100 30") != STEER_OK)
+		die("command line encode");
 	steer_view view = {true, 0, 0, 500, 300};
-	steer_wire_viewport(&s, &view);
+	if (steer_wire_viewport(&s, &view) != STEER_OK)
+		die("viewport encode");
 	steer_compact_req req = {true, 100, 30, STEER_DENSITY_AUTO, 0};
-	steer_wire_viewport_ex(&s, &view, &req);
+	if (steer_wire_viewport_ex(&s, &view, &req) != STEER_OK)
+		die("viewport ex encode");
 	write_stream("client_stream", 0x00, (const uint8_t[]){0}, &s);
 	write_stream("client_stream_bytes", 0x02, (const uint8_t[]){1, 2, 5}, &s);
 
@@ -199,24 +207,29 @@ static void frames(void)
 	steer_strbuf_clear(&s);
 	steer_world *w = world_of("path", 400, 300);
 	steer_welcome_info info = {steer_world_config_get(w), 20};
-	steer_wire_welcome(&s, &info);
+	if (steer_wire_welcome(&s, &info) != STEER_OK)
+		die("welcome encode");
 	steer_reply r;
 	steer_reply_init(&r);
 	steer_strbuf_puts(&r.json, "{\"id\":7}");
-	steer_wire_reply(&s, 3, &r);
+	if (steer_wire_reply(&s, 3, &r) != STEER_OK)
+		die("reply encode");
 	r.ok = false;
 	snprintf(r.error, sizeof r.error, "no vehicle or obstacle with id 99");
-	steer_wire_reply(&s, 4, &r);
+	if (steer_wire_reply(&s, 4, &r) != STEER_OK)
+		die("reply encode");
 	steer_reply_free(&r);
 	uint32_t *scratch = NULL;
 	size_t scratch_cap = 0;
 	step(w, 3);
 	steer_view all = {0};
-	steer_wire_snapshot(&s, w, false, &all, &scratch, &scratch_cap);
+	if (steer_wire_snapshot(&s, w, false, &all, &scratch, &scratch_cap) != STEER_OK)
+		die("snapshot encode");
 	steer_world *avoid = world_of("avoid", 400, 300);
 	step(avoid, 3);
 	steer_view part = {true, 0, 0, 200, 300};
-	steer_wire_snapshot(&s, avoid, true, &part, &scratch, &scratch_cap);
+	if (steer_wire_snapshot(&s, avoid, true, &part, &scratch, &scratch_cap) != STEER_OK)
+		die("snapshot encode");
 	write_stream("server_stream", 0x0a, (const uint8_t[]){1, 7, 200}, &s);
 
 	/* A compact key frame and a delta on it. */
@@ -234,14 +247,14 @@ static void frames(void)
 	if (steer_interest_build(&ix, flock) ||
 	    steer_interest_collect(&ix, flock, &fv, STEER_ORDER_ID, &scratch, &scratch_cap, &n) ||
 	    steer_compact_frame_build(&key, flock, &fv, 40, 20, scratch, n, 1) != STEER_OK ||
-	    !steer_wire_compact(&s, &sc, flock, false, &key, NULL))
+	    steer_wire_compact(&s, &sc, flock, false, &key, NULL) != STEER_OK)
 		die("compact key frame");
 	step(flock, 1);
 	steer_interest_invalidate(&ix);
 	if (steer_interest_build(&ix, flock) ||
 	    steer_interest_collect(&ix, flock, &fv, STEER_ORDER_ID, &scratch, &scratch_cap, &n) ||
 	    steer_compact_frame_build(&next, flock, &fv, 40, 20, scratch, n, 2) != STEER_OK ||
-	    !steer_wire_compact(&s, &sc, flock, false, &next, &key))
+	    steer_wire_compact(&s, &sc, flock, false, &next, &key) != STEER_OK)
 		die("compact delta frame");
 	write_stream("compact_stream", 0x09, (const uint8_t[]){3, 0}, &s);
 
@@ -252,9 +265,9 @@ static void frames(void)
 	steer_strbuf one;
 	steer_strbuf_init(&one);
 	if (steer_density_build(&d, flock, &fv, 12, 6, scratch, n) != STEER_OK ||
-	    !steer_wire_density(&one, flock, false, &d) ||
-	    !steer_wire_density_picked(&s, (const uint8_t *)one.data, one.len, flock,
-	                               steer_world_vehicles(flock)->id[0]))
+	    steer_wire_density(&one, flock, false, &d) != STEER_OK ||
+	    steer_wire_density_picked(&s, (const uint8_t *)one.data, one.len, flock,
+	                              steer_world_vehicles(flock)->id[0]) != STEER_OK)
 		die("density frames");
 	steer_strbuf_put(&s, one.data, one.len);
 	write_stream("density_stream", 0x01, (const uint8_t[]){5, 0}, &s);

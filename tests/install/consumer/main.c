@@ -24,10 +24,10 @@ int main(void)
 	size_t len;
 	steer_ClientMessage m;
 	char err[256];
-	bool ok = steer_wire_hello(&frame, "consumer") &&
+	bool ok = steer_wire_hello(&frame, "consumer") == STEER_OK &&
 	          steer_framer_feed(&f, (const uint8_t *)frame.data, frame.len) == frame.len &&
-	          steer_framer_next(&f, &msg, &len, err, sizeof err) == 1 &&
-	          steer_wire_decode_client(msg, len, &m, err, sizeof err) &&
+	          steer_framer_next(&f, &msg, &len, err, sizeof err) == STEER_OK && msg &&
+	          steer_wire_decode_client(msg, len, &m, err, sizeof err) == STEER_OK &&
 	          m.which_msg == steer_ClientMessage_hello_tag;
 	printf("hello %s\n", ok ? m.msg.hello.client : "failed");
 	steer_framer_free(&f);
