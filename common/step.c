@@ -414,7 +414,7 @@ static double phase_clock(const steer_world *w)
 	struct timespec ts;
 	if (!w->timing || !timespec_get(&ts, TIME_UTC))
 		return 0.0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)((long long)ts.tv_sec - w->timing_epoch) + (double)ts.tv_nsec * 1e-9;
 }
 
 steer_status steer_world_step(steer_world *w)
@@ -443,7 +443,9 @@ steer_status steer_world_step(steer_world *w)
 
 void steer_world_time_phases(steer_world *w, bool on)
 {
+	struct timespec ts;
 	w->timing = on;
+	w->timing_epoch = timespec_get(&ts, TIME_UTC) ? (long long)ts.tv_sec : 0;
 	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0};
 }
 

@@ -52,6 +52,9 @@ struct steer_world {
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
 	steer_pool *pool;           /* threads - 1 workers; NULL with one thread */
 	bool timing;                /* steer_world_time_phases */
+	/* Whole seconds of the wall clock when timing began: phase times are read from
+	 * it, as a double of the seconds since 1970 resolves only a quarter microsecond. */
+	long long timing_epoch;
 	steer_phase_times phases;
 };
 
