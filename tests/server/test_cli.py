@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import termios
 import threading
 import time
 
@@ -257,6 +258,18 @@ class Pty:
     def type(self, keys):
         os.write(self.fd, keys.encode())
 
+    def type_at_prompt(self, keys, timeout=10):
+        """Types once the line editor has the terminal in its own (non-canonical) mode.
+        The prompt shows a moment before: a Ctrl-D typed then is taken by the kernel's
+        canonical line discipline as an end of file that no read is waiting for, and
+        lost, as it would be for a person typing ahead."""
+        deadline = time.time() + timeout
+        while termios.tcgetattr(self.fd)[3] & termios.ICANON:
+            if time.time() > deadline:
+                raise AssertionError("the line editor never took the terminal")
+            time.sleep(0.01)
+        self.type(keys)
+
     def wait(self, timeout=10):
         deadline = time.time() + timeout
         while time.time() < deadline:
@@ -307,7 +320,7 @@ def test_interactive_prompt_history_and_completion():
     p.type("\x1b[A\x1b[A\x1b[A\n")
     p.read_until("stop the clock", after=n)  # history recalled
     p.read_until(prompt, after=p.out.index(b"stop the clock", n))
-    p.type("\x04")  # Ctrl-D
+    p.type_at_prompt("\x04")  # Ctrl-D
     expect(p.wait() == 0, "Ctrl-D leaves with 0")
 
 
