@@ -925,19 +925,47 @@ static steer_status x_step(const steer_command *c, steer_session *s, const steer
 	return STEER_OK;
 }
 
+/* world [W H] [wrap|bounce|none] [solid on|off] [contain on|off]: what is not given
+ * stays as it is. */
 static steer_status p_world(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
-	if (parse_num("W", argv[1], &c->x, err, errlen) ||
-	    parse_num("H", argv[2], &c->y, err, errlen))
-		return STEER_ERR_INVALID;
-	if (!(c->x >= 1) || !(c->y >= 1))
-		return fail(err, errlen, "W and H must be at least 1");
-	if (argc == 4) {
-		if (steer_edges_parse(argv[3], &c->edges) != STEER_OK)
-			return fail(err, errlen, "edges: '%s' is not wrap, bounce or none",
-			            argv[3]);
-		c->has_edges = true;
+	int k = 1;
+	c->solid = c->contain = -1;
+	if (argc >= 3 && strcmp(argv[1], "solid") != 0 && strcmp(argv[1], "contain") != 0 &&
+	    steer_edges_parse(argv[1], &c->edges) != STEER_OK) {
+		if (parse_num("W", argv[1], &c->x, err, errlen) ||
+		    parse_num("H", argv[2], &c->y, err, errlen))
+			return STEER_ERR_INVALID;
+		if (!(c->x >= 1) || !(c->y >= 1))
+			return fail(err, errlen, "W and H must be at least 1");
+		c->has_size = true;
+		k = 3;
 	}
+	for (; k < argc; k++) {
+		int8_t *rule = !strcmp(argv[k], "solid")     ? &c->solid
+		               : !strcmp(argv[k], "contain") ? &c->contain
+		                                             : NULL;
+		if (rule) {
+			bool on = false;
+			if (k + 1 >= argc)
+				return fail(err, errlen, "%s: give on or off", argv[k]);
+			if (parse_onoff(argv[k + 1], &on, err, errlen))
+				return STEER_ERR_INVALID;
+			*rule = on;
+			k++;
+		} else if (!c->has_edges && steer_edges_parse(argv[k], &c->edges) == STEER_OK) {
+			c->has_edges = true;
+		} else {
+			return fail(err, errlen,
+			            "'%s': want W H, then wrap|bounce|none, solid on|off, "
+			            "contain on|off",
+			            argv[k]);
+		}
+	}
+	if (!c->has_size && !c->has_edges && c->solid < 0 && c->contain < 0)
+		return fail(err, errlen,
+		            "usage: world [W H] [wrap|bounce|none] [solid on|off] "
+		            "[contain on|off]");
 	return STEER_OK;
 }
 
@@ -945,15 +973,22 @@ static steer_status x_world(const steer_command *c, steer_session *s, const stee
                             steer_reply *r)
 {
 	(void)h;
-	steer_edges e = c->has_edges ? c->edges : steer_world_config_get(s->world)->edges;
-	if (steer_world_set_bounds(s->world, c->x, c->y, e) != STEER_OK) {
+	const steer_world_config *now = steer_world_config_get(s->world);
+	steer_edges e = c->has_edges ? c->edges : now->edges;
+	double width = c->has_size ? c->x : now->width;
+	double height = c->has_size ? c->y : now->height;
+	if (steer_world_set_bounds(s->world, width, height, e) != STEER_OK) {
 		char msg[96];
-		steer_world_config cfg = *steer_world_config_get(s->world);
-		cfg.width = c->x;
-		cfg.height = c->y;
+		steer_world_config cfg = *now;
+		cfg.width = width;
+		cfg.height = height;
 		steer_world_config_check(&cfg, msg, sizeof msg);
 		return steer_reply_fail(r, "%s", msg);
 	}
+	if (c->solid >= 0)
+		steer_world_set_solid(s->world, c->solid);
+	if (c->contain >= 0)
+		steer_world_set_contain(s->world, c->contain);
 	return STEER_OK;
 }
 
@@ -1301,8 +1336,9 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},
     {"step", "[N]", "advance N ticks (default 1), e.g. while paused; answered when done", W, 0, 1,
      p_step, x_step},
-    {"world", "W H [wrap|bounce|none]", "resize the world and set its edges", W, 2, 3, p_world,
-     x_world},
+    {"world", "[W H] [wrap|bounce|none] [solid on|off] [contain on|off]",
+     "resize the world, set its edges and its rules (solid bodies, contained by the bounds)", W, 1,
+     7, p_world, x_world},
     {"rate", "HZ", "set the tick rate", W, 1, 1, p_rate, x_rate},
     {"seed", "N", "set the seed (reset then replays identically)", W, 1, 1, p_seed, x_seed},
     {"reset", "", "empty the world: tick 0, ids from 1, seed kept", W, 0, 0, p_none, x_reset},

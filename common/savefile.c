@@ -152,8 +152,10 @@ static void put_world(writer *o, const steer_world *w, size_t nveh, size_t nobs)
 	const steer_world_config *c = steer_world_config_get(w);
 	steer_world_meta m = steer_world_meta_get(w);
 	put(o, MAGIC " %d\n", STEER_SAVE_VERSION);
-	put(o, "world width %a height %a edges %s tick_rate %a seed %" PRIu64 "\n", c->width,
-	    c->height, steer_edges_name(c->edges), c->tick_rate, c->seed);
+	put(o,
+	    "world width %a height %a edges %s tick_rate %a seed %" PRIu64 " solid %s contain %s\n",
+	    c->width, c->height, steer_edges_name(c->edges), c->tick_rate, c->seed,
+	    c->solid ? "on" : "off", c->contain ? "on" : "off");
 	put(o,
 	    "meta tick %" PRIu64 " next_id %" PRIu32 " rng_state %016" PRIx64 " rng_inc %016" PRIx64
 	    "\n",
@@ -207,6 +209,7 @@ typedef struct reader {
 	char *err;
 	size_t errlen;
 	bool failed;
+	unsigned version; /* of the file's format */
 	steer_vec2 points[STEER_MAX_WAYPOINTS];
 } reader;
 
@@ -447,6 +450,17 @@ static bool key_u32(reader *r, const char *key, uint32_t max, uint32_t *out)
 	return expect_word(r, key) && read_u32(r, key, max, out);
 }
 
+static bool key_onoff(reader *r, const char *key, bool *out)
+{
+	const char *f;
+	if (!expect_word(r, key) || !(f = value_for(r, key)))
+		return false;
+	if (strcmp(f, "on") != 0 && strcmp(f, "off") != 0)
+		return fail(r, "%s: expected on or off, found '%.40s'", key, f);
+	*out = f[1] == 'n';
+	return true;
+}
+
 /* --- decoding: the frame (magic, version, end line, checksum) -------------------- */
 
 /* The first line. Checked before the checksum so that a file from a newer build says
@@ -470,13 +484,14 @@ static bool check_magic(reader *r, const char *buf, size_t len, size_t *body)
 	uint64_t v;
 	if (!parse_u64(ver, &v) || n - m >= sizeof ver - 1)
 		return fail_file(r, "not a Steer save file (bad format version)");
-	if (v != STEER_SAVE_VERSION) {
+	if (v < STEER_SAVE_OLDEST || v > STEER_SAVE_VERSION) {
 		char msg[96];
 		snprintf(msg, sizeof msg,
-		         "unsupported format version %" PRIu64 " (this build reads %d)", v,
-		         STEER_SAVE_VERSION);
+		         "unsupported format version %" PRIu64 " (this build reads %d to %d)", v,
+		         STEER_SAVE_OLDEST, STEER_SAVE_VERSION);
 		return fail_file(r, msg);
 	}
+	r->version = (unsigned)v;
 	*body = n + 1;
 	return true;
 }
@@ -526,7 +541,13 @@ static bool read_config(reader *r, steer_world_config *c)
 	if (steer_edges_parse(edges, &c->edges) != STEER_OK)
 		return fail(r, "unknown edges '%.40s' (want wrap, bounce or none)", edges);
 	if (!key_real(r, "tick_rate", true, &c->tick_rate) ||
-	    !key_u64(r, "seed", UINT64_MAX, &c->seed) || !line_done(r))
+	    !key_u64(r, "seed", UINT64_MAX, &c->seed))
+		return false;
+	c->solid = c->contain = false;
+	if (r->version >= 2 &&
+	    (!key_onoff(r, "solid", &c->solid) || !key_onoff(r, "contain", &c->contain)))
+		return false;
+	if (!line_done(r))
 		return false;
 	if (steer_world_config_check(c, msg, sizeof msg) != STEER_OK)
 		return fail(r, "%s", msg);

@@ -11,7 +11,7 @@
  * five points are left out):
  *
  *   steer-save 1
- *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1
+ *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1 solid on contain off
  *   meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb
  *   counts vehicles 1 obstacles 1
  *   vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9 0x1.4379f64f8e279p+7 vel
@@ -36,7 +36,10 @@
 
 #include "steer/world.h"
 
-#define STEER_SAVE_VERSION 1
+#define STEER_SAVE_VERSION 2
+/* The oldest version this build still reads: version 1 had no world rules, and its
+ * worlds load with bodies neither solid nor contained, as they ran. */
+#define STEER_SAVE_OLDEST 1
 /* The first word of every save file. */
 #define STEER_SAVE_MAGIC "steer-save"
 /* Bounds the work a hostile file can ask for; no real world comes near it. */

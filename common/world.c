@@ -77,6 +77,8 @@ steer_world_config steer_world_config_default(void)
 	    .tick_rate = 60.0,
 	    .seed = 1,
 	    .max_vehicles = 0,
+	    .solid = true,
+	    .contain = false,
 	};
 	return c;
 }
@@ -200,6 +202,16 @@ steer_status steer_world_set_bounds(steer_world *w, double width, double height,
 	for (size_t i = 0; i < w->v.count; i++)
 		place_inside(&w->cfg, &w->v.px[i], &w->v.py[i]);
 	return STEER_OK;
+}
+
+void steer_world_set_solid(steer_world *w, bool on)
+{
+	w->cfg.solid = on;
+}
+
+void steer_world_set_contain(steer_world *w, bool on)
+{
+	w->cfg.contain = on;
 }
 
 steer_status steer_world_set_tick_rate(steer_world *w, double hz)

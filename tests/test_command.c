@@ -73,6 +73,22 @@ static void parses_and_runs_the_grammar(void)
 	CHECK(!strcmp(run(&s, NULL, "resume"), "OK") && !s.paused, "resume");
 	CHECK(!strcmp(run(&s, NULL, "world 800 800 bounce"), "OK"), "world");
 	CHECK(steer_world_config_get(s.world)->edges == STEER_EDGE_BOUNCE, "edges applied");
+	const steer_world_config *wc = steer_world_config_get(s.world);
+	CHECK(wc->solid && !wc->contain, "new worlds are solid, not contained");
+	CHECK(!strcmp(run(&s, NULL, "world solid off contain on"), "OK") && !wc->solid &&
+	          wc->contain && wc->width == 800 && wc->edges == STEER_EDGE_BOUNCE,
+	      "rules alone change only the rules");
+	CHECK(!strcmp(run(&s, NULL, "world 900 700 wrap solid on"), "OK") && wc->solid &&
+	          wc->contain && wc->width == 900 && wc->edges == STEER_EDGE_WRAP,
+	      "size, edges and a rule");
+	CHECK(starts(run(&s, NULL, "world solid maybe"), "ERR 'maybe' is neither on nor off"),
+	      "bad rule value");
+	CHECK(starts(run(&s, NULL, "world 900 700 solid"), "ERR solid: give on or off"),
+	      "rule without a value");
+	CHECK(starts(run(&s, NULL, "world 900 700 sticky"), "ERR 'sticky': want W H"),
+	      "unknown word");
+	CHECK(!strcmp(run(&s, NULL, "world 800 800 bounce"), "OK") && wc->solid && wc->contain,
+	      "rules unchanged when not given");
 	CHECK(!strcmp(run(&s, NULL, "seed 9"), "OK") && !strcmp(run(&s, NULL, "reset"), "OK"),
 	      "reset");
 	CHECK(steer_world_vehicles(s.world)->count == 0 && steer_world_tick(s.world) == 0,

@@ -452,11 +452,35 @@ static void wrong_version_names_both(void)
 	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
 	size_t len;
 	char *buf = save(w, &len);
-	CHECK(strncmp(buf, "steer-save 1\n", 13) == 0, "first line: %.20s", buf);
+	CHECK(strncmp(buf, "steer-save 2\n", 13) == 0, "first line: %.20s", buf);
 	buf[11] = '7';
-	check_refused(buf, len, "unsupported format version 7 (this build reads 1)", "version 7");
+	check_refused(buf, len, "unsupported format version 7 (this build reads 1 to 2)",
+	              "version 7");
 	free(buf);
 	steer_world_destroy(w);
+}
+
+static void world_rules_round_trip(void)
+{
+	for (int k = 0; k < 4; k++) {
+		steer_world *w = rich_world(STEER_EDGE_BOUNCE, 0);
+		steer_world_set_solid(w, k & 1);
+		steer_world_set_contain(w, k & 2);
+		size_t len;
+		char *buf = save(w, &len);
+		char err[256];
+		steer_world *back = load(buf, len, err, sizeof err);
+		CHECK(back, "refused: %s", err);
+		if (back) {
+			const steer_world_config *c = steer_world_config_get(back);
+			CHECK(c->solid == (bool)(k & 1) && c->contain == (bool)(k & 2),
+			      "saved solid %d contain %d, loaded %d %d", k & 1, !!(k & 2), c->solid,
+			      c->contain);
+			steer_world_destroy(back);
+		}
+		free(buf);
+		steer_world_destroy(w);
+	}
 }
 
 static void garbage_is_refused(void)
@@ -634,6 +658,10 @@ static void a_save_from_before_cruise_continues_as_it_did(void)
 	CHECK(w, "refused: %s", err);
 	if (!w)
 		return;
+	/* Version 1 knew no world rules: its worlds ran without bodies. */
+	CHECK(!steer_world_config_get(w)->solid && !steer_world_config_get(w)->contain,
+	      "a version 1 save loaded with solid %d contain %d", steer_world_config_get(w)->solid,
+	      steer_world_config_get(w)->contain);
 	for (uint32_t id = 1; id <= 3; id++) {
 		const steer_params *p = steer_vehicle_params(w, id);
 		CHECK(p && p->cruise_speed == 0 && p->cruise_weight == 1,
@@ -768,6 +796,7 @@ int main(void)
 	RUN(every_truncation_is_refused);
 	RUN(every_single_byte_corruption_is_refused);
 	RUN(wrong_version_names_both);
+	RUN(world_rules_round_trip);
 	RUN(garbage_is_refused);
 	RUN(well_sealed_mistakes_are_named);
 	RUN(missing_parameter_keeps_its_default);

@@ -51,6 +51,8 @@ typedef struct steer_command {
 	int sub; /* sub-command: path clear/loop, "off" forms */
 	steer_edges edges;
 	bool has_edges;
+	bool has_size;         /* world: W H given */
+	int8_t solid, contain; /* world: 1 on, 0 off, -1 unchanged */
 	uint64_t seed;
 	double rate;
 	char name[STEER_NAME_MAX + 1];

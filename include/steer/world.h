@@ -106,6 +106,11 @@ typedef struct steer_world_config {
 	double tick_rate; /* Hz; dt = 1 / tick_rate */
 	uint64_t seed;
 	size_t max_vehicles; /* 0 = no limit */
+	/* Bodies are solid: after every tick no two vehicles overlap, and none overlaps an
+	 * obstacle or crosses a wall, beyond 1% of the smaller radius. */
+	bool solid;
+	/* The world's bounds are walls that keep every vehicle inside. */
+	bool contain;
 } steer_world_config;
 
 steer_world_config steer_world_config_default(void);
@@ -126,6 +131,9 @@ void steer_world_reset(steer_world *w);
 void steer_world_set_seed(steer_world *w, uint64_t seed);
 steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
 steer_status steer_world_set_tick_rate(steer_world *w, double hz);
+/* The world rules of steer_world_config: solid bodies, contained by the bounds. */
+void steer_world_set_solid(steer_world *w, bool on);
+void steer_world_set_contain(steer_world *w, bool on);
 void steer_world_set_max_vehicles(steer_world *w, size_t max);
 /* Caps the vector lanes the world's tick may use: the best form this CPU
  * runs at or below level; returns the level in effect. Every form gives the same
