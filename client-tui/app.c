@@ -336,6 +336,8 @@ static void on_message(void *ud, const steer_server_msg *m)
 	case STEER_MSG_NOTICE: /* another client changed the session: "bob paused" */
 		snprintf(a->message, sizeof a->message, "%.250s", m->notice);
 		break;
+	case STEER_MSG_GEOMETRY: /* walls or polygons changed: kept in the snapshot */
+		break;
 	}
 	schedule_frame(a);
 }

@@ -199,6 +199,8 @@ static void on_connected(uv_connect_t *req, int status)
 	n->head_len = 0;
 	/* A new connection starts a new compact stream: its first frame is a key. */
 	steer_compact_state_reset(&n->compact);
+	/* And the server sends its geometry again after the Welcome. */
+	steer_snap_geometry_clear(&n->snapshot.geometry);
 	/* Snapshots of a big world are large: allow far more than a client frame. */
 	steer_framer_init(&n->framer, 256u * 1024u * 1024u);
 	int rc = uv_read_start((uv_stream_t *)n->tcp, on_alloc, on_read);

@@ -36,6 +36,7 @@ steer_SnapshotHeader steer_wire_header(const steer_world *w, bool paused)
 	    .height = cfg->height,
 	    .edges = (steer_Edges)cfg->edges,
 	    .tick_rate = cfg->tick_rate,
+	    .geometry_version = steer_world_geometry_version(w),
 	};
 }
 
@@ -48,6 +49,7 @@ void steer_wire_header_get(steer_snapshot *snap, const steer_SnapshotHeader *h)
 	snap->height = h->height;
 	snap->tick_rate = h->tick_rate;
 	snap->edges = (steer_edges)h->edges;
+	snap->geometry_version = h->geometry_version;
 }
 
 steer_Rect steer_wire_rect(const steer_view *v)

@@ -438,6 +438,7 @@ void steer_snapshot_free(steer_snapshot *s)
 	free(s->v);
 	free(s->obstacles);
 	free(s->cells);
+	steer_snap_geometry_free(&s->geometry);
 	memset(s, 0, sizeof *s);
 }
 
@@ -543,6 +544,10 @@ static steer_status decode_member(uint32_t tag, pb_istream_t *sub, steer_server_
                                   size_t errlen)
 {
 	bool ok;
+	if (tag == steer_ServerMessage_geometry_tag) {
+		out->snapshot = snap;
+		return steer_wire_decode_geometry(sub, &snap->geometry, err, errlen);
+	}
 	if (tag == steer_ServerMessage_density_tag) {
 		out->snapshot = snap;
 		return steer_wire_decode_density(sub, snap, err, errlen);
@@ -597,7 +602,7 @@ steer_status steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_serv
 	out->kind = 0;
 	out->compact = false;
 	while (pb_decode_tag(&s, &wt, &tag, &eof)) {
-		if (wt != PB_WT_STRING || tag < 1 || tag > steer_ServerMessage_notice_tag) {
+		if (wt != PB_WT_STRING || tag < 1 || tag > steer_ServerMessage_geometry_tag) {
 			if (!pb_skip_field(&s, wt))
 				break;
 			continue;

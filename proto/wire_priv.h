@@ -17,4 +17,9 @@ steer_status steer_wire_decode_compact(pb_istream_t *s, steer_snapshot *snap,
 steer_status steer_wire_decode_density(pb_istream_t *s, steer_snapshot *snap, char *err,
                                        size_t errlen);
 
+/* Decodes a Geometry from its substream into out, replacing what it held: STEER_OK,
+ * or INVALID with a message in err, out then unchanged. */
+steer_status steer_wire_decode_geometry(pb_istream_t *s, steer_snap_geometry *out, char *err,
+                                        size_t errlen);
+
 #endif

@@ -1,4 +1,6 @@
 /* The wire format: framing, and encode/decode round trips through nanopb. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -363,6 +365,153 @@ static void notice_round_trip(void)
 	steer_strbuf_free(&out);
 }
 
+/* Decodes the one frame in out into m and snap: the status. */
+static steer_status decode_one(const steer_strbuf *out, steer_server_msg *m, steer_snapshot *snap,
+                               char *err, size_t errlen)
+{
+	uint64_t size;
+	int n = steer_varint_decode((const uint8_t *)out->data, out->len, 10, &size);
+	if (n <= 0 || (size_t)n + size != out->len) {
+		snprintf(err, errlen, "not one frame");
+		return STEER_ERR_INVALID;
+	}
+	return steer_wire_decode_server((const uint8_t *)out->data + n, (size_t)size, m, snap, err,
+	                                errlen);
+}
+
+/* Appends a protobuf length-delimited field. */
+static void put_field(steer_strbuf *b, uint32_t tag, const void *data, size_t len)
+{
+	uint8_t v[STEER_VARINT_MAX];
+	steer_strbuf_put(b, (const char *)v, steer_varint_encode(v, (uint64_t)tag << 3 | 2));
+	steer_strbuf_put(b, (const char *)v, steer_varint_encode(v, len));
+	steer_strbuf_put(b, data, len);
+}
+
+/* A ServerMessage frame holding a Geometry of one polygon with nx x and ny y values,
+ * x[0] being x0. */
+static void bad_polygon(steer_strbuf *out, size_t nx, size_t ny, double x0)
+{
+	steer_strbuf xs, ys, poly, geom, msg;
+	steer_strbuf_init(&xs);
+	steer_strbuf_init(&ys);
+	steer_strbuf_init(&poly);
+	steer_strbuf_init(&geom);
+	steer_strbuf_init(&msg);
+	for (size_t k = 0; k < nx; k++) {
+		double v = k ? (double)k : x0;
+		steer_strbuf_put(&xs, (const char *)&v, 8); /* little-endian hosts, as nanopb */
+	}
+	for (size_t k = 0; k < ny; k++) {
+		double v = (double)(k * k);
+		steer_strbuf_put(&ys, (const char *)&v, 8);
+	}
+	put_field(&poly, 2, xs.data, xs.len);
+	put_field(&poly, 3, ys.data, ys.len);
+	put_field(&geom, 3, poly.data, poly.len);
+	put_field(&msg, 7, geom.data, geom.len);
+	steer_strbuf_clear(out);
+	steer_frame_put(out, (const uint8_t *)msg.data, msg.len);
+	steer_strbuf_free(&xs);
+	steer_strbuf_free(&ys);
+	steer_strbuf_free(&poly);
+	steer_strbuf_free(&geom);
+	steer_strbuf_free(&msg);
+}
+
+/* Walls and polygons travel whole and exact in a Geometry message; snapshots carry
+ * its version and leave the client's copy alone; a malformed one leaves it too. */
+static void geometry_round_trip(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 3);
+	char err[256];
+	uint32_t wall, tri, room;
+	CHECK(steer_wall_add(w, v2(10, 20), v2(300, 40.25), &wall) == STEER_OK, "wall");
+	steer_vec2 t[3] = {{500, 100}, {600, 100.5}, {550, 1.0 / 3}};
+	CHECK(steer_polygon_add(w, t, 3, false, &tri, err, sizeof err) == STEER_OK, "tri: %s", err);
+	steer_vec2 r[4] = {{1, 1}, {999, 1}, {999, 599}, {1, 599}};
+	CHECK(steer_polygon_add(w, r, 4, true, &room, err, sizeof err) == STEER_OK, "room: %s",
+	      err);
+	CHECK(steer_world_set_contain(w, true) == STEER_OK, "contain");
+	add_vehicle(w, 100, 100, 1, 0, NULL);
+
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	steer_snapshot snap = {0};
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	CHECK(steer_wire_geometry(&out, w) == STEER_OK, "encode");
+	CHECK(decode_one(&out, &m, &snap, err, sizeof err) == STEER_OK, "decode: %s", err);
+	const steer_snap_geometry *g = &snap.geometry;
+	CHECK(m.kind == STEER_MSG_GEOMETRY && g->version == steer_world_geometry_version(w) &&
+	          g->version != 0 && g->contain,
+	      "kind %d, version %llu", (int)m.kind, (unsigned long long)g->version);
+	CHECK(g->nwalls == 1 && g->walls[0].id == wall && g->walls[0].x0 == 10 &&
+	          g->walls[0].y0 == 20 && g->walls[0].x1 == 300 && g->walls[0].y1 == 40.25,
+	      "walls %zu", g->nwalls);
+	CHECK(g->npolygons == 2 && g->nvertices == 7, "polygons %zu, vertices %zu", g->npolygons,
+	      g->nvertices);
+	for (size_t k = 0; k < g->npolygons && k < 2; k++) {
+		const steer_snap_polygon *p = &g->polygons[k];
+		const steer_polygon *src = steer_polygon_get(w, p->id);
+		CHECK(src && p->inside == src->inside && p->count == src->count, "polygon %u",
+		      p->id);
+		for (size_t i = 0; src && i < p->count && i < src->count; i++)
+			CHECK(g->vertices[p->first + i].x == src->points[i].x &&
+			          g->vertices[p->first + i].y == src->points[i].y,
+			      "polygon %u vertex %zu", p->id, i);
+	}
+	CHECK(g->polygons[0].inside != g->polygons[1].inside, "one of each kind");
+
+	/* A snapshot says which geometry it goes with, and keeps the client's. */
+	uint32_t *scratch = NULL;
+	size_t cap = 0;
+	steer_view all = {0};
+	steer_strbuf_clear(&out);
+	CHECK(steer_wire_snapshot(&out, w, false, &all, &scratch, &cap) == STEER_OK, "snapshot");
+	CHECK(decode_one(&out, &m, &snap, err, sizeof err) == STEER_OK, "decode: %s", err);
+	CHECK(m.kind == STEER_MSG_SNAPSHOT && snap.geometry_version == g->version &&
+	          g->nwalls == 1 && g->npolygons == 2 && snap.count == 1,
+	      "snapshot with geometry %llu", (unsigned long long)snap.geometry_version);
+
+	/* A change moves the version; the new message replaces the old whole. */
+	uint64_t before = g->version;
+	CHECK(steer_remove(w, wall) == STEER_OK, "remove wall");
+	CHECK(steer_world_geometry_version(w) != before, "version moved");
+	steer_strbuf_clear(&out);
+	CHECK(steer_wire_geometry(&out, w) == STEER_OK, "encode again");
+	CHECK(decode_one(&out, &m, &snap, err, sizeof err) == STEER_OK, "decode: %s", err);
+	CHECK(g->nwalls == 0 && g->npolygons == 2 && g->version == steer_world_geometry_version(w),
+	      "after remove: %zu walls", g->nwalls);
+
+	/* Malformed: refused, and the geometry held stays as it was. */
+	struct {
+		size_t nx, ny;
+		double x0;
+	} bad[] = {{3, 2, 0}, {2, 2, 0}, {4, 4, NAN}, {4, 4, INFINITY}};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		bad_polygon(&out, bad[k].nx, bad[k].ny, bad[k].x0);
+		CHECK(decode_one(&out, &m, &snap, err, sizeof err) == STEER_ERR_INVALID,
+		      "bad polygon %zu accepted", k);
+		CHECK(g->npolygons == 2 && g->nvertices == 7 &&
+		          g->version == steer_world_geometry_version(w),
+		      "bad polygon %zu changed the geometry", k);
+	}
+	bad_polygon(&out, 3, 3, 0.5);
+	CHECK(decode_one(&out, &m, &snap, err, sizeof err) == STEER_OK && g->npolygons == 1 &&
+	          g->nvertices == 3 && g->vertices[0].x == 0.5 && g->vertices[2].y == 4 &&
+	          g->version == 0,
+	      "a good hand-made one: %s", err);
+	steer_snap_geometry_clear(&snap.geometry);
+	CHECK(g->npolygons == 0 && g->nwalls == 0 && g->version == 0, "clear");
+
+	free(scratch);
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_strbuf_free(&out);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(framer_splits_any_chunking);
@@ -373,6 +522,7 @@ int main(void)
 	RUN(snapshot_round_trip);
 	RUN(replies_and_commands_round_trip);
 	RUN(notice_round_trip);
+	RUN(geometry_round_trip);
 	RUN(failures_are_status_codes);
 	return CHECK_DONE();
 }

@@ -20,8 +20,9 @@ extern "C" {
 #endif
 
 /* Raised whenever a message changes shape; a Hello with another version is refused.
- * 2: the snapshot header fields moved into SnapshotHeader. */
-#define STEER_PROTOCOL_VERSION 2
+ * 2: the snapshot header fields moved into SnapshotHeader. 3: the Geometry message
+ * (walls and polygons), which a version 2 client would take for an empty frame. */
+#define STEER_PROTOCOL_VERSION 3
 /* The largest ClientMessage frame accepted: the biggest legal message (a 4 KiB
  * text line, or 64 arguments of 256 bytes) with room to spare. */
 #define STEER_MAX_CLIENT_FRAME 20000u
@@ -93,6 +94,9 @@ steer_status steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *inf
 steer_status steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r);
 /* A Notice: text (cut to 255 bytes) for a client's message line. */
 steer_status steer_wire_notice(steer_strbuf *out, const char *text);
+/* The Geometry message: every wall and polygon of w, whole, with the world's
+ * geometry version (steer_world_geometry_version) and contain rule. */
+steer_status steer_wire_geometry(steer_strbuf *out, const steer_world *w);
 /* The world cut to view (plus a margin so things entering the edge are drawn), or
  * all of it. scratch holds the index list between calls to avoid reallocating. */
 steer_status steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
@@ -304,6 +308,39 @@ typedef struct steer_snap_route {
 	float *path_x, *path_y; /* owned by the snapshot */
 } steer_snap_route;
 
+/* The world's static geometry as a client holds it: the last Geometry message. */
+typedef struct steer_snap_wall {
+	uint32_t id;
+	double x0, y0, x1, y1;
+} steer_snap_wall;
+
+typedef struct steer_snap_polygon {
+	uint32_t id;
+	bool inside;         /* a containing polygon: vehicles stay inside it */
+	size_t first, count; /* its vertices: vertices[first .. first + count) */
+} steer_snap_polygon;
+
+/* Arrays owned; steer_snap_geometry_free (or steer_snapshot_free, for the one a
+ * snapshot holds) releases them. */
+typedef struct steer_snap_geometry {
+	uint64_t version; /* 0: none received on this connection */
+	bool contain;     /* the world's bounds are walls */
+	size_t nwalls, walls_cap;
+	steer_snap_wall *walls;
+	size_t npolygons, polygons_cap;
+	steer_snap_polygon *polygons;
+	size_t nvertices, vertices_cap;
+	steer_vec2 *vertices;
+} steer_snap_geometry;
+
+/* The most a Geometry message may hold, so a client's memory stays bounded. */
+#define STEER_GEOMETRY_MAX_WALLS    1000000u
+#define STEER_GEOMETRY_MAX_VERTICES 4000000u
+
+/* Forgets the geometry (version 0), keeping capacity: a new connection. */
+void steer_snap_geometry_clear(steer_snap_geometry *g);
+void steer_snap_geometry_free(steer_snap_geometry *g);
+
 /* A decoded snapshot. Arrays are owned by it; reuse one across frames (decode
  * resets counts and keeps capacity) and free it once. */
 typedef struct steer_snapshot {
@@ -327,6 +364,11 @@ typedef struct steer_snapshot {
 	uint32_t dcols, drows, in_view, max_count;
 	size_t ncells, cells_cap;
 	steer_snap_cell *cells;
+	/* The Geometry version this frame goes with (its header's), and the geometry last
+	 * received, which snapshots leave as it is: it is current when the versions are
+	 * equal. */
+	uint64_t geometry_version;
+	steer_snap_geometry geometry;
 } steer_snapshot;
 
 void steer_snapshot_free(steer_snapshot *s);
@@ -336,6 +378,7 @@ typedef enum steer_server_msg_kind {
 	STEER_MSG_SNAPSHOT = 2,
 	STEER_MSG_REPLY = 3,
 	STEER_MSG_NOTICE = 6,
+	STEER_MSG_GEOMETRY = 7, /* decoded into the caller's snapshot's geometry */
 } steer_server_msg_kind;
 
 typedef struct steer_server_msg {
@@ -351,7 +394,8 @@ typedef struct steer_server_msg {
 } steer_server_msg;
 
 /* Decodes one ServerMessage frame body. snap receives a snapshot (a DensitySnapshot
- * too: it stands alone); json a reply body. STEER_OK; INVALID with a message in err
+ * too: it stands alone), or in snap->geometry a Geometry (replaced whole, and left as
+ * it was when the message is malformed); json a reply body. STEER_OK; INVALID with a message in err
  * when the frame is malformed (or memory runs out inside nanopb's decoding, which
  * reports it as a decode error; err says so); NOMEM when it runs out elsewhere. A
  * CompactSnapshot is refused (INVALID): it needs the state of

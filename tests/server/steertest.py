@@ -18,7 +18,7 @@ SERVER = os.environ.get("STEER_SERVER", "steer-server")
 STEERCTL = os.environ.get("STEERCTL", "steerctl")
 TIMEOUT = 10.0
 # STEER_PROTOCOL_VERSION of proto/wire.h: what a Hello says and a Welcome answers.
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 
 # Every server started, so that one a failed test left running is killed when the
