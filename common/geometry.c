@@ -1,6 +1,7 @@
 #include "geometry.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,16 @@
 /* The fewest cells a grid has room for, and the most. */
 #define GRID_MIN_CELLS 1024u
 #define GRID_MAX_CELLS (1u << 22)
+
+/* Versions come from one sequence for every world in the process: a client that saw
+ * version V of one world is never told V again for another state, not even after a
+ * load swaps in a world whose own count of changes is the same. */
+static _Atomic uint64_t last_version;
+
+static uint64_t next_version(void)
+{
+	return atomic_fetch_add(&last_version, 1) + 1;
+}
 
 void steer_geom_init(steer_geom *g)
 {
@@ -359,7 +370,7 @@ steer_status steer_geom_rebuild(steer_world *w)
 	g->nregions = fresh.nregions;
 	g->regions_cap = fresh.regions_cap;
 	g->grid_stale = true;
-	g->version++;
+	g->version = next_version();
 	return STEER_OK;
 }
 
@@ -370,7 +381,7 @@ void steer_geom_rebuild_smaller(steer_world *w)
 	steer_status st = build_segments(w, g);
 	(void)st;
 	g->grid_stale = true;
-	g->version++;
+	g->version = next_version();
 }
 
 void steer_geom_circles_moved(steer_world *w)

@@ -81,7 +81,7 @@ typedef struct steer_geom {
 	size_t planned_circles; /* the circles the grid's cells were sized for */
 	bool grid_stale;        /* segments changed since the grid was built */
 	bool circles_stale;     /* circles moved, came or went since they were indexed */
-	uint64_t version;       /* counts changes of the segments */
+	uint64_t version;       /* changes with the segments; unique in the process */
 } steer_geom;
 
 void steer_geom_init(steer_geom *g);

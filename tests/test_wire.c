@@ -462,6 +462,18 @@ static void geometry_round_trip(void)
 			      "polygon %u vertex %zu", p->id, i);
 	}
 	CHECK(g->polygons[0].inside != g->polygons[1].inside, "one of each kind");
+	/* Another world with as many changes behind it has another version (a load swaps
+	 * one in: its clients must see a change). */
+	steer_world *twin = make_world(1000, 600, STEER_EDGE_BOUNCE, 3);
+	uint32_t id;
+	CHECK(steer_wall_add(twin, v2(10, 20), v2(300, 40.25), &id) == STEER_OK &&
+	          steer_polygon_add(twin, t, 3, false, &id, err, sizeof err) == STEER_OK &&
+	          steer_polygon_add(twin, r, 4, true, &id, err, sizeof err) == STEER_OK &&
+	          steer_world_set_contain(twin, true) == STEER_OK,
+	      "twin");
+	CHECK(steer_world_geometry_version(twin) != steer_world_geometry_version(w),
+	      "two worlds share version %llu", (unsigned long long)steer_world_geometry_version(w));
+	steer_world_destroy(twin);
 
 	/* A snapshot says which geometry it goes with, and keeps the client's. */
 	uint32_t *scratch = NULL;

@@ -312,8 +312,9 @@ const steer_polygon *steer_polygon_get(const steer_world *w, uint32_t id);
 steer_status steer_wall_restore(steer_world *w, const steer_wall *wall);
 steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char *err,
                                    size_t errlen);
-/* Counts changes of the static geometry (walls, polygons, bounds, contain): a client
- * that has seen this value has seen the current geometry. */
+/* Changes with the static geometry (walls, polygons, bounds, contain): a client that
+ * has seen this value has seen the current geometry. Never 0, and one sequence for
+ * every world of the process: a world swapped in (load) never repeats a value. */
 uint64_t steer_world_geometry_version(const steer_world *w);
 /* The nearest point to p where a disc of that radius overlaps no obstacle circle,
  * wall or polygon and stays inside the contained bounds: p itself when free. NOENT
