@@ -279,6 +279,15 @@ bool conn_send_copy(conn *c, const char *data, size_t len)
 	return !c->closing;
 }
 
+bool conn_send_shared(conn *c, sbuf *b)
+{
+	if (c->closing)
+		return false;
+	forget_pending(c);
+	write_shared(c, b, false);
+	return !c->closing;
+}
+
 uint64_t conn_untaken_ms(conn *c)
 {
 	note_taken(c);
@@ -722,12 +731,18 @@ static void send_welcome(conn *c)
 	if (c->may_watch)
 		info = (steer_welcome_info){steer_world_config_get(s->session.world),
 		                            s->opt.snapshot_rate};
+	/* Watchers hear of a change before this one joins them: it gets the current
+	 * geometry right after its Welcome, and every change after that. */
+	if (c->may_watch)
+		server_geometry_sync(s);
 	steer_strbuf_clear(&s->scratch);
 	if (steer_wire_welcome(&s->scratch, &info) != STEER_OK) {
 		conn_close(c, "cannot encode welcome");
 		return;
 	}
 	conn_send_copy(c, s->scratch.data, s->scratch.len);
+	if (c->may_watch)
+		server_send_geometry(s, c);
 	c->welcomed = true;
 }
 
@@ -774,6 +789,10 @@ void conn_grant(conn *c)
 		steer_log(STEER_LOG_INFO, "client %llu (%s) presented the token",
 		          (unsigned long long)c->id, c->peer);
 	bool was_hidden = !c->may_watch;
+	/* The watchers hear of a change first: this one gets the geometry with its
+	 * Welcome, once. */
+	if (was_hidden && c->kind == CONN_PROTO)
+		server_geometry_sync(c->srv);
 	c->may_write = c->may_watch = true;
 	if (was_hidden && c->kind == CONN_PROTO && c->welcomed)
 		send_welcome(c);

@@ -77,6 +77,10 @@ struct conn {
 void conn_accept(server *s, uv_stream_t *listener, conn_kind kind);
 /* Queues bytes. Returns false (and closes the connection) past the queue cap. */
 bool conn_send_copy(conn *c, const char *data, size_t len);
+/* Queues shared bytes that must arrive (a Geometry message), like a reply: a snapshot
+ * still waiting, encoded before them, is dropped. False (and the connection closed)
+ * past the queue caps. */
+bool conn_send_shared(conn *c, sbuf *b);
 /* Offers a shared snapshot; it is written now, or kept as the pending one. A compact
  * snapshot comes with its frame and the seq of the base it was encoded on. */
 void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq);

@@ -458,6 +458,33 @@ static void note_memory_cap(server *s)
 	s->snapshot_memory_over = over;
 }
 
+void server_geometry_sync(server *s)
+{
+	uint64_t version = steer_world_geometry_version(s->session.world);
+	if (s->geometry && version == s->geometry_version)
+		return;
+	steer_strbuf_clear(&s->scratch);
+	sbuf *b;
+	if (steer_wire_geometry(&s->scratch, s->session.world) != STEER_OK || s->scratch.oom ||
+	    !(b = sbuf_new(s->scratch.data, s->scratch.len))) {
+		steer_log(STEER_LOG_ERROR, "cannot encode the geometry: out of memory");
+		return;
+	}
+	sbuf_unref(s->geometry);
+	s->geometry = b;
+	s->geometry_version = version;
+	for (conn *c = s->conns; c; c = c->next)
+		if (watching(c))
+			conn_send_shared(c, b);
+}
+
+bool server_send_geometry(server *s, conn *c)
+{
+	if (!s->geometry)
+		return false;
+	return conn_send_shared(c, s->geometry);
+}
+
 void server_fan_out(server *s)
 {
 	static tick t; /* 8 KiB: off the stack; the loop is single-threaded */
@@ -471,6 +498,7 @@ void server_fan_out(server *s)
 	t.budget_ms = s->encode_credit_ms;
 	s->snapshot_ticks++;
 	steer_interest_invalidate(&s->interest); /* the world has moved since */
+	server_geometry_sync(s);                 /* before any snapshot of a new version */
 	note_memory_cap(s);
 	size_t n, throttled = 0;
 	if (serving_order(s, &n)) {

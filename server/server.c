@@ -707,6 +707,8 @@ void server_free(server *s)
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;
 	steer_strbuf_free(&s->scratch);
+	sbuf_unref(s->geometry);
+	s->geometry = NULL;
 	steer_interest_free(&s->interest);
 	steer_compact_scratch_free(&s->compact_scratch);
 	steer_density_free(&s->density);

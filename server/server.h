@@ -91,6 +91,11 @@ typedef struct server {
 	steer_compact_scratch compact_scratch;
 	steer_density density; /* one view's cells while they are encoded, reused */
 	uint64_t next_frame_seq;
+	/* The Geometry message of the world's walls and polygons (one reference; NULL
+	 * before the first), encoded once per version and sent after each Welcome and,
+	 * when the version moves, to every watcher (fanout.c). */
+	sbuf *geometry;
+	uint64_t geometry_version;
 	steer_strbuf scratch; /* reused for encoding frames and reply lines */
 	/* jobs.c: steps under way, and saves and loads in order (the first one runs when
 	 * disk_busy) */
@@ -112,6 +117,13 @@ void server_free(server *s);
 void server_stop(server *s, const char *why);
 /* Encodes this tick's snapshots and offers them to every protobuf client (fanout.c). */
 void server_fan_out(server *s);
+/* Brings the Geometry message up to the world's geometry version: when it moved, the
+ * new one is encoded and sent to every watching connection (before any snapshot of
+ * the new version). Out of memory: logged, and tried again at the next call. */
+void server_geometry_sync(server *s);
+/* Sends c the current Geometry message (after its Welcome): false when there is none
+ * to send (out of memory, logged). */
+bool server_send_geometry(server *s, conn *c);
 /* Frees the fan-out's working buffers (they grow again when needed) and returns free
  * memory to the system: after clients leave. */
 void server_release_memory(server *s);
