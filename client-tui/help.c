@@ -60,6 +60,7 @@ const char *const tui_help_text[] = {
     "  inverse cell          the cursor: s, F, o, t and Enter act there",
     "  o  .  X               the selection's waypoints, path and target",
     "  solid block           an obstacle; the frame is the world's edge",
+    "  cyan lines            walls and polygon outlines; a cyan frame: contain on",
     "  blue .. red cells     density: 1, 2-3, 4-7, 8-15, 16 or more a cell",
     "  NO_COLOR set          no colours: selection and cursor in inverse",
 };

@@ -67,6 +67,7 @@ tui_glyph tui_heading_glyph(double vx, double vy)
 
 static const char *const glyph_utf8[G_COUNT] = {
     [G_EMPTY] = " ",   [G_BORDER_H] = "─", [G_BORDER_V] = "│", [G_CORNER] = "+",
+    [G_WALL_H] = "━",  [G_WALL_V] = "┃",   [G_WALL_UP] = "╱",  [G_WALL_DOWN] = "╲",
     [G_FEELER] = ":",  [G_FORCE] = "∙",    [G_PATH] = "·",     [G_WAYPOINT] = "o",
     [G_TARGET] = "✕",  [G_OBSTACLE] = "█", [G_ARROW_E] = "→",  [G_ARROW_NE] = "↗",
     [G_ARROW_N] = "↑", [G_ARROW_NW] = "↖", [G_ARROW_W] = "←",  [G_ARROW_SW] = "↙",
@@ -75,6 +76,7 @@ static const char *const glyph_utf8[G_COUNT] = {
 
 static const char *const glyph_ascii[G_COUNT] = {
     [G_EMPTY] = " ",   [G_BORDER_H] = "-",  [G_BORDER_V] = "|", [G_CORNER] = "+",
+    [G_WALL_H] = "=",  [G_WALL_V] = "|",    [G_WALL_UP] = "/",  [G_WALL_DOWN] = "\\",
     [G_FEELER] = ":",  [G_FORCE] = "*",     [G_PATH] = ".",     [G_WAYPOINT] = "o",
     [G_TARGET] = "X",  [G_OBSTACLE] = "#",  [G_ARROW_E] = ">",  [G_ARROW_NE] = "/",
     [G_ARROW_N] = "^", [G_ARROW_NW] = "\\", [G_ARROW_W] = "<",  [G_ARROW_SW] = "/",
@@ -136,14 +138,15 @@ static double clip_hi_v(const view *w)
 	return w->g->rows + 1.0;
 }
 
-/* Liang-Barsky against [-1, umax] x [-1, vmax]; false when nothing is left. */
-static bool clip_segment(double *u0, double *v0, double *u1, double *v1, double umax, double vmax)
+/* Liang-Barsky against [lo_u, hi_u] x [lo_v, hi_v]; false when nothing is left. */
+static bool clip_to_box(double *u0, double *v0, double *u1, double *v1, double lo_u, double lo_v,
+                        double hi_u, double hi_v)
 {
 	if (!isfinite(*u0) || !isfinite(*v0) || !isfinite(*u1) || !isfinite(*v1))
 		return false;
 	double du = *u1 - *u0, dv = *v1 - *v0;
 	double p[4] = {-du, du, -dv, dv};
-	double q[4] = {*u0 + 1, umax - *u0, *v0 + 1, vmax - *v0};
+	double q[4] = {*u0 - lo_u, hi_u - *u0, *v0 - lo_v, hi_v - *v0};
 	double t0 = 0, t1 = 1;
 	for (int k = 0; k < 4; k++) {
 		if (p[k] == 0) {
@@ -170,6 +173,12 @@ static bool clip_segment(double *u0, double *v0, double *u1, double *v1, double 
 	*u1 = a + t1 * du;
 	*v1 = b + t1 * dv;
 	return true;
+}
+
+/* Against [-1, umax] x [-1, vmax]: the grid and a cell beyond it. */
+static bool clip_segment(double *u0, double *v0, double *u1, double *v1, double umax, double vmax)
+{
+	return clip_to_box(u0, v0, u1, v1, -1, -1, umax, vmax);
 }
 
 static void line_frac(const view *w, double u0, double v0, double u1, double v1, tui_glyph gl,
@@ -227,6 +236,8 @@ static int clamp_cell(double u, int lo, int hi)
 
 static void draw_border(const view *w, const steer_snapshot *s)
 {
+	/* Bounds that are walls look like walls. */
+	tui_color co = s->geometry.contain ? C_WALL : C_BORDER;
 	/* The rectangle means nothing in an unbounded world: vehicles cross it freely. */
 	if (s->edges == STEER_EDGE_NONE || !isfinite(s->width) || !isfinite(s->height))
 		return;
@@ -244,17 +255,89 @@ static void draw_border(const view *w, const steer_snapshot *s)
 	int ca = cl + 1 > 0 ? cl + 1 : 0, cb = cr - 1 < cols - 1 ? cr - 1 : cols - 1;
 	int ra = rt + 1 > 0 ? rt + 1 : 0, rz = rb - 1 < rows - 1 ? rb - 1 : rows - 1;
 	for (int c = ca; c <= cb; c++) {
-		put(w, c, rt, G_BORDER_H, C_BORDER, false);
-		put(w, c, rb, G_BORDER_H, C_BORDER, false);
+		put(w, c, rt, G_BORDER_H, co, false);
+		put(w, c, rb, G_BORDER_H, co, false);
 	}
 	for (int r = ra; r <= rz; r++) {
-		put(w, cl, r, G_BORDER_V, C_BORDER, false);
-		put(w, cr, r, G_BORDER_V, C_BORDER, false);
+		put(w, cl, r, G_BORDER_V, co, false);
+		put(w, cr, r, G_BORDER_V, co, false);
 	}
-	put(w, cl, rt, G_CORNER, C_BORDER, false);
-	put(w, cr, rt, G_CORNER, C_BORDER, false);
-	put(w, cl, rb, G_CORNER, C_BORDER, false);
-	put(w, cr, rb, G_CORNER, C_BORDER, false);
+	put(w, cl, rt, G_CORNER, co, false);
+	put(w, cr, rt, G_CORNER, co, false);
+	put(w, cl, rb, G_CORNER, co, false);
+	put(w, cr, rb, G_CORNER, co, false);
+}
+
+tui_glyph tui_line_glyph(double du, double dv)
+{
+	double adu = fabs(du), adv = fabs(dv);
+	/* Cells are twice as tall as wide: a line one row down for every two columns is
+	 * already steep on screen, and is drawn one diagonal glyph per cell. */
+	if (!(adv > 0.5 * adu)) /* NaN too: a dot of a line still shows */
+		return G_WALL_H;
+	if (adv > 2 * adu)
+		return G_WALL_V;
+	return (du > 0) == (dv > 0) ? G_WALL_DOWN : G_WALL_UP;
+}
+
+/* Most tiles of a wrapping world one segment is drawn in: a segment spanning more is
+ * a world far smaller than its walls, and shows the first ones only. */
+#define WRAP_TILES_MAX 64
+
+/* floor(v / size) as a tile number, clamped so the loops stay bounded. */
+static long tile_of(double v, double size)
+{
+	double t = floor(v / size);
+	return t < -1e6 ? -1000000 : t > 1e6 ? 1000000 : (long)t;
+}
+
+/* Segment (x0,y0)-(x1,y1) of the world as lines. In a wrapping world each part of it
+ * is drawn where a vehicle at that point would be: the segment is cut at the edges
+ * and every piece moved into [0, width] x [0, height]. */
+static void draw_segment(const view *w, const steer_snapshot *s, double x0, double y0, double x1,
+                         double y1, tui_color co)
+{
+	if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
+		return;
+	tui_glyph gl = tui_line_glyph((x1 - x0) / w->sx, (y1 - y0) / w->sy);
+	double W = s->width, H = s->height;
+	if (s->edges != STEER_EDGE_WRAP || !(W > 0) || !(H > 0) || !isfinite(W) || !isfinite(H)) {
+		line_world(w, x0, y0, x1, y1, gl, co);
+		return;
+	}
+	long i0 = tile_of(fmin(x0, x1), W), i1 = tile_of(fmax(x0, x1), W);
+	long j0 = tile_of(fmin(y0, y1), H), j1 = tile_of(fmax(y0, y1), H);
+	if (i1 - i0 >= WRAP_TILES_MAX)
+		i1 = i0 + WRAP_TILES_MAX - 1;
+	if (j1 - j0 >= WRAP_TILES_MAX)
+		j1 = j0 + WRAP_TILES_MAX - 1;
+	for (long i = i0; i <= i1; i++)
+		for (long j = j0; j <= j1; j++) {
+			double ox = (double)i * W, oy = (double)j * H;
+			double a = x0 - ox, b = y0 - oy, c = x1 - ox, d = y1 - oy;
+			if (clip_to_box(&a, &b, &c, &d, 0, 0, W, H))
+				line_world(w, a, b, c, d, gl, co);
+		}
+}
+
+/* Walls, and polygon outlines (the last vertex joined to the first). */
+static void draw_geometry(const view *w, const steer_snapshot *s)
+{
+	const steer_snap_geometry *g = &s->geometry;
+	for (size_t k = 0; k < g->nwalls; k++) {
+		const steer_snap_wall *wl = &g->walls[k];
+		draw_segment(w, s, wl->x0, wl->y0, wl->x1, wl->y1, C_WALL);
+	}
+	for (size_t k = 0; k < g->npolygons; k++) {
+		const steer_snap_polygon *p = &g->polygons[k];
+		if (p->first > g->nvertices || p->count > g->nvertices - p->first)
+			continue; /* not what the decoder builds; never read past the array */
+		const steer_vec2 *v = &g->vertices[p->first];
+		for (size_t e = 0; e < p->count; e++) {
+			const steer_vec2 *a = &v[e], *b = &v[(e + 1) % p->count];
+			draw_segment(w, s, a->x, a->y, b->x, b->y, C_WALL);
+		}
+	}
 }
 
 static bool vehicle_cell(const view *w, const steer_snap_vehicle *v, int *col, int *row)
@@ -421,6 +504,7 @@ void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
 	tui_camera_bounds(cam, &w.left, &w.top, &x1, &y1);
 
 	draw_border(&w, s);
+	draw_geometry(&w, s);
 	if (o->debug)
 		draw_aids(&w, s);
 	draw_route(&w, s, o->selected);

@@ -15,9 +15,13 @@ typedef enum tui_glyph {
 	G_BORDER_H,
 	G_BORDER_V,
 	G_CORNER,
-	G_FEELER, /* debug: avoidance feeler */
-	G_FORCE,  /* debug: steering force */
-	G_PATH,   /* a segment of the selected vehicle's path */
+	G_WALL_H, /* a wall or polygon edge, drawn by its slope on screen: horizontal */
+	G_WALL_V,
+	G_WALL_UP,   /* rising to the right */
+	G_WALL_DOWN, /* falling to the right */
+	G_FEELER,    /* debug: avoidance feeler */
+	G_FORCE,     /* debug: steering force */
+	G_PATH,      /* a segment of the selected vehicle's path */
 	G_WAYPOINT,
 	G_TARGET, /* the selected vehicle's seek/arrive/flee target */
 	G_OBSTACLE,
@@ -54,6 +58,7 @@ typedef enum tui_color {
 	C_HEAT3,
 	C_HEAT4,
 	C_HEAT5,
+	C_WALL, /* walls, polygon outlines, and the frame of a world whose edges are walls */
 	C_COUNT,
 } tui_color;
 
@@ -87,11 +92,17 @@ typedef struct tui_render_opts {
  * speed is below a small threshold. */
 tui_glyph tui_heading_glyph(double vx, double vy);
 
+/* The line glyph for a segment that spans (du, dv) cells on screen. */
+tui_glyph tui_line_glyph(double du, double dv);
+
 /* The heat colour of a density cell holding count vehicles (count >= 1). */
 tui_color tui_heat_color(uint32_t count);
 
 /* Draws the snapshot into g (already sized to the camera's cols x rows). A density
- * snapshot draws each occupied cell as its mean heading in its heat colour. */
+ * snapshot draws each occupied cell as its mean heading in its heat colour. The
+ * geometry the snapshot holds (walls, polygon outlines) is drawn as lines under
+ * everything but the frame; in a wrapping world a line crossing an edge continues
+ * from the opposite one. */
 void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
                 const tui_render_opts *o);
 

@@ -66,6 +66,7 @@ static void init_colors(tui_screen *s)
 		init_pair((short)(C_GROUP0 + k), group_colors[k], -1);
 	init_pair(C_OBSTACLE, COLOR_WHITE, -1);
 	init_pair(C_BORDER, COLOR_BLUE, -1);
+	init_pair(C_WALL, COLOR_CYAN, -1);
 	init_pair(C_PATH, COLOR_YELLOW, -1);
 	init_pair(C_TARGET, COLOR_RED, -1);
 	init_pair(C_AID, COLOR_MAGENTA, -1);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "follow.h"
 #include "render.h"
+#include "reserve.h"
 
 /* --- helpers ------------------------------------------------------------------------ */
 
@@ -76,6 +77,29 @@ static void route_path(steer_snap_route *r, const double *xy, uint32_t n, bool l
 	}
 	r->npath = n;
 	r->path_loop = loop;
+}
+
+static void add_wall(steer_snapshot *s, uint32_t id, double x0, double y0, double x1, double y1)
+{
+	steer_snap_geometry *g = &s->geometry;
+	if (steer_reserve((void **)&g->walls, &g->walls_cap, g->nwalls + 1, sizeof *g->walls) !=
+	    STEER_OK)
+		abort();
+	g->walls[g->nwalls++] = (steer_snap_wall){id, x0, y0, x1, y1};
+}
+
+/* xy holds n (x, y) pairs. */
+static void add_polygon(steer_snapshot *s, uint32_t id, const double *xy, size_t n)
+{
+	steer_snap_geometry *g = &s->geometry;
+	if (steer_reserve((void **)&g->polygons, &g->polygons_cap, g->npolygons + 1,
+	                  sizeof *g->polygons) != STEER_OK ||
+	    steer_reserve((void **)&g->vertices, &g->vertices_cap, g->nvertices + n,
+	                  sizeof *g->vertices) != STEER_OK)
+		abort();
+	g->polygons[g->npolygons++] = (steer_snap_polygon){id, false, g->nvertices, n};
+	for (size_t k = 0; k < n; k++)
+		g->vertices[g->nvertices++] = (steer_vec2){xy[2 * k], xy[2 * k + 1]};
 }
 
 /* A camera whose top-left corner is at world (left, top). */
@@ -908,6 +932,165 @@ static void grid_resize_and_ascii(void)
 	steer_snapshot_free(&s);
 }
 
+static void line_glyph_by_slope(void)
+{
+	struct {
+		double du, dv;
+		tui_glyph want;
+	} cases[] = {
+	    {1, 0, G_WALL_H},     {-3, 0.5, G_WALL_H}, {2, 1, G_WALL_H},      {0, 1, G_WALL_V},
+	    {0.2, -5, G_WALL_V},  {1, 1, G_WALL_DOWN}, {-1, -1, G_WALL_DOWN}, {1, -1, G_WALL_UP},
+	    {-2, 1.5, G_WALL_UP}, {0, 0, G_WALL_H},    {NAN, 1, G_WALL_H},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		CHECK(tui_line_glyph(cases[k].du, cases[k].dv) == cases[k].want,
+		      "(%g, %g): %d, want %d", cases[k].du, cases[k].dv,
+		      tui_line_glyph(cases[k].du, cases[k].dv), cases[k].want);
+	CHECK(!strcmp(tui_glyph_text(G_WALL_H, true), "━") &&
+	          !strcmp(tui_glyph_text(G_WALL_UP, false), "/") &&
+	          !strcmp(tui_glyph_text(G_WALL_DOWN, false), "\\"),
+	      "wall glyph texts");
+}
+
+/* Cells of g in row holding glyph gl, as a bit per column (cols < 64). */
+static uint64_t row_mask(tui_grid *g, int row, tui_glyph gl)
+{
+	uint64_t m = 0;
+	for (int col = 0; col < g->cols && col < 64; col++)
+		if (cell(g, col, row).glyph == gl)
+			m |= 1ull << col;
+	return m;
+}
+
+/* Columns a..b as a mask. */
+static uint64_t cols_mask(int a, int b)
+{
+	uint64_t m = 0;
+	for (int c = a; c <= b; c++)
+		m |= 1ull << c;
+	return m;
+}
+
+/* A wall is a line of glyphs by its slope, in the wall colour, under vehicles and
+ * obstacles, cut to the view however far its ends are. */
+static void render_walls_as_lines(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 40, 20, STEER_EDGE_BOUNCE);
+	add_wall(&s, 1, 2.5, 5, 12.5, 5);   /* row 2, columns 2-12 */
+	add_wall(&s, 2, 20.5, 1, 20.5, 15); /* column 20, rows 0-7 */
+	add_wall(&s, 3, 25.5, 1, 31.5, 13); /* (25,0) to (31,6), one row a column */
+	add_wall(&s, 4, 33.5, 13, 39.5, 1); /* (33,6) up to (39,0) */
+	tui_camera cam = cam_at(0, 0, 1, 40, 10);
+	tui_grid g = {0};
+	tui_render_opts o = {0};
+	render(&g, &s, &cam, &o);
+	CHECK(row_mask(&g, 2, G_WALL_H) == cols_mask(2, 12), "horizontal wall: %llx",
+	      (unsigned long long)row_mask(&g, 2, G_WALL_H));
+	for (int row = 0; row < 10; row++)
+		CHECK(cell(&g, 20, row).glyph == (row <= 7 ? G_WALL_V : G_EMPTY),
+		      "vertical wall row %d: %d", row, cell(&g, 20, row).glyph);
+	for (int k = 0; k <= 6; k++) {
+		CHECK(cell(&g, 25 + k, k).glyph == G_WALL_DOWN, "falling wall at (%d,%d): %d",
+		      25 + k, k, cell(&g, 25 + k, k).glyph);
+		CHECK(cell(&g, 33 + k, 6 - k).glyph == G_WALL_UP, "rising wall at (%d,%d): %d",
+		      33 + k, 6 - k, cell(&g, 33 + k, 6 - k).glyph);
+	}
+	CHECK(count_nonempty(&g) == 11 + 8 + 7 + 7, "%d cells drawn", count_nonempty(&g));
+	CHECK(cell(&g, 5, 2).color == C_WALL && cell(&g, 20, 3).color == C_WALL, "wall colour");
+
+	/* Vehicles and obstacles are drawn over walls. */
+	add_v(&s, 1, 4.5, 5, 1, 0);
+	add_obstacle(&s, 9, 10.5, 5, 0.4);
+	render(&g, &s, &cam, &o);
+	CHECK(cell(&g, 4, 2).glyph == G_ARROW_E && cell(&g, 10, 2).glyph == G_OBSTACLE &&
+	          cell(&g, 5, 2).glyph == G_WALL_H,
+	      "over the wall: %d %d %d", cell(&g, 4, 2).glyph, cell(&g, 10, 2).glyph,
+	      cell(&g, 5, 2).glyph);
+
+	/* Ends far beyond the view, and one that is not a number. */
+	steer_snapshot far;
+	snap_init(&far, 40, 20, STEER_EDGE_NONE);
+	add_wall(&far, 1, -1e12, 7, 1e12, 7);
+	add_wall(&far, 2, NAN, 0, 5, 5);
+	add_wall(&far, 3, 1e30, 1e30, 2e30, 2e30);
+	render(&g, &far, &cam, &o);
+	CHECK(row_mask(&g, 3, G_WALL_H) == cols_mask(0, 39) && count_nonempty(&g) == 40,
+	      "a wall across the world: %d cells", count_nonempty(&g));
+	tui_grid_free(&g);
+	steer_snapshot_free(&far);
+	steer_snapshot_free(&s);
+}
+
+/* A polygon is its outline, the last vertex joined to the first; its inside is left
+ * empty. Bounds that are walls draw the frame in the wall colour. */
+static void render_polygon_outline(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 40, 20, STEER_EDGE_BOUNCE);
+	double square[] = {5.5, 4.5, 15.5, 4.5, 15.5, 12.5, 5.5, 12.5}; /* cols 5-15, rows 2-6 */
+	add_polygon(&s, 3, square, 4);
+	tui_camera cam = cam_at(0, 0, 1, 40, 10);
+	tui_grid g = {0};
+	tui_render_opts o = {0};
+	render(&g, &s, &cam, &o);
+	CHECK((row_mask(&g, 2, G_WALL_H) & cols_mask(6, 14)) == cols_mask(6, 14) &&
+	          (row_mask(&g, 6, G_WALL_H) & cols_mask(6, 14)) == cols_mask(6, 14),
+	      "top and bottom edges");
+	for (int row = 3; row <= 5; row++) {
+		CHECK(cell(&g, 5, row).glyph == G_WALL_V && cell(&g, 15, row).glyph == G_WALL_V,
+		      "side edges at row %d", row);
+		CHECK(row_mask(&g, row, G_EMPTY) == (cols_mask(0, 39) & ~(1ull << 5 | 1ull << 15)),
+		      "inside or outside drawn at row %d", row);
+	}
+	CHECK(count_nonempty(&g) == 2 * 11 + 2 * 3, "%d cells", count_nonempty(&g));
+
+	/* contain on: the frame is a wall. */
+	tui_camera wide = cam_at(-2, -2, 1, 44, 12);
+	render(&g, &s, &wide, &o);
+	CHECK(cell(&g, 1, 0).glyph == G_CORNER && cell(&g, 5, 0).color == C_BORDER, "plain frame");
+	s.geometry.contain = true;
+	render(&g, &s, &wide, &o);
+	CHECK(cell(&g, 5, 0).glyph == G_BORDER_H && cell(&g, 5, 0).color == C_WALL &&
+	          cell(&g, 1, 3).color == C_WALL,
+	      "contained frame colour %d", cell(&g, 5, 0).color);
+	tui_grid_free(&g);
+	steer_snapshot_free(&s);
+}
+
+/* In a wrapping world a wall crossing an edge continues from the opposite one, as a
+ * vehicle crossing there would; in a bounded world it runs on past the frame. */
+static void render_wall_across_wrap_seam(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 20, 10, STEER_EDGE_WRAP);
+	/* x = 0 is column 2's left edge, x = 20 column 22's (the frame); y = 3 is row 2. */
+	add_wall(&s, 1, 16.5, 3, 24.5, 3);
+	/* Crossing the bottom edge too: y 8 to 14 is rows 5-6 here and 0-2 from y = 0. */
+	add_wall(&s, 2, 10.5, 8, 10.5, 14);
+	tui_camera cam = cam_at(-2, -2, 1, 26, 9);
+	tui_grid g = {0};
+	tui_render_opts o = {0};
+	render(&g, &s, &cam, &o);
+	CHECK(row_mask(&g, 2, G_WALL_H) == (cols_mask(2, 6) | cols_mask(18, 22)),
+	      "wrapped wall: %llx", (unsigned long long)row_mask(&g, 2, G_WALL_H));
+	for (int row = 0; row < 9; row++) {
+		bool want = (row >= 1 && row <= 3) || (row >= 5 && row <= 6);
+		CHECK((cell(&g, 12, row).glyph == G_WALL_V) == want, "vertical wall row %d: %d",
+		      row, cell(&g, 12, row).glyph);
+	}
+	s.edges = STEER_EDGE_BOUNCE;
+	render(&g, &s, &cam, &o);
+	CHECK(row_mask(&g, 2, G_WALL_H) == cols_mask(18, 25), "bounded: %llx",
+	      (unsigned long long)row_mask(&g, 2, G_WALL_H));
+	/* A wrapping world far smaller than its wall draws a bounded number of pieces. */
+	s.edges = STEER_EDGE_WRAP;
+	add_wall(&s, 3, -1e12, 1, 1e12, 1);
+	render(&g, &s, &cam, &o);
+	tui_grid_free(&g);
+	steer_snapshot_free(&s);
+}
+
 /* The whole picture for a known layout, as the ASCII rows a reader would see. */
 static void ascii_picture(void)
 {
@@ -967,6 +1150,10 @@ int main(void)
 	RUN(render_cursor);
 	RUN(render_extremes);
 	RUN(render_density);
+	RUN(line_glyph_by_slope);
+	RUN(render_walls_as_lines);
+	RUN(render_polygon_outline);
+	RUN(render_wall_across_wrap_seam);
 	RUN(pick_vehicles);
 	RUN(pick_exact);
 	RUN(follow_across_wrap);

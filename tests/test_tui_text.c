@@ -50,7 +50,8 @@ static void help_fits_80x24(void)
 	                      "stats panel",
 	                      "flocking",
 	                      "(off view)",
-	                      "(across the edge)"};
+	                      "(across the edge)",
+	                      "walls and polygon outlines"};
 	for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
 		CHECK(has_line(&p, must[k]), "help does not mention '%s'", must[k]);
 	/* a row read back is the line itself */

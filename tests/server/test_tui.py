@@ -119,6 +119,27 @@ def test_command_line_spawns():
     expect('OK {"id":' in text, f"reply not shown:\n{text}")
 
 
+def longest_run(text, ch):
+    best = 0
+    for ln in map_rows(text):
+        best = max([best] + [len(r) for r in re.findall(f"{re.escape(ch)}+", ln)])
+    return best
+
+
+def test_walls_drawn_as_lines():
+    # The flock scenario's world is 1000 x 600 and fitted to 120 columns: a wall
+    # across most of it is a long run of line glyphs, a polygon's sides vertical ones.
+    t = srv.text()
+    wall = t.ok("wall 100 300 900 300.5")["id"]
+    box = t.ok("polygon 200 100 400 100 400 250 200 250")["id"]
+    text = wait_for(lambda s: longest_run(s, "━") >= 40 and "┃" in s, "the wall and the polygon")
+    expect(sum(ln.count("━") for ln in map_rows(text)) >= 70, f"wall too short:\n{text}")
+    t.ok(f"remove {wall}")
+    t.ok(f"remove {box}")
+    wait_for(lambda s: "━" not in s and "┃" not in s, "the wall and polygon gone")
+    t.close()
+
+
 def test_space_pauses():
     tmux("send-keys", "-t", "tui", "Space")
     wait_for(lambda t: "PAUSED" in status_line(t), "PAUSED in the status line")
@@ -161,8 +182,8 @@ def test_help_whole_at_80x24():
                   "fit the whole world in the window",
                   "select the vehicle under the pointer; with one selected,"]:
         expect(whole in text, f"'{whole}' not whole:\n{text}")
-    # the end, and one line back: the status legend's rates and the connection
-    tmux("send-keys", "-t", "tui", "G", "k")
+    # the end, and two lines back: the status legend's rates and the connection
+    tmux("send-keys", "-t", "tui", "G", "k", "k")
     text = wait_for(lambda t: "snapshots a second" in t, "the end of the help")
     for whole in ["60/20 Hz", "the cursor: s, F, o, t and Enter act there",
                   f"snapshots from 127.0.0.1:{srv.proto_port}"]:
@@ -693,6 +714,7 @@ def test_q_quits_with_status_0():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
+          test_walls_drawn_as_lines,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
