@@ -625,6 +625,30 @@ static void check_snapshot_shape(const steer_snapshot *s)
 	for (size_t k = 0; k < s->nroutes; k++)
 		for (uint32_t p = 0; p < s->routes[k].npath; p++)
 			sink += s->routes[k].path_x[p] + s->routes[k].path_y[p];
+	/* The geometry a client keeps: what it holds is what a renderer walks. */
+	const steer_snap_geometry *g = &s->geometry;
+	if (g->nwalls > g->walls_cap || g->npolygons > g->polygons_cap ||
+	    g->nvertices > g->vertices_cap)
+		violated("geometry counts exceed capacities");
+	for (size_t k = 0; k < g->nwalls; k++) {
+		const steer_snap_wall *w = &g->walls[k];
+		if (!isfinite(w->x0) || !isfinite(w->y0) || !isfinite(w->x1) || !isfinite(w->y1))
+			violated("wall %u has an end that is not finite", w->id);
+	}
+	size_t next = 0;
+	for (size_t k = 0; k < g->npolygons; k++) {
+		const steer_snap_polygon *p = &g->polygons[k];
+		if (p->first != next || p->count < 3 || p->count > g->nvertices - p->first)
+			violated("polygon %u's vertices %zu+%zu are not the next in the array",
+			         p->id, p->first, p->count);
+		for (size_t i = 0; i < p->count; i++)
+			if (!isfinite(g->vertices[p->first + i].x) ||
+			    !isfinite(g->vertices[p->first + i].y))
+				violated("polygon %u has a vertex that is not finite", p->id);
+		next = p->first + p->count;
+	}
+	if (next != g->nvertices)
+		violated("%zu vertices, %zu in polygons", g->nvertices, next);
 	(void)sink;
 }
 
@@ -684,13 +708,16 @@ int harness_framer(const uint8_t *data, size_t size)
 					         max_frame);
 				/* Any outcome will do: it must not crash. */
 				(void)steer_wire_decode_client(msg, len, &cm, err, sizeof err);
+				/* A snapshot or geometry decoded: what a client would draw. */
 				if (steer_wire_decode_server(msg, len, &sm, &snap, err,
 				                             sizeof err) == STEER_OK &&
-				    sm.kind == STEER_MSG_SNAPSHOT)
+				    (sm.kind == STEER_MSG_SNAPSHOT ||
+				     sm.kind == STEER_MSG_GEOMETRY))
 					check_snapshot_shape(&snap);
 				if (steer_wire_decode_stream(msg, len, &stream_msg, &stream_snap,
 				                             &cs, err, sizeof err) == STEER_OK &&
-				    stream_msg.kind == STEER_MSG_SNAPSHOT)
+				    (stream_msg.kind == STEER_MSG_SNAPSHOT ||
+				     stream_msg.kind == STEER_MSG_GEOMETRY))
 					check_snapshot_shape(&stream_snap);
 			}
 			if (rc == 0 && took == 0 && !any && off < end)
@@ -766,6 +793,56 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	steer_strbuf_free(&out);
 }
 
+/* The world's walls and polygons through a Geometry message, as a client receives
+ * it: every one back, exact, with the world's geometry version. */
+static void check_geometry_round_trip(const steer_world *w)
+{
+	steer_strbuf out;
+	steer_strbuf_init(&out);
+	if (steer_wire_geometry(&out, w) != STEER_OK || out.oom)
+		violated("geometry encode failed");
+	uint64_t size;
+	int n = steer_varint_decode((const uint8_t *)out.data, out.len, STEER_VARINT_MAX, &size);
+	if (n <= 0 || (size_t)n + size != out.len)
+		violated("geometry is not one frame");
+	steer_snapshot snap = {0};
+	steer_server_msg m;
+	memset(&m, 0, sizeof m);
+	char err[256];
+	if (steer_wire_decode_server((const uint8_t *)out.data + n, (size_t)size, &m, &snap, err,
+	                             sizeof err) != STEER_OK ||
+	    m.kind != STEER_MSG_GEOMETRY)
+		violated("geometry does not decode: %s", err);
+	check_snapshot_shape(&snap);
+	const steer_snap_geometry *g = &snap.geometry;
+	size_t nw, np;
+	const steer_wall *walls = steer_world_walls(w, &nw);
+	const steer_polygon *polys = steer_world_polygons(w, &np);
+	if (g->version != steer_world_geometry_version(w) || g->nwalls != nw ||
+	    g->npolygons != np || g->contain != steer_world_config_get(w)->contain)
+		violated("geometry holds %zu walls and %zu polygons of %zu and %zu", g->nwalls,
+		         g->npolygons, nw, np);
+	for (size_t k = 0; k < nw; k++) {
+		const steer_snap_wall *s = &g->walls[k];
+		if (s->id != walls[k].id || s->x0 != walls[k].a.x || s->y0 != walls[k].a.y ||
+		    s->x1 != walls[k].b.x || s->y1 != walls[k].b.y)
+			violated("wall %" PRIu32 " differs", walls[k].id);
+	}
+	for (size_t k = 0; k < np; k++) {
+		const steer_snap_polygon *p = &g->polygons[k];
+		if (p->id != polys[k].id || p->inside != polys[k].inside ||
+		    p->count != polys[k].count)
+			violated("polygon %" PRIu32 " differs", polys[k].id);
+		for (size_t i = 0; i < p->count; i++)
+			if (g->vertices[p->first + i].x != polys[k].points[i].x ||
+			    g->vertices[p->first + i].y != polys[k].points[i].y)
+				violated("polygon %" PRIu32 " vertex %zu differs", polys[k].id, i);
+	}
+	steer_snapshot_free(&snap);
+	steer_strbuf_free(&m.json);
+	steer_strbuf_free(&out);
+}
+
 int harness_client_message(const uint8_t *data, size_t size)
 {
 	/* 20 KiB decoded struct: static, as in the server. */
@@ -821,6 +898,7 @@ int harness_client_message(const uint8_t *data, size_t size)
 		} else if (affordable(&fx, &cmd)) {
 			exec_checked(&fx, &cmd, &reply);
 			check_proto_reply(rid, &reply);
+			check_geometry_round_trip(fx.session.world);
 		}
 		steer_reply_free(&reply);
 		break;
@@ -897,6 +975,7 @@ int harness_text_command(const uint8_t *data, size_t size)
 			         text.data);
 		steer_reply_free(&reply);
 	}
+	check_geometry_round_trip(fx.session.world);
 	step_and_check(fx.session.world, 2);
 	steer_strbuf_free(&text);
 	free(line);

@@ -127,6 +127,8 @@ static void client_messages(void)
 	    "remove 1",
 	    "help set",
 	    "stats",
+	    "wall 10 10 200 50",
+	    "polygon 100 100 200 100 150 200",
 	};
 	steer_strbuf b;
 	steer_strbuf_init(&b);
@@ -273,6 +275,24 @@ static void frames(void)
 	write_stream("density_stream", 0x01, (const uint8_t[]){5, 0}, &s);
 	steer_strbuf_free(&one);
 	steer_density_free(&d);
+
+	/* The static geometry after a Welcome, and a snapshot naming its version. */
+	steer_strbuf_clear(&s);
+	steer_world *walled = world_of("flock", 400, 300);
+	uint32_t id;
+	char err[256];
+	steer_vec2 tri[3] = {{200, 100}, {260, 100}, {230, 150}};
+	if (steer_wall_add(walled, (steer_vec2){20, 30}, (steer_vec2){380, 40}, &id) != STEER_OK ||
+	    steer_polygon_add(walled, tri, 3, false, &id, err, sizeof err) != STEER_OK ||
+	    steer_world_set_contain(walled, true) != STEER_OK)
+		die("walls");
+	steer_welcome_info winfo = {steer_world_config_get(walled), 20};
+	if (steer_wire_welcome(&s, &winfo) != STEER_OK ||
+	    steer_wire_geometry(&s, walled) != STEER_OK ||
+	    steer_wire_snapshot(&s, walled, false, &all, &scratch, &scratch_cap) != STEER_OK)
+		die("geometry stream");
+	write_stream("geometry_stream", 0x0a, (const uint8_t[]){2, 40, 0}, &s);
+	steer_world_destroy(walled);
 
 	/* Refused streams: a frame over the limit of 100, and an endless length. */
 	steer_strbuf_clear(&s);
