@@ -3,6 +3,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "avoid.h"
 #include "behaviors.h"
 #include "flock.h"
 #include "motion.h"
@@ -89,16 +90,6 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		s->wander_angle =
 		    remainder(s->wander_angle + (u - 0.5) * prm->wander_range, STEER_TAU);
 	}
-	if (b & STEER_AVOID) {
-		steer_vec2 sum = v2(0, 0);
-		for (size_t k = 0; k < w->obs_count; k++) {
-			const steer_obstacle *o = &w->obs[k];
-			steer_vec2 d = steer_world_delta(w, p, v2(o->x, o->y));
-			sum = v2_add(sum, steer_avoid_one(&a, d, o->r));
-		}
-		parts[STEER_PART_AVOID] = sum;
-		mask |= 1u << STEER_PART_AVOID;
-	}
 	if (b & STEER_PATH) {
 		parts[STEER_PART_PATH] = path_part(w, i, s, &a);
 		mask |= 1u << STEER_PART_PATH;
@@ -113,7 +104,9 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		steer_flock_parts(&a, flock, parts, &mask);
 	}
 	steer_cruise_part(&a, parts, &mask);
-	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
+	steer_vec2 force = steer_combine_parts(parts, mask, prm, steer_world_dt(w));
+	/* Avoidance bounds the velocity the rest asks for, whichever way they combine. */
+	return b & STEER_AVOID ? steer_avoid_force(w, i, &a, force) : force;
 }
 
 static void move_obstacles(steer_world *w, double dt)
@@ -164,7 +157,12 @@ void steer_world_survey_flock(steer_world *w)
 	uint32_t group = 0, differ = 0;
 	uint32_t set = STEER_PALETTE_NONE;
 	bool first = true, plain = true;
+	w->avoid_any = false;
+	w->radius_max = 0.0;
 	for (size_t i = 0; i < v->count; i++) {
+		w->avoid_any |= (v->behaviors[i] & STEER_AVOID) != 0;
+		w->radius_max =
+		    fmax(w->radius_max, steer_palette_get(&w->params, v->param_set[i])->radius);
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			continue;
 		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
@@ -421,6 +419,8 @@ steer_status steer_world_step(steer_world *w)
 {
 	double t0 = phase_clock(w);
 	steer_status st = steer_world_index_flock(w);
+	if (st == STEER_OK)
+		st = steer_avoid_index(w);
 	if (st != STEER_OK)
 		return st;
 	double t1 = phase_clock(w);

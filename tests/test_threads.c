@@ -104,7 +104,8 @@ static void world_thread_counts(void)
 static int same_params(const steer_params *a, const steer_params *b)
 {
 	return !memcmp(a, b, offsetof(steer_params, group)) && a->group == b->group &&
-	       a->max_neighbours == b->max_neighbours && a->decel == b->decel &&
+	       a->max_neighbours == b->max_neighbours &&
+	       a->avoid_neighbours == b->avoid_neighbours && a->decel == b->decel &&
 	       a->combine == b->combine && a->field_of_view == b->field_of_view;
 }
 
