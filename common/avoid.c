@@ -25,6 +25,10 @@ steer_status steer_avoid_index(steer_world *w)
 	for (size_t i = 0; i < v->count; i++)
 		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
 	w->speed_max = sqrt(fast2);
+	fast2 = 0.0;
+	for (size_t k = 0; k < w->obs_count; k++)
+		fast2 = fmax(fast2, w->obs[k].vx * w->obs[k].vx + w->obs[k].vy * w->obs[k].vy);
+	w->circle_speed_max = sqrt(fast2);
 	double share = sqrt(w->cfg.width * w->cfg.height / (double)(v->count ? v->count : 1));
 	double cell = fmax(CELL_SHARES * share, 2.0 * w->radius_max);
 	return steer_grid_build(&w->avoid_grid, w->cfg.width, w->cfg.height,
@@ -154,69 +158,133 @@ typedef struct lines {
 	size_t count, hard;
 } lines;
 
-/* A circle the avoider might meet, by distance to its edge then id. */
-typedef struct near_circle {
+/* An obstacle or wall the avoider might meet, by distance to its body's edge, then
+ * circles before segments, then index. */
+typedef struct near_thing {
 	double gap;
-	uint32_t id;
-	const steer_obstacle *o;
-} near_circle;
+	bool segment;
+	uint32_t index; /* into the obstacles or the segments */
+} near_thing;
 
-static bool closer(const near_circle *a, const near_circle *b)
+typedef struct near_things {
+	near_thing at[STEER_ORCA_MAX_HARD];
+	int count;
+} near_things;
+
+static bool closer(const near_thing *a, const near_thing *b)
 {
-	return a->gap < b->gap || (a->gap == b->gap && a->id < b->id);
+	if (a->gap != b->gap)
+		return a->gap < b->gap;
+	if (a->segment != b->segment)
+		return !a->segment;
+	return a->index < b->index;
 }
 
-/* The obstacles' lines: still circles as hard lines (nearest first, skipping those
- * behind lines already made), moving ones as soft lines after them. */
-static void circle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a)
+static void things_offer(near_things *t, near_thing c)
+{
+	int at = t->count;
+	if (at == STEER_ORCA_MAX_HARD) {
+		if (!closer(&c, &t->at[at - 1]))
+			return;
+		at--;
+	} else {
+		t->count++;
+	}
+	while (at > 0 && closer(&c, &t->at[at - 1])) {
+		t->at[at] = t->at[at - 1];
+		at--;
+	}
+	t->at[at] = c;
+}
+
+/* What one avoider looks at: its body (radius and buffer) and how far it looks. */
+typedef struct looker {
+	steer_vec2 p;
+	double body, tau, far;
+	double max_speed;
+} looker;
+
+static void offer_circle(near_things *t, const steer_world *w, const looker *l, size_t k)
+{
+	const steer_obstacle *o = &w->obs[k];
+	double gap = v2_len(steer_world_delta(w, l->p, v2(o->x, o->y))) - o->r - l->body;
+	double speed = v2_len(v2(o->vx, o->vy));
+	if (gap < fmin(l->far, l->tau * (l->max_speed + speed)))
+		things_offer(t, (near_thing){gap, false, (uint32_t)k});
+}
+
+static void offer_segment(near_things *t, const steer_world *w, const looker *l,
+                          const steer_segment *segs, size_t k)
+{
+	steer_vec2 a, b;
+	steer_geom_seg_rel(w, &segs[k], l->p, &a, &b);
+	double gap = sqrt(steer_seg_dist2(a, b, v2(0, 0))) - l->body;
+	if (gap < fmin(l->far, l->tau * l->max_speed))
+		things_offer(t, (near_thing){gap, true, (uint32_t)k});
+}
+
+/* The nearest obstacles and walls, through the index (or, when its scratch cannot
+ * grow, by looking at every one: the same answer, slower). */
+static void find_things(near_things *t, const steer_world *w, const looker *l,
+                        steer_geom_hits *hits)
+{
+	size_t nsegs;
+	const steer_segment *segs = steer_geom_segments(w, &nsegs);
+	t->count = 0;
+	double reach = l->body + fmin(l->far, l->tau * (l->max_speed + w->circle_speed_max));
+	if (steer_geom_query(w, l->p, reach, hits) == STEER_OK) {
+		for (size_t k = 0; k < hits->ncircles; k++)
+			offer_circle(t, w, l, hits->circles[k]);
+		for (size_t k = 0; k < hits->nsegments; k++)
+			offer_segment(t, w, l, segs, hits->segments[k]);
+		return;
+	}
+	for (size_t k = 0; k < w->obs_count; k++)
+		offer_circle(t, w, l, k);
+	for (size_t k = 0; k < nsegs; k++)
+		offer_segment(t, w, l, segs, k);
+}
+
+/* The obstacles' and walls' lines: still circles and segments as hard lines
+ * (nearest first, skipping those behind lines already made), moving circles as soft
+ * lines after them, in full. */
+static void obstacle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a,
+                           steer_geom_hits *hits)
 {
 	const steer_params *prm = a->prm;
-	steer_vec2 p = pos_of(&w->v, i);
-	double body = prm->radius + prm->avoid_buffer, tau = prm->avoid_obstacle_horizon;
-	near_circle near[STEER_ORCA_MAX_HARD];
-	int n = 0;
-	for (size_t k = 0; k < w->obs_count; k++) {
-		const steer_obstacle *o = &w->obs[k];
-		steer_vec2 d = steer_world_delta(w, p, v2(o->x, o->y));
-		double gap = v2_len(d) - o->r - body;
-		double speed = v2_len(v2(o->vx, o->vy));
-		if (!(gap < fmin(prm->avoid_distance, tau * (prm->max_speed + speed))))
-			continue;
-		near_circle c = {gap, o->id, o};
-		int at = n;
-		if (at == STEER_ORCA_MAX_HARD) {
-			if (!closer(&c, &near[at - 1]))
-				continue;
-			at--;
-		} else {
-			n++;
-		}
-		while (at > 0 && closer(&c, &near[at - 1])) {
-			near[at] = near[at - 1];
-			at--;
-		}
-		near[at] = c;
-	}
+	looker l = {pos_of(&w->v, i), prm->radius + prm->avoid_buffer, prm->avoid_obstacle_horizon,
+	            prm->avoid_distance, prm->max_speed};
+	near_things t;
+	find_things(&t, w, &l, hits);
+	size_t nsegs;
+	const steer_segment *segs = steer_geom_segments(w, &nsegs);
 	steer_vec2 back = v2_scale(a->h, -1.0);
-	for (int k = 0; k < n; k++) { /* still ones: hard */
-		const steer_obstacle *o = near[k].o;
-		if (o->vx != 0.0 || o->vy != 0.0)
-			continue;
-		steer_vec2 d = steer_world_delta(w, p, v2(o->x, o->y));
-		double r = o->r + body;
-		if (steer_orca_covered(ls->at, ls->count, d, d, r, tau))
-			continue;
-		steer_orca_segment(d, d, r, tau, a->v, back, &ls->at[ls->count++]);
+	for (int k = 0; k < t.count; k++) { /* the still ones: hard */
+		steer_vec2 ea, eb;
+		double r = l.body;
+		if (t.at[k].segment) {
+			steer_geom_seg_rel(w, &segs[t.at[k].index], l.p, &ea, &eb);
+		} else {
+			const steer_obstacle *o = &w->obs[t.at[k].index];
+			if (o->vx != 0.0 || o->vy != 0.0)
+				continue;
+			ea = eb = steer_world_delta(w, l.p, v2(o->x, o->y));
+			r += o->r;
+		}
+		if (!steer_orca_covered(ls->at, ls->count, ea, eb, r, l.tau))
+			steer_orca_segment(ea, eb, r, l.tau, a->v, back, &ls->at[ls->count++]);
 	}
 	ls->hard = ls->count;
 	double dt = steer_world_dt(w);
-	for (int k = 0; k < n; k++) { /* moving ones: in full, but soft */
-		const steer_obstacle *o = near[k].o;
+	for (int k = 0; k < t.count; k++) { /* the moving ones: soft */
+		if (t.at[k].segment)
+			continue;
+		const steer_obstacle *o = &w->obs[t.at[k].index];
 		if (o->vx == 0.0 && o->vy == 0.0)
 			continue;
-		steer_vec2 d = steer_world_delta(w, p, v2(o->x, o->y));
+		steer_vec2 d = steer_world_delta(w, l.p, v2(o->x, o->y));
 		ls->at[ls->count++] = steer_orca_body(d, v2_sub(a->v, v2(o->vx, o->vy)),
-		                                      o->r + body, tau, dt, 1.0, a->v, back);
+		                                      o->r + l.body, l.tau, dt, 1.0, a->v, back);
 	}
 }
 
@@ -250,13 +318,14 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	}
 }
 
-steer_vec2 steer_avoid_force(const steer_world *w, size_t i, const steer_agent *a, steer_vec2 force)
+steer_vec2 steer_avoid_force(const steer_world *w, size_t i, const steer_agent *a, steer_vec2 force,
+                             steer_geom_hits *hits)
 {
 	const steer_params *prm = a->prm;
 	double dt = steer_world_dt(w);
 	lines ls;
 	ls.count = ls.hard = 0;
-	circle_lines(&ls, w, i, a);
+	obstacle_lines(&ls, w, i, a, hits);
 	vehicle_lines(&ls, w, i, a);
 	steer_vec2 pref = v2_add(a->v, v2_scale(force, dt / prm->mass));
 	if (steer_orca_permits(ls.at, ls.count, pref))

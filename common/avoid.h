@@ -5,6 +5,7 @@
 #define STEER_AVOID_H
 
 #include "behaviors.h"
+#include "geometry.h"
 #include "steer/status.h"
 
 struct steer_world;
@@ -16,8 +17,9 @@ steer_status steer_avoid_index(struct steer_world *w);
 /* The force on vehicle i (an avoider, whose agent is a) given force, the force its
  * other behaviours combine to: the one that brings it to the permitted velocity
  * nearest the velocity force would give, within max_force. Reads only the tick's
- * starting state, so avoiders may be handled on any thread in any order. */
+ * starting state, so avoiders may be handled on any thread in any order; hits:
+ * the calling thread's scratch for obstacle queries. */
 steer_vec2 steer_avoid_force(const struct steer_world *w, size_t i, const steer_agent *a,
-                             steer_vec2 force);
+                             steer_vec2 force, steer_geom_hits *hits);
 
 #endif

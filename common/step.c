@@ -41,7 +41,8 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
  * bookkeeping (wander angle, path index), which no other vehicle reads. flock: its
  * neighbourhood sums when already scanned, else NULL. */
-static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sums *flock)
+static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sums *flock,
+                                 steer_geom_hits *hits)
 {
 	steer_vehicles *v = &w->v;
 	/* Every behaviour below that reads s has made the vehicle's extras. */
@@ -106,7 +107,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	steer_cruise_part(&a, parts, &mask);
 	steer_vec2 force = steer_combine_parts(parts, mask, prm, steer_world_dt(w));
 	/* Avoidance bounds the velocity the rest asks for, whichever way they combine. */
-	return b & STEER_AVOID ? steer_avoid_force(w, i, &a, force) : force;
+	return b & STEER_AVOID ? steer_avoid_force(w, i, &a, force, hits) : force;
 }
 
 static void move_obstacles(steer_world *w, double dt)
@@ -204,6 +205,7 @@ typedef struct force_batch {
 	int count;
 	steer_agent a[FORCE_BATCH];
 	steer_flock_sums sums[FORCE_BATCH];
+	steer_geom_hits *hits; /* the part's scratch for obstacle queries */
 } force_batch;
 
 static void batch_finish(steer_world *w, force_batch *b)
@@ -226,7 +228,7 @@ static void batch_finish(steer_world *w, force_batch *b)
 		for (int l = 0; l < m; l++) {
 			steer_vec2 f = (plain >> l) & 1u
 			                   ? force[l]
-			                   : steering_force(w, slot[l], &b->sums[s + l]);
+			                   : steering_force(w, slot[l], &b->sums[s + l], b->hits);
 			v->fx[slot[l]] = f.x;
 			v->fy[slot[l]] = f.y;
 		}
@@ -282,10 +284,10 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 }
 
 /* The force on the k-th vehicle of the tick's order, on its own. */
-static void one_force(steer_world *w, size_t k)
+static void one_force(steer_world *w, size_t k, steer_geom_hits *hits)
 {
 	size_t i = slot_at(w, k);
-	steer_vec2 f = steering_force(w, i, NULL);
+	steer_vec2 f = steering_force(w, i, NULL, hits);
 	w->v.fx[i] = f.x;
 	w->v.fy[i] = f.y;
 }
@@ -315,7 +317,7 @@ static int group_members(const steer_grid *g, size_t c, size_t i, size_t end, in
  * Members of neighbouring cells share the runs of a block a little wider than one
  * cell's, which costs less than lanes left empty. A group never spans a row, so a
  * range that starts at a row starts a group (see forces_split). */
-static void run_forces(steer_world *w, size_t from, size_t to)
+static void run_forces(steer_world *w, size_t from, size_t to, steer_geom_hits *hits)
 {
 	const steer_grid *g = &w->grid;
 	size_t end = to < g->count ? to : g->count;
@@ -323,6 +325,7 @@ static void run_forces(steer_world *w, size_t from, size_t to)
 	const int group_max = steer_flock_group_size(w->kernel);
 	force_batch batch;
 	batch.count = 0;
+	batch.hits = hits;
 	/* Flockers come cell by cell: start at the cell holding the first of ours. */
 	size_t c = i < end ? steer_grid_cell_at(g, i) : 0;
 	while (i < end) {
@@ -356,13 +359,13 @@ static void run_forces(steer_world *w, size_t from, size_t to)
 		} else {
 			batch_finish(w, &batch); /* the batch holds consecutive positions only */
 			for (int l = 0; l < m; l++)
-				one_force(w, i + (size_t)l);
+				one_force(w, i + (size_t)l, hits);
 		}
 		i += (size_t)m;
 	}
 	batch_finish(w, &batch);
 	for (; i < to; i++)
-		one_force(w, i);
+		one_force(w, i, hits);
 }
 
 /* Where part `part` of the force phase starts: its share of the vehicles, moved to
@@ -391,8 +394,8 @@ typedef struct step_job {
 static void forces_part(void *arg, int part)
 {
 	const step_job *j = arg;
-	run_forces(j->w, forces_bound(j->w, part, j->parts),
-	           forces_bound(j->w, part + 1, j->parts));
+	run_forces(j->w, forces_bound(j->w, part, j->parts), forces_bound(j->w, part + 1, j->parts),
+	           &j->w->avoid_hits[part]);
 }
 
 /* Moves the part's vehicles by their forces: each reads and writes only its own

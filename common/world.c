@@ -184,6 +184,8 @@ void steer_world_destroy(steer_world *w)
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
 	steer_grid_free(&w->avoid_grid);
+	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
+		steer_geom_hits_free(&w->avoid_hits[k]);
 	steer_pool_destroy(w->pool);
 	free(w->perm);
 	free(w->spare32);

@@ -61,6 +61,8 @@ struct steer_world {
 	bool avoid_any;
 	double radius_max;
 	double speed_max;
+	double circle_speed_max; /* the fastest obstacle's speed at the tick's start */
+	steer_geom_hits avoid_hits[STEER_POOL_MAX_THREADS]; /* a part's query scratch */
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
 	steer_pool *pool;           /* threads - 1 workers; NULL with one thread */

@@ -1,5 +1,6 @@
 /* Obstacle avoidance and path following. */
 #include "check.h"
+#include "geometry.h"
 #include "testutil.h"
 
 /* A vehicle seeking a point straight behind a circle: it must never enter the circle
@@ -209,6 +210,82 @@ static void a_body_wider_than_the_buffer_is_kept_out(void)
 	CHECK(best < 10, "never got past (%.1f from the goal)", best);
 }
 
+/* --- walls and polygons ------------------------------------------------------- */
+
+/* The least clearance between vehicle id's body and any segment (walls, polygon
+ * edges, contained bounds), and whether its centre was ever in a blocked region. */
+static double wall_clearance(const steer_world *w, uint32_t id, bool *inside)
+{
+	size_t n;
+	const steer_segment *s = steer_geom_segments(w, &n);
+	double r = steer_vehicle_params(w, id)->radius, worst = 1e9;
+	for (size_t k = 0; k < n; k++)
+		worst = fmin(worst, sqrt(steer_seg_dist2(s[k].a, s[k].b, pos(w, id))) - r);
+	*inside |= steer_geom_in_region(w, pos(w, id));
+	return worst;
+}
+
+/* Seeks from (100, 400) to goal through the geometry already in w: the least
+ * clearance to a segment; *best: how near the goal it got. */
+static double run_past_walls(steer_world *w, steer_vec2 goal, double *best, bool *inside)
+{
+	steer_params p = steer_params_default();
+	uint32_t id = seeker(w, v2(100, 400), goal, &p);
+	double worst = 1e9;
+	*best = 1e9;
+	*inside = false;
+	for (int t = 0; t < 60 * 30; t++) {
+		step(w, 1);
+		worst = fmin(worst, wall_clearance(w, id, inside));
+		*best = fmin(*best, dist(pos(w, id), goal));
+	}
+	return worst;
+}
+
+static void a_wall_across_the_way_is_never_crossed(void)
+{
+	steer_world *w = steering_world();
+	CHECK(steer_wall_add(w, v2(600, 250), v2(600, 550), NULL) == STEER_OK, "wall refused");
+	double best;
+	bool inside;
+	double worst = run_past_walls(w, v2(1100, 400), &best, &inside);
+	double r = steer_params_default().radius;
+	CHECK(worst >= -0.01 * r, "the body went %.2f into the wall", -worst);
+	CHECK(best < 10, "never got round the wall (%.1f from the goal)", best);
+	steer_world_destroy(w);
+}
+
+static void a_concave_polygon_is_never_entered(void)
+{
+	/* A cup open towards the vehicle, the goal behind it. */
+	steer_world *w = steering_world();
+	const steer_vec2 cup[] = {{500, 250}, {700, 250}, {700, 550}, {500, 550},
+	                          {500, 500}, {650, 500}, {650, 300}, {500, 300}};
+	char err[96];
+	CHECK(steer_polygon_add(w, cup, 8, false, NULL, err, sizeof err) == STEER_OK, "%s", err);
+	double best;
+	bool inside;
+	double worst = run_past_walls(w, v2(1100, 400), &best, &inside);
+	double r = steer_params_default().radius;
+	CHECK(worst >= -0.01 * r && !inside, "the body went %.2f into the cup (centre inside: %d)",
+	      -worst, inside);
+	steer_world_destroy(w);
+}
+
+static void contained_bounds_hold_a_seeker_inside(void)
+{
+	/* The goal outside the world: it must press against the bound, not cross it. */
+	steer_world *w = make_world(1200, 800, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, false);
+	CHECK(steer_world_set_contain(w, true) == STEER_OK, "contain refused");
+	double best;
+	bool inside;
+	double worst = run_past_walls(w, v2(1400, 400), &best, &inside);
+	double r = steer_params_default().radius;
+	CHECK(worst >= -0.01 * r && !inside, "the body went %.2f past the bound", -worst);
+	steer_world_destroy(w);
+}
+
 static const steer_vec2 square[4] = {{200, 200}, {600, 200}, {600, 500}, {200, 500}};
 
 static uint32_t path_vehicle(steer_world *w, bool loop)
@@ -288,6 +365,9 @@ int main(void)
 	RUN(c_shaped_cluster_is_never_entered);
 	RUN(circle_crossing_at_60_is_avoided);
 	RUN(a_body_wider_than_the_buffer_is_kept_out);
+	RUN(a_wall_across_the_way_is_never_crossed);
+	RUN(a_concave_polygon_is_never_entered);
+	RUN(contained_bounds_hold_a_seeker_inside);
 	RUN(path_visits_waypoints_in_order);
 	RUN(path_loop_keeps_cycling);
 	RUN(path_clear_stops_following);
