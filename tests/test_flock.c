@@ -513,6 +513,40 @@ static void vector_lanes_give_the_scalar_bits(void)
 		}
 }
 
+/* lane_workout's world with every third boid avoiding, among circles (one moving)
+ * and a wall: the avoiders' forces start from lane-formed flock sums. */
+static steer_world *avoiding_workout(steer_edges edges)
+{
+	steer_world *w = lane_workout(edges, MIX_EACH);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	for (size_t i = 0; i < v->count; i += 3)
+		steer_vehicle_enable(w, v->id[i], STEER_AVOID, true);
+	steer_obstacle_add(w, v2(1200, 700), v2(0, 0), 30, NULL);
+	steer_obstacle_add(w, v2(600, 400), v2(20, 10), 40, NULL);
+	steer_wall_add(w, v2(1500, 300), v2(1700, 1300), NULL);
+	return w;
+}
+
+static void avoiders_give_the_scalar_bits(void)
+{
+	steer_edges kinds[3] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE, STEER_EDGE_NONE};
+	for (int e = 0; e < 3; e++) {
+		steer_world *scalar = avoiding_workout(kinds[e]);
+		steer_world_set_simd(scalar, STEER_SIMD_SCALAR);
+		step(scalar, 61);
+		for (int level = STEER_SIMD_AVX2; level <= (int)steer_simd_best(); level++) {
+			steer_world *w = avoiding_workout(kinds[e]);
+			steer_world_set_simd(w, (steer_simd_level)level);
+			step(w, 61);
+			CHECK(same_state_bits(scalar, w),
+			      "avoiding %s world: %s differs from scalar",
+			      steer_edges_name(kinds[e]), steer_simd_name((steer_simd_level)level));
+			steer_world_destroy(w);
+		}
+		steer_world_destroy(scalar);
+	}
+}
+
 /* A world caps its own lanes: another world's cap changes nothing in it, and a cap
  * above what the CPU has gives the CPU's best. */
 static void the_simd_cap_is_the_worlds(void)
@@ -874,6 +908,7 @@ int main(void)
 	RUN(storage_order_does_not_change_the_result);
 	RUN(storage_out_of_grid_order_gives_the_same_bits);
 	RUN(vector_lanes_give_the_scalar_bits);
+	RUN(avoiders_give_the_scalar_bits);
 	RUN(the_simd_cap_is_the_worlds);
 	RUN(max_neighbours_keeps_the_nearest_cell);
 	RUN(a_lanes_sums_do_not_depend_on_its_group);
