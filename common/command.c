@@ -1137,7 +1137,7 @@ static steer_status p_world(steer_command *c, int argc, char **argv, char *err, 
 			c->has_edges = true;
 		} else {
 			return fail(err, errlen,
-			            "'%s': want W H, then wrap|bounce|none, solid on|off, "
+			            "'%s': want W H, then edges (wrap|bounce|none), solid on|off, "
 			            "contain on|off",
 			            argv[k]);
 		}

@@ -85,7 +85,7 @@ static void parses_and_runs_the_grammar(void)
 	      "bad rule value");
 	CHECK(starts(run(&s, NULL, "world 900 700 solid"), "ERR solid: give on or off"),
 	      "rule without a value");
-	CHECK(starts(run(&s, NULL, "world 900 700 sticky"), "ERR 'sticky': want W H"),
+	CHECK(starts(run(&s, NULL, "world 900 700 sticky"), "ERR 'sticky': want W H, then edges"),
 	      "unknown word");
 	CHECK(!strcmp(run(&s, NULL, "world 800 800 bounce"), "OK") && wc->solid && wc->contain,
 	      "rules unchanged when not given");
