@@ -147,7 +147,12 @@ static void put_vehicle(writer *o, const steer_vehicle_record *r)
 		put(o, "point %a %a\n", s->path.points[k].x, s->path.points[k].y);
 }
 
-static void put_world(writer *o, const steer_world *w, size_t nveh, size_t nobs)
+/* How many records of each kind a file holds. */
+typedef struct record_counts {
+	uint64_t vehicles, obstacles, walls, polygons;
+} record_counts;
+
+static void put_world(writer *o, const steer_world *w, const record_counts *n)
 {
 	const steer_world_config *c = steer_world_config_get(w);
 	steer_world_meta m = steer_world_meta_get(w);
@@ -160,7 +165,10 @@ static void put_world(writer *o, const steer_world *w, size_t nveh, size_t nobs)
 	    "meta tick %" PRIu64 " next_id %" PRIu32 " rng_state %016" PRIx64 " rng_inc %016" PRIx64
 	    "\n",
 	    m.tick, m.next_id, m.rng.state, m.rng.inc);
-	put(o, "counts vehicles %zu obstacles %zu\n", nveh, nobs);
+	put(o,
+	    "counts vehicles %" PRIu64 " obstacles %" PRIu64 " walls %" PRIu64 " polygons %" PRIu64
+	    "\n",
+	    n->vehicles, n->obstacles, n->walls, n->polygons);
 }
 
 steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
@@ -171,10 +179,13 @@ steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
 steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char **out, size_t *len)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
-	size_t nobs;
+	size_t nobs, nwalls, npolys;
 	const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
+	const steer_wall *walls = steer_world_walls(w, &nwalls);
+	const steer_polygon *polys = steer_world_polygons(w, &npolys);
+	record_counts n = {v->count, nobs, nwalls, npolys};
 	writer o = {NULL, 0, 0, max_bytes, false, false};
-	put_world(&o, w, v->count, nobs);
+	put_world(&o, w, &n);
 	for (size_t i = 0; i < v->count; i++) {
 		steer_vehicle_record r;
 		steer_vehicle_record_get(w, i, &r);
@@ -183,8 +194,18 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
 	for (size_t k = 0; k < nobs; k++)
 		put(&o, "obstacle %" PRIu32 " pos %a %a vel %a %a radius %a\n", obs[k].id, obs[k].x,
 		    obs[k].y, obs[k].vx, obs[k].vy, obs[k].r);
+	for (size_t k = 0; k < nwalls; k++)
+		put(&o, "wall %" PRIu32 " a %a %a b %a %a\n", walls[k].id, walls[k].a.x,
+		    walls[k].a.y, walls[k].b.x, walls[k].b.y);
+	for (size_t k = 0; k < npolys; k++) {
+		put(&o, "polygon %" PRIu32 " inside %s points %" PRIu32 "\n", polys[k].id,
+		    polys[k].inside ? "on" : "off", polys[k].count);
+		for (uint32_t q = 0; q < polys[k].count; q++)
+			put(&o, "point %a %a\n", polys[k].points[q].x, polys[k].points[q].y);
+	}
 	uint64_t sum = o.nomem || o.over ? 0 : fnv1a64(o.p, o.len);
-	put(&o, "end records %zu fnv1a64 %016" PRIx64 "\n", v->count + nobs, sum);
+	put(&o, "end records %" PRIu64 " fnv1a64 %016" PRIx64 "\n",
+	    n.vehicles + n.obstacles + n.walls + n.polygons, sum);
 	if (o.nomem || o.over) {
 		free(o.p);
 		return o.nomem ? STEER_ERR_NOMEM : STEER_ERR_LIMIT;
@@ -562,11 +583,19 @@ static bool read_meta(reader *r, steer_world_meta *m)
 	       read_hex64(r, "rng_inc", &m->rng.inc) && line_done(r);
 }
 
-static bool read_counts(reader *r, uint64_t *nveh, uint64_t *nobs)
+/* Walls and polygons came within format version 2: a file without them has none. */
+static bool read_counts(reader *r, record_counts *n)
 {
-	return read_line(r) && expect_word(r, "counts") &&
-	       key_u64(r, "vehicles", STEER_SAVE_MAX_RECORDS, nveh) &&
-	       key_u64(r, "obstacles", STEER_SAVE_MAX_RECORDS, nobs) && line_done(r);
+	n->walls = n->polygons = 0;
+	if (!read_line(r) || !expect_word(r, "counts") ||
+	    !key_u64(r, "vehicles", STEER_SAVE_MAX_RECORDS, &n->vehicles) ||
+	    !key_u64(r, "obstacles", STEER_SAVE_MAX_RECORDS, &n->obstacles))
+		return false;
+	if (r->version >= 2 && r->next < r->nfield &&
+	    (!key_u64(r, "walls", STEER_SAVE_MAX_RECORDS, &n->walls) ||
+	     !key_u64(r, "polygons", STEER_SAVE_MAX_RECORDS, &n->polygons)))
+		return false;
+	return line_done(r);
 }
 
 static bool read_behaviors(reader *r, uint32_t *bits)
@@ -596,7 +625,8 @@ static bool unused_id(reader *r, const steer_world *w, uint32_t id)
 {
 	if (id == 0)
 		return fail(r, "id 0 is not a valid id");
-	if (steer_vehicle_index(w, id) >= 0 || steer_obstacle_get(w, id))
+	if (steer_vehicle_index(w, id) >= 0 || steer_obstacle_get(w, id) || steer_wall_get(w, id) ||
+	    steer_polygon_get(w, id))
 		return fail(r, "id %" PRIu32 " is used twice", id);
 	return true;
 }
@@ -720,6 +750,42 @@ static bool read_obstacle(reader *r, steer_world *w)
 	return restored(r, steer_obstacle_restore(w, &o), "obstacle", o.id);
 }
 
+static bool read_wall(reader *r, steer_world *w)
+{
+	steer_wall wall;
+	if (!read_line(r) || !expect_word(r, "wall") || !read_u32(r, "id", MAX_ID, &wall.id) ||
+	    !unused_id(r, w, wall.id) || !key_vec(r, "a", &wall.a) || !key_vec(r, "b", &wall.b) ||
+	    !line_done(r))
+		return false;
+	steer_status st = steer_wall_restore(w, &wall);
+	if (st == STEER_ERR_INVALID)
+		return fail(r, "wall %" PRIu32 ": its ends must differ and be within %g", wall.id,
+		            STEER_MAX_COORD);
+	return restored(r, st, "wall", wall.id);
+}
+
+_Static_assert(STEER_MAX_POLYGON_POINTS <= STEER_MAX_WAYPOINTS,
+               "a polygon's points fit the reader's point buffer");
+
+static bool read_polygon(reader *r, steer_world *w)
+{
+	steer_polygon p;
+	if (!read_line(r) || !expect_word(r, "polygon") || !read_u32(r, "id", MAX_ID, &p.id) ||
+	    !unused_id(r, w, p.id) || !key_onoff(r, "inside", &p.inside) ||
+	    !key_u32(r, "points", STEER_MAX_POLYGON_POINTS, &p.count) || !line_done(r))
+		return false;
+	for (uint32_t k = 0; k < p.count; k++)
+		if (!read_line(r) || !expect_word(r, "point") ||
+		    !read_vec(r, "point", &r->points[k]) || !line_done(r))
+			return false;
+	p.points = r->points;
+	char msg[200];
+	steer_status st = steer_polygon_restore(w, &p, msg, sizeof msg);
+	if (st == STEER_ERR_INVALID)
+		return fail(r, "polygon %" PRIu32 ": %s", p.id, msg);
+	return restored(r, st, "polygon", p.id);
+}
+
 /* The world never lets a pursue/evade id outlive its target, nor point at the
  * pursuer itself; a file that does would attach the chase to whatever later takes
  * that id. */
@@ -744,13 +810,19 @@ static bool check_chase_ids(reader *r, const steer_world *w)
 	return true;
 }
 
-static bool read_records(reader *r, steer_world *w, uint64_t nveh, uint64_t nobs)
+static bool read_records(reader *r, steer_world *w, const record_counts *n)
 {
-	for (uint64_t i = 0; i < nveh; i++)
+	for (uint64_t i = 0; i < n->vehicles; i++)
 		if (!read_vehicle(r, w))
 			return false;
-	for (uint64_t i = 0; i < nobs; i++)
+	for (uint64_t i = 0; i < n->obstacles; i++)
 		if (!read_obstacle(r, w))
+			return false;
+	for (uint64_t i = 0; i < n->walls; i++)
+		if (!read_wall(r, w))
+			return false;
+	for (uint64_t i = 0; i < n->polygons; i++)
+		if (!read_polygon(r, w))
 			return false;
 	if (r->pos < r->end) {
 		r->line++;
@@ -774,12 +846,13 @@ static steer_world *read_body(reader *r, uint64_t records)
 {
 	steer_world_config cfg;
 	steer_world_meta meta;
-	uint64_t nveh, nobs;
-	if (!read_config(r, &cfg) || !read_meta(r, &meta) || !read_counts(r, &nveh, &nobs))
+	record_counts n;
+	if (!read_config(r, &cfg) || !read_meta(r, &meta) || !read_counts(r, &n))
 		return NULL;
-	if (nveh + nobs != records) {
+	uint64_t total = n.vehicles + n.obstacles + n.walls + n.polygons;
+	if (total != records) {
 		fail(r, "counts add up to %" PRIu64 " records but the end line says %" PRIu64,
-		     nveh + nobs, records);
+		     total, records);
 		return NULL;
 	}
 	steer_world *w = steer_world_create(&cfg);
@@ -787,7 +860,7 @@ static steer_world *read_body(reader *r, uint64_t records)
 		fail_file(r, "out of memory");
 		return NULL;
 	}
-	if (!read_records(r, w, nveh, nobs) || !apply_meta(r, w, &meta)) {
+	if (!read_records(r, w, &n) || !apply_meta(r, w, &meta)) {
 		steer_world_destroy(w);
 		return NULL;
 	}

@@ -6,14 +6,16 @@
  * written by their names in params.h's table: a file from before a parameter existed
  * loads with that parameter's default. The last line holds the number of records and
  * an FNV-1a 64 checksum of every byte before it, so truncation and corruption are
- * reported rather than half-loaded. The path scenario after 300 ticks, with one
- * obstacle added (abridged: the params line names every parameter, and three of the
+ * reported rather than half-loaded. Walls ("wall ID a X Y b X Y") and polygons
+ * ("polygon ID inside on|off points N" and N point lines) follow the obstacles; a
+ * counts line without walls and polygons (version 1, early version 2) has none. The
+ * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every parameter, and three of the
  * five points are left out):
  *
  *   steer-save 1
  *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1 solid on contain off
  *   meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb
- *   counts vehicles 1 obstacles 1
+ *   counts vehicles 1 obstacles 1 walls 0 polygons 0
  *   vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9 0x1.4379f64f8e279p+7 vel
  *     0x1.7039d74b86b97p+6 0x1.3878c7bb98b0fp+5 heading 0x1.d75446c712d8ep-1
  *     0x1.8ff6c237cdaf5p-2 force 0x0p+0 0x1.ep-42 wander_angle 0x0p+0   (one line)
@@ -52,10 +54,10 @@
 /* Serializes the whole world (config incl. size/edges/tick_rate/seed, meta: tick,
  * next_id, rng state; every vehicle record with all params, behaviours, targets,
  * pursue/evade ids, wander angle, path points/index/loop, heading and last force;
- * every obstacle) into a newly malloc'd buffer; the caller frees *out. The buffer is
- * also NUL-terminated (not counted in *len). STEER_ERR_NOMEM on allocation failure,
- * with *out untouched; STEER_ERR_LIMIT when the file would be over
- * STEER_SAVE_MAX_BYTES. */
+ * every obstacle, wall and polygon) into a newly malloc'd buffer; the caller frees
+ * *out. The buffer is also NUL-terminated (not counted in *len). STEER_ERR_NOMEM on
+ * allocation failure, with *out untouched; STEER_ERR_LIMIT when the file would be
+ * over STEER_SAVE_MAX_BYTES. */
 steer_status steer_save_encode(const steer_world *w, char **out, size_t *len);
 /* The same, refusing with STEER_ERR_LIMIT (nothing returned) a file that would be over
  * max_bytes; steer_save_encode is this with STEER_SAVE_MAX_BYTES. */

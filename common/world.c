@@ -1089,8 +1089,10 @@ static bool edges_clash(const steer_vec2 *p, size_t n, size_t k, size_t m)
 	       v2_dot(v2_sub(u, shared), v2_sub(v, shared)) > 0.0;
 }
 
-static steer_status check_polygon(const steer_world *w, const steer_vec2 *pts, size_t n, char *err,
-                                  size_t errlen)
+/* in_bounds: whether a wrap world asks the points to lie within its bounds (a new
+ * polygon; a restored one is kept as it was saved, whatever the bounds did since). */
+static steer_status check_polygon(const steer_world *w, const steer_vec2 *pts, size_t n,
+                                  bool in_bounds, char *err, size_t errlen)
 {
 	const steer_world_config *c = &w->cfg;
 	if (n < 3 || n > STEER_MAX_POLYGON_POINTS) {
@@ -1104,7 +1106,7 @@ static steer_status check_polygon(const steer_world *w, const steer_vec2 *pts, s
 			         k + 1);
 			return STEER_ERR_INVALID;
 		}
-		if (c->edges == STEER_EDGE_WRAP &&
+		if (in_bounds && c->edges == STEER_EDGE_WRAP &&
 		    !(p.x >= 0.0 && p.x <= c->width && p.y >= 0.0 && p.y <= c->height)) {
 			snprintf(
 			    err, errlen,
@@ -1144,12 +1146,12 @@ static steer_status check_polygon(const steer_world *w, const steer_vec2 *pts, s
 }
 
 static steer_status insert_polygon(steer_world *w, uint32_t id, const steer_vec2 *pts, size_t n,
-                                   bool inside, char *err, size_t errlen)
+                                   bool inside, bool in_bounds, char *err, size_t errlen)
 {
 	/* A ring closed by repeating its first point is the same ring. */
 	if (n > 3 && pts[0].x == pts[n - 1].x && pts[0].y == pts[n - 1].y)
 		n--;
-	steer_status st = check_polygon(w, pts, n, err, errlen);
+	steer_status st = check_polygon(w, pts, n, in_bounds, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	if (id >= OBSTACLE_SLOT) {
@@ -1188,7 +1190,7 @@ steer_status steer_polygon_add(steer_world *w, const steer_vec2 *pts, size_t n, 
                                uint32_t *id_out, char *err, size_t errlen)
 {
 	uint32_t id = w->next_id;
-	steer_status st = insert_polygon(w, id, pts, n, inside, err, errlen);
+	steer_status st = insert_polygon(w, id, pts, n, inside, true, err, errlen);
 	if (st == STEER_OK && id_out)
 		*id_out = id;
 	return st;
@@ -1200,5 +1202,5 @@ steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char 
 		snprintf(err, errlen, "polygon id %u is invalid or in use", p->id);
 		return STEER_ERR_INVALID;
 	}
-	return insert_polygon(w, p->id, p->points, p->count, p->inside, err, errlen);
+	return insert_polygon(w, p->id, p->points, p->count, p->inside, false, err, errlen);
 }

@@ -473,16 +473,17 @@ void server_geometry_sync(server *s)
 	sbuf_unref(s->geometry);
 	s->geometry = b;
 	s->geometry_version = version;
+	/* One that cannot take it is closed by conn_send_shared (queue caps): nothing
+	 * more to do for it here. */
 	for (conn *c = s->conns; c; c = c->next)
 		if (watching(c))
-			conn_send_shared(c, b);
+			(void)conn_send_shared(c, b);
 }
 
-bool server_send_geometry(server *s, conn *c)
+void server_send_geometry(server *s, conn *c)
 {
-	if (!s->geometry)
-		return false;
-	return conn_send_shared(c, s->geometry);
+	if (s->geometry)
+		(void)conn_send_shared(c, s->geometry); /* false: closed, as above */
 }
 
 void server_fan_out(server *s)

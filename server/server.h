@@ -121,9 +121,10 @@ void server_fan_out(server *s);
  * new one is encoded and sent to every watching connection (before any snapshot of
  * the new version). Out of memory: logged, and tried again at the next call. */
 void server_geometry_sync(server *s);
-/* Sends c the current Geometry message (after its Welcome): false when there is none
- * to send (out of memory, logged). */
-bool server_send_geometry(server *s, conn *c);
+/* Sends c the last Geometry message encoded (after its Welcome). When the last sync
+ * ran out of memory (logged) that one is stale or missing; every snapshot tick's sync
+ * tries again and sends the current one to every watcher. */
+void server_send_geometry(server *s, conn *c);
 /* Frees the fan-out's working buffers (they grow again when needed) and returns free
  * memory to the system: after clients leave. */
 void server_release_memory(server *s);

@@ -110,11 +110,33 @@ static int obstacles_differ(const steer_world *a, const steer_world *b, char *wh
 	return 0;
 }
 
+static int geometry_differs(const steer_world *a, const steer_world *b, char *why, size_t n)
+{
+	size_t na, nb, pa, pb;
+	const steer_wall *w = steer_world_walls(a, &na), *x = steer_world_walls(b, &nb);
+	const steer_polygon *p = steer_world_polygons(a, &pa), *q = steer_world_polygons(b, &pb);
+	const steer_world_config *c = steer_world_config_get(a), *d = steer_world_config_get(b);
+	if (c->solid != d->solid || c->contain != d->contain)
+		return differ(why, n, "rules");
+	if (na != nb || pa != pb)
+		return differ(why, n, "walls %zu vs %zu, polygons %zu vs %zu", na, nb, pa, pb);
+	for (size_t k = 0; k < na; k++)
+		if (w[k].id != x[k].id || memcmp(&w[k].a, &x[k].a, sizeof w[k].a) ||
+		    memcmp(&w[k].b, &x[k].b, sizeof w[k].b))
+			return differ(why, n, "wall %u", w[k].id);
+	for (size_t k = 0; k < pa; k++)
+		if (p[k].id != q[k].id || p[k].inside != q[k].inside || p[k].count != q[k].count ||
+		    memcmp(p[k].points, q[k].points, p[k].count * sizeof *p[k].points))
+			return differ(why, n, "polygon %u", p[k].id);
+	return 0;
+}
+
 /* 0 when every bit of state matches, vehicle order included; else why is set. */
 static int worlds_differ(const steer_world *a, const steer_world *b, char *why, size_t n)
 {
 	const steer_vehicles *va = steer_world_vehicles(a), *vb = steer_world_vehicles(b);
-	if (config_or_meta_differ(a, b, why, n) || obstacles_differ(a, b, why, n))
+	if (config_or_meta_differ(a, b, why, n) || obstacles_differ(a, b, why, n) ||
+	    geometry_differs(a, b, why, n))
 		return 1;
 	if (va->count != vb->count)
 		return differ(why, n, "vehicle count %zu vs %zu", va->count, vb->count);
@@ -641,6 +663,77 @@ static const char save_before_cruise[] =
     "path points 0 index 0 loop off\n"
     "end records 3 fnv1a64 91cffbfdd2744cd8\n";
 
+/* Walls and polygons (solid and containing, in wrap and bounce worlds, one of them
+ * beyond a wrap world's shrunken bounds) come back with their ids, bit for bit. */
+static void walls_and_polygons_round_trip(void)
+{
+	for (int e = 0; e < 2; e++) {
+		steer_world *w = make_world(800, 600, e ? STEER_EDGE_BOUNCE : STEER_EDGE_WRAP, 5);
+		add_vehicle(w, 400, 300, 10, 0, NULL);
+		steer_wall_add(w, v2(0.1, 0.2), v2(700.3, 0.7), NULL);
+		steer_vec2 tri[3] = {v2(100, 100), v2(200.5, 100), v2(150, 180.25)};
+		steer_vec2 room[4] = {v2(10, 10), v2(790, 10), v2(790, 590), v2(10, 590)};
+		char err[160];
+		CHECK(steer_polygon_add(w, tri, 3, false, NULL, err, sizeof err) == STEER_OK, "%s",
+		      err);
+		CHECK(steer_polygon_add(w, room, 4, true, NULL, err, sizeof err) == STEER_OK, "%s",
+		      err);
+		steer_obstacle_add(w, v2(300, 300), v2(5, 0), 9, NULL);
+		steer_wall_add(w, v2(5, 5), v2(6, 6), NULL);
+		CHECK(steer_world_set_contain(w, true) == STEER_OK, "contain");
+		if (!e)
+			CHECK(steer_world_set_bounds(w, 500, 400, STEER_EDGE_WRAP) == STEER_OK,
+			      "shrink");
+		check_round_trip(w, e ? "geometry, bounce" : "geometry, wrap");
+		steer_world_destroy(w);
+	}
+}
+
+/* A version 2 file from before walls (its counts line without them) has none. */
+static void a_save_without_walls_loads(void)
+{
+	steer_world *w = make_world(800, 600, STEER_EDGE_BOUNCE, 5);
+	add_vehicle(w, 400, 300, 10, 0, NULL);
+	size_t len;
+	char *buf = edited(w, " walls 0 polygons 0", "", 1, &len);
+	char err[256];
+	steer_world *copy = load(buf, len, err, sizeof err);
+	CHECK(copy, "refused: %s", err);
+	size_t n = 1;
+	if (copy)
+		steer_world_walls(copy, &n);
+	CHECK(copy && steer_world_vehicles(copy)->count == 1 && n == 0, "loaded");
+	steer_world_destroy(copy);
+	free(buf);
+	steer_world_destroy(w);
+}
+
+static void bad_walls_and_polygons_are_refused(void)
+{
+	steer_world *w = make_world(800, 600, STEER_EDGE_BOUNCE, 5);
+	uint32_t v = add_vehicle(w, 400, 300, 10, 0, NULL);
+	steer_wall_add(w, v2(1, 2), v2(3, 4), NULL);
+	steer_vec2 tri[3] = {v2(100, 100), v2(200, 100), v2(150, 180)};
+	char err[160];
+	steer_polygon_add(w, tri, 3, false, NULL, err, sizeof err);
+	size_t len;
+	char *buf = edited(w, "b 0x1.8p+1 0x1p+2", "b 0x1p+0 0x1p+1", 3, &len);
+	check_refused(buf, len, "wall 2: its ends must differ", "a wall of one point");
+	free(buf);
+	char id[32];
+	snprintf(id, sizeof id, "wall %u ", v);
+	buf = edited(w, "wall 2 ", id, 3, &len);
+	check_refused(buf, len, "id 1 is used twice", "a wall with a vehicle's id");
+	free(buf);
+	buf = edited(w, "point 0x1.2cp+7 0x1.68p+7", "point 0x1.2cp+7 0x1.9p+6", 3, &len);
+	check_refused(buf, len, "polygon 3: the polygon has no area", "a flat polygon");
+	free(buf);
+	buf = edited(w, "points 3", "points 2", 3, &len);
+	check_refused(buf, len, "polygon 3: a polygon needs 3", "two points");
+	free(buf);
+	steer_world_destroy(w);
+}
+
 static void a_save_from_before_cruise_continues_as_it_did(void)
 {
 	static const struct {
@@ -796,6 +889,9 @@ int main(void)
 	RUN(every_truncation_is_refused);
 	RUN(every_single_byte_corruption_is_refused);
 	RUN(wrong_version_names_both);
+	RUN(walls_and_polygons_round_trip);
+	RUN(a_save_without_walls_loads);
+	RUN(bad_walls_and_polygons_are_refused);
 	RUN(world_rules_round_trip);
 	RUN(garbage_is_refused);
 	RUN(well_sealed_mistakes_are_named);

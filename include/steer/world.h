@@ -285,7 +285,9 @@ typedef struct steer_wall {
 
 /* A closed polygon, convex or not, as given (either winding). Solid: vehicles stay
  * out of it. Containing (inside true): vehicles stay inside it; with several, inside
- * all of them. In a wrap world its points must lie within the bounds. */
+ * all of them. In a wrap world its points must lie within the bounds when it is
+ * added; after a resize, the part of its inside beyond the bounds stops counting
+ * (its edges still do). */
 typedef struct steer_polygon {
 	uint32_t id;
 	bool inside;
@@ -308,7 +310,7 @@ const steer_polygon *steer_world_polygons(const steer_world *w, size_t *count);
 const steer_wall *steer_wall_get(const steer_world *w, uint32_t id);
 const steer_polygon *steer_polygon_get(const steer_world *w, uint32_t id);
 /* Restores a saved wall / polygon with its id: INVALID for id 0 or in use, or as
- * for the add functions. */
+ * for the add functions (but a polygon may lie beyond a wrap world's bounds). */
 steer_status steer_wall_restore(steer_world *w, const steer_wall *wall);
 steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char *err,
                                    size_t errlen);

@@ -1,8 +1,8 @@
 """Walls and polygons on the protobuf port: the Geometry message comes once after
 the Welcome and again only when the geometry changes; every snapshot's header names
 the version it goes with."""
+import math
 import sys
-import time
 
 import steer_pb2
 from steertest import Checks, Server, expect
@@ -124,6 +124,44 @@ def test_frames_do_not_repeat_it():
     t.close()
 
 
+def sizes(p, n):
+    """Bytes of each snapshot and Geometry p receives until its n-th snapshot."""
+    out = {"snapshot": [], "geometry": []}
+    while len(out["snapshot"]) < n:
+        m = p.read()
+        kind = m.WhichOneof("msg")
+        if kind in out:
+            out[kind].append(m.ByteSize())
+    return out
+
+
+def test_snapshots_do_not_grow_with_walls():
+    t = srv.text()
+    t.ok("reset")
+    p = srv.proto()
+    empty = sizes(p, 3)
+    p.close()
+    for i in range(1000):
+        t.ok(f"wall {i % 1000} {(i * 7) % 600} {i % 1000 + 5} {(i * 7) % 600 + 3}")
+    for i in range(100):
+        x, y = 40 + (i % 10) * 95, 40 + (i // 10) * 55
+        pts = " ".join(f"{x + 15 * math.cos(k * math.tau / 10):.3f} "
+                       f"{y + 15 * math.sin(k * math.tau / 10):.3f}" for k in range(10))
+        t.ok(f"polygon {pts}")
+    p = srv.proto()
+    walled = sizes(p, 3)
+    print(f"  empty 1000 x 600 world: snapshot {empty['snapshot'][0]} B, Geometry "
+          f"{empty['geometry']} B; with 1000 walls and 100 10-gons: snapshot "
+          f"{walled['snapshot'][0]} B, Geometry {walled['geometry']} B")
+    # Only the version's varint may grow.
+    expect(max(walled["snapshot"]) <= max(empty["snapshot"]) + 2, f"{empty} -> {walled}")
+    expect(len(walled["geometry"]) == 1 and walled["geometry"][0] > 1000 * 40,
+           f"one Geometry holding them: {walled['geometry']}")
+    t.ok("reset")
+    p.close()
+    t.close()
+
+
 def compact_view(p):
     m = steer_pb2.ClientMessage()
     v = m.viewport
@@ -204,6 +242,7 @@ def test_load_sends_the_loaded_geometry():
 for t in [test_connect_after_walls_gets_them_once,
           test_a_world_without_walls_sends_an_empty_geometry,
           test_changes_send_a_new_geometry, test_frames_do_not_repeat_it,
+          test_snapshots_do_not_grow_with_walls,
           test_compact_and_density_headers_name_it,
           test_private_server_sends_it_after_the_token,
           test_load_sends_the_loaded_geometry]:
