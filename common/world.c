@@ -121,6 +121,7 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_idmap_init(&w->ids);
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
+	steer_bodies_init(&w->bodies);
 	w->kernel = steer_kernel_for(STEER_SIMD_AVX512);
 	w->grid.kernel = w->kernel;
 	w->grid.reach_x = FLOCK_REACH_X;
@@ -160,6 +161,7 @@ void steer_world_destroy(steer_world *w)
 	steer_idmap_free(&w->ids);
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
+	steer_bodies_free(&w->bodies);
 	steer_pool_destroy(w->pool);
 	free(w->perm);
 	free(w->spare32);
