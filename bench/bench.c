@@ -26,6 +26,7 @@ typedef struct bench_opts {
 	long ticks; /* 0: enough for about a second, at most 600 */
 	double neighbours;
 	int naive, clustered;
+	int no_solid;    /* the world's solid rule off */
 	int threads[16]; /* the thread counts to run, in order */
 	int nthreads;
 	steer_simd_level simd; /* the world's cap */
@@ -59,12 +60,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
-	        "                   [--threads N[,N...]] [--simd scalar|avx2|avx512] [--seed S]\n"
+	        "                   [--no-solid] [--threads N[,N...]] [--simd scalar|avx2|avx512] "
+	        "[--seed S]\n"
 	        "  N             boids (default 10000)\n"
 	        "  --ticks T     ticks to time (default: about one second's worth, <= 600)\n"
 	        "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
 	        "  --naive       also run the all-pairs baseline on the same start, side by side\n"
 	        "  --clustered   all boids in one small disc (cost bounded by max_neighbours)\n"
+	        "  --no-solid    turn the world's solid rule off (bodies may overlap)\n"
 	        "  --threads     split the tick over N threads (same bits for any N); a list\n"
 	        "                runs each count on the same start and prints a scaling table\n"
 	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n");
@@ -117,6 +120,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			o->naive = 1;
 		} else if (!strcmp(a, "--clustered")) {
 			o->clustered = 1;
+		} else if (!strcmp(a, "--no-solid")) {
+			o->no_solid = 1;
 		} else if (!strcmp(a, "--ticks") && val) {
 			o->ticks = strtol(val, NULL, 10);
 			i++;
@@ -362,6 +367,7 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = cfg.height = side;
 	cfg.seed = o->seed;
+	cfg.solid = !o->no_solid;
 	size_t heap0 = heap_bytes();
 	steer_world *w = steer_world_create(&cfg);
 	if (!w) {
@@ -394,10 +400,10 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 		}
 	}
 	printf(
-	    "workload: flock%s, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, density %.3g "
+	    "workload: flock%s%s, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, density %.3g "
 	    "per 1000 unit^2, max_neighbours %u, threads %d, simd %s\n",
-	    o->clustered ? " (clustered)" : "", o->n, side, side, p.sight_distance,
-	    (double)o->n / (side * side) * 1000.0, p.max_neighbours, threads,
+	    o->clustered ? " (clustered)" : "", o->no_solid ? " (not solid)" : "", o->n, side, side,
+	    p.sight_distance, (double)o->n / (side * side) * 1000.0, p.max_neighbours, threads,
 	    steer_simd_name(simd));
 	if (o->n <= 2000000)
 		printf("mean neighbours within sight at start: %.1f\n", mean_neighbours(w, 200));
@@ -415,9 +421,9 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	steer_phase_times ph = steer_world_phase_times(w);
 	if (ph.ticks)
 		printf("grid phases:       mean ms per tick: index %.3f (grid, cell sort, order, "
-		       "re-sorts), forces %.3f, moves %.3f\n",
+		       "re-sorts), forces %.3f, moves %.3f, bodies %.3f\n",
 		       ph.index_s * 1e3 / (double)ph.ticks, ph.forces_s * 1e3 / (double)ph.ticks,
-		       ph.moves_s * 1e3 / (double)ph.ticks);
+		       ph.moves_s * 1e3 / (double)ph.ticks, ph.bodies_s * 1e3 / (double)ph.ticks);
 	if (o->naive) {
 		timing naive =
 		    run(NULL, &nv, o->ticks ? o->ticks : (grid.ticks < 20 ? grid.ticks : 20),
@@ -440,7 +446,7 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 
 int main(int argc, char **argv)
 {
-	bench_opts o = {10000, 0, 10.0, 0, 0, {1}, 1, STEER_SIMD_AVX512, 1};
+	bench_opts o = {10000, 0, 10.0, 0, 0, 0, {1}, 1, STEER_SIMD_AVX512, 1};
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
 	bench_result r[16];

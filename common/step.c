@@ -437,17 +437,22 @@ steer_status steer_world_step(steer_world *w)
 	steer_pool_run(w->pool, moves_part, &j, j.parts);
 	move_obstacles(w, steer_world_dt(w));
 	steer_geom_circles_moved(w);
-	w->tick++;
-	/* Fresh for the commands between ticks too; running out of memory here only
-	 * leaves queries on the slow path until the next tick's update. */
+	/* Fresh for the bodies pass and for the commands between ticks; running out of
+	 * memory here only leaves queries on the slow path until the next update. */
 	(void)steer_geom_update(w);
+	double t3 = phase_clock(w);
+	/* Phase 3: bodies that overlap after the moves pushed apart. */
+	if (w->cfg.solid)
+		st = steer_bodies_resolve(w);
+	w->tick++;
 	if (w->timing) {
 		w->phases.index_s += t1 - t0;
 		w->phases.forces_s += t2 - t1;
-		w->phases.moves_s += phase_clock(w) - t2;
+		w->phases.moves_s += t3 - t2;
+		w->phases.bodies_s += phase_clock(w) - t3;
 		w->phases.ticks++;
 	}
-	return STEER_OK;
+	return st;
 }
 
 void steer_world_time_phases(steer_world *w, bool on)
@@ -455,7 +460,7 @@ void steer_world_time_phases(steer_world *w, bool on)
 	struct timespec ts;
 	w->timing = on;
 	w->timing_epoch = timespec_get(&ts, TIME_UTC) ? (long long)ts.tv_sec : 0;
-	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0};
+	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0, 0.0};
 }
 
 steer_phase_times steer_world_phase_times(const steer_world *w)

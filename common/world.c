@@ -127,6 +127,7 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
 	steer_geom_init(&w->geom);
+	steer_bodies_init(&w->bodies);
 	w->kernel = steer_kernel_for(STEER_SIMD_AVX512);
 	w->grid.kernel = w->kernel;
 	w->grid.reach_x = FLOCK_REACH_X;
@@ -186,6 +187,7 @@ void steer_world_destroy(steer_world *w)
 	steer_grid_free(&w->avoid_grid);
 	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
 		steer_geom_hits_free(&w->avoid_hits[k]);
+	steer_bodies_free(&w->bodies);
 	steer_pool_destroy(w->pool);
 	free(w->perm);
 	free(w->spare32);

@@ -1,6 +1,7 @@
 /* The world's insides, shared by the files that make it up: world.c (the container
  * and its API), tick_order.c (the tick's order: grid, cell sort, re-sort of storage)
- * and step.c (the step: forces, lane groups, the parallel split, timing). Private to
+ * step.c (the step: forces, lane groups, the parallel split, timing) and bodies.c
+ * (the solid rule's correction after the moves). Private to
  * the core: nothing outside common/ includes it. */
 #ifndef STEER_WORLD_INTERNAL_H
 #define STEER_WORLD_INTERNAL_H
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 
 #include "geometry.h"
+#include "bodies.h"
 #include "grid.h"
 #include "idmap.h"
 #include "kernel.h"
@@ -39,6 +41,7 @@ struct steer_world {
 		size_t nfree, free_cap;
 	} extras;
 	steer_grid grid;
+	steer_bodies bodies; /* the solid rule's scratch */
 	/* Scratch for the storage permutation of a re-sort (old slot -> new slot). */
 	uint32_t *perm;
 	size_t perm_cap;

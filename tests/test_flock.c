@@ -162,6 +162,9 @@ static void groups_flock_separately(void)
 	a.cohesion_weight = b.cohesion_weight = 0;
 	b.group = 1;
 	steer_world *w = make_world(400, 400, STEER_EDGE_WRAP, 3);
+	/* Groups that ignore each other pass through each other: about flocking, not
+	 * bodies, whose pushes between the crossing groups would mix their headings. */
+	steer_world_set_solid(w, false);
 	for (int k = 0; k < 40; k++) {
 		uint32_t ia = add_vehicle(w, 100 + (k % 8) * 25, 100 + (k / 8) * 25, 50, 0, &a);
 		uint32_t ib = add_vehicle(w, 105 + (k % 8) * 25, 105 + (k / 8) * 25, 0, 50, &b);

@@ -236,6 +236,63 @@ static void a_dense_crowd_gives_the_same_bits(void)
 	same_bits_for_every_count("dense crowd", dense_crowd);
 }
 
+/* A solid crowd: arrivers packing at one point around circles, none flocking (the
+ * contacts found over a grid of all vehicles) and enough of them that the search is
+ * split; and a solid flock squeezed into a disc (contacts over the flock's grid). */
+static steer_world *solid_crowd(int threads)
+{
+	steer_world *w = make_world(3000, 3000, STEER_EDGE_BOUNCE, 9);
+	set_threads(w, threads);
+	steer_world_set_solid(w, true);
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_params_default();
+	steer_params heavy = p;
+	heavy.mass = 3;
+	heavy.radius = 8;
+	for (int k = 0; k < 3; k++) {
+		uint32_t obs;
+		if (steer_obstacle_add(w, v2(1300 + 200 * k, 1500), v2(k * 20.0, 0), 40, &obs) !=
+		    STEER_OK)
+			abort();
+	}
+	for (int k = 0; k < 6001; k++) {
+		double a = steer_rng_range(rng, 0, STEER_TAU);
+		double r = 600 * sqrt(steer_rng_range(rng, 0, 1));
+		uint32_t id =
+		    add_vehicle(w, 1500 + r * cos(a), 1500 + r * sin(a), 0, 0, k % 5 ? &p : &heavy);
+		if (steer_vehicle_target(w, id, STEER_ARRIVE, v2(1500, 1500)) != STEER_OK)
+			abort();
+	}
+	step(w, 40);
+	return w;
+}
+
+static steer_world *solid_flock(int threads)
+{
+	steer_world *w = make_world(2000, 2000, STEER_EDGE_WRAP, 13);
+	set_threads(w, threads);
+	steer_world_set_solid(w, true);
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_flock_params();
+	for (int k = 0; k < 9001; k++) {
+		double a = steer_rng_range(rng, 0, STEER_TAU);
+		double r = 700 * sqrt(steer_rng_range(rng, 0, 1));
+		uint32_t id =
+		    add_vehicle(w, 1000 + r * cos(a), 1000 + r * sin(a),
+		                steer_rng_range(rng, -40, 40), steer_rng_range(rng, -40, 40), &p);
+		if (steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK)
+			abort();
+	}
+	step(w, 30);
+	return w;
+}
+
+static void solid_worlds_give_the_same_bits(void)
+{
+	same_bits_for_every_count("solid crowd", solid_crowd);
+	same_bits_for_every_count("solid flock", solid_flock);
+}
+
 /* Vehicle k's behaviours in the mixed world: every behaviour and many mixtures. */
 static uint32_t mixed_behaviors(int k)
 {
@@ -486,5 +543,6 @@ int main(void)
 	RUN(a_mixed_world_gives_the_same_bits);
 	RUN(an_avoiding_crowd_gives_the_same_bits);
 	RUN(changing_the_count_between_ticks_gives_the_same_bits);
+	RUN(solid_worlds_give_the_same_bits);
 	return CHECK_DONE();
 }

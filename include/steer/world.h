@@ -154,8 +154,10 @@ steer_status steer_world_set_threads(steer_world *w, int threads);
 int steer_world_threads(const steer_world *w);
 
 /* Advances one fixed timestep. Every steering force is computed from the state at
- * the start of the tick before anything moves. Returns STEER_ERR_NOMEM if the
- * neighbour grid could not grow (the world is then not advanced). */
+ * the start of the tick before anything moves; then, in a solid world, bodies that
+ * overlap are pushed apart. Returns STEER_ERR_NOMEM if the neighbour grid could not
+ * grow (the world is then not advanced) or the solid rule's scratch could not (the
+ * tick then ends with the moves uncorrected). */
 steer_status steer_world_step(steer_world *w);
 
 /* Where ticks' time goes, for benchmarks: wall time in each phase of
@@ -165,6 +167,7 @@ typedef struct steer_phase_times {
 	double index_s;  /* the grid, the sort within cells, the tick's order, re-sorts */
 	double forces_s; /* every steering force */
 	double moves_s;  /* moving vehicles and obstacles */
+	double bodies_s; /* the solid rule: pushing overlapping bodies apart */
 } steer_phase_times;
 
 /* Turns phase timing on (from zero) or off; off when a world is created. */

@@ -1,0 +1,544 @@
+#include "bodies.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "motion.h"
+#include "reserve.h"
+#include "world_internal.h"
+
+/* After every tick no overlap may exceed this share of the smaller radius. */
+#define TOLERANCE 0.01
+/* Passes over the contacts stop once none overlaps by more than this share of the
+ * tolerance: the rest is left to rounding and to the next tick. */
+#define SETTLED_SHARE 0.25
+#define MAX_PASSES    64
+/* Contacts are taken this far (times the largest radius) before the discs touch: a
+ * vehicle pushed less than half of it cannot have met one that was not taken. Each
+ * further round finds the contacts again, around where the pushes left them. */
+#define MARGIN_SHARE 0.5
+#define MAX_ROUNDS   4
+/* The flock's grid serves when the sum of its cells' squared counts, which the
+ * scan's cost follows, stays within this many times the vehicles. */
+#define CROWDING_LIMIT 8
+/* Relative slack on reaches compared with cell sizes, far above rounding. */
+#define REACH_SLACK (1.0 + 1e-6)
+
+void steer_bodies_init(steer_bodies *b)
+{
+	memset(b, 0, sizeof *b);
+	steer_grid_init(&b->grid);
+}
+
+static void buf_free(steer_body_buf *f)
+{
+	free(f->at);
+	f->at = NULL;
+	f->count = f->cap = 0;
+}
+
+void steer_bodies_free(steer_bodies *b)
+{
+	steer_grid_free(&b->grid);
+	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
+		buf_free(&b->part[k]);
+	buf_free(&b->pairs);
+	buf_free(&b->circles);
+	free(b->inv);
+	free(b->ox);
+	free(b->oy);
+	free(b->ovx);
+	free(b->ovy);
+	free(b->rx);
+	free(b->ry);
+	free(b->mark);
+	free(b->mark_at);
+	steer_bodies_init(b);
+}
+
+static void buf_push(steer_body_buf *f, uint32_t a, uint32_t b)
+{
+	if (f->count == f->cap &&
+	    steer_reserve((void **)&f->at, &f->cap, f->count + 1, sizeof *f->at) != STEER_OK) {
+		f->st = STEER_ERR_NOMEM;
+		return;
+	}
+	f->at[f->count++] = (steer_body_pair){a, b};
+}
+
+static steer_status buf_append(steer_body_buf *to, const steer_body_buf *from)
+{
+	if (steer_reserve((void **)&to->at, &to->cap, to->count + from->count, sizeof *to->at) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	if (from->count)
+		memcpy(to->at + to->count, from->at, from->count * sizeof *from->at);
+	to->count += from->count;
+	return STEER_OK;
+}
+
+static inline const steer_params *params_of(const steer_world *w, size_t i)
+{
+	return steer_palette_get(&w->params, w->v.param_set[i]);
+}
+
+static inline double axis_delta(double d, double size, bool wrap)
+{
+	return wrap ? steer_wrap_axis(d, size) : d;
+}
+
+/* --- finding contacts ------------------------------------------------------------ */
+
+typedef struct scan_job {
+	steer_world *w;
+	steer_bodies *b;
+	const steer_grid *g;
+	bool wrap;     /* the world wraps */
+	double margin; /* contacts are taken this far before touching */
+	double near2;  /* the square of the largest reach, a first filter */
+	double extra;  /* how far vehicles may be from where their grid filed them */
+	int parts;
+} scan_job;
+
+/* Vehicles a and b are a contact when their discs come within the margin. */
+static inline void test_pair(const scan_job *j, uint32_t a, uint32_t b, steer_body_buf *out)
+{
+	const steer_vehicles *v = &j->w->v;
+	double dx = axis_delta(v->px[b] - v->px[a], j->w->cfg.width, j->wrap);
+	double dy = axis_delta(v->py[b] - v->py[a], j->w->cfg.height, j->wrap);
+	double d2 = dx * dx + dy * dy;
+	if (d2 >= j->near2)
+		return;
+	double reach = params_of(j->w, a)->radius + params_of(j->w, b)->radius + j->margin;
+	if (d2 < reach * reach)
+		buf_push(out, a, b);
+}
+
+/* Vehicle a against the members of cell c. */
+static void test_cell(const scan_job *j, uint32_t a, long c, steer_body_buf *out)
+{
+	const steer_grid *g = j->g;
+	for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++)
+		test_pair(j, a, g->items[m], out);
+}
+
+/* The column or row k steps from k0 on an axis of n cells, or -1 beyond the grid.
+ * The grid wraps round only along an axis of 3 cells or more: with fewer, every
+ * two columns are neighbours already, and wrapping would meet a pair twice. */
+static inline int step_axis(int k0, int step, int n, bool wrap)
+{
+	int k = k0 + step;
+	if (k >= 0 && k < n)
+		return k;
+	if (!wrap || n < 3)
+		return -1;
+	return k < 0 ? k + n : k - n;
+}
+
+/* Each cell meets itself and the four neighbours after it (right, and the three
+ * below), so every two neighbouring cells meet once; cells are at least the reach
+ * across. A member meets a neighbour only when it comes within the reach of that
+ * side of its cell (reach: the largest contact distance plus how far members may be
+ * from where they were filed), which spares most of them. */
+static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
+{
+	const steer_grid *g = j->g;
+	const steer_vehicles *v = &j->w->v;
+	const uint32_t *it = g->items;
+	double W = j->w->cfg.width, H = j->w->cfg.height;
+	if (from >= to)
+		return;
+	int cx = (int)(from % (size_t)g->nx), cy = (int)(from / (size_t)g->nx);
+	for (size_t c = from; c < to; c++, cx = cx + 1 == g->nx ? (cy++, 0) : cx + 1) {
+		uint32_t s0 = g->start[c], s1 = g->start[c + 1];
+		if (s0 == s1)
+			continue;
+		int left = step_axis(cx, -1, g->nx, g->wrap),
+		    right = step_axis(cx, 1, g->nx, g->wrap);
+		int below = step_axis(cy, 1, g->ny, g->wrap);
+		long row = below < 0 ? -1 : (long)below * g->nx;
+		double x0 = cx * g->cw, y0 = cy * g->ch;
+		for (uint32_t k = s0; k < s1; k++) {
+			uint32_t a = it[k];
+			for (uint32_t m = k + 1; m < s1; m++)
+				test_pair(j, a, it[m], out);
+			/* Where a is in its cell, the short way round. */
+			double ox = axis_delta(v->px[a] - x0, W, j->wrap);
+			double oy = axis_delta(v->py[a] - y0, H, j->wrap);
+			bool l = left >= 0 && ox - reach <= 0.0;
+			bool r = right >= 0 && ox + reach >= g->cw;
+			if (r)
+				test_cell(j, a, (long)cy * g->nx + right, out);
+			if (row < 0 || oy + reach < g->ch)
+				continue;
+			if (l)
+				test_cell(j, a, row + left, out);
+			test_cell(j, a, row + cx, out);
+			if (r)
+				test_cell(j, a, row + right, out);
+		}
+	}
+}
+
+/* The first cell of a part: where part / parts of the members have gone by. */
+static size_t part_cell(const steer_grid *g, int part, int parts)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	if (part == parts)
+		return cells;
+	return part == 0
+	           ? 0
+	           : steer_first_at_least(g->start, cells, steer_part_from(g->count, part, parts));
+}
+
+static void scan_part(void *arg, int part)
+{
+	const scan_job *j = arg;
+	steer_body_buf *out = &j->b->part[part];
+	out->count = 0;
+	out->st = STEER_OK;
+	/* A relative hair more, for the rounding of positions into cells. */
+	double reach = (sqrt(j->near2) + j->extra) * REACH_SLACK;
+	scan_cells(j, part_cell(j->g, part, j->parts), part_cell(j->g, part + 1, j->parts), reach,
+	           out);
+}
+
+/* Within each of the part's cells, members in id order (the flock's grid has them
+ * so already): then contacts come in an order set by positions and ids alone. */
+static void sort_part(void *arg, int part)
+{
+	const scan_job *j = arg;
+	const steer_grid *g = j->g;
+	const uint32_t *id = j->w->v.id;
+	uint32_t *it = g->items;
+	size_t to = part_cell(g, part + 1, j->parts);
+	for (size_t c = part_cell(g, part, j->parts); c < to; c++)
+		for (uint32_t k = g->start[c] + 1; k < g->start[c + 1]; k++) {
+			uint32_t x = it[k], b = k;
+			while (b > g->start[c] && id[it[b - 1]] > id[x]) {
+				it[b] = it[b - 1];
+				b--;
+			}
+			it[b] = x;
+		}
+}
+
+/* The pairs of vehicles in contact, in cell order, into b->pairs. */
+static steer_status find_pairs(scan_job *j)
+{
+	steer_bodies *b = j->b;
+	steer_pool_run(j->w->pool, scan_part, j, j->parts);
+	b->pairs.count = 0;
+	for (int k = 0; k < j->parts; k++)
+		if (b->part[k].st != STEER_OK || buf_append(&b->pairs, &b->part[k]) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
+/* The vehicles within reach of each circle, circle by circle, into b->circles as
+ * (vehicle slot, obstacle index). */
+static steer_status find_circles(const scan_job *j)
+{
+	const steer_world *w = j->w;
+	const steer_grid *g = j->g;
+	const steer_vehicles *v = &w->v;
+	steer_body_buf *out = &j->b->circles;
+	out->count = 0;
+	out->st = STEER_OK;
+	for (size_t k = 0; k < w->obs_count; k++) {
+		const steer_obstacle *o = &w->obs[k];
+		double reach = o->r + sqrt(j->near2) + j->extra;
+		steer_grid_span sx = steer_grid_span_x(g, o->x - reach, o->x + reach);
+		steer_grid_span sy = steer_grid_span_y(g, o->y - reach, o->y + reach);
+		for (int ky = sy.first; ky <= sy.last; ky++) {
+			int cy = steer_grid_axis_cell(&sy, ky);
+			for (int kx = sx.first; kx <= sx.last; kx++) {
+				size_t c = (size_t)cy * (size_t)g->nx +
+				           (size_t)steer_grid_axis_cell(&sx, kx);
+				for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++) {
+					uint32_t i = g->items[m];
+					double dx =
+					    axis_delta(v->px[i] - o->x, w->cfg.width, j->wrap);
+					double dy =
+					    axis_delta(v->py[i] - o->y, w->cfg.height, j->wrap);
+					double r = o->r + params_of(w, i)->radius + j->margin;
+					if (dx * dx + dy * dy < r * r)
+						buf_push(out, i, (uint32_t)k);
+				}
+			}
+		}
+	}
+	return out->st;
+}
+
+/* How crowded the grid's cells are: the sum of their squared member counts. */
+static double crowding(const steer_grid *g)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	double sum = 0.0;
+	for (size_t c = 0; c < cells; c++) {
+		double k = (double)(g->start[c + 1] - g->start[c]);
+		sum += k * k;
+	}
+	return sum;
+}
+
+/* The fastest vehicle's move this tick, an upper bound on how far any moved from the
+ * position the flock's grid filed it under. */
+static double largest_move(const steer_world *w)
+{
+	const steer_vehicles *v = &w->v;
+	double m = 0.0;
+	for (size_t i = 0; i < v->count; i++) {
+		double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
+		m = s > m ? s : m;
+	}
+	return sqrt(m) * steer_world_dt(w);
+}
+
+/* The grid the contacts are found over: the flock's, filed under the positions the
+ * tick began with, when every vehicle is in it and its cells are wide enough for the
+ * reach plus the moves and not too crowded; else one of all vehicles where they are
+ * now. Sets j->g and j->extra, how far vehicles may be from where it filed them. */
+static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
+{
+	steer_bodies *b = j->b;
+	const steer_grid *fg = &w->grid;
+	double reach = sqrt(j->near2);
+	if (flock_ok && fg->count == w->v.count && fg->count > 0) {
+		double moved = largest_move(w);
+		double span = (reach + 2.0 * moved) * REACH_SLACK;
+		if (span <= fg->cw && span <= fg->ch &&
+		    crowding(fg) <= CROWDING_LIMIT * (double)fg->count) {
+			j->g = fg;
+			j->extra = moved;
+			return STEER_OK;
+		}
+	}
+	j->extra = 0.0;
+	steer_grid *g = &b->grid;
+	g->pool = w->pool;
+	g->kernel = w->kernel;
+	/* Cells of about one vehicle each when the reach is shorter than that. */
+	double area = w->cfg.width * w->cfg.height;
+	double cell = fmax(reach * REACH_SLACK, sqrt(area / (double)(w->v.count + 1)));
+	if (steer_grid_build(g, w->cfg.width, w->cfg.height, j->wrap, cell, w->v.count, w->v.px,
+	                     w->v.py, NULL, 0) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	j->g = g;
+	steer_pool_run(w->pool, sort_part, j, j->parts);
+	return STEER_OK;
+}
+
+/* --- resolving them ----------------------------------------------------------------- */
+
+/* Notes vehicle i as in contact, with where it is and how fast it goes. */
+static steer_status involve(steer_world *w, steer_bodies *b, uint32_t i)
+{
+	if (b->mark[i] == b->gen)
+		return STEER_OK;
+	if (b->inv_count == b->inv_cap) {
+		size_t cap;
+		if (steer_grow_cap(b->inv_cap, b->inv_count + 1, sizeof(double), &cap) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		void **arr[] = {(void **)&b->ox,  (void **)&b->oy, (void **)&b->ovx,
+		                (void **)&b->ovy, (void **)&b->rx, (void **)&b->ry};
+		for (size_t k = 0; k < sizeof arr / sizeof *arr; k++)
+			if (steer_resize(arr[k], cap, sizeof(double)) != STEER_OK)
+				return STEER_ERR_NOMEM;
+		if (steer_resize((void **)&b->inv, cap, sizeof *b->inv) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		b->inv_cap = cap;
+	}
+	size_t k = b->inv_count++;
+	b->inv[k] = i;
+	b->ox[k] = w->v.px[i];
+	b->oy[k] = w->v.py[i];
+	b->ovx[k] = w->v.vx[i];
+	b->ovy[k] = w->v.vy[i];
+	b->mark[i] = b->gen;
+	b->mark_at[i] = (uint32_t)k;
+	return STEER_OK;
+}
+
+/* A unit direction for two bodies on the same point, from who they are and when. */
+static steer_vec2 tie_direction(const steer_world *w, uint32_t a, uint32_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+	double t = steer_hash_unit(w->cfg.seed, lo << 32 | hi, w->tick) * STEER_TAU;
+	steer_vec2 d = v2(cos(t), sin(t));
+	return a < b ? d : v2(-d.x, -d.y);
+}
+
+/* One pass over the contacts, each resolved in turn: vehicles pushed apart along
+ * the line between them (the lighter one further), then out of the circles (the
+ * vehicle all the way: the obstacles are driven, not pushed). True while some
+ * overlap is still above the settling threshold. */
+static bool resolve_pass(steer_world *w, const steer_bodies *b, bool wrap)
+{
+	steer_vehicles *v = &w->v;
+	double W = w->cfg.width, H = w->cfg.height;
+	bool unsettled = false;
+	for (size_t k = 0; k < b->pairs.count; k++) {
+		uint32_t i = b->pairs.at[k].a, j = b->pairs.at[k].b;
+		const steer_params *pi = params_of(w, i), *pj = params_of(w, j);
+		double dx = axis_delta(v->px[j] - v->px[i], W, wrap);
+		double dy = axis_delta(v->py[j] - v->py[i], H, wrap);
+		double rs = pi->radius + pj->radius, d2 = dx * dx + dy * dy;
+		if (d2 >= rs * rs)
+			continue;
+		double d = sqrt(d2), over = rs - d;
+		if (over > SETTLED_SHARE * TOLERANCE * fmin(pi->radius, pj->radius))
+			unsettled = true;
+		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], v->id[j]);
+		double wi = pj->mass / (pi->mass + pj->mass), wj = pi->mass / (pi->mass + pj->mass);
+		v->px[i] -= n.x * over * wi;
+		v->py[i] -= n.y * over * wi;
+		v->px[j] += n.x * over * wj;
+		v->py[j] += n.y * over * wj;
+	}
+	for (size_t k = 0; k < b->circles.count; k++) {
+		uint32_t i = b->circles.at[k].a;
+		const steer_obstacle *o = &w->obs[b->circles.at[k].b];
+		double r = params_of(w, i)->radius;
+		double dx = axis_delta(v->px[i] - o->x, W, wrap);
+		double dy = axis_delta(v->py[i] - o->y, H, wrap);
+		double rs = o->r + r, d2 = dx * dx + dy * dy;
+		if (d2 >= rs * rs)
+			continue;
+		double d = sqrt(d2), over = rs - d;
+		if (over > SETTLED_SHARE * TOLERANCE * fmin(r, o->r))
+			unsettled = true;
+		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], o->id);
+		v->px[i] += n.x * over;
+		v->py[i] += n.y * over;
+	}
+	return unsettled;
+}
+
+/* Whether some vehicle has moved further than limit since the round's detection. */
+static bool moved_beyond(const steer_world *w, const steer_bodies *b, bool wrap, double limit)
+{
+	for (size_t k = 0; k < b->inv_count; k++) {
+		uint32_t i = b->inv[k];
+		double dx = axis_delta(w->v.px[i] - b->rx[k], w->cfg.width, wrap);
+		double dy = axis_delta(w->v.py[i] - b->ry[k], w->cfg.height, wrap);
+		if (dx * dx + dy * dy > limit * limit)
+			return true;
+	}
+	return false;
+}
+
+/* The velocities the corrected motion implies: the move's velocity plus the push
+ * over the tick, never faster than the move's, so that a push stops a vehicle
+ * pressing into what it met without launching it; then the edges' rule. */
+static void settle_velocities(steer_world *w, const steer_bodies *b, bool wrap)
+{
+	steer_vehicles *v = &w->v;
+	double dt = steer_world_dt(w);
+	for (size_t k = 0; k < b->inv_count; k++) {
+		uint32_t i = b->inv[k];
+		double cx = axis_delta(v->px[i] - b->ox[k], w->cfg.width, wrap);
+		double cy = axis_delta(v->py[i] - b->oy[k], w->cfg.height, wrap);
+		double vx = b->ovx[k] + cx / dt, vy = b->ovy[k] + cy / dt;
+		double s2 = vx * vx + vy * vy, o2 = b->ovx[k] * b->ovx[k] + b->ovy[k] * b->ovy[k];
+		if (s2 > o2) {
+			double f = s2 > 0.0 ? sqrt(o2 / s2) : 0.0;
+			vx *= f;
+			vy *= f;
+		}
+		v->vx[i] = vx;
+		v->vy[i] = vy;
+		steer_apply_edges(&w->cfg, &v->px[i], &v->py[i], &v->vx[i], &v->vy[i]);
+	}
+}
+
+/* The largest radius of any vehicle. */
+static double largest_radius(const steer_world *w)
+{
+	const steer_palette *p = &w->params;
+	double m = 0.0;
+	for (size_t s = 0; s < p->count; s++)
+		if (p->refs[s] && p->sets[s].radius > m)
+			m = p->sets[s].radius;
+	return m;
+}
+
+/* A new tick's marks: none equal to the new generation. */
+static steer_status new_marks(steer_world *w, steer_bodies *b)
+{
+	size_t n = w->v.count;
+	if (n > b->mark_cap) {
+		size_t cap;
+		if (steer_grow_cap(b->mark_cap, n, sizeof *b->mark, &cap) != STEER_OK ||
+		    steer_resize((void **)&b->mark, cap, sizeof *b->mark) != STEER_OK ||
+		    steer_resize((void **)&b->mark_at, cap, sizeof *b->mark_at) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		b->mark_cap = cap;
+		memset(b->mark, 0, cap * sizeof *b->mark);
+		b->gen = 0;
+	}
+	if (++b->gen == 0) {
+		memset(b->mark, 0, b->mark_cap * sizeof *b->mark);
+		b->gen = 1;
+	}
+	b->inv_count = 0;
+	return STEER_OK;
+}
+
+/* One round: the contacts found, the vehicles in them noted, then passes until they
+ * settle. *again: some vehicle went far enough to meet one not found. */
+static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *again)
+{
+	steer_bodies *b = j->b;
+	steer_status st = contact_grid(w, j, first);
+	if (st == STEER_OK && j->near2 > 0.0)
+		st = find_pairs(j);
+	else
+		b->pairs.count = 0;
+	if (st == STEER_OK)
+		st = find_circles(j);
+	for (size_t k = 0; st == STEER_OK && k < b->pairs.count; k++) {
+		st = involve(w, b, b->pairs.at[k].a);
+		if (st == STEER_OK)
+			st = involve(w, b, b->pairs.at[k].b);
+	}
+	for (size_t k = 0; st == STEER_OK && k < b->circles.count; k++)
+		st = involve(w, b, b->circles.at[k].a);
+	if (st != STEER_OK)
+		return st;
+	for (size_t k = 0; k < b->inv_count; k++) {
+		b->rx[k] = w->v.px[b->inv[k]];
+		b->ry[k] = w->v.py[b->inv[k]];
+	}
+	for (int pass = 0; pass < MAX_PASSES && resolve_pass(w, b, j->wrap); pass++)
+		;
+	*again = moved_beyond(w, b, j->wrap, 0.5 * j->margin);
+	return STEER_OK;
+}
+
+steer_status steer_bodies_resolve(steer_world *w)
+{
+	steer_bodies *b = &w->bodies;
+	if (w->v.count == 0)
+		return STEER_OK;
+	steer_status st = new_marks(w, b);
+	if (st != STEER_OK)
+		return st;
+	double maxr = largest_radius(w);
+	scan_job j = {.w = w,
+	              .b = b,
+	              .wrap = w->cfg.edges == STEER_EDGE_WRAP,
+	              .margin = MARGIN_SHARE * maxr,
+	              .parts = steer_world_parts(w, w->v.count)};
+	bool again = true;
+	for (int r = 0; r < MAX_ROUNDS && again; r++) {
+		double reach = 2.0 * maxr + j.margin;
+		j.near2 = reach * reach;
+		st = round_of(w, &j, r == 0, &again);
+		if (st != STEER_OK)
+			return st;
+	}
+	settle_velocities(w, b, j.wrap);
+	return STEER_OK;
+}

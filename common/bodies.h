@@ -1,0 +1,56 @@
+/* Solid bodies (the world's `solid` rule): after the moves, a position-correction
+ * pass pushes apart every two vehicles whose discs overlap and pushes every vehicle
+ * out of the circles it overlaps, then makes the velocities agree with the
+ * corrected motion, so that pushed vehicles stop pressing and crowds come to rest.
+ *
+ * Contacts are found over a grid (the flock's when every vehicle flocks and its
+ * cells fit, else one of all vehicles) in the order of cells and ids within cells,
+ * split over the world's threads; they are then resolved one after another in that
+ * order. The result depends only on positions, ids and parameters: the same bits
+ * for any thread count, SIMD level or storage order. */
+#ifndef STEER_BODIES_H
+#define STEER_BODIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "pool.h"
+#include "steer/status.h"
+
+/* Two vehicles' slots, or a vehicle's slot and an obstacle's index. */
+typedef struct steer_body_pair {
+	uint32_t a, b;
+} steer_body_pair;
+
+typedef struct steer_body_buf {
+	steer_body_pair *at;
+	size_t count, cap;
+	steer_status st;
+} steer_body_buf;
+
+/* The pass's scratch, kept by the world between ticks. */
+typedef struct steer_bodies {
+	steer_grid grid; /* all vehicles, when the flock's grid will not do */
+	steer_body_buf part[STEER_POOL_MAX_THREADS]; /* each part's contacts */
+	steer_body_buf pairs, circles;               /* all of them, in order */
+	/* The vehicles in some contact this tick: their slots, and where they were and
+	 * how fast they went after the moves (ox..), and at the last detection (rx..). */
+	uint32_t *inv;
+	double *ox, *oy, *ovx, *ovy, *rx, *ry;
+	size_t inv_count, inv_cap;
+	/* Per slot: the tick's mark when the vehicle is in inv (at its mark_at). */
+	uint32_t *mark, *mark_at;
+	size_t mark_cap;
+	uint32_t gen;
+} steer_bodies;
+
+void steer_bodies_init(steer_bodies *b);
+void steer_bodies_free(steer_bodies *b);
+
+struct steer_world;
+/* Corrects the positions (and velocities) the tick's moves left: STEER_OK, or
+ * STEER_ERR_NOMEM when scratch cannot grow (the moves then stand uncorrected). */
+steer_status steer_bodies_resolve(struct steer_world *w);
+
+#endif
