@@ -78,12 +78,18 @@ static bool is_wrap(const steer_world *w)
 	return w->cfg.edges == STEER_EDGE_WRAP;
 }
 
-/* The short way round for any difference, however many worlds apart. */
+/* The short way round along one axis for any difference, however many worlds apart
+ * (a wall may be drawn far outside): the cheap form for the usual case. */
+static double wrap_any(double d, double size)
+{
+	return fabs(d) <= 1.5 * size ? steer_wrap_axis(d, size) : remainder(d, size);
+}
+
 static steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
 {
 	if (is_wrap(w)) {
-		d.x = remainder(d.x, w->cfg.width);
-		d.y = remainder(d.y, w->cfg.height);
+		d.x = wrap_any(d.x, w->cfg.width);
+		d.y = wrap_any(d.y, w->cfg.height);
 	}
 	return d;
 }
@@ -477,7 +483,7 @@ static void plan_grid(const steer_world *w, steer_geom *g)
 	double mean_r = 0.0;
 	for (size_t k = 0; k < w->obs_count; k++)
 		mean_r += fmin(w->obs[k].r, 1e6) / (double)w->obs_count;
-	double cell = fmax(32.0, 2.0 * mean_r);
+	double cell = fmax(64.0, 2.0 * mean_r);
 	double ew = x1 - x0, eh = y1 - y0;
 	double items = (double)(g->nsegs + w->obs_count);
 	double most = fmin(fmax((double)GRID_MIN_CELLS, 4.0 * items), (double)GRID_MAX_CELLS);
@@ -720,7 +726,7 @@ static size_t sort_unique(uint32_t *v, size_t n)
 {
 	if (n < 2)
 		return n;
-	if (n <= 16) {
+	if (n <= 64) {
 		for (size_t i = 1; i < n; i++) {
 			uint32_t x = v[i];
 			size_t j = i;
@@ -781,18 +787,17 @@ static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h,
 				              g->seg_items[k]) != STEER_OK)
 					return STEER_ERR_NOMEM;
 		}
-	out->ncircles = sort_unique(out->circles, out->ncircles);
-	out->nsegments = sort_unique(out->segments, out->nsegments);
+	/* The exact test first: what is left to sort is then only what was found. */
 	size_t m = 0;
 	for (size_t k = 0; k < out->ncircles; k++)
 		if (circle_near(w, out->circles[k], c, h, reach))
 			out->circles[m++] = out->circles[k];
-	out->ncircles = m;
+	out->ncircles = sort_unique(out->circles, m);
 	m = 0;
 	for (size_t k = 0; k < out->nsegments; k++)
 		if (segment_near(w, out->segments[k], c, h, reach))
 			out->segments[m++] = out->segments[k];
-	out->nsegments = m;
+	out->nsegments = sort_unique(out->segments, m);
 	return STEER_OK;
 }
 
