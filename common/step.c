@@ -34,7 +34,8 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 		d = steer_world_delta(w, p, path->points[path->index]);
 	}
 	bool last = path->index + 1 == path->count;
-	return last && !path->loop ? steer_arrive(a, d) : steer_seek(a, d);
+	double dt = steer_world_dt(w);
+	return last && !path->loop ? steer_arrive(a, d, dt) : steer_seek_within(a, d, dt);
 }
 
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
@@ -54,7 +55,8 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	uint32_t mask = 0;
 
 	if (b & STEER_SEEK) {
-		parts[STEER_PART_SEEK] = steer_seek(&a, steer_world_delta(w, p, s->seek_target));
+		parts[STEER_PART_SEEK] = steer_seek_within(
+		    &a, steer_world_delta(w, p, s->seek_target), steer_world_dt(w));
 		mask |= 1u << STEER_PART_SEEK;
 	}
 	if (b & STEER_FLEE) {
@@ -63,7 +65,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	}
 	if (b & STEER_ARRIVE) {
 		parts[STEER_PART_ARRIVE] =
-		    steer_arrive(&a, steer_world_delta(w, p, s->arrive_target));
+		    steer_arrive(&a, steer_world_delta(w, p, s->arrive_target), steer_world_dt(w));
 		mask |= 1u << STEER_PART_ARRIVE;
 	}
 	if (b & STEER_PURSUE) {

@@ -84,6 +84,86 @@ static void arrive_stops_on_target_for_each_decel(void)
 	}
 }
 
+/* Arrive's desired speed is capped by what the vehicle can still brake from and by
+ * the distance it may cover in one tick, so neither a huge force (which would cross
+ * the whole distance and more in one tick) nor a weak one against a high top speed
+ * (braking distance far beyond slowing_radius) overshoots or oscillates. */
+static void arrive_at_any_speed(void)
+{
+	const struct {
+		double max_speed, max_force, mass, seconds;
+	} cases[] = {
+	    {1e6, 1e9, 1, 30},    /* the jump between 1000 and 17,667 */
+	    {300, 20, 1, 60},     /* braking distance 2,250 against slowing_radius 100 */
+	    {300, 80, 4, 60},     /* the same through mass */
+	    {300, 5, 0.25, 60},   /* and a light one */
+	    {1e9, 1e9, 1, 30},    /* the largest the parameters accept */
+	    {1e9, 1e-3, 1, 2000}, /* a top speed never reached: brakes from the start */
+	    {50, 1e9, 1, 30},     /* force enough to stop dead from any speed */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		for (uint8_t decel = STEER_DECEL_LINEAR; decel <= STEER_DECEL_SLOW; decel++) {
+			steer_world *w = make_world(2000, 1200, STEER_EDGE_NONE, 1);
+			steer_params p = steer_params_default();
+			p.max_speed = cases[k].max_speed;
+			p.max_force = cases[k].max_force;
+			p.mass = cases[k].mass;
+			p.decel = decel;
+			uint32_t id = add_vehicle(w, 1000, 600, 0, 0, &p);
+			steer_vec2 target = v2(1600, 600);
+			steer_vehicle_target(w, id, STEER_ARRIVE, target);
+			double overshoot = 0, arrived_at = -1, worst_after = 0;
+			int ticks = (int)(cases[k].seconds * 60);
+			for (int t = 0; t < ticks; t++) {
+				step(w, 1);
+				steer_vec2 q = pos(w, id);
+				overshoot = fmax(overshoot, q.x - target.x);
+				double d = dist(q, target);
+				if (arrived_at < 0 && d < 1.0)
+					arrived_at = t;
+				if (arrived_at >= 0)
+					worst_after = fmax(worst_after, d);
+			}
+			double d = dist(pos(w, id), target), s = v2_len(vel(w, id));
+			CHECK(overshoot <= 1.0,
+			      "speed %g force %g mass %g decel %u: overshot by %.3f", p.max_speed,
+			      p.max_force, p.mass, decel, overshoot);
+			CHECK(arrived_at >= 0 && worst_after <= 1.0,
+			      "speed %g force %g decel %u: within 1 at tick %.0f, then as far as "
+			      "%.3f",
+			      p.max_speed, p.max_force, decel, arrived_at, worst_after);
+			CHECK(d < 0.01 && s < 0.5,
+			      "speed %g force %g decel %u: rests %.4f off at %.3f", p.max_speed,
+			      p.max_force, decel, d, s);
+			steer_world_destroy(w);
+		}
+	}
+}
+
+/* Seek keeps its speed through the target (seek_reaches_and_overshoots) but never
+ * asks for more than the whole distance in one tick: with force to spare it lands on
+ * the target instead of jumping past it and back. */
+static void seek_never_jumps_past(void)
+{
+	steer_world *w = make_world(2000, 1200, STEER_EDGE_NONE, 1);
+	steer_params p = steer_params_default();
+	p.max_speed = 1e6;
+	p.max_force = 1e9;
+	uint32_t id = add_vehicle(w, 1000, 600, 0, 0, &p);
+	steer_vec2 target = v2(1600, 600);
+	steer_vehicle_target(w, id, STEER_SEEK, target);
+	double furthest = 0, max_x = 0;
+	for (int t = 0; t < 60; t++) {
+		step(w, 1);
+		max_x = fmax(max_x, pos(w, id).x);
+		if (t > 0)
+			furthest = fmax(furthest, dist(pos(w, id), target));
+	}
+	CHECK(max_x <= target.x + 1e-6, "jumped past the target to x %.3f", max_x);
+	CHECK(furthest < 1e-6, "left the target again: %.3f off", furthest);
+	steer_world_destroy(w);
+}
+
 /* Ticks until the chaser is within 5 units of a target running straight along x. */
 static int ticks_to_catch(int use_pursue)
 {
@@ -348,6 +428,8 @@ int main(void)
 	RUN(seek_reaches_and_overshoots);
 	RUN(flee_runs_until_panic_distance);
 	RUN(arrive_stops_on_target_for_each_decel);
+	RUN(arrive_at_any_speed);
+	RUN(seek_never_jumps_past);
 	RUN(pursue_beats_seek);
 	RUN(evade_keeps_farther_than_flee);
 	RUN(wander_moves_and_turns);
