@@ -987,8 +987,8 @@ static steer_status x_world(const steer_command *c, steer_session *s, const stee
 	}
 	if (c->solid >= 0)
 		steer_world_set_solid(s->world, c->solid);
-	if (c->contain >= 0)
-		steer_world_set_contain(s->world, c->contain);
+	if (c->contain >= 0 && steer_world_set_contain(s->world, c->contain) != STEER_OK)
+		return steer_reply_fail(r, "out of memory");
 	return STEER_OK;
 }
 

@@ -423,6 +423,8 @@ steer_status steer_world_step(steer_world *w)
 {
 	double t0 = phase_clock(w);
 	steer_status st = steer_world_index_flock(w);
+	if (st == STEER_OK)
+		st = steer_geom_update(w); /* the obstacle index, for this tick's queries */
 	if (st != STEER_OK)
 		return st;
 	double t1 = phase_clock(w);
@@ -433,7 +435,11 @@ steer_status steer_world_step(steer_world *w)
 	/* Phase 2: integrate, once every force is known. */
 	steer_pool_run(w->pool, moves_part, &j, j.parts);
 	move_obstacles(w, steer_world_dt(w));
+	steer_geom_circles_moved(w);
 	w->tick++;
+	/* Fresh for the commands between ticks too; running out of memory here only
+	 * leaves queries on the slow path until the next tick's update. */
+	(void)steer_geom_update(w);
 	if (w->timing) {
 		w->phases.index_s += t1 - t0;
 		w->phases.forces_s += t2 - t1;

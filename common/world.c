@@ -8,8 +8,13 @@
 #include "motion.h"
 #include "reserve.h"
 
-/* Obstacle slots in the id map carry this bit; vehicle slots do not. */
+/* The id map's slots carry what they index in their top two bits: vehicles none (so
+ * a world holds fewer than 2^30 vehicles), obstacles, walls and polygons a tag each.
+ * Ids stay below OBSTACLE_SLOT. */
 #define OBSTACLE_SLOT 0x80000000u
+#define WALL_SLOT     0x40000000u
+#define POLYGON_SLOT  0xC0000000u
+#define KIND_MASK     0xC0000000u
 /* The flocking grid's columns are half a sight wide: the block of candidates a lane
  * group shares then hugs its members' discs more closely (see run_forces). */
 #define FLOCK_REACH_X 2
@@ -121,11 +126,23 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_idmap_init(&w->ids);
 	steer_palette_init(&w->params);
 	steer_grid_init(&w->grid);
+	steer_geom_init(&w->geom);
 	w->kernel = steer_kernel_for(STEER_SIMD_AVX512);
 	w->grid.kernel = w->kernel;
 	w->grid.reach_x = FLOCK_REACH_X;
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
+	if (steer_geom_rebuild(w) != STEER_OK) {
+		steer_world_destroy(w);
+		return NULL;
+	}
 	return w;
+}
+
+static void free_polygons(steer_world *w)
+{
+	for (size_t k = 0; k < w->poly_count; k++)
+		free(w->polys[k].points);
+	w->poly_count = 0;
 }
 
 static void free_paths(steer_world *w)
@@ -157,6 +174,10 @@ void steer_world_destroy(steer_world *w)
 	free(w->extras.slots);
 	free(w->extras.free);
 	free(w->obs);
+	free(w->walls);
+	free_polygons(w);
+	free(w->polys);
+	steer_geom_free(&w->geom);
 	steer_idmap_free(&w->ids);
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
@@ -172,6 +193,8 @@ void steer_world_reset(steer_world *w)
 	free_paths(w);
 	w->v.count = 0;
 	w->obs_count = 0;
+	w->wall_count = 0;
+	free_polygons(w);
 	steer_idmap_clear(&w->ids);
 	steer_palette_clear(&w->params);
 	w->extras.count = w->extras.nfree = 0;
@@ -179,6 +202,8 @@ void steer_world_reset(steer_world *w)
 	w->tick = 0;
 	w->flock_stale = true;
 	steer_rng_seed(&w->rng, w->cfg.seed, 0x5eed);
+	steer_geom_circles_moved(w);
+	steer_geom_rebuild_smaller(w);
 }
 
 void steer_world_set_seed(steer_world *w, uint64_t seed)
@@ -196,7 +221,14 @@ steer_status steer_world_set_bounds(steer_world *w, double width, double height,
 	c.edges = edges;
 	if (steer_world_config_check(&c, err, sizeof err) != STEER_OK)
 		return STEER_ERR_INVALID;
+	steer_world_config old = w->cfg;
 	w->cfg = c;
+	/* The contained bounds and the cut of long walls follow the bounds. */
+	if (steer_geom_rebuild(w) != STEER_OK) {
+		w->cfg = old;
+		return STEER_ERR_NOMEM;
+	}
+	steer_geom_circles_moved(w);
 	/* Whoever was outside the new bounds is brought in by the new rule now, so that
 	 * a wrap world never holds a position outside [0,W) x [0,H). */
 	for (size_t i = 0; i < w->v.count; i++)
@@ -209,9 +241,19 @@ void steer_world_set_solid(steer_world *w, bool on)
 	w->cfg.solid = on;
 }
 
-void steer_world_set_contain(steer_world *w, bool on)
+steer_status steer_world_set_contain(steer_world *w, bool on)
 {
+	bool old = w->cfg.contain;
 	w->cfg.contain = on;
+	if (!on) {
+		steer_geom_rebuild_smaller(w);
+		return STEER_OK;
+	}
+	if (steer_geom_rebuild(w) != STEER_OK) {
+		w->cfg.contain = old;
+		return STEER_ERR_NOMEM;
+	}
+	return STEER_OK;
 }
 
 steer_status steer_world_set_tick_rate(steer_world *w, double hz)
@@ -272,7 +314,7 @@ steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b)
 long steer_vehicle_index(const steer_world *w, uint32_t id)
 {
 	uint32_t slot;
-	if (!steer_idmap_get(&w->ids, id, &slot) || (slot & OBSTACLE_SLOT))
+	if (!steer_idmap_get(&w->ids, id, &slot) || (slot & KIND_MASK))
 		return -1;
 	return (long)slot;
 }
@@ -371,9 +413,9 @@ steer_flock_health steer_world_flock_health(const steer_world *w)
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)
 {
 	uint32_t slot;
-	if (!steer_idmap_get(&w->ids, id, &slot) || !(slot & OBSTACLE_SLOT))
+	if (!steer_idmap_get(&w->ids, id, &slot) || (slot & KIND_MASK) != OBSTACLE_SLOT)
 		return NULL;
-	return &w->obs[slot & ~OBSTACLE_SLOT];
+	return &w->obs[slot & ~KIND_MASK];
 }
 
 /* --- vehicles ----------------------------------------------------------------- */
@@ -436,7 +478,7 @@ static bool needs_extras(const steer_vehicle_record *r)
 static steer_status append_vehicle(steer_world *w, const steer_vehicle_record *r)
 {
 	steer_vehicles *v = &w->v;
-	if (w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles)
+	if ((w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles) || v->count >= WALL_SLOT)
 		return STEER_ERR_LIMIT;
 	if (v->count == v->cap && grow_vehicles(w) != STEER_OK)
 		return STEER_ERR_NOMEM;
@@ -573,6 +615,31 @@ static void remove_obstacle(steer_world *w, size_t i)
 		w->obs[i] = w->obs[last];
 		steer_idmap_put(&w->ids, w->obs[i].id, (uint32_t)i | OBSTACLE_SLOT);
 	}
+	steer_geom_circles_moved(w);
+}
+
+/* Walls and polygons leave the segment list, which shrinks in place. */
+static void remove_wall(steer_world *w, size_t i)
+{
+	steer_idmap_del(&w->ids, w->walls[i].id);
+	size_t last = --w->wall_count;
+	if (i != last) {
+		w->walls[i] = w->walls[last];
+		steer_idmap_put(&w->ids, w->walls[i].id, (uint32_t)i | WALL_SLOT);
+	}
+	steer_geom_rebuild_smaller(w);
+}
+
+static void remove_polygon(steer_world *w, size_t i)
+{
+	steer_idmap_del(&w->ids, w->polys[i].id);
+	free(w->polys[i].points);
+	size_t last = --w->poly_count;
+	if (i != last) {
+		w->polys[i] = w->polys[last];
+		steer_idmap_put(&w->ids, w->polys[i].id, (uint32_t)i | POLYGON_SLOT);
+	}
+	steer_geom_rebuild_smaller(w);
 }
 
 steer_status steer_remove(steer_world *w, uint32_t id)
@@ -580,11 +647,20 @@ steer_status steer_remove(steer_world *w, uint32_t id)
 	uint32_t slot;
 	if (!steer_idmap_get(&w->ids, id, &slot))
 		return STEER_ERR_NOENT;
-	if (slot & OBSTACLE_SLOT)
-		remove_obstacle(w, slot & ~OBSTACLE_SLOT);
-	else
+	switch (slot & KIND_MASK) {
+	case OBSTACLE_SLOT:
+		remove_obstacle(w, slot & ~KIND_MASK);
+		return STEER_OK;
+	case WALL_SLOT:
+		remove_wall(w, slot & ~KIND_MASK);
+		return STEER_OK;
+	case POLYGON_SLOT:
+		remove_polygon(w, slot & ~KIND_MASK);
+		return STEER_OK;
+	default:
 		remove_vehicle(w, slot);
-	return STEER_OK;
+		return STEER_OK;
+	}
 }
 
 steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_params *prm)
@@ -763,6 +839,10 @@ static uint32_t max_live_id(const steer_world *w)
 		m = w->v.id[i] > m ? w->v.id[i] : m;
 	for (size_t k = 0; k < w->obs_count; k++)
 		m = w->obs[k].id > m ? w->obs[k].id : m;
+	for (size_t k = 0; k < w->wall_count; k++)
+		m = w->walls[k].id > m ? w->walls[k].id : m;
+	for (size_t k = 0; k < w->poly_count; k++)
+		m = w->polys[k].id > m ? w->polys[k].id : m;
 	return m;
 }
 
@@ -859,6 +939,7 @@ steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, 
 	steer_obstacle o = {id, pos.x, pos.y, vel.x, vel.y, radius};
 	w->obs[i] = o;
 	w->obs_count++;
+	steer_geom_circles_moved(w);
 	if (id_out)
 		*id_out = id;
 	return STEER_OK;
@@ -897,4 +978,213 @@ steer_status steer_world_set_threads(steer_world *w, int threads)
 	w->grid.pool = pool;
 	w->threads = threads;
 	return STEER_OK;
+}
+
+/* --- walls and polygons ---------------------------------------------------------- */
+
+const steer_wall *steer_world_walls(const steer_world *w, size_t *count)
+{
+	*count = w->wall_count;
+	return w->walls;
+}
+
+const steer_polygon *steer_world_polygons(const steer_world *w, size_t *count)
+{
+	*count = w->poly_count;
+	return w->polys;
+}
+
+const steer_wall *steer_wall_get(const steer_world *w, uint32_t id)
+{
+	uint32_t slot;
+	if (!steer_idmap_get(&w->ids, id, &slot) || (slot & KIND_MASK) != WALL_SLOT)
+		return NULL;
+	return &w->walls[slot & ~KIND_MASK];
+}
+
+const steer_polygon *steer_polygon_get(const steer_world *w, uint32_t id)
+{
+	uint32_t slot;
+	if (!steer_idmap_get(&w->ids, id, &slot) || (slot & KIND_MASK) != POLYGON_SLOT)
+		return NULL;
+	return &w->polys[slot & ~KIND_MASK];
+}
+
+uint64_t steer_world_geometry_version(const steer_world *w)
+{
+	return steer_geom_version(w);
+}
+
+steer_status steer_world_free_point(const steer_world *w, steer_vec2 p, double radius,
+                                    steer_vec2 *out)
+{
+	if (!finite2(p) || !(radius >= 0.0 && radius <= STEER_PARAM_MAX)) {
+		*out = p;
+		return STEER_ERR_INVALID;
+	}
+	return steer_geom_free_point(w, p, radius, out);
+}
+
+/* Adds a wall with the given id (next_id for a new one). */
+static steer_status insert_wall(steer_world *w, uint32_t id, steer_vec2 a, steer_vec2 b)
+{
+	if (!finite2(a) || !finite2(b) || (a.x == b.x && a.y == b.y))
+		return STEER_ERR_INVALID;
+	if (id >= OBSTACLE_SLOT)
+		return STEER_ERR_LIMIT;
+	if (steer_reserve((void **)&w->walls, &w->wall_cap, w->wall_count + 1, sizeof *w->walls) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	size_t i = w->wall_count;
+	if (steer_idmap_put(&w->ids, id, (uint32_t)i | WALL_SLOT) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	w->walls[i] = (steer_wall){id, a, b};
+	w->wall_count++;
+	if (steer_geom_rebuild(w) != STEER_OK) {
+		w->wall_count--;
+		steer_idmap_del(&w->ids, id);
+		return STEER_ERR_NOMEM;
+	}
+	if (id >= w->next_id)
+		w->next_id = id + 1;
+	return STEER_OK;
+}
+
+steer_status steer_wall_add(steer_world *w, steer_vec2 a, steer_vec2 b, uint32_t *id_out)
+{
+	uint32_t id = w->next_id;
+	steer_status st = insert_wall(w, id, a, b);
+	if (st == STEER_OK && id_out)
+		*id_out = id;
+	return st;
+}
+
+steer_status steer_wall_restore(steer_world *w, const steer_wall *wall)
+{
+	if (wall->id == 0 || wall->id >= OBSTACLE_SLOT || id_in_use(w, wall->id))
+		return STEER_ERR_INVALID;
+	return insert_wall(w, wall->id, wall->a, wall->b);
+}
+
+/* Whether edges k and m (k < m) of the ring p[0..n) cross or touch where they should
+ * not: neighbours may share only their common vertex. */
+static bool edges_clash(const steer_vec2 *p, size_t n, size_t k, size_t m)
+{
+	steer_vec2 a = p[k], b = p[(k + 1) % n], c = p[m], d = p[(m + 1) % n];
+	double t;
+	bool next = m == k + 1, wrap = k == 0 && m == n - 1;
+	if (!next && !wrap)
+		return steer_seg_cross(a, b, c, d, &t);
+	/* Neighbours: they clash when they fold back over each other (collinear and
+	 * overlapping beyond the shared vertex). */
+	steer_vec2 shared = next ? b : a, u = next ? a : b, v = next ? d : c;
+	return v2_cross(v2_sub(u, shared), v2_sub(v, shared)) == 0.0 &&
+	       v2_dot(v2_sub(u, shared), v2_sub(v, shared)) > 0.0;
+}
+
+static steer_status check_polygon(const steer_world *w, const steer_vec2 *pts, size_t n, char *err,
+                                  size_t errlen)
+{
+	const steer_world_config *c = &w->cfg;
+	if (n < 3 || n > STEER_MAX_POLYGON_POINTS) {
+		snprintf(err, errlen, "a polygon needs 3 to %u points", STEER_MAX_POLYGON_POINTS);
+		return STEER_ERR_INVALID;
+	}
+	for (size_t k = 0; k < n; k++) {
+		steer_vec2 p = pts[k], q = pts[(k + 1) % n];
+		if (!finite2(p)) {
+			snprintf(err, errlen, "polygon point %zu is not a finite coordinate",
+			         k + 1);
+			return STEER_ERR_INVALID;
+		}
+		if (c->edges == STEER_EDGE_WRAP &&
+		    !(p.x >= 0.0 && p.x <= c->width && p.y >= 0.0 && p.y <= c->height)) {
+			snprintf(
+			    err, errlen,
+			    "polygon point %zu is outside the world: in a wrap world a polygon "
+			    "lies within 0..%g x 0..%g",
+			    k + 1, c->width, c->height);
+			return STEER_ERR_INVALID;
+		}
+		if (p.x == q.x && p.y == q.y) {
+			snprintf(err, errlen, "polygon points %zu and %zu are the same", k + 1,
+			         (k + 1) % n + 1);
+			return STEER_ERR_INVALID;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		for (size_t m = k + 1; m < n; m++)
+			if (edges_clash(pts, n, k, m)) {
+				snprintf(err, errlen, "polygon edges %zu and %zu cross", k + 1,
+				         m + 1);
+				return STEER_ERR_INVALID;
+			}
+	double area = 0.0;
+	for (size_t k = 0; k < n; k++)
+		area += v2_cross(pts[k], pts[(k + 1) % n]);
+	if (area == 0.0) {
+		snprintf(err, errlen, "the polygon has no area");
+		return STEER_ERR_INVALID;
+	}
+	return STEER_OK;
+}
+
+static steer_status insert_polygon(steer_world *w, uint32_t id, const steer_vec2 *pts, size_t n,
+                                   bool inside, char *err, size_t errlen)
+{
+	/* A ring closed by repeating its first point is the same ring. */
+	if (n > 3 && pts[0].x == pts[n - 1].x && pts[0].y == pts[n - 1].y)
+		n--;
+	steer_status st = check_polygon(w, pts, n, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	if (id >= OBSTACLE_SLOT) {
+		snprintf(err, errlen, "out of ids");
+		return STEER_ERR_LIMIT;
+	}
+	steer_vec2 *copy = malloc(n * sizeof *copy);
+	if (!copy || steer_reserve((void **)&w->polys, &w->poly_cap, w->poly_count + 1,
+	                           sizeof *w->polys) != STEER_OK) {
+		free(copy);
+		snprintf(err, errlen, "out of memory");
+		return STEER_ERR_NOMEM;
+	}
+	memcpy(copy, pts, n * sizeof *copy);
+	size_t i = w->poly_count;
+	if (steer_idmap_put(&w->ids, id, (uint32_t)i | POLYGON_SLOT) != STEER_OK) {
+		free(copy);
+		snprintf(err, errlen, "out of memory");
+		return STEER_ERR_NOMEM;
+	}
+	w->polys[i] = (steer_polygon){id, inside, (uint32_t)n, copy};
+	w->poly_count++;
+	if (steer_geom_rebuild(w) != STEER_OK) {
+		w->poly_count--;
+		steer_idmap_del(&w->ids, id);
+		free(copy);
+		snprintf(err, errlen, "out of memory");
+		return STEER_ERR_NOMEM;
+	}
+	if (id >= w->next_id)
+		w->next_id = id + 1;
+	return STEER_OK;
+}
+
+steer_status steer_polygon_add(steer_world *w, const steer_vec2 *pts, size_t n, bool inside,
+                               uint32_t *id_out, char *err, size_t errlen)
+{
+	uint32_t id = w->next_id;
+	steer_status st = insert_polygon(w, id, pts, n, inside, err, errlen);
+	if (st == STEER_OK && id_out)
+		*id_out = id;
+	return st;
+}
+
+steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char *err, size_t errlen)
+{
+	if (p->id == 0 || p->id >= OBSTACLE_SLOT || id_in_use(w, p->id)) {
+		snprintf(err, errlen, "polygon id %u is invalid or in use", p->id);
+		return STEER_ERR_INVALID;
+	}
+	return insert_polygon(w, p->id, p->points, p->count, p->inside, err, errlen);
 }

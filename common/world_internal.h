@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "geometry.h"
 #include "grid.h"
 #include "idmap.h"
 #include "kernel.h"
@@ -22,6 +23,11 @@ struct steer_world {
 	steer_vehicles v;
 	steer_obstacle *obs;
 	size_t obs_count, obs_cap;
+	steer_wall *walls;
+	size_t wall_count, wall_cap;
+	steer_polygon *polys; /* each owns its points */
+	size_t poly_count, poly_cap;
+	steer_geom geom; /* the segments and the obstacle index (geometry.c) */
 	steer_idmap ids;
 	steer_palette params;
 	/* Targets, chases, wander angle and path, for the vehicles that use them: a

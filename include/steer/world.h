@@ -133,7 +133,8 @@ steer_status steer_world_set_bounds(steer_world *w, double width, double height,
 steer_status steer_world_set_tick_rate(steer_world *w, double hz);
 /* The world rules of steer_world_config: solid bodies, contained by the bounds. */
 void steer_world_set_solid(steer_world *w, bool on);
-void steer_world_set_contain(steer_world *w, bool on);
+/* Contain rebuilds the world's segments: NOMEM (the rule unchanged) when it cannot. */
+steer_status steer_world_set_contain(steer_world *w, bool on);
 void steer_world_set_max_vehicles(steer_world *w, size_t max);
 /* Caps the vector lanes the world's tick may use: the best form this CPU
  * runs at or below level; returns the level in effect. Every form gives the same
@@ -189,8 +190,8 @@ steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
  * INVALID (bad parameters or a non-finite position), LIMIT or NOMEM. */
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
                                const steer_params *prm, uint32_t *id_out);
-/* Removes a vehicle or an obstacle. Pursuers and evaders of a removed vehicle drop
- * that behaviour. */
+/* Removes a vehicle, an obstacle, a wall or a polygon. Pursuers and evaders of a removed vehicle
+ * drop that behaviour. */
 steer_status steer_remove(steer_world *w, uint32_t id);
 /* Index into steer_vehicles, or -1 when no vehicle has that id (a lookup, not an
  * error). */
@@ -270,6 +271,55 @@ steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o);
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
                                 uint32_t *id_out);
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id);
+
+/* --- walls and polygons -------------------------------------------------------- */
+
+/* A wall: a segment solid from both sides. In a wrap world it is drawn in world
+ * coordinates (it does not take the short way round between its ends). */
+typedef struct steer_wall {
+	uint32_t id;
+	steer_vec2 a, b;
+} steer_wall;
+
+#define STEER_MAX_POLYGON_POINTS 4096u
+
+/* A closed polygon, convex or not, as given (either winding). Solid: vehicles stay
+ * out of it. Containing (inside true): vehicles stay inside it; with several, inside
+ * all of them. In a wrap world its points must lie within the bounds. */
+typedef struct steer_polygon {
+	uint32_t id;
+	bool inside;
+	uint32_t count;
+	steer_vec2 *points; /* owned by the world */
+} steer_polygon;
+
+/* Adds a wall from a to b; ids come from the vehicles' and obstacles' sequence.
+ * INVALID for a non-finite end or a = b, LIMIT when ids run out, NOMEM. */
+steer_status steer_wall_add(steer_world *w, steer_vec2 a, steer_vec2 b, uint32_t *id_out);
+/* Adds a polygon of n points (copied). INVALID, with a message in err, for fewer
+ * than 3 or more than STEER_MAX_POLYGON_POINTS points, a non-finite point, repeated
+ * consecutive points, no area, crossing edges, or (wrap world) a point outside the
+ * bounds; LIMIT, NOMEM. */
+steer_status steer_polygon_add(steer_world *w, const steer_vec2 *pts, size_t n, bool inside,
+                               uint32_t *id_out, char *err, size_t errlen);
+const steer_wall *steer_world_walls(const steer_world *w, size_t *count);
+const steer_polygon *steer_world_polygons(const steer_world *w, size_t *count);
+/* NULL when no wall / polygon has that id. */
+const steer_wall *steer_wall_get(const steer_world *w, uint32_t id);
+const steer_polygon *steer_polygon_get(const steer_world *w, uint32_t id);
+/* Restores a saved wall / polygon with its id: INVALID for id 0 or in use, or as
+ * for the add functions. */
+steer_status steer_wall_restore(steer_world *w, const steer_wall *wall);
+steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char *err,
+                                   size_t errlen);
+/* Counts changes of the static geometry (walls, polygons, bounds, contain): a client
+ * that has seen this value has seen the current geometry. */
+uint64_t steer_world_geometry_version(const steer_world *w);
+/* The nearest point to p where a disc of that radius overlaps no obstacle circle,
+ * wall or polygon and stays inside the contained bounds: p itself when free. NOENT
+ * when there is no room for the disc anywhere, NOMEM. */
+steer_status steer_world_free_point(const steer_world *w, steer_vec2 p, double radius,
+                                    steer_vec2 *out);
 
 #ifdef __cplusplus
 }

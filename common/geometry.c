@@ -1,0 +1,1113 @@
+#include "geometry.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reserve.h"
+#include "world_internal.h"
+
+/* Where in its cell the point stands whose side of each polygon the grid records: off
+ * the centre, so that geometry drawn on round numbers rarely passes through it. */
+#define REF_FX 0.4142135623730951
+#define REF_FY 0.5773502691896258
+/* The fewest cells a grid has room for, and the most. */
+#define GRID_MIN_CELLS 1024u
+#define GRID_MAX_CELLS (1u << 22)
+
+void steer_geom_init(steer_geom *g)
+{
+	memset(g, 0, sizeof *g);
+	g->grid_stale = true;
+	g->circles_stale = true;
+}
+
+void steer_geom_free(steer_geom *g)
+{
+	free(g->segs);
+	free(g->regions);
+	free(g->seg_start);
+	free(g->seg_items);
+	free(g->reg_start);
+	free(g->reg_items);
+	free(g->circ_start);
+	free(g->circ_items);
+	free(g->circ_fill);
+	steer_geom_init(g);
+}
+
+void steer_geom_hits_free(steer_geom_hits *h)
+{
+	free(h->circles);
+	free(h->segments);
+	memset(h, 0, sizeof *h);
+}
+
+const steer_segment *steer_geom_segments(const steer_world *w, size_t *count)
+{
+	*count = w->geom.nsegs;
+	return w->geom.segs;
+}
+
+const steer_geom_region *steer_geom_regions(const steer_world *w, size_t *count)
+{
+	*count = w->geom.nregions;
+	return w->geom.regions;
+}
+
+uint64_t steer_geom_version(const steer_world *w)
+{
+	return w->geom.version;
+}
+
+/* --- small helpers ------------------------------------------------------------ */
+
+static bool is_wrap(const steer_world *w)
+{
+	return w->cfg.edges == STEER_EDGE_WRAP;
+}
+
+/* The short way round for any difference, however many worlds apart. */
+static steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
+{
+	if (is_wrap(w)) {
+		d.x = remainder(d.x, w->cfg.width);
+		d.y = remainder(d.y, w->cfg.height);
+	}
+	return d;
+}
+
+void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
+                        steer_vec2 *b)
+{
+	if (!is_wrap(w)) {
+		*a = v2_sub(s->a, p);
+		*b = v2_sub(s->b, p);
+		return;
+	}
+	steer_vec2 half = v2_scale(v2_sub(s->b, s->a), 0.5);
+	steer_vec2 m = wrap_delta(w, v2_sub(v2_add(s->a, half), p));
+	*a = v2_sub(m, half);
+	*b = v2_add(m, half);
+}
+
+static double orient(steer_vec2 a, steer_vec2 b, steer_vec2 c)
+{
+	return v2_cross(v2_sub(b, a), v2_sub(c, a));
+}
+
+bool steer_seg_cross(steer_vec2 p0, steer_vec2 p1, steer_vec2 a, steer_vec2 b, double *t)
+{
+	steer_vec2 r = v2_sub(p1, p0), s = v2_sub(b, a);
+	double den = v2_cross(r, s);
+	steer_vec2 q = v2_sub(a, p0);
+	if (den == 0.0) {
+		if (v2_cross(q, r) != 0.0)
+			return false; /* parallel, apart */
+		double rr = v2_len2(r);
+		if (rr == 0.0) { /* p0-p1 is a point */
+			if (steer_seg_dist2(a, b, p0) > 0.0)
+				return false;
+			*t = 0.0;
+			return true;
+		}
+		double ta = v2_dot(q, r) / rr, tb = v2_dot(v2_sub(b, p0), r) / rr;
+		double lo = fmin(ta, tb), hi = fmax(ta, tb);
+		if (hi < 0.0 || lo > 1.0)
+			return false;
+		*t = fmax(lo, 0.0);
+		return true;
+	}
+	double u = v2_cross(q, r) / den, tt = v2_cross(q, s) / den;
+	if (tt < 0.0 || tt > 1.0 || u < 0.0 || u > 1.0)
+		return false;
+	*t = tt;
+	return true;
+}
+
+bool steer_swept_disc_circle(steer_vec2 p0, steer_vec2 p1, double r, steer_vec2 c, double cr,
+                             double *t)
+{
+	steer_vec2 d = v2_sub(p1, p0), f = v2_sub(p0, c);
+	double rr = r + cr;
+	double cc = v2_len2(f) - rr * rr;
+	if (cc <= 0.0) {
+		*t = 0.0;
+		return true;
+	}
+	double a = v2_len2(d), b = v2_dot(f, d);
+	if (a == 0.0 || b >= 0.0)
+		return false; /* still, or moving away */
+	double disc = b * b - a * cc;
+	if (disc < 0.0)
+		return false;
+	double tt = (-b - sqrt(disc)) / a;
+	if (tt > 1.0)
+		return false;
+	*t = fmax(tt, 0.0);
+	return true;
+}
+
+bool steer_swept_disc_segment(steer_vec2 p0, steer_vec2 p1, double r, steer_vec2 a, steer_vec2 b,
+                              double *t)
+{
+	if (steer_seg_dist2(a, b, p0) <= r * r) {
+		*t = 0.0;
+		return true;
+	}
+	double best = INFINITY, tt;
+	/* The ends' caps. */
+	if (steer_swept_disc_circle(p0, p1, r, a, 0.0, &tt))
+		best = fmin(best, tt);
+	if (steer_swept_disc_circle(p0, p1, r, b, 0.0, &tt))
+		best = fmin(best, tt);
+	/* The sides: the segment moved r along either normal. */
+	steer_vec2 ab = v2_sub(b, a);
+	double l = v2_len(ab);
+	if (l > 0.0) {
+		steer_vec2 n = v2_scale(v2(ab.y, -ab.x), r / l);
+		for (int side = 0; side < 2; side++) {
+			steer_vec2 off = side ? v2_scale(n, -1.0) : n;
+			if (steer_seg_cross(p0, p1, v2_add(a, off), v2_add(b, off), &tt))
+				best = fmin(best, tt);
+		}
+	}
+	if (best > 1.0)
+		return false;
+	*t = best;
+	return true;
+}
+
+/* Squared distance from the segment a-b to the box [-hx, hx] x [-hy, hy]: 0 when they
+ * meet. Between a segment and a box apart, the nearest pair has an end of the segment
+ * or a corner of the box. */
+static double seg_box_dist2(steer_vec2 a, steer_vec2 b, double hx, double hy)
+{
+	/* Liang-Barsky clip: does any part of the segment lie in the box? */
+	double t0 = 0.0, t1 = 1.0;
+	steer_vec2 d = v2_sub(b, a);
+	double pv[4] = {-d.x, d.x, -d.y, d.y};
+	double qv[4] = {a.x + hx, hx - a.x, a.y + hy, hy - a.y};
+	bool in = true;
+	for (int k = 0; k < 4 && in; k++) {
+		if (pv[k] == 0.0) {
+			in = qv[k] >= 0.0;
+			continue;
+		}
+		double u = qv[k] / pv[k];
+		if (pv[k] < 0.0)
+			t0 = fmax(t0, u);
+		else
+			t1 = fmin(t1, u);
+		in = t0 <= t1;
+	}
+	if (in)
+		return 0.0;
+	double best = INFINITY;
+	for (int k = 0; k < 2; k++) {
+		steer_vec2 e = k ? b : a;
+		double dx = fmax(fabs(e.x) - hx, 0.0), dy = fmax(fabs(e.y) - hy, 0.0);
+		best = fmin(best, dx * dx + dy * dy);
+	}
+	for (int k = 0; k < 4; k++) {
+		steer_vec2 corner = v2(k & 1 ? hx : -hx, k & 2 ? hy : -hy);
+		best = fmin(best, steer_seg_dist2(a, b, corner));
+	}
+	return best;
+}
+
+/* --- the segments ----------------------------------------------------------------- */
+
+static steer_status push_seg(steer_geom *g, steer_vec2 a, steer_vec2 b, uint32_t owner,
+                             uint32_t flags)
+{
+	if (g->nsegs >= STEER_SEG_NONE - 1 ||
+	    steer_reserve((void **)&g->segs, &g->segs_cap, g->nsegs + 1, sizeof *g->segs) !=
+	        STEER_OK)
+		return STEER_ERR_NOMEM;
+	steer_segment *s = &g->segs[g->nsegs++];
+	steer_vec2 ab = v2_sub(b, a);
+	s->a = a;
+	s->b = b;
+	s->len = v2_len(ab);
+	s->dir = v2_scale(ab, 1.0 / s->len);
+	s->n = v2(s->dir.y, -s->dir.x);
+	s->owner = owner;
+	s->flags = flags;
+	s->prev = s->next = STEER_SEG_NONE;
+	return STEER_OK;
+}
+
+/* Appends the edge a-b cut into pieces no longer than limit, linked in a chain;
+ * vertex a takes a_flags, the cut points are convex (collinear). */
+static steer_status push_edge(steer_geom *g, steer_vec2 a, steer_vec2 b, uint32_t owner,
+                              uint32_t flags, uint32_t a_flags, double limit)
+{
+	double len = v2_len(v2_sub(b, a));
+	double m = ceil(len / limit);
+	size_t pieces = m >= 1.0 && m < 1e6 ? (size_t)m : 1;
+	steer_vec2 from = a;
+	for (size_t k = 0; k < pieces; k++) {
+		steer_vec2 to =
+		    k + 1 == pieces
+		        ? b
+		        : v2_add(a, v2_scale(v2_sub(b, a), (double)(k + 1) / (double)pieces));
+		if (push_seg(g, from, to, owner, flags | (k ? STEER_SEG_CONVEX_A : a_flags)) !=
+		    STEER_OK)
+			return STEER_ERR_NOMEM;
+		if (k) {
+			g->segs[g->nsegs - 2].next = (uint32_t)(g->nsegs - 1);
+			g->segs[g->nsegs - 1].prev = (uint32_t)(g->nsegs - 2);
+		}
+		from = to;
+	}
+	return STEER_OK;
+}
+
+/* A wall (two-sided, open): its pieces chained, both ends convex as RVO2's
+ * two-point obstacles. */
+static steer_status push_wall(steer_geom *g, steer_vec2 a, steer_vec2 b, uint32_t owner,
+                              double limit)
+{
+	return push_edge(g, a, b, owner, STEER_SEG_TWO_SIDED, STEER_SEG_CONVEX_A, limit);
+}
+
+static double signed_area2(const steer_vec2 *p, size_t n)
+{
+	double s = 0.0;
+	for (size_t k = 0; k < n; k++)
+		s += v2_cross(p[k], p[(k + 1) % n]);
+	return s;
+}
+
+/* A closed ring as a region: counterclockwise when solid, clockwise when containing
+ * (the free side on the right of every edge), pieces chained round. */
+static steer_status push_ring(steer_geom *g, const steer_vec2 *p, size_t n, uint32_t owner,
+                              bool containing, double limit)
+{
+	bool reverse = (signed_area2(p, n) > 0.0) == containing;
+	size_t first = g->nsegs;
+	for (size_t k = 0; k < n; k++) {
+		size_t i0 = reverse ? n - 1 - k : k,
+		       i1 = reverse ? (2 * n - 2 - k) % n : (k + 1) % n;
+		size_t ip = reverse ? (n - k) % n : (k + n - 1) % n;
+		/* RVO2's leftOf(prev, this, next) >= 0: the vertex turns left, convex. */
+		bool convex = orient(p[ip], p[i0], p[i1]) >= 0.0;
+		size_t before = g->nsegs;
+		if (push_edge(g, p[i0], p[i1], owner, 0, convex ? STEER_SEG_CONVEX_A : 0, limit) !=
+		    STEER_OK)
+			return STEER_ERR_NOMEM;
+		if (before > first) {
+			g->segs[before - 1].next = (uint32_t)before;
+			g->segs[before].prev = (uint32_t)(before - 1);
+		}
+	}
+	g->segs[g->nsegs - 1].next = (uint32_t)first;
+	g->segs[first].prev = (uint32_t)(g->nsegs - 1);
+	if (steer_reserve((void **)&g->regions, &g->regions_cap, g->nregions + 1,
+	                  sizeof *g->regions) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	steer_geom_region r = {owner, containing, (uint32_t)first, (uint32_t)(g->nsegs - first)};
+	g->regions[g->nregions++] = r;
+	return STEER_OK;
+}
+
+static steer_status build_segments(const steer_world *w, steer_geom *g)
+{
+	const steer_world_config *c = &w->cfg;
+	double limit = is_wrap(w) ? fmin(c->width, c->height) * 0.25 : INFINITY;
+	g->nsegs = 0;
+	g->nregions = 0;
+	if (c->contain && is_wrap(w)) {
+		/* The seam is a wall: nothing crosses it. */
+		if (push_wall(g, v2(0, 0), v2(c->width, 0), 0, limit) != STEER_OK ||
+		    push_wall(g, v2(0, 0), v2(0, c->height), 0, limit) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	} else if (c->contain) {
+		steer_vec2 box[4] = {v2(0, 0), v2(c->width, 0), v2(c->width, c->height),
+		                     v2(0, c->height)};
+		if (push_ring(g, box, 4, 0, true, limit) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < w->wall_count; k++)
+		if (push_wall(g, w->walls[k].a, w->walls[k].b, w->walls[k].id, limit) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < w->poly_count; k++) {
+		const steer_polygon *p = &w->polys[k];
+		if (push_ring(g, p->points, p->count, p->id, p->inside, limit) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	}
+	return STEER_OK;
+}
+
+steer_status steer_geom_rebuild(steer_world *w)
+{
+	/* Built aside and swapped in, so that running out of memory keeps the old list. */
+	steer_geom fresh;
+	steer_geom_init(&fresh);
+	if (build_segments(w, &fresh) != STEER_OK) {
+		steer_geom_free(&fresh);
+		return STEER_ERR_NOMEM;
+	}
+	steer_geom *g = &w->geom;
+	free(g->segs);
+	free(g->regions);
+	g->segs = fresh.segs;
+	g->nsegs = fresh.nsegs;
+	g->segs_cap = fresh.segs_cap;
+	g->regions = fresh.regions;
+	g->nregions = fresh.nregions;
+	g->regions_cap = fresh.regions_cap;
+	g->grid_stale = true;
+	g->version++;
+	return STEER_OK;
+}
+
+void steer_geom_rebuild_smaller(steer_world *w)
+{
+	steer_geom *g = &w->geom;
+	/* Every push fits the arrays' present capacity, so none can fail. */
+	steer_status st = build_segments(w, g);
+	(void)st;
+	g->grid_stale = true;
+	g->version++;
+}
+
+void steer_geom_circles_moved(steer_world *w)
+{
+	w->geom.circles_stale = true;
+}
+
+/* --- the grid ---------------------------------------------------------------------- */
+
+/* The cell column (row) of coordinate v on an axis of n cells of size cell from
+ * origin o: clamped to the grid, or wrapped round it. */
+static uint32_t axis_cell(double v, double o, double cell, uint32_t n, bool wrap, double size)
+{
+	if (wrap)
+		v -= size * floor(v / size);
+	double t = floor((v - o) / cell);
+	if (!(t >= 0.0))
+		return 0;
+	return t >= (double)n ? n - 1 : (uint32_t)t;
+}
+
+/* The cells an interval [lo, hi] covers along one axis: *first and *count (wrapping
+ * round in a wrap world; clamped otherwise). */
+static void axis_span(double lo, double hi, double o, double cell, uint32_t n, bool wrap,
+                      uint32_t *first, uint32_t *count)
+{
+	if (!wrap) {
+		uint32_t a = axis_cell(lo, o, cell, n, false, 0.0);
+		uint32_t b = axis_cell(hi, o, cell, n, false, 0.0);
+		*first = a;
+		*count = b - a + 1;
+		return;
+	}
+	double a = floor(lo / cell), b = floor(hi / cell);
+	if (!(b - a + 1.0 < (double)n)) {
+		*first = 0;
+		*count = n;
+		return;
+	}
+	double m = a - (double)n * floor(a / (double)n);
+	*first = m >= 0.0 && m < (double)n ? (uint32_t)m : 0;
+	*count = (uint32_t)(b - a) + 1;
+}
+
+typedef struct cell_span {
+	uint32_t x0, nx, y0, ny;
+} cell_span;
+
+static cell_span box_span(const steer_geom *g, steer_vec2 lo, steer_vec2 hi)
+{
+	cell_span s;
+	axis_span(lo.x, hi.x, g->x0, g->cw, g->nx, g->wrap, &s.x0, &s.nx);
+	axis_span(lo.y, hi.y, g->y0, g->ch, g->ny, g->wrap, &s.y0, &s.ny);
+	return s;
+}
+
+static uint32_t span_cell(const steer_geom *g, const cell_span *s, uint32_t i, uint32_t j)
+{
+	uint32_t cx = (s->x0 + i) % g->nx, cy = (s->y0 + j) % g->ny;
+	return cy * g->nx + cx;
+}
+
+/* The point of cell (cx, cy) whose side of each polygon is recorded. */
+static steer_vec2 cell_ref(const steer_geom *g, uint32_t cell)
+{
+	uint32_t cx = cell % g->nx, cy = cell / g->nx;
+	return v2(g->x0 + ((double)cx + REF_FX) * g->cw, g->y0 + ((double)cy + REF_FY) * g->ch);
+}
+
+static steer_vec2 cell_centre(const steer_geom *g, uint32_t cell)
+{
+	uint32_t cx = cell % g->nx, cy = cell / g->nx;
+	return v2(g->x0 + ((double)cx + 0.5) * g->cw, g->y0 + ((double)cy + 0.5) * g->ch);
+}
+
+/* Lays the grid over the world (wrap) or over the bounds and every segment, cells
+ * sized for the circles and few enough for the things indexed. */
+static void plan_grid(const steer_world *w, steer_geom *g)
+{
+	const steer_world_config *c = &w->cfg;
+	g->wrap = is_wrap(w);
+	g->wrap_w = c->width;
+	g->wrap_h = c->height;
+	double x0 = 0.0, y0 = 0.0, x1 = c->width, y1 = c->height;
+	if (!g->wrap)
+		for (size_t k = 0; k < g->nsegs; k++) {
+			const steer_segment *s = &g->segs[k];
+			x0 = fmin(x0, fmin(s->a.x, s->b.x));
+			x1 = fmax(x1, fmax(s->a.x, s->b.x));
+			y0 = fmin(y0, fmin(s->a.y, s->b.y));
+			y1 = fmax(y1, fmax(s->a.y, s->b.y));
+		}
+	double mean_r = 0.0;
+	for (size_t k = 0; k < w->obs_count; k++)
+		mean_r += fmin(w->obs[k].r, 1e6) / (double)w->obs_count;
+	double cell = fmax(32.0, 2.0 * mean_r);
+	double ew = x1 - x0, eh = y1 - y0;
+	double items = (double)(g->nsegs + w->obs_count);
+	double most = fmin(fmax((double)GRID_MIN_CELLS, 4.0 * items), (double)GRID_MAX_CELLS);
+	if ((ew / cell) * (eh / cell) > most)
+		cell = sqrt(ew * eh / most);
+	double nx = g->wrap ? floor(ew / cell) : ceil(ew / cell);
+	double ny = g->wrap ? floor(eh / cell) : ceil(eh / cell);
+	nx = fmin(fmax(nx, 1.0), most);
+	ny = fmin(fmax(ny, 1.0), fmax(1.0, floor(most / nx)));
+	g->nx = (uint32_t)nx;
+	g->ny = (uint32_t)ny;
+	g->x0 = x0;
+	g->y0 = y0;
+	g->cw = g->wrap ? ew / nx : fmax(ew / nx, cell);
+	g->ch = g->wrap ? eh / ny : fmax(eh / ny, cell);
+	if (!g->wrap) { /* cover the extent whatever the rounding */
+		g->cw = fmax(g->cw, ew / nx * (1.0 + 1e-12));
+		g->ch = fmax(g->ch, eh / ny * (1.0 + 1e-12));
+	}
+}
+
+/* Whether segment k touches cell `cell` (a hair's margin for rounding). */
+static bool seg_in_cell(const steer_world *w, const steer_geom *g, const steer_segment *s,
+                        uint32_t cell)
+{
+	steer_vec2 a, b;
+	steer_geom_seg_rel(w, s, cell_centre(g, cell), &a, &b);
+	double margin = 1e-9 * fmax(g->cw, g->ch);
+	return seg_box_dist2(a, b, g->cw * 0.5 + margin, g->ch * 0.5 + margin) == 0.0;
+}
+
+/* Compressed rows: count per cell, then prefix sums, then fill in item order. */
+static steer_status csr_begin(uint32_t **start, size_t *cap, size_t cells)
+{
+	if (steer_reserve((void **)start, cap, cells + 1, sizeof **start) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	memset(*start, 0, (cells + 1) * sizeof **start);
+	return STEER_OK;
+}
+
+/* Turns counts (in start[1..cells]) into offsets; the cursor gets each row's start. */
+static steer_status csr_offsets(uint32_t *start, size_t cells, uint32_t **items, size_t *items_cap,
+                                uint32_t **cursor, size_t *cursor_cap)
+{
+	for (size_t c = 0; c < cells; c++) {
+		if (start[c + 1] > UINT32_MAX - start[c])
+			return STEER_ERR_NOMEM;
+		start[c + 1] += start[c];
+	}
+	size_t total = start[cells] ? start[cells] : 1;
+	if (steer_reserve((void **)items, items_cap, total, sizeof **items) != STEER_OK ||
+	    steer_reserve((void **)cursor, cursor_cap, cells, sizeof **cursor) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	memcpy(*cursor, start, cells * sizeof **cursor);
+	return STEER_OK;
+}
+
+static steer_status index_segments(const steer_world *w, steer_geom *g)
+{
+	size_t cells = (size_t)g->nx * g->ny;
+	if (csr_begin(&g->seg_start, &g->seg_start_cap, cells) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass && csr_offsets(g->seg_start, cells, &g->seg_items, &g->seg_items_cap,
+		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		for (size_t k = 0; k < g->nsegs; k++) {
+			const steer_segment *s = &g->segs[k];
+			steer_vec2 lo = v2(fmin(s->a.x, s->b.x), fmin(s->a.y, s->b.y));
+			steer_vec2 hi = v2(fmax(s->a.x, s->b.x), fmax(s->a.y, s->b.y));
+			double m = 1e-9 * fmax(g->cw, g->ch);
+			cell_span sp = box_span(g, v2(lo.x - m, lo.y - m), v2(hi.x + m, hi.y + m));
+			for (uint32_t j = 0; j < sp.ny; j++)
+				for (uint32_t i = 0; i < sp.nx; i++) {
+					uint32_t cell = span_cell(g, &sp, i, j);
+					if (!seg_in_cell(w, g, s, cell))
+						continue;
+					if (pass)
+						g->seg_items[g->circ_fill[cell]++] = (uint32_t)k;
+					else
+						g->seg_start[cell + 1]++;
+				}
+		}
+	}
+	return STEER_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Where region r's edges cross the line y = at (half-open at the ends, so a vertex on
+ * the line counts once or not at all as the ray rule needs), sorted, in xs. */
+static size_t region_crossings(const steer_geom *g, const steer_geom_region *r, double at,
+                               double *xs)
+{
+	size_t n = 0;
+	for (uint32_t k = r->first; k < r->first + r->count; k++) {
+		steer_vec2 a = g->segs[k].a, b = g->segs[k].b;
+		if ((a.y > at) == (b.y > at))
+			continue;
+		xs[n++] = a.x + (at - a.y) / (b.y - a.y) * (b.x - a.x);
+	}
+	qsort(xs, n, sizeof *xs, cmp_double);
+	return n;
+}
+
+/* Per cell, the regions that block its reference point, found row by row from where
+ * each region's edges cross the row. */
+static steer_status index_regions(steer_geom *g)
+{
+	size_t cells = (size_t)g->nx * g->ny;
+	size_t most = 1;
+	for (size_t r = 0; r < g->nregions; r++)
+		most = g->regions[r].count > most ? g->regions[r].count : most;
+	double *xs = malloc(most * sizeof *xs);
+	if (!xs || csr_begin(&g->reg_start, &g->reg_start_cap, cells) != STEER_OK) {
+		free(xs);
+		return STEER_ERR_NOMEM;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass && csr_offsets(g->reg_start, cells, &g->reg_items, &g->reg_items_cap,
+		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK) {
+			free(xs);
+			return STEER_ERR_NOMEM;
+		}
+		for (size_t r = 0; r < g->nregions; r++) {
+			const steer_geom_region *reg = &g->regions[r];
+			for (uint32_t cy = 0; cy < g->ny; cy++) {
+				steer_vec2 ref = cell_ref(g, cy * g->nx);
+				size_t n = region_crossings(g, reg, ref.y, xs), past = 0;
+				for (uint32_t cx = 0; cx < g->nx; cx++) {
+					double x = g->x0 + ((double)cx + REF_FX) * g->cw;
+					while (past < n && xs[past] <= x)
+						past++;
+					bool inside = (n - past) % 2 == 1;
+					if (inside == reg->containing)
+						continue;
+					uint32_t cell = cy * g->nx + cx;
+					if (pass)
+						g->reg_items[g->circ_fill[cell]++] = (uint32_t)r;
+					else
+						g->reg_start[cell + 1]++;
+				}
+			}
+		}
+	}
+	free(xs);
+	return STEER_OK;
+}
+
+static steer_status index_circles(const steer_world *w, steer_geom *g)
+{
+	size_t cells = (size_t)g->nx * g->ny;
+	if (csr_begin(&g->circ_start, &g->circ_start_cap, cells) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass && csr_offsets(g->circ_start, cells, &g->circ_items, &g->circ_items_cap,
+		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		for (size_t k = 0; k < w->obs_count; k++) {
+			const steer_obstacle *o = &w->obs[k];
+			cell_span sp =
+			    box_span(g, v2(o->x - o->r, o->y - o->r), v2(o->x + o->r, o->y + o->r));
+			for (uint32_t j = 0; j < sp.ny; j++)
+				for (uint32_t i = 0; i < sp.nx; i++) {
+					uint32_t cell = span_cell(g, &sp, i, j);
+					if (pass)
+						g->circ_items[g->circ_fill[cell]++] = (uint32_t)k;
+					else
+						g->circ_start[cell + 1]++;
+				}
+		}
+	}
+	return STEER_OK;
+}
+
+steer_status steer_geom_update(steer_world *w)
+{
+	steer_geom *g = &w->geom;
+	if (!g->grid_stale && !g->circles_stale)
+		return STEER_OK;
+	if (g->nsegs == 0 && w->obs_count == 0) {
+		/* Nothing to index: queries find nothing either way. */
+		g->grid_stale = g->circles_stale = false;
+		g->nx = g->ny = 0;
+		return STEER_OK;
+	}
+	/* Cells sized for a few circles would hold too many of a crowd of them. */
+	if (w->obs_count > 2 * g->planned_circles + 64 || w->obs_count < g->planned_circles / 4)
+		g->grid_stale = true;
+	if (g->grid_stale || g->nx == 0) {
+		g->grid_stale = true;
+		plan_grid(w, g);
+		g->planned_circles = w->obs_count;
+		if (index_segments(w, g) != STEER_OK || index_regions(g) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		g->grid_stale = false;
+	}
+	g->circles_stale = true;
+	if (index_circles(w, g) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	g->circles_stale = false;
+	return STEER_OK;
+}
+
+static bool grid_fresh(const steer_world *w)
+{
+	const steer_geom *g = &w->geom;
+	return !g->grid_stale && !g->circles_stale && g->nx > 0;
+}
+
+/* --- queries ------------------------------------------------------------------------ */
+
+/* Whether circle k comes within reach of the box centred at c with half sizes h. */
+static bool circle_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
+{
+	const steer_obstacle *o = &w->obs[k];
+	steer_vec2 d = wrap_delta(w, v2_sub(v2(o->x, o->y), c));
+	double dx = fmax(fabs(d.x) - h.x, 0.0), dy = fmax(fabs(d.y) - h.y, 0.0);
+	return sqrt(dx * dx + dy * dy) <= o->r + reach;
+}
+
+static bool segment_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
+{
+	steer_vec2 a, b;
+	steer_geom_seg_rel(w, &w->geom.segs[k], c, &a, &b);
+	return seg_box_dist2(a, b, h.x, h.y) <= reach * reach;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t sort_unique(uint32_t *v, size_t n)
+{
+	if (n < 2)
+		return n;
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t x = v[i];
+			size_t j = i;
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	} else {
+		qsort(v, n, sizeof *v, cmp_u32);
+	}
+	size_t m = 1;
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[m - 1])
+			v[m++] = v[i];
+	return m;
+}
+
+static steer_status hits_push(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+	if (steer_reserve((void **)v, cap, *n + 1, sizeof **v) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	(*v)[(*n)++] = x;
+	return STEER_OK;
+}
+
+/* Everything, tested one by one: the answer when the grid is stale. */
+static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                              steer_geom_hits *out)
+{
+	for (size_t k = 0; k < w->obs_count; k++)
+		if (circle_near(w, k, c, h, reach) &&
+		    hits_push(&out->circles, &out->ncircles, &out->circles_cap, (uint32_t)k) !=
+		        STEER_OK)
+			return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < w->geom.nsegs; k++)
+		if (segment_near(w, k, c, h, reach) &&
+		    hits_push(&out->segments, &out->nsegments, &out->segments_cap, (uint32_t)k) !=
+		        STEER_OK)
+			return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
+static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                               steer_geom_hits *out)
+{
+	const steer_geom *g = &w->geom;
+	steer_vec2 e = v2(h.x + reach, h.y + reach);
+	cell_span sp = box_span(g, v2_sub(c, e), v2_add(c, e));
+	for (uint32_t j = 0; j < sp.ny; j++)
+		for (uint32_t i = 0; i < sp.nx; i++) {
+			uint32_t cell = span_cell(g, &sp, i, j);
+			for (uint32_t k = g->circ_start[cell]; k < g->circ_start[cell + 1]; k++)
+				if (hits_push(&out->circles, &out->ncircles, &out->circles_cap,
+				              g->circ_items[k]) != STEER_OK)
+					return STEER_ERR_NOMEM;
+			for (uint32_t k = g->seg_start[cell]; k < g->seg_start[cell + 1]; k++)
+				if (hits_push(&out->segments, &out->nsegments, &out->segments_cap,
+				              g->seg_items[k]) != STEER_OK)
+					return STEER_ERR_NOMEM;
+		}
+	out->ncircles = sort_unique(out->circles, out->ncircles);
+	out->nsegments = sort_unique(out->segments, out->nsegments);
+	size_t m = 0;
+	for (size_t k = 0; k < out->ncircles; k++)
+		if (circle_near(w, out->circles[k], c, h, reach))
+			out->circles[m++] = out->circles[k];
+	out->ncircles = m;
+	m = 0;
+	for (size_t k = 0; k < out->nsegments; k++)
+		if (segment_near(w, out->segments[k], c, h, reach))
+			out->segments[m++] = out->segments[k];
+	out->nsegments = m;
+	return STEER_OK;
+}
+
+static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                          steer_geom_hits *out)
+{
+	out->ncircles = out->nsegments = 0;
+	if (!(reach >= 0.0))
+		reach = 0.0;
+	steer_status st =
+	    grid_fresh(w) ? query_grid(w, c, h, reach, out) : query_all(w, c, h, reach, out);
+	if (st != STEER_OK)
+		out->ncircles = out->nsegments = 0;
+	return st;
+}
+
+steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
+                              steer_geom_hits *out)
+{
+	return query(w, p, v2(0.0, 0.0), reach, out);
+}
+
+steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
+                                  steer_geom_hits *out)
+{
+	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
+	return query(w, v2_add(lo, h), h, reach, out);
+}
+
+/* --- regions ----------------------------------------------------------------------- */
+
+/* Whether the segment p0-p1 crosses a-b, counted half-open at both so that a crossing
+ * through a shared vertex counts as the ray rule does. */
+static bool crosses(steer_vec2 p0, steer_vec2 p1, steer_vec2 a, steer_vec2 b)
+{
+	return (orient(p0, p1, a) > 0.0) != (orient(p0, p1, b) > 0.0) &&
+	       (orient(a, b, p0) > 0.0) != (orient(a, b, p1) > 0.0);
+}
+
+/* Whether p (in the world, wrapped) is inside region r, by the ray to +x. */
+static bool region_holds_slow(const steer_geom *g, const steer_geom_region *r, steer_vec2 p)
+{
+	bool in = false;
+	for (uint32_t k = r->first; k < r->first + r->count; k++) {
+		steer_vec2 a = g->segs[k].a, b = g->segs[k].b;
+		if ((a.y > p.y) != (b.y > p.y) &&
+		    a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x) > p.x)
+			in = !in;
+	}
+	return in;
+}
+
+static bool in_list(const uint32_t *v, uint32_t from, uint32_t to, uint32_t x)
+{
+	for (uint32_t k = from; k < to; k++)
+		if (v[k] == x)
+			return true;
+	return false;
+}
+
+static uint32_t region_of(const steer_geom *g, uint32_t seg)
+{
+	/* Regions come after the walls, in segment order: a binary search. */
+	size_t lo = 0, hi = g->nregions;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (g->regions[mid].first + g->regions[mid].count <= seg)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->nregions && g->regions[lo].first <= seg ? (uint32_t)lo : STEER_SEG_NONE;
+}
+
+bool steer_geom_in_region(const steer_world *w, steer_vec2 p)
+{
+	const steer_geom *g = &w->geom;
+	if (g->nregions == 0)
+		return false;
+	if (is_wrap(w)) { /* regions lie within the bounds there */
+		p.x -= w->cfg.width * floor(p.x / w->cfg.width);
+		p.y -= w->cfg.height * floor(p.y / w->cfg.height);
+	}
+	if (g->grid_stale || g->nx == 0) {
+		for (size_t r = 0; r < g->nregions; r++)
+			if (region_holds_slow(g, &g->regions[r], p) != g->regions[r].containing)
+				return true;
+		return false;
+	}
+	uint32_t cell = axis_cell(p.y, g->y0, g->ch, g->ny, false, 0.0) * g->nx +
+	                axis_cell(p.x, g->x0, g->cw, g->nx, false, 0.0);
+	steer_vec2 ref = cell_ref(g, cell);
+	uint32_t r0 = g->reg_start[cell], r1 = g->reg_start[cell + 1];
+	uint32_t s0 = g->seg_start[cell], s1 = g->seg_start[cell + 1];
+	/* The regions with edges in the cell: the reference point's side, flipped by
+	 * every edge between it and p (all of them are in the cell). */
+	uint32_t k = s0;
+	while (k < s1) {
+		uint32_t r = region_of(g, g->seg_items[k]);
+		bool flip = false;
+		for (; k < s1 && region_of(g, g->seg_items[k]) == r; k++) {
+			const steer_segment *s = &g->segs[g->seg_items[k]];
+			if (r != STEER_SEG_NONE && crosses(ref, p, s->a, s->b))
+				flip = !flip;
+		}
+		if (r != STEER_SEG_NONE && in_list(g->reg_items, r0, r1, r) != flip)
+			return true;
+	}
+	/* The regions without edges here block p when they block the reference point. */
+	for (uint32_t q = r0; q < r1; q++) {
+		const steer_geom_region *reg = &g->regions[g->reg_items[q]];
+		bool edges_here = false;
+		for (uint32_t e = s0; e < s1 && !edges_here; e++)
+			edges_here = g->seg_items[e] >= reg->first &&
+			             g->seg_items[e] < reg->first + reg->count;
+		if (!edges_here)
+			return true;
+	}
+	return false;
+}
+
+/* --- blocked and free points --------------------------------------------------------- */
+
+static bool disc_hits_circle(const steer_world *w, size_t k, steer_vec2 p, double radius,
+                             double tol)
+{
+	const steer_obstacle *o = &w->obs[k];
+	steer_vec2 d = wrap_delta(w, v2_sub(v2(o->x, o->y), p));
+	return o->r + radius - v2_len(d) > tol;
+}
+
+static bool disc_hits_segment(const steer_world *w, size_t k, steer_vec2 p, double radius,
+                              double tol)
+{
+	steer_vec2 a, b;
+	steer_geom_seg_rel(w, &w->geom.segs[k], p, &a, &b);
+	return radius - sqrt(steer_seg_dist2(a, b, v2(0, 0))) > tol;
+}
+
+bool steer_geom_blocked(const steer_world *w, steer_vec2 p, double radius, double tol)
+{
+	if (steer_geom_in_region(w, p))
+		return true;
+	const steer_geom *g = &w->geom;
+	if (!grid_fresh(w)) {
+		for (size_t k = 0; k < w->obs_count; k++)
+			if (disc_hits_circle(w, k, p, radius, tol))
+				return true;
+		for (size_t k = 0; k < g->nsegs; k++)
+			if (disc_hits_segment(w, k, p, radius, tol))
+				return true;
+		return false;
+	}
+	cell_span sp = box_span(g, v2(p.x - radius, p.y - radius), v2(p.x + radius, p.y + radius));
+	for (uint32_t j = 0; j < sp.ny; j++)
+		for (uint32_t i = 0; i < sp.nx; i++) {
+			uint32_t cell = span_cell(g, &sp, i, j);
+			for (uint32_t k = g->circ_start[cell]; k < g->circ_start[cell + 1]; k++)
+				if (disc_hits_circle(w, g->circ_items[k], p, radius, tol))
+					return true;
+			for (uint32_t k = g->seg_start[cell]; k < g->seg_start[cell + 1]; k++)
+				if (disc_hits_segment(w, g->seg_items[k], p, radius, tol))
+					return true;
+		}
+	return false;
+}
+
+/* The shapes a free disc's centre keeps out of, near p, relative to p: circles (an
+ * obstacle grown by the radius, a segment's end cap) and lines (a segment's side moved
+ * out by the radius). */
+typedef struct prim {
+	bool line;
+	steer_vec2 a, b; /* a line's ends; a circle's centre in a */
+	double r;
+} prim;
+
+static void add_candidate(const steer_world *w, steer_vec2 p, double radius, steer_vec2 q,
+                          steer_vec2 *best, double *best_d)
+{
+	double d = v2_len(q);
+	if (!(d < *best_d))
+		return;
+	steer_vec2 at = v2_add(p, q);
+	if (!steer_vec_ok(at) || steer_geom_blocked(w, at, radius, 0.0))
+		return;
+	*best = at;
+	*best_d = d;
+}
+
+/* Where two shapes' outlines meet: up to two points in out. */
+static int meet(const prim *s, const prim *t, steer_vec2 out[2])
+{
+	if (!s->line && !t->line) {
+		steer_vec2 d = v2_sub(t->a, s->a);
+		double l = v2_len(d);
+		if (!(l > 0.0) || l > s->r + t->r || l < fabs(s->r - t->r))
+			return 0;
+		double x = (l * l + s->r * s->r - t->r * t->r) / (2.0 * l);
+		double y = sqrt(fmax(s->r * s->r - x * x, 0.0));
+		steer_vec2 u = v2_scale(d, 1.0 / l), m = v2_add(s->a, v2_scale(u, x));
+		out[0] = v2_add(m, v2_scale(v2_perp(u), y));
+		out[1] = v2_sub(m, v2_scale(v2_perp(u), y));
+		return 2;
+	}
+	if (s->line && t->line) {
+		double tt;
+		if (!steer_seg_cross(s->a, s->b, t->a, t->b, &tt))
+			return 0;
+		out[0] = v2_add(s->a, v2_scale(v2_sub(s->b, s->a), tt));
+		return 1;
+	}
+	const prim *ln = s->line ? s : t, *c = s->line ? t : s;
+	steer_vec2 d = v2_sub(ln->b, ln->a), f = v2_sub(ln->a, c->a);
+	double a = v2_len2(d), b = v2_dot(f, d), cc = v2_len2(f) - c->r * c->r;
+	double disc = b * b - a * cc;
+	if (!(a > 0.0) || disc < 0.0)
+		return 0;
+	int n = 0;
+	for (int k = 0; k < 2; k++) {
+		double tt = (-b + (k ? 1.0 : -1.0) * sqrt(disc)) / a;
+		if (tt >= 0.0 && tt <= 1.0)
+			out[n++] = v2_add(ln->a, v2_scale(d, tt));
+	}
+	return n;
+}
+
+static steer_status gather_prims(const steer_world *w, steer_vec2 p, double grown,
+                                 const steer_geom_hits *h, prim **ps, size_t *n, size_t *cap)
+{
+	*n = 0;
+	for (size_t k = 0; k < h->ncircles; k++) {
+		const steer_obstacle *o = &w->obs[h->circles[k]];
+		prim c = {false, wrap_delta(w, v2_sub(v2(o->x, o->y), p)), v2(0, 0), o->r + grown};
+		if (steer_reserve((void **)ps, cap, *n + 1, sizeof **ps) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		(*ps)[(*n)++] = c;
+	}
+	for (size_t k = 0; k < h->nsegments; k++) {
+		const steer_segment *s = &w->geom.segs[h->segments[k]];
+		steer_vec2 a, b;
+		steer_geom_seg_rel(w, s, p, &a, &b);
+		steer_vec2 off = v2_scale(s->n, grown);
+		prim add[4] = {{false, a, v2(0, 0), grown},
+		               {false, b, v2(0, 0), grown},
+		               {true, v2_add(a, off), v2_add(b, off), 0.0},
+		               {true, v2_sub(a, off), v2_sub(b, off), 0.0}};
+		int m = s->flags & STEER_SEG_TWO_SIDED ? 4 : 3;
+		if (steer_reserve((void **)ps, cap, *n + (size_t)m, sizeof **ps) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		for (int q = 0; q < m; q++)
+			(*ps)[(*n)++] = add[q];
+	}
+	return STEER_OK;
+}
+
+/* The nearest free candidate among the shapes' nearest points and their meeting
+ * points, or *best_d stays infinite. */
+static void best_candidate(const steer_world *w, steer_vec2 p, double radius, const prim *ps,
+                           size_t n, steer_vec2 *best, double *best_d)
+{
+	for (size_t k = 0; k < n; k++) {
+		const prim *s = &ps[k];
+		steer_vec2 q;
+		if (s->line) {
+			q = steer_seg_closest(s->a, s->b, v2(0, 0));
+		} else {
+			steer_vec2 away =
+			    v2_len2(s->a) > 0.0 ? v2_norm(v2_scale(s->a, -1.0)) : v2(1, 0);
+			q = v2_add(s->a, v2_scale(away, s->r));
+		}
+		add_candidate(w, p, radius, q, best, best_d);
+	}
+	for (size_t k = 0; k < n; k++)
+		for (size_t m = k + 1; m < n; m++) {
+			steer_vec2 at[2];
+			int c = meet(&ps[k], &ps[m], at);
+			for (int q = 0; q < c; q++)
+				add_candidate(w, p, radius, at[q], best, best_d);
+		}
+}
+
+steer_status steer_geom_free_point(const steer_world *w, steer_vec2 p, double radius,
+                                   steer_vec2 *out)
+{
+	*out = p;
+	if (!(radius >= 0.0))
+		radius = 0.0;
+	if (!steer_geom_blocked(w, p, radius, 0.0))
+		return STEER_OK;
+	/* Candidates stand a hair outside the shapes, so rounding cannot put them in. */
+	double grown = radius * (1.0 + 1e-9) + 1e-9 * fmax(1.0, v2_len(p) * 1e-3);
+	steer_geom_hits h = {0};
+	prim *ps = NULL;
+	size_t n = 0, cap = 0;
+	steer_status st = STEER_ERR_NOENT;
+	double reach = fmax(4.0 * radius, 1.0);
+	for (;;) {
+		if (steer_geom_query(w, p, reach, &h) != STEER_OK ||
+		    gather_prims(w, p, grown, &h, &ps, &n, &cap) != STEER_OK) {
+			st = STEER_ERR_NOMEM;
+			break;
+		}
+		steer_vec2 best = p;
+		double best_d = INFINITY;
+		best_candidate(w, p, radius, ps, n, &best, &best_d);
+		bool everything = h.ncircles == w->obs_count && h.nsegments == w->geom.nsegs;
+		/* A candidate nearer than reach - radius depends only on shapes within reach:
+		 * none further off could offer a nearer one. */
+		if (best_d <= reach - grown || (everything && best_d < INFINITY)) {
+			*out = best;
+			st = STEER_OK;
+			break;
+		}
+		if (everything || !(reach < 1e15))
+			break; /* every shape seen, and no room anywhere */
+		reach *= 2.0;
+	}
+	if (st == STEER_OK && is_wrap(w)) {
+		out->x -= w->cfg.width * floor(out->x / w->cfg.width);
+		out->y -= w->cfg.height * floor(out->y / w->cfg.height);
+		if (out->x >= w->cfg.width)
+			out->x = 0.0;
+		if (out->y >= w->cfg.height)
+			out->y = 0.0;
+	}
+	steer_geom_hits_free(&h);
+	free(ps);
+	return st;
+}
