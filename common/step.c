@@ -7,6 +7,7 @@
 #include "flock.h"
 #include "motion.h"
 #include "pool.h"
+#include "targets.h"
 
 /* --- stepping ----------------------------------------------------------------- */
 
@@ -25,13 +26,14 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 	if (path->count == 0)
 		return v2(0, 0);
 	steer_vec2 p = pos_of(&w->v, i);
-	steer_vec2 d = steer_world_delta(w, p, path->points[path->index]);
+	double r = a->prm->radius;
+	steer_vec2 d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
 	if (v2_len2(d) < a->prm->path_threshold * a->prm->path_threshold) {
 		if (path->index + 1 < path->count)
 			path->index++;
 		else if (path->loop)
 			path->index = 0;
-		d = steer_world_delta(w, p, path->points[path->index]);
+		d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
 	}
 	bool last = path->index + 1 == path->count;
 	double dt = steer_world_dt(w);
@@ -55,8 +57,9 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	uint32_t mask = 0;
 
 	if (b & STEER_SEEK) {
-		parts[STEER_PART_SEEK] = steer_seek_within(
-		    &a, steer_world_delta(w, p, s->seek_target), steer_world_dt(w));
+		steer_vec2 t = steer_target_free(w, s->seek_target, prm->radius);
+		parts[STEER_PART_SEEK] =
+		    steer_seek_within(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_SEEK;
 	}
 	if (b & STEER_FLEE) {
@@ -64,8 +67,9 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		mask |= 1u << STEER_PART_FLEE;
 	}
 	if (b & STEER_ARRIVE) {
+		steer_vec2 t = steer_target_free(w, s->arrive_target, prm->radius);
 		parts[STEER_PART_ARRIVE] =
-		    steer_arrive(&a, steer_world_delta(w, p, s->arrive_target), steer_world_dt(w));
+		    steer_arrive(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_ARRIVE;
 	}
 	if (b & STEER_PURSUE) {

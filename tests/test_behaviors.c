@@ -164,6 +164,84 @@ static void seek_never_jumps_past(void)
 	steer_world_destroy(w);
 }
 
+/* Deepest overlap of vehicle id's body with obstacle circle c (radius cr) so far. */
+static double circle_overlap(const steer_world *w, uint32_t id, steer_vec2 c, double cr)
+{
+	return cr + steer_vehicle_params(w, id)->radius - dist(pos(w, id), c);
+}
+
+/* A target inside an obstacle stands for the nearest point where the body fits, taken
+ * every tick: here the circle comes after the target was set. Arrive rests there,
+ * outside the circle, instead of driving into it. */
+static void arrive_target_inside_a_circle(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, false); /* the rule that pushes bodies out is not tested here */
+	uint32_t id = add_vehicle(w, 100, 300, 0, 0, NULL);
+	steer_vehicle_target(w, id, STEER_ARRIVE, v2(600, 300));
+	steer_vec2 c = v2(610, 300);
+	CHECK(steer_obstacle_add(w, c, v2(0, 0), 30, NULL) == STEER_OK, "obstacle");
+	double worst = -1e9;
+	for (int t = 0; t < 60 * 20; t++) {
+		step(w, 1);
+		worst = fmax(worst, circle_overlap(w, id, c, 30));
+	}
+	CHECK(worst <= 0.05, "the body went %.2f into the circle", worst);
+	CHECK(dist(pos(w, id), v2(575, 300)) < 0.01 && v2_len(vel(w, id)) < 0.01,
+	      "rests at (%.3f, %.3f), not at the free point (575, 300)", pos(w, id).x,
+	      pos(w, id).y);
+	steer_world_destroy(w);
+}
+
+/* Seek (with force to land on its point) for a target inside a solid polygon: it lands
+ * on the nearest free point, the body against the nearest edge. */
+static void seek_target_inside_a_polygon(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, false);
+	steer_vec2 square[4] = {v2(500, 250), v2(600, 250), v2(600, 350), v2(500, 350)};
+	char err[128];
+	CHECK(steer_polygon_add(w, square, 4, false, NULL, err, sizeof err) == STEER_OK, "%s", err);
+	steer_params p = steer_params_default();
+	p.max_force = 1e9;
+	uint32_t id = add_vehicle(w, 900, 300, 0, 0, &p);
+	steer_vehicle_target(w, id, STEER_SEEK, v2(590, 300));
+	double min_x = 1e9;
+	for (int t = 0; t < 60 * 10; t++) {
+		step(w, 1);
+		min_x = fmin(min_x, pos(w, id).x);
+	}
+	CHECK(min_x >= 605 - 0.05, "the body went to x %.2f, into the polygon", min_x);
+	CHECK(dist(pos(w, id), v2(605, 300)) < 0.01, "ends at (%.3f, %.3f), not at (605, 300)",
+	      pos(w, id).x, pos(w, id).y);
+	steer_world_destroy(w);
+}
+
+/* A waypoint inside a circle, with avoidance and solid bodies: the vehicle cannot
+ * come within path_threshold of the waypoint itself (the circle is wider), so without
+ * the free point it would circle there for ever; it passes the free point and goes
+ * on to the last waypoint, never into the circle. */
+static void waypoint_inside_a_circle(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, true);
+	steer_vec2 c = v2(500, 300);
+	CHECK(steer_obstacle_add(w, c, v2(0, 0), 60, NULL) == STEER_OK, "obstacle");
+	uint32_t id = add_vehicle(w, 100, 300, 0, 0, NULL);
+	steer_vehicle_enable(w, id, STEER_AVOID, true);
+	steer_vehicle_path_add(w, id, v2(490, 300));
+	steer_vehicle_path_add(w, id, v2(300, 100));
+	double worst = -1e9;
+	for (int t = 0; t < 60 * 20; t++) {
+		step(w, 1);
+		worst = fmax(worst, circle_overlap(w, id, c, 60));
+	}
+	CHECK(worst <= 0.05, "the body went %.2f into the circle", worst);
+	CHECK(dist(pos(w, id), v2(300, 100)) < 1.0,
+	      "ended at (%.1f, %.1f), not at the last waypoint", pos(w, id).x, pos(w, id).y);
+	steer_world_destroy(w);
+}
+
 /* Ticks until the chaser is within 5 units of a target running straight along x. */
 static int ticks_to_catch(int use_pursue)
 {
@@ -423,6 +501,31 @@ static void cruise_is_a_parameter(void)
 	steer_world_destroy(s.world);
 }
 
+/* `get` reports where the vehicle steers for its targets: the nearest free point of
+ * one inside an obstacle, and the target itself when it is free. */
+static void get_reports_free_targets(void)
+{
+	steer_session s = {.world = make_world(1000, 600, STEER_EDGE_NONE, 1)};
+	steer_reply r;
+	steer_reply_init(&r);
+	CHECK(strstr(run_line(&s, "spawn 100 300", &r), "\"id\":1"), "spawn");
+	CHECK(strstr(run_line(&s, "obstacle 610 300 30", &r), "\"id\":2"), "obstacle");
+	run_line(&s, "arrive 1 600 300", &r);
+	run_line(&s, "seek 1 100 500", &r);
+	run_line(&s, "waypoint 1 620 290", &r);
+	const char *got = run_line(&s, "get 1", &r);
+	const char *at = strstr(got, "\"arrive_free\":[");
+	double x = 0, y = 0;
+	CHECK(strstr(got, "\"arrive\":[600,300]") && at &&
+	          sscanf(at, "\"arrive_free\":[%lf,%lf]", &x, &y) == 2 && fabs(x - 575) < 1e-6 &&
+	          y == 300,
+	      "get: %s", got);
+	CHECK(strstr(got, "\"seek_free\":[100,500]"), "a free target moved: %s", got);
+	CHECK(strstr(got, "\"waypoints\":[[620,290]],\"free\":["), "the waypoint: %s", got);
+	steer_reply_free(&r);
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
 	RUN(seek_reaches_and_overshoots);
@@ -430,6 +533,10 @@ int main(void)
 	RUN(arrive_stops_on_target_for_each_decel);
 	RUN(arrive_at_any_speed);
 	RUN(seek_never_jumps_past);
+	RUN(arrive_target_inside_a_circle);
+	RUN(seek_target_inside_a_polygon);
+	RUN(waypoint_inside_a_circle);
+	RUN(get_reports_free_targets);
 	RUN(pursue_beats_seek);
 	RUN(evade_keeps_farther_than_flee);
 	RUN(wander_moves_and_turns);
