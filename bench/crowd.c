@@ -59,12 +59,11 @@ static int add_shapes(crowd_run *r)
 {
 	for (long k = 0; k < crowd_shape_count(&r->layout); k++) {
 		crowd_shape s = crowd_shape_at(&r->layout, k);
-		steer_status st;
-		if (s.wall)
-			continue; /* walls come with the world's geometry */
-		st = steer_obstacle_add(r->w, v2(s.x1, s.y1), v2(0, 0), s.r, NULL);
+		steer_status st =
+		    s.wall ? steer_wall_add(r->w, v2(s.x1, s.y1), v2(s.x2, s.y2), NULL)
+		           : steer_obstacle_add(r->w, v2(s.x1, s.y1), v2(0, 0), s.r, NULL);
 		if (st != STEER_OK)
-			return fail("adding an obstacle", st);
+			return fail(s.wall ? "adding a wall" : "adding an obstacle", st);
 	}
 	return 0;
 }
@@ -182,8 +181,8 @@ int crowd_bench(const crowd_opts *o)
 		return 1;
 	}
 	long circles = (crowd_shape_count(&r.layout) + 1) / 2;
-	printf("workload: crowd, N=%ld, world %.0f x %.0f (bounce), %ld circles, %ld walls "
-	       "(not yet: the world has no walls), solid %s, radius %g, max_speed %g, "
+	printf("workload: crowd, N=%ld, world %.0f x %.0f (bounce), %ld circles, %ld walls, "
+	       "solid %s, radius %g, max_speed %g, "
 	       "threads %d, simd %s\n",
 	       o->n, r.layout.side, r.layout.side, circles, crowd_shape_count(&r.layout) - circles,
 	       cfg.solid ? "on" : "off", p.radius, p.max_speed, o->threads, steer_simd_name(simd));

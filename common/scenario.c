@@ -4,7 +4,8 @@
 #include <string.h>
 
 const char *const steer_scenario_names[] = {
-    "seek", "flee", "arrive", "pursuit", "avoid", "path", "flock", "circle", "crossing", NULL,
+    "seek",  "flee",   "arrive",   "pursuit", "avoid", "path",
+    "flock", "circle", "crossing", "doorway", NULL,
 };
 
 steer_params steer_flock_params(void)
@@ -216,6 +217,43 @@ static steer_status load_crossing(steer_world *w)
 	return STEER_OK;
 }
 
+/* A room of walls in the left half with a door in its right wall, a block of
+ * walkers inside, each arriving at its mirror image in the right half: they have to
+ * leave through the door. */
+static steer_status load_doorway(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	double x0 = 0.05 * c->width, x1 = 0.45 * c->width;
+	double y0 = 0.15 * c->height, y1 = 0.85 * c->height, cy = 0.5 * c->height;
+	double door = fmin(STEER_DOOR_WIDTH, 0.5 * (y1 - y0));
+	const steer_vec2 walls[5][2] = {
+	    {v2(x0, y0), v2(x1, y0)},
+	    {v2(x1, y1), v2(x0, y1)},
+	    {v2(x0, y1), v2(x0, y0)},
+	    {v2(x1, y0), v2(x1, cy - 0.5 * door)},
+	    {v2(x1, cy + 0.5 * door), v2(x1, y1)},
+	};
+	for (int k = 0; k < 5; k++) {
+		steer_status st = steer_wall_add(w, walls[k][0], walls[k][1], NULL);
+		if (st != STEER_OK)
+			return st;
+	}
+	/* The block, 20 u from the walls, at most 10 x 10. */
+	double room = fmin(x1 - x0, y1 - y0) - 2 * STEER_CROWD_SPACING;
+	int per_row = (int)fmin(10.0, floor(room / STEER_CROWD_SPACING) + 1);
+	double half = 0.5 * STEER_CROWD_SPACING * (per_row - 1);
+	double bx = 0.5 * (x0 + x1);
+	for (int i = 0; i < per_row; i++)
+		for (int j = 0; j < per_row; j++) {
+			steer_vec2 at = v2(bx + STEER_CROWD_SPACING * i - half,
+			                   cy + STEER_CROWD_SPACING * j - half);
+			steer_status st = add_walker(w, at, v2(c->width - at.x, at.y), 1);
+			if (st != STEER_OK)
+				return st;
+		}
+	return STEER_OK;
+}
+
 static const struct {
 	const char *name;
 	steer_edges edges;
@@ -225,7 +263,7 @@ static const struct {
     {"arrive", STEER_EDGE_BOUNCE, load_arrive},     {"pursuit", STEER_EDGE_WRAP, load_pursuit},
     {"avoid", STEER_EDGE_BOUNCE, load_avoid},       {"path", STEER_EDGE_BOUNCE, load_path},
     {"flock", STEER_EDGE_WRAP, load_flock},         {"circle", STEER_EDGE_BOUNCE, load_circle},
-    {"crossing", STEER_EDGE_BOUNCE, load_crossing},
+    {"crossing", STEER_EDGE_BOUNCE, load_crossing}, {"doorway", STEER_EDGE_BOUNCE, load_doorway},
 };
 
 steer_status steer_scenario_load(steer_world *w, const char *name)

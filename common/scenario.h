@@ -22,8 +22,10 @@ int steer_scenario_circle_count(const steer_world_config *c);
 #define STEER_CIRCLE_SPACING 20.0 /* u between neighbours on the circle: 4 radii */
 #define STEER_CIRCLE_FILL    0.9
 #define STEER_CIRCLE_MAX     2000.0
-/* u between neighbours in the blocks of the crossing scenario */
+/* u between neighbours in the blocks of the crossing and doorway scenarios */
 #define STEER_CROWD_SPACING 20.0
+/* The doorway scenario's door: room for four bodies of radius 5 abreast */
+#define STEER_DOOR_WIDTH 40.0
 
 /* The parameters the flock scenario gives its boids: tuned so that they gather into
  * aligned groups instead of milling (see BEHAVIORS.md's measurements). */

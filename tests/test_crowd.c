@@ -45,6 +45,28 @@ static double worst_overlap(const steer_world *w, by_x *scratch)
 	return worst;
 }
 
+/* The deepest a body reaches into a wall now, as a fraction of its radius. */
+static double worst_wall_overlap(const steer_world *w)
+{
+	size_t nwalls;
+	const steer_wall *walls = steer_world_walls(w, &nwalls);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	double worst = 0;
+	for (size_t i = 0; i < v->count; i++) {
+		double r = steer_vehicle_params_at(w, i)->radius;
+		steer_vec2 p = v2(v->px[i], v->py[i]);
+		for (size_t k = 0; k < nwalls; k++) {
+			steer_vec2 ab = v2_sub(walls[k].b, walls[k].a);
+			double t = v2_dot(v2_sub(p, walls[k].a), ab) / v2_len2(ab);
+			t = fmin(fmax(t, 0.0), 1.0);
+			double d = dist(p, v2_add(walls[k].a, v2_scale(ab, t)));
+			if (r > 0 && d < r)
+				worst = fmax(worst, (r - d) / r);
+		}
+	}
+	return worst;
+}
+
 /* Runs a loaded crowd for up to `seconds`: within them every walker is within 1 u of
  * its arrive target, and no two bodies ever overlap beyond the tolerance. */
 static void crowd_reaches_goals(steer_world *w, const char *what, double seconds)
@@ -61,7 +83,8 @@ static void crowd_reaches_goals(steer_world *w, const char *what, double seconds
 		goal[k] = steer_vehicle_state_at(w, k)->arrive_target;
 	}
 	double worst = worst_overlap(w, scratch);
-	int worst_tick = worst > 0 ? 0 : -1, all_at = -1;
+	int worst_tick = worst > 0 ? 0 : -1, all_at = -1, wall_tick = -1;
+	double worst_wall = 0;
 	int ticks = (int)(seconds * 60);
 	for (int t = 1; t <= ticks && all_at < 0; t++) {
 		step(w, 1);
@@ -69,6 +92,11 @@ static void crowd_reaches_goals(steer_world *w, const char *what, double seconds
 		if (o > worst) {
 			worst = o;
 			worst_tick = t;
+		}
+		double ow = worst_wall_overlap(w);
+		if (ow > worst_wall) {
+			worst_wall = ow;
+			wall_tick = t;
 		}
 		size_t there = 0;
 		for (size_t k = 0; k < n; k++)
@@ -78,6 +106,10 @@ static void crowd_reaches_goals(steer_world *w, const char *what, double seconds
 	}
 	CHECK(worst <= OVERLAP_TOLERANCE, "%s: bodies overlapped by %.3f of a radius at tick %d",
 	      what, worst, worst_tick);
+	CHECK(worst_wall <= OVERLAP_TOLERANCE,
+	      "%s: a body reached %.3f of its radius into a wall "
+	      "at tick %d",
+	      what, worst_wall, wall_tick);
 	size_t missing = 0;
 	double farthest = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -129,7 +161,7 @@ static void scenarios_fit_the_world(void)
 	const struct {
 		const char *name;
 		size_t min, max;
-	} cases[] = {{"circle", 80, 90}, {"crossing", 100, 300}};
+	} cases[] = {{"circle", 80, 90}, {"crossing", 100, 300}, {"doorway", 100, 100}};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		steer_world *w = make_world(1000, 600, STEER_EDGE_WRAP, 1);
 		steer_world_set_solid(w, false);
@@ -171,12 +203,25 @@ static void crossing_crowds_pass(void)
 	steer_world_destroy(w);
 }
 
+/* A block of 100 leaving a room through a door 40 wide, in the default world. */
+static void doorway_crowd_leaves(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_WRAP, 1);
+	CHECK(steer_scenario_load(w, "doorway") == STEER_OK, "doorway did not load");
+	size_t nwalls;
+	steer_world_walls(w, &nwalls);
+	CHECK(nwalls == 5, "%zu walls", nwalls);
+	crowd_reaches_goals(w, "doorway", 120);
+	steer_world_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
 	/* --quick: the sanitizer build leaves the thousand out (it runs 20 times slower). */
 	int quick = argc > 1 && !strcmp(argv[1], "--quick");
 	RUN(scenarios_fit_the_world);
 	RUN(crossing_crowds_pass);
+	RUN(doorway_crowd_leaves);
 	RUN(circle_of_100);
 	if (!quick)
 		RUN(circle_of_1000);
