@@ -104,28 +104,6 @@ steer_vec2 steer_wander(const steer_agent *a, double angle)
 	return v2_add(centre, offset);
 }
 
-steer_vec2 steer_avoid_one(const steer_agent *a, steer_vec2 d, double r)
-{
-	const steer_params *p = a->prm;
-	/* A vehicle at rest still looks where it faces, so it avoids from its first move. */
-	steer_vec2 heading = v2_len2(a->v) > 0.0 ? v2_norm(a->v) : a->h;
-	double dot = v2_dot(d, heading);
-	if (dot <= 0.0)
-		return v2(0.0, 0.0);
-	steer_vec2 proj = v2_scale(heading, dot);
-	double dist = v2_len(v2_sub(proj, d));
-	if (dist >= r + p->avoid_buffer || dot >= p->avoid_distance)
-		return v2(0.0, 0.0);
-	/* Turn 90 degrees away from the side the obstacle is on; dead ahead, always left. */
-	steer_vec2 side = v2_perp(heading);
-	if (v2_dot(side, d) > 0.0)
-		side = v2_scale(side, -1.0);
-	double closeness = 1.0 - dot / p->avoid_distance;
-	steer_vec2 turn = v2_scale(side, p->max_speed * closeness);
-	steer_vec2 brake = v2_scale(a->v, -closeness);
-	return v2_add(turn, brake);
-}
-
 steer_vec2 steer_separate_one(const steer_agent *a, steer_vec2 d, uint32_t self_id,
                               uint32_t other_id)
 {

@@ -31,10 +31,6 @@ steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d, double dt);
 steer_vec2 steer_pursue(const steer_agent *a, steer_vec2 d, steer_vec2 ov);
 steer_vec2 steer_evade(const steer_agent *a, steer_vec2 d, steer_vec2 ov);
 steer_vec2 steer_wander(const steer_agent *a, double wander_angle);
-/* One circle obstacle, d = centre - position. Zero when it is not in the feeler's
- * path. The seed's velocity brake is returned as part of the steering (-v scaled)
- * rather than applied to v, so a vehicle never stalls in front of an obstacle. */
-steer_vec2 steer_avoid_one(const steer_agent *a, steer_vec2 d, double r);
 /* Separation from one too-close neighbour at displacement d. Two vehicles on the
  * same point part along the heading's perpendicular, opposite ways by id order. */
 steer_vec2 steer_separate_one(const steer_agent *a, steer_vec2 d, uint32_t self_id,
@@ -44,9 +40,9 @@ steer_vec2 steer_align(const steer_agent *a, steer_vec2 mean_velocity);
 /* OpenSteer's steerForTargetSpeed: along the heading, cruise_speed less the speed. */
 steer_vec2 steer_cruise(const steer_agent *a);
 
-/* Slots of a vehicle's weighted steerings, in Buckland's priority order. */
+/* Slots of a vehicle's weighted steerings, in Buckland's priority order. Avoidance
+ * is not among them: it bounds the velocity they ask for together (avoid.h). */
 enum steer_part {
-	STEER_PART_AVOID,
 	STEER_PART_EVADE,
 	STEER_PART_FLEE,
 	STEER_PART_SEPARATION,

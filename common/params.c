@@ -20,6 +20,8 @@ steer_params steer_params_default(void)
 	    .wander_range = 1.0,
 	    .avoid_distance = 300.0,
 	    .avoid_buffer = 20.0,
+	    .avoid_horizon = 1.0,
+	    .avoid_obstacle_horizon = 2.0,
 	    .path_threshold = 20.0,
 	    .sight_distance = 200.0,
 	    .too_close_distance = 60.0,
@@ -30,6 +32,7 @@ steer_params steer_params_default(void)
 	    .cruise_weight = 1.0,
 	    .group = 0,
 	    .max_neighbours = 64,
+	    .avoid_neighbours = 10,
 	    .decel = STEER_DECEL_LINEAR,
 	    .combine = STEER_COMBINE_SUM,
 	    .field_of_view = false,
@@ -57,8 +60,13 @@ const steer_param_def steer_param_defs[] = {
     REAL(wander_distance, "wander: circle centre distance ahead"),
     REAL(wander_radius, "wander: circle radius"),
     REAL(wander_range, "wander: per-tick angle jitter, radians"),
-    REAL(avoid_distance, "avoid: feeler length"),
-    REAL(avoid_buffer, "avoid: clearance added to obstacle radius"),
+    REAL(avoid_distance, "avoid: obstacles and walls farther than this are not looked at"),
+    REAL(avoid_buffer, "avoid: clearance kept from obstacles and walls, besides the radius"),
+    REAL(avoid_horizon, "avoid: seconds ahead that collisions with vehicles are avoided"),
+    REAL(avoid_obstacle_horizon,
+         "avoid: seconds ahead that collisions with obstacles and walls are avoided"),
+    {"avoid_neighbours", STEER_PARAM_UINT, offsetof(steer_params, avoid_neighbours), NULL,
+     "avoid: the nearest this many vehicles are avoided, at most 64 (0 = none)"},
     REAL(path_threshold, "path: distance at which a waypoint counts as reached"),
     REAL(sight_distance, "flock: neighbour radius"),
     REAL(too_close_distance, "flock: separation radius"),
@@ -224,6 +232,8 @@ steer_status steer_params_check(const steer_params *p, char *err, size_t errlen)
 	    {"wander_range", p->wander_range, 0},
 	    {"avoid_distance", p->avoid_distance, tiny},
 	    {"avoid_buffer", p->avoid_buffer, 0},
+	    {"avoid_horizon", p->avoid_horizon, tiny},
+	    {"avoid_obstacle_horizon", p->avoid_obstacle_horizon, tiny},
 	    {"path_threshold", p->path_threshold, 0},
 	    {"sight_distance", p->sight_distance, 0},
 	    {"too_close_distance", p->too_close_distance, 0},
@@ -242,6 +252,11 @@ steer_status steer_params_check(const steer_params *p, char *err, size_t errlen)
 	}
 	if (!(p->panic_distance >= 0 && (p->panic_distance <= big || isinf(p->panic_distance)))) {
 		snprintf(err, errlen, "panic_distance must be between 0 and %g, or inf", big);
+		return STEER_ERR_INVALID;
+	}
+	if (p->avoid_neighbours > STEER_AVOID_NEIGHBOURS_MAX) {
+		snprintf(err, errlen, "avoid_neighbours must be between 0 and %d",
+		         STEER_AVOID_NEIGHBOURS_MAX);
 		return STEER_ERR_INVALID;
 	}
 	if (p->decel > STEER_DECEL_SLOW) {

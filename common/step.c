@@ -3,6 +3,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "avoid.h"
 #include "behaviors.h"
 #include "flock.h"
 #include "motion.h"
@@ -43,7 +44,8 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
  * bookkeeping (wander angle, path index), which no other vehicle reads. flock: its
  * neighbourhood sums when already scanned, else NULL. */
-static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sums *flock)
+static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sums *flock,
+                                 steer_geom_hits *hits)
 {
 	steer_vehicles *v = &w->v;
 	/* Every behaviour below that reads s has made the vehicle's extras. */
@@ -95,16 +97,6 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		s->wander_angle =
 		    remainder(s->wander_angle + (u - 0.5) * prm->wander_range, STEER_TAU);
 	}
-	if (b & STEER_AVOID) {
-		steer_vec2 sum = v2(0, 0);
-		for (size_t k = 0; k < w->obs_count; k++) {
-			const steer_obstacle *o = &w->obs[k];
-			steer_vec2 d = steer_world_delta(w, p, v2(o->x, o->y));
-			sum = v2_add(sum, steer_avoid_one(&a, d, o->r));
-		}
-		parts[STEER_PART_AVOID] = sum;
-		mask |= 1u << STEER_PART_AVOID;
-	}
 	if (b & STEER_PATH) {
 		parts[STEER_PART_PATH] = path_part(w, i, s, &a);
 		mask |= 1u << STEER_PART_PATH;
@@ -119,7 +111,9 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		steer_flock_parts(&a, flock, parts, &mask);
 	}
 	steer_cruise_part(&a, parts, &mask);
-	return steer_combine_parts(parts, mask, prm, steer_world_dt(w));
+	steer_vec2 force = steer_combine_parts(parts, mask, prm, steer_world_dt(w));
+	/* Avoidance bounds the velocity the rest asks for, whichever way they combine. */
+	return b & STEER_AVOID ? steer_avoid_force(w, i, &a, force, hits) : force;
 }
 
 static void move_obstacles(steer_world *w, double dt)
@@ -170,7 +164,12 @@ void steer_world_survey_flock(steer_world *w)
 	uint32_t group = 0, differ = 0;
 	uint32_t set = STEER_PALETTE_NONE;
 	bool first = true, plain = true;
+	w->avoid_any = false;
+	w->radius_max = 0.0;
 	for (size_t i = 0; i < v->count; i++) {
+		w->avoid_any |= (v->behaviors[i] & STEER_AVOID) != 0;
+		w->radius_max =
+		    fmax(w->radius_max, steer_palette_get(&w->params, v->param_set[i])->radius);
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			continue;
 		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
@@ -212,6 +211,7 @@ typedef struct force_batch {
 	int count;
 	steer_agent a[FORCE_BATCH];
 	steer_flock_sums sums[FORCE_BATCH];
+	steer_geom_hits *hits; /* the part's scratch for obstacle queries */
 } force_batch;
 
 static void batch_finish(steer_world *w, force_batch *b)
@@ -234,7 +234,7 @@ static void batch_finish(steer_world *w, force_batch *b)
 		for (int l = 0; l < m; l++) {
 			steer_vec2 f = (plain >> l) & 1u
 			                   ? force[l]
-			                   : steering_force(w, slot[l], &b->sums[s + l]);
+			                   : steering_force(w, slot[l], &b->sums[s + l], b->hits);
 			v->fx[slot[l]] = f.x;
 			v->fy[slot[l]] = f.y;
 		}
@@ -290,10 +290,10 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 }
 
 /* The force on the k-th vehicle of the tick's order, on its own. */
-static void one_force(steer_world *w, size_t k)
+static void one_force(steer_world *w, size_t k, steer_geom_hits *hits)
 {
 	size_t i = slot_at(w, k);
-	steer_vec2 f = steering_force(w, i, NULL);
+	steer_vec2 f = steering_force(w, i, NULL, hits);
 	w->v.fx[i] = f.x;
 	w->v.fy[i] = f.y;
 }
@@ -323,7 +323,7 @@ static int group_members(const steer_grid *g, size_t c, size_t i, size_t end, in
  * Members of neighbouring cells share the runs of a block a little wider than one
  * cell's, which costs less than lanes left empty. A group never spans a row, so a
  * range that starts at a row starts a group (see forces_split). */
-static void run_forces(steer_world *w, size_t from, size_t to)
+static void run_forces(steer_world *w, size_t from, size_t to, steer_geom_hits *hits)
 {
 	const steer_grid *g = &w->grid;
 	size_t end = to < g->count ? to : g->count;
@@ -331,6 +331,7 @@ static void run_forces(steer_world *w, size_t from, size_t to)
 	const int group_max = steer_flock_group_size(w->kernel);
 	force_batch batch;
 	batch.count = 0;
+	batch.hits = hits;
 	/* Flockers come cell by cell: start at the cell holding the first of ours. */
 	size_t c = i < end ? steer_grid_cell_at(g, i) : 0;
 	while (i < end) {
@@ -364,13 +365,13 @@ static void run_forces(steer_world *w, size_t from, size_t to)
 		} else {
 			batch_finish(w, &batch); /* the batch holds consecutive positions only */
 			for (int l = 0; l < m; l++)
-				one_force(w, i + (size_t)l);
+				one_force(w, i + (size_t)l, hits);
 		}
 		i += (size_t)m;
 	}
 	batch_finish(w, &batch);
 	for (; i < to; i++)
-		one_force(w, i);
+		one_force(w, i, hits);
 }
 
 /* Where part `part` of the force phase starts: its share of the vehicles, moved to
@@ -399,8 +400,8 @@ typedef struct step_job {
 static void forces_part(void *arg, int part)
 {
 	const step_job *j = arg;
-	run_forces(j->w, forces_bound(j->w, part, j->parts),
-	           forces_bound(j->w, part + 1, j->parts));
+	run_forces(j->w, forces_bound(j->w, part, j->parts), forces_bound(j->w, part + 1, j->parts),
+	           &j->w->avoid_hits[part]);
 }
 
 /* Moves the part's vehicles by their forces: each reads and writes only its own
@@ -429,6 +430,8 @@ steer_status steer_world_step(steer_world *w)
 	steer_status st = steer_world_index_flock(w);
 	if (st == STEER_OK)
 		st = steer_geom_update(w); /* the obstacle index, for this tick's queries */
+	if (st == STEER_OK)
+		st = steer_avoid_index(w);
 	if (st != STEER_OK)
 		return st;
 	double t1 = phase_clock(w);

@@ -130,6 +130,8 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	w->kernel = steer_kernel_for(STEER_SIMD_AVX512);
 	w->grid.kernel = w->kernel;
 	w->grid.reach_x = FLOCK_REACH_X;
+	steer_grid_init(&w->avoid_grid);
+	w->avoid_grid.kernel = w->kernel;
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
 	if (steer_geom_rebuild(w) != STEER_OK) {
 		steer_world_destroy(w);
@@ -181,6 +183,9 @@ void steer_world_destroy(steer_world *w)
 	steer_idmap_free(&w->ids);
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
+	steer_grid_free(&w->avoid_grid);
+	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
+		steer_geom_hits_free(&w->avoid_hits[k]);
 	steer_pool_destroy(w->pool);
 	free(w->perm);
 	free(w->spare32);
@@ -954,6 +959,7 @@ steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level)
 {
 	w->kernel = steer_kernel_for(level);
 	w->grid.kernel = w->kernel;
+	w->avoid_grid.kernel = w->kernel;
 	return w->kernel->level;
 }
 
@@ -976,6 +982,7 @@ steer_status steer_world_set_threads(steer_world *w, int threads)
 	steer_pool_destroy(w->pool);
 	w->pool = pool;
 	w->grid.pool = pool;
+	w->avoid_grid.pool = pool;
 	w->threads = threads;
 	return STEER_OK;
 }

@@ -54,6 +54,15 @@ struct steer_world {
 	 * STEER_PALETTE_NONE. */
 	uint32_t flock_plain_set;
 	bool flock_stale;
+	/* Avoidance (avoid.c): every vehicle indexed when any avoids, at the tick's
+	 * start; whether any does and the largest radius of all (kept with the
+	 * flockers' survey); the fastest vehicle's speed at the tick's start. */
+	steer_grid avoid_grid;
+	bool avoid_any;
+	double radius_max;
+	double speed_max;
+	double circle_speed_max; /* the fastest obstacle's speed at the tick's start */
+	steer_geom_hits avoid_hits[STEER_POOL_MAX_THREADS]; /* a part's query scratch */
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
 	steer_pool *pool;           /* threads - 1 workers; NULL with one thread */

@@ -104,7 +104,8 @@ static void world_thread_counts(void)
 static int same_params(const steer_params *a, const steer_params *b)
 {
 	return !memcmp(a, b, offsetof(steer_params, group)) && a->group == b->group &&
-	       a->max_neighbours == b->max_neighbours && a->decel == b->decel &&
+	       a->max_neighbours == b->max_neighbours &&
+	       a->avoid_neighbours == b->avoid_neighbours && a->decel == b->decel &&
 	       a->combine == b->combine && a->field_of_view == b->field_of_view;
 }
 
@@ -358,6 +359,54 @@ static void a_mixed_world_gives_the_same_bits(void)
 	same_bits_for_every_count("mixed world", mixed_world);
 }
 
+/* An avoiding crowd: every vehicle avoids, dense enough that the neighbour cap
+ * drops some, among walls, a concave polygon, still and moving circles, inside
+ * contained bounds. */
+static steer_world *avoiding_crowd(int threads)
+{
+	steer_world *w = make_world(3000, 2000, STEER_EDGE_BOUNCE, 5);
+	set_threads(w, threads);
+	if (steer_world_set_contain(w, true) != STEER_OK ||
+	    steer_wall_add(w, v2(1000, 200), v2(1000, 1500), NULL) != STEER_OK ||
+	    steer_wall_add(w, v2(2000, 1800), v2(2100, 500), NULL) != STEER_OK)
+		abort();
+	const steer_vec2 cup[] = {{1400, 800},  {1700, 800},  {1700, 1200}, {1400, 1200},
+	                          {1400, 1150}, {1650, 1150}, {1650, 850},  {1400, 850}};
+	char err[96];
+	if (steer_polygon_add(w, cup, 8, false, NULL, err, sizeof err) != STEER_OK)
+		abort();
+	steer_rng *rng = steer_world_rng(w);
+	for (int k = 0; k < 40; k++) {
+		double moving = k % 3 ? 0 : 25;
+		if (steer_obstacle_add(
+		        w, v2(steer_rng_range(rng, 100, 2900), steer_rng_range(rng, 100, 1900)),
+		        v2(moving, -moving), steer_rng_range(rng, 10, 40), NULL) != STEER_OK)
+			abort();
+	}
+	steer_params p = steer_params_default();
+	p.avoid_neighbours = 6;
+	for (int k = 0; k < 6000; k++) {
+		p.radius = 3 + k % 4;
+		p.combine = k % 5 ? STEER_COMBINE_SUM : STEER_COMBINE_PRIORITY;
+		uint32_t id =
+		    add_vehicle(w, steer_rng_range(rng, 0, 3000), steer_rng_range(rng, 0, 2000),
+		                steer_rng_range(rng, -30, 30), steer_rng_range(rng, -30, 30), &p);
+		steer_vec2 goal = v2(steer_rng_range(rng, 0, 3000), steer_rng_range(rng, 0, 2000));
+		if (steer_vehicle_target(w, id, k % 2 ? STEER_SEEK : STEER_ARRIVE, goal) !=
+		        STEER_OK ||
+		    steer_vehicle_enable(w, id, STEER_AVOID | (k % 7 ? 0 : STEER_FLOCK), true) !=
+		        STEER_OK)
+			abort();
+	}
+	step(w, 30);
+	return w;
+}
+
+static void an_avoiding_crowd_gives_the_same_bits(void)
+{
+	same_bits_for_every_count("avoiding crowd", avoiding_crowd);
+}
+
 /* The thread count changed between ticks: the world goes on as if it had one. */
 static steer_world *changing_counts(int threads)
 {
@@ -435,6 +484,7 @@ int main(void)
 	RUN(a_big_flock_gives_the_same_bits);
 	RUN(a_dense_crowd_gives_the_same_bits);
 	RUN(a_mixed_world_gives_the_same_bits);
+	RUN(an_avoiding_crowd_gives_the_same_bits);
 	RUN(changing_the_count_between_ticks_gives_the_same_bits);
 	return CHECK_DONE();
 }

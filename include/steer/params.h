@@ -40,6 +40,8 @@ typedef struct steer_params {
 	double wander_range;
 	double avoid_distance;
 	double avoid_buffer;
+	double avoid_horizon;          /* s: how far ahead other vehicles are avoided */
+	double avoid_obstacle_horizon; /* s: how far ahead obstacles and walls are */
 	double path_threshold;
 	double sight_distance;
 	double too_close_distance;
@@ -49,11 +51,15 @@ typedef struct steer_params {
 	double cruise_speed; /* units/s; 0 = off */
 	double cruise_weight;
 	uint32_t group;
-	uint32_t max_neighbours; /* flocking looks at no more than this many; 0 = all */
-	uint8_t decel;           /* steer_decel */
-	uint8_t combine;         /* steer_combine */
+	uint32_t max_neighbours;   /* flocking looks at no more than this many; 0 = all */
+	uint32_t avoid_neighbours; /* avoid: the nearest this many vehicles; 0 = none */
+	uint8_t decel;             /* steer_decel */
+	uint8_t combine;           /* steer_combine */
 	bool field_of_view;
 } steer_params;
+
+/* The most vehicles avoid takes into account (avoid_neighbours). */
+#define STEER_AVOID_NEIGHBOURS_MAX 64
 
 /* The largest magnitude any parameter may have (and, in world.h, any velocity). */
 #define STEER_PARAM_MAX 1e9

@@ -1,0 +1,337 @@
+#include "avoid.h"
+
+#include <math.h>
+
+#include "orca.h"
+#include "steer/rng.h"
+#include "world_internal.h"
+
+/* Cells about this many vehicles' shares of the world wide: a few vehicles to a
+ * cell where they are evenly spread, so the search's rings grow finely. */
+#define CELL_SHARES 2.0
+
+/* The preferred velocity's wobble, as a share of its length, when it breaks a
+ * line: in a perfectly symmetric crowd (a ring of vehicles bound for their
+ * antipodes) every program has the same answer, and nobody gives way without it. */
+#define WOBBLE 0.01
+
+steer_status steer_avoid_index(steer_world *w)
+{
+	const steer_vehicles *v = &w->v;
+	w->avoid_grid.count = 0;
+	if (!w->avoid_any)
+		return STEER_OK;
+	double fast2 = 0.0;
+	for (size_t i = 0; i < v->count; i++)
+		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+	w->speed_max = sqrt(fast2);
+	fast2 = 0.0;
+	for (size_t k = 0; k < w->obs_count; k++)
+		fast2 = fmax(fast2, w->obs[k].vx * w->obs[k].vx + w->obs[k].vy * w->obs[k].vy);
+	w->circle_speed_max = sqrt(fast2);
+	double share = sqrt(w->cfg.width * w->cfg.height / (double)(v->count ? v->count : 1));
+	double cell = fmax(CELL_SHARES * share, 2.0 * w->radius_max);
+	return steer_grid_build(&w->avoid_grid, w->cfg.width, w->cfg.height,
+	                        w->cfg.edges == STEER_EDGE_WRAP, cell, v->count, v->px, v->py, NULL,
+	                        0);
+}
+
+/* --- the nearest vehicles -------------------------------------------------------- */
+
+typedef struct near_one {
+	double d2;
+	uint32_t id, slot;
+	steer_vec2 d; /* from the avoider to it, the short way round */
+} near_one;
+
+/* The nearest vehicles within reach, by (distance, id): the same set in the same
+ * order whatever the storage or the grid. */
+typedef struct near_set {
+	near_one at[STEER_AVOID_NEIGHBOURS_MAX];
+	int count, cap;
+	double reach2;
+} near_set;
+
+static bool nearer(double d2, uint32_t id, const near_one *o)
+{
+	return d2 < o->d2 || (d2 == o->d2 && id < o->id);
+}
+
+static void near_offer(near_set *s, const steer_world *w, steer_vec2 p, size_t self, size_t j)
+{
+	const steer_vehicles *v = &w->v;
+	if (j == self)
+		return;
+	steer_vec2 d = steer_world_delta(w, p, pos_of(v, j));
+	double d2 = v2_len2(d);
+	if (!(d2 < s->reach2))
+		return;
+	uint32_t id = v->id[j];
+	int k = s->count;
+	if (k == s->cap) {
+		if (!nearer(d2, id, &s->at[k - 1]))
+			return;
+		k--;
+	} else {
+		s->count++;
+	}
+	while (k > 0 && nearer(d2, id, &s->at[k - 1])) {
+		s->at[k] = s->at[k - 1];
+		k--;
+	}
+	s->at[k] = (near_one){d2, id, (uint32_t)j, d};
+}
+
+/* The cells of one axis a search ring k reaches: [lo, hi] around the centre cell c,
+ * each cell at most once (wrapping: at most the whole axis; else clamped to it). */
+typedef struct axis_window {
+	int lo, hi;
+} axis_window;
+
+static axis_window window_at(int c, int k, int n, bool wrap)
+{
+	axis_window a;
+	if (wrap) {
+		int below = (n - 1) / 2, above = n - 1 - below;
+		a.lo = c - (k < below ? k : below);
+		a.hi = c + (k < above ? k : above);
+	} else {
+		a.lo = c - k > 0 ? c - k : 0;
+		a.hi = c + k < n - 1 ? c + k : n - 1;
+	}
+	return a;
+}
+
+static int wrap_index(int k, int n)
+{
+	return k < 0 ? k + n : k >= n ? k - n : k;
+}
+
+static void offer_cells(near_set *s, const steer_world *w, steer_vec2 p, size_t self, int y, int x0,
+                        int x1)
+{
+	const steer_grid *g = &w->avoid_grid;
+	int row = wrap_index(y, g->ny);
+	for (int x = x0; x <= x1; x++) {
+		size_t c = (size_t)row * (size_t)g->nx + (size_t)wrap_index(x, g->nx);
+		for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++)
+			near_offer(s, w, p, self, g->items[k]);
+	}
+}
+
+/* Rings of cells outwards from the avoider's, until a ring can hold nobody nearer
+ * than the set's worst (when full) or within reach. */
+static void find_near(near_set *s, const steer_world *w, size_t self)
+{
+	const steer_grid *g = &w->avoid_grid;
+	steer_vec2 p = pos_of(&w->v, self);
+	int cx = steer_grid_axis_index(p.x, g->cw, g->nx);
+	int cy = steer_grid_axis_index(p.y, g->ch, g->ny);
+	double cell = fmin(g->cw, g->ch);
+	axis_window px = {cx, cx - 1}, py = {cy, cy - 1}; /* the rings so far: none */
+	for (int k = 0;; k++) {
+		double floor_d = (k - 1) * cell; /* nobody in ring k is nearer */
+		double limit2 = s->count == s->cap ? s->at[s->cap - 1].d2 : s->reach2;
+		if (k > 0 && floor_d * floor_d > limit2)
+			return;
+		axis_window nx = window_at(cx, k, g->nx, g->wrap);
+		axis_window ny = window_at(cy, k, g->ny, g->wrap);
+		if (k > 0 && nx.lo == px.lo && nx.hi == px.hi && ny.lo == py.lo && ny.hi == py.hi)
+			return; /* the whole grid is done */
+		for (int y = ny.lo; y <= ny.hi; y++) {
+			if (y >= py.lo && y <= py.hi) { /* a row seen before: its new ends */
+				offer_cells(s, w, p, self, y, nx.lo, px.lo - 1);
+				offer_cells(s, w, p, self, y, px.hi + 1, nx.hi);
+			} else {
+				offer_cells(s, w, p, self, y, nx.lo, nx.hi);
+			}
+		}
+		px = nx;
+		py = ny;
+	}
+}
+
+/* --- the lines ------------------------------------------------------------------- */
+
+typedef struct lines {
+	steer_orca_line at[STEER_ORCA_MAX_LINES];
+	size_t count, hard;
+} lines;
+
+/* An obstacle or wall the avoider might meet, by distance to its body's edge, then
+ * circles before segments, then index. */
+typedef struct near_thing {
+	double gap;
+	bool segment;
+	uint32_t index; /* into the obstacles or the segments */
+} near_thing;
+
+typedef struct near_things {
+	near_thing at[STEER_ORCA_MAX_HARD];
+	int count;
+} near_things;
+
+static bool closer(const near_thing *a, const near_thing *b)
+{
+	if (a->gap != b->gap)
+		return a->gap < b->gap;
+	if (a->segment != b->segment)
+		return !a->segment;
+	return a->index < b->index;
+}
+
+static void things_offer(near_things *t, near_thing c)
+{
+	int at = t->count;
+	if (at == STEER_ORCA_MAX_HARD) {
+		if (!closer(&c, &t->at[at - 1]))
+			return;
+		at--;
+	} else {
+		t->count++;
+	}
+	while (at > 0 && closer(&c, &t->at[at - 1])) {
+		t->at[at] = t->at[at - 1];
+		at--;
+	}
+	t->at[at] = c;
+}
+
+/* What one avoider looks at: its body (radius and buffer) and how far it looks. */
+typedef struct looker {
+	steer_vec2 p;
+	double body, tau, far;
+	double max_speed;
+} looker;
+
+static void offer_circle(near_things *t, const steer_world *w, const looker *l, size_t k)
+{
+	const steer_obstacle *o = &w->obs[k];
+	double gap = v2_len(steer_world_delta(w, l->p, v2(o->x, o->y))) - o->r - l->body;
+	double speed = v2_len(v2(o->vx, o->vy));
+	if (gap < fmin(l->far, l->tau * (l->max_speed + speed)))
+		things_offer(t, (near_thing){gap, false, (uint32_t)k});
+}
+
+static void offer_segment(near_things *t, const steer_world *w, const looker *l,
+                          const steer_segment *segs, size_t k)
+{
+	steer_vec2 a, b;
+	steer_geom_seg_rel(w, &segs[k], l->p, &a, &b);
+	double gap = sqrt(steer_seg_dist2(a, b, v2(0, 0))) - l->body;
+	if (gap < fmin(l->far, l->tau * l->max_speed))
+		things_offer(t, (near_thing){gap, true, (uint32_t)k});
+}
+
+/* The nearest obstacles and walls, through the index (or, when its scratch cannot
+ * grow, by looking at every one: the same answer, slower). */
+static void find_things(near_things *t, const steer_world *w, const looker *l,
+                        steer_geom_hits *hits)
+{
+	size_t nsegs;
+	const steer_segment *segs = steer_geom_segments(w, &nsegs);
+	t->count = 0;
+	double reach = l->body + fmin(l->far, l->tau * (l->max_speed + w->circle_speed_max));
+	if (steer_geom_query(w, l->p, reach, hits) == STEER_OK) {
+		for (size_t k = 0; k < hits->ncircles; k++)
+			offer_circle(t, w, l, hits->circles[k]);
+		for (size_t k = 0; k < hits->nsegments; k++)
+			offer_segment(t, w, l, segs, hits->segments[k]);
+		return;
+	}
+	for (size_t k = 0; k < w->obs_count; k++)
+		offer_circle(t, w, l, k);
+	for (size_t k = 0; k < nsegs; k++)
+		offer_segment(t, w, l, segs, k);
+}
+
+/* The obstacles' and walls' lines: still circles and segments as hard lines
+ * (nearest first, skipping those behind lines already made), moving circles as soft
+ * lines after them, in full. */
+static void obstacle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a,
+                           steer_geom_hits *hits)
+{
+	const steer_params *prm = a->prm;
+	looker l = {pos_of(&w->v, i), prm->radius + prm->avoid_buffer, prm->avoid_obstacle_horizon,
+	            prm->avoid_distance, prm->max_speed};
+	near_things t;
+	find_things(&t, w, &l, hits);
+	size_t nsegs;
+	const steer_segment *segs = steer_geom_segments(w, &nsegs);
+	steer_vec2 back = v2_scale(a->h, -1.0);
+	for (int k = 0; k < t.count; k++) { /* the still ones: hard */
+		steer_vec2 ea, eb;
+		double r = l.body;
+		if (t.at[k].segment) {
+			steer_geom_seg_rel(w, &segs[t.at[k].index], l.p, &ea, &eb);
+		} else {
+			const steer_obstacle *o = &w->obs[t.at[k].index];
+			if (o->vx != 0.0 || o->vy != 0.0)
+				continue;
+			ea = eb = steer_world_delta(w, l.p, v2(o->x, o->y));
+			r += o->r;
+		}
+		if (!steer_orca_covered(ls->at, ls->count, ea, eb, r, l.tau))
+			steer_orca_segment(ea, eb, r, l.tau, a->v, back, &ls->at[ls->count++]);
+	}
+	ls->hard = ls->count;
+	double dt = steer_world_dt(w);
+	for (int k = 0; k < t.count; k++) { /* the moving ones: soft */
+		if (t.at[k].segment)
+			continue;
+		const steer_obstacle *o = &w->obs[t.at[k].index];
+		if (o->vx == 0.0 && o->vy == 0.0)
+			continue;
+		steer_vec2 d = steer_world_delta(w, l.p, v2(o->x, o->y));
+		ls->at[ls->count++] = steer_orca_body(d, v2_sub(a->v, v2(o->vx, o->vy)),
+		                                      o->r + l.body, l.tau, dt, 1.0, a->v, back);
+	}
+}
+
+/* The nearest vehicles' lines: half the avoidance against those that avoid too,
+ * all of it against those that do not. */
+static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a)
+{
+	const steer_vehicles *v = &w->v;
+	const steer_params *prm = a->prm;
+	near_set s;
+	s.count = 0;
+	s.cap = (int)prm->avoid_neighbours;
+	if (s.cap == 0 || w->avoid_grid.count == 0)
+		return;
+	double reach =
+	    prm->avoid_horizon * (prm->max_speed + w->speed_max) + prm->radius + w->radius_max;
+	s.reach2 = reach * reach;
+	find_near(&s, w, i);
+	double dt = steer_world_dt(w);
+	for (int k = 0; k < s.count; k++) {
+		size_t j = s.at[k].slot;
+		const steer_params *pj = steer_palette_get(&w->params, v->param_set[j]);
+		double share = (v->behaviors[j] & STEER_AVOID) ? 0.5 : 1.0;
+		/* Two on one point part along the heading's perpendicular, opposite ways. */
+		steer_vec2 away = v2_perp(a->h);
+		if (v->id[i] > v->id[j])
+			away = v2_scale(away, -1.0);
+		ls->at[ls->count++] =
+		    steer_orca_body(s.at[k].d, v2_sub(a->v, vel_of(v, j)), prm->radius + pj->radius,
+		                    prm->avoid_horizon, dt, share, a->v, away);
+	}
+}
+
+steer_vec2 steer_avoid_force(const steer_world *w, size_t i, const steer_agent *a, steer_vec2 force,
+                             steer_geom_hits *hits)
+{
+	const steer_params *prm = a->prm;
+	double dt = steer_world_dt(w);
+	lines ls;
+	ls.count = ls.hard = 0;
+	obstacle_lines(&ls, w, i, a, hits);
+	vehicle_lines(&ls, w, i, a);
+	steer_vec2 pref = v2_add(a->v, v2_scale(force, dt / prm->mass));
+	if (steer_orca_permits(ls.at, ls.count, pref))
+		return force;
+	double turn = STEER_TAU * steer_hash_unit(w->cfg.seed ^ 0x0a11d, w->v.id[i], w->tick);
+	pref = v2_add(pref, v2_scale(v2(cos(turn), sin(turn)), WOBBLE * v2_len(pref)));
+	steer_vec2 vel = steer_orca_solve(ls.at, ls.count, ls.hard, prm->max_speed, pref);
+	return v2_truncate(v2_scale(v2_sub(vel, a->v), prm->mass / dt), prm->max_force);
+}
