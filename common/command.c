@@ -272,6 +272,34 @@ static void json_obstacle(steer_strbuf *b, const steer_obstacle *o)
 	steer_strbuf_puts(b, "}");
 }
 
+static void json_wall(steer_strbuf *b, const steer_wall *wall)
+{
+	steer_strbuf_printf(b, "{\"id\":%u", wall->id);
+	json_vec_field(b, "x1", wall->a.x, "y1", wall->a.y);
+	json_vec_field(b, "x2", wall->b.x, "y2", wall->b.y);
+	steer_strbuf_puts(b, "}");
+}
+
+static void json_polygon(steer_strbuf *b, const steer_polygon *p)
+{
+	steer_strbuf_printf(b, "{\"id\":%u,\"inside\":%s,\"points\":[", p->id,
+	                    p->inside ? "true" : "false");
+	for (uint32_t k = 0; k < p->count; k++) {
+		double xy[2] = {p->points[k].x, p->points[k].y};
+		if (k)
+			steer_strbuf_puts(b, ",");
+		steer_json_nums(b, xy, 2);
+	}
+	steer_strbuf_puts(b, "]}");
+}
+
+/* Appends ,"kind":"..." inside the object just written. */
+static void json_mark_kind(steer_strbuf *b, const char *kind)
+{
+	b->len--;
+	steer_strbuf_printf(b, ",\"kind\":\"%s\"}", kind);
+}
+
 /* --- handlers ------------------------------------------------------------------- */
 
 static steer_status p_none(steer_command *c, int argc, char **argv, char *err, size_t errlen)
@@ -481,6 +509,77 @@ static steer_status x_obstacle(const steer_command *c, steer_session *s, const s
 	return STEER_OK;
 }
 
+/* Pairs of numbers from argv[first] on (to argc) into c->points. */
+static steer_status parse_points(steer_command *c, int first, int argc, char **argv, char *err,
+                                 size_t errlen)
+{
+	if ((argc - first) % 2)
+		return fail(err, errlen, "'%s' has no Y: points come as X Y pairs", argv[argc - 1]);
+	c->npoints = 0;
+	for (int i = first; i + 1 < argc; i += 2) {
+		if (c->npoints == STEER_CMD_MAX_POINTS)
+			return fail(err, errlen, "more than %d points", STEER_CMD_MAX_POINTS);
+		steer_vec2 *p = &c->points[c->npoints];
+		if (parse_num("X", argv[i], &p->x, err, errlen) ||
+		    parse_num("Y", argv[i + 1], &p->y, err, errlen))
+			return STEER_ERR_INVALID;
+		if (!steer_vec_ok(*p))
+			return fail(err, errlen, "(%s, %s): coordinates must be within %g", argv[i],
+			            argv[i + 1], STEER_MAX_COORD);
+		c->npoints++;
+	}
+	return STEER_OK;
+}
+
+static steer_status p_wall(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_points(c, 1, argc, argv, err, errlen))
+		return STEER_ERR_INVALID;
+	if (c->points[0].x == c->points[1].x && c->points[0].y == c->points[1].y)
+		return fail(err, errlen, "a wall needs two different ends");
+	return STEER_OK;
+}
+
+static steer_status x_wall(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
+{
+	(void)h;
+	uint32_t id;
+	steer_status st = steer_wall_add(s->world, c->points[0], c->points[1], &id);
+	if (st != STEER_OK)
+		return status_err(r, st, 0);
+	steer_strbuf_printf(&r->json, "{\"id\":%u}", id);
+	return STEER_OK;
+}
+
+_Static_assert(STEER_CMD_MAX_POINTS == 31, "the polygon command's help says 31 points");
+
+static steer_status p_polygon(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	c->on = argc > 1 && !strcmp(argv[argc - 1], "inside");
+	if (parse_points(c, 1, c->on ? argc - 1 : argc, argv, err, errlen))
+		return STEER_ERR_INVALID;
+	if (c->npoints < 3)
+		return fail(err, errlen, "a polygon needs at least 3 points");
+	return STEER_OK;
+}
+
+static steer_status x_polygon(const steer_command *c, steer_session *s, const steer_host *h,
+                              steer_reply *r)
+{
+	(void)h;
+	uint32_t id;
+	char err[200];
+	steer_status st =
+	    steer_polygon_add(s->world, c->points, c->npoints, c->on, &id, err, sizeof err);
+	if (st == STEER_ERR_INVALID)
+		return steer_reply_fail(r, "%s", err);
+	if (st != STEER_OK)
+		return status_err(r, st, 0);
+	steer_strbuf_printf(&r->json, "{\"id\":%u}", id);
+	return STEER_OK;
+}
+
 static steer_status p_id(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
@@ -491,7 +590,11 @@ static steer_status x_remove(const steer_command *c, steer_session *s, const ste
                              steer_reply *r)
 {
 	(void)h;
-	return status_err(r, steer_remove(s->world, c->id), c->id);
+	steer_status st = steer_remove(s->world, c->id);
+	if (st == STEER_ERR_NOENT)
+		return steer_reply_fail(r, "no vehicle, obstacle, wall or polygon with id %u",
+		                        c->id);
+	return status_err(r, st, c->id);
 }
 
 static steer_status p_set(steer_command *c, int argc, char **argv, char *err, size_t errlen)
@@ -678,16 +781,28 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 	steer_world *w = s->world;
 	steer_strbuf *b = &r->json;
 	const steer_obstacle *o = steer_obstacle_get(w, c->id);
+	/* Each is marked with its kind, so a script can tell them apart. */
 	if (o) {
 		json_obstacle(b, o);
-		/* mark it, so a script can tell the two kinds apart */
-		b->len--;
-		steer_strbuf_puts(b, ",\"kind\":\"obstacle\"}");
+		json_mark_kind(b, "obstacle");
+		return STEER_OK;
+	}
+	const steer_wall *wall = steer_wall_get(w, c->id);
+	if (wall) {
+		json_wall(b, wall);
+		json_mark_kind(b, "wall");
+		return STEER_OK;
+	}
+	const steer_polygon *poly = steer_polygon_get(w, c->id);
+	if (poly) {
+		json_polygon(b, poly);
+		json_mark_kind(b, "polygon");
 		return STEER_OK;
 	}
 	long i = steer_vehicle_index(w, c->id);
 	if (i < 0)
-		return steer_reply_fail(r, "no vehicle or obstacle with id %u", c->id);
+		return steer_reply_fail(r, "no vehicle, obstacle, wall or polygon with id %u",
+		                        c->id);
 	const steer_vehicles *v = steer_world_vehicles(w);
 	const steer_vehicle_state *st = steer_vehicle_state_at(w, (size_t)i);
 	const steer_params *prm = steer_vehicle_params_at(w, (size_t)i);
@@ -763,21 +878,47 @@ static steer_status p_list(steer_command *c, int argc, char **argv, char *err, s
 	return STEER_OK;
 }
 
-/* The ids of every vehicle and obstacle with an id of at least from, in no order;
- * *n receives how many. The caller frees the array. NULL when out of memory. */
-static uint32_t *list_ids_from(const steer_vehicles *v, const steer_obstacle *o, size_t nobs,
-                               uint32_t from, size_t *n)
+/* How many of each kind the world holds. */
+typedef struct world_counts {
+	size_t vehicles, obstacles, walls, polygons;
+} world_counts;
+
+static world_counts count_world(const steer_world *w)
 {
-	uint32_t *ids = malloc((v->count + nobs + 1) * sizeof *ids);
+	world_counts n;
+	n.vehicles = steer_world_vehicles(w)->count;
+	steer_world_obstacles(w, &n.obstacles);
+	steer_world_walls(w, &n.walls);
+	steer_world_polygons(w, &n.polygons);
+	return n;
+}
+
+/* The ids of every vehicle, obstacle, wall and polygon with an id of at least from, in
+ * no order; *n receives how many. The caller frees the array. NULL when out of
+ * memory. */
+static uint32_t *list_ids_from(const steer_world *w, uint32_t from, size_t *n)
+{
+	world_counts c = count_world(w);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	const steer_obstacle *o = steer_world_obstacles(w, &c.obstacles);
+	const steer_wall *wl = steer_world_walls(w, &c.walls);
+	const steer_polygon *p = steer_world_polygons(w, &c.polygons);
+	uint32_t *ids = malloc((c.vehicles + c.obstacles + c.walls + c.polygons + 1) * sizeof *ids);
 	if (!ids)
 		return NULL;
 	size_t k = 0;
-	for (size_t i = 0; i < v->count; i++)
+	for (size_t i = 0; i < c.vehicles; i++)
 		if (v->id[i] >= from)
 			ids[k++] = v->id[i];
-	for (size_t i = 0; i < nobs; i++)
+	for (size_t i = 0; i < c.obstacles; i++)
 		if (o[i].id >= from)
 			ids[k++] = o[i].id;
+	for (size_t i = 0; i < c.walls; i++)
+		if (wl[i].id >= from)
+			ids[k++] = wl[i].id;
+	for (size_t i = 0; i < c.polygons; i++)
+		if (p[i].id >= from)
+			ids[k++] = p[i].id;
 	*n = k;
 	return ids;
 }
@@ -826,28 +967,58 @@ static int cmp_ids(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The vehicles (or the obstacles) among ids, which are in increasing order. */
+enum { LIST_VEHICLES, LIST_OBSTACLES, LIST_WALLS, LIST_POLYGONS };
+
+/* The things of one kind among ids, which are in increasing order. */
 static void list_page_items(steer_strbuf *b, const steer_world *w, const uint32_t *ids, size_t n,
-                            bool vehicles)
+                            int kind)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	bool first = true;
 	for (size_t k = 0; k < n; k++) {
-		long i = steer_vehicle_index(w, ids[k]);
-		const steer_obstacle *o = i < 0 ? steer_obstacle_get(w, ids[k]) : NULL;
-		if ((vehicles && i < 0) || (!vehicles && !o))
+		long i = kind == LIST_VEHICLES ? steer_vehicle_index(w, ids[k]) : -1;
+		const steer_obstacle *o =
+		    kind == LIST_OBSTACLES ? steer_obstacle_get(w, ids[k]) : NULL;
+		const steer_wall *wl = kind == LIST_WALLS ? steer_wall_get(w, ids[k]) : NULL;
+		const steer_polygon *p =
+		    kind == LIST_POLYGONS ? steer_polygon_get(w, ids[k]) : NULL;
+		if (i < 0 && !o && !wl && !p)
 			continue;
 		if (!first)
 			steer_strbuf_puts(b, ",");
 		first = false;
-		if (vehicles)
+		if (i >= 0)
 			json_vehicle_brief(b, v, (size_t)i);
-		else
+		else if (o)
 			json_obstacle(b, o);
+		else if (wl)
+			json_wall(b, wl);
+		else
+			json_polygon(b, p);
 	}
 }
 
-/* Plain list: the whole world, vehicles then obstacles. Paged: the items whose id is
+/* The walls and polygons of a whole-world list. */
+static void list_geometry(steer_strbuf *b, const steer_world *w)
+{
+	size_t nw, np;
+	const steer_wall *wl = steer_world_walls(w, &nw);
+	const steer_polygon *p = steer_world_polygons(w, &np);
+	steer_strbuf_puts(b, "],\"walls\":[");
+	for (size_t k = 0; k < nw; k++) {
+		if (k)
+			steer_strbuf_puts(b, ",");
+		json_wall(b, &wl[k]);
+	}
+	steer_strbuf_puts(b, "],\"polygons\":[");
+	for (size_t k = 0; k < np; k++) {
+		if (k)
+			steer_strbuf_puts(b, ",");
+		json_polygon(b, &p[k]);
+	}
+}
+
+/* Plain list: the whole world, vehicles, obstacles, walls, polygons. Paged: the items whose id is
  * FROM_ID or more, in id order. Storage order changes every tick (the world re-sorts
  * vehicles by position) while ids never do, so pages taken at different ticks
  * neither overlap nor miss anything. One reply never holds more than STEER_LIST_MAX
@@ -861,13 +1032,15 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	const steer_vehicles *v = steer_world_vehicles(w);
 	size_t n;
 	const steer_obstacle *o = steer_world_obstacles(w, &n);
-	if (!c->sub && v->count + n > STEER_LIST_MAX)
+	world_counts all = count_world(w);
+	if (!c->sub && all.vehicles + all.obstacles + all.walls + all.polygons > STEER_LIST_MAX)
 		return steer_reply_fail(
 		    r,
-		    "list: %zu vehicles and %zu obstacles, more than the %u one reply "
-		    "holds; page with 'list FROM_ID COUNT' (COUNT up to %u) or ask for "
-		    "one with 'get ID'",
-		    v->count, n, STEER_LIST_MAX, STEER_LIST_MAX);
+		    "list: %zu vehicles, %zu obstacles, %zu walls and %zu polygons, more than "
+		    "the %u one reply holds; page with 'list FROM_ID COUNT' (COUNT up to %u) or "
+		    "ask for one with 'get ID'",
+		    all.vehicles, all.obstacles, all.walls, all.polygons, STEER_LIST_MAX,
+		    STEER_LIST_MAX);
 	steer_strbuf *b = &r->json;
 	steer_strbuf_printf(b, "{\"tick\":%llu,\"vehicles\":[",
 	                    (unsigned long long)steer_world_tick(w));
@@ -883,11 +1056,12 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 				steer_strbuf_puts(b, ",");
 			json_obstacle(b, &o[k]);
 		}
+		list_geometry(b, w);
 		steer_strbuf_puts(b, "]}");
 		return STEER_OK;
 	}
 	size_t left;
-	uint32_t *ids = list_ids_from(v, o, n, c->id, &left);
+	uint32_t *ids = list_ids_from(w, c->id, &left);
 	if (!ids) {
 		steer_strbuf_clear(b);
 		return steer_reply_fail(r, "list: out of memory");
@@ -896,11 +1070,17 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	if (want < left)
 		select_smallest(ids, left, want);
 	qsort(ids, want, sizeof *ids, cmp_ids);
-	list_page_items(b, w, ids, want, true);
+	list_page_items(b, w, ids, want, LIST_VEHICLES);
 	steer_strbuf_puts(b, "],\"obstacles\":[");
-	list_page_items(b, w, ids, want, false);
-	steer_strbuf_printf(
-	    b, "],\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"next\":", v->count, n);
+	list_page_items(b, w, ids, want, LIST_OBSTACLES);
+	steer_strbuf_puts(b, "],\"walls\":[");
+	list_page_items(b, w, ids, want, LIST_WALLS);
+	steer_strbuf_puts(b, "],\"polygons\":[");
+	list_page_items(b, w, ids, want, LIST_POLYGONS);
+	steer_strbuf_printf(b,
+	                    "],\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"total_walls\":%zu,"
+	                    "\"total_polygons\":%zu,\"next\":",
+	                    all.vehicles, all.obstacles, all.walls, all.polygons);
 	if (want < left)
 		steer_strbuf_printf(b, "%llu", (unsigned long long)ids[want - 1] + 1);
 	else
@@ -1081,14 +1261,14 @@ static steer_status x_stats(const steer_command *c, steer_session *s, const stee
 	(void)c;
 	const steer_world *w = s->world;
 	const steer_world_config *cfg = steer_world_config_get(w);
-	size_t nobs;
-	steer_world_obstacles(w, &nobs);
+	world_counts n = count_world(w);
 	steer_strbuf *b = &r->json;
 	steer_strbuf_printf(b,
 	                    "{\"tick\":%llu,\"paused\":%s,\"vehicles\":%zu,\"obstacles\":%zu,"
-	                    "\"seed\":%llu,\"tick_rate\":",
+	                    "\"walls\":%zu,\"polygons\":%zu,\"seed\":%llu,\"tick_rate\":",
 	                    (unsigned long long)steer_world_tick(w), s->paused ? "true" : "false",
-	                    steer_world_vehicles(w)->count, nobs, (unsigned long long)cfg->seed);
+	                    n.vehicles, n.obstacles, n.walls, n.polygons,
+	                    (unsigned long long)cfg->seed);
 	steer_json_num(b, cfg->tick_rate);
 	steer_strbuf_puts(b, ",\"width\":");
 	steer_json_num(b, cfg->width);
@@ -1325,7 +1505,11 @@ const steer_cmd_entry steer_cmd_table[] = {
      x_spawn},
     {"obstacle", "X Y R [vx=V] [vy=V]", "add a circle obstacle, drifting at (vx,vy)", W, 3, 5,
      p_obstacle, x_obstacle},
-    {"remove", "ID", "remove a vehicle or an obstacle", W, 1, 1, p_id, x_remove},
+    {"wall", "X1 Y1 X2 Y2", "add a wall: a segment solid from both sides", W, 4, 4, p_wall, x_wall},
+    {"polygon", "X1 Y1 X2 Y2 X3 Y3 ... [inside]",
+     "add a closed polygon obstacle (up to 31 points); inside: vehicles stay inside it", W, 6,
+     STEER_CMD_MAX_WORDS - 1, p_polygon, x_polygon},
+    {"remove", "ID", "remove a vehicle, an obstacle, a wall or a polygon", W, 1, 1, p_id, x_remove},
     {"set", "ID key=value ...", "change a vehicle's parameters (help set lists the keys)", W, 2, -1,
      p_set, x_set},
     {"seek", "ID X Y | ID off", "steer towards a point at full speed", W, 2, 3, p_target, x_target},
@@ -1343,10 +1527,10 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"waypoint", "ID X Y", "append a waypoint to the vehicle's path (turns path on)", W, 3, 3,
      p_waypoint, x_waypoint},
     {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
-    {"get", "ID", "everything about one vehicle or obstacle", R, 1, 1, p_id, x_get},
+    {"get", "ID", "everything about one vehicle, obstacle, wall or polygon", R, 1, 1, p_id, x_get},
     {"list", "[FROM_ID [COUNT]]",
-     "every vehicle and obstacle, or up to COUNT of them with id FROM_ID or more, by id (next: "
-     "the next page's FROM_ID)",
+     "every vehicle, obstacle, wall and polygon, or up to COUNT of them with id FROM_ID or more, "
+     "by id (next: the next page's FROM_ID)",
      R, 0, 2, p_list, x_list},
     {"pause", "", "stop the clock", W, 0, 0, p_none, x_pause},
     {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},

@@ -1119,6 +1119,13 @@ static steer_status check_polygon(const steer_world *w, const steer_vec2 *pts, s
 			return STEER_ERR_INVALID;
 		}
 	}
+	bool flat = true;
+	for (size_t k = 2; k < n && flat; k++)
+		flat = v2_cross(v2_sub(pts[1], pts[0]), v2_sub(pts[k], pts[0])) == 0.0;
+	if (flat) {
+		snprintf(err, errlen, "the polygon has no area: its points are on one line");
+		return STEER_ERR_INVALID;
+	}
 	for (size_t k = 0; k < n; k++)
 		for (size_t m = k + 1; m < n; m++)
 			if (edges_clash(pts, n, k, m)) {

@@ -116,7 +116,7 @@ static void errors_name_the_problem_and_change_nothing(void)
 	    {"obstacle 1 1 0", "greater than 0"},
 	    {"obstacle 1 1 1e308", "at most 1e+09"},
 	    {"obstacle 1 1 1000000001", "at most 1e+09"},
-	    {"get 7", "no vehicle or obstacle with id 7"},
+	    {"get 7", "no vehicle, obstacle, wall or polygon with id 7"},
 	    {"get -1", "not a whole number"},
 	    {"get 99999999999", "too large"},
 	    {"seek 1 2", "usage"},
@@ -450,7 +450,8 @@ static void list_pages_a_big_world(void)
 	CHECK(starts(run(&s, NULL, "list"), "OK"), "a list at the limit");
 	CHECK(starts(run(&s, NULL, "obstacle 5 5 1"), "OK"), "obstacle");
 	char *r = run(&s, NULL, "list");
-	CHECK(starts(r, "ERR list: 10000 vehicles and 1 obstacles, more than the 10000") &&
+	CHECK(starts(r, "ERR list: 10000 vehicles, 1 obstacles, 0 walls and 0 polygons, more than "
+	                "the 10000") &&
 	          strstr(r, "'list FROM_ID COUNT'") && strstr(r, "'get ID'"),
 	      "%s", r);
 	r = run(&s, NULL, "list 9999 5");
@@ -479,9 +480,11 @@ static void list_pages_by_id_while_the_world_runs(void)
 	steer_session s = new_session();
 	CHECK(starts(run(&s, NULL, "spawn flock 100 500 300 150"), "OK"), "spawn");
 	CHECK(starts(run(&s, NULL, "obstacle 50 50 5"), "OK"), "obstacle");
+	CHECK(starts(run(&s, NULL, "wall 10 10 20 20"), "OK"), "wall");
+	CHECK(starts(run(&s, NULL, "polygon 100 100 120 100 110 120"), "OK"), "polygon");
 	CHECK(starts(run(&s, NULL, "remove 7"), "OK") && starts(run(&s, NULL, "remove 8"), "OK"),
 	      "remove");
-	int seen[102] = {0};
+	int seen[104] = {0};
 	unsigned long long from = 0;
 	int pages = 0;
 	for (;;) {
@@ -491,7 +494,7 @@ static void list_pages_by_id_while_the_world_runs(void)
 		CHECK(starts(r, "OK {"), "%.200s", r);
 		for (const char *p = strstr(r, "{\"id\":"); p; p = strstr(p + 1, "{\"id\":")) {
 			unsigned long id = strtoul(p + 6, NULL, 10);
-			CHECK(id >= from && id <= 101, "id %lu on the page from %llu", id, from);
+			CHECK(id >= from && id <= 103, "id %lu on the page from %llu", id, from);
 			seen[id]++;
 		}
 		const char *next = strstr(r, "\"next\":");
@@ -502,8 +505,63 @@ static void list_pages_by_id_while_the_world_runs(void)
 		CHECK(++pages < 100, "paging does not end");
 		CHECK(steer_world_step(s.world) == STEER_OK, "step");
 	}
-	for (int id = 1; id <= 101; id++)
+	for (int id = 1; id <= 103; id++)
 		CHECK(seen[id] == (id != 7 && id != 8), "id %d listed %d times", id, seen[id]);
+	steer_world_destroy(s.world);
+}
+
+/* wall and polygon answer with their ids, get and list show them, remove takes them
+ * away, and bad shapes are refused with the reason. */
+static void walls_and_polygons_by_command(void)
+{
+	steer_session s = new_session();
+	run(&s, NULL, "spawn 500 300");
+	char *r = run(&s, NULL, "wall 10 20 30 40");
+	CHECK(!strcmp(r, "OK {\"id\":2}"), "%s", r);
+	r = run(&s, NULL, "polygon 100 100 200 100 150 180");
+	CHECK(!strcmp(r, "OK {\"id\":3}"), "%s", r);
+	r = run(&s, NULL, "polygon 5 5 995 5 995 595 5 595 inside");
+	CHECK(!strcmp(r, "OK {\"id\":4}"), "%s", r);
+	r = run(&s, NULL, "get 2");
+	CHECK(!strcmp(r, "OK {\"id\":2,\"x1\":10,\"y1\":20,\"x2\":30,\"y2\":40,\"kind\":\"wall\"}"),
+	      "%s", r);
+	r = run(&s, NULL, "get 3");
+	CHECK(!strcmp(r, "OK {\"id\":3,\"inside\":false,\"points\":[[100,100],[200,100],[150,180]],"
+	                 "\"kind\":\"polygon\"}"),
+	      "%s", r);
+	CHECK(strstr(run(&s, NULL, "get 4"), "\"inside\":true"), "inside");
+	r = run(&s, NULL, "list");
+	CHECK(strstr(r, "\"walls\":[{\"id\":2,") && strstr(r, "\"polygons\":[{\"id\":3,"), "%s", r);
+	CHECK(strstr(run(&s, NULL, "stats"), "\"walls\":1,\"polygons\":2"), "stats");
+	const char *bad[][2] = {
+	    {"wall 1 1 1 1", "two different ends"},
+	    {"wall 1 1 2", "usage: wall"},
+	    {"wall 1 1 2 x", "not a number"},
+	    {"polygon 1 1 2 2", "usage: polygon"},
+	    {"polygon 1 1 2 2 3 3 4", "no Y"},
+	    {"polygon 0 0 10 10 10 0 0 10", "cross"},
+	    {"polygon 0 0 10 10 20 20", "no area"},
+	    {"polygon 0 0 10 0 10 10 5 1e13", "within"},
+	    {"polygon 990 10 1010 10 1000 30", "outside the world"},
+	    {"remove 99", "no vehicle, obstacle, wall or polygon with id 99"},
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		r = run(&s, NULL, bad[k][0]);
+		CHECK(starts(r, "ERR") && strstr(r, bad[k][1]), "%s -> %s", bad[k][0], r);
+	}
+	char many[512] = "polygon";
+	for (int k = 0; k < 32; k++) {
+		char pt[32];
+		snprintf(pt, sizeof pt, " %d %d", 500 + (k % 2 ? 10 : 20) * (k < 16 ? 1 : -1),
+		         k * 10);
+		strcat(many, pt);
+	}
+	CHECK(starts(run(&s, NULL, many), "ERR"), "32 points are more than a command holds");
+	CHECK(starts(run(&s, NULL, "remove 2"), "OK") && starts(run(&s, NULL, "get 2"), "ERR"),
+	      "wall removed");
+	CHECK(starts(run(&s, NULL, "remove 3"), "OK") && starts(run(&s, NULL, "get 3"), "ERR"),
+	      "polygon removed");
+	CHECK(!strcmp(run(&s, NULL, "wall 1 1 2 2"), "OK {\"id\":5}"), "ids go on");
 	steer_world_destroy(s.world);
 }
 
@@ -560,6 +618,7 @@ static void entry_points_return_status_codes(void)
 int main(void)
 {
 	RUN(entry_points_return_status_codes);
+	RUN(walls_and_polygons_by_command);
 	RUN(list_pages_by_id_while_the_world_runs);
 	RUN(list_pages_a_big_world);
 	RUN(every_entry_is_documented);

@@ -23,8 +23,11 @@ extern "C" {
 #define STEER_CMD_MAX_KV    32
 #define STEER_CMD_MAX_STEP  100000u
 #define STEER_NAME_MAX      64
-/* The most vehicles and obstacles one list reply holds; more are paged. */
+/* The most vehicles, obstacles, walls and polygons one list reply holds; more are
+ * paged. */
 #define STEER_LIST_MAX 10000u
+/* The most points one polygon command gives (its words, two a point, and "inside"). */
+#define STEER_CMD_MAX_POINTS ((STEER_CMD_MAX_WORDS - 2) / 2)
 
 /* What a command may change; a read-only client may run only STEER_CMD_READ ones. */
 typedef enum steer_cmd_access {
@@ -56,6 +59,8 @@ typedef struct steer_command {
 	uint64_t seed;
 	double rate;
 	char name[STEER_NAME_MAX + 1];
+	steer_vec2 points[STEER_CMD_MAX_POINTS]; /* wall: its ends; polygon: its points */
+	uint32_t npoints;
 	steer_cmd_kv kv[STEER_CMD_MAX_KV];
 	int nkv;
 } steer_command;

@@ -315,7 +315,7 @@ def test_list_on_a_big_world_pages():
         c.ok("spawn flock 10001 400 300 300")
         c.ok("obstacle 10 10 5")
         reply = c.cmd("list")
-        expect(reply.startswith("ERR list: 10001 vehicles and 1 obstacles, more than the 10000")
+        expect(reply.startswith("ERR list: 10001 vehicles, 1 obstacles, 0 walls and 0 polygons, more than the 10000")
                and "list FROM_ID COUNT" in reply and "get ID" in reply, reply)
         first = c.ok("list 0 10000")
         expect(len(first["vehicles"]) == 10000 and first["obstacles"] == [], "first page")
@@ -328,7 +328,8 @@ def test_list_on_a_big_world_pages():
         expect(last["obstacles"][0]["id"] == 10002, last["obstacles"])
         expect(c.cmd("list 0 10001").startswith("ERR COUNT"), "a page over the limit")
         c.ok("reset")
-        expect(c.ok("list") == {"tick": 0, "vehicles": [], "obstacles": []}, "small list")
+        expect(c.ok("list") == {"tick": 0, "vehicles": [], "obstacles": [], "walls": [],
+                                  "polygons": []}, "small list")
     finally:
         srv.stop()
 
