@@ -823,8 +823,9 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 	steer_strbuf_puts(b, ",\"arrive\":");
 	steer_json_nums(b, arrive, 2);
 	/* Where the vehicle steers for them: moved out of any obstacle they lie in. */
-	steer_vec2 seek_at = steer_target_free(w, st->seek_target, prm->radius);
-	steer_vec2 arrive_at = steer_target_free(w, st->arrive_target, prm->radius);
+	double clearance = steer_target_clearance(prm, v->behaviors[i]);
+	steer_vec2 seek_at = steer_target_free(w, st->seek_target, clearance);
+	steer_vec2 arrive_at = steer_target_free(w, st->arrive_target, clearance);
 	double seek_free[2] = {seek_at.x, seek_at.y}, arrive_free[2] = {arrive_at.x, arrive_at.y};
 	steer_strbuf_puts(b, ",\"seek_free\":");
 	steer_json_nums(b, seek_free, 2);
@@ -843,7 +844,7 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 	}
 	steer_strbuf_puts(b, "]");
 	if (st->path.count) {
-		steer_vec2 at = steer_target_free(w, st->path.points[st->path.index], prm->radius);
+		steer_vec2 at = steer_target_free(w, st->path.points[st->path.index], clearance);
 		double free_at[2] = {at.x, at.y};
 		steer_strbuf_puts(b, ",\"free\":");
 		steer_json_nums(b, free_at, 2);

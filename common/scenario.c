@@ -147,12 +147,21 @@ static steer_status load_flock(steer_world *w)
 	return STEER_OK;
 }
 
-/* A walker of the crowd scenarios: the default vehicle (radius 5), arriving at its
- * goal and avoiding the others. */
-static steer_status add_walker(steer_world *w, steer_vec2 start, steer_vec2 goal, uint32_t group)
+/* The walkers of the crowd scenarios: the default vehicle (radius 5), keeping a
+ * clearance of 2 from walls and obstacles (the default 20 would close a door narrower
+ * than 50 to them). */
+static steer_params walker_params(uint32_t group)
 {
 	steer_params p = steer_params_default();
+	p.avoid_buffer = STEER_WALKER_BUFFER;
 	p.group = group;
+	return p;
+}
+
+/* A walker arriving at its goal and avoiding the others. */
+static steer_status add_walker(steer_world *w, steer_vec2 start, steer_vec2 goal, uint32_t group)
+{
+	steer_params p = walker_params(group);
 	uint32_t id;
 	steer_status st = steer_vehicle_add(w, start, v2(0, 0), &p, &id);
 	if (st == STEER_OK)
@@ -217,6 +226,23 @@ static steer_status load_crossing(steer_world *w)
 	return STEER_OK;
 }
 
+/* A walker that leaves by the door: a path through its two points, arriving at the
+ * goal (path arrives at its last waypoint). */
+static steer_status add_leaver(steer_world *w, steer_vec2 start, steer_vec2 door_in,
+                               steer_vec2 door_out, steer_vec2 goal)
+{
+	steer_params p = walker_params(1);
+	uint32_t id;
+	steer_status st = steer_vehicle_add(w, start, v2(0, 0), &p, &id);
+	if (st == STEER_OK)
+		st = steer_vehicle_enable(w, id, STEER_AVOID, true);
+	if (st == STEER_OK)
+		st = steer_vehicle_path_add(w, id, door_in);
+	if (st == STEER_OK)
+		st = steer_vehicle_path_add(w, id, door_out);
+	return st != STEER_OK ? st : steer_vehicle_path_add(w, id, goal);
+}
+
 /* A room of walls in the left half with a door in its right wall, a block of
  * walkers inside, each arriving at its mirror image in the right half: they have to
  * leave through the door. */
@@ -243,11 +269,17 @@ static steer_status load_doorway(steer_world *w)
 	int per_row = (int)fmin(10.0, floor(room / STEER_CROWD_SPACING) + 1);
 	double half = 0.5 * STEER_CROWD_SPACING * (per_row - 1);
 	double bx = 0.5 * (x0 + x1);
+	/* Avoidance only looks a few seconds ahead: a walker heading straight for its goal
+	 * would press against the wall beside the door. So each first makes for a point in
+	 * front of the door, then one past it, then its goal. */
+	steer_vec2 door_in = v2(x1 - STEER_CROWD_SPACING, cy),
+	           door_out = v2(x1 + STEER_CROWD_SPACING, cy);
 	for (int i = 0; i < per_row; i++)
 		for (int j = 0; j < per_row; j++) {
 			steer_vec2 at = v2(bx + STEER_CROWD_SPACING * i - half,
 			                   cy + STEER_CROWD_SPACING * j - half);
-			steer_status st = add_walker(w, at, v2(c->width - at.x, at.y), 1);
+			steer_status st =
+			    add_leaver(w, at, door_in, door_out, v2(c->width - at.x, at.y));
 			if (st != STEER_OK)
 				return st;
 		}

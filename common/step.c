@@ -27,7 +27,7 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 	if (path->count == 0)
 		return v2(0, 0);
 	steer_vec2 p = pos_of(&w->v, i);
-	double r = a->prm->radius;
+	double r = steer_target_clearance(a->prm, w->v.behaviors[i]);
 	steer_vec2 d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
 	if (v2_len2(d) < a->prm->path_threshold * a->prm->path_threshold) {
 		if (path->index + 1 < path->count)
@@ -57,9 +57,10 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	steer_vec2 p = pos_of(v, i);
 	steer_vec2 parts[STEER_PART_COUNT];
 	uint32_t mask = 0;
+	double clearance = steer_target_clearance(prm, b);
 
 	if (b & STEER_SEEK) {
-		steer_vec2 t = steer_target_free(w, s->seek_target, prm->radius);
+		steer_vec2 t = steer_target_free(w, s->seek_target, clearance);
 		parts[STEER_PART_SEEK] =
 		    steer_seek_within(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_SEEK;
@@ -69,7 +70,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		mask |= 1u << STEER_PART_FLEE;
 	}
 	if (b & STEER_ARRIVE) {
-		steer_vec2 t = steer_target_free(w, s->arrive_target, prm->radius);
+		steer_vec2 t = steer_target_free(w, s->arrive_target, clearance);
 		parts[STEER_PART_ARRIVE] =
 		    steer_arrive(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_ARRIVE;

@@ -11,3 +11,8 @@ steer_vec2 steer_target_free(const steer_world *w, steer_vec2 target, double rad
 	steer_vec2 out;
 	return steer_geom_free_point(w, target, radius, &out) == STEER_OK ? out : target;
 }
+
+double steer_target_clearance(const steer_params *p, uint32_t behaviors)
+{
+	return p->radius + (behaviors & STEER_AVOID ? p->avoid_buffer : 0.0);
+}

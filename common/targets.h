@@ -7,7 +7,14 @@
 #ifndef STEER_TARGETS_H
 #define STEER_TARGETS_H
 
+#include <stdint.h>
+
 #include "steer/world.h"
+
+/* The distance a vehicle keeps from obstacles: its radius, and with avoid on the
+ * avoid_buffer that avoidance keeps besides (a point nearer than that would be one
+ * it can never reach). */
+double steer_target_clearance(const steer_params *p, uint32_t behaviors);
 
 /* target itself when a disc of radius there overlaps nothing (or the world has no
  * geometry), else the nearest point where it does not (steer_geom_free_point); the

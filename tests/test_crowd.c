@@ -67,6 +67,13 @@ static double worst_wall_overlap(const steer_world *w)
 	return worst;
 }
 
+/* Where walker i is going: its path's last waypoint, else its arrive target. */
+static steer_vec2 goal_of(const steer_world *w, size_t i)
+{
+	const steer_vehicle_state *s = steer_vehicle_state_at(w, i);
+	return s->path.count ? s->path.points[s->path.count - 1] : s->arrive_target;
+}
+
 /* Runs a loaded crowd for up to `seconds`: within them every walker is within 1 u of
  * its arrive target, and no two bodies ever overlap beyond the tolerance. */
 static void crowd_reaches_goals(steer_world *w, const char *what, double seconds)
@@ -80,7 +87,7 @@ static void crowd_reaches_goals(steer_world *w, const char *what, double seconds
 		abort();
 	for (size_t k = 0; k < n; k++) {
 		id[k] = v->id[k];
-		goal[k] = steer_vehicle_state_at(w, k)->arrive_target;
+		goal[k] = goal_of(w, k);
 	}
 	double worst = worst_overlap(w, scratch);
 	int worst_tick = worst > 0 ? 0 : -1, all_at = -1, wall_tick = -1;
@@ -176,7 +183,7 @@ static void scenarios_fit_the_world(void)
 		      cases[k].name, v->count);
 		for (size_t i = 0; i < v->count; i++) {
 			double r = steer_vehicle_params_at(w, i)->radius;
-			steer_vec2 g = steer_vehicle_state_at(w, i)->arrive_target;
+			steer_vec2 g = goal_of(w, i);
 			CHECK(v->px[i] >= r && v->px[i] <= 1000 - r && v->py[i] >= r &&
 			          v->py[i] <= 600 - r,
 			      "%s: walker %zu starts at (%g, %g)", cases[k].name, i, v->px[i],
