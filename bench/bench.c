@@ -7,7 +7,9 @@
  * other) to show the max_neighbours cap bounding the cost. A benchmark prints
  * figures; it asserts nothing. The grid line is followed by where its ticks went,
  * phase by phase. --threads 1,2,4 runs the same start once per thread count and
- * ends with a scaling table, and whether every count gave the one-thread bits. */
+ * ends with a scaling table, and whether every count gave the one-thread bits.
+ * --crowd N times a crowd instead (crowd.c): N walkers with avoidance on, each to a
+ * random goal, among obstacles. */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <malloc.h>
 #include <math.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "behaviors.h"
+#include "crowd.h"
 #include "scenario.h"
 #include "steer/world.h"
 
@@ -27,6 +30,7 @@ typedef struct bench_opts {
 	double neighbours;
 	int naive, clustered;
 	int no_solid;    /* the world's solid rule off */
+	int crowd;       /* --crowd: the crowd workload (crowd.c) instead of the flock */
 	int threads[16]; /* the thread counts to run, in order */
 	int nthreads;
 	steer_simd_level simd; /* the world's cap */
@@ -62,6 +66,8 @@ static void usage(FILE *f)
 	        "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
 	        "                   [--no-solid] [--threads N[,N...]] [--simd scalar|avx2|avx512] "
 	        "[--seed S]\n"
+	        "       steer-bench --crowd N [--ticks T] [--no-solid] [--threads N] [--simd L] "
+	        "[--seed S]\n"
 	        "  N             boids (default 10000)\n"
 	        "  --ticks T     ticks to time (default: about one second's worth, <= 600)\n"
 	        "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
@@ -70,7 +76,10 @@ static void usage(FILE *f)
 	        "  --no-solid    turn the world's solid rule off (bodies may overlap)\n"
 	        "  --threads     split the tick over N threads (same bits for any N); a list\n"
 	        "                runs each count on the same start and prints a scaling table\n"
-	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n");
+	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n"
+	        "  --crowd N     N walkers with avoidance on, each to a random goal (a new one\n"
+	        "                on arrival) among circles and walls, at the flock's density;\n"
+	        "                timed after 10 untimed ticks\n");
 }
 
 /* "1,2,4": up to 16 counts, each 1..STEER_MAX_THREADS. More threads than cores are
@@ -118,6 +127,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			exit(0);
 		} else if (!strcmp(a, "--naive")) {
 			o->naive = 1;
+		} else if (!strcmp(a, "--crowd") && val) {
+			o->crowd = 1;
+			o->n = strtol(val, NULL, 10);
+			i++;
 		} else if (!strcmp(a, "--clustered")) {
 			o->clustered = 1;
 		} else if (!strcmp(a, "--no-solid")) {
@@ -149,6 +162,11 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			usage(stderr);
 			return -1;
 		}
+	}
+	if (o->crowd && (o->naive || o->clustered || o->nthreads > 1)) {
+		fprintf(stderr, "steer-bench: --crowd takes one thread count, and neither "
+		                "--naive nor --clustered\n");
+		return -1;
 	}
 	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0)) {
 		fprintf(stderr, "steer-bench: N must be 2..20000000, ticks >= 0, neighbours > 0\n");
@@ -449,6 +467,11 @@ int main(int argc, char **argv)
 	bench_opts o = {10000, 0, 10.0, 0, 0, 0, {1}, 1, STEER_SIMD_AVX512, 1};
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
+	if (o.crowd) {
+		crowd_opts c = {o.n,          o.ticks, 10,     o.neighbours,
+		                o.threads[0], o.simd,  o.seed, o.no_solid};
+		return crowd_bench(&c);
+	}
 	bench_result r[16];
 	for (int k = 0; k < o.nthreads; k++) {
 		if (k)

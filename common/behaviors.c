@@ -7,10 +7,29 @@ static steer_vec2 toward(const steer_agent *a, steer_vec2 dir_unit, double speed
 	return v2_sub(v2_scale(dir_unit, speed), a->v);
 }
 
+/* The steering that makes the change of velocity in one tick whatever the mass (the
+ * force is divided by it): a heavy vehicle that got only a share of the change it
+ * asked for would lag behind its desired speed and overshoot; a light one would get
+ * more than it asked for and oscillate. max_force / mass still bounds the change. */
+static steer_vec2 toward_exactly(const steer_agent *a, steer_vec2 dir_unit, double speed)
+{
+	return v2_scale(toward(a, dir_unit, speed), a->prm->mass);
+}
+
 steer_vec2 steer_seek(const steer_agent *a, steer_vec2 d)
 {
 	/* On the target there is no direction to seek: the desired velocity is zero. */
 	return toward(a, v2_norm(d), a->prm->max_speed);
+}
+
+steer_vec2 steer_seek_within(const steer_agent *a, steer_vec2 d, double dt)
+{
+	double dist = v2_len(d);
+	if (dist <= 0.0)
+		return v2_scale(a->v, -a->prm->mass);
+	/* Never more than the whole distance in one tick: with force to spare, a seeker
+	 * lands on its target instead of jumping past it and back every tick. */
+	return toward_exactly(a, v2_scale(d, 1.0 / dist), fmin(a->prm->max_speed, dist / dt));
 }
 
 steer_vec2 steer_flee(const steer_agent *a, steer_vec2 d)
@@ -24,19 +43,38 @@ steer_vec2 steer_flee(const steer_agent *a, steer_vec2 d)
 	return toward(a, away, a->prm->max_speed);
 }
 
-steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d)
+double steer_stopping_speed(const steer_params *p, double dist, double dt)
+{
+	double acc = p->max_force / p->mass;
+	if (!(acc > 0.0))
+		return 0.0; /* no force to brake with: ask for nothing, it changes nothing */
+	/* The largest v with v dt + (v^2 / (2 acc) - v dt / 2) <= dist: one tick at v,
+	 * then full braking tick by tick as the integrator does it (v += F dt, then
+	 * x += v dt). That is sqrt(2 acc dist + h^2) - h with h = acc dt / 2, a little
+	 * under the continuous sqrt(2 acc dist), which ticks overshoot; written without
+	 * the subtraction, which loses every digit when h is large. */
+	double h = acc * dt * 0.5, twice = 2.0 * acc * dist;
+	return twice / (sqrt(twice + h * h) + h);
+}
+
+steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d, double dt)
 {
 	const steer_params *p = a->prm;
 	double dist = v2_len(d);
 	if (dist <= 0.0)
-		return v2_scale(a->v, -1.0);
+		return v2_scale(a->v, -p->mass);
 	double speed;
 	if (p->decel == STEER_DECEL_LINEAR)
 		speed = dist >= p->slowing_radius ? p->max_speed
 		                                  : p->max_speed * dist / p->slowing_radius;
 	else
 		speed = fmin(dist / ((double)p->decel * 0.3), p->max_speed);
-	return toward(a, v2_scale(d, 1.0 / dist), speed);
+	/* The profile alone asks for speeds the vehicle cannot brake from in time when
+	 * max_force is small against max_speed, and for more than the whole distance in
+	 * one tick when it is large: either way it overshoots, or oscillates for ever. */
+	speed = fmin(speed, steer_stopping_speed(p, dist, dt));
+	speed = fmin(speed, dist / dt);
+	return toward_exactly(a, v2_scale(d, 1.0 / dist), speed);
 }
 
 /* Buckland's look-ahead: distance over the sum of both speeds. Seed 000's

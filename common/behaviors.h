@@ -17,8 +17,16 @@ typedef struct steer_agent {
 
 /* d is always target - position. */
 steer_vec2 steer_seek(const steer_agent *a, steer_vec2 d);
+/* The seek behaviour: steer_seek with the desired speed capped by dist / dt, so that
+ * it never asks to jump past the target in one tick of dt seconds. */
+steer_vec2 steer_seek_within(const steer_agent *a, steer_vec2 d, double dt);
 steer_vec2 steer_flee(const steer_agent *a, steer_vec2 d);
-steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d);
+/* The highest speed from which the vehicle, moving one more tick of dt and then
+ * braking at max_force / mass each tick, stops within dist. */
+double steer_stopping_speed(const steer_params *p, double dist, double dt);
+/* The deceleration profile's speed, capped by steer_stopping_speed and by dist / dt:
+ * no overshoot and no oscillation whatever max_speed and max_force are. */
+steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d, double dt);
 /* d: displacement to the other vehicle; ov: its velocity. */
 steer_vec2 steer_pursue(const steer_agent *a, steer_vec2 d, steer_vec2 ov);
 steer_vec2 steer_evade(const steer_agent *a, steer_vec2 d, steer_vec2 ov);

@@ -9,6 +9,7 @@
 
 #include "savefile.h"
 #include "scenario.h"
+#include "targets.h"
 #include "utf8.h"
 
 /* --- argument parsing ---------------------------------------------------------- */
@@ -821,6 +822,15 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 	steer_json_nums(b, flee, 2);
 	steer_strbuf_puts(b, ",\"arrive\":");
 	steer_json_nums(b, arrive, 2);
+	/* Where the vehicle steers for them: moved out of any obstacle they lie in. */
+	double clearance = steer_target_clearance(prm, v->behaviors[i]);
+	steer_vec2 seek_at = steer_target_free(w, st->seek_target, clearance);
+	steer_vec2 arrive_at = steer_target_free(w, st->arrive_target, clearance);
+	double seek_free[2] = {seek_at.x, seek_at.y}, arrive_free[2] = {arrive_at.x, arrive_at.y};
+	steer_strbuf_puts(b, ",\"seek_free\":");
+	steer_json_nums(b, seek_free, 2);
+	steer_strbuf_puts(b, ",\"arrive_free\":");
+	steer_json_nums(b, arrive_free, 2);
 	steer_strbuf_printf(b, ",\"pursue\":%u,\"evade\":%u,\"wander_angle\":", st->pursue_id,
 	                    st->evade_id);
 	steer_json_num(b, st->wander_angle);
@@ -832,7 +842,14 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 			steer_strbuf_puts(b, ",");
 		steer_json_nums(b, point, 2);
 	}
-	steer_strbuf_puts(b, "]}");
+	steer_strbuf_puts(b, "]");
+	if (st->path.count) {
+		steer_vec2 at = steer_target_free(w, st->path.points[st->path.index], clearance);
+		double free_at[2] = {at.x, at.y};
+		steer_strbuf_puts(b, ",\"free\":");
+		steer_json_nums(b, free_at, 2);
+	}
+	steer_strbuf_puts(b, "}");
 	for (size_t k = 0; k < steer_param_count; k++) {
 		const steer_param_def *d = &steer_param_defs[k];
 		steer_strbuf_printf(b, ",\"%s\":", d->name);

@@ -4,7 +4,8 @@
 #include <string.h>
 
 const char *const steer_scenario_names[] = {
-    "seek", "flee", "arrive", "pursuit", "avoid", "path", "flock", NULL,
+    "seek",  "flee",   "arrive",   "pursuit", "avoid", "path",
+    "flock", "circle", "crossing", "doorway", NULL,
 };
 
 steer_params steer_flock_params(void)
@@ -146,15 +147,155 @@ static steer_status load_flock(steer_world *w)
 	return STEER_OK;
 }
 
+/* The walkers of the crowd scenarios: the default vehicle (radius 5), keeping a
+ * clearance of 2 from walls and obstacles (the default 20 would close a door narrower
+ * than 50 to them). */
+static steer_params walker_params(uint32_t group)
+{
+	steer_params p = steer_params_default();
+	p.avoid_buffer = STEER_WALKER_BUFFER;
+	p.group = group;
+	return p;
+}
+
+/* A walker arriving at its goal and avoiding the others. */
+static steer_status add_walker(steer_world *w, steer_vec2 start, steer_vec2 goal, uint32_t group)
+{
+	steer_params p = walker_params(group);
+	uint32_t id;
+	steer_status st = steer_vehicle_add(w, start, v2(0, 0), &p, &id);
+	if (st == STEER_OK)
+		st = steer_vehicle_enable(w, id, STEER_AVOID, true);
+	return st != STEER_OK ? st : steer_vehicle_target(w, id, STEER_ARRIVE, goal);
+}
+
+steer_status steer_scenario_circle(steer_world *w, int n)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	double r = STEER_CIRCLE_SPACING * n / STEER_TAU;
+	if (n < 1 || r > 0.5 * fmin(c->width, c->height))
+		return STEER_ERR_INVALID;
+	for (int k = 0; k < n; k++) {
+		double a = STEER_TAU * k / n;
+		steer_vec2 at = v2(cos(a) * r, sin(a) * r);
+		steer_status st =
+		    add_walker(w, v2_add(centre(c), at), v2_sub(centre(c), at), (uint32_t)k % 4);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
+}
+
+int steer_scenario_circle_count(const steer_world_config *c)
+{
+	double r = STEER_CIRCLE_FILL * 0.5 * fmin(c->width, c->height);
+	return (int)fmin(STEER_CIRCLE_MAX, floor(STEER_TAU * r / STEER_CIRCLE_SPACING));
+}
+
+static steer_status load_circle(steer_world *w)
+{
+	int n = steer_scenario_circle_count(steer_world_config_get(w));
+	return n < 2 ? STEER_OK : steer_scenario_circle(w, n);
+}
+
+/* Two square blocks of walkers, one from the left to the right, one from the bottom
+ * to the top, that meet at right angles in the middle. Each keeps its place in the
+ * block: its goal is its start moved across the world. */
+static steer_status load_crossing(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	double side = 0.3 * fmin(c->width, c->height);
+	int per_row = (int)fmin(12.0, floor(side / STEER_CROWD_SPACING));
+	if (per_row < 1)
+		return STEER_OK;
+	double half = 0.5 * STEER_CROWD_SPACING * (per_row - 1);
+	double cx = 0.5 * c->width, cy = 0.5 * c->height;
+	double from_x = 0.5 * side, from_y = c->height - 0.5 * side;
+	for (int i = 0; i < per_row; i++)
+		for (int j = 0; j < per_row; j++) {
+			double u = STEER_CROWD_SPACING * i - half,
+			       v = STEER_CROWD_SPACING * j - half;
+			steer_status st = add_walker(w, v2(from_x + u, cy + v),
+			                             v2(c->width - from_x + u, cy + v), 1);
+			if (st == STEER_OK)
+				st = add_walker(w, v2(cx + u, from_y + v),
+				                v2(cx + u, c->height - from_y + v), 2);
+			if (st != STEER_OK)
+				return st;
+		}
+	return STEER_OK;
+}
+
+/* A walker that leaves by the door: a path through its two points, arriving at the
+ * goal (path arrives at its last waypoint). */
+static steer_status add_leaver(steer_world *w, steer_vec2 start, steer_vec2 door_in,
+                               steer_vec2 door_out, steer_vec2 goal)
+{
+	steer_params p = walker_params(1);
+	uint32_t id;
+	steer_status st = steer_vehicle_add(w, start, v2(0, 0), &p, &id);
+	if (st == STEER_OK)
+		st = steer_vehicle_enable(w, id, STEER_AVOID, true);
+	if (st == STEER_OK)
+		st = steer_vehicle_path_add(w, id, door_in);
+	if (st == STEER_OK)
+		st = steer_vehicle_path_add(w, id, door_out);
+	return st != STEER_OK ? st : steer_vehicle_path_add(w, id, goal);
+}
+
+/* A room of walls in the left half with a door in its right wall, a block of
+ * walkers inside, each arriving at its mirror image in the right half: they have to
+ * leave through the door. */
+static steer_status load_doorway(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	double x0 = 0.05 * c->width, x1 = 0.45 * c->width;
+	double y0 = 0.15 * c->height, y1 = 0.85 * c->height, cy = 0.5 * c->height;
+	double door = fmin(STEER_DOOR_WIDTH, 0.5 * (y1 - y0));
+	const steer_vec2 walls[5][2] = {
+	    {v2(x0, y0), v2(x1, y0)},
+	    {v2(x1, y1), v2(x0, y1)},
+	    {v2(x0, y1), v2(x0, y0)},
+	    {v2(x1, y0), v2(x1, cy - 0.5 * door)},
+	    {v2(x1, cy + 0.5 * door), v2(x1, y1)},
+	};
+	for (int k = 0; k < 5; k++) {
+		steer_status st = steer_wall_add(w, walls[k][0], walls[k][1], NULL);
+		if (st != STEER_OK)
+			return st;
+	}
+	/* The block, 20 u from the walls, at most 10 x 10. */
+	double room = fmin(x1 - x0, y1 - y0) - 2 * STEER_CROWD_SPACING;
+	int per_row = (int)fmin(10.0, floor(room / STEER_CROWD_SPACING) + 1);
+	double half = 0.5 * STEER_CROWD_SPACING * (per_row - 1);
+	double bx = 0.5 * (x0 + x1);
+	/* Avoidance only looks a few seconds ahead: a walker heading straight for its goal
+	 * would press against the wall beside the door. So each first makes for a point in
+	 * front of the door, then one past it, then its goal. */
+	steer_vec2 door_in = v2(x1 - STEER_CROWD_SPACING, cy),
+	           door_out = v2(x1 + STEER_CROWD_SPACING, cy);
+	for (int i = 0; i < per_row; i++)
+		for (int j = 0; j < per_row; j++) {
+			steer_vec2 at = v2(bx + STEER_CROWD_SPACING * i - half,
+			                   cy + STEER_CROWD_SPACING * j - half);
+			steer_status st =
+			    add_leaver(w, at, door_in, door_out, v2(c->width - at.x, at.y));
+			if (st != STEER_OK)
+				return st;
+		}
+	return STEER_OK;
+}
+
 static const struct {
 	const char *name;
 	steer_edges edges;
 	steer_status (*load)(steer_world *w);
 } scenarios[] = {
-    {"seek", STEER_EDGE_BOUNCE, load_seek},     {"flee", STEER_EDGE_BOUNCE, load_flee},
-    {"arrive", STEER_EDGE_BOUNCE, load_arrive}, {"pursuit", STEER_EDGE_WRAP, load_pursuit},
-    {"avoid", STEER_EDGE_BOUNCE, load_avoid},   {"path", STEER_EDGE_BOUNCE, load_path},
-    {"flock", STEER_EDGE_WRAP, load_flock},
+    {"seek", STEER_EDGE_BOUNCE, load_seek},         {"flee", STEER_EDGE_BOUNCE, load_flee},
+    {"arrive", STEER_EDGE_BOUNCE, load_arrive},     {"pursuit", STEER_EDGE_WRAP, load_pursuit},
+    {"avoid", STEER_EDGE_BOUNCE, load_avoid},       {"path", STEER_EDGE_BOUNCE, load_path},
+    {"flock", STEER_EDGE_WRAP, load_flock},         {"circle", STEER_EDGE_BOUNCE, load_circle},
+    {"crossing", STEER_EDGE_BOUNCE, load_crossing}, {"doorway", STEER_EDGE_BOUNCE, load_doorway},
 };
 
 steer_status steer_scenario_load(steer_world *w, const char *name)
@@ -166,6 +307,9 @@ steer_status steer_scenario_load(steer_world *w, const char *name)
 		steer_world_reset(w);
 		steer_status st =
 		    steer_world_set_bounds(w, c->width, c->height, scenarios[k].edges);
+		/* Every scenario runs with solid bodies, inside the bounds it sets. */
+		steer_world_set_solid(w, true);
+		steer_world_set_contain(w, false);
 		if (st == STEER_OK)
 			st = scenarios[k].load(w);
 		if (st != STEER_OK)

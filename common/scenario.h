@@ -12,6 +12,23 @@ extern const char *const steer_scenario_names[];
  * scenario is as reproducible as the seed. INVALID for an unknown name. */
 steer_status steer_scenario_load(steer_world *w, const char *name);
 
+/* The circle scenario (RVO2's classic): n walkers evenly spaced STEER_CIRCLE_SPACING
+ * apart around a circle at the world's centre, each arriving at its antipode with
+ * avoidance on. INVALID when n < 1 or the circle does not fit in the world.
+ * steer_scenario_load's `circle` places as many as the world holds
+ * (steer_scenario_circle_count) on a circle filling STEER_CIRCLE_FILL of it. */
+steer_status steer_scenario_circle(steer_world *w, int n);
+int steer_scenario_circle_count(const steer_world_config *c);
+#define STEER_CIRCLE_SPACING 20.0 /* u between neighbours on the circle: 4 radii */
+#define STEER_CIRCLE_FILL    0.9
+#define STEER_CIRCLE_MAX     2000.0
+/* u between neighbours in the blocks of the crossing and doorway scenarios */
+#define STEER_CROWD_SPACING 20.0
+/* The crowd scenarios' walkers' avoid_buffer */
+#define STEER_WALKER_BUFFER 2.0
+/* The doorway scenario's door: room for four bodies of radius 5 abreast */
+#define STEER_DOOR_WIDTH 40.0
+
 /* The parameters the flock scenario gives its boids: tuned so that they gather into
  * aligned groups instead of milling (see BEHAVIORS.md's measurements). */
 steer_params steer_flock_params(void);

@@ -8,6 +8,7 @@
 #include "flock.h"
 #include "motion.h"
 #include "pool.h"
+#include "targets.h"
 
 /* --- stepping ----------------------------------------------------------------- */
 
@@ -26,16 +27,18 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state 
 	if (path->count == 0)
 		return v2(0, 0);
 	steer_vec2 p = pos_of(&w->v, i);
-	steer_vec2 d = steer_world_delta(w, p, path->points[path->index]);
+	double r = steer_target_clearance(a->prm, w->v.behaviors[i]);
+	steer_vec2 d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
 	if (v2_len2(d) < a->prm->path_threshold * a->prm->path_threshold) {
 		if (path->index + 1 < path->count)
 			path->index++;
 		else if (path->loop)
 			path->index = 0;
-		d = steer_world_delta(w, p, path->points[path->index]);
+		d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
 	}
 	bool last = path->index + 1 == path->count;
-	return last && !path->loop ? steer_arrive(a, d) : steer_seek(a, d);
+	double dt = steer_world_dt(w);
+	return last && !path->loop ? steer_arrive(a, d, dt) : steer_seek_within(a, d, dt);
 }
 
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
@@ -54,9 +57,12 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	steer_vec2 p = pos_of(v, i);
 	steer_vec2 parts[STEER_PART_COUNT];
 	uint32_t mask = 0;
+	double clearance = steer_target_clearance(prm, b);
 
 	if (b & STEER_SEEK) {
-		parts[STEER_PART_SEEK] = steer_seek(&a, steer_world_delta(w, p, s->seek_target));
+		steer_vec2 t = steer_target_free(w, s->seek_target, clearance);
+		parts[STEER_PART_SEEK] =
+		    steer_seek_within(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_SEEK;
 	}
 	if (b & STEER_FLEE) {
@@ -64,8 +70,9 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		mask |= 1u << STEER_PART_FLEE;
 	}
 	if (b & STEER_ARRIVE) {
+		steer_vec2 t = steer_target_free(w, s->arrive_target, clearance);
 		parts[STEER_PART_ARRIVE] =
-		    steer_arrive(&a, steer_world_delta(w, p, s->arrive_target));
+		    steer_arrive(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_ARRIVE;
 	}
 	if (b & STEER_PURSUE) {

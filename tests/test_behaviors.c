@@ -87,6 +87,164 @@ static void arrive_stops_on_target_for_each_decel(void)
 	}
 }
 
+/* Arrive's desired speed is capped by what the vehicle can still brake from and by
+ * the distance it may cover in one tick, so neither a huge force (which would cross
+ * the whole distance and more in one tick) nor a weak one against a high top speed
+ * (braking distance far beyond slowing_radius) overshoots or oscillates. */
+static void arrive_at_any_speed(void)
+{
+	const struct {
+		double max_speed, max_force, mass, seconds;
+	} cases[] = {
+	    {1e6, 1e9, 1, 30},    /* the jump between 1000 and 17,667 */
+	    {300, 20, 1, 60},     /* braking distance 2,250 against slowing_radius 100 */
+	    {300, 80, 4, 60},     /* the same through mass */
+	    {300, 5, 0.25, 60},   /* and a light one */
+	    {1e9, 1e9, 1, 30},    /* the largest the parameters accept */
+	    {1e9, 1e-3, 1, 2000}, /* a top speed never reached: brakes from the start */
+	    {50, 1e9, 1, 30},     /* force enough to stop dead from any speed */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		for (uint8_t decel = STEER_DECEL_LINEAR; decel <= STEER_DECEL_SLOW; decel++) {
+			steer_world *w = make_world(2000, 1200, STEER_EDGE_NONE, 1);
+			steer_params p = steer_params_default();
+			p.max_speed = cases[k].max_speed;
+			p.max_force = cases[k].max_force;
+			p.mass = cases[k].mass;
+			p.decel = decel;
+			uint32_t id = add_vehicle(w, 1000, 600, 0, 0, &p);
+			steer_vec2 target = v2(1600, 600);
+			steer_vehicle_target(w, id, STEER_ARRIVE, target);
+			double overshoot = 0, arrived_at = -1, worst_after = 0;
+			int ticks = (int)(cases[k].seconds * 60);
+			for (int t = 0; t < ticks; t++) {
+				step(w, 1);
+				steer_vec2 q = pos(w, id);
+				overshoot = fmax(overshoot, q.x - target.x);
+				double d = dist(q, target);
+				if (arrived_at < 0 && d < 1.0)
+					arrived_at = t;
+				if (arrived_at >= 0)
+					worst_after = fmax(worst_after, d);
+			}
+			double d = dist(pos(w, id), target), s = v2_len(vel(w, id));
+			CHECK(overshoot <= 1.0,
+			      "speed %g force %g mass %g decel %u: overshot by %.3f", p.max_speed,
+			      p.max_force, p.mass, decel, overshoot);
+			CHECK(arrived_at >= 0 && worst_after <= 1.0,
+			      "speed %g force %g decel %u: within 1 at tick %.0f, then as far as "
+			      "%.3f",
+			      p.max_speed, p.max_force, decel, arrived_at, worst_after);
+			CHECK(d < 0.01 && s < 0.5,
+			      "speed %g force %g decel %u: rests %.4f off at %.3f", p.max_speed,
+			      p.max_force, decel, d, s);
+			steer_world_destroy(w);
+		}
+	}
+}
+
+/* Seek keeps its speed through the target (seek_reaches_and_overshoots) but never
+ * asks for more than the whole distance in one tick: with force to spare it lands on
+ * the target instead of jumping past it and back. */
+static void seek_never_jumps_past(void)
+{
+	steer_world *w = make_world(2000, 1200, STEER_EDGE_NONE, 1);
+	steer_params p = steer_params_default();
+	p.max_speed = 1e6;
+	p.max_force = 1e9;
+	uint32_t id = add_vehicle(w, 1000, 600, 0, 0, &p);
+	steer_vec2 target = v2(1600, 600);
+	steer_vehicle_target(w, id, STEER_SEEK, target);
+	double furthest = 0, max_x = 0;
+	for (int t = 0; t < 60; t++) {
+		step(w, 1);
+		max_x = fmax(max_x, pos(w, id).x);
+		if (t > 0)
+			furthest = fmax(furthest, dist(pos(w, id), target));
+	}
+	CHECK(max_x <= target.x + 1e-6, "jumped past the target to x %.3f", max_x);
+	CHECK(furthest < 1e-6, "left the target again: %.3f off", furthest);
+	steer_world_destroy(w);
+}
+
+/* Deepest overlap of vehicle id's body with obstacle circle c (radius cr) so far. */
+static double circle_overlap(const steer_world *w, uint32_t id, steer_vec2 c, double cr)
+{
+	return cr + steer_vehicle_params(w, id)->radius - dist(pos(w, id), c);
+}
+
+/* A target inside an obstacle stands for the nearest point where the body fits, taken
+ * every tick: here the circle comes after the target was set. Arrive rests there,
+ * outside the circle, instead of driving into it. */
+static void arrive_target_inside_a_circle(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, false); /* the rule that pushes bodies out is not tested here */
+	uint32_t id = add_vehicle(w, 100, 300, 0, 0, NULL);
+	steer_vehicle_target(w, id, STEER_ARRIVE, v2(600, 300));
+	steer_vec2 c = v2(610, 300);
+	CHECK(steer_obstacle_add(w, c, v2(0, 0), 30, NULL) == STEER_OK, "obstacle");
+	double worst = -1e9;
+	for (int t = 0; t < 60 * 20; t++) {
+		step(w, 1);
+		worst = fmax(worst, circle_overlap(w, id, c, 30));
+	}
+	CHECK(worst <= 0.05, "the body went %.2f into the circle", worst);
+	CHECK(dist(pos(w, id), v2(575, 300)) < 0.01 && v2_len(vel(w, id)) < 0.01,
+	      "rests at (%.3f, %.3f), not at the free point (575, 300)", pos(w, id).x,
+	      pos(w, id).y);
+	steer_world_destroy(w);
+}
+
+/* Seek (with force to land on its point) for a target inside a solid polygon: it lands
+ * on the nearest free point, the body against the nearest edge. */
+static void seek_target_inside_a_polygon(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, false);
+	steer_vec2 square[4] = {v2(500, 250), v2(600, 250), v2(600, 350), v2(500, 350)};
+	char err[128];
+	CHECK(steer_polygon_add(w, square, 4, false, NULL, err, sizeof err) == STEER_OK, "%s", err);
+	steer_params p = steer_params_default();
+	p.max_force = 1e9;
+	uint32_t id = add_vehicle(w, 900, 300, 0, 0, &p);
+	steer_vehicle_target(w, id, STEER_SEEK, v2(590, 300));
+	double min_x = 1e9;
+	for (int t = 0; t < 60 * 10; t++) {
+		step(w, 1);
+		min_x = fmin(min_x, pos(w, id).x);
+	}
+	CHECK(min_x >= 605 - 0.05, "the body went to x %.2f, into the polygon", min_x);
+	CHECK(dist(pos(w, id), v2(605, 300)) < 0.01, "ends at (%.3f, %.3f), not at (605, 300)",
+	      pos(w, id).x, pos(w, id).y);
+	steer_world_destroy(w);
+}
+
+/* A waypoint inside a circle, with avoidance and solid bodies: the vehicle cannot
+ * come within path_threshold of the waypoint itself (the circle is wider), so without
+ * the free point it would circle there for ever; it passes the free point and goes
+ * on to the last waypoint, never into the circle. */
+static void waypoint_inside_a_circle(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 1);
+	steer_world_set_solid(w, true);
+	steer_vec2 c = v2(500, 300);
+	CHECK(steer_obstacle_add(w, c, v2(0, 0), 60, NULL) == STEER_OK, "obstacle");
+	uint32_t id = add_vehicle(w, 100, 300, 0, 0, NULL);
+	steer_vehicle_enable(w, id, STEER_AVOID, true);
+	steer_vehicle_path_add(w, id, v2(490, 300));
+	steer_vehicle_path_add(w, id, v2(300, 100));
+	double worst = -1e9;
+	for (int t = 0; t < 60 * 20; t++) {
+		step(w, 1);
+		worst = fmax(worst, circle_overlap(w, id, c, 60));
+	}
+	CHECK(worst <= 0.05, "the body went %.2f into the circle", worst);
+	CHECK(dist(pos(w, id), v2(300, 100)) < 1.0,
+	      "ended at (%.1f, %.1f), not at the last waypoint", pos(w, id).x, pos(w, id).y);
+	steer_world_destroy(w);
+}
+
 /* Ticks until the chaser touches a target running straight along x: its body within
  * half a unit of the runner's (solid bodies stop it there). */
 static int ticks_to_catch(int use_pursue)
@@ -347,11 +505,42 @@ static void cruise_is_a_parameter(void)
 	steer_world_destroy(s.world);
 }
 
+/* `get` reports where the vehicle steers for its targets: the nearest free point of
+ * one inside an obstacle, and the target itself when it is free. */
+static void get_reports_free_targets(void)
+{
+	steer_session s = {.world = make_world(1000, 600, STEER_EDGE_NONE, 1)};
+	steer_reply r;
+	steer_reply_init(&r);
+	CHECK(strstr(run_line(&s, "spawn 100 300", &r), "\"id\":1"), "spawn");
+	CHECK(strstr(run_line(&s, "obstacle 610 300 30", &r), "\"id\":2"), "obstacle");
+	run_line(&s, "arrive 1 600 300", &r);
+	run_line(&s, "seek 1 100 500", &r);
+	run_line(&s, "waypoint 1 620 290", &r);
+	const char *got = run_line(&s, "get 1", &r);
+	const char *at = strstr(got, "\"arrive_free\":[");
+	double x = 0, y = 0;
+	CHECK(strstr(got, "\"arrive\":[600,300]") && at &&
+	          sscanf(at, "\"arrive_free\":[%lf,%lf]", &x, &y) == 2 && fabs(x - 575) < 1e-6 &&
+	          y == 300,
+	      "get: %s", got);
+	CHECK(strstr(got, "\"seek_free\":[100,500]"), "a free target moved: %s", got);
+	CHECK(strstr(got, "\"waypoints\":[[620,290]],\"free\":["), "the waypoint: %s", got);
+	steer_reply_free(&r);
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
 	RUN(seek_reaches_and_overshoots);
 	RUN(flee_runs_until_panic_distance);
 	RUN(arrive_stops_on_target_for_each_decel);
+	RUN(arrive_at_any_speed);
+	RUN(seek_never_jumps_past);
+	RUN(arrive_target_inside_a_circle);
+	RUN(seek_target_inside_a_polygon);
+	RUN(waypoint_inside_a_circle);
+	RUN(get_reports_free_targets);
 	RUN(pursue_beats_seek);
 	RUN(evade_keeps_farther_than_flee);
 	RUN(wander_moves_and_turns);
