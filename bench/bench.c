@@ -464,7 +464,12 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 
 int main(int argc, char **argv)
 {
-	bench_opts o = {10000, 0, 10.0, 0, 0, 0, {1}, 1, STEER_SIMD_AVX512, 1};
+	bench_opts o = {.n = 10000,
+	                .neighbours = 10.0,
+	                .threads = {1},
+	                .nthreads = 1,
+	                .simd = STEER_SIMD_AVX512,
+	                .seed = 1};
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
 	if (o.crowd) {
