@@ -1146,6 +1146,8 @@ static steer_status p_world(steer_command *c, int argc, char **argv, char *err, 
 			bool on = false;
 			if (k + 1 >= argc)
 				return fail(err, errlen, "%s: give on or off", argv[k]);
+			if (*rule >= 0)
+				return fail(err, errlen, "%s: given twice", argv[k]);
 			if (parse_onoff(argv[k + 1], &on, err, errlen))
 				return STEER_ERR_INVALID;
 			*rule = on;
@@ -1275,8 +1277,10 @@ static steer_status x_stats(const steer_command *c, steer_session *s, const stee
 	steer_json_num(b, cfg->width);
 	steer_strbuf_puts(b, ",\"height\":");
 	steer_json_num(b, cfg->height);
-	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"threads\":%d,\"simd\":\"%s\"",
-	                    steer_edges_name(cfg->edges), steer_world_threads(w),
+	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"solid\":%s,\"contain\":%s",
+	                    steer_edges_name(cfg->edges), cfg->solid ? "true" : "false",
+	                    cfg->contain ? "true" : "false");
+	steer_strbuf_printf(b, ",\"threads\":%d,\"simd\":\"%s\"", steer_world_threads(w),
 	                    steer_simd_name(steer_world_simd(w)));
 	if (!s->health_valid || s->health_tick != steer_world_tick(w)) {
 		s->health = steer_world_flock_health(w);

@@ -85,6 +85,10 @@ static void parses_and_runs_the_grammar(void)
 	      "bad rule value");
 	CHECK(starts(run(&s, NULL, "world 900 700 solid"), "ERR solid: give on or off"),
 	      "rule without a value");
+	CHECK(starts(run(&s, NULL, "world contain on contain off"), "ERR contain: given twice"),
+	      "a rule given twice");
+	CHECK(strstr(run(&s, NULL, "stats"), "\"solid\":true,\"contain\":true"),
+	      "stats shows the rules");
 	CHECK(starts(run(&s, NULL, "world 900 700 sticky"), "ERR 'sticky': want W H, then edges"),
 	      "unknown word");
 	CHECK(!strcmp(run(&s, NULL, "world 800 800 bounce"), "OK") && wc->solid && wc->contain,
