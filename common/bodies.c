@@ -431,7 +431,7 @@ static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
 
 /* A vehicle whose centre is inside a region (a solid polygon, outside a containing
  * one or the contained bounds) goes to the nearest point where its disc is free. */
-static steer_status free_one(steer_world *w, size_t i)
+static steer_status free_one(steer_world *w, size_t i, bool *moved)
 {
 	steer_vehicles *v = &w->v;
 	steer_vec2 p = pos_of(v, i), out;
@@ -444,6 +444,7 @@ static steer_status free_one(steer_world *w, size_t i)
 		return st;
 	v->px[i] = out.x;
 	v->py[i] = out.y;
+	*moved = true;
 	return STEER_OK;
 }
 
@@ -452,6 +453,7 @@ typedef struct guard_job {
 	bool starts, regions;
 	int parts;
 	steer_status st[STEER_POOL_MAX_THREADS];
+	bool freed[STEER_POOL_MAX_THREADS]; /* some vehicle of the part left a region */
 } guard_job;
 
 /* Each vehicle reads the static segments and writes only its own slot. */
@@ -460,20 +462,23 @@ static void guard_part(void *arg, int part)
 	guard_job *j = arg;
 	steer_world *w = j->w;
 	steer_status st = STEER_OK;
+	j->freed[part] = false;
 	size_t to = steer_part_from(w->v.count, part + 1, j->parts);
 	for (size_t i = steer_part_from(w->v.count, part, j->parts); i < to && st == STEER_OK;
 	     i++) {
 		if (j->starts)
 			st = guard_one(w, i, &w->avoid_hits[part]);
 		if (st == STEER_OK && j->regions)
-			st = free_one(w, i);
+			st = free_one(w, i, &j->freed[part]);
 	}
 	j->st[part] = st;
 }
 
-/* The guard and the way out of regions, before any contact is looked for. */
-static steer_status guard_moves(steer_world *w, int parts)
+/* The guard and the way out of regions, before any contact is looked for. *freed:
+ * some vehicle jumped out of a region, maybe far from where the flock's grid filed it. */
+static steer_status guard_moves(steer_world *w, int parts, bool *freed)
 {
+	*freed = false;
 	size_t nregions = 0;
 	(void)steer_geom_regions(w, &nregions);
 	guard_job j = {
@@ -482,9 +487,11 @@ static steer_status guard_moves(steer_world *w, int parts)
 	if (!j.starts && !j.regions)
 		return STEER_OK;
 	steer_pool_run(w->pool, guard_part, &j, parts);
-	for (int k = 0; k < parts; k++)
+	for (int k = 0; k < parts; k++) {
 		if (j.st[k] != STEER_OK)
 			return j.st[k];
+		*freed |= j.freed[k];
+	}
 	return STEER_OK;
 }
 
@@ -706,7 +713,8 @@ static steer_status out_of_regions(steer_world *w, const steer_bodies *b)
 	size_t nregions = 0;
 	(void)steer_geom_regions(w, &nregions);
 	for (size_t k = 0; nregions > 0 && k < b->inv_count; k++) {
-		steer_status st = free_one(w, b->inv[k]);
+		bool moved = false;
+		steer_status st = free_one(w, b->inv[k], &moved);
 		if (st != STEER_OK)
 			return st;
 	}
@@ -786,7 +794,8 @@ steer_status steer_bodies_resolve(steer_world *w)
 	steer_bodies *b = &w->bodies;
 	if (w->v.count == 0)
 		return STEER_OK;
-	steer_status st = guard_moves(w, steer_world_parts(w, w->v.count));
+	bool freed;
+	steer_status st = guard_moves(w, steer_world_parts(w, w->v.count), &freed);
 	if (st == STEER_OK)
 		st = new_marks(w, b);
 	if (st != STEER_OK)
@@ -801,7 +810,7 @@ steer_status steer_bodies_resolve(steer_world *w)
 	for (int r = 0; r < MAX_ROUNDS && again; r++) {
 		double reach = 2.0 * maxr + j.margin;
 		j.near2 = reach * reach;
-		st = round_of(w, &j, r == 0, &again);
+		st = round_of(w, &j, r == 0 && !freed, &again);
 		if (st != STEER_OK)
 			return st;
 	}
