@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "scenario.h"
 #include "testutil.h"
 
 #define TOL 0.01
@@ -358,6 +359,32 @@ static void a_crowd_pressed_against_a_wall(void)
 	steer_world_destroy(w);
 }
 
+/* Flockers on a lattice with a polygon drawn over some of them (the contacts are
+ * found over the flock's grid): after one tick every one is out of it, and none of
+ * those that came out overlaps another. */
+static void a_flock_under_a_new_polygon_comes_out(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_BOUNCE, 23);
+	steer_params p = steer_flock_params();
+	for (int y = 0; y < 40; y++)
+		for (int x = 0; x < 40; x++) {
+			uint32_t id = add_vehicle(w, 100 + 20 * x, 100 + 20 * y, 0, 0, &p);
+			if (steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK)
+				abort();
+		}
+	const steer_vec2 pts[] = {v2(445, 445), v2(515, 445), v2(515, 515), v2(445, 515)};
+	uint32_t poly;
+	char err[128];
+	if (steer_polygon_add(w, pts, 4, false, &poly, err, sizeof err) != STEER_OK)
+		abort();
+	step(w, 1);
+	CHECK(worst_segment(w, false) <= TOL, "overlap %.4f (2: a centre inside) after one tick",
+	      worst_segment(w, false));
+	step(w, 1);
+	CHECK(worst_pair(w) <= TOL, "overlap %.4f between two after two ticks", worst_pair(w));
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(two_hundred_arriving_pack_without_overlap_and_rest);
@@ -365,6 +392,7 @@ int main(void)
 	RUN(spawned_inside_a_circle_is_pushed_out);
 	RUN(a_seeker_never_crosses_a_wall);
 	RUN(spawned_inside_a_polygon_is_pushed_out);
+	RUN(a_flock_under_a_new_polygon_comes_out);
 	RUN(vehicles_stay_contained);
 	RUN(a_crowd_pressed_against_a_wall);
 	return CHECK_DONE();
