@@ -23,6 +23,8 @@
 #define CROWDING_LIMIT 8
 /* Relative slack on reaches compared with cell sizes, far above rounding. */
 #define REACH_SLACK (1.0 + 1e-6)
+/* A segment contact's mark: the vehicle is on the segment's left (a wall's back). */
+#define SIDE_BIT 0x80000000u
 
 void steer_bodies_init(steer_bodies *b)
 {
@@ -44,6 +46,9 @@ void steer_bodies_free(steer_bodies *b)
 		buf_free(&b->part[k]);
 	buf_free(&b->pairs);
 	buf_free(&b->circles);
+	buf_free(&b->segs);
+	free(b->px0);
+	free(b->py0);
 	free(b->inv);
 	free(b->ox);
 	free(b->oy);
@@ -330,6 +335,221 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	return STEER_OK;
 }
 
+/* The world's segments, and how many there are. */
+static const steer_segment *segments_of(const steer_world *w, size_t *n)
+{
+	return steer_geom_segments(w, n);
+}
+
+steer_status steer_bodies_note_starts(steer_world *w)
+{
+	steer_bodies *b = &w->bodies;
+	size_t nsegs = 0, n = w->v.count;
+	(void)segments_of(w, &nsegs);
+	b->starts_noted = false;
+	if (!w->cfg.solid || nsegs == 0 || n == 0)
+		return STEER_OK;
+	if (n > b->starts_cap) {
+		size_t cap;
+		if (steer_grow_cap(b->starts_cap, n, sizeof(double), &cap) != STEER_OK ||
+		    steer_resize((void **)&b->px0, cap, sizeof(double)) != STEER_OK ||
+		    steer_resize((void **)&b->py0, cap, sizeof(double)) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		b->starts_cap = cap;
+	}
+	memcpy(b->px0, w->v.px, n * sizeof(double));
+	memcpy(b->py0, w->v.py, n * sizeof(double));
+	b->starts_noted = true;
+	return STEER_OK;
+}
+
+/* The unit normal of a segment toward the side where q (relative to the segment's
+ * ends a) lies; the free side for a one-sided segment. */
+static steer_vec2 side_normal(const steer_segment *s, steer_vec2 a)
+{
+	if (!(s->flags & STEER_SEG_TWO_SIDED) || v2_dot(v2_scale(a, -1.0), s->n) >= 0.0)
+		return s->n;
+	return v2_scale(s->n, -1.0);
+}
+
+/* The tunnelling guard for vehicle i: when its centre's path from before the move
+ * crosses a segment (a one-sided one from its free side), it stops where its disc
+ * first touches the nearest such segment and loses the part of its velocity that
+ * pressed into it; the part along it stays. */
+static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
+{
+	steer_vehicles *v = &w->v;
+	const steer_bodies *b = &w->bodies;
+	steer_vec2 p0 = v2(b->px0[i], b->py0[i]);
+	steer_vec2 d = steer_world_delta(w, p0, pos_of(v, i));
+	if (d.x == 0.0 && d.y == 0.0)
+		return STEER_OK;
+	double r = params_of(w, i)->radius;
+	steer_vec2 lo = v2_add(p0, v2(fmin(d.x, 0.0), fmin(d.y, 0.0)));
+	steer_vec2 hi = v2_add(p0, v2(fmax(d.x, 0.0), fmax(d.y, 0.0)));
+	if (steer_geom_query_box(w, lo, hi, r, hits) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	size_t nsegs = 0;
+	const steer_segment *segs = segments_of(w, &nsegs);
+	double first = 2.0;
+	steer_vec2 fa = v2(0, 0), fb = v2(0, 0);
+	const steer_segment *hit = NULL;
+	for (size_t k = 0; k < hits->nsegments; k++) {
+		const steer_segment *s = &segs[hits->segments[k]];
+		steer_vec2 a, e;
+		steer_geom_seg_rel(w, s, p0, &a, &e);
+		if (!(s->flags & STEER_SEG_TWO_SIDED) && v2_dot(a, s->n) > 0.0)
+			continue; /* leaving the blocked side is allowed */
+		double tc, t;
+		if (!steer_seg_cross(v2(0, 0), d, a, e, &tc))
+			continue;
+		if (!steer_swept_disc_segment(v2(0, 0), d, r, a, e, &t))
+			t = tc;
+		if (t < first) {
+			first = t;
+			fa = a;
+			fb = e;
+			hit = s;
+		}
+	}
+	if (!hit)
+		return STEER_OK;
+	steer_vec2 c = v2_scale(d, first); /* the centre at first touch, from p0 */
+	steer_vec2 q = v2_sub(c, steer_seg_closest(fa, fb, c));
+	double ql = sqrt(v2_len2(q));
+	steer_vec2 n = ql > 0.0 ? v2_scale(q, 1.0 / ql) : side_normal(hit, fa);
+	double vn = v->vx[i] * n.x + v->vy[i] * n.y;
+	if (vn < 0.0) {
+		v->vx[i] -= vn * n.x;
+		v->vy[i] -= vn * n.y;
+	}
+	v->px[i] = p0.x + c.x;
+	v->py[i] = p0.y + c.y;
+	steer_apply_edges(&w->cfg, &v->px[i], &v->py[i], &v->vx[i], &v->vy[i]);
+	return STEER_OK;
+}
+
+/* A vehicle whose centre is inside a region (a solid polygon, outside a containing
+ * one or the contained bounds) goes to the nearest point where its disc is free. */
+static steer_status free_one(steer_world *w, size_t i, bool *moved)
+{
+	steer_vehicles *v = &w->v;
+	steer_vec2 p = pos_of(v, i), out;
+	if (!steer_geom_in_region(w, p))
+		return STEER_OK;
+	steer_status st = steer_geom_free_point(w, p, params_of(w, i)->radius, &out);
+	if (st == STEER_ERR_NOENT)
+		return STEER_OK; /* no room anywhere: nowhere better to go */
+	if (st != STEER_OK)
+		return st;
+	v->px[i] = out.x;
+	v->py[i] = out.y;
+	*moved = true;
+	return STEER_OK;
+}
+
+typedef struct guard_job {
+	steer_world *w;
+	bool starts, regions;
+	int parts;
+	steer_status st[STEER_POOL_MAX_THREADS];
+	bool freed[STEER_POOL_MAX_THREADS]; /* some vehicle of the part left a region */
+} guard_job;
+
+/* Each vehicle reads the static segments and writes only its own slot. */
+static void guard_part(void *arg, int part)
+{
+	guard_job *j = arg;
+	steer_world *w = j->w;
+	steer_status st = STEER_OK;
+	j->freed[part] = false;
+	size_t to = steer_part_from(w->v.count, part + 1, j->parts);
+	for (size_t i = steer_part_from(w->v.count, part, j->parts); i < to && st == STEER_OK;
+	     i++) {
+		if (j->starts)
+			st = guard_one(w, i, &w->avoid_hits[part]);
+		if (st == STEER_OK && j->regions)
+			st = free_one(w, i, &j->freed[part]);
+	}
+	j->st[part] = st;
+}
+
+/* The guard and the way out of regions, before any contact is looked for. *freed:
+ * some vehicle jumped out of a region, maybe far from where the flock's grid filed it. */
+static steer_status guard_moves(steer_world *w, int parts, bool *freed)
+{
+	*freed = false;
+	size_t nregions = 0;
+	(void)steer_geom_regions(w, &nregions);
+	guard_job j = {
+	    .w = w, .starts = w->bodies.starts_noted, .regions = nregions > 0, .parts = parts};
+	w->bodies.starts_noted = false;
+	if (!j.starts && !j.regions)
+		return STEER_OK;
+	steer_pool_run(w->pool, guard_part, &j, parts);
+	for (int k = 0; k < parts; k++) {
+		if (j.st[k] != STEER_OK)
+			return j.st[k];
+		*freed |= j.freed[k];
+	}
+	return STEER_OK;
+}
+
+/* Vehicle i's segment contacts: those within the margin of its disc. One-sided
+ * segments count only seen from their free side (the back of a polygon's far edge
+ * is not a contact); walls note the side the vehicle is on, which it is kept to. */
+static void segs_of_vehicle(const scan_job *j, uint32_t i, steer_geom_hits *hits,
+                            steer_body_buf *out)
+{
+	steer_world *w = j->w;
+	double r = params_of(w, i)->radius;
+	steer_vec2 p = pos_of(&w->v, i);
+	if (steer_geom_query(w, p, r + j->margin, hits) != STEER_OK) {
+		out->st = STEER_ERR_NOMEM;
+		return;
+	}
+	size_t nsegs = 0;
+	const steer_segment *segs = segments_of(w, &nsegs);
+	for (size_t k = 0; k < hits->nsegments; k++) {
+		uint32_t s = hits->segments[k];
+		steer_vec2 a, e;
+		steer_geom_seg_rel(w, &segs[s], p, &a, &e);
+		bool left = v2_dot(a, segs[s].n) > 0.0;
+		if (left && !(segs[s].flags & STEER_SEG_TWO_SIDED))
+			continue;
+		buf_push(out, i, s | (left ? SIDE_BIT : 0u));
+	}
+}
+
+static void segs_part(void *arg, int part)
+{
+	const scan_job *j = arg;
+	const steer_grid *g = j->g;
+	steer_body_buf *out = &j->b->part[part];
+	out->count = 0;
+	out->st = STEER_OK;
+	size_t to = steer_part_from(g->count, part + 1, j->parts);
+	for (size_t k = steer_part_from(g->count, part, j->parts); k < to && out->st == STEER_OK;
+	     k++)
+		segs_of_vehicle(j, g->items[k], &j->w->avoid_hits[part], out);
+}
+
+/* The segment contacts in the grid's order (cells, ids within them), into b->segs. */
+static steer_status find_segs(scan_job *j)
+{
+	steer_bodies *b = j->b;
+	b->segs.count = 0;
+	size_t nsegs = 0;
+	(void)segments_of(j->w, &nsegs);
+	if (nsegs == 0)
+		return STEER_OK;
+	steer_pool_run(j->w->pool, segs_part, j, j->parts);
+	for (int k = 0; k < j->parts; k++)
+		if (b->part[k].st != STEER_OK || buf_append(&b->segs, &b->part[k]) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
 /* --- resolving them ----------------------------------------------------------------- */
 
 /* Notes vehicle i as in contact, with where it is and how fast it goes. */
@@ -368,6 +588,37 @@ static steer_vec2 tie_direction(const steer_world *w, uint32_t a, uint32_t b)
 	double t = steer_hash_unit(w->cfg.seed, lo << 32 | hi, w->tick) * STEER_TAU;
 	steer_vec2 d = v2(cos(t), sin(t));
 	return a < b ? d : v2(-d.x, -d.y);
+}
+
+/* Vehicle i out of a segment, all the way (segments do not move): along the normal
+ * to the side it was found on when it is beside the segment, else straight away from
+ * the nearer end. True when the overlap was above the settling threshold. */
+static bool resolve_segment(steer_world *w, uint32_t i, uint32_t mark)
+{
+	steer_vehicles *v = &w->v;
+	size_t nsegs = 0;
+	const steer_segment *s = &segments_of(w, &nsegs)[mark & ~SIDE_BIT];
+	double r = params_of(w, i)->radius;
+	steer_vec2 a, e;
+	steer_geom_seg_rel(w, s, pos_of(v, i), &a, &e);
+	steer_vec2 n = mark & SIDE_BIT ? v2_scale(s->n, -1.0) : s->n;
+	steer_vec2 ab = v2_sub(e, a);
+	double l2 = v2_len2(ab), u = l2 > 0.0 ? -v2_dot(a, ab) / l2 : 0.0;
+	double over;
+	if (u > 0.0 && u < 1.0) {
+		over = r + v2_dot(a, n); /* r minus the centre's height above the segment */
+	} else {
+		steer_vec2 q = u <= 0.0 ? a : e;
+		double d = sqrt(v2_len2(q));
+		over = r - d;
+		if (d > 0.0)
+			n = v2_scale(q, -1.0 / d);
+	}
+	if (over <= 0.0)
+		return false;
+	v->px[i] += n.x * over;
+	v->py[i] += n.y * over;
+	return over > SETTLED_SHARE * TOLERANCE * r;
 }
 
 /* One pass over the contacts, each resolved in turn: vehicles pushed apart along
@@ -413,6 +664,8 @@ static bool resolve_pass(steer_world *w, const steer_bodies *b, bool wrap)
 		v->px[i] += n.x * over;
 		v->py[i] += n.y * over;
 	}
+	for (size_t k = 0; k < b->segs.count; k++)
+		unsettled |= resolve_segment(w, b->segs.at[k].a, b->segs.at[k].b);
 	return unsettled;
 }
 
@@ -451,6 +704,21 @@ static void settle_velocities(steer_world *w, const steer_bodies *b, bool wrap)
 		v->vy[i] = vy;
 		steer_apply_edges(&w->cfg, &v->px[i], &v->py[i], &v->vx[i], &v->vy[i]);
 	}
+}
+
+/* The pushes keep centres out of the regions; one pushed in by a crowd all the same
+ * goes to the nearest free point. */
+static steer_status out_of_regions(steer_world *w, const steer_bodies *b)
+{
+	size_t nregions = 0;
+	(void)steer_geom_regions(w, &nregions);
+	for (size_t k = 0; nregions > 0 && k < b->inv_count; k++) {
+		bool moved = false;
+		steer_status st = free_one(w, b->inv[k], &moved);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
 }
 
 /* The largest radius of any vehicle. */
@@ -498,6 +766,8 @@ static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *agai
 		b->pairs.count = 0;
 	if (st == STEER_OK)
 		st = find_circles(j);
+	if (st == STEER_OK)
+		st = find_segs(j);
 	for (size_t k = 0; st == STEER_OK && k < b->pairs.count; k++) {
 		st = involve(w, b, b->pairs.at[k].a);
 		if (st == STEER_OK)
@@ -505,6 +775,8 @@ static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *agai
 	}
 	for (size_t k = 0; st == STEER_OK && k < b->circles.count; k++)
 		st = involve(w, b, b->circles.at[k].a);
+	for (size_t k = 0; st == STEER_OK && k < b->segs.count; k++)
+		st = involve(w, b, b->segs.at[k].a);
 	if (st != STEER_OK)
 		return st;
 	for (size_t k = 0; k < b->inv_count; k++) {
@@ -522,7 +794,10 @@ steer_status steer_bodies_resolve(steer_world *w)
 	steer_bodies *b = &w->bodies;
 	if (w->v.count == 0)
 		return STEER_OK;
-	steer_status st = new_marks(w, b);
+	bool freed;
+	steer_status st = guard_moves(w, steer_world_parts(w, w->v.count), &freed);
+	if (st == STEER_OK)
+		st = new_marks(w, b);
 	if (st != STEER_OK)
 		return st;
 	double maxr = largest_radius(w);
@@ -535,10 +810,13 @@ steer_status steer_bodies_resolve(steer_world *w)
 	for (int r = 0; r < MAX_ROUNDS && again; r++) {
 		double reach = 2.0 * maxr + j.margin;
 		j.near2 = reach * reach;
-		st = round_of(w, &j, r == 0, &again);
+		st = round_of(w, &j, r == 0 && !freed, &again);
 		if (st != STEER_OK)
 			return st;
 	}
+	st = out_of_regions(w, b);
+	if (st != STEER_OK)
+		return st;
 	settle_velocities(w, b, j.wrap);
 	return STEER_OK;
 }

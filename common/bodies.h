@@ -1,6 +1,9 @@
 /* Solid bodies (the world's `solid` rule): after the moves, a position-correction
  * pass pushes apart every two vehicles whose discs overlap and pushes every vehicle
- * out of the circles it overlaps, then makes the velocities agree with the
+ * out of the circles, walls, polygon edges and contained bounds it overlaps (a vehicle
+ * whose move would take its centre across a segment is first stopped where it touches
+ * it, so nothing tunnels; one whose centre is inside a region is moved to the nearest
+ * free point), then makes the velocities agree with the
  * corrected motion, so that pushed vehicles stop pressing and crowds come to rest.
  *
  * Contacts are found over a grid (the flock's when every vehicle flocks and its
@@ -11,6 +14,7 @@
 #ifndef STEER_BODIES_H
 #define STEER_BODIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +38,13 @@ typedef struct steer_bodies {
 	steer_grid grid; /* all vehicles, when the flock's grid will not do */
 	steer_body_buf part[STEER_POOL_MAX_THREADS]; /* each part's contacts */
 	steer_body_buf pairs, circles;               /* all of them, in order */
+	/* (vehicle slot, segment index | SIDE bit when the vehicle is on its left). */
+	steer_body_buf segs;
+	/* Where every vehicle was before the moves, noted only when there are segments
+	 * (the tunnelling guard's paths start there). */
+	double *px0, *py0;
+	size_t starts_cap;
+	bool starts_noted;
 	/* The vehicles in some contact this tick: their slots, and where they were and
 	 * how fast they went after the moves (ox..), and at the last detection (rx..). */
 	uint32_t *inv;
@@ -49,6 +60,9 @@ void steer_bodies_init(steer_bodies *b);
 void steer_bodies_free(steer_bodies *b);
 
 struct steer_world;
+/* Notes where the vehicles are before the moves when the world is solid and has
+ * segments (else nothing): STEER_OK or STEER_ERR_NOMEM. */
+steer_status steer_bodies_note_starts(struct steer_world *w);
 /* Corrects the positions (and velocities) the tick's moves left: STEER_OK, or
  * STEER_ERR_NOMEM when scratch cannot grow (the moves then stand uncorrected). */
 steer_status steer_bodies_resolve(struct steer_world *w);

@@ -433,6 +433,8 @@ steer_status steer_world_step(steer_world *w)
 		st = steer_geom_update(w); /* the obstacle index, for this tick's queries */
 	if (st == STEER_OK)
 		st = steer_avoid_index(w);
+	if (st == STEER_OK)
+		st = steer_bodies_note_starts(w); /* the tunnelling guard's starts */
 	if (st != STEER_OK)
 		return st;
 	double t1 = phase_clock(w);

@@ -1,9 +1,11 @@
 /* The solid rule: after every tick no two vehicles overlap and none overlaps an
  * obstacle, beyond 1% of the smaller radius; crowds that press together come to
  * rest; with the rule off, bodies pass through each other as before. */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "check.h"
+#include "scenario.h"
 #include "testutil.h"
 
 #define TOL 0.01
@@ -166,10 +168,232 @@ static void spawned_inside_a_circle_is_pushed_out(void)
 	steer_world_destroy(w);
 }
 
+/* --- walls, polygons and bounds --------------------------------------------------- */
+
+/* The deepest overlap of a disc at p of radius r with segment a-b, as a share of r. */
+static double seg_overlap(steer_vec2 p, double r, steer_vec2 a, steer_vec2 b)
+{
+	steer_vec2 ab = v2_sub(b, a);
+	double t = v2_dot(v2_sub(p, a), ab) / v2_len2(ab);
+	t = t < 0 ? 0 : t > 1 ? 1 : t;
+	return (r - dist(p, v2_add(a, v2_scale(ab, t)))) / r;
+}
+
+/* Whether p is inside polygon pts (the ray rule). */
+static bool in_polygon(steer_vec2 p, const steer_vec2 *pts, size_t n)
+{
+	bool in = false;
+	for (size_t k = 0, l = n - 1; k < n; l = k++)
+		if ((pts[k].y > p.y) != (pts[l].y > p.y) &&
+		    p.x <
+		        pts[k].x + (p.y - pts[k].y) / (pts[l].y - pts[k].y) * (pts[l].x - pts[k].x))
+			in = !in;
+	return in;
+}
+
+/* The deepest overlap of a vehicle with a wall, a polygon's edge or the contained
+ * bounds (bounce world), as a share of its radius; 2 when a centre is inside a solid
+ * polygon or outside a containing one or the contained bounds. */
+static double worst_segment(const steer_world *w, bool contain)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	size_t nw = 0, np = 0;
+	const steer_wall *wl = steer_world_walls(w, &nw);
+	const steer_polygon *pg = steer_world_polygons(w, &np);
+	const steer_world_config *c = steer_world_config_get(w);
+	double worst = 0.0;
+	for (size_t i = 0; i < v->count; i++) {
+		double r = steer_vehicle_params_at(w, i)->radius;
+		steer_vec2 p = v2(v->px[i], v->py[i]);
+		for (size_t k = 0; k < nw; k++)
+			worst = fmax(worst, seg_overlap(p, r, wl[k].a, wl[k].b));
+		for (size_t k = 0; k < np; k++) {
+			for (size_t e = 0; e < pg[k].count; e++)
+				worst =
+				    fmax(worst, seg_overlap(p, r, pg[k].points[e],
+				                            pg[k].points[(e + 1) % pg[k].count]));
+			if (in_polygon(p, pg[k].points, pg[k].count) != pg[k].inside)
+				worst = 2.0;
+		}
+		if (contain) {
+			double edge = fmin(fmin(p.x, c->width - p.x), fmin(p.y, c->height - p.y));
+			worst = fmax(worst, edge < 0 ? 2.0 : (r - edge) / r);
+		}
+	}
+	return worst;
+}
+
+/* A seeker driven at a thin wall between it and its target: its centre never
+ * reaches the wall's line and its disc never overlaps the wall beyond the tolerance;
+ * fast: at max_speed 1e5 one tick's move is far longer than the world. */
+static void seek_at_wall(bool fast)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 5);
+	uint32_t wall;
+	if (steer_wall_add(w, v2(500, 100), v2(500, 500), &wall) != STEER_OK)
+		abort();
+	steer_params p = steer_params_default();
+	if (fast) {
+		p.max_speed = 1e5;
+		p.max_force = 1e9;
+	}
+	uint32_t id = add_vehicle(w, 300, 310, 0, 0, &p);
+	if (steer_vehicle_target(w, id, STEER_SEEK, v2(700, 290)) != STEER_OK)
+		abort();
+	double worst = 0.0, far = 0.0;
+	for (int t = 0; t < 600; t++) {
+		step(w, 1);
+		worst = fmax(worst, worst_segment(w, false));
+		far = fmax(far, pos(w, id).x);
+	}
+	CHECK(far < 500.0, "%s: the seeker's centre reached x = %.2f, past the wall at 500",
+	      fast ? "fast" : "normal", far);
+	CHECK(worst <= TOL, "%s: overlap %.4f of the radius with the wall",
+	      fast ? "fast" : "normal", worst);
+	CHECK(far > 490.0, "%s: the seeker stopped at x = %.2f, short of the wall",
+	      fast ? "fast" : "normal", far);
+	CHECK(world_finite(w), "not finite");
+	steer_world_destroy(w);
+}
+
+static void a_seeker_never_crosses_a_wall(void)
+{
+	seek_at_wall(false);
+	seek_at_wall(true);
+}
+
+/* Vehicles spawned inside a solid polygon (a concave one, on its vertices and deep
+ * inside) are out of it after one tick. */
+static void spawned_inside_a_polygon_is_pushed_out(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_BOUNCE, 3);
+	const steer_vec2 pts[] = {v2(300, 300), v2(700, 300), v2(700, 700), v2(500, 500),
+	                          v2(300, 700)};
+	uint32_t poly;
+	char err[128];
+	if (steer_polygon_add(w, pts, 5, false, &poly, err, sizeof err) != STEER_OK)
+		abort();
+	steer_params p = steer_params_default();
+	add_vehicle(w, 500, 400, 0, 0, &p);
+	add_vehicle(w, 350, 320, 0, 0, &p);
+	add_vehicle(w, 680, 650, 0, 0, &p);
+	add_vehicle(w, 300, 300, 0, 0, &p);
+	add_vehicle(w, 302, 500, 0, 0, &p);
+	step(w, 1);
+	CHECK(worst_segment(w, false) <= TOL, "overlap %.4f (2: a centre inside) after one tick",
+	      worst_segment(w, false));
+	steer_world_destroy(w);
+}
+
+/* Fast wanderers inside a containing polygon, and in a bounce world with contain
+ * on, never leave it nor overlap its edges beyond the tolerance. */
+static steer_world *wanderers(bool polygon)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_BOUNCE, 11);
+	if (polygon) {
+		const steer_vec2 pts[] = {v2(100, 100), v2(900, 150), v2(500, 500), v2(850, 900),
+		                          v2(150, 850)};
+		uint32_t poly;
+		char err[128];
+		if (steer_polygon_add(w, pts, 5, true, &poly, err, sizeof err) != STEER_OK)
+			abort();
+	} else if (steer_world_set_contain(w, true) != STEER_OK) {
+		abort();
+	}
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_params_default();
+	p.max_speed = 2000;
+	p.max_force = 20000;
+	for (int k = 0; k < 60; k++) {
+		double x = steer_rng_range(rng, 200, 400), y = steer_rng_range(rng, 200, 700);
+		uint32_t id = add_vehicle(w, x, y, steer_rng_range(rng, -2000, 2000),
+		                          steer_rng_range(rng, -2000, 2000), &p);
+		if (steer_vehicle_enable(w, id, STEER_WANDER, true) != STEER_OK)
+			abort();
+	}
+	return w;
+}
+
+static void vehicles_stay_contained(void)
+{
+	for (int k = 0; k < 2; k++) {
+		steer_world *w = wanderers(k == 0);
+		double worst = 0.0;
+		for (int t = 0; t < 600; t++) {
+			step(w, 1);
+			worst = fmax(worst, worst_segment(w, k == 1));
+		}
+		CHECK(worst <= TOL, "%s: overlap %.4f (2: a centre outside)",
+		      k == 0 ? "containing polygon" : "contain on", worst);
+		steer_world_destroy(w);
+	}
+}
+
+/* 300 arrivers whose target is behind a wall press against it: at the end none
+ * overlaps the wall or another beyond the tolerance, and none is past it. */
+static void a_crowd_pressed_against_a_wall(void)
+{
+	steer_world *w = make_world(2000, 2000, STEER_EDGE_BOUNCE, 17);
+	uint32_t wall;
+	if (steer_wall_add(w, v2(1000, 500), v2(1000, 1500), &wall) != STEER_OK)
+		abort();
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_params_default();
+	for (int k = 0; k < 300; k++) {
+		double x = steer_rng_range(rng, 300, 800), y = steer_rng_range(rng, 700, 1300);
+		uint32_t id = add_vehicle(w, x, y, 0, 0, &p);
+		if (steer_vehicle_target(w, id, STEER_ARRIVE, v2(1030, 1000)) != STEER_OK)
+			abort();
+	}
+	double crossed = 0.0;
+	for (int t = 0; t < 900; t++) {
+		step(w, 1);
+		const steer_vehicles *v = steer_world_vehicles(w);
+		for (size_t i = 0; i < v->count; i++)
+			crossed = fmax(crossed, v->px[i]);
+	}
+	CHECK(crossed < 1000.0, "a centre reached x = %.2f, past the wall", crossed);
+	CHECK(worst_segment(w, false) <= TOL, "overlap %.4f with the wall",
+	      worst_segment(w, false));
+	CHECK(worst_pair(w) <= TOL, "overlap %.4f between two", worst_pair(w));
+	steer_world_destroy(w);
+}
+
+/* Flockers on a lattice with a polygon drawn over some of them (the contacts are
+ * found over the flock's grid): after one tick every one is out of it, and none of
+ * those that came out overlaps another. */
+static void a_flock_under_a_new_polygon_comes_out(void)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_BOUNCE, 23);
+	steer_params p = steer_flock_params();
+	for (int y = 0; y < 40; y++)
+		for (int x = 0; x < 40; x++) {
+			uint32_t id = add_vehicle(w, 100 + 20 * x, 100 + 20 * y, 0, 0, &p);
+			if (steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK)
+				abort();
+		}
+	const steer_vec2 pts[] = {v2(445, 445), v2(515, 445), v2(515, 515), v2(445, 515)};
+	uint32_t poly;
+	char err[128];
+	if (steer_polygon_add(w, pts, 4, false, &poly, err, sizeof err) != STEER_OK)
+		abort();
+	step(w, 1);
+	CHECK(worst_segment(w, false) <= TOL, "overlap %.4f (2: a centre inside) after one tick",
+	      worst_segment(w, false));
+	step(w, 1);
+	CHECK(worst_pair(w) <= TOL, "overlap %.4f between two after two ticks", worst_pair(w));
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(two_hundred_arriving_pack_without_overlap_and_rest);
 	RUN(a_head_on_pair_does_not_interpenetrate);
 	RUN(spawned_inside_a_circle_is_pushed_out);
+	RUN(a_seeker_never_crosses_a_wall);
+	RUN(spawned_inside_a_polygon_is_pushed_out);
+	RUN(a_flock_under_a_new_polygon_comes_out);
+	RUN(vehicles_stay_contained);
+	RUN(a_crowd_pressed_against_a_wall);
 	return CHECK_DONE();
 }

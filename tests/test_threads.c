@@ -287,10 +287,44 @@ static steer_world *solid_flock(int threads)
 	return w;
 }
 
+/* A solid crowd among walls, a solid polygon and the contained bounds: arrivers (some
+ * fast enough to need the tunnelling guard) pack against a wall and the polygon. */
+static steer_world *solid_walls(int threads)
+{
+	steer_world *w = make_world(3000, 3000, STEER_EDGE_BOUNCE, 21);
+	set_threads(w, threads);
+	steer_world_set_solid(w, true);
+	if (steer_world_set_contain(w, true) != STEER_OK)
+		abort();
+	uint32_t id;
+	char err[128];
+	const steer_vec2 pts[] = {v2(1400, 1600), v2(1700, 1600), v2(1550, 1700), v2(1700, 1800),
+	                          v2(1400, 1800)};
+	if (steer_wall_add(w, v2(1200, 1300), v2(1800, 1350), &id) != STEER_OK ||
+	    steer_polygon_add(w, pts, 5, false, &id, err, sizeof err) != STEER_OK)
+		abort();
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_params_default();
+	steer_params fast = p;
+	fast.max_speed = 1e4;
+	fast.max_force = 1e7;
+	for (int k = 0; k < 6001; k++) {
+		double a = steer_rng_range(rng, 0, STEER_TAU);
+		double r = 1400 * sqrt(steer_rng_range(rng, 0, 1));
+		uint32_t v =
+		    add_vehicle(w, 1500 + r * cos(a), 1500 + r * sin(a), 0, 0, k % 7 ? &p : &fast);
+		if (steer_vehicle_target(w, v, STEER_ARRIVE, v2(1500, 1500)) != STEER_OK)
+			abort();
+	}
+	step(w, 40);
+	return w;
+}
+
 static void solid_worlds_give_the_same_bits(void)
 {
 	same_bits_for_every_count("solid crowd", solid_crowd);
 	same_bits_for_every_count("solid flock", solid_flock);
+	same_bits_for_every_count("solid walls", solid_walls);
 }
 
 /* Vehicle k's behaviours in the mixed world: every behaviour and many mixtures. */
