@@ -185,17 +185,6 @@ static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, 
 	}
 }
 
-/* The first cell of a part: where part / parts of the members have gone by. */
-static size_t part_cell(const steer_grid *g, int part, int parts)
-{
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	if (part == parts)
-		return cells;
-	return part == 0
-	           ? 0
-	           : steer_first_at_least(g->start, cells, steer_part_from(g->count, part, parts));
-}
-
 static void scan_part(void *arg, int part)
 {
 	const scan_job *j = arg;
@@ -204,8 +193,8 @@ static void scan_part(void *arg, int part)
 	out->st = STEER_OK;
 	/* A relative hair more, for the rounding of positions into cells. */
 	double reach = (sqrt(j->near2) + j->extra) * REACH_SLACK;
-	scan_cells(j, part_cell(j->g, part, j->parts), part_cell(j->g, part + 1, j->parts), reach,
-	           out);
+	scan_cells(j, steer_grid_part_cell(j->g, part, j->parts),
+	           steer_grid_part_cell(j->g, part + 1, j->parts), reach, out);
 }
 
 /* Within each of the part's cells, members in id order (the flock's grid has them
@@ -216,8 +205,8 @@ static void sort_part(void *arg, int part)
 	const steer_grid *g = j->g;
 	const uint32_t *id = j->w->v.id;
 	uint32_t *it = g->items;
-	size_t to = part_cell(g, part + 1, j->parts);
-	for (size_t c = part_cell(g, part, j->parts); c < to; c++)
+	size_t to = steer_grid_part_cell(g, part + 1, j->parts);
+	for (size_t c = steer_grid_part_cell(g, part, j->parts); c < to; c++)
 		for (uint32_t k = g->start[c] + 1; k < g->start[c + 1]; k++) {
 			uint32_t x = it[k], b = k;
 			while (b > g->start[c] && id[it[b - 1]] > id[x]) {

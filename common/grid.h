@@ -72,6 +72,19 @@ static inline size_t steer_grid_cell_at(const steer_grid *g, size_t i)
 	return steer_first_at_least(g->start + 1, (size_t)g->nx * (size_t)g->ny, i + 1);
 }
 
+/* The first cell of part `part` of `parts` splitting the grid by members: where
+ * part / parts of the members have gone by; every cell for part == parts. Whole
+ * cells to each part, so a phase over cells gives the same result for any split. */
+static inline size_t steer_grid_part_cell(const steer_grid *g, int part, int parts)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	if (part == parts)
+		return cells;
+	return part == 0
+	           ? 0
+	           : steer_first_at_least(g->start, cells, steer_part_from(g->count, part, parts));
+}
+
 /* floor(t) clamped to [lo, hi], without a libm call or an overflowing conversion
  * (NaN gives lo). These run several times per vehicle per tick. */
 static inline int steer_floor_clamp(double t, int lo, int hi)

@@ -50,23 +50,12 @@ typedef struct sort_job {
 	size_t moved[STEER_POOL_MAX_THREADS];
 } sort_job;
 
-/* The first cell of a part: where part / parts of the members have gone by. */
-static size_t first_cell(const steer_grid *g, int part, int parts)
-{
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	if (part == parts)
-		return cells;
-	return part == 0
-	           ? 0
-	           : steer_first_at_least(g->start, cells, steer_part_from(g->count, part, parts));
-}
-
 static void sort_part(void *arg, int part)
 {
 	sort_job *j = arg;
 	const steer_grid *g = &j->w->grid;
-	j->moved[part] =
-	    sort_cells(j->w, first_cell(g, part, j->parts), first_cell(g, part + 1, j->parts));
+	j->moved[part] = sort_cells(j->w, steer_grid_part_cell(g, part, j->parts),
+	                            steer_grid_part_cell(g, part + 1, j->parts));
 }
 
 /* Within each cell, members in id order: then the order neighbours are summed in,
