@@ -197,24 +197,15 @@ static void scan_part(void *arg, int part)
 	           steer_grid_part_cell(j->g, part + 1, j->parts), reach, out);
 }
 
-/* Within each of the part's cells, members in id order (the flock's grid has them
- * so already): then contacts come in an order set by positions and ids alone. */
+/* Within each of the part's cells of the pass's own grid, members in id order (the
+ * flock's grid has them so already): then contacts come in an order set by
+ * positions and ids alone. */
 static void sort_part(void *arg, int part)
 {
 	const scan_job *j = arg;
-	const steer_grid *g = j->g;
-	const uint32_t *id = j->w->v.id;
-	uint32_t *it = g->items;
-	size_t to = steer_grid_part_cell(g, part + 1, j->parts);
-	for (size_t c = steer_grid_part_cell(g, part, j->parts); c < to; c++)
-		for (uint32_t k = g->start[c] + 1; k < g->start[c + 1]; k++) {
-			uint32_t x = it[k], b = k;
-			while (b > g->start[c] && id[it[b - 1]] > id[x]) {
-				it[b] = it[b - 1];
-				b--;
-			}
-			it[b] = x;
-		}
+	steer_grid *g = &j->b->grid;
+	(void)steer_grid_sort_by_id(g, j->w->v.id, steer_grid_part_cell(g, part, j->parts),
+	                            steer_grid_part_cell(g, part + 1, j->parts));
 }
 
 /* The pairs of vehicles in contact, in cell order, into b->pairs. */
@@ -324,17 +315,11 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	return STEER_OK;
 }
 
-/* The world's segments, and how many there are. */
-static const steer_segment *segments_of(const steer_world *w, size_t *n)
-{
-	return steer_geom_segments(w, n);
-}
-
 steer_status steer_bodies_note_starts(steer_world *w)
 {
 	steer_bodies *b = &w->bodies;
 	size_t nsegs = 0, n = w->v.count;
-	(void)segments_of(w, &nsegs);
+	(void)steer_geom_segments(w, &nsegs);
 	b->starts_noted = false;
 	if (!w->cfg.solid || nsegs == 0 || n == 0)
 		return STEER_OK;
@@ -379,7 +364,7 @@ static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
 	if (steer_geom_query_box(w, lo, hi, r, hits) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	size_t nsegs = 0;
-	const steer_segment *segs = segments_of(w, &nsegs);
+	const steer_segment *segs = steer_geom_segments(w, &nsegs);
 	double first = 2.0;
 	steer_vec2 fa = v2(0, 0), fb = v2(0, 0);
 	const steer_segment *hit = NULL;
@@ -498,7 +483,7 @@ static void segs_of_vehicle(const scan_job *j, uint32_t i, steer_geom_hits *hits
 		return;
 	}
 	size_t nsegs = 0;
-	const steer_segment *segs = segments_of(w, &nsegs);
+	const steer_segment *segs = steer_geom_segments(w, &nsegs);
 	for (size_t k = 0; k < hits->nsegments; k++) {
 		uint32_t s = hits->segments[k];
 		steer_vec2 a, e;
@@ -529,7 +514,7 @@ static steer_status find_segs(scan_job *j)
 	steer_bodies *b = j->b;
 	b->segs.count = 0;
 	size_t nsegs = 0;
-	(void)segments_of(j->w, &nsegs);
+	(void)steer_geom_segments(j->w, &nsegs);
 	if (nsegs == 0)
 		return STEER_OK;
 	steer_pool_run(j->w->pool, segs_part, j, j->parts);
@@ -586,7 +571,7 @@ static bool resolve_segment(steer_world *w, uint32_t i, uint32_t mark)
 {
 	steer_vehicles *v = &w->v;
 	size_t nsegs = 0;
-	const steer_segment *s = &segments_of(w, &nsegs)[mark & ~SIDE_BIT];
+	const steer_segment *s = &steer_geom_segments(w, &nsegs)[mark & ~SIDE_BIT];
 	double r = params_of(w, i)->radius;
 	steer_vec2 a, e;
 	steer_geom_seg_rel(w, s, pos_of(v, i), &a, &e);

@@ -326,3 +326,41 @@ size_t steer_grid_query(const steer_grid *g, const double *px, const double *py,
 	}
 	return found;
 }
+
+/* Within each cell [from, to), members in id order. One insertion sort over the
+ * cells' members that never moves a member past the start of its cell: members
+ * come in storage order, the grid order of the last re-sort but for the vehicles
+ * that have changed cell since, so most cells are in order already, and a pass over
+ * the members costs less than a loop of a handful of steps per cell. Returns how
+ * many places members moved. */
+size_t steer_grid_sort_by_id(steer_grid *g, const uint32_t *id, size_t from, size_t to)
+{
+	const uint32_t *cell = g->cell;
+	uint32_t *it = g->items;
+	uint32_t a = g->start[from], end = g->start[to];
+	size_t moved = 0;
+	if (a >= end)
+		return 0;
+	/* The id and cell of the member before a: the last one's, or after an insertion
+	 * the same as before, as the member moved up to a is the one that was before. */
+	uint32_t prev_id = id[it[a]], prev_cell = cell[it[a]];
+	for (a++; a < end; a++) {
+		uint32_t x = it[a], x_id = id[x], x_cell = cell[x];
+		/* One branch, not two: at a cell's start the id order is a coin toss the
+		 * branch predictor would pay for. later: x's id is below its predecessor's. */
+		uint64_t later = (uint64_t)((int64_t)x_id - (int64_t)prev_id) >> 63;
+		if (!(later & (prev_cell == x_cell))) {
+			prev_id = x_id;
+			prev_cell = x_cell;
+			continue;
+		}
+		uint32_t first = g->start[x_cell], b = a;
+		while (b > first && id[it[b - 1]] > x_id) {
+			it[b] = it[b - 1];
+			b--;
+		}
+		it[b] = x;
+		moved += a - b;
+	}
+	return moved;
+}

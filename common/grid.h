@@ -51,6 +51,12 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
                               double min_cell, size_t n, const double *px, const double *py,
                               const uint32_t *flags, uint32_t need);
 
+/* Within each cell [from, to), members in the order of their ids (id indexed by
+ * member), so that results depend on where points are and who they are, not on
+ * how storage came to be ordered. The cell of each member is the build's. Returns
+ * how many places members moved, the sort's cost. */
+size_t steer_grid_sort_by_id(steer_grid *g, const uint32_t *id, size_t from, size_t to);
+
 /* The first k in [0, n) with start[k] >= want, or n when there is none; start
  * ascends (cell or row starts). */
 static inline size_t steer_first_at_least(const uint32_t *start, size_t n, size_t want)

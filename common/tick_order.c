@@ -3,45 +3,6 @@
 #include "pool.h"
 #include "reserve.h"
 
-/* Within each cell [from, to), members in id order. One insertion sort over the
- * cells' members that never moves a member past the start of its cell: members
- * come in storage order, the grid order of the last re-sort but for the vehicles
- * that have changed cell since, so most cells are in order already, and a pass over
- * the members costs less than a loop of a handful of steps per cell. Returns how
- * many places members moved. */
-static size_t sort_cells(steer_world *w, size_t from, size_t to)
-{
-	steer_grid *g = &w->grid;
-	const uint32_t *id = w->v.id, *cell = g->cell;
-	uint32_t *it = g->items;
-	uint32_t a = g->start[from], end = g->start[to];
-	size_t moved = 0;
-	if (a >= end)
-		return 0;
-	/* The id and cell of the member before a: the last one's, or after an insertion
-	 * the same as before, as the member moved up to a is the one that was before. */
-	uint32_t prev_id = id[it[a]], prev_cell = cell[it[a]];
-	for (a++; a < end; a++) {
-		uint32_t x = it[a], x_id = id[x], x_cell = cell[x];
-		/* One branch, not two: at a cell's start the id order is a coin toss the
-		 * branch predictor would pay for. later: x's id is below its predecessor's. */
-		uint64_t later = (uint64_t)((int64_t)x_id - (int64_t)prev_id) >> 63;
-		if (!(later & (prev_cell == x_cell))) {
-			prev_id = x_id;
-			prev_cell = x_cell;
-			continue;
-		}
-		uint32_t first = g->start[x_cell], b = a;
-		while (b > first && id[it[b - 1]] > x_id) {
-			it[b] = it[b - 1];
-			b--;
-		}
-		it[b] = x;
-		moved += a - b;
-	}
-	return moved;
-}
-
 /* The cell sort split into parts of about equal members: each part sorts whole
  * cells and counts its own moves. */
 typedef struct sort_job {
@@ -54,8 +15,9 @@ static void sort_part(void *arg, int part)
 {
 	sort_job *j = arg;
 	const steer_grid *g = &j->w->grid;
-	j->moved[part] = sort_cells(j->w, steer_grid_part_cell(g, part, j->parts),
-	                            steer_grid_part_cell(g, part + 1, j->parts));
+	j->moved[part] =
+	    steer_grid_sort_by_id(&j->w->grid, j->w->v.id, steer_grid_part_cell(g, part, j->parts),
+	                          steer_grid_part_cell(g, part + 1, j->parts));
 }
 
 /* Within each cell, members in id order: then the order neighbours are summed in,
