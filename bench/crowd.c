@@ -139,6 +139,31 @@ static int tick(crowd_run *r, double reach)
 	return retarget(r, reach);
 }
 
+/* FNV-1a over every vehicle's id, position, velocity and heading in id order: equal
+ * for runs that gave the same bits, however storage was ordered. by_id: scratch for
+ * count slots. */
+static uint64_t state_hash(const steer_vehicles *v, uint32_t *by_id, size_t ids)
+{
+	for (size_t k = 0; k < ids; k++)
+		by_id[k] = UINT32_MAX;
+	for (size_t i = 0; i < v->count; i++)
+		if (v->id[i] < ids)
+			by_id[v->id[i]] = (uint32_t)i;
+	uint64_t h = 1469598103934665603u;
+	for (size_t k = 0; k < ids; k++) {
+		uint32_t i = by_id[k];
+		if (i == UINT32_MAX)
+			continue;
+		double d[6] = {v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i]};
+		unsigned char b[sizeof d + sizeof v->id[i]];
+		memcpy(b, d, sizeof d);
+		memcpy(b + sizeof d, &v->id[i], sizeof v->id[i]);
+		for (size_t c = 0; c < sizeof b; c++)
+			h = (h ^ b[c]) * 1099511628211u;
+	}
+	return h;
+}
+
 /* Overlapping pairs and agents inside shapes at the end, and the mean speed. */
 static int report_state(const crowd_run *r, double radius)
 {
@@ -151,9 +176,14 @@ static int report_state(const crowd_run *r, double radius)
 	long inside = crowd_inside_shapes(&r->layout, v->px, v->py, n, radius);
 	if (pairs < 0)
 		return fail("counting overlaps", STEER_ERR_NOMEM);
+	uint32_t *by_id = malloc(r->ids * sizeof *by_id);
+	if (!by_id)
+		return fail("hashing the state", STEER_ERR_NOMEM);
+	uint64_t bits = state_hash(v, by_id, r->ids);
+	free(by_id);
 	printf("at the end: mean speed %.1f, %ld overlapping pairs, %ld inside an obstacle "
-	       "(beyond 1%% of the radius)\n",
-	       speed / (double)n, pairs, inside);
+	       "(beyond 1%% of the radius); state %016llx\n",
+	       speed / (double)n, pairs, inside, (unsigned long long)bits);
 	return 0;
 }
 

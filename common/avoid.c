@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "orca.h"
+#include "reserve.h"
 #include "steer/rng.h"
 #include "world_internal.h"
 
@@ -14,6 +15,30 @@
  * line: in a perfectly symmetric crowd (a ring of vehicles bound for their
  * antipodes) every program has the same answer, and nobody gives way without it. */
 #define WOBBLE 0.01
+
+/* The members' positions and ids in grid order (see avoid_at in world_internal.h). */
+static steer_status copy_members(steer_world *w)
+{
+	const steer_grid *g = &w->avoid_grid;
+	const steer_vehicles *v = &w->v;
+	size_t n = g->count;
+	if (n > w->avoid_at.cap) {
+		size_t cap;
+		if (steer_grow_cap(w->avoid_at.cap, n, sizeof(double), &cap) != STEER_OK ||
+		    steer_resize((void **)&w->avoid_at.x, cap, sizeof(double)) != STEER_OK ||
+		    steer_resize((void **)&w->avoid_at.y, cap, sizeof(double)) != STEER_OK ||
+		    steer_resize((void **)&w->avoid_at.id, cap, sizeof(uint32_t)) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		w->avoid_at.cap = cap;
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = g->items[k];
+		w->avoid_at.x[k] = v->px[i];
+		w->avoid_at.y[k] = v->py[i];
+		w->avoid_at.id[k] = v->id[i];
+	}
+	return STEER_OK;
+}
 
 steer_status steer_avoid_index(steer_world *w)
 {
@@ -31,9 +56,14 @@ steer_status steer_avoid_index(steer_world *w)
 	w->circle_speed_max = sqrt(fast2);
 	double share = sqrt(w->cfg.width * w->cfg.height / (double)(v->count ? v->count : 1));
 	double cell = fmax(CELL_SHARES * share, 2.0 * w->radius_max);
-	return steer_grid_build(&w->avoid_grid, w->cfg.width, w->cfg.height,
-	                        w->cfg.edges == STEER_EDGE_WRAP, cell, v->count, v->px, v->py, NULL,
-	                        0);
+	steer_status st = steer_grid_build(&w->avoid_grid, w->cfg.width, w->cfg.height,
+	                                   w->cfg.edges == STEER_EDGE_WRAP, cell, v->count, v->px,
+	                                   v->py, NULL, 0);
+	/* With nothing flocking, the avoiders are handled in this grid's order, so that
+	 * neighbours met by one are met again by the next. */
+	if (st == STEER_OK && w->grid.count == 0)
+		st = steer_world_order_by(w, &w->avoid_grid);
+	return st == STEER_OK ? copy_members(w) : st;
 }
 
 /* --- the nearest vehicles -------------------------------------------------------- */
@@ -50,6 +80,7 @@ typedef struct near_set {
 	near_one at[STEER_AVOID_NEIGHBOURS_MAX];
 	int count, cap;
 	double reach2;
+	double worst2; /* the last one's d2 once the set is full, else infinity */
 } near_set;
 
 static bool nearer(double d2, uint32_t id, const near_one *o)
@@ -57,29 +88,71 @@ static bool nearer(double d2, uint32_t id, const near_one *o)
 	return d2 < o->d2 || (d2 == o->d2 && id < o->id);
 }
 
-static void near_offer(near_set *s, const steer_world *w, steer_vec2 p, size_t self, size_t j)
+/* Takes the member at grid position k, within reach and no further than the worst. */
+static void near_take(near_set *s, const steer_world *w, size_t k, double d2, steer_vec2 d)
 {
-	const steer_vehicles *v = &w->v;
-	if (j == self)
-		return;
-	steer_vec2 d = steer_world_delta(w, p, pos_of(v, j));
-	double d2 = v2_len2(d);
-	if (!(d2 < s->reach2))
-		return;
-	uint32_t id = v->id[j];
-	int k = s->count;
-	if (k == s->cap) {
-		if (!nearer(d2, id, &s->at[k - 1]))
+	uint32_t id = w->avoid_at.id[k];
+	int at = s->count;
+	if (at == s->cap) {
+		if (!nearer(d2, id, &s->at[at - 1]))
 			return;
-		k--;
+		at--;
 	} else {
 		s->count++;
 	}
-	while (k > 0 && nearer(d2, id, &s->at[k - 1])) {
-		s->at[k] = s->at[k - 1];
-		k--;
+	while (at > 0 && nearer(d2, id, &s->at[at - 1])) {
+		s->at[at] = s->at[at - 1];
+		at--;
 	}
-	s->at[k] = (near_one){d2, id, (uint32_t)j, d};
+	s->at[at] = (near_one){d2, id, w->avoid_grid.items[k], d};
+	if (s->count == s->cap)
+		s->worst2 = s->at[s->cap - 1].d2;
+}
+
+/* Members within reach, gathered without a branch per member before the set takes
+ * them: most are not taken, and which is not foreseeable. */
+#define GATHER_MAX 32
+
+typedef struct gathered {
+	double dx[GATHER_MAX], dy[GATHER_MAX], d2[GATHER_MAX];
+	uint32_t k[GATHER_MAX];
+	int count;
+} gathered;
+
+static void take_gathered(near_set *s, const steer_world *w, gathered *g)
+{
+	for (int m = 0; m < g->count; m++)
+		if (g->d2[m] <= s->worst2)
+			near_take(s, w, g->k[m], g->d2[m], v2(g->dx[m], g->dy[m]));
+	g->count = 0;
+}
+
+/* The members at grid positions [from, to) (consecutive memory) within reach, but
+ * the avoider (self, its id), into g, handed to the set whenever g fills. */
+static void offer_run(near_set *s, gathered *g, const steer_world *w, steer_vec2 p, uint32_t self,
+                      uint32_t from, uint32_t to)
+{
+	const double *x = w->avoid_at.x, *y = w->avoid_at.y;
+	const uint32_t *id = w->avoid_at.id;
+	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
+	double W = w->cfg.width, H = w->cfg.height, reach2 = s->reach2;
+	for (uint32_t k = from; k < to; k++) {
+		if (g->count == GATHER_MAX)
+			take_gathered(s, w, g);
+		/* steer_world_delta's arithmetic, so the offsets are the same bits. */
+		double dx = x[k] - p.x, dy = y[k] - p.y;
+		if (wrap) {
+			dx = steer_wrap_axis(dx, W);
+			dy = steer_wrap_axis(dy, H);
+		}
+		double d2 = dx * dx + dy * dy;
+		int c = g->count;
+		g->dx[c] = dx;
+		g->dy[c] = dy;
+		g->d2[c] = d2;
+		g->k[c] = k;
+		g->count = c + ((d2 < reach2) & (id[k] != self));
+	}
 }
 
 /* The cells of one axis a search ring k reaches: [lo, hi] around the centre cell c,
@@ -102,21 +175,28 @@ static axis_window window_at(int c, int k, int n, bool wrap)
 	return a;
 }
 
-static int wrap_index(int k, int n)
-{
-	return k < 0 ? k + n : k >= n ? k - n : k;
-}
-
-static void offer_cells(near_set *s, const steer_world *w, steer_vec2 p, size_t self, int y, int x0,
-                        int x1)
+/* Cells x0 .. x1 of row y (either may lie one axis beyond the grid when it wraps):
+ * the members of a row's consecutive cells are consecutive, so at most two runs. */
+static void offer_cells(near_set *s, gathered *gt, const steer_world *w, steer_vec2 p,
+                        uint32_t self, int y, int x0, int x1)
 {
 	const steer_grid *g = &w->avoid_grid;
-	int row = wrap_index(y, g->ny);
-	for (int x = x0; x <= x1; x++) {
-		size_t c = (size_t)row * (size_t)g->nx + (size_t)wrap_index(x, g->nx);
-		for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++)
-			near_offer(s, w, p, self, g->items[k]);
+	if (x0 > x1)
+		return;
+	int ny = g->ny, nx = g->nx;
+	size_t row = (size_t)(y < 0 ? y + ny : y >= ny ? y - ny : y) * (size_t)nx;
+	if (x0 < 0) {
+		offer_run(s, gt, w, p, self, g->start[row + (size_t)(x0 + nx)],
+		          g->start[row + (size_t)nx]);
+		x0 = 0;
 	}
+	if (x1 >= nx) {
+		offer_run(s, gt, w, p, self, g->start[row], g->start[row + (size_t)(x1 - nx) + 1]);
+		x1 = nx - 1;
+	}
+	if (x0 <= x1)
+		offer_run(s, gt, w, p, self, g->start[row + (size_t)x0],
+		          g->start[row + (size_t)x1 + 1]);
 }
 
 /* Rings of cells outwards from the avoider's, until a ring can hold nobody nearer
@@ -125,11 +205,15 @@ static void find_near(near_set *s, const steer_world *w, size_t self)
 {
 	const steer_grid *g = &w->avoid_grid;
 	steer_vec2 p = pos_of(&w->v, self);
+	uint32_t self_id = w->v.id[self];
 	int cx = steer_grid_axis_index(p.x, g->cw, g->nx);
 	int cy = steer_grid_axis_index(p.y, g->ch, g->ny);
 	double cell = fmin(g->cw, g->ch);
 	axis_window px = {cx, cx - 1}, py = {cy, cy - 1}; /* the rings so far: none */
+	gathered gt;
+	gt.count = 0;
 	for (int k = 0;; k++) {
+		take_gathered(s, w, &gt);
 		double floor_d = (k - 1) * cell; /* nobody in ring k is nearer */
 		double limit2 = s->count == s->cap ? s->at[s->cap - 1].d2 : s->reach2;
 		if (k > 0 && floor_d * floor_d > limit2)
@@ -140,10 +224,10 @@ static void find_near(near_set *s, const steer_world *w, size_t self)
 			return; /* the whole grid is done */
 		for (int y = ny.lo; y <= ny.hi; y++) {
 			if (y >= py.lo && y <= py.hi) { /* a row seen before: its new ends */
-				offer_cells(s, w, p, self, y, nx.lo, px.lo - 1);
-				offer_cells(s, w, p, self, y, px.hi + 1, nx.hi);
+				offer_cells(s, &gt, w, p, self_id, y, nx.lo, px.lo - 1);
+				offer_cells(s, &gt, w, p, self_id, y, px.hi + 1, nx.hi);
 			} else {
-				offer_cells(s, w, p, self, y, nx.lo, nx.hi);
+				offer_cells(s, &gt, w, p, self_id, y, nx.lo, nx.hi);
 			}
 		}
 		px = nx;
@@ -297,6 +381,7 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	near_set s;
 	s.count = 0;
 	s.cap = (int)prm->avoid_neighbours;
+	s.worst2 = INFINITY;
 	if (s.cap == 0 || w->avoid_grid.count == 0)
 		return;
 	double reach =

@@ -194,11 +194,14 @@ int steer_world_parts(const steer_world *w, size_t work)
 	return work >= PARALLEL_MIN_VEHICLES ? steer_pool_threads(w->pool) : 1;
 }
 
-/* The slot of the k-th vehicle of the tick's order: the grid's items, which arrange
- * extended by the others; slot order when nothing flocks. */
+/* The slot of the k-th vehicle of the tick's order: the flock's grid's items, which
+ * arrange extended by the others; with nothing flocking, the avoiders' grid's items
+ * when it holds every vehicle; else slot order. */
 static size_t slot_at(const steer_world *w, size_t k)
 {
-	return w->grid.count ? w->grid.items[k] : k;
+	if (w->grid.count)
+		return w->grid.items[k];
+	return w->avoid_grid.count ? w->avoid_grid.items[k] : k;
 }
 
 /* Flockers whose neighbourhoods are scanned and whose forces are still to be formed:

@@ -91,6 +91,32 @@ static void gather(gather_job *j, void **arr, void **spare, bool wide)
 	*arr = t;
 }
 
+/* The vehicles' extras moved into storage order, without holes, so that behaviours
+ * reading them walk memory as they walk the vehicles. Only an optimisation: when the
+ * new table cannot be had, the extras stay where they are. */
+static void reorder_extras(steer_world *w)
+{
+	steer_vehicles *v = &w->v;
+	size_t used = 0;
+	for (size_t k = 0; k < v->count; k++)
+		used += v->extra[k] != STEER_NO_EXTRA;
+	if (used == 0)
+		return;
+	steer_vehicle_state *to = malloc(used * sizeof *to);
+	if (!to)
+		return;
+	size_t m = 0;
+	for (size_t k = 0; k < v->count; k++)
+		if (v->extra[k] != STEER_NO_EXTRA) {
+			to[m] = w->extras.slots[v->extra[k]]; /* the path's points move with it */
+			v->extra[k] = (uint32_t)m++;
+		}
+	free(w->extras.slots);
+	w->extras.slots = to;
+	w->extras.count = w->extras.cap = m;
+	w->extras.nfree = 0;
+}
+
 /* Re-sorts the arrays into the tick's order (src: new slot k takes old slot src[k]),
  * after which the order is the identity. A vehicle out of place shifts every slot
  * between its old and new place, so each array is gathered whole into a spare (and
@@ -118,6 +144,7 @@ static steer_status resort(steer_world *w, uint32_t *src)
 		gather(&j, (void **)u32[a], (void **)&w->spare32, false);
 	for (size_t k = 0; k < n; k++)
 		src[k] = (uint32_t)k;
+	reorder_extras(w);
 	return STEER_OK;
 }
 
@@ -133,21 +160,20 @@ static steer_status resort(steer_world *w, uint32_t *src)
 #define RESORT_SHARE 16
 #define RESORT_MOVES 4
 
-/* The tick's order: the grid's members (grid order), then every other vehicle in
- * slot order. The scans walk neighbours through it, and the sums' order follows it,
- * so storage need not match it. A re-sort moves every array whole, a quarter of a
- * big world's tick, and is only worth its cost once the scans' reads scatter: on
- * steer-bench's flock most vehicles change cell every few ticks, but hardly any
- * move more than a row in a hundred ticks. */
-static steer_status arrange(steer_world *w, size_t moved)
+/* The tick's order: g's members (grid order), then, when g holds the flockers only,
+ * every other vehicle in slot order. The scans walk neighbours through it, and the sums' order
+ * follows it, so storage need not match it. A re-sort moves every array whole, a quarter of a big
+ * world's tick, and is only worth its cost once the scans' reads scatter: on steer-bench's flock
+ * most vehicles change cell every few ticks, but hardly any move more than a row in a hundred
+ * ticks. */
+static steer_status arrange(steer_world *w, steer_grid *g, size_t moved)
 {
 	steer_vehicles *v = &w->v;
-	steer_grid *g = &w->grid;
 	size_t n = v->count, nf = g->count;
 	/* The grid reserved room for every vehicle. */
 	uint32_t *order = g->items;
 	size_t k = nf;
-	/* Stops once every non-flocker is placed: at once when every vehicle flocks. */
+	/* Stops once every non-member is placed: at once when every vehicle is one. */
 	for (size_t i = 0; i < n && k < n; i++)
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			order[k++] = (uint32_t)i;
@@ -160,6 +186,11 @@ static steer_status arrange(steer_world *w, size_t moved)
 	if (far * RESORT_SHARE > n || moved > RESORT_MOVES * n)
 		return resort(w, order);
 	return STEER_OK;
+}
+
+steer_status steer_world_order_by(steer_world *w, steer_grid *g)
+{
+	return g->count == w->v.count ? arrange(w, g, 0) : STEER_OK;
 }
 
 /* Indexes the flocking vehicles and sets the tick's order. */
@@ -180,5 +211,5 @@ steer_status steer_world_index_flock(steer_world *w)
 	                     STEER_FLOCK) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	size_t moved = sort_cells_by_id(w);
-	return arrange(w, moved);
+	return arrange(w, &w->grid, moved);
 }

@@ -185,6 +185,9 @@ void steer_world_destroy(steer_world *w)
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
 	steer_grid_free(&w->avoid_grid);
+	free(w->avoid_at.x);
+	free(w->avoid_at.y);
+	free(w->avoid_at.id);
 	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
 		steer_geom_hits_free(&w->avoid_hits[k]);
 	steer_bodies_free(&w->bodies);

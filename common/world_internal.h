@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 
-#include "geometry.h"
 #include "bodies.h"
+#include "geometry.h"
 #include "grid.h"
 #include "idmap.h"
 #include "kernel.h"
@@ -61,6 +61,13 @@ struct steer_world {
 	 * start; whether any does and the largest radius of all (kept with the
 	 * flockers' survey); the fastest vehicle's speed at the tick's start. */
 	steer_grid avoid_grid;
+	/* Its members' positions and ids by grid position, copied at the tick's start:
+	 * the neighbour search then reads each cell's members from consecutive memory. */
+	struct {
+		double *x, *y;
+		uint32_t *id;
+		size_t cap;
+	} avoid_at;
 	bool avoid_any;
 	double radius_max;
 	double speed_max;
@@ -102,5 +109,10 @@ void steer_world_survey_flock(steer_world *w);
 /* Indexes the flocking vehicles and sets the tick's order: STEER_OK, or
  * STEER_ERR_NOMEM when memory runs out. (tick_order.c) */
 steer_status steer_world_index_flock(steer_world *w);
+
+/* With nothing flocking, the tick's order from g, a grid of every vehicle: its
+ * members in grid order, storage re-sorted into it once it has drifted too far (g's
+ * items then become the identity). STEER_OK, or NOMEM. (tick_order.c) */
+steer_status steer_world_order_by(steer_world *w, steer_grid *g);
 
 #endif
