@@ -338,6 +338,68 @@ static void phase_times_cover_the_ticks(void)
 	steer_world_destroy(w);
 }
 
+/* A goal and a path that say which vehicle they were given to. */
+static steer_vec2 goal_for(uint32_t id)
+{
+	return v2(10.0 + (double)(id % 97) * 20.0, 10.0 + (double)(id / 97 % 97) * 20.0);
+}
+
+static steer_vec2 waypoint_for(uint32_t id, int k)
+{
+	return v2((double)id, (double)k);
+}
+
+/* Avoiders that do not flock are handled in their grid's order, and storage (their
+ * extras with it) is re-sorted into that order: every vehicle keeps its own goal
+ * and path, also after removals left holes in the extras. */
+static void resorting_keeps_each_vehicles_state(void)
+{
+	steer_world *w = make_world(2000, 2000, STEER_EDGE_BOUNCE, 5);
+	steer_world_set_solid(w, false);
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_params_default();
+	enum { N = 3000 };
+	uint32_t ids[N];
+	for (int k = 0; k < N; k++) {
+		ids[k] = add_vehicle(w, steer_rng_range(rng, 0, 2000),
+		                     steer_rng_range(rng, 0, 2000), 0, 0, &p);
+		bool ok =
+		    steer_vehicle_target(w, ids[k], STEER_SEEK, goal_for(ids[k])) == STEER_OK &&
+		    steer_vehicle_enable(w, ids[k], STEER_AVOID, true) == STEER_OK;
+		for (int q = 0; ok && k % 3 == 0 && q < 3; q++)
+			ok = steer_vehicle_path_add(w, ids[k], waypoint_for(ids[k], q)) == STEER_OK;
+		CHECK(ok, "setting vehicle %u up", ids[k]);
+	}
+	for (int k = 0; k < N; k += 5)
+		CHECK(steer_remove(w, ids[k]) == STEER_OK, "removing %u", ids[k]);
+	static long before[N];
+	for (int k = 0; k < N; k++)
+		before[k] = steer_vehicle_index(w, ids[k]);
+	/* Spawn order is random in space: the first tick's order is far from it. */
+	step(w, 3);
+	int moved = 0, wrong = 0;
+	for (int k = 0; k < N; k++) {
+		long i = steer_vehicle_index(w, ids[k]);
+		if (k % 5 == 0) {
+			wrong += i >= 0;
+			continue;
+		}
+		moved += i != before[k];
+		const steer_vehicle_state *s = steer_vehicle_get(w, ids[k]);
+		steer_vec2 g = goal_for(ids[k]);
+		bool ok = s && s->seek_target.x == g.x && s->seek_target.y == g.y &&
+		          s->path.count == (k % 3 == 0 ? 3u : 0u);
+		for (uint32_t q = 0; ok && q < s->path.count; q++) {
+			steer_vec2 e = waypoint_for(ids[k], (int)q);
+			ok = s->path.points[q].x == e.x && s->path.points[q].y == e.y;
+		}
+		wrong += !ok;
+	}
+	CHECK(moved > N / 2, "storage was re-sorted (%d of the vehicles moved slot)", moved);
+	CHECK(wrong == 0, "%d vehicles lost their own goal or path", wrong);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(edges_keep_vehicles_inside);
@@ -349,5 +411,6 @@ int main(void)
 	RUN(bad_parameters_are_refused);
 	RUN(every_scenario_loads_and_runs);
 	RUN(phase_times_cover_the_ticks);
+	RUN(resorting_keeps_each_vehicles_state);
 	return CHECK_DONE();
 }
