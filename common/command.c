@@ -557,6 +557,9 @@ _Static_assert(STEER_CMD_MAX_POINTS == 31, "the polygon command's help says 31 p
 static steer_status p_polygon(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	c->on = argc > 1 && !strcmp(argv[argc - 1], "inside");
+	for (int i = 1; i < argc - 1; i++)
+		if (!strcmp(argv[i], "inside"))
+			return fail(err, errlen, "'inside' comes last, after the points");
 	if (parse_points(c, 1, c->on ? argc - 1 : argc, argv, err, errlen))
 		return STEER_ERR_INVALID;
 	if (c->npoints < 3)

@@ -128,6 +128,8 @@ static void errors_name_the_problem_and_change_nothing(void)
 	    {"pursue 1 42", "no vehicle with id 42"},
 	    {"path 1 sideways", "usage: path"},
 	    {"avoid 1 yes", "neither on nor off"},
+	    {"polygon 0 0 10 0 10 10 inside extra", "'inside' comes last"},
+	    {"polygon 0 0 10 0 10 inside 10", "'inside' comes last"},
 	    {"save a/b", "NAME"},
 	    {"save .hidden", "NAME"},
 	    {"step 100001", "too large"},
