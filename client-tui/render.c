@@ -109,11 +109,15 @@ typedef struct view {
 	tui_grid *g;
 	const tui_camera *cam;
 	double left, top, sx, sy;
+	/* Cells outside [c0, c1] x [r0, r1] are not drawn (the whole grid unless a
+	 * drawing narrows it). */
+	int c0, c1, r0, r1;
 } view;
 
 static void put(const view *w, int col, int row, tui_glyph gl, tui_color co, bool bold)
 {
-	if (col < 0 || row < 0 || col >= w->g->cols || row >= w->g->rows)
+	if (col < 0 || row < 0 || col >= w->g->cols || row >= w->g->rows || col < w->c0 ||
+	    col > w->c1 || row < w->r0 || row > w->r1)
 		return;
 	tui_cell *c = tui_grid_at(w->g, col, row);
 	c->glyph = (uint8_t)gl;
@@ -346,8 +350,32 @@ static bool vehicle_cell(const view *w, const steer_snap_vehicle *v, int *col, i
 	return in_grid(w, *col, *row);
 }
 
-static void draw_aids(const view *w, const steer_snapshot *s)
+/* The cells a bounded world's rectangle covers, inside its border; the whole grid
+ * for an unbounded one. */
+static void world_cells(const view *w, const steer_snapshot *s, view *out)
 {
+	*out = *w;
+	if (s->edges == STEER_EDGE_NONE || !isfinite(s->width) || !isfinite(s->height))
+		return;
+	double u0 = frac_u(w, 0), u1 = frac_u(w, s->width);
+	double v0 = frac_v(w, 0), v1 = frac_v(w, s->height);
+	if (!isfinite(u0) || !isfinite(u1) || !isfinite(v0) || !isfinite(v1))
+		return;
+	int cols = w->g->cols, rows = w->g->rows;
+	/* The border's cells (draw_border) are just outside these. */
+	out->c0 = clamp_cell(floor(u0), -1, cols);
+	out->c1 = clamp_cell(ceil(u1) - 1, -1, cols);
+	out->r0 = clamp_cell(floor(v0), -1, rows);
+	out->r1 = clamp_cell(ceil(v1) - 1, -1, rows);
+}
+
+/* The steering force and the avoidance feeler, kept within the world's rectangle:
+ * beyond it they would pass for geometry. */
+static void draw_aids(const view *world, const steer_snapshot *s)
+{
+	view clipped;
+	world_cells(world, s, &clipped);
+	const view *w = &clipped;
 	for (size_t k = 0; k < s->count; k++) {
 		const steer_snap_vehicle *v = &s->v[k];
 		int col, row;
@@ -499,14 +527,22 @@ void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
 	memset(g->cells, 0, (size_t)g->cols * (size_t)g->rows * sizeof *g->cells);
 	if (!(cam->scale > 0) || !isfinite(cam->scale))
 		return;
-	view w = {.g = g, .cam = cam, .sx = cam->scale, .sy = cam->scale * TUI_CELL_ASPECT};
+	view w = {.g = g,
+	          .cam = cam,
+	          .sx = cam->scale,
+	          .sy = cam->scale * TUI_CELL_ASPECT,
+	          .c0 = 0,
+	          .c1 = g->cols - 1,
+	          .r0 = 0,
+	          .r1 = g->rows - 1};
 	double x1, y1;
 	tui_camera_bounds(cam, &w.left, &w.top, &x1, &y1);
 
-	draw_border(&w, s);
-	draw_geometry(&w, s);
+	/* Aids first: the border and the walls win the cells they share. */
 	if (o->debug)
 		draw_aids(&w, s);
+	draw_border(&w, s);
+	draw_geometry(&w, s);
 	draw_route(&w, s, o->selected);
 	draw_obstacles(&w, s);
 	if (s->density)

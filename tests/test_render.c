@@ -624,6 +624,38 @@ static void render_debug_aids(void)
 	steer_snapshot_free(&s);
 }
 
+/* The aids stay within the world's rectangle (its border keeps its cells) and under
+ * walls. */
+static void debug_aids_keep_off_borders_and_walls(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 20, 20, STEER_EDGE_BOUNCE); /* columns 0-19, the border at 20 */
+	s.avoid_distance_max = 30;
+	steer_snap_vehicle *a = add_v(&s, 1, 15.5, 5, 1, 0); /* (15,2) heading east */
+	a->behaviors = STEER_AVOID;
+	a->fx = 1e6f;
+	steer_snap_vehicle *b = add_v(&s, 2, 5.5, 5, 0, 1); /* (5,2) heading south */
+	b->behaviors = STEER_AVOID;
+	add_wall(&s, 3, 2.5, 11, 9.5, 11); /* row 5, columns 2-9: across b's feeler */
+	tui_camera cam = cam_at(0, 0, 1, 40, 20);
+	tui_grid g = {0};
+	tui_render_opts o = {.debug = true};
+	render(&g, &s, &cam, &o);
+	CHECK(cell(&g, 19, 2).glyph == G_FORCE || cell(&g, 19, 2).glyph == G_FEELER,
+	      "aid reaches the last column inside: %d", cell(&g, 19, 2).glyph);
+	CHECK(cell(&g, 20, 2).glyph == G_BORDER_V, "border cell taken by an aid: %d",
+	      cell(&g, 20, 2).glyph);
+	for (int col = 21; col < 40; col++)
+		CHECK(cell(&g, col, 2).glyph == G_EMPTY, "aid past the border at (%d,2): %d", col,
+		      cell(&g, col, 2).glyph);
+	CHECK(cell(&g, 5, 5).glyph == G_WALL_H && cell(&g, 5, 5).color == C_WALL,
+	      "wall under an aid: %d", cell(&g, 5, 5).glyph);
+	CHECK(cell(&g, 5, 4).glyph == G_FEELER && cell(&g, 5, 6).glyph == G_FEELER,
+	      "feeler either side of the wall");
+	tui_grid_free(&g);
+	steer_snapshot_free(&s);
+}
+
 static void render_cursor(void)
 {
 	steer_snapshot s;
@@ -1147,6 +1179,7 @@ int main(void)
 	RUN(render_border);
 	RUN(render_selected_route);
 	RUN(render_debug_aids);
+	RUN(debug_aids_keep_off_borders_and_walls);
 	RUN(render_cursor);
 	RUN(render_extremes);
 	RUN(render_density);
