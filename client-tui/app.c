@@ -984,11 +984,21 @@ static void on_input(uv_poll_t *p, int status, int events)
  * ncurses ever report one. Idempotent, and it queues no further KEY_RESIZE. */
 static void resize(tui_app *a)
 {
+	/* A view showing the whole world (as fitted, not panned or zoomed since) is
+	 * fitted again to the new size; any other keeps its centre and scale. */
+	tui_camera was = a->cam;
+	tui_camera_fit(&was, a->world_w, a->world_h, a->cam.cols, a->cam.rows);
+	bool whole =
+	    a->fitted && was.scale == a->cam.scale && was.cx == a->cam.cx && was.cy == a->cam.cy;
 	tui_screen_resize(&a->screen);
 	int cols, rows;
 	map_area(a, &cols, &rows);
-	a->cam.cols = cols;
-	a->cam.rows = rows;
+	if (whole) {
+		tui_camera_fit(&a->cam, a->world_w, a->world_h, cols, rows);
+	} else {
+		a->cam.cols = cols;
+		a->cam.rows = rows;
+	}
 	if (a->cursor_col >= cols)
 		a->cursor_col = cols - 1;
 	if (a->cursor_row >= rows)

@@ -444,6 +444,34 @@ def test_resize_then_keys():
     expect(used < 0.5, f"steer-tui used {used:.2f} s of CPU in 1 s after resizing")
 
 
+def test_shrink_refits_the_whole_world():
+    # A view fitted to the whole world is fitted again when the terminal shrinks or
+    # grows, with no key pressed: the border frames the new map (its four corners on
+    # the map rows). A zoomed view keeps its scale instead.
+    def framed(rows):
+        def check(t):
+            lines = t.splitlines()
+            if len(lines) < rows - 1 or not lines[rows - 2].startswith(" connected"):
+                return False
+            return sum(ln.count("+") for ln in lines[: rows - 2]) == 4
+        return check
+    tmux("send-keys", "-t", "tui", "0")
+    wait_for(framed(40), "the whole world framed at 120x40", 5)
+    for cols, rows in [(70, 20), (100, 30), (120, 40)]:
+        resize(cols, rows)
+        wait_for(framed(rows), f"the whole world framed again at {cols}x{rows}", 5)
+    tmux("send-keys", "-t", "tui", "+", "+", "+")
+    wait_for(lambda t: not framed(40)(t), "a zoomed view", 5)
+    resize(100, 30)
+    wait_for(lambda t: len(t.splitlines()) >= 29 and
+             t.splitlines()[28].startswith(" connected"), "the status line at 100x30", 5)
+    time.sleep(0.5)
+    expect(not framed(30)(screen()), f"a zoomed view was refitted:\n{screen()}")
+    resize(120, 40)
+    tmux("send-keys", "-t", "tui", "0")
+    wait_for(framed(40), "the whole world framed at 120x40", 5)
+
+
 def run_alone(env_extra, tag):
     """steer-tui in a tmux session of its own, with env_extra in its environment (the
     pane's command gets the tmux server's, not this one's); returns the path its exit
@@ -721,6 +749,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_selection_messages_replaced, test_selection_removed_elsewhere, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
+          test_shrink_refits_the_whole_world,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
           test_server_of_another_protocol_says_so,
