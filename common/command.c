@@ -552,7 +552,7 @@ static steer_status x_wall(const steer_command *c, steer_session *s, const steer
 	return STEER_OK;
 }
 
-_Static_assert(STEER_CMD_MAX_POINTS == 31, "the polygon command's help says 31 points");
+_Static_assert(STEER_CMD_MAX_POINTS == 127, "the polygon command's help says 127 points");
 
 static steer_status p_polygon(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
@@ -1515,7 +1515,7 @@ const steer_cmd_entry steer_cmd_table[] = {
      p_obstacle, x_obstacle},
     {"wall", "X1 Y1 X2 Y2", "add a wall: a segment solid from both sides", W, 4, 4, p_wall, x_wall},
     {"polygon", "X1 Y1 X2 Y2 X3 Y3 ... [inside]",
-     "add a closed polygon obstacle (up to 31 points); inside: vehicles stay inside it", W, 6,
+     "add a closed polygon obstacle (up to 127 points); inside: vehicles stay inside it", W, 6,
      STEER_CMD_MAX_WORDS - 1, p_polygon, x_polygon},
     {"remove", "ID", "remove a vehicle, an obstacle, a wall or a polygon", W, 1, 1, p_id, x_remove},
     {"set", "ID key=value ...", "change a vehicle's parameters (help set lists the keys)", W, 2, -1,

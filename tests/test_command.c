@@ -555,19 +555,29 @@ static void walls_and_polygons_by_command(void)
 		r = run(&s, NULL, bad[k][0]);
 		CHECK(starts(r, "ERR") && strstr(r, bad[k][1]), "%s -> %s", bad[k][0], r);
 	}
-	char many[512] = "polygon";
-	for (int k = 0; k < 32; k++) {
-		char pt[32];
-		snprintf(pt, sizeof pt, " %d %d", 500 + (k % 2 ? 10 : 20) * (k < 16 ? 1 : -1),
-		         k * 10);
-		strcat(many, pt);
+	/* A round polygon of n points: 127 fit a command, 128 do not. */
+	for (int n = 127; n <= 128; n++) {
+		char many[4096] = "polygon";
+		for (int k = 0; k < n; k++) {
+			char pt[48];
+			double a = STEER_TAU * k / n;
+			snprintf(pt, sizeof pt, " %.3f %.3f", 500 + 100 * cos(a),
+			         300 + 100 * sin(a));
+			strcat(many, pt);
+		}
+		r = run(&s, NULL, many);
+		if (n == 127)
+			CHECK(starts(r, "OK"), "127 points: %s", r);
+		else
+			CHECK(starts(r, "ERR") && strstr(r, "more than 256 words"),
+			      "128 points: %s", r);
 	}
-	CHECK(starts(run(&s, NULL, many), "ERR"), "32 points are more than a command holds");
 	CHECK(starts(run(&s, NULL, "remove 2"), "OK") && starts(run(&s, NULL, "get 2"), "ERR"),
 	      "wall removed");
 	CHECK(starts(run(&s, NULL, "remove 3"), "OK") && starts(run(&s, NULL, "get 3"), "ERR"),
 	      "polygon removed");
-	CHECK(!strcmp(run(&s, NULL, "wall 1 1 2 2"), "OK {\"id\":5}"), "ids go on");
+	CHECK(!strcmp(run(&s, NULL, "wall 1 1 2 2"), "OK {\"id\":6}"),
+	      "ids go on (5: the round polygon)");
 	steer_world_destroy(s.world);
 }
 

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define STEER_CMD_MAX_WORDS 64
+#define STEER_CMD_MAX_WORDS 256
 #define STEER_CMD_MAX_KV    32
 #define STEER_CMD_MAX_STEP  100000u
 #define STEER_NAME_MAX      64
