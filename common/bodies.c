@@ -595,15 +595,46 @@ static bool resolve_segment(steer_world *w, uint32_t i, uint32_t mark)
 	return over > SETTLED_SHARE * TOLERANCE * r;
 }
 
-/* One pass over the contacts, each resolved in turn: vehicles pushed apart along
- * the line between them (the lighter one further), then out of the circles (the
- * vehicle all the way: the obstacles are driven, not pushed). True while some
+/* A vehicle pushed past a bounce world's edge goes back to it at once, as the edges'
+ * rule would after the pass, so that the next passes see where it will be: a body
+ * pressed against the edge then slides along it rather than being pushed through,
+ * out of sight of the passes. */
+static inline void keep_in_bounds(const steer_world *w, steer_vehicles *v, uint32_t i)
+{
+	if (w->cfg.edges != STEER_EDGE_BOUNCE)
+		return;
+	v->px[i] = fmin(fmax(v->px[i], 0.0), w->cfg.width);
+	v->py[i] = fmin(fmax(v->py[i], 0.0), w->cfg.height);
+}
+
+/* One pass over the contacts, each resolved in turn: vehicles out of the circles (all
+ * the way: the obstacles are driven, not pushed), then apart from each other along
+ * the line between them (the lighter one further), then out of the segments. What a
+ * pass leaves unresolved is then a circle's overlap, which circles_give_way can
+ * undo, rather than one between vehicles pressed by a circle. True while some
  * overlap is still above the settling threshold. */
 static bool resolve_pass(steer_world *w, const steer_bodies *b, bool wrap)
 {
 	steer_vehicles *v = &w->v;
 	double W = w->cfg.width, H = w->cfg.height;
 	bool unsettled = false;
+	for (size_t k = 0; k < b->circles.count; k++) {
+		uint32_t i = b->circles.at[k].a;
+		const steer_obstacle *o = &w->obs[b->circles.at[k].b];
+		double r = params_of(w, i)->radius;
+		double dx = axis_delta(v->px[i] - o->x, W, wrap);
+		double dy = axis_delta(v->py[i] - o->y, H, wrap);
+		double rs = o->r + r, d2 = dx * dx + dy * dy;
+		if (d2 >= rs * rs)
+			continue;
+		double d = sqrt(d2), over = rs - d;
+		if (over > SETTLED_SHARE * TOLERANCE * fmin(r, o->r))
+			unsettled = true;
+		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], o->id);
+		v->px[i] += n.x * over;
+		v->py[i] += n.y * over;
+		keep_in_bounds(w, v, i);
+	}
 	for (size_t k = 0; k < b->pairs.count; k++) {
 		uint32_t i = b->pairs.at[k].a, j = b->pairs.at[k].b;
 		const steer_params *pi = params_of(w, i), *pj = params_of(w, j);
@@ -621,22 +652,8 @@ static bool resolve_pass(steer_world *w, const steer_bodies *b, bool wrap)
 		v->py[i] -= n.y * over * wi;
 		v->px[j] += n.x * over * wj;
 		v->py[j] += n.y * over * wj;
-	}
-	for (size_t k = 0; k < b->circles.count; k++) {
-		uint32_t i = b->circles.at[k].a;
-		const steer_obstacle *o = &w->obs[b->circles.at[k].b];
-		double r = params_of(w, i)->radius;
-		double dx = axis_delta(v->px[i] - o->x, W, wrap);
-		double dy = axis_delta(v->py[i] - o->y, H, wrap);
-		double rs = o->r + r, d2 = dx * dx + dy * dy;
-		if (d2 >= rs * rs)
-			continue;
-		double d = sqrt(d2), over = rs - d;
-		if (over > SETTLED_SHARE * TOLERANCE * fmin(r, o->r))
-			unsettled = true;
-		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], o->id);
-		v->px[i] += n.x * over;
-		v->py[i] += n.y * over;
+		keep_in_bounds(w, v, i);
+		keep_in_bounds(w, v, j);
 	}
 	for (size_t k = 0; k < b->segs.count; k++)
 		unsettled |= resolve_segment(w, b->segs.at[k].a, b->segs.at[k].b);
@@ -693,6 +710,40 @@ static steer_status out_of_regions(steer_world *w, const steer_bodies *b)
 			return st;
 	}
 	return STEER_OK;
+}
+
+/* A circle still overlapping a vehicle after the passes has pinned it against what
+ * it cannot leave through (an edge, a wall, a packed crowd): the circle gives way, as
+ * it does at the world's edges, backing off by the overlap and bouncing off the
+ * vehicle. It backs off along the way it came, so it stays within the bounds. True
+ * when some circle moved. */
+static bool circles_give_way(steer_world *w, const steer_bodies *b, bool wrap)
+{
+	const steer_vehicles *v = &w->v;
+	bool moved = false;
+	for (size_t k = 0; k < b->circles.count; k++) {
+		uint32_t i = b->circles.at[k].a;
+		steer_obstacle *o = &w->obs[b->circles.at[k].b];
+		double r = params_of(w, i)->radius;
+		double dx = axis_delta(v->px[i] - o->x, w->cfg.width, wrap);
+		double dy = axis_delta(v->py[i] - o->y, w->cfg.height, wrap);
+		double rs = o->r + r, d2 = dx * dx + dy * dy;
+		if (d2 >= rs * rs)
+			continue;
+		double d = sqrt(d2), over = rs - d;
+		if (over <= SETTLED_SHARE * TOLERANCE * fmin(r, o->r))
+			continue;
+		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], o->id);
+		o->x -= n.x * over;
+		o->y -= n.y * over;
+		double vn = o->vx * n.x + o->vy * n.y;
+		if (vn > 0.0) {
+			o->vx -= 2.0 * vn * n.x;
+			o->vy -= 2.0 * vn * n.y;
+		}
+		moved = true;
+	}
+	return moved;
 }
 
 /* The largest radius of any vehicle. */
@@ -787,6 +838,13 @@ steer_status steer_bodies_resolve(steer_world *w)
 		st = round_of(w, &j, r == 0 && !freed, &again);
 		if (st != STEER_OK)
 			return st;
+	}
+	if (circles_give_way(w, b, j.wrap)) {
+		/* The vehicles they pressed settle among themselves, the circles clear. */
+		for (int pass = 0; pass < MAX_PASSES && resolve_pass(w, b, j.wrap); pass++)
+			;
+		steer_geom_circles_moved(w);
+		(void)steer_geom_update(w); /* NOMEM: queries take the slow path until the next */
 	}
 	st = out_of_regions(w, b);
 	if (st != STEER_OK)

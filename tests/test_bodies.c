@@ -385,6 +385,45 @@ static void a_flock_under_a_new_polygon_comes_out(void)
 	steer_world_destroy(w);
 }
 
+/* A circle drifting at vehicles it pins against something they cannot leave through:
+ * a bounce world's edge (one vehicle head-on; a packed crowd) or a wall. The circle
+ * gives way as it does at the edges: no overlap beyond the tolerance at any tick (after
+ * the crowd's first ticks, spawned overlapping), no wall crossed. */
+static void pinned_by_a_drifting_circle(int kind)
+{
+	static const char *what[] = {"one vehicle against the edge", "a crowd against the edge",
+	                             "one vehicle against a wall"};
+	steer_world *w = make_world(200, 200, STEER_EDGE_BOUNCE, 1);
+	if (steer_obstacle_add(w, v2(80, 100), v2(40, 0), 20, NULL) != STEER_OK)
+		abort();
+	steer_params p = steer_params_default();
+	if (kind == 1) {
+		for (int k = 0; k < 30; k++)
+			add_vehicle(w, 185 + (k % 3) * 5, 70 + (k / 3) * 6, 0, 0, &p);
+	} else {
+		add_vehicle(w, 150, 100, 0, 0, &p);
+	}
+	if (kind == 2 && steer_wall_add(w, v2(170, 0), v2(170, 200), NULL) != STEER_OK)
+		abort();
+	double worst = 0.0, wall = 0.0;
+	for (int t = 0; t < 600; t++) {
+		step(w, 1);
+		if (t < 5)
+			continue;
+		worst = fmax(worst, fmax(worst_pair(w), worst_circle(w)));
+		wall = fmax(wall, worst_segment(w, false));
+	}
+	CHECK(worst <= TOL, "%s: overlap %.4f", what[kind], worst);
+	CHECK(wall <= TOL, "%s: overlap %.4f with the wall", what[kind], wall);
+	steer_world_destroy(w);
+}
+
+static void a_drifting_circle_gives_way_to_the_pinned(void)
+{
+	for (int kind = 0; kind < 3; kind++)
+		pinned_by_a_drifting_circle(kind);
+}
+
 int main(void)
 {
 	RUN(two_hundred_arriving_pack_without_overlap_and_rest);
@@ -395,5 +434,6 @@ int main(void)
 	RUN(a_flock_under_a_new_polygon_comes_out);
 	RUN(vehicles_stay_contained);
 	RUN(a_crowd_pressed_against_a_wall);
+	RUN(a_drifting_circle_gives_way_to_the_pinned);
 	return CHECK_DONE();
 }
