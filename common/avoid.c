@@ -204,10 +204,12 @@ typedef struct looker {
 	double max_speed;
 } looker;
 
-static void offer_circle(near_things *t, const steer_world *w, const looker *l, size_t k)
+/* dist: the length of steer_world_delta from the avoider to the circle's centre. */
+static void offer_circle(near_things *t, const steer_world *w, const looker *l, size_t k,
+                         double dist)
 {
 	const steer_obstacle *o = &w->obs[k];
-	double gap = v2_len(steer_world_delta(w, l->p, v2(o->x, o->y))) - o->r - l->body;
+	double gap = dist - o->r - l->body;
 	double speed = v2_len(v2(o->vx, o->vy));
 	if (gap < fmin(l->far, l->tau * (l->max_speed + speed)))
 		things_offer(t, (near_thing){gap, false, (uint32_t)k});
@@ -232,15 +234,18 @@ static void find_things(near_things *t, const steer_world *w, const looker *l,
 	const steer_segment *segs = steer_geom_segments(w, &nsegs);
 	t->count = 0;
 	double reach = l->body + fmin(l->far, l->tau * (l->max_speed + w->circle_speed_max));
-	if (steer_geom_query(w, l->p, reach, hits) == STEER_OK) {
+	/* things_offer keeps the nearest by a total order: the hits' order is no matter. */
+	if (steer_geom_query_near(w, l->p, reach, hits) == STEER_OK) {
 		for (size_t k = 0; k < hits->ncircles; k++)
-			offer_circle(t, w, l, hits->circles[k]);
+			offer_circle(t, w, l, hits->circles[k], hits->circle_dist[k]);
 		for (size_t k = 0; k < hits->nsegments; k++)
 			offer_segment(t, w, l, segs, hits->segments[k]);
 		return;
 	}
-	for (size_t k = 0; k < w->obs_count; k++)
-		offer_circle(t, w, l, k);
+	for (size_t k = 0; k < w->obs_count; k++) {
+		const steer_obstacle *o = &w->obs[k];
+		offer_circle(t, w, l, k, v2_len(steer_world_delta(w, l->p, v2(o->x, o->y))));
+	}
 	for (size_t k = 0; k < nsegs; k++)
 		offer_segment(t, w, l, segs, k);
 }

@@ -41,15 +41,20 @@ void steer_geom_free(steer_geom *g)
 	free(g->seg_items);
 	free(g->reg_start);
 	free(g->reg_items);
-	free(g->circ_start);
-	free(g->circ_items);
-	free(g->circ_fill);
+	free(g->disc_start);
+	free(g->discs);
+	free(g->big_start);
+	free(g->big_items);
+	free(g->big_index);
+	free(g->big_cover);
+	free(g->fill);
 	steer_geom_init(g);
 }
 
 void steer_geom_hits_free(steer_geom_hits *h)
 {
 	free(h->circles);
+	free(h->circle_dist);
 	free(h->segments);
 	memset(h, 0, sizeof *h);
 }
@@ -409,26 +414,46 @@ static uint32_t axis_cell(double v, double o, double cell, uint32_t n, bool wrap
 	return t >= (double)n ? n - 1 : (uint32_t)t;
 }
 
+/* How far, in cells, every span reaches past its interval: further than rounding in
+ * the cell arithmetic (or between a point and its image round a wrap world) can
+ * carry a point, so that a span never leaves out a cell its interval touches. */
+#define SPAN_HAIR 1e-9
+
+/* The cell of t (a position in cells from the grid's origin) on an axis of n,
+ * clamped to the grid. */
+static uint32_t clamp_cell(double t, uint32_t n)
+{
+	if (!(t >= 0.0))
+		return 0;
+	return t >= (double)n ? n - 1 : (uint32_t)t;
+}
+
 /* The cells an interval [lo, hi] covers along one axis: *first and *count (wrapping
- * round in a wrap world; clamped otherwise). */
-static void axis_span(double lo, double hi, double o, double cell, uint32_t n, bool wrap,
+ * round in a wrap world; clamped otherwise). inv is 1 / the cell size. */
+static void axis_span(double lo, double hi, double o, double inv, uint32_t n, bool wrap,
                       uint32_t *first, uint32_t *count)
 {
+	double a = (lo - o) * inv - SPAN_HAIR, b = (hi - o) * inv + SPAN_HAIR;
 	if (!wrap) {
-		uint32_t a = axis_cell(lo, o, cell, n, false, 0.0);
-		uint32_t b = axis_cell(hi, o, cell, n, false, 0.0);
-		*first = a;
-		*count = b - a + 1;
+		uint32_t ca = clamp_cell(a, n), cb = clamp_cell(b, n);
+		*first = ca;
+		*count = cb - ca + 1;
 		return;
 	}
-	double a = floor(lo / cell), b = floor(hi / cell);
+	a = floor(a);
+	b = floor(b);
 	if (!(b - a + 1.0 < (double)n)) {
 		*first = 0;
 		*count = n;
 		return;
 	}
-	double m = a - (double)n * floor(a / (double)n);
-	*first = m >= 0.0 && m < (double)n ? (uint32_t)m : 0;
+	if (fabs(a) < 1e15) {
+		long long m = (long long)a % (long long)n;
+		*first = (uint32_t)(m < 0 ? m + n : m);
+	} else {
+		double m = a - (double)n * floor(a / (double)n);
+		*first = m >= 0.0 && m < (double)n ? (uint32_t)m : 0;
+	}
 	*count = (uint32_t)(b - a) + 1;
 }
 
@@ -439,8 +464,8 @@ typedef struct cell_span {
 static cell_span box_span(const steer_geom *g, steer_vec2 lo, steer_vec2 hi)
 {
 	cell_span s;
-	axis_span(lo.x, hi.x, g->x0, g->cw, g->nx, g->wrap, &s.x0, &s.nx);
-	axis_span(lo.y, hi.y, g->y0, g->ch, g->ny, g->wrap, &s.y0, &s.ny);
+	axis_span(lo.x, hi.x, g->x0, g->inv_cw, g->nx, g->wrap, &s.x0, &s.nx);
+	axis_span(lo.y, hi.y, g->y0, g->inv_ch, g->ny, g->wrap, &s.y0, &s.ny);
 	return s;
 }
 
@@ -503,6 +528,8 @@ static void plan_grid(const steer_world *w, steer_geom *g)
 		g->cw = fmax(g->cw, ew / nx * (1.0 + 1e-12));
 		g->ch = fmax(g->ch, eh / ny * (1.0 + 1e-12));
 	}
+	g->inv_cw = 1.0 / g->cw;
+	g->inv_ch = 1.0 / g->ch;
 }
 
 /* Whether segment k touches cell `cell` (a hair's margin for rounding). */
@@ -548,7 +575,7 @@ static steer_status index_segments(const steer_world *w, steer_geom *g)
 		return STEER_ERR_NOMEM;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass && csr_offsets(g->seg_start, cells, &g->seg_items, &g->seg_items_cap,
-		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK)
+		                        &g->fill, &g->fill_cap) != STEER_OK)
 			return STEER_ERR_NOMEM;
 		for (size_t k = 0; k < g->nsegs; k++) {
 			const steer_segment *s = &g->segs[k];
@@ -562,7 +589,7 @@ static steer_status index_segments(const steer_world *w, steer_geom *g)
 					if (!seg_in_cell(w, g, s, cell))
 						continue;
 					if (pass)
-						g->seg_items[g->circ_fill[cell]++] = (uint32_t)k;
+						g->seg_items[g->fill[cell]++] = (uint32_t)k;
 					else
 						g->seg_start[cell + 1]++;
 				}
@@ -608,7 +635,7 @@ static steer_status index_regions(steer_geom *g)
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass && csr_offsets(g->reg_start, cells, &g->reg_items, &g->reg_items_cap,
-		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK) {
+		                        &g->fill, &g->fill_cap) != STEER_OK) {
 			free(xs);
 			return STEER_ERR_NOMEM;
 		}
@@ -626,7 +653,7 @@ static steer_status index_regions(steer_geom *g)
 						continue;
 					uint32_t cell = cy * g->nx + cx;
 					if (pass)
-						g->reg_items[g->circ_fill[cell]++] = (uint32_t)r;
+						g->reg_items[g->fill[cell]++] = (uint32_t)r;
 					else
 						g->reg_start[cell + 1]++;
 				}
@@ -637,30 +664,110 @@ static steer_status index_regions(steer_geom *g)
 	return STEER_OK;
 }
 
-static steer_status index_circles(const steer_world *w, steer_geom *g)
+/* The cell of a circle's centre: the cell a span over the centre includes. */
+static uint32_t centre_cell(const steer_geom *g, double x, double y)
 {
-	size_t cells = (size_t)g->nx * g->ny;
-	if (csr_begin(&g->circ_start, &g->circ_start_cap, cells) != STEER_OK)
+	if (g->wrap) {
+		if (!(x >= 0.0 && x < g->wrap_w))
+			x -= g->wrap_w * floor(x / g->wrap_w);
+		if (!(y >= 0.0 && y < g->wrap_h))
+			y -= g->wrap_h * floor(y / g->wrap_h);
+	}
+	return clamp_cell((y - g->y0) * g->inv_ch, g->ny) * g->nx +
+	       clamp_cell((x - g->x0) * g->inv_cw, g->nx);
+}
+
+/* Compressed rows by a counting sort that needs no cursors: counts in start[cell],
+ * summed to each row's end, then the items placed backwards from the ends (so each
+ * row keeps the items' order), which leaves start[cell] at the row's start. */
+static void rows_end(uint32_t *start, size_t cells)
+{
+	for (size_t c = 1; c <= cells; c++)
+		start[c] += start[c - 1];
+}
+
+/* The wide circles, filed in every cell their box covers. */
+static steer_status index_big(const steer_world *w, steer_geom *g, size_t cells)
+{
+	if (steer_reserve((void **)&g->big_start, &g->big_start_cap, cells + 1,
+	                  sizeof *g->big_start) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass && csr_offsets(g->circ_start, cells, &g->circ_items, &g->circ_items_cap,
-		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK)
+	memset(g->big_start, 0, (cells + 1) * sizeof *g->big_start);
+	size_t total = 0;
+	for (size_t b = 0; b < g->nbig; b++) {
+		const steer_obstacle *o = &w->obs[g->big_index[b]];
+		cell_span sp =
+		    box_span(g, v2(o->x - o->r, o->y - o->r), v2(o->x + o->r, o->y + o->r));
+		uint32_t *cv = &g->big_cover[4 * b];
+		cv[0] = sp.x0, cv[1] = sp.nx, cv[2] = sp.y0, cv[3] = sp.ny;
+		for (uint32_t j = 0; j < sp.ny; j++)
+			for (uint32_t i = 0; i < sp.nx; i++)
+				g->big_start[span_cell(g, &sp, i, j)]++;
+		total += (size_t)sp.nx * sp.ny;
+		if (total > UINT32_MAX)
 			return STEER_ERR_NOMEM;
-		for (size_t k = 0; k < w->obs_count; k++) {
-			const steer_obstacle *o = &w->obs[k];
-			cell_span sp =
-			    box_span(g, v2(o->x - o->r, o->y - o->r), v2(o->x + o->r, o->y + o->r));
-			for (uint32_t j = 0; j < sp.ny; j++)
-				for (uint32_t i = 0; i < sp.nx; i++) {
-					uint32_t cell = span_cell(g, &sp, i, j);
-					if (pass)
-						g->circ_items[g->circ_fill[cell]++] = (uint32_t)k;
-					else
-						g->circ_start[cell + 1]++;
-				}
-		}
+	}
+	if (steer_reserve((void **)&g->big_items, &g->big_items_cap, total ? total : 1,
+	                  sizeof *g->big_items) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	rows_end(g->big_start, cells);
+	for (size_t b = g->nbig; b-- > 0;) {
+		const uint32_t *cv = &g->big_cover[4 * b];
+		cell_span sp = {cv[0], cv[1], cv[2], cv[3]};
+		for (uint32_t j = sp.ny; j-- > 0;)
+			for (uint32_t i = sp.nx; i-- > 0;)
+				g->big_items[--g->big_start[span_cell(g, &sp, i, j)]] = (uint32_t)b;
 	}
 	return STEER_OK;
+}
+
+static steer_status index_circles(const steer_world *w, steer_geom *g)
+{
+	size_t cells = (size_t)g->nx * g->ny, n = w->obs_count;
+	double narrow = fmin(g->cw, g->ch);
+	if (steer_reserve((void **)&g->disc_start, &g->disc_start_cap, cells + 1,
+	                  sizeof *g->disc_start) != STEER_OK ||
+	    steer_reserve((void **)&g->fill, &g->fill_cap, n ? n : 1, sizeof *g->fill) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	memset(g->disc_start, 0, (cells + 1) * sizeof *g->disc_start);
+	size_t small = 0;
+	g->nbig = 0;
+	g->disc_rmax = 0.0;
+	for (size_t k = 0; k < n; k++) {
+		const steer_obstacle *o = &w->obs[k];
+		if (o->r <= narrow) {
+			g->fill[k] = centre_cell(g, o->x, o->y);
+			g->disc_start[g->fill[k]]++;
+			g->disc_rmax = fmax(g->disc_rmax, o->r);
+			small++;
+		} else {
+			g->fill[k] = UINT32_MAX;
+			g->nbig++;
+		}
+	}
+	if (steer_reserve((void **)&g->discs, &g->discs_cap, small ? small : 1, sizeof *g->discs) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	rows_end(g->disc_start, cells);
+	for (size_t k = n; k-- > 0;) {
+		if (g->fill[k] == UINT32_MAX)
+			continue;
+		const steer_obstacle *o = &w->obs[k];
+		g->discs[--g->disc_start[g->fill[k]]] =
+		    (steer_geom_disc){o->x, o->y, o->r, (uint32_t)k};
+	}
+	if (g->nbig == 0)
+		return STEER_OK;
+	if (steer_reserve((void **)&g->big_index, &g->big_index_cap, g->nbig,
+	                  sizeof *g->big_index) != STEER_OK ||
+	    steer_reserve((void **)&g->big_cover, &g->big_cover_cap, 4 * g->nbig,
+	                  sizeof *g->big_cover) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	size_t b = 0;
+	for (size_t k = 0; k < n; k++)
+		if (g->fill[k] == UINT32_MAX)
+			g->big_index[b++] = (uint32_t)k;
+	return index_big(w, g, cells);
 }
 
 steer_status steer_geom_update(steer_world *w)
@@ -700,13 +807,13 @@ static bool grid_fresh(const steer_world *w)
 
 /* --- queries ------------------------------------------------------------------------ */
 
-/* Whether circle k comes within reach of the box centred at c with half sizes h. */
-static bool circle_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
+/* The distance from the box centred at c with half sizes h to a circle's centre at
+ * (x, y), the short way round (0 inside the box). */
+static double box_dist(const steer_world *w, double x, double y, steer_vec2 c, steer_vec2 h)
 {
-	const steer_obstacle *o = &w->obs[k];
-	steer_vec2 d = wrap_delta(w, v2_sub(v2(o->x, o->y), c));
+	steer_vec2 d = wrap_delta(w, v2(x - c.x, y - c.y));
 	double dx = fmax(fabs(d.x) - h.x, 0.0), dy = fmax(fabs(d.y) - h.y, 0.0);
-	return sqrt(dx * dx + dy * dy) <= o->r + reach;
+	return sqrt(dx * dx + dy * dy);
 }
 
 static bool segment_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
@@ -722,21 +829,26 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void sort_u32(uint32_t *v, size_t n)
+{
+	if (n > 64) {
+		qsort(v, n, sizeof *v, cmp_u32);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 static size_t sort_unique(uint32_t *v, size_t n)
 {
 	if (n < 2)
 		return n;
-	if (n <= 64) {
-		for (size_t i = 1; i < n; i++) {
-			uint32_t x = v[i];
-			size_t j = i;
-			for (; j > 0 && v[j - 1] > x; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-	} else {
-		qsort(v, n, sizeof *v, cmp_u32);
-	}
+	sort_u32(v, n);
 	size_t m = 1;
 	for (size_t i = 1; i < n; i++)
 		if (v[i] != v[m - 1])
@@ -752,15 +864,41 @@ static steer_status hits_push(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
 	return STEER_OK;
 }
 
+/* A circle found within reach; its distance too when the caller keeps them. */
+static steer_status circle_push(steer_geom_hits *out, bool dists, uint32_t k, double dist)
+{
+	if (hits_push(&out->circles, &out->ncircles, &out->circles_cap, k) != STEER_OK ||
+	    (dists && steer_reserve((void **)&out->circle_dist, &out->circle_dist_cap,
+	                            out->circles_cap, sizeof *out->circle_dist) != STEER_OK))
+		return STEER_ERR_NOMEM;
+	if (dists)
+		out->circle_dist[out->ncircles - 1] = dist;
+	return STEER_OK;
+}
+
+/* What a query with distances reports for a circle at (x, y) found at dist from the
+ * point c: steer_world_delta's length, which differs from the wrapped distance only for
+ * a centre more than a world and a half away (outside a wrap world's bounds). */
+static double world_dist(const steer_world *w, double x, double y, steer_vec2 c, double dist)
+{
+	if (!is_wrap(w) ||
+	    (fabs(x - c.x) <= 1.5 * w->cfg.width && fabs(y - c.y) <= 1.5 * w->cfg.height))
+		return dist;
+	return v2_len(steer_world_delta(w, c, v2(x, y)));
+}
+
 /* Everything, tested one by one: the answer when the grid is stale. */
 static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                              steer_geom_hits *out)
+                              bool dists, steer_geom_hits *out)
 {
-	for (size_t k = 0; k < w->obs_count; k++)
-		if (circle_near(w, k, c, h, reach) &&
-		    hits_push(&out->circles, &out->ncircles, &out->circles_cap, (uint32_t)k) !=
+	for (size_t k = 0; k < w->obs_count; k++) {
+		const steer_obstacle *o = &w->obs[k];
+		double dist = box_dist(w, o->x, o->y, c, h);
+		if (dist <= o->r + reach &&
+		    circle_push(out, dists, (uint32_t)k, world_dist(w, o->x, o->y, c, dist)) !=
 		        STEER_OK)
 			return STEER_ERR_NOMEM;
+	}
 	for (size_t k = 0; k < w->geom.nsegs; k++)
 		if (segment_near(w, k, c, h, reach) &&
 		    hits_push(&out->segments, &out->nsegments, &out->segments_cap, (uint32_t)k) !=
@@ -769,62 +907,122 @@ static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, 
 	return STEER_OK;
 }
 
+/* Row j of a span as up to two runs of consecutive cells (two when it wraps round):
+ * run k is cells [at[2k], at[2k + 1]). Returns the runs. */
+static int span_row(const steer_geom *g, const cell_span *sp, uint32_t j, uint32_t at[4])
+{
+	uint32_t row = ((sp->y0 + j) % g->ny) * g->nx, end = sp->x0 + sp->nx;
+	at[0] = row + sp->x0;
+	if (end <= g->nx) {
+		at[1] = row + end;
+		return 1;
+	}
+	at[1] = row + g->nx;
+	at[2] = row;
+	at[3] = row + (end - g->nx);
+	return 2;
+}
+
+/* The offset in a span (first, of n cells round) of the first cell of a cover (from,
+ * count) it looks at: 0 when its first cell is covered. */
+static uint32_t first_covered(uint32_t first, uint32_t from, uint32_t count, uint32_t n)
+{
+	return (first + n - from) % n < count ? 0 : (from + n - first) % n;
+}
+
 static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                               steer_geom_hits *out)
+                               bool dists, steer_geom_hits *out)
 {
 	const steer_geom *g = &w->geom;
 	steer_vec2 e = v2(h.x + reach, h.y + reach);
-	cell_span sp = box_span(g, v2_sub(c, e), v2_add(c, e));
-	for (uint32_t j = 0; j < sp.ny; j++)
+	/* The narrow circles, filed by centre: each is met once. */
+	steer_vec2 ce = v2(e.x + g->disc_rmax, e.y + g->disc_rmax);
+	cell_span sp = box_span(g, v2_sub(c, ce), v2_add(c, ce));
+	for (uint32_t j = 0; j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++)
+			for (uint32_t k = g->disc_start[at[2 * r]];
+			     k < g->disc_start[at[2 * r + 1]]; k++) {
+				const steer_geom_disc *d = &g->discs[k];
+				double dist = box_dist(w, d->x, d->y, c, h);
+				if (dist <= d->r + reach &&
+				    circle_push(out, dists, d->index,
+				                world_dist(w, d->x, d->y, c, dist)) != STEER_OK)
+					return STEER_ERR_NOMEM;
+			}
+	}
+	sp = box_span(g, v2_sub(c, e), v2_add(c, e));
+	/* The wide circles: each taken in the first of its cells the span meets. */
+	for (uint32_t j = 0; g->nbig && j < sp.ny; j++)
 		for (uint32_t i = 0; i < sp.nx; i++) {
 			uint32_t cell = span_cell(g, &sp, i, j);
-			for (uint32_t k = g->circ_start[cell]; k < g->circ_start[cell + 1]; k++)
-				if (hits_push(&out->circles, &out->ncircles, &out->circles_cap,
-				              g->circ_items[k]) != STEER_OK)
+			for (uint32_t k = g->big_start[cell]; k < g->big_start[cell + 1]; k++) {
+				uint32_t b = g->big_items[k];
+				const uint32_t *cv = &g->big_cover[4 * b];
+				if (i != first_covered(sp.x0, cv[0], cv[1], g->nx) ||
+				    j != first_covered(sp.y0, cv[2], cv[3], g->ny))
+					continue;
+				const steer_obstacle *o = &w->obs[g->big_index[b]];
+				double dist = box_dist(w, o->x, o->y, c, h);
+				if (dist <= o->r + reach &&
+				    circle_push(out, dists, g->big_index[b],
+				                world_dist(w, o->x, o->y, c, dist)) != STEER_OK)
 					return STEER_ERR_NOMEM;
-			for (uint32_t k = g->seg_start[cell]; k < g->seg_start[cell + 1]; k++)
-				if (hits_push(&out->segments, &out->nsegments, &out->segments_cap,
-				              g->seg_items[k]) != STEER_OK)
-					return STEER_ERR_NOMEM;
+			}
 		}
-	/* The exact test first: what is left to sort is then only what was found. */
-	size_t m = 0;
-	for (size_t k = 0; k < out->ncircles; k++)
-		if (circle_near(w, out->circles[k], c, h, reach))
-			out->circles[m++] = out->circles[k];
-	out->ncircles = sort_unique(out->circles, m);
-	m = 0;
-	for (size_t k = 0; k < out->nsegments; k++)
-		if (segment_near(w, out->segments[k], c, h, reach))
-			out->segments[m++] = out->segments[k];
-	out->nsegments = sort_unique(out->segments, m);
+	/* The segments, filed in every cell they touch: the exact test first, so that
+	 * what is left to sort is only what was found. */
+	for (uint32_t j = 0; j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++)
+			for (uint32_t k = g->seg_start[at[2 * r]]; k < g->seg_start[at[2 * r + 1]];
+			     k++) {
+				uint32_t s = g->seg_items[k];
+				if (segment_near(w, s, c, h, reach) &&
+				    hits_push(&out->segments, &out->nsegments, &out->segments_cap,
+				              s) != STEER_OK)
+					return STEER_ERR_NOMEM;
+			}
+	}
+	out->nsegments = sort_unique(out->segments, out->nsegments);
 	return STEER_OK;
 }
 
 static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                          steer_geom_hits *out)
+                          bool ordered, steer_geom_hits *out)
 {
 	out->ncircles = out->nsegments = 0;
 	if (!(reach >= 0.0))
 		reach = 0.0;
-	steer_status st =
-	    grid_fresh(w) ? query_grid(w, c, h, reach, out) : query_all(w, c, h, reach, out);
+	bool fresh = grid_fresh(w);
+	steer_status st = fresh ? query_grid(w, c, h, reach, !ordered, out)
+	                        : query_all(w, c, h, reach, !ordered, out);
 	if (st != STEER_OK)
 		out->ncircles = out->nsegments = 0;
+	else if (ordered && fresh)
+		sort_u32(out->circles, out->ncircles);
 	return st;
 }
 
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out)
 {
-	return query(w, p, v2(0.0, 0.0), reach, out);
+	return query(w, p, v2(0.0, 0.0), reach, true, out);
+}
+
+steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
+                                   steer_geom_hits *out)
+{
+	return query(w, p, v2(0.0, 0.0), reach, false, out);
 }
 
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
                                   steer_geom_hits *out)
 {
 	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
-	return query(w, v2_add(lo, h), h, reach, out);
+	return query(w, v2_add(lo, h), h, reach, true, out);
 }
 
 /* --- regions ----------------------------------------------------------------------- */
@@ -921,12 +1119,11 @@ bool steer_geom_in_region(const steer_world *w, steer_vec2 p)
 
 /* --- blocked and free points --------------------------------------------------------- */
 
-static bool disc_hits_circle(const steer_world *w, size_t k, steer_vec2 p, double radius,
-                             double tol)
+static bool disc_hits_circle(const steer_world *w, double x, double y, double r, steer_vec2 p,
+                             double radius, double tol)
 {
-	const steer_obstacle *o = &w->obs[k];
-	steer_vec2 d = wrap_delta(w, v2_sub(v2(o->x, o->y), p));
-	return o->r + radius - v2_len(d) > tol;
+	steer_vec2 d = wrap_delta(w, v2(x - p.x, y - p.y));
+	return r + radius - v2_len(d) > tol;
 }
 
 static bool disc_hits_segment(const steer_world *w, size_t k, steer_vec2 p, double radius,
@@ -943,25 +1140,47 @@ bool steer_geom_blocked(const steer_world *w, steer_vec2 p, double radius, doubl
 		return true;
 	const steer_geom *g = &w->geom;
 	if (!grid_fresh(w)) {
-		for (size_t k = 0; k < w->obs_count; k++)
-			if (disc_hits_circle(w, k, p, radius, tol))
+		for (size_t k = 0; k < w->obs_count; k++) {
+			const steer_obstacle *o = &w->obs[k];
+			if (disc_hits_circle(w, o->x, o->y, o->r, p, radius, tol))
 				return true;
+		}
 		for (size_t k = 0; k < g->nsegs; k++)
 			if (disc_hits_segment(w, k, p, radius, tol))
 				return true;
 		return false;
 	}
-	cell_span sp = box_span(g, v2(p.x - radius, p.y - radius), v2(p.x + radius, p.y + radius));
-	for (uint32_t j = 0; j < sp.ny; j++)
-		for (uint32_t i = 0; i < sp.nx; i++) {
-			uint32_t cell = span_cell(g, &sp, i, j);
-			for (uint32_t k = g->circ_start[cell]; k < g->circ_start[cell + 1]; k++)
-				if (disc_hits_circle(w, g->circ_items[k], p, radius, tol))
+	double e = radius + fmax(-tol, 0.0), ce = e + g->disc_rmax;
+	cell_span sp = box_span(g, v2(p.x - ce, p.y - ce), v2(p.x + ce, p.y + ce));
+	for (uint32_t j = 0; j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++)
+			for (uint32_t k = g->disc_start[at[2 * r]];
+			     k < g->disc_start[at[2 * r + 1]]; k++) {
+				const steer_geom_disc *d = &g->discs[k];
+				if (disc_hits_circle(w, d->x, d->y, d->r, p, radius, tol))
 					return true;
-			for (uint32_t k = g->seg_start[cell]; k < g->seg_start[cell + 1]; k++)
+			}
+	}
+	sp = box_span(g, v2(p.x - e, p.y - e), v2(p.x + e, p.y + e));
+	for (uint32_t j = 0; j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++) {
+			for (uint32_t k = g->seg_start[at[2 * r]]; k < g->seg_start[at[2 * r + 1]];
+			     k++)
 				if (disc_hits_segment(w, g->seg_items[k], p, radius, tol))
 					return true;
+			for (uint32_t c = at[2 * r]; g->nbig && c < at[2 * r + 1]; c++)
+				for (uint32_t k = g->big_start[c]; k < g->big_start[c + 1]; k++) {
+					const steer_obstacle *o =
+					    &w->obs[g->big_index[g->big_items[k]]];
+					if (disc_hits_circle(w, o->x, o->y, o->r, p, radius, tol))
+						return true;
+				}
 		}
+	}
 	return false;
 }
 

@@ -4,8 +4,8 @@
  * the world's obstacles. A uniform grid indexes both, so that a query costs about
  * O(nearby things): segments are re-indexed when the geometry changes, circles every
  * tick (they move). Queries are read-only and may run on many threads at once; their
- * results come in ascending index order, so whatever is built on them is
- * deterministic.
+ * results come in ascending index order (or, from steer_geom_query_near, in an order
+ * its callers must not depend on), so whatever is built on them is deterministic.
  *
  * Segment sidedness follows RVO2: a one-sided segment (a polygon edge, a bound) has
  * the obstacle on its left (walking a->b) and the free side on its right, where n
@@ -57,6 +57,13 @@ typedef struct steer_geom_region {
 	uint32_t first, count;
 } steer_geom_region;
 
+/* A circle as the index files it: a copy of the obstacle's centre and radius, so that
+ * a query reads the cells' circles in a row of memory. */
+typedef struct steer_geom_disc {
+	double x, y, r;
+	uint32_t index; /* into the world's obstacles */
+} steer_geom_disc;
+
 /* The index. Lives in the world (world_internal.h); every part is owned by it. */
 typedef struct steer_geom {
 	steer_segment *segs;
@@ -66,18 +73,29 @@ typedef struct steer_geom {
 	/* The grid: nx * ny cells of cw x ch from (x0, y0); wrap: it covers the world
 	 * and wraps, else positions outside it fall in its border cells. */
 	double x0, y0, cw, ch;
+	double inv_cw, inv_ch; /* 1 / cw, 1 / ch */
 	uint32_t nx, ny;
 	bool wrap;
 	double wrap_w, wrap_h;
 	/* Per cell, compressed rows (start has cells + 1 entries): the segments that touch
-	 * it, the regions that block its centre, the circles whose disc's box overlaps it;
-	 * each list ascending. */
+	 * it and the regions that block its centre, each list ascending. */
 	uint32_t *seg_start, *seg_items;
 	size_t seg_start_cap, seg_items_cap;
 	uint32_t *reg_start, *reg_items;
 	size_t reg_start_cap, reg_items_cap;
-	uint32_t *circ_start, *circ_items, *circ_fill;
-	size_t circ_start_cap, circ_items_cap, circ_fill_cap;
+	/* Circles no wider than a cell are filed once, in the cell of their centre (in
+	 * index order within it); a query looks disc_rmax further. Wider ones are filed in
+	 * every cell their box covers (big_items: positions in big_index, whose covers
+	 * big_cover holds as x0, nx, y0, ny), and a query takes each in the first of its
+	 * cells it looks at. */
+	uint32_t *disc_start;
+	steer_geom_disc *discs;
+	size_t disc_start_cap, discs_cap;
+	double disc_rmax;
+	uint32_t *big_start, *big_items, *big_index, *big_cover;
+	size_t big_start_cap, big_items_cap, big_index_cap, big_cover_cap, nbig;
+	uint32_t *fill; /* scratch: a cursor per cell, or a cell per circle */
+	size_t fill_cap;
 	size_t planned_circles; /* the circles the grid's cells were sized for */
 	bool grid_stale;        /* segments changed since the grid was built */
 	bool circles_stale;     /* circles moved, came or went since they were indexed */
@@ -105,11 +123,13 @@ const steer_geom_region *steer_geom_regions(const steer_world *w, size_t *count)
 uint64_t steer_geom_version(const steer_world *w);
 
 /* A query's answer, in caller-owned scratch: indices into the world's obstacles
- * (circles) and into steer_geom_segments, each ascending. Reuse one per thread;
- * free with steer_geom_hits_free. */
+ * (circles) and into steer_geom_segments, each ascending (but see
+ * steer_geom_query_near). Reuse one per thread; free with steer_geom_hits_free. */
 typedef struct steer_geom_hits {
 	uint32_t *circles;
 	size_t ncircles, circles_cap;
+	double *circle_dist; /* steer_geom_query_near's distances, by circles' order */
+	size_t circle_dist_cap;
 	uint32_t *segments;
 	size_t nsegments, segments_cap;
 } steer_geom_hits;
@@ -121,6 +141,11 @@ void steer_geom_hits_free(steer_geom_hits *h);
  * <= reach. NOMEM when the scratch cannot grow (its lists are then empty). */
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out);
+/* The same hits for a point, the circles in no set order (each once), and for each
+ * the length of steer_world_delta(p, its centre) in circle_dist: for callers whose
+ * answer does not depend on the order, spared the sort and a second distance. */
+steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
+                                   steer_geom_hits *out);
 /* The same for an axis-aligned box [lo, hi] (lo <= hi): shapes within reach of any of
  * its points. In a wrap world the box is taken where lo is. */
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
