@@ -54,7 +54,7 @@ void steer_geom_free(steer_geom *g)
 void steer_geom_hits_free(steer_geom_hits *h)
 {
 	free(h->circles);
-	free(h->circle_dist);
+	free(h->near);
 	free(h->segments);
 	memset(h, 0, sizeof *h);
 }
@@ -447,13 +447,14 @@ static void axis_span(double lo, double hi, double o, double inv, uint32_t n, bo
 		*count = n;
 		return;
 	}
-	if (fabs(a) < 1e15) {
-		long long m = (long long)a % (long long)n;
-		*first = (uint32_t)(m < 0 ? m + n : m);
-	} else {
-		double m = a - (double)n * floor(a / (double)n);
-		*first = m >= 0.0 && m < (double)n ? (uint32_t)m : 0;
+	/* Spans start within a world of the grid but for a far-off point: no division
+	 * for the usual case. */
+	double m = a >= 0.0 ? a : a + (double)n;
+	if (!(m >= 0.0 && m < (double)n)) {
+		m = a - (double)n * floor(a / (double)n);
+		m = m >= 0.0 && m < (double)n ? m : 0.0;
 	}
+	*first = (uint32_t)m;
 	*count = (uint32_t)(b - a) + 1;
 }
 
@@ -754,7 +755,7 @@ static steer_status index_circles(const steer_world *w, steer_geom *g)
 			continue;
 		const steer_obstacle *o = &w->obs[k];
 		g->discs[--g->disc_start[g->fill[k]]] =
-		    (steer_geom_disc){o->x, o->y, o->r, (uint32_t)k};
+		    (steer_geom_disc){o->x, o->y, o->r, v2_len(v2(o->vx, o->vy)), (uint32_t)k};
 	}
 	if (g->nbig == 0)
 		return STEER_OK;
@@ -809,10 +810,13 @@ static bool grid_fresh(const steer_world *w)
 
 /* The distance from the box centred at c with half sizes h to a circle's centre at
  * (x, y), the short way round (0 inside the box). */
-static double box_dist(const steer_world *w, double x, double y, steer_vec2 c, steer_vec2 h)
+static inline double box_dist(const steer_world *w, double x, double y, steer_vec2 c, steer_vec2 h)
 {
 	steer_vec2 d = wrap_delta(w, v2(x - c.x, y - c.y));
-	double dx = fmax(fabs(d.x) - h.x, 0.0), dy = fmax(fabs(d.y) - h.y, 0.0);
+	/* fmax(v, 0.0) as the squares see it (NaN gives 0), without libm's call. */
+	double dx = fabs(d.x) - h.x, dy = fabs(d.y) - h.y;
+	dx = dx > 0.0 ? dx : 0.0;
+	dy = dy > 0.0 ? dy : 0.0;
 	return sqrt(dx * dx + dy * dy);
 }
 
@@ -864,40 +868,49 @@ static steer_status hits_push(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
 	return STEER_OK;
 }
 
-/* A circle found within reach; its distance too when the caller keeps them. */
-static steer_status circle_push(steer_geom_hits *out, bool dists, uint32_t k, double dist)
+/* Room in the answer for `more` circles. */
+static steer_status hits_room(steer_geom_hits *out, bool near, size_t more)
 {
-	if (hits_push(&out->circles, &out->ncircles, &out->circles_cap, k) != STEER_OK ||
-	    (dists && steer_reserve((void **)&out->circle_dist, &out->circle_dist_cap,
-	                            out->circles_cap, sizeof *out->circle_dist) != STEER_OK))
-		return STEER_ERR_NOMEM;
-	if (dists)
-		out->circle_dist[out->ncircles - 1] = dist;
-	return STEER_OK;
+	return near ? steer_reserve((void **)&out->near, &out->near_cap, out->nnear + more,
+	                            sizeof *out->near)
+	            : steer_reserve((void **)&out->circles, &out->circles_cap, out->ncircles + more,
+	                            sizeof *out->circles);
 }
 
-/* What a query with distances reports for a circle at (x, y) found at dist from the
- * point c: steer_world_delta's length, which differs from the wrapped distance only for
- * a centre more than a world and a half away (outside a wrap world's bounds). */
-static double world_dist(const steer_world *w, double x, double y, steer_vec2 c, double dist)
+/* A circle found at dist from the point c (the caller made room). A near answer has
+ * steer_world_delta's length, which differs from the wrapped distance only for a centre
+ * more than a world and a half away (outside a wrap world's bounds). */
+static void hits_put(const steer_world *w, steer_geom_hits *out, bool near, steer_vec2 c,
+                     const steer_geom_disc *d, double dist)
 {
-	if (!is_wrap(w) ||
-	    (fabs(x - c.x) <= 1.5 * w->cfg.width && fabs(y - c.y) <= 1.5 * w->cfg.height))
-		return dist;
-	return v2_len(steer_world_delta(w, c, v2(x, y)));
+	if (!near) {
+		out->circles[out->ncircles++] = d->index;
+		return;
+	}
+	if (is_wrap(w) &&
+	    !(fabs(d->x - c.x) <= 1.5 * w->cfg.width && fabs(d->y - c.y) <= 1.5 * w->cfg.height))
+		dist = v2_len(steer_world_delta(w, c, v2(d->x, d->y)));
+	out->near[out->nnear++] = (steer_geom_near){d->index, dist - d->r, d->speed};
+}
+
+static steer_geom_disc disc_of(const steer_world *w, size_t k)
+{
+	const steer_obstacle *o = &w->obs[k];
+	return (steer_geom_disc){o->x, o->y, o->r, v2_len(v2(o->vx, o->vy)), (uint32_t)k};
 }
 
 /* Everything, tested one by one: the answer when the grid is stale. */
 static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                              bool dists, steer_geom_hits *out)
+                              bool near, steer_geom_hits *out)
 {
 	for (size_t k = 0; k < w->obs_count; k++) {
-		const steer_obstacle *o = &w->obs[k];
-		double dist = box_dist(w, o->x, o->y, c, h);
-		if (dist <= o->r + reach &&
-		    circle_push(out, dists, (uint32_t)k, world_dist(w, o->x, o->y, c, dist)) !=
-		        STEER_OK)
-			return STEER_ERR_NOMEM;
+		steer_geom_disc d = disc_of(w, k);
+		double dist = box_dist(w, d.x, d.y, c, h);
+		if (dist <= d.r + reach) {
+			if (hits_room(out, near, 1) != STEER_OK)
+				return STEER_ERR_NOMEM;
+			hits_put(w, out, near, c, &d, dist);
+		}
 	}
 	for (size_t k = 0; k < w->geom.nsegs; k++)
 		if (segment_near(w, k, c, h, reach) &&
@@ -930,29 +943,67 @@ static uint32_t first_covered(uint32_t first, uint32_t from, uint32_t count, uin
 	return (first + n - from) % n < count ? 0 : (from + n - first) % n;
 }
 
-static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                               bool dists, steer_geom_hits *out)
+/* The narrow circles within reach of the box (c, h): filed by centre, each met once.
+ * Each row of cells is looked at only as far as a centre in it could be within reach
+ * plus the widest radius (the chord of the rounded box). */
+static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                                bool near, steer_geom_hits *out)
 {
 	const steer_geom *g = &w->geom;
-	steer_vec2 e = v2(h.x + reach, h.y + reach);
-	/* The narrow circles, filed by centre: each is met once. */
-	steer_vec2 ce = v2(e.x + g->disc_rmax, e.y + g->disc_rmax);
-	cell_span sp = box_span(g, v2_sub(c, ce), v2_add(c, ce));
-	for (uint32_t j = 0; j < sp.ny; j++) {
+	double far = reach + g->disc_rmax;
+	cell_span rows;
+	axis_span(c.y - h.y - far, c.y + h.y + far, g->y0, g->inv_ch, g->ny, g->wrap, &rows.y0,
+	          &rows.ny);
+	/* The first row's cell unwrapped, so that rows stand where c sees them; none when
+	 * the span is every row of a wrap world (then no row is trimmed). */
+	double row0 = floor((c.y - h.y - far - g->y0) * g->inv_ch - SPAN_HAIR);
+	bool trim = !(g->wrap && rows.ny == g->ny);
+	if (!g->wrap)
+		row0 = rows.y0;
+	for (uint32_t j = 0; j < rows.ny; j++) {
+		double half = h.x + far;
+		if (trim) {
+			double lo = g->y0 + (row0 + j) * g->ch, hi = lo + g->ch;
+			if (!g->wrap && rows.y0 + j == 0)
+				lo = -INFINITY; /* the border rows hold what lies beyond them */
+			if (!g->wrap && rows.y0 + j == g->ny - 1)
+				hi = INFINITY;
+			double below = lo - (c.y + h.y), above = (c.y - h.y) - hi;
+			double dy = (below > above ? below : above) - SPAN_HAIR * g->ch;
+			if (dy > far)
+				continue;
+			if (dy > 0.0)
+				half = h.x + sqrt(far * far - dy * dy);
+		}
+		axis_span(c.x - half, c.x + half, g->x0, g->inv_cw, g->nx, g->wrap, &rows.x0,
+		          &rows.nx);
 		uint32_t at[4];
-		int runs = span_row(g, &sp, j, at);
-		for (int r = 0; r < runs; r++)
-			for (uint32_t k = g->disc_start[at[2 * r]];
-			     k < g->disc_start[at[2 * r + 1]]; k++) {
+		int runs = span_row(g, &rows, j, at);
+		for (int r = 0; r < runs; r++) {
+			uint32_t from = g->disc_start[at[2 * r]], to = g->disc_start[at[2 * r + 1]];
+			if (hits_room(out, near, to - from) != STEER_OK)
+				return STEER_ERR_NOMEM;
+			for (uint32_t k = from; k < to; k++) {
 				const steer_geom_disc *d = &g->discs[k];
 				double dist = box_dist(w, d->x, d->y, c, h);
-				if (dist <= d->r + reach &&
-				    circle_push(out, dists, d->index,
-				                world_dist(w, d->x, d->y, c, dist)) != STEER_OK)
-					return STEER_ERR_NOMEM;
+				if (dist <= d->r + reach)
+					hits_put(w, out, near, c, d, dist);
 			}
+		}
 	}
-	sp = box_span(g, v2_sub(c, e), v2_add(c, e));
+	return STEER_OK;
+}
+
+static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                               bool near, steer_geom_hits *out)
+{
+	const steer_geom *g = &w->geom;
+	if (query_discs(w, c, h, reach, near, out) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	if (g->nbig == 0 && g->nsegs == 0)
+		return STEER_OK;
+	steer_vec2 e = v2(h.x + reach, h.y + reach);
+	cell_span sp = box_span(g, v2_sub(c, e), v2_add(c, e));
 	/* The wide circles: each taken in the first of its cells the span meets. */
 	for (uint32_t j = 0; g->nbig && j < sp.ny; j++)
 		for (uint32_t i = 0; i < sp.nx; i++) {
@@ -963,17 +1014,18 @@ static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h,
 				if (i != first_covered(sp.x0, cv[0], cv[1], g->nx) ||
 				    j != first_covered(sp.y0, cv[2], cv[3], g->ny))
 					continue;
-				const steer_obstacle *o = &w->obs[g->big_index[b]];
-				double dist = box_dist(w, o->x, o->y, c, h);
-				if (dist <= o->r + reach &&
-				    circle_push(out, dists, g->big_index[b],
-				                world_dist(w, o->x, o->y, c, dist)) != STEER_OK)
+				steer_geom_disc d = disc_of(w, g->big_index[b]);
+				double dist = box_dist(w, d.x, d.y, c, h);
+				if (dist > d.r + reach)
+					continue;
+				if (hits_room(out, near, 1) != STEER_OK)
 					return STEER_ERR_NOMEM;
+				hits_put(w, out, near, c, &d, dist);
 			}
 		}
 	/* The segments, filed in every cell they touch: the exact test first, so that
 	 * what is left to sort is only what was found. */
-	for (uint32_t j = 0; j < sp.ny; j++) {
+	for (uint32_t j = 0; g->nsegs && j < sp.ny; j++) {
 		uint32_t at[4];
 		int runs = span_row(g, &sp, j, at);
 		for (int r = 0; r < runs; r++)
@@ -990,18 +1042,18 @@ static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h,
 	return STEER_OK;
 }
 
-static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                          bool ordered, steer_geom_hits *out)
+static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach, bool near,
+                          steer_geom_hits *out)
 {
-	out->ncircles = out->nsegments = 0;
+	out->ncircles = out->nnear = out->nsegments = 0;
 	if (!(reach >= 0.0))
 		reach = 0.0;
 	bool fresh = grid_fresh(w);
-	steer_status st = fresh ? query_grid(w, c, h, reach, !ordered, out)
-	                        : query_all(w, c, h, reach, !ordered, out);
+	steer_status st =
+	    fresh ? query_grid(w, c, h, reach, near, out) : query_all(w, c, h, reach, near, out);
 	if (st != STEER_OK)
-		out->ncircles = out->nsegments = 0;
-	else if (ordered && fresh)
+		out->ncircles = out->nnear = out->nsegments = 0;
+	else if (fresh)
 		sort_u32(out->circles, out->ncircles);
 	return st;
 }
@@ -1009,20 +1061,20 @@ static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, doub
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out)
 {
-	return query(w, p, v2(0.0, 0.0), reach, true, out);
+	return query(w, p, v2(0.0, 0.0), reach, false, out);
 }
 
 steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
                                    steer_geom_hits *out)
 {
-	return query(w, p, v2(0.0, 0.0), reach, false, out);
+	return query(w, p, v2(0.0, 0.0), reach, true, out);
 }
 
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
                                   steer_geom_hits *out)
 {
 	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
-	return query(w, v2_add(lo, h), h, reach, true, out);
+	return query(w, v2_add(lo, h), h, reach, false, out);
 }
 
 /* --- regions ----------------------------------------------------------------------- */

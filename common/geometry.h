@@ -57,10 +57,11 @@ typedef struct steer_geom_region {
 	uint32_t first, count;
 } steer_geom_region;
 
-/* A circle as the index files it: a copy of the obstacle's centre and radius, so that
- * a query reads the cells' circles in a row of memory. */
+/* A circle as the index files it: a copy of the obstacle's centre, radius and speed,
+ * so that a query reads the cells' circles in a row of memory. */
 typedef struct steer_geom_disc {
 	double x, y, r;
+	double speed;   /* the length of its velocity */
 	uint32_t index; /* into the world's obstacles */
 } steer_geom_disc;
 
@@ -122,14 +123,21 @@ const steer_geom_region *steer_geom_regions(const steer_world *w, size_t *count)
 /* Changes with every change of the walls, polygons, bounds or contain. */
 uint64_t steer_geom_version(const steer_world *w);
 
+/* One circle of steer_geom_query_near's answer. */
+typedef struct steer_geom_near {
+	uint32_t index; /* into the world's obstacles */
+	double edge;    /* the length of steer_world_delta(p, its centre), less its radius */
+	double speed;   /* the length of its velocity */
+} steer_geom_near;
+
 /* A query's answer, in caller-owned scratch: indices into the world's obstacles
- * (circles) and into steer_geom_segments, each ascending (but see
- * steer_geom_query_near). Reuse one per thread; free with steer_geom_hits_free. */
+ * (circles) and into steer_geom_segments, each ascending; steer_geom_query_near's
+ * circles are in near instead. Reuse one per thread; free with steer_geom_hits_free. */
 typedef struct steer_geom_hits {
 	uint32_t *circles;
 	size_t ncircles, circles_cap;
-	double *circle_dist; /* steer_geom_query_near's distances, by circles' order */
-	size_t circle_dist_cap;
+	steer_geom_near *near;
+	size_t nnear, near_cap;
 	uint32_t *segments;
 	size_t nsegments, segments_cap;
 } steer_geom_hits;
@@ -141,9 +149,9 @@ void steer_geom_hits_free(steer_geom_hits *h);
  * <= reach. NOMEM when the scratch cannot grow (its lists are then empty). */
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out);
-/* The same hits for a point, the circles in no set order (each once), and for each
- * the length of steer_world_delta(p, its centre) in circle_dist: for callers whose
- * answer does not depend on the order, spared the sort and a second distance. */
+/* The same hits for a point, the circles in near (ncircles stays 0), in no set order,
+ * each once, with what a caller weighing them needs: for callers whose answer does not
+ * depend on the order, spared the sort and a second look at the circle. */
 steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
                                    steer_geom_hits *out);
 /* The same for an axis-aligned box [lo, hi] (lo <= hi): shapes within reach of any of
