@@ -78,19 +78,19 @@ uint64_t steer_geom_version(const steer_world *w)
 
 /* --- small helpers ------------------------------------------------------------ */
 
-static bool is_wrap(const steer_world *w)
+static inline bool is_wrap(const steer_world *w)
 {
 	return w->cfg.edges == STEER_EDGE_WRAP;
 }
 
 /* The short way round along one axis for any difference, however many worlds apart
  * (a wall may be drawn far outside): the cheap form for the usual case. */
-static double wrap_any(double d, double size)
+static inline double wrap_any(double d, double size)
 {
 	return fabs(d) <= 1.5 * size ? steer_wrap_axis(d, size) : remainder(d, size);
 }
 
-static steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
+static inline steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
 {
 	if (is_wrap(w)) {
 		d.x = wrap_any(d.x, w->cfg.width);
@@ -430,8 +430,8 @@ static uint32_t clamp_cell(double t, uint32_t n)
 
 /* The cells an interval [lo, hi] covers along one axis: *first and *count (wrapping
  * round in a wrap world; clamped otherwise). inv is 1 / the cell size. */
-static void axis_span(double lo, double hi, double o, double inv, uint32_t n, bool wrap,
-                      uint32_t *first, uint32_t *count)
+static inline void axis_span(double lo, double hi, double o, double inv, uint32_t n, bool wrap,
+                             uint32_t *first, uint32_t *count)
 {
 	double a = (lo - o) * inv - SPAN_HAIR, b = (hi - o) * inv + SPAN_HAIR;
 	if (!wrap) {
@@ -946,37 +946,39 @@ static uint32_t first_covered(uint32_t first, uint32_t from, uint32_t count, uin
 /* The narrow circles within reach of the box (c, h): filed by centre, each met once.
  * Each row of cells is looked at only as far as a centre in it could be within reach
  * plus the widest radius (the chord of the rounded box). */
+/* The rows a query trims to their chords, at most: a longer span is not trimmed. */
+#define TRIM_ROWS 64
+
 static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
                                 bool near, steer_geom_hits *out)
 {
 	const steer_geom *g = &w->geom;
+	bool wrap = is_wrap(w);
 	double far = reach + g->disc_rmax;
 	cell_span rows;
 	axis_span(c.y - h.y - far, c.y + h.y + far, g->y0, g->inv_ch, g->ny, g->wrap, &rows.y0,
 	          &rows.ny);
-	/* The first row's cell unwrapped, so that rows stand where c sees them; none when
-	 * the span is every row of a wrap world (then no row is trimmed). */
-	double row0 = floor((c.y - h.y - far - g->y0) * g->inv_ch - SPAN_HAIR);
-	bool trim = !(g->wrap && rows.ny == g->ny);
-	if (!g->wrap)
-		row0 = rows.y0;
+	/* Each row's half width: first, all of them, so that their square roots overlap.
+	 * The first row's cell is taken unwrapped, so that rows stand where c sees them; a
+	 * span of every row of a wrap world is not trimmed. */
+	double half[TRIM_ROWS];
+	bool trim = !(g->wrap && rows.ny == g->ny) && rows.ny <= TRIM_ROWS;
+	double row0 = g->wrap ? floor((c.y - h.y - far - g->y0) * g->inv_ch - SPAN_HAIR) : rows.y0;
+	for (uint32_t j = 0; trim && j < rows.ny; j++) {
+		double lo = g->y0 + (row0 + j) * g->ch, hi = lo + g->ch;
+		if (!g->wrap && rows.y0 + j == 0)
+			lo = -INFINITY; /* the border rows hold what lies beyond them */
+		if (!g->wrap && rows.y0 + j == g->ny - 1)
+			hi = INFINITY;
+		double below = lo - (c.y + h.y), above = (c.y - h.y) - hi;
+		double dy = (below > above ? below : above) - SPAN_HAIR * g->ch;
+		half[j] = dy > far ? -1.0 : dy > 0.0 ? h.x + sqrt(far * far - dy * dy) : h.x + far;
+	}
 	for (uint32_t j = 0; j < rows.ny; j++) {
-		double half = h.x + far;
-		if (trim) {
-			double lo = g->y0 + (row0 + j) * g->ch, hi = lo + g->ch;
-			if (!g->wrap && rows.y0 + j == 0)
-				lo = -INFINITY; /* the border rows hold what lies beyond them */
-			if (!g->wrap && rows.y0 + j == g->ny - 1)
-				hi = INFINITY;
-			double below = lo - (c.y + h.y), above = (c.y - h.y) - hi;
-			double dy = (below > above ? below : above) - SPAN_HAIR * g->ch;
-			if (dy > far)
-				continue;
-			if (dy > 0.0)
-				half = h.x + sqrt(far * far - dy * dy);
-		}
-		axis_span(c.x - half, c.x + half, g->x0, g->inv_cw, g->nx, g->wrap, &rows.x0,
-		          &rows.nx);
+		double hx = trim ? half[j] : h.x + far;
+		if (hx < 0.0)
+			continue;
+		axis_span(c.x - hx, c.x + hx, g->x0, g->inv_cw, g->nx, g->wrap, &rows.x0, &rows.nx);
 		uint32_t at[4];
 		int runs = span_row(g, &rows, j, at);
 		for (int r = 0; r < runs; r++) {
@@ -984,9 +986,23 @@ static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h
 			if (hits_room(out, near, to - from) != STEER_OK)
 				return STEER_ERR_NOMEM;
 			for (uint32_t k = from; k < to; k++) {
+				/* box_dist, spelt out for the loop that runs the most */
 				const steer_geom_disc *d = &g->discs[k];
-				double dist = box_dist(w, d->x, d->y, c, h);
-				if (dist <= d->r + reach)
+				double dx = d->x - c.x, dy = d->y - c.y;
+				if (wrap) {
+					dx = wrap_any(dx, w->cfg.width);
+					dy = wrap_any(dy, w->cfg.height);
+				}
+				dx = fabs(dx) - h.x;
+				dy = fabs(dy) - h.y;
+				dx = dx > 0.0 ? dx : 0.0;
+				dy = dy > 0.0 ? dy : 0.0;
+				double d2 = dx * dx + dy * dy, lim = d->r + reach;
+				/* Surely out (a margin above rounding) without the square root. */
+				if (d2 > lim * lim * (1.0 + 1e-12))
+					continue;
+				double dist = sqrt(d2);
+				if (dist <= lim)
 					hits_put(w, out, near, c, d, dist);
 			}
 		}
