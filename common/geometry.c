@@ -99,8 +99,8 @@ static inline steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
 	return d;
 }
 
-void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
-                        steer_vec2 *b)
+static inline void seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p,
+                           steer_vec2 *a, steer_vec2 *b)
 {
 	if (!is_wrap(w)) {
 		*a = v2_sub(s->a, p);
@@ -111,6 +111,12 @@ void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2
 	steer_vec2 m = wrap_delta(w, v2_sub(v2_add(s->a, half), p));
 	*a = v2_sub(m, half);
 	*b = v2_add(m, half);
+}
+
+void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
+                        steer_vec2 *b)
+{
+	seg_rel(w, s, p, a, b);
 }
 
 static double orient(steer_vec2 a, steer_vec2 b, steer_vec2 c)
@@ -823,8 +829,20 @@ static inline double box_dist(const steer_world *w, double x, double y, steer_ve
 static bool segment_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, &w->geom.segs[k], c, &a, &b);
-	return seg_box_dist2(a, b, h.x, h.y) <= reach * reach;
+	seg_rel(w, &w->geom.segs[k], c, &a, &b);
+	double r2 = reach * reach;
+	if (h.x != 0.0 || h.y != 0.0)
+		return seg_box_dist2(a, b, h.x, h.y) <= r2;
+	/* A point: seg_box_dist2 is the least of the clip's 0 (the segment through the
+	 * point), the ends' squares and the nearest point's square s. Its clip can find
+	 * the point only when s is within rounding of 0; else the rest decide alike. */
+	double s = steer_seg_dist2(a, b, v2(0, 0));
+	if (s <= r2)
+		return true;
+	double a2 = v2_len2(a), b2 = v2_len2(b);
+	if (s > 1e-20 * (a2 + b2))
+		return a2 <= r2 || b2 <= r2;
+	return seg_box_dist2(a, b, 0.0, 0.0) <= r2;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -901,9 +919,9 @@ static steer_geom_disc disc_of(const steer_world *w, size_t k)
 
 /* Everything, tested one by one: the answer when the grid is stale. */
 static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                              bool near, steer_geom_hits *out)
+                              bool circles, bool near, steer_geom_hits *out)
 {
-	for (size_t k = 0; k < w->obs_count; k++) {
+	for (size_t k = 0; circles && k < w->obs_count; k++) {
 		steer_geom_disc d = disc_of(w, k);
 		double dist = box_dist(w, d.x, d.y, c, h);
 		if (dist <= d.r + reach) {
@@ -946,8 +964,10 @@ static uint32_t first_covered(uint32_t first, uint32_t from, uint32_t count, uin
 /* The narrow circles within reach of the box (c, h): filed by centre, each met once.
  * Each row of cells is looked at only as far as a centre in it could be within reach
  * plus the widest radius (the chord of the rounded box). */
-/* The rows a query trims to their chords, at most: a longer span is not trimmed. */
-#define TRIM_ROWS 64
+/* The rows a query trims to their chords, at most and at least: a longer span is not
+ * trimmed, nor a shorter one (whose chords save less than their square roots cost). */
+#define TRIM_ROWS       64
+#define TRIM_ROWS_LEAST 4
 
 static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
                                 bool near, steer_geom_hits *out)
@@ -962,7 +982,8 @@ static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h
 	 * The first row's cell is taken unwrapped, so that rows stand where c sees them; a
 	 * span of every row of a wrap world is not trimmed. */
 	double half[TRIM_ROWS];
-	bool trim = !(g->wrap && rows.ny == g->ny) && rows.ny <= TRIM_ROWS;
+	bool trim =
+	    !(g->wrap && rows.ny == g->ny) && rows.ny >= TRIM_ROWS_LEAST && rows.ny <= TRIM_ROWS;
 	double row0 = g->wrap ? floor((c.y - h.y - far - g->y0) * g->inv_ch - SPAN_HAIR) : rows.y0;
 	for (uint32_t j = 0; trim && j < rows.ny; j++) {
 		double lo = g->y0 + (row0 + j) * g->ch, hi = lo + g->ch;
@@ -1011,17 +1032,17 @@ static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h
 }
 
 static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                               bool near, steer_geom_hits *out)
+                               bool circles, bool near, steer_geom_hits *out)
 {
 	const steer_geom *g = &w->geom;
-	if (query_discs(w, c, h, reach, near, out) != STEER_OK)
+	if (circles && query_discs(w, c, h, reach, near, out) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	if (g->nbig == 0 && g->nsegs == 0)
+	if ((!circles || g->nbig == 0) && g->nsegs == 0)
 		return STEER_OK;
 	steer_vec2 e = v2(h.x + reach, h.y + reach);
 	cell_span sp = box_span(g, v2_sub(c, e), v2_add(c, e));
 	/* The wide circles: each taken in the first of its cells the span meets. */
-	for (uint32_t j = 0; g->nbig && j < sp.ny; j++)
+	for (uint32_t j = 0; circles && g->nbig && j < sp.ny; j++)
 		for (uint32_t i = 0; i < sp.nx; i++) {
 			uint32_t cell = span_cell(g, &sp, i, j);
 			for (uint32_t k = g->big_start[cell]; k < g->big_start[cell + 1]; k++) {
@@ -1058,15 +1079,18 @@ static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h,
 	return STEER_OK;
 }
 
-static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach, bool near,
-                          steer_geom_hits *out)
+/* What a query answers: the circles ascending, or in near, or none (segments only). */
+typedef enum query_kind { Q_ORDERED, Q_NEAR, Q_SEGMENTS } query_kind;
+
+static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                          query_kind kind, steer_geom_hits *out)
 {
 	out->ncircles = out->nnear = out->nsegments = 0;
 	if (!(reach >= 0.0))
 		reach = 0.0;
-	bool fresh = grid_fresh(w);
-	steer_status st =
-	    fresh ? query_grid(w, c, h, reach, near, out) : query_all(w, c, h, reach, near, out);
+	bool fresh = grid_fresh(w), circles = kind != Q_SEGMENTS, near = kind == Q_NEAR;
+	steer_status st = fresh ? query_grid(w, c, h, reach, circles, near, out)
+	                        : query_all(w, c, h, reach, circles, near, out);
 	if (st != STEER_OK)
 		out->ncircles = out->nnear = out->nsegments = 0;
 	else if (fresh)
@@ -1077,20 +1101,33 @@ static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, doub
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out)
 {
-	return query(w, p, v2(0.0, 0.0), reach, false, out);
+	return query(w, p, v2(0.0, 0.0), reach, Q_ORDERED, out);
+}
+
+steer_status steer_geom_query_segments(const steer_world *w, steer_vec2 p, double reach,
+                                       steer_geom_hits *out)
+{
+	return query(w, p, v2(0.0, 0.0), reach, Q_SEGMENTS, out);
 }
 
 steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
                                    steer_geom_hits *out)
 {
-	return query(w, p, v2(0.0, 0.0), reach, true, out);
+	return query(w, p, v2(0.0, 0.0), reach, Q_NEAR, out);
 }
 
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
                                   steer_geom_hits *out)
 {
 	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
-	return query(w, v2_add(lo, h), h, reach, false, out);
+	return query(w, v2_add(lo, h), h, reach, Q_ORDERED, out);
+}
+
+steer_status steer_geom_query_box_segments(const steer_world *w, steer_vec2 lo, steer_vec2 hi,
+                                           double reach, steer_geom_hits *out)
+{
+	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
+	return query(w, v2_add(lo, h), h, reach, Q_SEGMENTS, out);
 }
 
 /* --- regions ----------------------------------------------------------------------- */
@@ -1191,15 +1228,23 @@ static bool disc_hits_circle(const steer_world *w, double x, double y, double r,
                              double radius, double tol)
 {
 	steer_vec2 d = wrap_delta(w, v2(x - p.x, y - p.y));
-	return r + radius - v2_len(d) > tol;
+	double d2 = v2_len2(d), m = r + radius;
+	/* With tol 0 (the tick's callers), a disc surely clear without the square root:
+	 * r + radius - |d| > 0 just when |d| < r + radius. */
+	if (tol == 0.0 && d2 > m * m * (1.0 + 1e-12))
+		return false;
+	return r + radius - sqrt(d2) > tol;
 }
 
 static bool disc_hits_segment(const steer_world *w, size_t k, steer_vec2 p, double radius,
                               double tol)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, &w->geom.segs[k], p, &a, &b);
-	return radius - sqrt(steer_seg_dist2(a, b, v2(0, 0))) > tol;
+	seg_rel(w, &w->geom.segs[k], p, &a, &b);
+	double s = steer_seg_dist2(a, b, v2(0, 0));
+	if (tol == 0.0 && s > radius * radius * (1.0 + 1e-12))
+		return false; /* surely clear, as disc_hits_circle */
+	return radius - sqrt(s) > tol;
 }
 
 bool steer_geom_blocked(const steer_world *w, steer_vec2 p, double radius, double tol)

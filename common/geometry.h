@@ -154,10 +154,15 @@ steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
  * depend on the order, spared the sort and a second look at the circle. */
 steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
                                    steer_geom_hits *out);
+/* The same segments, and no circles: for callers that look only at segments. */
+steer_status steer_geom_query_segments(const steer_world *w, steer_vec2 p, double reach,
+                                       steer_geom_hits *out);
 /* The same for an axis-aligned box [lo, hi] (lo <= hi): shapes within reach of any of
  * its points. In a wrap world the box is taken where lo is. */
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
                                   steer_geom_hits *out);
+steer_status steer_geom_query_box_segments(const steer_world *w, steer_vec2 lo, steer_vec2 hi,
+                                           double reach, steer_geom_hits *out);
 
 /* The segment's ends as displacements from p, the short way round in a wrap world. */
 void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
