@@ -9,7 +9,8 @@
  * phase by phase. --threads 1,2,4 runs the same start once per thread count and
  * ends with a scaling table, and whether every count gave the one-thread bits.
  * --crowd N times a crowd instead (crowd.c): N walkers with avoidance on, each to a
- * random goal, among obstacles. */
+ * random goal, among obstacles. --avoid --obstacles M times N flocking boids with
+ * avoid on among M drifting circles against the same among none (obstacles.c). */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <malloc.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 
 #include "behaviors.h"
 #include "crowd.h"
+#include "obstacles.h"
 #include "scenario.h"
 #include "steer/world.h"
 
@@ -31,10 +33,14 @@ typedef struct bench_opts {
 	int naive, clustered;
 	int no_solid;    /* the world's solid rule off */
 	int crowd;       /* --crowd: the crowd workload (crowd.c) instead of the flock */
+	int avoid;       /* --avoid: boids with avoid among circles (obstacles.c) */
+	long obstacles;  /* --obstacles M: the circles of --avoid */
+	long pairs;      /* --pairs P: --avoid's interleaved pairs */
 	int threads[16]; /* the thread counts to run, in order */
 	int nthreads;
 	steer_simd_level simd; /* the world's cap */
 	uint64_t seed;
+	int n_given, seed_given; /* N and --seed were on the command line */
 } bench_opts;
 
 static double now_s(void)
@@ -68,6 +74,8 @@ static void usage(FILE *f)
 	        "[--seed S]\n"
 	        "       steer-bench --crowd N [--ticks T] [--no-solid] [--threads N] [--simd L] "
 	        "[--seed S]\n"
+	        "       steer-bench [N] --avoid --obstacles M [--ticks T] [--pairs P]\n"
+	        "                   [--no-solid] [--threads N] [--simd L] [--seed S]\n"
 	        "  N             boids (default 10000)\n"
 	        "  --ticks T     ticks to time (default: about one second's worth, <= 600)\n"
 	        "  --neighbours  mean boids within sight_distance, sets the world size (10)\n"
@@ -79,7 +87,11 @@ static void usage(FILE *f)
 	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n"
 	        "  --crowd N     N walkers with avoidance on, each to a random goal (a new one\n"
 	        "                on arrival) among circles and walls, at the flock's density;\n"
-	        "                timed after 10 untimed ticks\n");
+	        "                timed after 10 untimed ticks\n"
+	        "  --avoid       N (default 5000) flocking boids with avoid on in a wrap world\n"
+	        "                of 4000 x 3000 per 5,000, among --obstacles M drifting circles,\n"
+	        "                against the same among none: P (default 5) interleaved pairs\n"
+	        "                of T (default 60) ticks, and the median ratio (seed 3)\n");
 }
 
 /* "1,2,4": up to 16 counts, each 1..STEER_MAX_THREADS. More threads than cores are
@@ -131,6 +143,14 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			o->crowd = 1;
 			o->n = strtol(val, NULL, 10);
 			i++;
+		} else if (!strcmp(a, "--avoid")) {
+			o->avoid = 1;
+		} else if (!strcmp(a, "--obstacles") && val) {
+			o->obstacles = strtol(val, NULL, 10);
+			i++;
+		} else if (!strcmp(a, "--pairs") && val) {
+			o->pairs = strtol(val, NULL, 10);
+			i++;
 		} else if (!strcmp(a, "--clustered")) {
 			o->clustered = 1;
 		} else if (!strcmp(a, "--no-solid")) {
@@ -154,9 +174,11 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			i++;
 		} else if (!strcmp(a, "--seed") && val) {
 			o->seed = strtoull(val, NULL, 10);
+			o->seed_given = 1;
 			i++;
 		} else if (a[0] != '-') {
 			o->n = strtol(a, NULL, 10);
+			o->n_given = 1;
 		} else {
 			fprintf(stderr, "steer-bench: unknown argument '%s'\n", a);
 			usage(stderr);
@@ -166,6 +188,12 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 	if (o->crowd && (o->naive || o->clustered || o->nthreads > 1)) {
 		fprintf(stderr, "steer-bench: --crowd takes one thread count, and neither "
 		                "--naive nor --clustered\n");
+		return -1;
+	}
+	if (o->avoid && (o->crowd || o->naive || o->clustered || o->nthreads > 1 ||
+	                 o->obstacles < 0 || o->pairs < 0)) {
+		fprintf(stderr, "steer-bench: --avoid takes one thread count, obstacles and pairs "
+		                ">= 0, and none of --crowd, --naive, --clustered\n");
 		return -1;
 	}
 	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0)) {
@@ -472,6 +500,12 @@ int main(int argc, char **argv)
 	                .seed = 1};
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
+	if (o.avoid) {
+		obstacles_opts a = {
+		    o.n_given ? o.n : 5000,    o.obstacles, o.ticks, o.pairs, o.threads[0], o.simd,
+		    o.seed_given ? o.seed : 3, o.no_solid};
+		return obstacles_bench(&a);
+	}
 	if (o.crowd) {
 		crowd_opts c = {o.n,          o.ticks, 10,     o.neighbours,
 		                o.threads[0], o.simd,  o.seed, o.no_solid};

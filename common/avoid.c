@@ -288,13 +288,14 @@ typedef struct looker {
 	double max_speed;
 } looker;
 
-static void offer_circle(near_things *t, const steer_world *w, const looker *l, size_t k)
+/* edge: the length of steer_world_delta from the avoider to the circle's centre, less
+ * its radius; speed: its velocity's length. */
+static void offer_circle(near_things *t, const looker *l, uint32_t k, double edge, double speed)
 {
-	const steer_obstacle *o = &w->obs[k];
-	double gap = v2_len(steer_world_delta(w, l->p, v2(o->x, o->y))) - o->r - l->body;
-	double speed = v2_len(v2(o->vx, o->vy));
-	if (gap < fmin(l->far, l->tau * (l->max_speed + speed)))
-		things_offer(t, (near_thing){gap, false, (uint32_t)k});
+	double gap = edge - l->body, soon = l->tau * (l->max_speed + speed);
+	/* fmin(l->far, soon) without libm's call (far is a valid parameter: never NaN). */
+	if (gap < (soon < l->far ? soon : l->far))
+		things_offer(t, (near_thing){gap, false, k});
 }
 
 static void offer_segment(near_things *t, const steer_world *w, const looker *l,
@@ -316,15 +317,21 @@ static void find_things(near_things *t, const steer_world *w, const looker *l,
 	const steer_segment *segs = steer_geom_segments(w, &nsegs);
 	t->count = 0;
 	double reach = l->body + fmin(l->far, l->tau * (l->max_speed + w->circle_speed_max));
-	if (steer_geom_query(w, l->p, reach, hits) == STEER_OK) {
-		for (size_t k = 0; k < hits->ncircles; k++)
-			offer_circle(t, w, l, hits->circles[k]);
+	/* things_offer keeps the nearest by a total order: the hits' order is no matter. */
+	if (steer_geom_query_near(w, l->p, reach, hits) == STEER_OK) {
+		for (size_t k = 0; k < hits->nnear; k++)
+			offer_circle(t, l, hits->near[k].index, hits->near[k].edge,
+			             hits->near[k].speed);
 		for (size_t k = 0; k < hits->nsegments; k++)
 			offer_segment(t, w, l, segs, hits->segments[k]);
 		return;
 	}
-	for (size_t k = 0; k < w->obs_count; k++)
-		offer_circle(t, w, l, k);
+	for (size_t k = 0; k < w->obs_count; k++) {
+		const steer_obstacle *o = &w->obs[k];
+		offer_circle(t, l, (uint32_t)k,
+		             v2_len(steer_world_delta(w, l->p, v2(o->x, o->y))) - o->r,
+		             v2_len(v2(o->vx, o->vy)));
+	}
 	for (size_t k = 0; k < nsegs; k++)
 		offer_segment(t, w, l, segs, k);
 }

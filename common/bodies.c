@@ -361,7 +361,7 @@ static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
 	double r = params_of(w, i)->radius;
 	steer_vec2 lo = v2_add(p0, v2(fmin(d.x, 0.0), fmin(d.y, 0.0)));
 	steer_vec2 hi = v2_add(p0, v2(fmax(d.x, 0.0), fmax(d.y, 0.0)));
-	if (steer_geom_query_box(w, lo, hi, r, hits) != STEER_OK)
+	if (steer_geom_query_box_segments(w, lo, hi, r, hits) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	size_t nsegs = 0;
 	const steer_segment *segs = steer_geom_segments(w, &nsegs);
@@ -478,7 +478,7 @@ static void segs_of_vehicle(const scan_job *j, uint32_t i, steer_geom_hits *hits
 	steer_world *w = j->w;
 	double r = params_of(w, i)->radius;
 	steer_vec2 p = pos_of(&w->v, i);
-	if (steer_geom_query(w, p, r + j->margin, hits) != STEER_OK) {
+	if (steer_geom_query_segments(w, p, r + j->margin, hits) != STEER_OK) {
 		out->st = STEER_ERR_NOMEM;
 		return;
 	}

@@ -41,15 +41,20 @@ void steer_geom_free(steer_geom *g)
 	free(g->seg_items);
 	free(g->reg_start);
 	free(g->reg_items);
-	free(g->circ_start);
-	free(g->circ_items);
-	free(g->circ_fill);
+	free(g->disc_start);
+	free(g->discs);
+	free(g->big_start);
+	free(g->big_items);
+	free(g->big_index);
+	free(g->big_cover);
+	free(g->fill);
 	steer_geom_init(g);
 }
 
 void steer_geom_hits_free(steer_geom_hits *h)
 {
 	free(h->circles);
+	free(h->near);
 	free(h->segments);
 	memset(h, 0, sizeof *h);
 }
@@ -73,19 +78,19 @@ uint64_t steer_geom_version(const steer_world *w)
 
 /* --- small helpers ------------------------------------------------------------ */
 
-static bool is_wrap(const steer_world *w)
+static inline bool is_wrap(const steer_world *w)
 {
 	return w->cfg.edges == STEER_EDGE_WRAP;
 }
 
 /* The short way round along one axis for any difference, however many worlds apart
  * (a wall may be drawn far outside): the cheap form for the usual case. */
-static double wrap_any(double d, double size)
+static inline double wrap_any(double d, double size)
 {
 	return fabs(d) <= 1.5 * size ? steer_wrap_axis(d, size) : remainder(d, size);
 }
 
-static steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
+static inline steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
 {
 	if (is_wrap(w)) {
 		d.x = wrap_any(d.x, w->cfg.width);
@@ -94,8 +99,8 @@ static steer_vec2 wrap_delta(const steer_world *w, steer_vec2 d)
 	return d;
 }
 
-void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
-                        steer_vec2 *b)
+static inline void seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p,
+                           steer_vec2 *a, steer_vec2 *b)
 {
 	if (!is_wrap(w)) {
 		*a = v2_sub(s->a, p);
@@ -106,6 +111,12 @@ void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2
 	steer_vec2 m = wrap_delta(w, v2_sub(v2_add(s->a, half), p));
 	*a = v2_sub(m, half);
 	*b = v2_add(m, half);
+}
+
+void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
+                        steer_vec2 *b)
+{
+	seg_rel(w, s, p, a, b);
 }
 
 static double orient(steer_vec2 a, steer_vec2 b, steer_vec2 c)
@@ -409,26 +420,47 @@ static uint32_t axis_cell(double v, double o, double cell, uint32_t n, bool wrap
 	return t >= (double)n ? n - 1 : (uint32_t)t;
 }
 
-/* The cells an interval [lo, hi] covers along one axis: *first and *count (wrapping
- * round in a wrap world; clamped otherwise). */
-static void axis_span(double lo, double hi, double o, double cell, uint32_t n, bool wrap,
-                      uint32_t *first, uint32_t *count)
+/* How far, in cells, every span reaches past its interval: further than rounding in
+ * the cell arithmetic (or between a point and its image round a wrap world) can
+ * carry a point, so that a span never leaves out a cell its interval touches. */
+#define SPAN_HAIR 1e-9
+
+/* The cell of t (a position in cells from the grid's origin) on an axis of n,
+ * clamped to the grid. */
+static uint32_t clamp_cell(double t, uint32_t n)
 {
+	if (!(t >= 0.0))
+		return 0;
+	return t >= (double)n ? n - 1 : (uint32_t)t;
+}
+
+/* The cells an interval [lo, hi] covers along one axis: *first and *count (wrapping
+ * round in a wrap world; clamped otherwise). inv is 1 / the cell size. */
+static inline void axis_span(double lo, double hi, double o, double inv, uint32_t n, bool wrap,
+                             uint32_t *first, uint32_t *count)
+{
+	double a = (lo - o) * inv - SPAN_HAIR, b = (hi - o) * inv + SPAN_HAIR;
 	if (!wrap) {
-		uint32_t a = axis_cell(lo, o, cell, n, false, 0.0);
-		uint32_t b = axis_cell(hi, o, cell, n, false, 0.0);
-		*first = a;
-		*count = b - a + 1;
+		uint32_t ca = clamp_cell(a, n), cb = clamp_cell(b, n);
+		*first = ca;
+		*count = cb - ca + 1;
 		return;
 	}
-	double a = floor(lo / cell), b = floor(hi / cell);
+	a = floor(a);
+	b = floor(b);
 	if (!(b - a + 1.0 < (double)n)) {
 		*first = 0;
 		*count = n;
 		return;
 	}
-	double m = a - (double)n * floor(a / (double)n);
-	*first = m >= 0.0 && m < (double)n ? (uint32_t)m : 0;
+	/* Spans start within a world of the grid but for a far-off point: no division
+	 * for the usual case. */
+	double m = a >= 0.0 ? a : a + (double)n;
+	if (!(m >= 0.0 && m < (double)n)) {
+		m = a - (double)n * floor(a / (double)n);
+		m = m >= 0.0 && m < (double)n ? m : 0.0;
+	}
+	*first = (uint32_t)m;
 	*count = (uint32_t)(b - a) + 1;
 }
 
@@ -439,8 +471,8 @@ typedef struct cell_span {
 static cell_span box_span(const steer_geom *g, steer_vec2 lo, steer_vec2 hi)
 {
 	cell_span s;
-	axis_span(lo.x, hi.x, g->x0, g->cw, g->nx, g->wrap, &s.x0, &s.nx);
-	axis_span(lo.y, hi.y, g->y0, g->ch, g->ny, g->wrap, &s.y0, &s.ny);
+	axis_span(lo.x, hi.x, g->x0, g->inv_cw, g->nx, g->wrap, &s.x0, &s.nx);
+	axis_span(lo.y, hi.y, g->y0, g->inv_ch, g->ny, g->wrap, &s.y0, &s.ny);
 	return s;
 }
 
@@ -503,6 +535,8 @@ static void plan_grid(const steer_world *w, steer_geom *g)
 		g->cw = fmax(g->cw, ew / nx * (1.0 + 1e-12));
 		g->ch = fmax(g->ch, eh / ny * (1.0 + 1e-12));
 	}
+	g->inv_cw = 1.0 / g->cw;
+	g->inv_ch = 1.0 / g->ch;
 }
 
 /* Whether segment k touches cell `cell` (a hair's margin for rounding). */
@@ -548,7 +582,7 @@ static steer_status index_segments(const steer_world *w, steer_geom *g)
 		return STEER_ERR_NOMEM;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass && csr_offsets(g->seg_start, cells, &g->seg_items, &g->seg_items_cap,
-		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK)
+		                        &g->fill, &g->fill_cap) != STEER_OK)
 			return STEER_ERR_NOMEM;
 		for (size_t k = 0; k < g->nsegs; k++) {
 			const steer_segment *s = &g->segs[k];
@@ -562,7 +596,7 @@ static steer_status index_segments(const steer_world *w, steer_geom *g)
 					if (!seg_in_cell(w, g, s, cell))
 						continue;
 					if (pass)
-						g->seg_items[g->circ_fill[cell]++] = (uint32_t)k;
+						g->seg_items[g->fill[cell]++] = (uint32_t)k;
 					else
 						g->seg_start[cell + 1]++;
 				}
@@ -608,7 +642,7 @@ static steer_status index_regions(steer_geom *g)
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass && csr_offsets(g->reg_start, cells, &g->reg_items, &g->reg_items_cap,
-		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK) {
+		                        &g->fill, &g->fill_cap) != STEER_OK) {
 			free(xs);
 			return STEER_ERR_NOMEM;
 		}
@@ -626,7 +660,7 @@ static steer_status index_regions(steer_geom *g)
 						continue;
 					uint32_t cell = cy * g->nx + cx;
 					if (pass)
-						g->reg_items[g->circ_fill[cell]++] = (uint32_t)r;
+						g->reg_items[g->fill[cell]++] = (uint32_t)r;
 					else
 						g->reg_start[cell + 1]++;
 				}
@@ -637,30 +671,110 @@ static steer_status index_regions(steer_geom *g)
 	return STEER_OK;
 }
 
-static steer_status index_circles(const steer_world *w, steer_geom *g)
+/* The cell of a circle's centre: the cell a span over the centre includes. */
+static uint32_t centre_cell(const steer_geom *g, double x, double y)
 {
-	size_t cells = (size_t)g->nx * g->ny;
-	if (csr_begin(&g->circ_start, &g->circ_start_cap, cells) != STEER_OK)
+	if (g->wrap) {
+		if (!(x >= 0.0 && x < g->wrap_w))
+			x -= g->wrap_w * floor(x / g->wrap_w);
+		if (!(y >= 0.0 && y < g->wrap_h))
+			y -= g->wrap_h * floor(y / g->wrap_h);
+	}
+	return clamp_cell((y - g->y0) * g->inv_ch, g->ny) * g->nx +
+	       clamp_cell((x - g->x0) * g->inv_cw, g->nx);
+}
+
+/* Compressed rows by a counting sort that needs no cursors: counts in start[cell],
+ * summed to each row's end, then the items placed backwards from the ends (so each
+ * row keeps the items' order), which leaves start[cell] at the row's start. */
+static void rows_end(uint32_t *start, size_t cells)
+{
+	for (size_t c = 1; c <= cells; c++)
+		start[c] += start[c - 1];
+}
+
+/* The wide circles, filed in every cell their box covers. */
+static steer_status index_big(const steer_world *w, steer_geom *g, size_t cells)
+{
+	if (steer_reserve((void **)&g->big_start, &g->big_start_cap, cells + 1,
+	                  sizeof *g->big_start) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass && csr_offsets(g->circ_start, cells, &g->circ_items, &g->circ_items_cap,
-		                        &g->circ_fill, &g->circ_fill_cap) != STEER_OK)
+	memset(g->big_start, 0, (cells + 1) * sizeof *g->big_start);
+	size_t total = 0;
+	for (size_t b = 0; b < g->nbig; b++) {
+		const steer_obstacle *o = &w->obs[g->big_index[b]];
+		cell_span sp =
+		    box_span(g, v2(o->x - o->r, o->y - o->r), v2(o->x + o->r, o->y + o->r));
+		uint32_t *cv = &g->big_cover[4 * b];
+		cv[0] = sp.x0, cv[1] = sp.nx, cv[2] = sp.y0, cv[3] = sp.ny;
+		for (uint32_t j = 0; j < sp.ny; j++)
+			for (uint32_t i = 0; i < sp.nx; i++)
+				g->big_start[span_cell(g, &sp, i, j)]++;
+		total += (size_t)sp.nx * sp.ny;
+		if (total > UINT32_MAX)
 			return STEER_ERR_NOMEM;
-		for (size_t k = 0; k < w->obs_count; k++) {
-			const steer_obstacle *o = &w->obs[k];
-			cell_span sp =
-			    box_span(g, v2(o->x - o->r, o->y - o->r), v2(o->x + o->r, o->y + o->r));
-			for (uint32_t j = 0; j < sp.ny; j++)
-				for (uint32_t i = 0; i < sp.nx; i++) {
-					uint32_t cell = span_cell(g, &sp, i, j);
-					if (pass)
-						g->circ_items[g->circ_fill[cell]++] = (uint32_t)k;
-					else
-						g->circ_start[cell + 1]++;
-				}
-		}
+	}
+	if (steer_reserve((void **)&g->big_items, &g->big_items_cap, total ? total : 1,
+	                  sizeof *g->big_items) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	rows_end(g->big_start, cells);
+	for (size_t b = g->nbig; b-- > 0;) {
+		const uint32_t *cv = &g->big_cover[4 * b];
+		cell_span sp = {cv[0], cv[1], cv[2], cv[3]};
+		for (uint32_t j = sp.ny; j-- > 0;)
+			for (uint32_t i = sp.nx; i-- > 0;)
+				g->big_items[--g->big_start[span_cell(g, &sp, i, j)]] = (uint32_t)b;
 	}
 	return STEER_OK;
+}
+
+static steer_status index_circles(const steer_world *w, steer_geom *g)
+{
+	size_t cells = (size_t)g->nx * g->ny, n = w->obs_count;
+	double narrow = fmin(g->cw, g->ch);
+	if (steer_reserve((void **)&g->disc_start, &g->disc_start_cap, cells + 1,
+	                  sizeof *g->disc_start) != STEER_OK ||
+	    steer_reserve((void **)&g->fill, &g->fill_cap, n ? n : 1, sizeof *g->fill) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	memset(g->disc_start, 0, (cells + 1) * sizeof *g->disc_start);
+	size_t small = 0;
+	g->nbig = 0;
+	g->disc_rmax = 0.0;
+	for (size_t k = 0; k < n; k++) {
+		const steer_obstacle *o = &w->obs[k];
+		if (o->r <= narrow) {
+			g->fill[k] = centre_cell(g, o->x, o->y);
+			g->disc_start[g->fill[k]]++;
+			g->disc_rmax = fmax(g->disc_rmax, o->r);
+			small++;
+		} else {
+			g->fill[k] = UINT32_MAX;
+			g->nbig++;
+		}
+	}
+	if (steer_reserve((void **)&g->discs, &g->discs_cap, small ? small : 1, sizeof *g->discs) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	rows_end(g->disc_start, cells);
+	for (size_t k = n; k-- > 0;) {
+		if (g->fill[k] == UINT32_MAX)
+			continue;
+		const steer_obstacle *o = &w->obs[k];
+		g->discs[--g->disc_start[g->fill[k]]] =
+		    (steer_geom_disc){o->x, o->y, o->r, v2_len(v2(o->vx, o->vy)), (uint32_t)k};
+	}
+	if (g->nbig == 0)
+		return STEER_OK;
+	if (steer_reserve((void **)&g->big_index, &g->big_index_cap, g->nbig,
+	                  sizeof *g->big_index) != STEER_OK ||
+	    steer_reserve((void **)&g->big_cover, &g->big_cover_cap, 4 * g->nbig,
+	                  sizeof *g->big_cover) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	size_t b = 0;
+	for (size_t k = 0; k < n; k++)
+		if (g->fill[k] == UINT32_MAX)
+			g->big_index[b++] = (uint32_t)k;
+	return index_big(w, g, cells);
 }
 
 steer_status steer_geom_update(steer_world *w)
@@ -700,20 +814,35 @@ static bool grid_fresh(const steer_world *w)
 
 /* --- queries ------------------------------------------------------------------------ */
 
-/* Whether circle k comes within reach of the box centred at c with half sizes h. */
-static bool circle_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
+/* The distance from the box centred at c with half sizes h to a circle's centre at
+ * (x, y), the short way round (0 inside the box). */
+static inline double box_dist(const steer_world *w, double x, double y, steer_vec2 c, steer_vec2 h)
 {
-	const steer_obstacle *o = &w->obs[k];
-	steer_vec2 d = wrap_delta(w, v2_sub(v2(o->x, o->y), c));
-	double dx = fmax(fabs(d.x) - h.x, 0.0), dy = fmax(fabs(d.y) - h.y, 0.0);
-	return sqrt(dx * dx + dy * dy) <= o->r + reach;
+	steer_vec2 d = wrap_delta(w, v2(x - c.x, y - c.y));
+	/* fmax(v, 0.0) as the squares see it (NaN gives 0), without libm's call. */
+	double dx = fabs(d.x) - h.x, dy = fabs(d.y) - h.y;
+	dx = dx > 0.0 ? dx : 0.0;
+	dy = dy > 0.0 ? dy : 0.0;
+	return sqrt(dx * dx + dy * dy);
 }
 
 static bool segment_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, &w->geom.segs[k], c, &a, &b);
-	return seg_box_dist2(a, b, h.x, h.y) <= reach * reach;
+	seg_rel(w, &w->geom.segs[k], c, &a, &b);
+	double r2 = reach * reach;
+	if (h.x != 0.0 || h.y != 0.0)
+		return seg_box_dist2(a, b, h.x, h.y) <= r2;
+	/* A point: seg_box_dist2 is the least of the clip's 0 (the segment through the
+	 * point), the ends' squares and the nearest point's square s. Its clip can find
+	 * the point only when s is within rounding of 0; else the rest decide alike. */
+	double s = steer_seg_dist2(a, b, v2(0, 0));
+	if (s <= r2)
+		return true;
+	double a2 = v2_len2(a), b2 = v2_len2(b);
+	if (s > 1e-20 * (a2 + b2))
+		return a2 <= r2 || b2 <= r2;
+	return seg_box_dist2(a, b, 0.0, 0.0) <= r2;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -722,21 +851,26 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void sort_u32(uint32_t *v, size_t n)
+{
+	if (n > 64) {
+		qsort(v, n, sizeof *v, cmp_u32);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 static size_t sort_unique(uint32_t *v, size_t n)
 {
 	if (n < 2)
 		return n;
-	if (n <= 64) {
-		for (size_t i = 1; i < n; i++) {
-			uint32_t x = v[i];
-			size_t j = i;
-			for (; j > 0 && v[j - 1] > x; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-	} else {
-		qsort(v, n, sizeof *v, cmp_u32);
-	}
+	sort_u32(v, n);
 	size_t m = 1;
 	for (size_t i = 1; i < n; i++)
 		if (v[i] != v[m - 1])
@@ -752,15 +886,50 @@ static steer_status hits_push(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
 	return STEER_OK;
 }
 
+/* Room in the answer for `more` circles. */
+static steer_status hits_room(steer_geom_hits *out, bool near, size_t more)
+{
+	return near ? steer_reserve((void **)&out->near, &out->near_cap, out->nnear + more,
+	                            sizeof *out->near)
+	            : steer_reserve((void **)&out->circles, &out->circles_cap, out->ncircles + more,
+	                            sizeof *out->circles);
+}
+
+/* A circle found at dist from the point c (the caller made room). A near answer has
+ * steer_world_delta's length, which differs from the wrapped distance only for a centre
+ * more than a world and a half away (outside a wrap world's bounds). */
+static void hits_put(const steer_world *w, steer_geom_hits *out, bool near, steer_vec2 c,
+                     const steer_geom_disc *d, double dist)
+{
+	if (!near) {
+		out->circles[out->ncircles++] = d->index;
+		return;
+	}
+	if (is_wrap(w) &&
+	    !(fabs(d->x - c.x) <= 1.5 * w->cfg.width && fabs(d->y - c.y) <= 1.5 * w->cfg.height))
+		dist = v2_len(steer_world_delta(w, c, v2(d->x, d->y)));
+	out->near[out->nnear++] = (steer_geom_near){d->index, dist - d->r, d->speed};
+}
+
+static steer_geom_disc disc_of(const steer_world *w, size_t k)
+{
+	const steer_obstacle *o = &w->obs[k];
+	return (steer_geom_disc){o->x, o->y, o->r, v2_len(v2(o->vx, o->vy)), (uint32_t)k};
+}
+
 /* Everything, tested one by one: the answer when the grid is stale. */
 static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                              steer_geom_hits *out)
+                              bool circles, bool near, steer_geom_hits *out)
 {
-	for (size_t k = 0; k < w->obs_count; k++)
-		if (circle_near(w, k, c, h, reach) &&
-		    hits_push(&out->circles, &out->ncircles, &out->circles_cap, (uint32_t)k) !=
-		        STEER_OK)
-			return STEER_ERR_NOMEM;
+	for (size_t k = 0; circles && k < w->obs_count; k++) {
+		steer_geom_disc d = disc_of(w, k);
+		double dist = box_dist(w, d.x, d.y, c, h);
+		if (dist <= d.r + reach) {
+			if (hits_room(out, near, 1) != STEER_OK)
+				return STEER_ERR_NOMEM;
+			hits_put(w, out, near, c, &d, dist);
+		}
+	}
 	for (size_t k = 0; k < w->geom.nsegs; k++)
 		if (segment_near(w, k, c, h, reach) &&
 		    hits_push(&out->segments, &out->nsegments, &out->segments_cap, (uint32_t)k) !=
@@ -769,62 +938,196 @@ static steer_status query_all(const steer_world *w, steer_vec2 c, steer_vec2 h, 
 	return STEER_OK;
 }
 
-static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                               steer_geom_hits *out)
+/* Row j of a span as up to two runs of consecutive cells (two when it wraps round):
+ * run k is cells [at[2k], at[2k + 1]). Returns the runs. */
+static int span_row(const steer_geom *g, const cell_span *sp, uint32_t j, uint32_t at[4])
+{
+	uint32_t row = ((sp->y0 + j) % g->ny) * g->nx, end = sp->x0 + sp->nx;
+	at[0] = row + sp->x0;
+	if (end <= g->nx) {
+		at[1] = row + end;
+		return 1;
+	}
+	at[1] = row + g->nx;
+	at[2] = row;
+	at[3] = row + (end - g->nx);
+	return 2;
+}
+
+/* The offset in a span (first, of n cells round) of the first cell of a cover (from,
+ * count) it looks at: 0 when its first cell is covered. */
+static uint32_t first_covered(uint32_t first, uint32_t from, uint32_t count, uint32_t n)
+{
+	return (first + n - from) % n < count ? 0 : (from + n - first) % n;
+}
+
+/* The narrow circles within reach of the box (c, h): filed by centre, each met once.
+ * Each row of cells is looked at only as far as a centre in it could be within reach
+ * plus the widest radius (the chord of the rounded box). */
+/* The rows a query trims to their chords, at most and at least: a longer span is not
+ * trimmed, nor a shorter one (whose chords save less than their square roots cost). */
+#define TRIM_ROWS       64
+#define TRIM_ROWS_LEAST 4
+
+static steer_status query_discs(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                                bool near, steer_geom_hits *out)
 {
 	const steer_geom *g = &w->geom;
-	steer_vec2 e = v2(h.x + reach, h.y + reach);
-	cell_span sp = box_span(g, v2_sub(c, e), v2_add(c, e));
-	for (uint32_t j = 0; j < sp.ny; j++)
-		for (uint32_t i = 0; i < sp.nx; i++) {
-			uint32_t cell = span_cell(g, &sp, i, j);
-			for (uint32_t k = g->circ_start[cell]; k < g->circ_start[cell + 1]; k++)
-				if (hits_push(&out->circles, &out->ncircles, &out->circles_cap,
-				              g->circ_items[k]) != STEER_OK)
-					return STEER_ERR_NOMEM;
-			for (uint32_t k = g->seg_start[cell]; k < g->seg_start[cell + 1]; k++)
-				if (hits_push(&out->segments, &out->nsegments, &out->segments_cap,
-				              g->seg_items[k]) != STEER_OK)
-					return STEER_ERR_NOMEM;
+	bool wrap = is_wrap(w);
+	double far = reach + g->disc_rmax;
+	cell_span rows;
+	axis_span(c.y - h.y - far, c.y + h.y + far, g->y0, g->inv_ch, g->ny, g->wrap, &rows.y0,
+	          &rows.ny);
+	/* Each row's half width: first, all of them, so that their square roots overlap.
+	 * The first row's cell is taken unwrapped, so that rows stand where c sees them; a
+	 * span of every row of a wrap world is not trimmed. */
+	double half[TRIM_ROWS];
+	bool trim =
+	    !(g->wrap && rows.ny == g->ny) && rows.ny >= TRIM_ROWS_LEAST && rows.ny <= TRIM_ROWS;
+	double row0 = g->wrap ? floor((c.y - h.y - far - g->y0) * g->inv_ch - SPAN_HAIR) : rows.y0;
+	for (uint32_t j = 0; trim && j < rows.ny; j++) {
+		double lo = g->y0 + (row0 + j) * g->ch, hi = lo + g->ch;
+		if (!g->wrap && rows.y0 + j == 0)
+			lo = -INFINITY; /* the border rows hold what lies beyond them */
+		if (!g->wrap && rows.y0 + j == g->ny - 1)
+			hi = INFINITY;
+		double below = lo - (c.y + h.y), above = (c.y - h.y) - hi;
+		double dy = (below > above ? below : above) - SPAN_HAIR * g->ch;
+		half[j] = dy > far ? -1.0 : dy > 0.0 ? h.x + sqrt(far * far - dy * dy) : h.x + far;
+	}
+	for (uint32_t j = 0; j < rows.ny; j++) {
+		double hx = trim ? half[j] : h.x + far;
+		if (hx < 0.0)
+			continue;
+		axis_span(c.x - hx, c.x + hx, g->x0, g->inv_cw, g->nx, g->wrap, &rows.x0, &rows.nx);
+		uint32_t at[4];
+		int runs = span_row(g, &rows, j, at);
+		for (int r = 0; r < runs; r++) {
+			uint32_t from = g->disc_start[at[2 * r]], to = g->disc_start[at[2 * r + 1]];
+			if (hits_room(out, near, to - from) != STEER_OK)
+				return STEER_ERR_NOMEM;
+			for (uint32_t k = from; k < to; k++) {
+				/* box_dist, spelt out for the loop that runs the most */
+				const steer_geom_disc *d = &g->discs[k];
+				double dx = d->x - c.x, dy = d->y - c.y;
+				if (wrap) {
+					dx = wrap_any(dx, w->cfg.width);
+					dy = wrap_any(dy, w->cfg.height);
+				}
+				dx = fabs(dx) - h.x;
+				dy = fabs(dy) - h.y;
+				dx = dx > 0.0 ? dx : 0.0;
+				dy = dy > 0.0 ? dy : 0.0;
+				double d2 = dx * dx + dy * dy, lim = d->r + reach;
+				/* Surely out (a margin above rounding) without the square root. */
+				if (d2 > lim * lim * (1.0 + 1e-12))
+					continue;
+				double dist = sqrt(d2);
+				if (dist <= lim)
+					hits_put(w, out, near, c, d, dist);
+			}
 		}
-	/* The exact test first: what is left to sort is then only what was found. */
-	size_t m = 0;
-	for (size_t k = 0; k < out->ncircles; k++)
-		if (circle_near(w, out->circles[k], c, h, reach))
-			out->circles[m++] = out->circles[k];
-	out->ncircles = sort_unique(out->circles, m);
-	m = 0;
-	for (size_t k = 0; k < out->nsegments; k++)
-		if (segment_near(w, out->segments[k], c, h, reach))
-			out->segments[m++] = out->segments[k];
-	out->nsegments = sort_unique(out->segments, m);
+	}
 	return STEER_OK;
 }
 
-static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
-                          steer_geom_hits *out)
+static steer_status query_grid(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                               bool circles, bool near, steer_geom_hits *out)
 {
-	out->ncircles = out->nsegments = 0;
+	const steer_geom *g = &w->geom;
+	if (circles && query_discs(w, c, h, reach, near, out) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	if ((!circles || g->nbig == 0) && g->nsegs == 0)
+		return STEER_OK;
+	steer_vec2 e = v2(h.x + reach, h.y + reach);
+	cell_span sp = box_span(g, v2_sub(c, e), v2_add(c, e));
+	/* The wide circles: each taken in the first of its cells the span meets. */
+	for (uint32_t j = 0; circles && g->nbig && j < sp.ny; j++)
+		for (uint32_t i = 0; i < sp.nx; i++) {
+			uint32_t cell = span_cell(g, &sp, i, j);
+			for (uint32_t k = g->big_start[cell]; k < g->big_start[cell + 1]; k++) {
+				uint32_t b = g->big_items[k];
+				const uint32_t *cv = &g->big_cover[4 * b];
+				if (i != first_covered(sp.x0, cv[0], cv[1], g->nx) ||
+				    j != first_covered(sp.y0, cv[2], cv[3], g->ny))
+					continue;
+				steer_geom_disc d = disc_of(w, g->big_index[b]);
+				double dist = box_dist(w, d.x, d.y, c, h);
+				if (dist > d.r + reach)
+					continue;
+				if (hits_room(out, near, 1) != STEER_OK)
+					return STEER_ERR_NOMEM;
+				hits_put(w, out, near, c, &d, dist);
+			}
+		}
+	/* The segments, filed in every cell they touch: the exact test first, so that
+	 * what is left to sort is only what was found. */
+	for (uint32_t j = 0; g->nsegs && j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++)
+			for (uint32_t k = g->seg_start[at[2 * r]]; k < g->seg_start[at[2 * r + 1]];
+			     k++) {
+				uint32_t s = g->seg_items[k];
+				if (segment_near(w, s, c, h, reach) &&
+				    hits_push(&out->segments, &out->nsegments, &out->segments_cap,
+				              s) != STEER_OK)
+					return STEER_ERR_NOMEM;
+			}
+	}
+	out->nsegments = sort_unique(out->segments, out->nsegments);
+	return STEER_OK;
+}
+
+/* What a query answers: the circles ascending, or in near, or none (segments only). */
+typedef enum query_kind { Q_ORDERED, Q_NEAR, Q_SEGMENTS } query_kind;
+
+static steer_status query(const steer_world *w, steer_vec2 c, steer_vec2 h, double reach,
+                          query_kind kind, steer_geom_hits *out)
+{
+	out->ncircles = out->nnear = out->nsegments = 0;
 	if (!(reach >= 0.0))
 		reach = 0.0;
-	steer_status st =
-	    grid_fresh(w) ? query_grid(w, c, h, reach, out) : query_all(w, c, h, reach, out);
+	bool fresh = grid_fresh(w), circles = kind != Q_SEGMENTS, near = kind == Q_NEAR;
+	steer_status st = fresh ? query_grid(w, c, h, reach, circles, near, out)
+	                        : query_all(w, c, h, reach, circles, near, out);
 	if (st != STEER_OK)
-		out->ncircles = out->nsegments = 0;
+		out->ncircles = out->nnear = out->nsegments = 0;
+	else if (fresh)
+		sort_u32(out->circles, out->ncircles);
 	return st;
 }
 
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out)
 {
-	return query(w, p, v2(0.0, 0.0), reach, out);
+	return query(w, p, v2(0.0, 0.0), reach, Q_ORDERED, out);
+}
+
+steer_status steer_geom_query_segments(const steer_world *w, steer_vec2 p, double reach,
+                                       steer_geom_hits *out)
+{
+	return query(w, p, v2(0.0, 0.0), reach, Q_SEGMENTS, out);
+}
+
+steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
+                                   steer_geom_hits *out)
+{
+	return query(w, p, v2(0.0, 0.0), reach, Q_NEAR, out);
 }
 
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
                                   steer_geom_hits *out)
 {
 	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
-	return query(w, v2_add(lo, h), h, reach, out);
+	return query(w, v2_add(lo, h), h, reach, Q_ORDERED, out);
+}
+
+steer_status steer_geom_query_box_segments(const steer_world *w, steer_vec2 lo, steer_vec2 hi,
+                                           double reach, steer_geom_hits *out)
+{
+	steer_vec2 h = v2(fmax(hi.x - lo.x, 0.0) * 0.5, fmax(hi.y - lo.y, 0.0) * 0.5);
+	return query(w, v2_add(lo, h), h, reach, Q_SEGMENTS, out);
 }
 
 /* --- regions ----------------------------------------------------------------------- */
@@ -921,20 +1224,27 @@ bool steer_geom_in_region(const steer_world *w, steer_vec2 p)
 
 /* --- blocked and free points --------------------------------------------------------- */
 
-static bool disc_hits_circle(const steer_world *w, size_t k, steer_vec2 p, double radius,
-                             double tol)
+static bool disc_hits_circle(const steer_world *w, double x, double y, double r, steer_vec2 p,
+                             double radius, double tol)
 {
-	const steer_obstacle *o = &w->obs[k];
-	steer_vec2 d = wrap_delta(w, v2_sub(v2(o->x, o->y), p));
-	return o->r + radius - v2_len(d) > tol;
+	steer_vec2 d = wrap_delta(w, v2(x - p.x, y - p.y));
+	double d2 = v2_len2(d), m = r + radius;
+	/* With tol 0 (the tick's callers), a disc surely clear without the square root:
+	 * r + radius - |d| > 0 just when |d| < r + radius. */
+	if (tol == 0.0 && d2 > m * m * (1.0 + 1e-12))
+		return false;
+	return r + radius - sqrt(d2) > tol;
 }
 
 static bool disc_hits_segment(const steer_world *w, size_t k, steer_vec2 p, double radius,
                               double tol)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, &w->geom.segs[k], p, &a, &b);
-	return radius - sqrt(steer_seg_dist2(a, b, v2(0, 0))) > tol;
+	seg_rel(w, &w->geom.segs[k], p, &a, &b);
+	double s = steer_seg_dist2(a, b, v2(0, 0));
+	if (tol == 0.0 && s > radius * radius * (1.0 + 1e-12))
+		return false; /* surely clear, as disc_hits_circle */
+	return radius - sqrt(s) > tol;
 }
 
 bool steer_geom_blocked(const steer_world *w, steer_vec2 p, double radius, double tol)
@@ -943,25 +1253,47 @@ bool steer_geom_blocked(const steer_world *w, steer_vec2 p, double radius, doubl
 		return true;
 	const steer_geom *g = &w->geom;
 	if (!grid_fresh(w)) {
-		for (size_t k = 0; k < w->obs_count; k++)
-			if (disc_hits_circle(w, k, p, radius, tol))
+		for (size_t k = 0; k < w->obs_count; k++) {
+			const steer_obstacle *o = &w->obs[k];
+			if (disc_hits_circle(w, o->x, o->y, o->r, p, radius, tol))
 				return true;
+		}
 		for (size_t k = 0; k < g->nsegs; k++)
 			if (disc_hits_segment(w, k, p, radius, tol))
 				return true;
 		return false;
 	}
-	cell_span sp = box_span(g, v2(p.x - radius, p.y - radius), v2(p.x + radius, p.y + radius));
-	for (uint32_t j = 0; j < sp.ny; j++)
-		for (uint32_t i = 0; i < sp.nx; i++) {
-			uint32_t cell = span_cell(g, &sp, i, j);
-			for (uint32_t k = g->circ_start[cell]; k < g->circ_start[cell + 1]; k++)
-				if (disc_hits_circle(w, g->circ_items[k], p, radius, tol))
+	double e = radius + fmax(-tol, 0.0), ce = e + g->disc_rmax;
+	cell_span sp = box_span(g, v2(p.x - ce, p.y - ce), v2(p.x + ce, p.y + ce));
+	for (uint32_t j = 0; j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++)
+			for (uint32_t k = g->disc_start[at[2 * r]];
+			     k < g->disc_start[at[2 * r + 1]]; k++) {
+				const steer_geom_disc *d = &g->discs[k];
+				if (disc_hits_circle(w, d->x, d->y, d->r, p, radius, tol))
 					return true;
-			for (uint32_t k = g->seg_start[cell]; k < g->seg_start[cell + 1]; k++)
+			}
+	}
+	sp = box_span(g, v2(p.x - e, p.y - e), v2(p.x + e, p.y + e));
+	for (uint32_t j = 0; j < sp.ny; j++) {
+		uint32_t at[4];
+		int runs = span_row(g, &sp, j, at);
+		for (int r = 0; r < runs; r++) {
+			for (uint32_t k = g->seg_start[at[2 * r]]; k < g->seg_start[at[2 * r + 1]];
+			     k++)
 				if (disc_hits_segment(w, g->seg_items[k], p, radius, tol))
 					return true;
+			for (uint32_t c = at[2 * r]; g->nbig && c < at[2 * r + 1]; c++)
+				for (uint32_t k = g->big_start[c]; k < g->big_start[c + 1]; k++) {
+					const steer_obstacle *o =
+					    &w->obs[g->big_index[g->big_items[k]]];
+					if (disc_hits_circle(w, o->x, o->y, o->r, p, radius, tol))
+						return true;
+				}
 		}
+	}
 	return false;
 }
 

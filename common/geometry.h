@@ -4,8 +4,8 @@
  * the world's obstacles. A uniform grid indexes both, so that a query costs about
  * O(nearby things): segments are re-indexed when the geometry changes, circles every
  * tick (they move). Queries are read-only and may run on many threads at once; their
- * results come in ascending index order, so whatever is built on them is
- * deterministic.
+ * results come in ascending index order (or, from steer_geom_query_near, in an order
+ * its callers must not depend on), so whatever is built on them is deterministic.
  *
  * Segment sidedness follows RVO2: a one-sided segment (a polygon edge, a bound) has
  * the obstacle on its left (walking a->b) and the free side on its right, where n
@@ -57,6 +57,14 @@ typedef struct steer_geom_region {
 	uint32_t first, count;
 } steer_geom_region;
 
+/* A circle as the index files it: a copy of the obstacle's centre, radius and speed,
+ * so that a query reads the cells' circles in a row of memory. */
+typedef struct steer_geom_disc {
+	double x, y, r;
+	double speed;   /* the length of its velocity */
+	uint32_t index; /* into the world's obstacles */
+} steer_geom_disc;
+
 /* The index. Lives in the world (world_internal.h); every part is owned by it. */
 typedef struct steer_geom {
 	steer_segment *segs;
@@ -66,18 +74,29 @@ typedef struct steer_geom {
 	/* The grid: nx * ny cells of cw x ch from (x0, y0); wrap: it covers the world
 	 * and wraps, else positions outside it fall in its border cells. */
 	double x0, y0, cw, ch;
+	double inv_cw, inv_ch; /* 1 / cw, 1 / ch */
 	uint32_t nx, ny;
 	bool wrap;
 	double wrap_w, wrap_h;
 	/* Per cell, compressed rows (start has cells + 1 entries): the segments that touch
-	 * it, the regions that block its centre, the circles whose disc's box overlaps it;
-	 * each list ascending. */
+	 * it and the regions that block its centre, each list ascending. */
 	uint32_t *seg_start, *seg_items;
 	size_t seg_start_cap, seg_items_cap;
 	uint32_t *reg_start, *reg_items;
 	size_t reg_start_cap, reg_items_cap;
-	uint32_t *circ_start, *circ_items, *circ_fill;
-	size_t circ_start_cap, circ_items_cap, circ_fill_cap;
+	/* Circles no wider than a cell are filed once, in the cell of their centre (in
+	 * index order within it); a query looks disc_rmax further. Wider ones are filed in
+	 * every cell their box covers (big_items: positions in big_index, whose covers
+	 * big_cover holds as x0, nx, y0, ny), and a query takes each in the first of its
+	 * cells it looks at. */
+	uint32_t *disc_start;
+	steer_geom_disc *discs;
+	size_t disc_start_cap, discs_cap;
+	double disc_rmax;
+	uint32_t *big_start, *big_items, *big_index, *big_cover;
+	size_t big_start_cap, big_items_cap, big_index_cap, big_cover_cap, nbig;
+	uint32_t *fill; /* scratch: a cursor per cell, or a cell per circle */
+	size_t fill_cap;
 	size_t planned_circles; /* the circles the grid's cells were sized for */
 	bool grid_stale;        /* segments changed since the grid was built */
 	bool circles_stale;     /* circles moved, came or went since they were indexed */
@@ -104,12 +123,21 @@ const steer_geom_region *steer_geom_regions(const steer_world *w, size_t *count)
 /* Changes with every change of the walls, polygons, bounds or contain. */
 uint64_t steer_geom_version(const steer_world *w);
 
+/* One circle of steer_geom_query_near's answer. */
+typedef struct steer_geom_near {
+	uint32_t index; /* into the world's obstacles */
+	double edge;    /* the length of steer_world_delta(p, its centre), less its radius */
+	double speed;   /* the length of its velocity */
+} steer_geom_near;
+
 /* A query's answer, in caller-owned scratch: indices into the world's obstacles
- * (circles) and into steer_geom_segments, each ascending. Reuse one per thread;
- * free with steer_geom_hits_free. */
+ * (circles) and into steer_geom_segments, each ascending; steer_geom_query_near's
+ * circles are in near instead. Reuse one per thread; free with steer_geom_hits_free. */
 typedef struct steer_geom_hits {
 	uint32_t *circles;
 	size_t ncircles, circles_cap;
+	steer_geom_near *near;
+	size_t nnear, near_cap;
 	uint32_t *segments;
 	size_t nsegments, segments_cap;
 } steer_geom_hits;
@@ -121,10 +149,20 @@ void steer_geom_hits_free(steer_geom_hits *h);
  * <= reach. NOMEM when the scratch cannot grow (its lists are then empty). */
 steer_status steer_geom_query(const steer_world *w, steer_vec2 p, double reach,
                               steer_geom_hits *out);
+/* The same hits for a point, the circles in near (ncircles stays 0), in no set order,
+ * each once, with what a caller weighing them needs: for callers whose answer does not
+ * depend on the order, spared the sort and a second look at the circle. */
+steer_status steer_geom_query_near(const steer_world *w, steer_vec2 p, double reach,
+                                   steer_geom_hits *out);
+/* The same segments, and no circles: for callers that look only at segments. */
+steer_status steer_geom_query_segments(const steer_world *w, steer_vec2 p, double reach,
+                                       steer_geom_hits *out);
 /* The same for an axis-aligned box [lo, hi] (lo <= hi): shapes within reach of any of
  * its points. In a wrap world the box is taken where lo is. */
 steer_status steer_geom_query_box(const steer_world *w, steer_vec2 lo, steer_vec2 hi, double reach,
                                   steer_geom_hits *out);
+steer_status steer_geom_query_box_segments(const steer_world *w, steer_vec2 lo, steer_vec2 hi,
+                                           double reach, steer_geom_hits *out);
 
 /* The segment's ends as displacements from p, the short way round in a wrap world. */
 void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,

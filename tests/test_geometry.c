@@ -199,6 +199,91 @@ static void index_answers_as_a_full_scan(void)
 	}
 }
 
+/* Circles of every width (some wider than the grid's cells, filed apart) give the full
+ * scan's answers: each once, in order; the near query the same set with each circle's
+ * gap to its edge and speed as the world measures them; the segment-only queries the
+ * same segments; blocked the same verdicts. */
+static void wide_circles_and_near_answers_as_a_full_scan(void)
+{
+	steer_edges kinds[3] = {STEER_EDGE_BOUNCE, STEER_EDGE_NONE, STEER_EDGE_WRAP};
+	for (int e = 0; e < 3; e++) {
+		steer_world *w = cluttered(kinds[e], 21 + (uint64_t)e);
+		steer_rng *wr = steer_world_rng(w);
+		for (int k = 0; k < 12; k++) /* wider than any cell (at least 64) */
+			steer_obstacle_add(
+			    w, v2(steer_rng_range(wr, 0, 1000), steer_rng_range(wr, 0, 600)),
+			    v2(steer_rng_range(wr, -30, 30), 0), steer_rng_range(wr, 70, 400),
+			    NULL);
+		step(w, 3);
+		size_t nobs;
+		const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
+		steer_rng rng;
+		steer_rng_seed(&rng, 5, 1);
+		steer_geom_hits slow = {0}, fast = {0}, near = {0}, segs = {0};
+		int bad = 0, near_bad = 0, segs_bad = 0, blocked_bad = 0, wide_found = 0;
+		for (int q = 0; q < 3000; q++) {
+			steer_vec2 p =
+			    v2(steer_rng_range(&rng, -100, 1100), steer_rng_range(&rng, -100, 700));
+			double reach = steer_rng_range(&rng, 0, q % 10 == 0 ? 300 : 60);
+			steer_vec2 hi = v2_add(
+			    p, v2(steer_rng_range(&rng, 0, 50), steer_rng_range(&rng, 0, 50)));
+			bool box = q % 3 == 0;
+			double radius = steer_rng_range(&rng, 0, 30);
+			steer_geom_circles_moved(w); /* forces the full scan */
+			bool slow_blocked = steer_geom_blocked(w, p, radius, 0.0);
+			if (box)
+				steer_geom_query_box(w, p, hi, reach, &slow);
+			else
+				steer_geom_query(w, p, reach, &slow);
+			CHECK(steer_geom_update(w) == STEER_OK, "update");
+			blocked_bad += slow_blocked != steer_geom_blocked(w, p, radius, 0.0);
+			if (box) {
+				steer_geom_query_box(w, p, hi, reach, &fast);
+				steer_geom_query_box_segments(w, p, hi, reach, &segs);
+			} else {
+				steer_geom_query(w, p, reach, &fast);
+				steer_geom_query_segments(w, p, reach, &segs);
+				steer_geom_query_near(w, p, reach, &near);
+				/* The same circles, each once, whatever the order. */
+				near_bad += near.nnear != fast.ncircles || near.ncircles != 0;
+				for (size_t k = 0; k < near.nnear && k < fast.ncircles; k++) {
+					const steer_geom_near *n = &near.near[k];
+					const steer_obstacle *o = &obs[n->index];
+					size_t seen = 0;
+					for (size_t m = 0; m < fast.ncircles; m++)
+						seen += fast.circles[m] == n->index;
+					for (size_t m = 0; m < near.nnear; m++)
+						seen += m != k && near.near[m].index == n->index;
+					double edge =
+					    v2_len(steer_world_delta(w, p, v2(o->x, o->y))) - o->r;
+					near_bad += seen != 1 || n->edge != edge ||
+					            n->speed != v2_len(v2(o->vx, o->vy));
+				}
+			}
+			bad += !same_hits(&slow, &fast);
+			for (size_t k = 1; k < fast.ncircles; k++)
+				bad += fast.circles[k - 1] >= fast.circles[k];
+			for (size_t k = 0; k < fast.ncircles; k++)
+				wide_found += obs[fast.circles[k]].r >= 70;
+			segs_bad +=
+			    segs.ncircles != 0 || segs.nsegments != fast.nsegments ||
+			    (fast.nsegments && memcmp(segs.segments, fast.segments,
+			                              fast.nsegments * sizeof *fast.segments));
+		}
+		const char *name = steer_edges_name(kinds[e]);
+		CHECK(bad == 0, "%s: %d queries differ from the scan", name, bad);
+		CHECK(near_bad == 0, "%s: %d near answers differ", name, near_bad);
+		CHECK(segs_bad == 0, "%s: %d segment-only answers differ", name, segs_bad);
+		CHECK(blocked_bad == 0, "%s: %d blocked verdicts differ", name, blocked_bad);
+		CHECK(wide_found > 300, "%s: the wide circles were found (%d)", name, wide_found);
+		steer_geom_hits_free(&slow);
+		steer_geom_hits_free(&fast);
+		steer_geom_hits_free(&near);
+		steer_geom_hits_free(&segs);
+		steer_world_destroy(w);
+	}
+}
+
 static void regions_block_inside_solid_and_outside_containing(void)
 {
 	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 1);
@@ -405,6 +490,7 @@ int main(void)
 	RUN(bad_polygons_are_refused);
 	RUN(segments_face_the_free_side);
 	RUN(index_answers_as_a_full_scan);
+	RUN(wide_circles_and_near_answers_as_a_full_scan);
 	RUN(regions_block_inside_solid_and_outside_containing);
 	RUN(free_points_are_nearest);
 	RUN(wrap_worlds_see_walls_across_the_seam);
