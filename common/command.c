@@ -1628,9 +1628,11 @@ steer_status steer_cmd_parse_line(steer_command *cmd, const char *line, char *er
 	memcpy(copy, line, n + 1);
 	char *words[STEER_CMD_MAX_WORDS];
 	int argc;
-	steer_status rc = steer_cmd_split(copy, words, STEER_CMD_MAX_WORDS, &argc) != STEER_OK
-	                      ? fail(err, errlen, "more than %d words", STEER_CMD_MAX_WORDS)
-	                      : steer_cmd_parse(cmd, argc, words, err, errlen);
+	steer_status rc =
+	    steer_cmd_split(copy, words, STEER_CMD_MAX_WORDS, &argc) != STEER_OK
+	        ? fail(err, errlen, "more than %d words (a polygon: at most %d points)",
+	               STEER_CMD_MAX_WORDS, STEER_CMD_MAX_POINTS)
+	        : steer_cmd_parse(cmd, argc, words, err, errlen);
 	free(copy);
 	return rc;
 }

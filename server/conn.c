@@ -466,8 +466,9 @@ static void text_line(conn *c, char *line, size_t len)
 		         "the line holds a NUL byte; nothing was run");
 	} else if (split != STEER_OK) {
 		reply.ok = false;
-		snprintf(reply.error, sizeof reply.error, "more than %d words",
-		         STEER_CMD_MAX_WORDS);
+		snprintf(reply.error, sizeof reply.error,
+		         "more than %d words (a polygon: at most %d points)", STEER_CMD_MAX_WORDS,
+		         STEER_CMD_MAX_POINTS);
 	} else if (steer_cmd_parse(&cmd, argc, words, err, sizeof err) != STEER_OK) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error, "%s", err);

@@ -650,6 +650,12 @@ int main(int argc, char **argv)
 		if (strpbrk(argv[k], "\r\n")) /* it would send a second, unseen command */
 			return bad_usage("'%s': a COMMAND is one line, without line breaks",
 			                 argv[k]);
+	/* The server answers no blank line: waiting for a reply would only time out. */
+	bool blank = true;
+	for (int k = i; k < argc && blank; k++)
+		blank = argv[k][strspn(argv[k], " \t")] == '\0';
+	if (has_command && blank)
+		return bad_usage("the COMMAND is blank%s", "");
 
 	struct sigaction sa = {0};
 	sa.sa_handler = on_sigint; /* no SA_RESTART: a blocked read returns at Ctrl-C */

@@ -139,6 +139,15 @@ def test_one_command_exit_status():
     expect(ctl("-p", "1", "stats").returncode == 2, "no server exits 2")
 
 
+def test_blank_command_is_refused_at_once():
+    # the server answers no blank line: steerctl says so rather than wait for a reply
+    for blank in [[""], [" "], ["", "\t"]]:
+        t0 = time.monotonic()
+        r = ctl("-p", PORT, *blank)
+        expect(r.returncode == 2 and "the COMMAND is blank" in r.stderr, (blank, r))
+        expect(time.monotonic() - t0 < 5, f"{blank}: took {time.monotonic() - t0:.1f} s")
+
+
 def test_json_mode():
     r = ctl("-p", PORT, "--json", "stats")
     expect(r.returncode == 0, r)
@@ -505,7 +514,8 @@ def test_giving_up_on_a_step_stops_it():
         own.stop()
 
 
-for t in [test_version_flags, test_unknown_options_are_named, test_port_and_host_spellings,
+for t in [test_version_flags, test_unknown_options_are_named,
+          test_blank_command_is_refused_at_once, test_port_and_host_spellings,
           test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
           test_not_steer_at_all,
           test_batch_exit_status_counts_failures, test_one_command_exit_status,
