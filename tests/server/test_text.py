@@ -295,6 +295,7 @@ def test_two_threads_give_the_same_world():
                    data_dir=data)
         t = s.text()
         t.ok("pause")
+        t.ok("reset")  # tick 0 however many ticks ran before the pause arrived
         t.ok("spawn flock 20000 4000 4000 3900")
         t.ok("step 8")
         t.ok("save after")
