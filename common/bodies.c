@@ -30,6 +30,7 @@ void steer_bodies_init(steer_bodies *b)
 {
 	memset(b, 0, sizeof *b);
 	steer_grid_init(&b->grid);
+	steer_grid_init(&b->near_grid);
 }
 
 static void buf_free(steer_body_buf *f)
@@ -42,6 +43,8 @@ static void buf_free(steer_body_buf *f)
 void steer_bodies_free(steer_bodies *b)
 {
 	steer_grid_free(&b->grid);
+	steer_grid_free(&b->near_grid);
+	free(b->near_buf);
 	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
 		buf_free(&b->part[k]);
 	buf_free(&b->pairs);
@@ -98,10 +101,11 @@ typedef struct scan_job {
 	steer_world *w;
 	steer_bodies *b;
 	const steer_grid *g;
-	bool wrap;     /* the world wraps */
-	double margin; /* contacts are taken this far before touching */
-	double near2;  /* the square of the largest reach, a first filter */
-	double extra;  /* how far vehicles may be from where their grid filed them */
+	const steer_grid *pg; /* the grid pairs are looked for in: g, or its flagged members */
+	bool wrap;            /* the world wraps */
+	double margin;        /* contacts are taken this far before touching */
+	double near2;         /* the square of the largest reach, a first filter */
+	double extra;         /* how far vehicles may be from where their grid filed them */
 	int parts;
 } scan_job;
 
@@ -122,7 +126,7 @@ static inline void test_pair(const scan_job *j, uint32_t a, uint32_t b, steer_bo
 /* Vehicle a against the members of cell c. */
 static void test_cell(const scan_job *j, uint32_t a, long c, steer_body_buf *out)
 {
-	const steer_grid *g = j->g;
+	const steer_grid *g = j->pg;
 	for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++)
 		test_pair(j, a, g->items[m], out);
 }
@@ -147,7 +151,7 @@ static inline int step_axis(int k0, int step, int n, bool wrap)
  * from where they were filed), which spares most of them. */
 static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
 {
-	const steer_grid *g = j->g;
+	const steer_grid *g = j->pg;
 	const steer_vehicles *v = &j->w->v;
 	const uint32_t *it = g->items;
 	double W = j->w->cfg.width, H = j->w->cfg.height;
@@ -193,8 +197,8 @@ static void scan_part(void *arg, int part)
 	out->st = STEER_OK;
 	/* A relative hair more, for the rounding of positions into cells. */
 	double reach = (sqrt(j->near2) + j->extra) * REACH_SLACK;
-	scan_cells(j, steer_grid_part_cell(j->g, part, j->parts),
-	           steer_grid_part_cell(j->g, part + 1, j->parts), reach, out);
+	scan_cells(j, steer_grid_part_cell(j->pg, part, j->parts),
+	           steer_grid_part_cell(j->pg, part + 1, j->parts), reach, out);
 }
 
 /* Within each of the part's cells of the pass's own grid, members in id order (the
@@ -281,10 +285,45 @@ static double largest_move(const steer_world *w)
 	return sqrt(m) * steer_world_dt(w);
 }
 
+/* The flagged members of the flock's grid (b->near), in its order, into
+ * b->near_grid: the same cells, fewer members. */
+static steer_status near_members(steer_bodies *b, const steer_grid *fg)
+{
+	steer_grid *g = &b->near_grid;
+	size_t cells = (size_t)fg->nx * (size_t)fg->ny, n = fg->count;
+	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&g->items, &g->items_cap, n + 1, sizeof *g->items) != STEER_OK ||
+	    steer_reserve((void **)&g->cell, &g->cell_cap, n + 1, sizeof *g->cell) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	g->nx = fg->nx;
+	g->ny = fg->ny;
+	g->cw = fg->cw;
+	g->ch = fg->ch;
+	g->wrap = fg->wrap;
+	/* Without a branch per member, which would be as hard to predict as the flags:
+	 * each member is written where the next flagged one goes, and stays when it is
+	 * flagged itself. before[m]: the flagged members before position m. */
+	const uint8_t *near = b->near.at;
+	uint32_t *before = g->cell, k = 0;
+	for (size_t m = 0; m < n; m++) {
+		before[m] = k;
+		g->items[k] = fg->items[m];
+		k += near[m];
+	}
+	before[n] = k;
+	for (size_t c = 0; c <= cells; c++)
+		g->start[c] = before[fg->start[c]];
+	g->count = k;
+	return STEER_OK;
+}
+
 /* The grid the contacts are found over: the flock's, filed under the positions the
  * tick began with, when every vehicle is in it and its cells are wide enough for the
  * reach plus the moves and not too crowded; else one of all vehicles where they are
- * now. Sets j->g and j->extra, how far vehicles may be from where it filed them. */
+ * now. Sets j->g, j->pg and j->extra, how far vehicles may be from where it filed
+ * them. Pairs are looked for among the flock's flagged members alone when its scan
+ * noted them this tick for this reach and moves no longer than these. */
 static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 {
 	steer_bodies *b = j->b;
@@ -295,8 +334,12 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 		double span = (reach + 2.0 * moved) * REACH_SLACK;
 		if (span <= fg->cw && span <= fg->ch &&
 		    crowding(fg) <= CROWDING_LIMIT * (double)fg->count) {
-			j->g = fg;
+			j->g = j->pg = fg;
 			j->extra = moved;
+			if (b->near.at && b->near_tick == w->tick &&
+			    j->near2 <= b->near_reach * b->near_reach &&
+			    moved <= b->near_move * REACH_SLACK && near_members(b, fg) == STEER_OK)
+				j->pg = &b->near_grid;
 			return STEER_OK;
 		}
 	}
@@ -310,7 +353,7 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	if (steer_grid_build(g, w->cfg.width, w->cfg.height, j->wrap, cell, w->v.count, w->v.px,
 	                     w->v.py, NULL, 0) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	j->g = g;
+	j->g = j->pg = g;
 	steer_pool_run(w->pool, sort_part, j, j->parts);
 	return STEER_OK;
 }
@@ -704,6 +747,46 @@ static double largest_radius(const steer_world *w)
 		if (p->refs[s] && p->sets[s].radius > m)
 			m = p->sets[s].radius;
 	return m;
+}
+
+/* The largest max_speed of any vehicle. */
+static double largest_speed(const steer_world *w)
+{
+	const steer_palette *p = &w->params;
+	double m = 0.0;
+	for (size_t s = 0; s < p->count; s++)
+		if (p->refs[s] && p->sets[s].max_speed > m)
+			m = p->sets[s].max_speed;
+	return m;
+}
+
+void steer_bodies_plan_near(steer_world *w)
+{
+	steer_bodies *b = &w->bodies;
+	const steer_grid *g = &w->grid;
+	size_t n = g->count;
+	b->near.at = NULL;
+	if (!w->cfg.solid || n == 0 || n != w->v.count)
+		return;
+	double maxr = largest_radius(w);
+	double reach = 2.0 * maxr + MARGIN_SHARE * maxr; /* as steer_bodies_resolve's */
+	/* Motion truncates every velocity to its max_speed (the guard and the edges only
+	 * shorten a move); the bodies pass checks the moves it sees against this. */
+	double move = largest_speed(w) * steer_world_dt(w);
+	/* Positions round to a few units in the last place of the largest coordinate. */
+	double extent =
+	    w->cfg.edges == STEER_EDGE_NONE ? STEER_MAX_COORD : fmax(w->cfg.width, w->cfg.height);
+	double touch = (reach + 2.0 * move * REACH_SLACK) * REACH_SLACK + extent * 1e-12;
+	/* A lane's runs hold every vehicle within a cell's height and reach_x columns of
+	 * it, by more than rounding. */
+	if (!(touch * REACH_SLACK <= fmin(g->ch, g->reach_x * g->cw)))
+		return;
+	if (steer_reserve((void **)&b->near_buf, &b->near_cap, n, sizeof *b->near_buf) != STEER_OK)
+		return; /* then every vehicle is looked at */
+	b->near = (steer_flock_near){touch * touch, b->near_buf};
+	b->near_tick = w->tick;
+	b->near_reach = reach;
+	b->near_move = move;
 }
 
 /* A new tick's marks: none equal to the new generation. */

@@ -20,6 +20,7 @@
 #include "lanes_scalar.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "flock.h"
@@ -54,6 +55,7 @@ typedef struct lanes {
 typedef struct lane_sums {
 	ln_i n;
 	ln_d dx, dy, vx, vy, sep_x, sep_y;
+	ln_d near2; /* the least squared distance to a candidate not the lane itself */
 } lane_sums;
 
 /* The tests a lane group needs. Each is a compile-time constant in the specialised
@@ -65,12 +67,13 @@ typedef struct lane_sums {
 typedef struct tests {
 	bool fov, group;
 	bool self; /* whether the candidate may be a lane itself */
+	bool near; /* whether near2 is kept (see steer_flock_near) */
 } tests;
 
 static lane_sums sums_zero(void)
 {
 	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(), ln_zero(),
-	               ln_zero(),   ln_zero(), ln_zero()};
+	               ln_zero(),   ln_zero(), ln_zero(), ln_set1(INFINITY)};
 	return s;
 }
 
@@ -113,6 +116,10 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 		in = ln_and(in, ln_eq(lc->group, ln_set1((double)v->group[c])));
 	if (t.self)
 		in = ln_and(in, ln_ne(lc->self, k));
+	/* Every candidate counts here, whatever the lane takes. */
+	if (t.near)
+		acc->near2 = ln_min(
+		    acc->near2, t.self ? ln_select(ln_ne(lc->self, k), d2, ln_set1(INFINITY)) : d2);
 	/* Last: the chain from a lane's count through open to its next count is the
 	 * capped loop's critical path. */
 	if (capped)
@@ -134,7 +141,7 @@ KERNEL_INLINE void scan_capped(const steer_vehicles *v, const lanes *lc, ln_d x,
                                const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
                                lane_sums *acc)
 {
-	const tests self = {t.fov, t.group, true};
+	const tests self = {t.fov, t.group, true, t.near};
 	const ln_d one = ln_set1(1.0);
 	ln_d k = ln_set1((double)from);
 	for (uint32_t s = from; s < to; s++) {
@@ -154,7 +161,7 @@ KERNEL_INLINE void scan_uncapped(const steer_vehicles *v, const lanes *lc, ln_d 
                                  const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
                                  lane_sums *acc)
 {
-	const tests self = {t.fov, t.group, true};
+	const tests self = {t.fov, t.group, true, t.near};
 	const ln_m none = ln_first(0);
 	const ln_d one = ln_set1(1.0);
 	uint32_t a = lc->own_from < from ? from : lc->own_from > to ? to : lc->own_from;
@@ -189,17 +196,40 @@ KERNEL_INLINE void scan_runs(const steer_vehicles *v, const steer_flock_runs *ru
 
 /* scan_runs compiled once per combination of the tests, each without the
  * instructions of those it does not need. */
-KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
-                            bool fov, bool group, lane_sums *acc)
+KERNEL_INLINE void scan_tests(const steer_vehicles *v, const steer_flock_runs *runs,
+                              const lanes *lc, bool fov, bool group, const bool near,
+                              lane_sums *acc)
 {
 	if (fov && group)
-		scan_runs(v, runs, lc, (tests){true, true, false}, acc);
+		scan_runs(v, runs, lc, (tests){true, true, false, near}, acc);
 	else if (fov)
-		scan_runs(v, runs, lc, (tests){true, false, false}, acc);
+		scan_runs(v, runs, lc, (tests){true, false, false, near}, acc);
 	else if (group)
-		scan_runs(v, runs, lc, (tests){false, true, false}, acc);
+		scan_runs(v, runs, lc, (tests){false, true, false, near}, acc);
 	else
-		scan_runs(v, runs, lc, (tests){false, false, false}, acc);
+		scan_runs(v, runs, lc, (tests){false, false, false, near}, acc);
+}
+
+KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
+                            bool fov, bool group, bool near, lane_sums *acc)
+{
+	if (near)
+		scan_tests(v, runs, lc, fov, group, true, acc);
+	else
+		scan_tests(v, runs, lc, fov, group, false, acc);
+}
+
+/* The flags of the k live lanes (see steer_flock_near), for grid positions first on:
+ * near another, or at their cap, when the runs may have stopped before the end. */
+KERNEL_INLINE void note_near(const lanes *lc, const lane_sums *acc, const steer_flock_near *near,
+                             size_t first, int k)
+{
+	ln_m full = ln_andnot(ln_i_gt(lc->cap, acc->n), lc->live);
+	ln_m is = ln_or(ln_le(acc->near2, ln_set1(near->touch2)), full);
+	double o[LN_WIDTH];
+	ln_store(o, ln_select(is, ln_set1(1.0), ln_zero()));
+	for (int l = 0; l < k; l++)
+		near->at[first + (size_t)l] = o[l] != 0.0;
 }
 
 /* The lanes of queries q[0 .. m-1] (1 <= m <= LN_WIDTH), of the vehicles at grid
@@ -241,7 +271,8 @@ static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *
 }
 
 static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                       const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
+                       const steer_flock_query *q, size_t first, int m,
+                       const steer_flock_near *near, steer_flock_sums *out)
 {
 	for (int h = 0; h < m; h += LN_WIDTH) {
 		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
@@ -249,7 +280,9 @@ static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bo
 		bool fov;
 		query_lanes(q + h, first + (size_t)h, k, &lc, &fov);
 		lane_sums acc = sums_zero();
-		scan_all(v, runs, &lc, fov, !one_group, &acc);
+		scan_all(v, runs, &lc, fov, !one_group, near != NULL, &acc);
+		if (near)
+			note_near(&lc, &acc, near, first + (size_t)h, k);
 		double o[6][LN_WIDTH];
 		int64_t taken[LN_WIDTH];
 		ln_store(o[0], acc.sep_x);
@@ -402,7 +435,8 @@ KERNEL_INLINE void plain_lanes(const steer_vehicles *v, bool one_group, size_t f
 }
 
 static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                      size_t first, int m, const steer_params *p, double dt, double *fx, double *fy)
+                      size_t first, int m, const steer_params *p, double dt,
+                      const steer_flock_near *near, double *fx, double *fy)
 {
 	for (int h = 0; h < m; h += LN_WIDTH) {
 		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
@@ -410,7 +444,9 @@ static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, boo
 		lanes lc;
 		plain_lanes(v, one_group, first + (size_t)h, s, k, p, &lc);
 		lane_sums acc = sums_zero();
-		scan_all(v, runs, &lc, p->field_of_view, !one_group, &acc);
+		scan_all(v, runs, &lc, p->field_of_view, !one_group, near != NULL, &acc);
+		if (near)
+			note_near(&lc, &acc, near, first + (size_t)h, k);
 		const force_in in = {ln_i_to_d(acc.n),
 		                     acc.sep_x,
 		                     acc.sep_y,
