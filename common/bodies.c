@@ -45,6 +45,7 @@ void steer_bodies_free(steer_bodies *b)
 	steer_grid_free(&b->grid);
 	steer_grid_free(&b->near_grid);
 	free(b->near_buf);
+	free(b->near_cells);
 	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
 		buf_free(&b->part[k]);
 	buf_free(&b->pairs);
@@ -101,11 +102,13 @@ typedef struct scan_job {
 	steer_world *w;
 	steer_bodies *b;
 	const steer_grid *g;
-	const steer_grid *pg; /* the grid pairs are looked for in: g, or its flagged members */
-	bool wrap;            /* the world wraps */
-	double margin;        /* contacts are taken this far before touching */
-	double near2;         /* the square of the largest reach, a first filter */
-	double extra;         /* how far vehicles may be from where their grid filed them */
+	const steer_grid *pg;  /* the grid pairs are looked for in: g, or its flagged members */
+	const uint32_t *cells; /* pg's cells with members, ascending, when listed; else NULL */
+	size_t ncells;
+	bool wrap;     /* the world wraps */
+	double margin; /* contacts are taken this far before touching */
+	double near2;  /* the square of the largest reach, a first filter */
+	double extra;  /* how far vehicles may be from where their grid filed them */
 	int parts;
 } scan_job;
 
@@ -148,45 +151,61 @@ static inline int step_axis(int k0, int step, int n, bool wrap)
  * below), so every two neighbouring cells meet once; cells are at least the reach
  * across. A member meets a neighbour only when it comes within the reach of that
  * side of its cell (reach: the largest contact distance plus how far members may be
- * from where they were filed), which spares most of them. */
-static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
+ * from where they were filed), which spares most of them. Cell c is at column cx and
+ * row cy, and not empty. */
+static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double reach,
+                             steer_body_buf *out)
 {
 	const steer_grid *g = j->pg;
 	const steer_vehicles *v = &j->w->v;
 	const uint32_t *it = g->items;
 	double W = j->w->cfg.width, H = j->w->cfg.height;
+	uint32_t s0 = g->start[c], s1 = g->start[c + 1];
+	int left = step_axis(cx, -1, g->nx, g->wrap), right = step_axis(cx, 1, g->nx, g->wrap);
+	int below = step_axis(cy, 1, g->ny, g->wrap);
+	long row = below < 0 ? -1 : (long)below * g->nx;
+	double x0 = cx * g->cw, y0 = cy * g->ch;
+	for (uint32_t k = s0; k < s1; k++) {
+		uint32_t a = it[k];
+		for (uint32_t m = k + 1; m < s1; m++)
+			test_pair(j, a, it[m], out);
+		/* Where a is in its cell, the short way round. */
+		double ox = axis_delta(v->px[a] - x0, W, j->wrap);
+		double oy = axis_delta(v->py[a] - y0, H, j->wrap);
+		bool l = left >= 0 && ox - reach <= 0.0;
+		bool r = right >= 0 && ox + reach >= g->cw;
+		if (r)
+			test_cell(j, a, (long)cy * g->nx + right, out);
+		if (row < 0 || oy + reach < g->ch)
+			continue;
+		if (l)
+			test_cell(j, a, row + left, out);
+		test_cell(j, a, row + cx, out);
+		if (r)
+			test_cell(j, a, row + right, out);
+	}
+}
+
+/* The cells [from, to) in order: every one, or those of the list j->cells. */
+static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
+{
+	const steer_grid *g = j->pg;
 	if (from >= to)
 		return;
-	int cx = (int)(from % (size_t)g->nx), cy = (int)(from / (size_t)g->nx);
-	for (size_t c = from; c < to; c++, cx = cx + 1 == g->nx ? (cy++, 0) : cx + 1) {
-		uint32_t s0 = g->start[c], s1 = g->start[c + 1];
-		if (s0 == s1)
-			continue;
-		int left = step_axis(cx, -1, g->nx, g->wrap),
-		    right = step_axis(cx, 1, g->nx, g->wrap);
-		int below = step_axis(cy, 1, g->ny, g->wrap);
-		long row = below < 0 ? -1 : (long)below * g->nx;
-		double x0 = cx * g->cw, y0 = cy * g->ch;
-		for (uint32_t k = s0; k < s1; k++) {
-			uint32_t a = it[k];
-			for (uint32_t m = k + 1; m < s1; m++)
-				test_pair(j, a, it[m], out);
-			/* Where a is in its cell, the short way round. */
-			double ox = axis_delta(v->px[a] - x0, W, j->wrap);
-			double oy = axis_delta(v->py[a] - y0, H, j->wrap);
-			bool l = left >= 0 && ox - reach <= 0.0;
-			bool r = right >= 0 && ox + reach >= g->cw;
-			if (r)
-				test_cell(j, a, (long)cy * g->nx + right, out);
-			if (row < 0 || oy + reach < g->ch)
-				continue;
-			if (l)
-				test_cell(j, a, row + left, out);
-			test_cell(j, a, row + cx, out);
-			if (r)
-				test_cell(j, a, row + right, out);
+	if (j->cells) {
+		size_t k = steer_first_at_least(j->cells, j->ncells, from);
+		size_t end = steer_first_at_least(j->cells, j->ncells, to);
+		for (; k < end; k++) {
+			uint32_t c = j->cells[k];
+			scan_cell(j, c, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx),
+			          reach, out);
 		}
+		return;
 	}
+	int cx = (int)(from % (size_t)g->nx), cy = (int)(from / (size_t)g->nx);
+	for (size_t c = from; c < to; c++, cx = cx + 1 == g->nx ? (cy++, 0) : cx + 1)
+		if (g->start[c] != g->start[c + 1])
+			scan_cell(j, c, cx, cy, reach, out);
 }
 
 static void scan_part(void *arg, int part)
@@ -264,12 +283,13 @@ static steer_status find_circles(const scan_job *j)
 static double crowding(const steer_grid *g)
 {
 	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	double sum = 0.0;
+	/* In whole numbers, exactly (as the doubles summed before were, below 2^53). */
+	uint64_t sum = 0;
 	for (size_t c = 0; c < cells; c++) {
-		double k = (double)(g->start[c + 1] - g->start[c]);
+		uint64_t k = g->start[c + 1] - g->start[c];
 		sum += k * k;
 	}
-	return sum;
+	return (double)sum;
 }
 
 /* The fastest vehicle's move this tick, an upper bound on how far any moved from the
@@ -277,12 +297,20 @@ static double crowding(const steer_grid *g)
 static double largest_move(const steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
-	double m = 0.0;
-	for (size_t i = 0; i < v->count; i++) {
+	/* Four maxima, each not waiting on the last (a maximum in any order is the same). */
+	double m[4] = {0.0, 0.0, 0.0, 0.0};
+	size_t i = 0;
+	for (; i + 4 <= v->count; i += 4)
+		for (int k = 0; k < 4; k++) {
+			double s = v->vx[i + k] * v->vx[i + k] + v->vy[i + k] * v->vy[i + k];
+			m[k] = s > m[k] ? s : m[k];
+		}
+	for (; i < v->count; i++) {
 		double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
-		m = s > m ? s : m;
+		m[0] = s > m[0] ? s : m[0];
 	}
-	return sqrt(m) * steer_world_dt(w);
+	double top = fmax(fmax(m[0], m[1]), fmax(m[2], m[3]));
+	return sqrt(top) * steer_world_dt(w);
 }
 
 /* The flagged members of the flock's grid (b->near), in its order, into
@@ -294,7 +322,9 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg)
 	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) !=
 	        STEER_OK ||
 	    steer_reserve((void **)&g->items, &g->items_cap, n + 1, sizeof *g->items) != STEER_OK ||
-	    steer_reserve((void **)&g->cell, &g->cell_cap, n + 1, sizeof *g->cell) != STEER_OK)
+	    steer_reserve((void **)&g->cell, &g->cell_cap, n + 1, sizeof *g->cell) != STEER_OK ||
+	    steer_reserve((void **)&b->near_cells, &b->near_cells_cap, cells,
+	                  sizeof *b->near_cells) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	g->nx = fg->nx;
 	g->ny = fg->ny;
@@ -312,9 +342,18 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg)
 		k += near[m];
 	}
 	before[n] = k;
-	for (size_t c = 0; c <= cells; c++)
-		g->start[c] = before[fg->start[c]];
+	/* The starts, and the cells with members listed as they go by. */
+	uint32_t *list = b->near_cells, s0 = 0, nlist = 0;
+	g->start[0] = 0;
+	for (size_t c = 0; c < cells; c++) {
+		uint32_t s1 = before[fg->start[c + 1]];
+		g->start[c + 1] = s1;
+		list[nlist] = (uint32_t)c;
+		nlist += s1 != s0;
+		s0 = s1;
+	}
 	g->count = k;
+	b->near_ncells = nlist;
 	return STEER_OK;
 }
 
@@ -335,11 +374,16 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 		if (span <= fg->cw && span <= fg->ch &&
 		    crowding(fg) <= CROWDING_LIMIT * (double)fg->count) {
 			j->g = j->pg = fg;
+			j->cells = NULL;
 			j->extra = moved;
 			if (b->near.at && b->near_tick == w->tick &&
 			    j->near2 <= b->near_reach * b->near_reach &&
-			    moved <= b->near_move * REACH_SLACK && near_members(b, fg) == STEER_OK)
+			    moved <= b->near_move * REACH_SLACK &&
+			    near_members(b, fg) == STEER_OK) {
 				j->pg = &b->near_grid;
+				j->cells = b->near_cells;
+				j->ncells = b->near_ncells;
+			}
 			return STEER_OK;
 		}
 	}
@@ -354,6 +398,7 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	                     w->v.py, NULL, 0) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	j->g = j->pg = g;
+	j->cells = NULL;
 	steer_pool_run(w->pool, sort_part, j, j->parts);
 	return STEER_OK;
 }

@@ -64,6 +64,8 @@ typedef struct steer_bodies {
 	uint64_t near_tick;
 	double near_reach, near_move;
 	steer_grid near_grid; /* the flagged members of the flock's grid, in its order */
+	uint32_t *near_cells; /* near_grid's cells with members, ascending */
+	size_t near_ncells, near_cells_cap;
 } steer_bodies;
 
 void steer_bodies_init(steer_bodies *b);
