@@ -64,6 +64,11 @@ typedef struct steer_bodies {
 	uint64_t near_tick;
 	double near_reach, near_move;
 	steer_grid near_grid; /* the flagged members of the flock's grid, in its order */
+	/* The largest squared speed each part of the moves left (steer_motion_step), and
+	 * of which tick; any guard since then clears speed2_tick's match. */
+	double speed2[STEER_POOL_MAX_THREADS];
+	int speed2_parts;
+	uint64_t speed2_tick;
 	uint32_t *near_cells; /* near_grid's cells with members, ascending */
 	size_t near_ncells, near_cells_cap;
 } steer_bodies;

@@ -509,8 +509,9 @@ KERNEL_INLINE void edges_axis(steer_edges edges, double size, ln_d *p, ln_d *vel
 }
 
 /* Slots i .. i + LN_WIDTH - 1: velocity += (f / mass) * dt, v2_truncate to
- * max_speed, position += velocity * dt, the edges, and the heading. */
-static inline void move_lanes(steer_vehicles *v, const steer_palette *params,
+ * max_speed, position += velocity * dt, the edges, and the heading. Returns the
+ * squared speeds, as vx * vx + vy * vy. */
+static inline ln_d move_lanes(steer_vehicles *v, const steer_palette *params,
                               const steer_world_config *c, double dt, size_t i)
 {
 	double mass_l[LN_WIDTH], max_l[LN_WIDTH];
@@ -544,14 +545,21 @@ static inline void move_lanes(steer_vehicles *v, const steer_palette *params,
 	ln_d inv = ln_div(ln_set1(1.0), ln_sqrt(l2));
 	ln_store(&v->hx[i], ln_select(moving, ln_mul(vx, inv), ln_load(&v->hx[i])));
 	ln_store(&v->hy[i], ln_select(moving, ln_mul(vy, inv), ln_load(&v->hy[i])));
+	return l2;
 }
 
 static size_t move(steer_vehicles *v, const steer_palette *params, const steer_world_config *c,
-                   double dt, size_t from, size_t to)
+                   double dt, size_t from, size_t to, double *speed2)
 {
 	size_t i = from;
+	ln_d top = ln_zero();
 	for (; i + LN_WIDTH <= to; i += LN_WIDTH)
-		move_lanes(v, params, c, dt, i);
+		top = ln_max(move_lanes(v, params, c, dt, i), top);
+	/* A maximum, the same in any order. */
+	double t[LN_WIDTH];
+	ln_store(t, top);
+	for (int l = 0; l < LN_WIDTH; l++)
+		*speed2 = t[l] > *speed2 ? t[l] : *speed2;
 	return i;
 }
 

@@ -421,9 +421,10 @@ static void moves_part(void *arg, int part)
 {
 	const step_job *j = arg;
 	steer_world *w = j->w;
+	w->bodies.speed2[part] = 0.0;
 	steer_motion_step(w->kernel, &w->v, &w->params, &w->cfg, steer_world_dt(w),
 	                  steer_part_from(w->v.count, part, j->parts),
-	                  steer_part_from(w->v.count, part + 1, j->parts));
+	                  steer_part_from(w->v.count, part + 1, j->parts), &w->bodies.speed2[part]);
 }
 
 /* Seconds on the wall clock (C11's, so the core needs no POSIX), when timing. */
@@ -455,6 +456,8 @@ steer_status steer_world_step(steer_world *w)
 	double t2 = phase_clock(w);
 	/* Phase 2: integrate, once every force is known. */
 	steer_pool_run(w->pool, moves_part, &j, j.parts);
+	w->bodies.speed2_parts = j.parts;
+	w->bodies.speed2_tick = w->tick;
 	move_obstacles(w, steer_world_dt(w));
 	steer_geom_circles_moved(w);
 	/* Fresh for the bodies pass and for the commands between ticks; running out of
