@@ -293,24 +293,23 @@ static double crowding(const steer_grid *g)
 }
 
 /* The fastest vehicle's move this tick, an upper bound on how far any moved from the
- * position the flock's grid filed it under. */
+ * position the flock's grid filed it under: from the velocities the moves left, as
+ * they noted them when nothing has changed them since. */
 static double largest_move(const steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
-	/* Four maxima, each not waiting on the last (a maximum in any order is the same). */
-	double m[4] = {0.0, 0.0, 0.0, 0.0};
-	size_t i = 0;
-	for (; i + 4 <= v->count; i += 4)
-		for (int k = 0; k < 4; k++) {
-			double s = v->vx[i + k] * v->vx[i + k] + v->vy[i + k] * v->vy[i + k];
-			m[k] = s > m[k] ? s : m[k];
+	const steer_bodies *b = &w->bodies;
+	double m = 0.0;
+	if (b->speed2_tick == w->tick && b->speed2_parts > 0) {
+		for (int k = 0; k < b->speed2_parts; k++)
+			m = b->speed2[k] > m ? b->speed2[k] : m;
+	} else {
+		for (size_t i = 0; i < v->count; i++) {
+			double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
+			m = s > m ? s : m;
 		}
-	for (; i < v->count; i++) {
-		double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
-		m[0] = s > m[0] ? s : m[0];
 	}
-	double top = fmax(fmax(m[0], m[1]), fmax(m[2], m[3]));
-	return sqrt(top) * steer_world_dt(w);
+	return sqrt(m) * steer_world_dt(w);
 }
 
 /* The flagged members of the flock's grid (b->near), in its order, into
@@ -548,6 +547,8 @@ static steer_status guard_moves(steer_world *w, int parts, bool *freed)
 	w->bodies.starts_noted = false;
 	if (!j.starts && !j.regions)
 		return STEER_OK;
+	if (j.starts) /* the guard may change velocities the moves noted */
+		w->bodies.speed2_parts = 0;
 	steer_pool_run(w->pool, guard_part, &j, parts);
 	for (int k = 0; k < parts; k++) {
 		if (j.st[k] != STEER_OK)
