@@ -314,7 +314,7 @@ static double largest_move(const steer_world *w)
 
 /* The flagged members of the flock's grid (b->near), in its order, into
  * b->near_grid: the same cells, fewer members. */
-static steer_status near_members(steer_bodies *b, const steer_grid *fg)
+static steer_status near_members(steer_bodies *b, const steer_grid *fg, double *crowd)
 {
 	steer_grid *g = &b->near_grid;
 	size_t cells = (size_t)fg->nx * (size_t)fg->ny, n = fg->count;
@@ -332,20 +332,38 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg)
 	g->wrap = fg->wrap;
 	/* Without a branch per member, which would be as hard to predict as the flags:
 	 * each member is written where the next flagged one goes, and stays when it is
-	 * flagged itself. before[m]: the flagged members before position m. */
-	const uint8_t *near = b->near.at;
-	uint32_t *before = g->cell, k = 0;
-	for (size_t m = 0; m < n; m++) {
+	 * flagged itself. before[m]: the flagged members before position m. Eight flags
+	 * at a time: most are all clear. */
+	const uint8_t *restrict near = b->near.at;
+	const uint32_t *restrict from = fg->items;
+	uint32_t *restrict before = g->cell, *restrict items = g->items, k = 0;
+	size_t m = 0;
+	for (; m + 8 <= n; m += 8) {
+		uint64_t word;
+		memcpy(&word, near + m, sizeof word);
+		for (int i = 0; !word && i < 8; i++)
+			before[m + (size_t)i] = k;
+		for (int i = 0; word && i < 8; i++) {
+			before[m + (size_t)i] = k;
+			items[k] = from[m + (size_t)i];
+			k += near[m + (size_t)i];
+		}
+	}
+	for (; m < n; m++) {
 		before[m] = k;
-		g->items[k] = fg->items[m];
+		items[k] = from[m];
 		k += near[m];
 	}
 	before[n] = k;
-	/* The starts, and the cells with members listed as they go by. */
-	uint32_t *list = b->near_cells, s0 = 0, nlist = 0;
+	/* The starts, the cells with members listed as they go by, and crowding's sum
+	 * (see there) on the way. */
+	uint32_t *restrict list = b->near_cells, s0 = 0, nlist = 0;
+	uint64_t sum = 0;
 	g->start[0] = 0;
 	for (size_t c = 0; c < cells; c++) {
 		uint32_t s1 = before[fg->start[c + 1]];
+		uint64_t size = fg->start[c + 1] - fg->start[c];
+		sum += size * size;
 		g->start[c + 1] = s1;
 		list[nlist] = (uint32_t)c;
 		nlist += s1 != s0;
@@ -353,6 +371,7 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg)
 	}
 	g->count = k;
 	b->near_ncells = nlist;
+	*crowd = (double)sum;
 	return STEER_OK;
 }
 
@@ -370,15 +389,19 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	if (flock_ok && fg->count == w->v.count && fg->count > 0) {
 		double moved = largest_move(w);
 		double span = (reach + 2.0 * moved) * REACH_SLACK;
+		double crowd = 0.0;
+		bool near = b->near.at && b->near_tick == w->tick &&
+		            j->near2 <= b->near_reach * b->near_reach &&
+		            moved <= b->near_move * REACH_SLACK &&
+		            near_members(b, fg, &crowd) == STEER_OK;
+		if (!near)
+			crowd = crowding(fg);
 		if (span <= fg->cw && span <= fg->ch &&
-		    crowding(fg) <= CROWDING_LIMIT * (double)fg->count) {
+		    crowd <= CROWDING_LIMIT * (double)fg->count) {
 			j->g = j->pg = fg;
 			j->cells = NULL;
 			j->extra = moved;
-			if (b->near.at && b->near_tick == w->tick &&
-			    j->near2 <= b->near_reach * b->near_reach &&
-			    moved <= b->near_move * REACH_SLACK &&
-			    near_members(b, fg) == STEER_OK) {
+			if (near) {
 				j->pg = &b->near_grid;
 				j->cells = b->near_cells;
 				j->ncells = b->near_ncells;
