@@ -49,13 +49,15 @@ typedef struct lanes {
 	ln_d hx, hy, vx, vy, speed, ids;
 	ln_i cap; /* max_neighbours, INT64_MAX for none */
 	ln_m live;
+	ln_d touch2; /* see steer_flock_near (NEAR_TAKEN only) */
 } lanes;
 
 /* The running sums. Each starts at +0.0 and so is never -0.0 (see ln_add_if). */
 typedef struct lane_sums {
 	ln_i n;
 	ln_d dx, dy, vx, vy, sep_x, sep_y;
-	ln_d near2; /* the least squared distance to a candidate not the lane itself */
+	ln_d near2;  /* NEAR_ALL: the least squared distance to a candidate not the lane */
+	ln_m near_m; /* NEAR_TAKEN: the lanes that took a candidate within touch2 */
 } lane_sums;
 
 /* The tests a lane group needs. Each is a compile-time constant in the specialised
@@ -67,13 +69,20 @@ typedef struct lane_sums {
 typedef struct tests {
 	bool fov, group;
 	bool self; /* whether the candidate may be a lane itself */
-	bool near; /* whether near2 is kept (see steer_flock_near) */
+	int near;  /* how the lanes' flags are kept (see steer_flock_near): NEAR_* */
 } tests;
+
+/* The flags not kept; kept from every candidate (near2); kept from the candidates
+ * taken within the close distance (near_m), for lanes that take every candidate
+ * within their sight (no field of view, one group) and whose touch2 is below their
+ * close2 and within their sight2: then those are all within touch2, and the test
+ * runs only where some lane is close, which most candidates are not. */
+enum { NEAR_NONE, NEAR_ALL, NEAR_TAKEN };
 
 static lane_sums sums_zero(void)
 {
-	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(), ln_zero(),
-	               ln_zero(),   ln_zero(), ln_zero(), ln_set1(INFINITY)};
+	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(),         ln_zero(),  ln_zero(),
+	               ln_zero(),   ln_zero(), ln_set1(INFINITY), ln_first(0)};
 	return s;
 }
 
@@ -117,7 +126,7 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 	if (t.self)
 		in = ln_and(in, ln_ne(lc->self, k));
 	/* Every candidate counts here, whatever the lane takes. */
-	if (t.near)
+	if (t.near == NEAR_ALL)
 		acc->near2 = ln_min(
 		    acc->near2, t.self ? ln_select(ln_ne(lc->self, k), d2, ln_set1(INFINITY)) : d2);
 	/* Last: the chain from a lane's count through open to its next count is the
@@ -130,8 +139,11 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 	acc->vx = ln_add_if(acc->vx, in, ln_set1(v->vx[c]));
 	acc->vy = ln_add_if(acc->vy, in, ln_set1(v->vy[c]));
 	ln_m close = ln_and(in, ln_lt(d2, lc->close2));
-	if (ln_any(close))
+	if (ln_any(close)) {
 		separate(close, dx, dy, d2, lc, (double)v->id[c], acc);
+		if (t.near == NEAR_TAKEN)
+			acc->near_m = ln_or(acc->near_m, ln_and(close, ln_le(d2, lc->touch2)));
+	}
 }
 
 /* The candidates at grid positions [from, to) of a run within which some lane may
@@ -197,8 +209,7 @@ KERNEL_INLINE void scan_runs(const steer_vehicles *v, const steer_flock_runs *ru
 /* scan_runs compiled once per combination of the tests, each without the
  * instructions of those it does not need. */
 KERNEL_INLINE void scan_tests(const steer_vehicles *v, const steer_flock_runs *runs,
-                              const lanes *lc, bool fov, bool group, const bool near,
-                              lane_sums *acc)
+                              const lanes *lc, bool fov, bool group, const int near, lane_sums *acc)
 {
 	if (fov && group)
 		scan_runs(v, runs, lc, (tests){true, true, false, near}, acc);
@@ -211,12 +222,14 @@ KERNEL_INLINE void scan_tests(const steer_vehicles *v, const steer_flock_runs *r
 }
 
 KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
-                            bool fov, bool group, bool near, lane_sums *acc)
+                            bool fov, bool group, int near, lane_sums *acc)
 {
-	if (near)
-		scan_tests(v, runs, lc, fov, group, true, acc);
+	if (near == NEAR_TAKEN)
+		scan_runs(v, runs, lc, (tests){false, false, false, NEAR_TAKEN}, acc);
+	else if (near == NEAR_ALL)
+		scan_tests(v, runs, lc, fov, group, NEAR_ALL, acc);
 	else
-		scan_tests(v, runs, lc, fov, group, false, acc);
+		scan_tests(v, runs, lc, fov, group, NEAR_NONE, acc);
 }
 
 /* The flags of the k live lanes (see steer_flock_near), for grid positions first on:
@@ -225,7 +238,7 @@ KERNEL_INLINE void note_near(const lanes *lc, const lane_sums *acc, const steer_
                              size_t first, int k)
 {
 	ln_m full = ln_andnot(ln_i_gt(lc->cap, acc->n), lc->live);
-	ln_m is = ln_or(ln_le(acc->near2, ln_set1(near->touch2)), full);
+	ln_m is = ln_or(ln_or(ln_le(acc->near2, ln_set1(near->touch2)), acc->near_m), full);
 	double o[LN_WIDTH];
 	ln_store(o, ln_select(is, ln_set1(1.0), ln_zero()));
 	for (int l = 0; l < k; l++)
@@ -267,7 +280,8 @@ static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *
 	              ln_make(hx),     ln_make(hy),
 	              ln_make(vx),     ln_make(vy),
 	              ln_make(speed),  ln_make(ids),
-	              ln_i_make(cap),  ln_first(m)};
+	              ln_i_make(cap),  ln_first(m),
+	              ln_zero()};
 }
 
 static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
@@ -280,7 +294,7 @@ static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bo
 		bool fov;
 		query_lanes(q + h, first + (size_t)h, k, &lc, &fov);
 		lane_sums acc = sums_zero();
-		scan_all(v, runs, &lc, fov, !one_group, near != NULL, &acc);
+		scan_all(v, runs, &lc, fov, !one_group, near ? NEAR_ALL : NEAR_NONE, &acc);
 		if (near)
 			note_near(&lc, &acc, near, first + (size_t)h, k);
 		double o[6][LN_WIDTH];
@@ -431,7 +445,8 @@ KERNEL_INLINE void plain_lanes(const steer_vehicles *v, bool one_group, size_t f
 	              ln_set1(p->max_speed),
 	              ln_gather_u32(v->id, s),
 	              ln_i_set1(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX),
-	              live};
+	              live,
+	              ln_zero()};
 }
 
 static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
@@ -444,7 +459,16 @@ static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, boo
 		lanes lc;
 		plain_lanes(v, one_group, first + (size_t)h, s, k, p, &lc);
 		lane_sums acc = sums_zero();
-		scan_all(v, runs, &lc, p->field_of_view, !one_group, near != NULL, &acc);
+		int kept = NEAR_NONE;
+		if (near) {
+			double t2 = near->touch2,
+			       c2 = p->too_close_distance * p->too_close_distance;
+			bool taken = !p->field_of_view && one_group && t2 < c2 &&
+			             t2 <= p->sight_distance * p->sight_distance;
+			kept = taken ? NEAR_TAKEN : NEAR_ALL;
+			lc.touch2 = ln_set1(t2);
+		}
+		scan_all(v, runs, &lc, p->field_of_view, !one_group, kept, &acc);
 		if (near)
 			note_near(&lc, &acc, near, first + (size_t)h, k);
 		const force_in in = {ln_i_to_d(acc.n),
