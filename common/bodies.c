@@ -334,13 +334,14 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg, double *
 	 * each member is written where the next flagged one goes, and stays when it is
 	 * flagged itself. before[m]: the flagged members before position m. Eight flags
 	 * at a time: most are all clear. */
-	const uint8_t *restrict near = b->near.at;
+	const uint32_t *restrict near = b->near.at;
 	const uint32_t *restrict from = fg->items;
 	uint32_t *restrict before = g->cell, *restrict items = g->items, k = 0;
 	size_t m = 0;
 	for (; m + 8 <= n; m += 8) {
-		uint64_t word;
-		memcpy(&word, near + m, sizeof word);
+		uint32_t word = 0;
+		for (int i = 0; i < 8; i++)
+			word |= near[m + (size_t)i];
 		for (int i = 0; !word && i < 8; i++)
 			before[m + (size_t)i] = k;
 		for (int i = 0; word && i < 8; i++) {

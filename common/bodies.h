@@ -59,7 +59,7 @@ typedef struct steer_bodies {
 	 * position in the flock's grid (near.at NULL: none this tick), and what they were
 	 * taken for: the tick, the largest contact reach and the largest move. */
 	steer_flock_near near;
-	uint8_t *near_buf; /* what near.at points to when set */
+	uint32_t *near_buf; /* what near.at points to when set */
 	size_t near_cap;
 	uint64_t near_tick;
 	double near_reach, near_move;

@@ -91,7 +91,8 @@ typedef struct steer_flock_runs {
  * reached its max_neighbours cap (then not every candidate was looked at); else 0. */
 typedef struct steer_flock_near {
 	double touch2;
-	uint8_t *at;
+	uint32_t *at; /* not bytes: a char store may alias anything, and the lanes' loops
+	               * would load everything again after each */
 } steer_flock_near;
 
 /* False when the grid is too coarse for seams (a wrapping axis not wider than the

@@ -239,10 +239,14 @@ KERNEL_INLINE void note_near(const lanes *lc, const lane_sums *acc, const steer_
 {
 	ln_m full = ln_andnot(ln_i_gt(lc->cap, acc->n), lc->live);
 	ln_m is = ln_or(ln_or(ln_le(acc->near2, ln_set1(near->touch2)), acc->near_m), full);
-	double o[LN_WIDTH];
-	ln_store(o, ln_select(is, ln_set1(1.0), ln_zero()));
-	for (int l = 0; l < k; l++)
-		near->at[first + (size_t)l] = o[l] != 0.0;
+	ln_d flag = ln_select(is, ln_set1(1.0), ln_zero());
+	if (k == LN_WIDTH) { /* one store, the common case */
+		ln_store_u32(near->at + first, flag);
+		return;
+	}
+	uint32_t o[LN_WIDTH];
+	ln_store_u32(o, flag);
+	memcpy(near->at + first, o, (size_t)k * sizeof *o);
 }
 
 /* The lanes of queries q[0 .. m-1] (1 <= m <= LN_WIDTH), of the vehicles at grid
