@@ -246,7 +246,8 @@ KERNEL_INLINE void note_near(const lanes *lc, const lane_sums *acc, const steer_
 	}
 	uint32_t o[LN_WIDTH];
 	ln_store_u32(o, flag);
-	memcpy(near->at + first, o, (size_t)k * sizeof *o);
+	for (int l = 0; l < k; l++)
+		near->at[first + (size_t)l] = o[l];
 }
 
 /* The lanes of queries q[0 .. m-1] (1 <= m <= LN_WIDTH), of the vehicles at grid
