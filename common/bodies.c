@@ -30,6 +30,7 @@ void steer_bodies_init(steer_bodies *b)
 {
 	memset(b, 0, sizeof *b);
 	steer_grid_init(&b->grid);
+	steer_grid_init(&b->near_grid);
 }
 
 static void buf_free(steer_body_buf *f)
@@ -42,6 +43,9 @@ static void buf_free(steer_body_buf *f)
 void steer_bodies_free(steer_bodies *b)
 {
 	steer_grid_free(&b->grid);
+	steer_grid_free(&b->near_grid);
+	free(b->near_buf);
+	free(b->near_cells);
 	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
 		buf_free(&b->part[k]);
 	buf_free(&b->pairs);
@@ -98,6 +102,9 @@ typedef struct scan_job {
 	steer_world *w;
 	steer_bodies *b;
 	const steer_grid *g;
+	const steer_grid *pg;  /* the grid pairs are looked for in: g, or its flagged members */
+	const uint32_t *cells; /* pg's cells with members, ascending, when listed; else NULL */
+	size_t ncells;
 	bool wrap;     /* the world wraps */
 	double margin; /* contacts are taken this far before touching */
 	double near2;  /* the square of the largest reach, a first filter */
@@ -122,7 +129,7 @@ static inline void test_pair(const scan_job *j, uint32_t a, uint32_t b, steer_bo
 /* Vehicle a against the members of cell c. */
 static void test_cell(const scan_job *j, uint32_t a, long c, steer_body_buf *out)
 {
-	const steer_grid *g = j->g;
+	const steer_grid *g = j->pg;
 	for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++)
 		test_pair(j, a, g->items[m], out);
 }
@@ -144,45 +151,61 @@ static inline int step_axis(int k0, int step, int n, bool wrap)
  * below), so every two neighbouring cells meet once; cells are at least the reach
  * across. A member meets a neighbour only when it comes within the reach of that
  * side of its cell (reach: the largest contact distance plus how far members may be
- * from where they were filed), which spares most of them. */
-static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
+ * from where they were filed), which spares most of them. Cell c is at column cx and
+ * row cy, and not empty. */
+static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double reach,
+                             steer_body_buf *out)
 {
-	const steer_grid *g = j->g;
+	const steer_grid *g = j->pg;
 	const steer_vehicles *v = &j->w->v;
 	const uint32_t *it = g->items;
 	double W = j->w->cfg.width, H = j->w->cfg.height;
+	uint32_t s0 = g->start[c], s1 = g->start[c + 1];
+	int left = step_axis(cx, -1, g->nx, g->wrap), right = step_axis(cx, 1, g->nx, g->wrap);
+	int below = step_axis(cy, 1, g->ny, g->wrap);
+	long row = below < 0 ? -1 : (long)below * g->nx;
+	double x0 = cx * g->cw, y0 = cy * g->ch;
+	for (uint32_t k = s0; k < s1; k++) {
+		uint32_t a = it[k];
+		for (uint32_t m = k + 1; m < s1; m++)
+			test_pair(j, a, it[m], out);
+		/* Where a is in its cell, the short way round. */
+		double ox = axis_delta(v->px[a] - x0, W, j->wrap);
+		double oy = axis_delta(v->py[a] - y0, H, j->wrap);
+		bool l = left >= 0 && ox - reach <= 0.0;
+		bool r = right >= 0 && ox + reach >= g->cw;
+		if (r)
+			test_cell(j, a, (long)cy * g->nx + right, out);
+		if (row < 0 || oy + reach < g->ch)
+			continue;
+		if (l)
+			test_cell(j, a, row + left, out);
+		test_cell(j, a, row + cx, out);
+		if (r)
+			test_cell(j, a, row + right, out);
+	}
+}
+
+/* The cells [from, to) in order: every one, or those of the list j->cells. */
+static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
+{
+	const steer_grid *g = j->pg;
 	if (from >= to)
 		return;
-	int cx = (int)(from % (size_t)g->nx), cy = (int)(from / (size_t)g->nx);
-	for (size_t c = from; c < to; c++, cx = cx + 1 == g->nx ? (cy++, 0) : cx + 1) {
-		uint32_t s0 = g->start[c], s1 = g->start[c + 1];
-		if (s0 == s1)
-			continue;
-		int left = step_axis(cx, -1, g->nx, g->wrap),
-		    right = step_axis(cx, 1, g->nx, g->wrap);
-		int below = step_axis(cy, 1, g->ny, g->wrap);
-		long row = below < 0 ? -1 : (long)below * g->nx;
-		double x0 = cx * g->cw, y0 = cy * g->ch;
-		for (uint32_t k = s0; k < s1; k++) {
-			uint32_t a = it[k];
-			for (uint32_t m = k + 1; m < s1; m++)
-				test_pair(j, a, it[m], out);
-			/* Where a is in its cell, the short way round. */
-			double ox = axis_delta(v->px[a] - x0, W, j->wrap);
-			double oy = axis_delta(v->py[a] - y0, H, j->wrap);
-			bool l = left >= 0 && ox - reach <= 0.0;
-			bool r = right >= 0 && ox + reach >= g->cw;
-			if (r)
-				test_cell(j, a, (long)cy * g->nx + right, out);
-			if (row < 0 || oy + reach < g->ch)
-				continue;
-			if (l)
-				test_cell(j, a, row + left, out);
-			test_cell(j, a, row + cx, out);
-			if (r)
-				test_cell(j, a, row + right, out);
+	if (j->cells) {
+		size_t k = steer_first_at_least(j->cells, j->ncells, from);
+		size_t end = steer_first_at_least(j->cells, j->ncells, to);
+		for (; k < end; k++) {
+			uint32_t c = j->cells[k];
+			scan_cell(j, c, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx),
+			          reach, out);
 		}
+		return;
 	}
+	int cx = (int)(from % (size_t)g->nx), cy = (int)(from / (size_t)g->nx);
+	for (size_t c = from; c < to; c++, cx = cx + 1 == g->nx ? (cy++, 0) : cx + 1)
+		if (g->start[c] != g->start[c + 1])
+			scan_cell(j, c, cx, cy, reach, out);
 }
 
 static void scan_part(void *arg, int part)
@@ -193,8 +216,8 @@ static void scan_part(void *arg, int part)
 	out->st = STEER_OK;
 	/* A relative hair more, for the rounding of positions into cells. */
 	double reach = (sqrt(j->near2) + j->extra) * REACH_SLACK;
-	scan_cells(j, steer_grid_part_cell(j->g, part, j->parts),
-	           steer_grid_part_cell(j->g, part + 1, j->parts), reach, out);
+	scan_cells(j, steer_grid_part_cell(j->pg, part, j->parts),
+	           steer_grid_part_cell(j->pg, part + 1, j->parts), reach, out);
 }
 
 /* Within each of the part's cells of the pass's own grid, members in id order (the
@@ -260,31 +283,105 @@ static steer_status find_circles(const scan_job *j)
 static double crowding(const steer_grid *g)
 {
 	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	double sum = 0.0;
+	/* In whole numbers, exactly (as the doubles summed before were, below 2^53). */
+	uint64_t sum = 0;
 	for (size_t c = 0; c < cells; c++) {
-		double k = (double)(g->start[c + 1] - g->start[c]);
+		uint64_t k = g->start[c + 1] - g->start[c];
 		sum += k * k;
 	}
-	return sum;
+	return (double)sum;
 }
 
 /* The fastest vehicle's move this tick, an upper bound on how far any moved from the
- * position the flock's grid filed it under. */
+ * position the flock's grid filed it under: from the velocities the moves left, as
+ * they noted them when nothing has changed them since. */
 static double largest_move(const steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
+	const steer_bodies *b = &w->bodies;
 	double m = 0.0;
-	for (size_t i = 0; i < v->count; i++) {
-		double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
-		m = s > m ? s : m;
+	if (b->speed2_tick == w->tick && b->speed2_parts > 0) {
+		for (int k = 0; k < b->speed2_parts; k++)
+			m = b->speed2[k] > m ? b->speed2[k] : m;
+	} else {
+		for (size_t i = 0; i < v->count; i++) {
+			double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
+			m = s > m ? s : m;
+		}
 	}
 	return sqrt(m) * steer_world_dt(w);
+}
+
+/* The flagged members of the flock's grid (b->near), in its order, into
+ * b->near_grid: the same cells, fewer members. */
+static steer_status near_members(steer_bodies *b, const steer_grid *fg, double *crowd)
+{
+	steer_grid *g = &b->near_grid;
+	size_t cells = (size_t)fg->nx * (size_t)fg->ny, n = fg->count;
+	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&g->items, &g->items_cap, n + 1, sizeof *g->items) != STEER_OK ||
+	    steer_reserve((void **)&g->cell, &g->cell_cap, n + 1, sizeof *g->cell) != STEER_OK ||
+	    steer_reserve((void **)&b->near_cells, &b->near_cells_cap, cells,
+	                  sizeof *b->near_cells) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	g->nx = fg->nx;
+	g->ny = fg->ny;
+	g->cw = fg->cw;
+	g->ch = fg->ch;
+	g->wrap = fg->wrap;
+	/* Without a branch per member, which would be as hard to predict as the flags:
+	 * each member is written where the next flagged one goes, and stays when it is
+	 * flagged itself. before[m]: the flagged members before position m. Eight flags
+	 * at a time: most are all clear. */
+	const uint32_t *restrict near = b->near.at;
+	const uint32_t *restrict from = fg->items;
+	uint32_t *restrict before = g->cell, *restrict items = g->items, k = 0;
+	size_t m = 0;
+	for (; m + 8 <= n; m += 8) {
+		uint32_t word = 0;
+		for (int i = 0; i < 8; i++)
+			word |= near[m + (size_t)i];
+		for (int i = 0; !word && i < 8; i++)
+			before[m + (size_t)i] = k;
+		for (int i = 0; word && i < 8; i++) {
+			before[m + (size_t)i] = k;
+			items[k] = from[m + (size_t)i];
+			k += near[m + (size_t)i];
+		}
+	}
+	for (; m < n; m++) {
+		before[m] = k;
+		items[k] = from[m];
+		k += near[m];
+	}
+	before[n] = k;
+	/* The starts, the cells with members listed as they go by, and crowding's sum
+	 * (see there) on the way. */
+	uint32_t *restrict list = b->near_cells, s0 = 0, nlist = 0;
+	uint64_t sum = 0;
+	g->start[0] = 0;
+	for (size_t c = 0; c < cells; c++) {
+		uint32_t s1 = before[fg->start[c + 1]];
+		uint64_t size = fg->start[c + 1] - fg->start[c];
+		sum += size * size;
+		g->start[c + 1] = s1;
+		list[nlist] = (uint32_t)c;
+		nlist += s1 != s0;
+		s0 = s1;
+	}
+	g->count = k;
+	b->near_ncells = nlist;
+	*crowd = (double)sum;
+	return STEER_OK;
 }
 
 /* The grid the contacts are found over: the flock's, filed under the positions the
  * tick began with, when every vehicle is in it and its cells are wide enough for the
  * reach plus the moves and not too crowded; else one of all vehicles where they are
- * now. Sets j->g and j->extra, how far vehicles may be from where it filed them. */
+ * now. Sets j->g, j->pg and j->extra, how far vehicles may be from where it filed
+ * them. Pairs are looked for among the flock's flagged members alone when its scan
+ * noted them this tick for this reach and moves no longer than these. */
 static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 {
 	steer_bodies *b = j->b;
@@ -293,10 +390,23 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	if (flock_ok && fg->count == w->v.count && fg->count > 0) {
 		double moved = largest_move(w);
 		double span = (reach + 2.0 * moved) * REACH_SLACK;
+		double crowd = 0.0;
+		bool near = b->near.at && b->near_tick == w->tick &&
+		            j->near2 <= b->near_reach * b->near_reach &&
+		            moved <= b->near_move * REACH_SLACK &&
+		            near_members(b, fg, &crowd) == STEER_OK;
+		if (!near)
+			crowd = crowding(fg);
 		if (span <= fg->cw && span <= fg->ch &&
-		    crowding(fg) <= CROWDING_LIMIT * (double)fg->count) {
-			j->g = fg;
+		    crowd <= CROWDING_LIMIT * (double)fg->count) {
+			j->g = j->pg = fg;
+			j->cells = NULL;
 			j->extra = moved;
+			if (near) {
+				j->pg = &b->near_grid;
+				j->cells = b->near_cells;
+				j->ncells = b->near_ncells;
+			}
 			return STEER_OK;
 		}
 	}
@@ -310,7 +420,8 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	if (steer_grid_build(g, w->cfg.width, w->cfg.height, j->wrap, cell, w->v.count, w->v.px,
 	                     w->v.py, NULL, 0) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	j->g = g;
+	j->g = j->pg = g;
+	j->cells = NULL;
 	steer_pool_run(w->pool, sort_part, j, j->parts);
 	return STEER_OK;
 }
@@ -460,6 +571,8 @@ static steer_status guard_moves(steer_world *w, int parts, bool *freed)
 	w->bodies.starts_noted = false;
 	if (!j.starts && !j.regions)
 		return STEER_OK;
+	if (j.starts) /* the guard may change velocities the moves noted */
+		w->bodies.speed2_parts = 0;
 	steer_pool_run(w->pool, guard_part, &j, parts);
 	for (int k = 0; k < parts; k++) {
 		if (j.st[k] != STEER_OK)
@@ -755,6 +868,46 @@ static double largest_radius(const steer_world *w)
 		if (p->refs[s] && p->sets[s].radius > m)
 			m = p->sets[s].radius;
 	return m;
+}
+
+/* The largest max_speed of any vehicle. */
+static double largest_speed(const steer_world *w)
+{
+	const steer_palette *p = &w->params;
+	double m = 0.0;
+	for (size_t s = 0; s < p->count; s++)
+		if (p->refs[s] && p->sets[s].max_speed > m)
+			m = p->sets[s].max_speed;
+	return m;
+}
+
+void steer_bodies_plan_near(steer_world *w)
+{
+	steer_bodies *b = &w->bodies;
+	const steer_grid *g = &w->grid;
+	size_t n = g->count;
+	b->near.at = NULL;
+	if (!w->cfg.solid || n == 0 || n != w->v.count)
+		return;
+	double maxr = largest_radius(w);
+	double reach = 2.0 * maxr + MARGIN_SHARE * maxr; /* as steer_bodies_resolve's */
+	/* Motion truncates every velocity to its max_speed (the guard and the edges only
+	 * shorten a move); the bodies pass checks the moves it sees against this. */
+	double move = largest_speed(w) * steer_world_dt(w);
+	/* Positions round to a few units in the last place of the largest coordinate. */
+	double extent =
+	    w->cfg.edges == STEER_EDGE_NONE ? STEER_MAX_COORD : fmax(w->cfg.width, w->cfg.height);
+	double touch = (reach + 2.0 * move * REACH_SLACK) * REACH_SLACK + extent * 1e-12;
+	/* A lane's runs hold every vehicle within a cell's height and reach_x columns of
+	 * it, by more than rounding. */
+	if (!(touch * REACH_SLACK <= fmin(g->ch, g->reach_x * g->cw)))
+		return;
+	if (steer_reserve((void **)&b->near_buf, &b->near_cap, n, sizeof *b->near_buf) != STEER_OK)
+		return; /* then every vehicle is looked at */
+	b->near = (steer_flock_near){touch * touch, b->near_buf};
+	b->near_tick = w->tick;
+	b->near_reach = reach;
+	b->near_move = move;
 }
 
 /* A new tick's marks: none equal to the new generation. */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flock.h"
 #include "grid.h"
 #include "pool.h"
 #include "steer/status.h"
@@ -54,6 +55,22 @@ typedef struct steer_bodies {
 	uint32_t *mark, *mark_at;
 	size_t mark_cap;
 	uint32_t gen;
+	/* The flock scan's flags of the vehicles near another at the tick's start, by
+	 * position in the flock's grid (near.at NULL: none this tick), and what they were
+	 * taken for: the tick, the largest contact reach and the largest move. */
+	steer_flock_near near;
+	uint32_t *near_buf; /* what near.at points to when set */
+	size_t near_cap;
+	uint64_t near_tick;
+	double near_reach, near_move;
+	steer_grid near_grid; /* the flagged members of the flock's grid, in its order */
+	/* The largest squared speed each part of the moves left (steer_motion_step), and
+	 * of which tick; any guard since then clears speed2_tick's match. */
+	double speed2[STEER_POOL_MAX_THREADS];
+	int speed2_parts;
+	uint64_t speed2_tick;
+	uint32_t *near_cells; /* near_grid's cells with members, ascending */
+	size_t near_ncells, near_cells_cap;
 } steer_bodies;
 
 void steer_bodies_init(steer_bodies *b);
@@ -63,6 +80,12 @@ struct steer_world;
 /* Notes where the vehicles are before the moves when the world is solid and has
  * segments (else nothing): STEER_OK or STEER_ERR_NOMEM. */
 steer_status steer_bodies_note_starts(struct steer_world *w);
+/* Before the forces: when the flock's scan will meet every vehicle (each flocks and
+ * the scan's cells reach far enough), asks it to note which came near another
+ * (b->near), so that the first round of contacts looks among those alone. A pair
+ * in contact after the moves was within the reach plus both moves at the start, so
+ * both are noted: the same contacts are found, in the same order. */
+void steer_bodies_plan_near(struct steer_world *w);
 /* Corrects the positions (and velocities) the tick's moves left: STEER_OK, or
  * STEER_ERR_NOMEM when scratch cannot grow (the moves then stand uncorrected). */
 steer_status steer_bodies_resolve(struct steer_world *w);

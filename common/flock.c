@@ -230,9 +230,10 @@ static const steer_kernel *lanes_for(const steer_kernel *k, int m)
 
 void steer_flock_scan_lanes(const steer_kernel *k, const steer_vehicles *v,
                             const steer_flock_runs *runs, bool one_group,
-                            const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
+                            const steer_flock_query *q, size_t first, int m,
+                            const steer_flock_near *near, steer_flock_sums *out)
 {
-	lanes_for(k, m)->scan_lanes(v, runs, one_group, q, first, m, out);
+	lanes_for(k, m)->scan_lanes(v, runs, one_group, q, first, m, near, out);
 }
 
 void steer_flock_force_lanes(const steer_kernel *k, const steer_agent *a,
@@ -257,9 +258,10 @@ static uint32_t run_candidates(const steer_flock_runs *runs)
 
 void steer_flock_forces_at(const steer_kernel *k, const steer_vehicles *v,
                            const steer_flock_runs *runs, bool one_group, size_t first, int m,
-                           const steer_params *p, double dt, double *fx, double *fy)
+                           const steer_params *p, double dt, const steer_flock_near *near,
+                           double *fx, double *fy)
 {
 	if (k->narrow && p->max_neighbours && run_candidates(runs) > CROWD * p->max_neighbours)
 		k = k->narrow;
-	k->forces_at(v, runs, one_group, first, m, p, dt, fx, fy);
+	k->forces_at(v, runs, one_group, first, m, p, dt, near, fx, fy);
 }

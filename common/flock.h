@@ -85,6 +85,16 @@ typedef struct steer_flock_runs {
 	} r[9];
 } steer_flock_runs;
 
+/* Which lanes came near another vehicle (see steer_bodies_plan_near): at[k] is set
+ * to 1 for the vehicle at grid position k when some candidate of its runs other than
+ * itself is within touch2 of it (squared), whatever the lane takes, or when it
+ * reached its max_neighbours cap (then not every candidate was looked at); else 0. */
+typedef struct steer_flock_near {
+	double touch2;
+	uint32_t *at; /* not bytes: a char store may alias anything, and the lanes' loops
+	               * would load everything again after each */
+} steer_flock_near;
+
 /* False when the grid is too coarse for seams (a wrapping axis not wider than the
  * block): members of such grids take steer_flock_scan_one. */
 bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
@@ -100,10 +110,12 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
  * per lane: out[k] is q[k]'s own walk of its block, which is what
  * steer_flock_scan_one gives but at sight distance to within rounding (see
  * steer_flock_runs). one_group: every vehicle in the runs has the lanes' group (a
- * promise that lets the group test go). */
+ * promise that lets the group test go). near: the lanes' flags are noted there, or
+ * NULL. */
 void steer_flock_scan_lanes(const steer_kernel *k, const steer_vehicles *v,
                             const steer_flock_runs *runs, bool one_group,
-                            const steer_flock_query *q, size_t first, int m, steer_flock_sums *out);
+                            const steer_flock_query *q, size_t first, int m,
+                            const steer_flock_near *near, steer_flock_sums *out);
 
 /* Cohesion, alignment and separation from a vehicle's sums, weighted, into the
  * parts steer_combine_parts adds up (mask gets their bits; nothing when no
@@ -121,9 +133,11 @@ void steer_flock_force_lanes(const steer_kernel *k, const steer_agent *a,
  * behaviour, combined by sum) at grid positions first .. first + m - 1 of the cells
  * the runs are for, all with parameters p, into fx and fy: bit for bit what
  * steer_flock_scan_lanes and steer_flock_force_lanes give, with the lanes read
- * straight from the arrays. k is the kernel form to run them in. */
+ * straight from the arrays. k is the kernel form to run them in; near as for
+ * steer_flock_scan_lanes. */
 void steer_flock_forces_at(const steer_kernel *k, const steer_vehicles *v,
                            const steer_flock_runs *runs, bool one_group, size_t first, int m,
-                           const steer_params *p, double dt, double *fx, double *fy);
+                           const steer_params *p, double dt, const steer_flock_near *near,
+                           double *fx, double *fy);
 
 #endif

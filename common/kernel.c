@@ -20,6 +20,7 @@
 #include "lanes_scalar.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "flock.h"
@@ -48,12 +49,15 @@ typedef struct lanes {
 	ln_d hx, hy, vx, vy, speed, ids;
 	ln_i cap; /* max_neighbours, INT64_MAX for none */
 	ln_m live;
+	ln_d touch2; /* see steer_flock_near (NEAR_TAKEN only) */
 } lanes;
 
 /* The running sums. Each starts at +0.0 and so is never -0.0 (see ln_add_if). */
 typedef struct lane_sums {
 	ln_i n;
 	ln_d dx, dy, vx, vy, sep_x, sep_y;
+	ln_d near2;  /* NEAR_ALL: the least squared distance to a candidate not the lane */
+	ln_m near_m; /* NEAR_TAKEN: the lanes that took a candidate within touch2 */
 } lane_sums;
 
 /* The tests a lane group needs. Each is a compile-time constant in the specialised
@@ -65,12 +69,20 @@ typedef struct lane_sums {
 typedef struct tests {
 	bool fov, group;
 	bool self; /* whether the candidate may be a lane itself */
+	int near;  /* how the lanes' flags are kept (see steer_flock_near): NEAR_* */
 } tests;
+
+/* The flags not kept; kept from every candidate (near2); kept from the candidates
+ * taken within the close distance (near_m), for lanes that take every candidate
+ * within their sight (no field of view, one group) and whose touch2 is below their
+ * close2 and within their sight2: then those are all within touch2, and the test
+ * runs only where some lane is close, which most candidates are not. */
+enum { NEAR_NONE, NEAR_ALL, NEAR_TAKEN };
 
 static lane_sums sums_zero(void)
 {
-	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(), ln_zero(),
-	               ln_zero(),   ln_zero(), ln_zero()};
+	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(),         ln_zero(),  ln_zero(),
+	               ln_zero(),   ln_zero(), ln_set1(INFINITY), ln_first(0)};
 	return s;
 }
 
@@ -113,6 +125,10 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 		in = ln_and(in, ln_eq(lc->group, ln_set1((double)v->group[c])));
 	if (t.self)
 		in = ln_and(in, ln_ne(lc->self, k));
+	/* Every candidate counts here, whatever the lane takes. */
+	if (t.near == NEAR_ALL)
+		acc->near2 = ln_min(
+		    acc->near2, t.self ? ln_select(ln_ne(lc->self, k), d2, ln_set1(INFINITY)) : d2);
 	/* Last: the chain from a lane's count through open to its next count is the
 	 * capped loop's critical path. */
 	if (capped)
@@ -123,8 +139,11 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 	acc->vx = ln_add_if(acc->vx, in, ln_set1(v->vx[c]));
 	acc->vy = ln_add_if(acc->vy, in, ln_set1(v->vy[c]));
 	ln_m close = ln_and(in, ln_lt(d2, lc->close2));
-	if (ln_any(close))
+	if (ln_any(close)) {
 		separate(close, dx, dy, d2, lc, (double)v->id[c], acc);
+		if (t.near == NEAR_TAKEN)
+			acc->near_m = ln_or(acc->near_m, ln_and(close, ln_le(d2, lc->touch2)));
+	}
 }
 
 /* The candidates at grid positions [from, to) of a run within which some lane may
@@ -134,7 +153,7 @@ KERNEL_INLINE void scan_capped(const steer_vehicles *v, const lanes *lc, ln_d x,
                                const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
                                lane_sums *acc)
 {
-	const tests self = {t.fov, t.group, true};
+	const tests self = {t.fov, t.group, true, t.near};
 	const ln_d one = ln_set1(1.0);
 	ln_d k = ln_set1((double)from);
 	for (uint32_t s = from; s < to; s++) {
@@ -154,7 +173,7 @@ KERNEL_INLINE void scan_uncapped(const steer_vehicles *v, const lanes *lc, ln_d 
                                  const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
                                  lane_sums *acc)
 {
-	const tests self = {t.fov, t.group, true};
+	const tests self = {t.fov, t.group, true, t.near};
 	const ln_m none = ln_first(0);
 	const ln_d one = ln_set1(1.0);
 	uint32_t a = lc->own_from < from ? from : lc->own_from > to ? to : lc->own_from;
@@ -189,17 +208,46 @@ KERNEL_INLINE void scan_runs(const steer_vehicles *v, const steer_flock_runs *ru
 
 /* scan_runs compiled once per combination of the tests, each without the
  * instructions of those it does not need. */
-KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
-                            bool fov, bool group, lane_sums *acc)
+KERNEL_INLINE void scan_tests(const steer_vehicles *v, const steer_flock_runs *runs,
+                              const lanes *lc, bool fov, bool group, const int near, lane_sums *acc)
 {
 	if (fov && group)
-		scan_runs(v, runs, lc, (tests){true, true, false}, acc);
+		scan_runs(v, runs, lc, (tests){true, true, false, near}, acc);
 	else if (fov)
-		scan_runs(v, runs, lc, (tests){true, false, false}, acc);
+		scan_runs(v, runs, lc, (tests){true, false, false, near}, acc);
 	else if (group)
-		scan_runs(v, runs, lc, (tests){false, true, false}, acc);
+		scan_runs(v, runs, lc, (tests){false, true, false, near}, acc);
 	else
-		scan_runs(v, runs, lc, (tests){false, false, false}, acc);
+		scan_runs(v, runs, lc, (tests){false, false, false, near}, acc);
+}
+
+KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
+                            bool fov, bool group, int near, lane_sums *acc)
+{
+	if (near == NEAR_TAKEN)
+		scan_runs(v, runs, lc, (tests){false, false, false, NEAR_TAKEN}, acc);
+	else if (near == NEAR_ALL)
+		scan_tests(v, runs, lc, fov, group, NEAR_ALL, acc);
+	else
+		scan_tests(v, runs, lc, fov, group, NEAR_NONE, acc);
+}
+
+/* The flags of the k live lanes (see steer_flock_near), for grid positions first on:
+ * near another, or at their cap, when the runs may have stopped before the end. */
+KERNEL_INLINE void note_near(const lanes *lc, const lane_sums *acc, const steer_flock_near *near,
+                             size_t first, int k)
+{
+	ln_m full = ln_andnot(ln_i_gt(lc->cap, acc->n), lc->live);
+	ln_m is = ln_or(ln_or(ln_le(acc->near2, ln_set1(near->touch2)), acc->near_m), full);
+	ln_d flag = ln_select(is, ln_set1(1.0), ln_zero());
+	if (k == LN_WIDTH) { /* one store, the common case */
+		ln_store_u32(near->at + first, flag);
+		return;
+	}
+	uint32_t o[LN_WIDTH];
+	ln_store_u32(o, flag);
+	for (int l = 0; l < k; l++)
+		near->at[first + (size_t)l] = o[l];
 }
 
 /* The lanes of queries q[0 .. m-1] (1 <= m <= LN_WIDTH), of the vehicles at grid
@@ -237,11 +285,13 @@ static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *
 	              ln_make(hx),     ln_make(hy),
 	              ln_make(vx),     ln_make(vy),
 	              ln_make(speed),  ln_make(ids),
-	              ln_i_make(cap),  ln_first(m)};
+	              ln_i_make(cap),  ln_first(m),
+	              ln_zero()};
 }
 
 static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                       const steer_flock_query *q, size_t first, int m, steer_flock_sums *out)
+                       const steer_flock_query *q, size_t first, int m,
+                       const steer_flock_near *near, steer_flock_sums *out)
 {
 	for (int h = 0; h < m; h += LN_WIDTH) {
 		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
@@ -249,7 +299,9 @@ static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bo
 		bool fov;
 		query_lanes(q + h, first + (size_t)h, k, &lc, &fov);
 		lane_sums acc = sums_zero();
-		scan_all(v, runs, &lc, fov, !one_group, &acc);
+		scan_all(v, runs, &lc, fov, !one_group, near ? NEAR_ALL : NEAR_NONE, &acc);
+		if (near)
+			note_near(&lc, &acc, near, first + (size_t)h, k);
 		double o[6][LN_WIDTH];
 		int64_t taken[LN_WIDTH];
 		ln_store(o[0], acc.sep_x);
@@ -398,11 +450,13 @@ KERNEL_INLINE void plain_lanes(const steer_vehicles *v, bool one_group, size_t f
 	              ln_set1(p->max_speed),
 	              ln_gather_u32(v->id, s),
 	              ln_i_set1(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX),
-	              live};
+	              live,
+	              ln_zero()};
 }
 
 static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
-                      size_t first, int m, const steer_params *p, double dt, double *fx, double *fy)
+                      size_t first, int m, const steer_params *p, double dt,
+                      const steer_flock_near *near, double *fx, double *fy)
 {
 	for (int h = 0; h < m; h += LN_WIDTH) {
 		int k = m - h < LN_WIDTH ? m - h : LN_WIDTH;
@@ -410,7 +464,18 @@ static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, boo
 		lanes lc;
 		plain_lanes(v, one_group, first + (size_t)h, s, k, p, &lc);
 		lane_sums acc = sums_zero();
-		scan_all(v, runs, &lc, p->field_of_view, !one_group, &acc);
+		int kept = NEAR_NONE;
+		if (near) {
+			double t2 = near->touch2,
+			       c2 = p->too_close_distance * p->too_close_distance;
+			bool taken = !p->field_of_view && one_group && t2 < c2 &&
+			             t2 <= p->sight_distance * p->sight_distance;
+			kept = taken ? NEAR_TAKEN : NEAR_ALL;
+			lc.touch2 = ln_set1(t2);
+		}
+		scan_all(v, runs, &lc, p->field_of_view, !one_group, kept, &acc);
+		if (near)
+			note_near(&lc, &acc, near, first + (size_t)h, k);
 		const force_in in = {ln_i_to_d(acc.n),
 		                     acc.sep_x,
 		                     acc.sep_y,
@@ -473,8 +538,9 @@ KERNEL_INLINE void edges_axis(steer_edges edges, double size, ln_d *p, ln_d *vel
 }
 
 /* Slots i .. i + LN_WIDTH - 1: velocity += (f / mass) * dt, v2_truncate to
- * max_speed, position += velocity * dt, the edges, and the heading. */
-static inline void move_lanes(steer_vehicles *v, const steer_palette *params,
+ * max_speed, position += velocity * dt, the edges, and the heading. Returns the
+ * squared speeds, as vx * vx + vy * vy. */
+static inline ln_d move_lanes(steer_vehicles *v, const steer_palette *params,
                               const steer_world_config *c, double dt, size_t i)
 {
 	double mass_l[LN_WIDTH], max_l[LN_WIDTH];
@@ -508,14 +574,21 @@ static inline void move_lanes(steer_vehicles *v, const steer_palette *params,
 	ln_d inv = ln_div(ln_set1(1.0), ln_sqrt(l2));
 	ln_store(&v->hx[i], ln_select(moving, ln_mul(vx, inv), ln_load(&v->hx[i])));
 	ln_store(&v->hy[i], ln_select(moving, ln_mul(vy, inv), ln_load(&v->hy[i])));
+	return l2;
 }
 
 static size_t move(steer_vehicles *v, const steer_palette *params, const steer_world_config *c,
-                   double dt, size_t from, size_t to)
+                   double dt, size_t from, size_t to, double *speed2)
 {
 	size_t i = from;
+	ln_d top = ln_zero();
 	for (; i + LN_WIDTH <= to; i += LN_WIDTH)
-		move_lanes(v, params, c, dt, i);
+		top = ln_max(move_lanes(v, params, c, dt, i), top);
+	/* A maximum, the same in any order. */
+	double t[LN_WIDTH];
+	ln_store(t, top);
+	for (int l = 0; l < LN_WIDTH; l++)
+		*speed2 = t[l] > *speed2 ? t[l] : *speed2;
 	return i;
 }
 

@@ -18,6 +18,7 @@ struct steer_vec2;
 struct steer_flock_query;
 struct steer_flock_runs;
 struct steer_flock_sums;
+struct steer_flock_near;
 struct steer_grid;
 struct steer_palette;
 struct steer_params;
@@ -32,16 +33,17 @@ typedef struct steer_kernel {
 	 * (flock.h) for any m up to STEER_FLOCK_GROUP_MAX. */
 	void (*scan_lanes)(const struct steer_vehicles *v, const struct steer_flock_runs *runs,
 	                   bool one_group, const struct steer_flock_query *q, size_t first, int m,
-	                   struct steer_flock_sums *out);
+	                   const struct steer_flock_near *near, struct steer_flock_sums *out);
 	void (*forces_at)(const struct steer_vehicles *v, const struct steer_flock_runs *runs,
 	                  bool one_group, size_t first, int m, const struct steer_params *p,
-	                  double dt, double *fx, double *fy);
+	                  double dt, const struct steer_flock_near *near, double *fx, double *fy);
 	void (*force_lanes)(const struct steer_agent *a, const struct steer_flock_sums *sums, int m,
 	                    double dt, struct steer_vec2 *force);
-	/* steer_motion_step for the whole lane groups of [from, to); returns where the
-	 * rest starts. */
+	/* steer_motion_step for the whole lane groups of [from, to), speed2 included;
+	 * returns where the rest starts. */
 	size_t (*move)(struct steer_vehicles *v, const struct steer_palette *params,
-	               const struct steer_world_config *c, double dt, size_t from, size_t to);
+	               const struct steer_world_config *c, double dt, size_t from, size_t to,
+	               double *speed2);
 	/* The grid cells of points [from, to) into cell, for the whole lane groups;
 	 * returns where the rest starts. */
 	size_t (*grid_cells)(const struct steer_grid *g, const double *px, const double *py,

@@ -41,9 +41,10 @@ void steer_apply_edges(const steer_world_config *c, double *x, double *y, double
 }
 
 void steer_motion_step(const steer_kernel *k, steer_vehicles *v, const steer_palette *params,
-                       const steer_world_config *c, double dt, size_t from, size_t to)
+                       const steer_world_config *c, double dt, size_t from, size_t to,
+                       double *speed2)
 {
 	/* The whole lane groups in k's form, the rest one at a time. */
-	size_t i = k->move(v, params, c, dt, from, to);
-	steer_kernel_scalar.move(v, params, c, dt, i, to);
+	size_t i = k->move(v, params, c, dt, from, to, speed2);
+	steer_kernel_scalar.move(v, params, c, dt, i, to, speed2);
 }

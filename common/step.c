@@ -264,6 +264,13 @@ static const steer_params *plain_lanes(const steer_world *w, size_t k, int m)
 	return p;
 }
 
+/* Where the flock scan notes which vehicles came near another, for the bodies pass
+ * (steer_bodies_plan_near), or NULL. */
+static const steer_flock_near *near_plan(const steer_world *w)
+{
+	return w->bodies.near.at ? &w->bodies.near : NULL;
+}
+
 /* One lane group, the flockers at positions [s, s + m) of the tick's order sharing
  * runs: their neighbourhoods are scanned together, and their forces formed there
  * and then (plain flockers sharing parameters p, see plain_lanes) or queued in the
@@ -275,7 +282,7 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 	if (p) {
 		batch_finish(w, b); /* the batch holds consecutive positions only */
 		steer_flock_forces_at(w->kernel, v, runs, w->flock_one_group, s, m, p,
-		                      steer_world_dt(w), v->fx, v->fy);
+		                      steer_world_dt(w), near_plan(w), v->fx, v->fy);
 		return;
 	}
 	if (b->count + m > FORCE_BATCH)
@@ -289,7 +296,8 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 		a[l] = agent_at(w, i);
 		q[l] = steer_flock_query_at(v, i, &a[l]);
 	}
-	steer_flock_scan_lanes(w->kernel, v, runs, w->flock_one_group, q, s, m, &b->sums[b->count]);
+	steer_flock_scan_lanes(w->kernel, v, runs, w->flock_one_group, q, s, m, near_plan(w),
+	                       &b->sums[b->count]);
 	b->count += m;
 }
 
@@ -297,6 +305,8 @@ static void group_forces(steer_world *w, const steer_flock_runs *runs, size_t s,
 static void one_force(steer_world *w, size_t k, steer_geom_hits *hits)
 {
 	size_t i = slot_at(w, k);
+	if (w->bodies.near.at && k < w->grid.count) /* not scanned in lanes: maybe near */
+		w->bodies.near.at[k] = 1;
 	steer_vec2 f = steering_force(w, i, NULL, hits);
 	w->v.fx[i] = f.x;
 	w->v.fy[i] = f.y;
@@ -414,9 +424,10 @@ static void moves_part(void *arg, int part)
 {
 	const step_job *j = arg;
 	steer_world *w = j->w;
+	w->bodies.speed2[part] = 0.0;
 	steer_motion_step(w->kernel, &w->v, &w->params, &w->cfg, steer_world_dt(w),
 	                  steer_part_from(w->v.count, part, j->parts),
-	                  steer_part_from(w->v.count, part + 1, j->parts));
+	                  steer_part_from(w->v.count, part + 1, j->parts), &w->bodies.speed2[part]);
 }
 
 /* Seconds on the wall clock (C11's, so the core needs no POSIX), when timing. */
@@ -440,6 +451,7 @@ steer_status steer_world_step(steer_world *w)
 		st = steer_bodies_note_starts(w); /* the tunnelling guard's starts */
 	if (st != STEER_OK)
 		return st;
+	steer_bodies_plan_near(w);
 	double t1 = phase_clock(w);
 	step_job j = {w, steer_world_parts(w, w->v.count)};
 	/* Phase 1: every force from the same starting state. */
@@ -447,6 +459,8 @@ steer_status steer_world_step(steer_world *w)
 	double t2 = phase_clock(w);
 	/* Phase 2: integrate, once every force is known. */
 	steer_pool_run(w->pool, moves_part, &j, j.parts);
+	w->bodies.speed2_parts = j.parts;
+	w->bodies.speed2_tick = w->tick;
 	move_obstacles(w, steer_world_dt(w));
 	steer_geom_circles_moved(w);
 	/* Fresh for the bodies pass and for the commands between ticks; running out of

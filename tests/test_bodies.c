@@ -424,8 +424,80 @@ static void a_drifting_circle_gives_way_to_the_pinned(void)
 		pinned_by_a_drifting_circle(kind);
 }
 
+/* A solid flock whose forces are nothing (weights 0), so that the vehicles go as
+ * placed: the flock's scan notes who is near another for the bodies pass, and every
+ * contact must be found all the same. */
+static steer_world *still_flock(steer_params *p, double speed)
+{
+	steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 3);
+	steer_world_set_solid(w, true);
+	*p = steer_params_default();
+	p->separation_weight = p->cohesion_weight = p->alignment_weight = 0.0;
+	p->max_speed = speed > 0.0 ? speed : p->max_speed;
+	return w;
+}
+
+/* extra: behaviours besides flocking (a wanderer is scanned in the other lane
+ * form). */
+static void boid(steer_world *w, double x, double y, double vx, const steer_params *p,
+                 uint32_t extra)
+{
+	uint32_t id = add_vehicle(w, x, y, vx, 0.0, p);
+	if (steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK ||
+	    (extra && steer_vehicle_enable(w, id, extra, true) != STEER_OK))
+		abort();
+}
+
+static void contacts_the_flock_scan_must_not_miss(void)
+{
+	const uint32_t extras[2] = {0, STEER_WANDER};
+	for (int e = 0; e < 2; e++) {
+		uint32_t extra = extras[e];
+		steer_params p;
+		/* Two at max_speed head on, 13 apart: beyond the contact reach (2 radii and
+		 * half a radius) at the tick's start, overlapping after the moves. */
+		steer_world *w = still_flock(&p, 100.0);
+		boid(w, 500.0, 500.0, 100.0, &p, extra);
+		boid(w, 513.0, 500.0, -100.0, &p, extra);
+		step(w, 1);
+		CHECK(worst_pair(w) <= TOL, "extra %u: head on at max_speed, overlap %.4f", extra,
+		      worst_pair(w));
+		steer_world_destroy(w);
+
+		/* Two overlapping back to back, each out of the other's field of view. */
+		w = still_flock(&p, 0.0);
+		p.field_of_view = true;
+		boid(w, 500.0, 500.0, -1e-3, &p, extra);
+		boid(w, 509.0, 500.0, 1e-3, &p, extra);
+		step(w, 1);
+		CHECK(worst_pair(w) <= TOL, "extra %u: out of view, overlap %.4f", extra,
+		      worst_pair(w));
+		steer_world_destroy(w);
+
+		/* max_neighbours 1: a and b overlap, but each first takes c, far off in
+		 * the column before theirs, and takes no more. */
+		w = still_flock(&p, 0.0);
+		p.max_neighbours = 1;
+		boid(w, 470.0, 500.0, 0.0, &p, extra); /* c */
+		boid(w, 520.0, 500.0, 0.0, &p, extra); /* a */
+		boid(w, 529.0, 500.0, 0.0, &p, extra); /* b */
+		step(w, 1);
+		CHECK(worst_pair(w) <= TOL, "extra %u: capped, overlap %.4f", extra, worst_pair(w));
+		steer_world_destroy(w);
+	}
+	/* One that does not flock, overlapping a flocker. */
+	steer_params p;
+	steer_world *w = still_flock(&p, 0.0);
+	boid(w, 500.0, 500.0, 0.0, &p, 0);
+	add_vehicle(w, 509.0, 500.0, 0.0, 0.0, &p);
+	step(w, 1);
+	CHECK(worst_pair(w) <= TOL, "with one not flocking, overlap %.4f", worst_pair(w));
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
+	RUN(contacts_the_flock_scan_must_not_miss);
 	RUN(two_hundred_arriving_pack_without_overlap_and_rest);
 	RUN(a_head_on_pair_does_not_interpenetrate);
 	RUN(spawned_inside_a_circle_is_pushed_out);

@@ -614,9 +614,9 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 		steer_flock_runs runs;
 		uint32_t cell = (uint32_t)(cy * g.nx + cx);
 		CHECK(steer_flock_cell_runs(&g, size, size, cell, 1, &runs), "no runs");
-		steer_flock_scan_lanes(k, v, &runs, true, &q, first, 1, &own);
+		steer_flock_scan_lanes(k, v, &runs, true, &q, first, 1, NULL, &own);
 		/* The forms that read plain flockers straight from the arrays, too. */
-		steer_flock_forces_at(k, v, &runs, true, first, 1, &p, 0.1, fx, fy);
+		steer_flock_forces_at(k, v, &runs, true, first, 1, &p, 0.1, NULL, fx, fy);
 		steer_vec2 own_force = v2(fx[i], fy[i]);
 		/* Groups from this cell or the one before (the row's first), of 2 to 4 cells. */
 		for (int span = 0; span < 6; span++) {
@@ -624,11 +624,11 @@ static void a_lanes_sums_do_not_depend_on_its_group(void)
 			CHECK(steer_flock_cell_runs(&g, size, size, cell + (uint32_t)from, cells,
 			                            &runs),
 			      "no runs");
-			steer_flock_scan_lanes(k, v, &runs, true, &q, first, 1, &wide);
+			steer_flock_scan_lanes(k, v, &runs, true, &q, first, 1, NULL, &wide);
 			CHECK(own.n == 1 && wide.n == own.n && !memcmp(&own, &wide, sizeof own),
 			      "form %d, group of %d cells from %+d: %u and %u neighbours", level,
 			      cells, from, own.n, wide.n);
-			steer_flock_forces_at(k, v, &runs, true, first, 1, &p, 0.1, fx, fy);
+			steer_flock_forces_at(k, v, &runs, true, first, 1, &p, 0.1, NULL, fx, fy);
 			steer_vec2 f = v2(fx[i], fy[i]);
 			CHECK(
 			    own_force.x != 0 && !memcmp(&own_force, &f, sizeof f),
