@@ -1123,6 +1123,54 @@ static void render_wall_across_wrap_seam(void)
 	steer_snapshot_free(&s);
 }
 
+/* A vehicle of a bounded world is drawn inside its frame, never on it, whatever the
+ * terminal size the view was fitted to: also a hair outside the world, where a
+ * compact snapshot's rounding to its quanta puts a vehicle at the very edge (the
+ * fitted world starts just after a cell boundary, so -0.01 was the border's row). */
+static void render_vehicles_inside_border(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 1000, 600, STEER_EDGE_BOUNCE);
+	const double pts[][2] = {{0.02, 0.02},  {500, 0.02},    {999.98, 0.02}, {0.02, 300},
+	                         {999.98, 300}, {0.02, 599.98}, {500, 599.98},  {999.98, 599.98},
+	                         {0, 0},        {1000, 600},    {1000, 0},      {0, 600},
+	                         {500, -0.01},  {-0.01, 300},   {1000.01, 300}, {500, 600.01}};
+	const int sizes[][2] = {{60, 18}, {40, 10}, {80, 22}, {61, 19}, {33, 7}, {120, 40}};
+	tui_grid g = {0};
+	tui_render_opts o = {0};
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		tui_camera cam;
+		tui_camera_fit(&cam, s.width, s.height, sizes[z][0], sizes[z][1]);
+		for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+			s.count = 0;
+			add_v(&s, 1, pts[k][0], pts[k][1], 1, 1);
+			render(&g, &s, &cam, &o);
+			CHECK(count_vehicles(&g) == 1, "%dx%d (%g,%g): %d vehicles drawn",
+			      sizes[z][0], sizes[z][1], pts[k][0], pts[k][1], count_vehicles(&g));
+			int borders = count_glyph(&g, G_BORDER_H) + count_glyph(&g, G_BORDER_V) +
+			              count_glyph(&g, G_CORNER);
+			int col = -1, row = -1;
+			for (int c = 0; c < g.cols; c++)
+				for (int r = 0; r < g.rows; r++)
+					if (cell(&g, c, r).glyph == G_ARROW_SE) {
+						col = c;
+						row = r;
+					}
+			/* Picking follows the drawing: a click on the glyph selects it. */
+			CHECK(tui_pick(&s, &cam, col, row, 0) == 1, "%dx%d (%g,%g): not picked",
+			      sizes[z][0], sizes[z][1], pts[k][0], pts[k][1]);
+			s.count = 0;
+			render(&g, &s, &cam, &o);
+			int frame = count_glyph(&g, G_BORDER_H) + count_glyph(&g, G_BORDER_V) +
+			            count_glyph(&g, G_CORNER);
+			CHECK(borders == frame, "%dx%d (%g,%g): drawn over the frame (%d of %d)",
+			      sizes[z][0], sizes[z][1], pts[k][0], pts[k][1], borders, frame);
+		}
+	}
+	tui_grid_free(&g);
+	steer_snapshot_free(&s);
+}
+
 /* The whole picture for a known layout, as the ASCII rows a reader would see. */
 static void ascii_picture(void)
 {
@@ -1175,6 +1223,7 @@ int main(void)
 	RUN(heading_glyph_compass);
 	RUN(glyph_texts);
 	RUN(render_vehicles);
+	RUN(render_vehicles_inside_border);
 	RUN(render_obstacle_disc);
 	RUN(render_border);
 	RUN(render_selected_route);
