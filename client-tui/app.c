@@ -993,16 +993,16 @@ static void resize(tui_app *a)
 	tui_screen_resize(&a->screen);
 	int cols, rows;
 	map_area(a, &cols, &rows);
+	tui_camera old = a->cam;
 	if (whole) {
 		tui_camera_fit(&a->cam, a->world_w, a->world_h, cols, rows);
 	} else {
 		a->cam.cols = cols;
 		a->cam.rows = rows;
 	}
-	if (a->cursor_col >= cols)
-		a->cursor_col = cols - 1;
-	if (a->cursor_row >= rows)
-		a->cursor_row = rows - 1;
+	/* The cursor stays on its world point (a clamped cell of a refitted view is
+	 * another point, maybe outside the world); off view, it goes to the centre. */
+	tui_camera_keep_cursor(&old, &a->cam, &a->cursor_col, &a->cursor_row);
 	/* Redraw at once: a resize must never leave a torn screen on display. */
 	a->dirty = false;
 	on_frame(&a->frame_timer);

@@ -306,6 +306,36 @@ static void camera_pan_whole_cells(void)
 
 /* --- glyphs ------------------------------------------------------------------------- */
 
+/* A resize refits a view showing the whole world: the cursor stays on its world point
+ * while that is in view, else goes to the centre; never outside the new map area. */
+static void camera_keep_cursor(void)
+{
+	tui_camera was, now;
+	tui_camera_fit(&was, 1000, 600, 200, 18);
+	tui_camera_fit(&now, 1000, 600, 60, 18);
+	/* The wide map's right end is far right of the world, out of the narrower view. */
+	int col = 199, row = 17;
+	tui_camera_keep_cursor(&was, &now, &col, &row);
+	CHECK(col == 30 && row == 9, "off view: (%d,%d), want the centre (30,9)", col, row);
+	tui_camera_fit(&was, 1000, 600, 120, 38);
+	/* A point of the world keeps its place on the map. */
+	double x, y;
+	col = 100;
+	row = 30;
+	tui_camera_to_world(&was, col, row, &x, &y);
+	tui_camera_keep_cursor(&was, &now, &col, &row);
+	int wc, wr;
+	CHECK(tui_camera_to_cell(&now, x, y, &wc, &wr) && wc == col && wr == row,
+	      "in view: (%d,%d), want (%d,%d)", col, row, wc, wr);
+	CHECK(col >= 0 && col < 60 && row >= 0 && row < 18, "cursor off the map: (%d,%d)", col,
+	      row);
+	/* Growing back: the centre stays the centre's world point. */
+	tui_camera_to_world(&now, col, row, &x, &y);
+	tui_camera_keep_cursor(&now, &was, &col, &row);
+	CHECK(tui_camera_to_cell(&was, x, y, &wc, &wr) && wc == col && wr == row,
+	      "grown: (%d,%d), want (%d,%d)", col, row, wc, wr);
+}
+
 static tui_glyph heading_deg(double deg)
 {
 	double a = deg * (STEER_TAU / 2) / 180;
@@ -1220,6 +1250,7 @@ int main(void)
 	RUN(camera_aspect);
 	RUN(camera_zoom_keeps_point);
 	RUN(camera_pan_whole_cells);
+	RUN(camera_keep_cursor);
 	RUN(heading_glyph_compass);
 	RUN(glyph_texts);
 	RUN(render_vehicles);

@@ -472,6 +472,30 @@ def test_shrink_refits_the_whole_world():
     wait_for(framed(40), "the whole world framed at 120x40", 5)
 
 
+def test_shrink_keeps_the_cursor_on_its_point():
+    # Fitted at 120x40 with the cursor at the centre, then shrunk to 40x12: the view
+    # was refitted but the cursor clamped to the map's last cell, right of the world's
+    # frame, and s spawned at a wrapped point far from the centre
+    resize(120, 40)
+    tmux("send-keys", "-t", "tui", "Escape", "0")
+    time.sleep(0.3)
+    resize(40, 12)
+    wait_for(lambda t: len(t.splitlines()) >= 11 and t.splitlines()[10].startswith(" connected"),
+             "the status line at 40x12", 5)
+    tmux("send-keys", "-t", "tui", "s")
+    text = wait_for(lambda t: selected_id(t) > 0, "the spawned vehicle selected", 5)
+    vid = selected_id(text)
+    t = srv.text()
+    got = t.ok(f"get {vid}")
+    t.ok(f"remove {vid}")
+    t.close()
+    expect(abs(got["x"] - 500) < 100 and abs(got["y"] - 300) < 100,
+           f"s spawned at ({got['x']:.0f},{got['y']:.0f}), not near the centre (500,300)")
+    tmux("send-keys", "-t", "tui", "Escape")
+    resize(120, 40)
+    tmux("send-keys", "-t", "tui", "0")
+
+
 def run_alone(env_extra, tag):
     """steer-tui in a tmux session of its own, with env_extra in its environment (the
     pane's command gets the tmux server's, not this one's); returns the path its exit
@@ -749,7 +773,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_selection_messages_replaced, test_selection_removed_elsewhere, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
-          test_shrink_refits_the_whole_world,
+          test_shrink_refits_the_whole_world, test_shrink_keeps_the_cursor_on_its_point,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
           test_server_of_another_protocol_says_so,
