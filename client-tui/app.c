@@ -690,8 +690,13 @@ static void cmdline_key(tui_app *a, int ch)
 			tui_cmdline_edit(&a->cmd, edits[k].edit);
 			return;
 		}
-	if (ch >= 32 && ch < 127)
-		tui_cmdline_insert(&a->cmd, (char)ch);
+	/* A full line says so rather than dropping what is typed (or pasted) unseen. */
+	if (ch >= 32 && ch < 127 && !tui_cmdline_insert(&a->cmd, (char)ch)) {
+		snprintf(a->hint, sizeof a->hint,
+		         "the line is full: at most %d bytes (the server's limit); '%c' not added",
+		         TUI_CMDLINE_MAX - 1, ch);
+		snprintf(a->message, sizeof a->message, "%s", a->hint);
+	}
 }
 
 /* Scroll keys scroll; any other key closes. */

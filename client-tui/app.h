@@ -16,7 +16,6 @@
 #include "stats.h"
 
 #define TUI_HISTORY       64
-#define TUI_CMDLINE_MAX   512
 #define TUI_FRAME_MS      33 /* at most ~30 frames a second */
 #define TUI_KEYS_PER_TURN 64 /* keys read before other events get a turn */
 

@@ -119,6 +119,33 @@ def test_command_line_spawns():
     expect('OK {"id":' in text, f"reply not shown:\n{text}")
 
 
+def test_command_line_takes_long_lines():
+    # The ':' line cut input at 511 bytes: a 40-point polygon became "ERR '515.643'
+    # has no Y". It takes what the server takes, and a full line says so.
+    import math
+    pts = " ".join(f"{850 + 40 * math.cos(k * math.tau / 40):.3f} "
+                   f"{450 + 40 * math.sin(k * math.tau / 40):.3f}" for k in range(40))
+    line = "polygon " + pts
+    expect(len(line) > 600, f"only {len(line)} bytes")
+    tmux("send-keys", "-t", "tui", "Escape")  # clears the message line
+    wait_for(lambda t: "OK {" not in t and "ERR" not in t, "the message line cleared", 5)
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", line)
+    tmux("send-keys", "-t", "tui", "Enter")
+    text = wait_for(lambda t: re.search(r'OK \{"id":\d+', t) or "ERR" in t,
+                    "the polygon's reply", 5)
+    m = re.search(r'OK \{"id":(\d+)', text)
+    expect(m is not None, f"the polygon was refused:\n{text}")
+    if m:
+        t = srv.text()
+        t.ok(f"remove {m.group(1)}")
+        t.close()
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", "x" * 4100)
+    text = wait_for(lambda t: "the line is full: at most 4095 bytes" in t, "the line full", 10)
+    tmux("send-keys", "-t", "tui", "C-u", "Escape")
+
+
 def longest_run(text, ch):
     best = 0
     for ln in map_rows(text):
@@ -766,6 +793,7 @@ def test_q_quits_with_status_0():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
+          test_command_line_takes_long_lines,
           test_walls_drawn_as_lines,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
