@@ -356,6 +356,34 @@ def test_selection_removed_elsewhere():
     tmux("send-keys", "-t", "tui", "0")
 
 
+def test_selection_dropped_when_the_world_is_replaced():
+    # #1 selected, then another client ran reset and a wall (id 1 again): the status
+    # showed "#1 (off view)" and x removed the wall. Likewise after scenario.
+    tmux("send-keys", "-t", "tui", "Escape", "0", ":select 1", "Enter")
+    wait_for(lambda t: selected_id(t) == 1, "#1 selected", 5)
+    t = srv.text()
+    t.ok("reset")
+    wall = t.ok("wall 50 0 50 600")["id"]
+    expect(wall == 1, f"the wall is #{wall}, not #1")
+    text = wait_for(lambda t: selected_id(t) == 0, "the selection dropped", 5)
+    expect("follow" not in status_line(text), status_line(text))
+    tmux("send-keys", "-t", "tui", "x")
+    wait_for(lambda t: "remove: nothing selected" in t, "x with nothing selected", 5)
+    got = t.ok(f"get {wall}")
+    expect(got.get("kind") == "wall", f"the wall is gone: {got}")
+    # After a scenario, from another client: the old vehicle is not acted on.
+    t.ok("scenario flock")
+    wait_for(lambda t: total_vehicles(t) > 0, "the flock", 5)
+    tmux("send-keys", "-t", "tui", "Tab")
+    sel = selected_id(wait_for(lambda t: selected_id(t) > 0, "Tab", 5))
+    t.ok("scenario avoid")
+    wait_for(lambda t: selected_id(t) == 0, f"#{sel} dropped after the scenario", 5)
+    t.ok("scenario flock")
+    t.close()
+    wait_for(lambda t: total_vehicles(t) > 0, "the flock back", 5)
+    tmux("send-keys", "-t", "tui", "Escape")
+
+
 def test_stats_panel():
     tmux("send-keys", "-t", "tui", "S")
     text = wait_for(lambda t: "tick ms p99" in t and "snapshot B/s" in t, "the stats panel")
@@ -798,7 +826,8 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
-          test_selection_messages_replaced, test_selection_removed_elsewhere, test_stats_panel,
+          test_selection_messages_replaced, test_selection_removed_elsewhere,
+          test_selection_dropped_when_the_world_is_replaced, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
           test_shrink_refits_the_whole_world, test_shrink_keeps_the_cursor_on_its_point,
