@@ -139,6 +139,32 @@ static void select_vehicle(tui_app *a, uint32_t id)
 		a->message[0] = '\0';
 }
 
+/* The world was replaced (reset, scenario, load, or a restarted server): its ids
+ * name other things now, a wall or an obstacle as likely as a vehicle, so the
+ * selection and the follow go before a key can act on them. */
+static void world_replaced(tui_app *a)
+{
+	if (!a->selected && !a->follow.id)
+		return;
+	uint32_t was = a->selected;
+	select_vehicle(a, 0);
+	stop_following(a);
+	if (was)
+		snprintf(a->message, sizeof a->message, "a new world: #%u is no longer selected",
+		         was);
+}
+
+/* True for a notice that another client replaced the world (server/conn.c
+ * session_change: "NAME reset the world", "NAME loaded 'SAVE'", "NAME loaded the
+ * scenario S"). */
+static bool notice_replaces(const char *text)
+{
+	static const char reset[] = " reset the world";
+	size_t n = strlen(text);
+	return (n >= sizeof reset - 1 && !strcmp(text + n - (sizeof reset - 1), reset)) ||
+	       strstr(text, " loaded '") || strstr(text, " loaded the scenario ");
+}
+
 /* A selection missing from the snapshots for this long may have been removed by
  * another client (or be off view): ask the server, at most once in this time. */
 #define TUI_GONE_CHECK_MS 1000
@@ -255,6 +281,8 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 		}
 		return;
 	}
+	if (m->ok && purpose == PURPOSE_REPLACE)
+		world_replaced(a);
 	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(json, "id", &v)) {
 		select_vehicle(a, (uint32_t)v);
 	} else if (purpose == PURPOSE_SELECT_GET) {
@@ -318,6 +346,11 @@ static void on_message(void *ud, const steer_server_msg *m)
 			fit(a);
 			a->fitted = true;
 		}
+		/* reset and scenario start the clock again; a notice may never come (a
+		 * restarted server, or this client's own command on the text port). */
+		if (a->have_snapshot && s->tick < a->last_tick)
+			world_replaced(a);
+		a->last_tick = s->tick;
 		a->have_snapshot = true;
 		double cx, cy;
 		bool predicted;
@@ -334,6 +367,8 @@ static void on_message(void *ud, const steer_server_msg *m)
 		handle_reply(a, m);
 		break;
 	case STEER_MSG_NOTICE: /* another client changed the session: "bob paused" */
+		if (notice_replaces(m->notice))
+			world_replaced(a);
 		snprintf(a->message, sizeof a->message, "%.250s", m->notice);
 		break;
 	case STEER_MSG_GEOMETRY: /* walls or polygons changed: kept in the snapshot */
@@ -505,6 +540,16 @@ static void say_select_first(tui_app *a, const char *what)
 	         what);
 }
 
+/* The selection, for a key that sends a command about it; else 0, and the message
+ * line says so. Every selection is a vehicle seen (or told of by the server) in the
+ * current world: world_replaced drops it on every sign of a new one. */
+static uint32_t selection_for(tui_app *a, const char *what)
+{
+	if (!a->selected)
+		say_select_first(a, what);
+	return a->selected;
+}
+
 static void click(tui_app *a, int col, int row, bool right)
 {
 	a->cursor_col = col;
@@ -512,10 +557,9 @@ static void click(tui_app *a, int col, int row, bool right)
 	double x, y;
 	cursor_world(a, &x, &y);
 	if (right) {
-		if (a->selected)
-			sendf(a, PURPOSE_NONE, "arrive %u %.17g %.17g", a->selected, x, y);
-		else
-			say_select_first(a, "target");
+		uint32_t id = selection_for(a, "target");
+		if (id)
+			sendf(a, PURPOSE_NONE, "arrive %u %.17g %.17g", id, x, y);
 		return;
 	}
 	/* With a vehicle selected, a click is meant as a waypoint: only a click right on
@@ -528,7 +572,9 @@ static void click(tui_app *a, int col, int row, bool right)
 		         "selected #%u - left click adds waypoints, right click sets its target",
 		         hit);
 	} else if (a->selected && !hit) {
-		sendf(a, PURPOSE_NONE, "waypoint %u %.17g %.17g", a->selected, x, y);
+		uint32_t id = selection_for(a, "waypoint");
+		if (id)
+			sendf(a, PURPOSE_NONE, "waypoint %u %.17g %.17g", id, x, y);
 	}
 }
 
@@ -633,7 +679,11 @@ static void run_cmdline(tui_app *a)
 		return;
 	}
 	const steer_cmd_entry *e = n >= 1 ? steer_cmd_find(words[0]) : NULL;
-	send_line(a, a->cmd.buf, e && e->access == STEER_CMD_READ ? PURPOSE_SHOW : PURPOSE_NONE);
+	tui_purpose purpose = e && e->access == STEER_CMD_READ ? PURPOSE_SHOW : PURPOSE_NONE;
+	if (e &&
+	    (!strcmp(e->name, "reset") || !strcmp(e->name, "scenario") || !strcmp(e->name, "load")))
+		purpose = PURPOSE_REPLACE;
+	send_line(a, a->cmd.buf, purpose);
 }
 
 static void cmdline_key(tui_app *a, int ch)
@@ -690,8 +740,13 @@ static void cmdline_key(tui_app *a, int ch)
 			tui_cmdline_edit(&a->cmd, edits[k].edit);
 			return;
 		}
-	if (ch >= 32 && ch < 127)
-		tui_cmdline_insert(&a->cmd, (char)ch);
+	/* A full line says so rather than dropping what is typed (or pasted) unseen. */
+	if (ch >= 32 && ch < 127 && !tui_cmdline_insert(&a->cmd, (char)ch)) {
+		snprintf(a->hint, sizeof a->hint,
+		         "the line is full: at most %d bytes (the server's limit); '%c' not added",
+		         TUI_CMDLINE_MAX - 1, ch);
+		snprintf(a->message, sizeof a->message, "%s", a->hint);
+	}
 }
 
 /* Scroll keys scroll; any other key closes. */
@@ -882,14 +937,14 @@ static void key(tui_app *a, int ch)
 	case 'o':
 		sendf(a, PURPOSE_NONE, "obstacle %.17g %.17g %.17g", x, y, 2 * a->cam.scale + 10);
 		break;
-	case 'x':
-		if (!a->selected) {
-			say_select_first(a, "remove");
+	case 'x': {
+		uint32_t id = selection_for(a, "remove");
+		if (!id)
 			break;
-		}
-		sendf(a, PURPOSE_NONE, "remove %u", a->selected);
+		sendf(a, PURPOSE_NONE, "remove %u", id);
 		select_vehicle(a, 0);
 		break;
+	}
 	case 'w':
 		toggle(a, STEER_WANDER);
 		break;
@@ -993,16 +1048,16 @@ static void resize(tui_app *a)
 	tui_screen_resize(&a->screen);
 	int cols, rows;
 	map_area(a, &cols, &rows);
+	tui_camera old = a->cam;
 	if (whole) {
 		tui_camera_fit(&a->cam, a->world_w, a->world_h, cols, rows);
 	} else {
 		a->cam.cols = cols;
 		a->cam.rows = rows;
 	}
-	if (a->cursor_col >= cols)
-		a->cursor_col = cols - 1;
-	if (a->cursor_row >= rows)
-		a->cursor_row = rows - 1;
+	/* The cursor stays on its world point (a clamped cell of a refitted view is
+	 * another point, maybe outside the world); off view, it goes to the centre. */
+	tui_camera_keep_cursor(&old, &a->cam, &a->cursor_col, &a->cursor_row);
 	/* Redraw at once: a resize must never leave a torn screen on display. */
 	a->dirty = false;
 	on_frame(&a->frame_timer);

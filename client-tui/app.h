@@ -16,7 +16,6 @@
 #include "stats.h"
 
 #define TUI_HISTORY       64
-#define TUI_CMDLINE_MAX   512
 #define TUI_FRAME_MS      33 /* at most ~30 frames a second */
 #define TUI_KEYS_PER_TURN 64 /* keys read before other events get a turn */
 
@@ -32,6 +31,7 @@ typedef enum tui_purpose {
 	PURPOSE_SELECT_GONE, /* is the selection, long missing from the snapshots, gone? */
 	PURPOSE_SHOW,        /* a read command typed on the ':' line: a long reply opens the
 	                      * pager (a write's long reply, e.g. 6000 new ids, does not) */
+	PURPOSE_REPLACE,     /* reset, scenario or load typed on the ':' line: a new world */
 } tui_purpose;
 
 typedef struct tui_pending {
@@ -60,6 +60,7 @@ typedef struct tui_app {
 	uint32_t next_request;
 	tui_pending pending[TUI_PENDING]; /* id 0: a free slot */
 	uint32_t selected;
+	uint64_t last_tick; /* the last snapshot's: a tick going back is a new world */
 	/* The selection missing from the snapshots since sel_missing_ms; the server was
 	 * last asked whether it still exists at sel_asked_ms (about sel_asked_id). */
 	bool sel_missing;

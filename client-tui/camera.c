@@ -110,3 +110,17 @@ void tui_camera_pan(tui_camera *c, int dcols, int drows)
 	c->cx = clamp_centre(c->cx + dcols * c->scale);
 	c->cy = clamp_centre(c->cy + drows * c->scale * TUI_CELL_ASPECT);
 }
+
+void tui_camera_keep_cursor(const tui_camera *was, const tui_camera *now, int *col, int *row)
+{
+	double x, y;
+	tui_camera_to_world(was, *col, *row, &x, &y);
+	int c, r;
+	if (tui_camera_to_cell(now, x, y, &c, &r)) {
+		*col = c;
+		*row = r;
+	} else {
+		*col = now->cols / 2;
+		*row = now->rows / 2;
+	}
+}

@@ -27,5 +27,8 @@ void tui_camera_bounds(const tui_camera *c, double *x0, double *y0, double *x1, 
 void tui_camera_zoom(tui_camera *c, double factor, int col, int row);
 /* Pans by whole cells. */
 void tui_camera_pan(tui_camera *c, int dcols, int drows);
+/* Moves the cursor cell (col,row) of camera was to the cell of now showing the same
+ * world point, or to now's centre cell when that point is out of now's view. */
+void tui_camera_keep_cursor(const tui_camera *was, const tui_camera *now, int *col, int *row);
 
 #endif

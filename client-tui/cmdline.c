@@ -111,7 +111,8 @@ void tui_cmdline_remember(tui_cmdline *c)
 		return;
 	if (c->history_count && !strcmp(c->history[(c->history_count - 1) % TUI_HISTORY], c->buf))
 		return;
-	snprintf(c->history[c->history_count % TUI_HISTORY], TUI_CMDLINE_MAX, "%s", c->buf);
+	/* len < TUI_CMDLINE_MAX: the line and its NUL fit an entry. */
+	memcpy(c->history[c->history_count % TUI_HISTORY], c->buf, c->len + 1);
 	c->history_count++;
 }
 

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TUI_CMDLINE_MAX 512
+/* A line's bytes with its NUL: what the server takes (Command.line's max_size, which
+ * counts the NUL, and the text port's TEXT_MAX_LINE). */
+#define TUI_CMDLINE_MAX 4096
 #define TUI_HISTORY     64
 
 typedef enum tui_edit {

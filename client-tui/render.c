@@ -344,9 +344,50 @@ static void draw_geometry(const view *w, const steer_snapshot *s)
 	}
 }
 
-static bool vehicle_cell(const view *w, const steer_snap_vehicle *v, int *col, int *row)
+/* The cells [c0, c1] x [r0, r1] a bounded world's rectangle covers in a cols x rows
+ * map, inside its border (draw_border takes the cells just outside these); false for
+ * an unbounded world, which has none. */
+static bool world_box(const tui_camera *cam, const steer_snapshot *s, int cols, int rows, int *c0,
+                      int *c1, int *r0, int *r1)
 {
-	tui_camera_to_cell(w->cam, v->x, v->y, col, row);
+	if (s->edges == STEER_EDGE_NONE || !isfinite(s->width) || !isfinite(s->height))
+		return false;
+	double left, top, right, bottom;
+	tui_camera_bounds(cam, &left, &top, &right, &bottom);
+	double sx = cam->scale, sy = cam->scale * TUI_CELL_ASPECT;
+	double u0 = (0 - left) / sx, u1 = (s->width - left) / sx;
+	double v0 = (0 - top) / sy, v1 = (s->height - top) / sy;
+	if (!isfinite(u0) || !isfinite(u1) || !isfinite(v0) || !isfinite(v1))
+		return false;
+	*c0 = clamp_cell(floor(u0), -1, cols);
+	*c1 = clamp_cell(ceil(u1) - 1, -1, cols);
+	*r0 = clamp_cell(floor(v0), -1, rows);
+	*r1 = clamp_cell(ceil(v1) - 1, -1, rows);
+	return true;
+}
+
+/* The cell a vehicle is drawn (and picked) in. A bounded world keeps its vehicles
+ * inside, but a compact snapshot rounds positions to its quanta and one at the very
+ * edge can come back a hair outside, in the border's cell: it is drawn in the world's
+ * cell next to it. Farther out it is not the world's and stays where it is. */
+static void vehicle_cell_of(const tui_camera *cam, const steer_snapshot *s, int cols, int rows,
+                            const steer_snap_vehicle *v, int *col, int *row)
+{
+	tui_camera_to_cell(cam, v->x, v->y, col, row);
+	int c0, c1, r0, r1;
+	if (!isfinite(v->x) || !isfinite(v->y) ||
+	    !world_box(cam, s, cols, rows, &c0, &c1, &r0, &r1))
+		return;
+	if (*col == c0 - 1 || *col == c1 + 1)
+		*col = *col < c0 ? c0 : c1;
+	if (*row == r0 - 1 || *row == r1 + 1)
+		*row = *row < r0 ? r0 : r1;
+}
+
+static bool vehicle_cell(const view *w, const steer_snapshot *s, const steer_snap_vehicle *v,
+                         int *col, int *row)
+{
+	vehicle_cell_of(w->cam, s, w->g->cols, w->g->rows, v, col, row);
 	return in_grid(w, *col, *row);
 }
 
@@ -355,18 +396,13 @@ static bool vehicle_cell(const view *w, const steer_snap_vehicle *v, int *col, i
 static void world_cells(const view *w, const steer_snapshot *s, view *out)
 {
 	*out = *w;
-	if (s->edges == STEER_EDGE_NONE || !isfinite(s->width) || !isfinite(s->height))
+	int c0, c1, r0, r1;
+	if (!world_box(w->cam, s, w->g->cols, w->g->rows, &c0, &c1, &r0, &r1))
 		return;
-	double u0 = frac_u(w, 0), u1 = frac_u(w, s->width);
-	double v0 = frac_v(w, 0), v1 = frac_v(w, s->height);
-	if (!isfinite(u0) || !isfinite(u1) || !isfinite(v0) || !isfinite(v1))
-		return;
-	int cols = w->g->cols, rows = w->g->rows;
-	/* The border's cells (draw_border) are just outside these. */
-	out->c0 = clamp_cell(floor(u0), -1, cols);
-	out->c1 = clamp_cell(ceil(u1) - 1, -1, cols);
-	out->r0 = clamp_cell(floor(v0), -1, rows);
-	out->r1 = clamp_cell(ceil(v1) - 1, -1, rows);
+	out->c0 = c0;
+	out->c1 = c1;
+	out->r0 = r0;
+	out->r1 = r1;
 }
 
 /* The steering force and the avoidance feeler, kept within the world's rectangle:
@@ -379,7 +415,7 @@ static void draw_aids(const view *world, const steer_snapshot *s)
 	for (size_t k = 0; k < s->count; k++) {
 		const steer_snap_vehicle *v = &s->v[k];
 		int col, row;
-		if (!vehicle_cell(w, v, &col, &row))
+		if (!vehicle_cell(w, s, v, &col, &row))
 			continue;
 		double u = frac_u(w, v->x), vv = frac_v(w, v->y);
 		double speed = hypot(v->vx, v->vy);
@@ -479,10 +515,11 @@ static void draw_obstacles(const view *w, const steer_snapshot *s)
 	}
 }
 
-static void draw_vehicle(const view *w, const steer_snap_vehicle *v, bool selected)
+static void draw_vehicle(const view *w, const steer_snapshot *s, const steer_snap_vehicle *v,
+                         bool selected)
 {
 	int col, row;
-	if (!vehicle_cell(w, v, &col, &row))
+	if (!vehicle_cell(w, s, v, &col, &row))
 		return;
 	tui_color co = selected ? C_SELECTED : (tui_color)(C_GROUP0 + v->group % 6);
 	put(w, col, row, tui_heading_glyph(v->vx, v->vy), co, selected);
@@ -553,10 +590,10 @@ void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
 		if (o->selected && s->v[k].id == o->selected)
 			sel = &s->v[k];
 		else
-			draw_vehicle(&w, &s->v[k], false);
+			draw_vehicle(&w, s, &s->v[k], false);
 	}
 	if (sel)
-		draw_vehicle(&w, sel, true);
+		draw_vehicle(&w, s, sel, true);
 
 	if (o->show_cursor && in_grid(&w, o->cursor_col, o->cursor_row)) {
 		tui_cell *c = tui_grid_at(g, o->cursor_col, o->cursor_row);
@@ -578,7 +615,7 @@ uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int r
 	for (size_t k = 0; k < s->count; k++) {
 		const steer_snap_vehicle *v = &s->v[k];
 		int vc, vr;
-		tui_camera_to_cell(cam, v->x, v->y, &vc, &vr);
+		vehicle_cell_of(cam, s, cam->cols, cam->rows, v, &vc, &vr);
 		/* Wide arithmetic: the caller's cell may be anywhere in int range. */
 		long long dc = llabs((long long)vc - col), dr = llabs((long long)vr - row);
 		if (dc > tolerance || dr > tolerance)

@@ -306,6 +306,36 @@ static void camera_pan_whole_cells(void)
 
 /* --- glyphs ------------------------------------------------------------------------- */
 
+/* A resize refits a view showing the whole world: the cursor stays on its world point
+ * while that is in view, else goes to the centre; never outside the new map area. */
+static void camera_keep_cursor(void)
+{
+	tui_camera was, now;
+	tui_camera_fit(&was, 1000, 600, 200, 18);
+	tui_camera_fit(&now, 1000, 600, 60, 18);
+	/* The wide map's right end is far right of the world, out of the narrower view. */
+	int col = 199, row = 17;
+	tui_camera_keep_cursor(&was, &now, &col, &row);
+	CHECK(col == 30 && row == 9, "off view: (%d,%d), want the centre (30,9)", col, row);
+	tui_camera_fit(&was, 1000, 600, 120, 38);
+	/* A point of the world keeps its place on the map. */
+	double x, y;
+	col = 100;
+	row = 30;
+	tui_camera_to_world(&was, col, row, &x, &y);
+	tui_camera_keep_cursor(&was, &now, &col, &row);
+	int wc, wr;
+	CHECK(tui_camera_to_cell(&now, x, y, &wc, &wr) && wc == col && wr == row,
+	      "in view: (%d,%d), want (%d,%d)", col, row, wc, wr);
+	CHECK(col >= 0 && col < 60 && row >= 0 && row < 18, "cursor off the map: (%d,%d)", col,
+	      row);
+	/* Growing back: the centre stays the centre's world point. */
+	tui_camera_to_world(&now, col, row, &x, &y);
+	tui_camera_keep_cursor(&now, &was, &col, &row);
+	CHECK(tui_camera_to_cell(&was, x, y, &wc, &wr) && wc == col && wr == row,
+	      "grown: (%d,%d), want (%d,%d)", col, row, wc, wr);
+}
+
 static tui_glyph heading_deg(double deg)
 {
 	double a = deg * (STEER_TAU / 2) / 180;
@@ -1123,6 +1153,54 @@ static void render_wall_across_wrap_seam(void)
 	steer_snapshot_free(&s);
 }
 
+/* A vehicle of a bounded world is drawn inside its frame, never on it, whatever the
+ * terminal size the view was fitted to: also a hair outside the world, where a
+ * compact snapshot's rounding to its quanta puts a vehicle at the very edge (the
+ * fitted world starts just after a cell boundary, so -0.01 was the border's row). */
+static void render_vehicles_inside_border(void)
+{
+	steer_snapshot s;
+	snap_init(&s, 1000, 600, STEER_EDGE_BOUNCE);
+	const double pts[][2] = {{0.02, 0.02},  {500, 0.02},    {999.98, 0.02}, {0.02, 300},
+	                         {999.98, 300}, {0.02, 599.98}, {500, 599.98},  {999.98, 599.98},
+	                         {0, 0},        {1000, 600},    {1000, 0},      {0, 600},
+	                         {500, -0.01},  {-0.01, 300},   {1000.01, 300}, {500, 600.01}};
+	const int sizes[][2] = {{60, 18}, {40, 10}, {80, 22}, {61, 19}, {33, 7}, {120, 40}};
+	tui_grid g = {0};
+	tui_render_opts o = {0};
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		tui_camera cam;
+		tui_camera_fit(&cam, s.width, s.height, sizes[z][0], sizes[z][1]);
+		for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+			s.count = 0;
+			add_v(&s, 1, pts[k][0], pts[k][1], 1, 1);
+			render(&g, &s, &cam, &o);
+			CHECK(count_vehicles(&g) == 1, "%dx%d (%g,%g): %d vehicles drawn",
+			      sizes[z][0], sizes[z][1], pts[k][0], pts[k][1], count_vehicles(&g));
+			int borders = count_glyph(&g, G_BORDER_H) + count_glyph(&g, G_BORDER_V) +
+			              count_glyph(&g, G_CORNER);
+			int col = -1, row = -1;
+			for (int c = 0; c < g.cols; c++)
+				for (int r = 0; r < g.rows; r++)
+					if (cell(&g, c, r).glyph == G_ARROW_SE) {
+						col = c;
+						row = r;
+					}
+			/* Picking follows the drawing: a click on the glyph selects it. */
+			CHECK(tui_pick(&s, &cam, col, row, 0) == 1, "%dx%d (%g,%g): not picked",
+			      sizes[z][0], sizes[z][1], pts[k][0], pts[k][1]);
+			s.count = 0;
+			render(&g, &s, &cam, &o);
+			int frame = count_glyph(&g, G_BORDER_H) + count_glyph(&g, G_BORDER_V) +
+			            count_glyph(&g, G_CORNER);
+			CHECK(borders == frame, "%dx%d (%g,%g): drawn over the frame (%d of %d)",
+			      sizes[z][0], sizes[z][1], pts[k][0], pts[k][1], borders, frame);
+		}
+	}
+	tui_grid_free(&g);
+	steer_snapshot_free(&s);
+}
+
 /* The whole picture for a known layout, as the ASCII rows a reader would see. */
 static void ascii_picture(void)
 {
@@ -1172,9 +1250,11 @@ int main(void)
 	RUN(camera_aspect);
 	RUN(camera_zoom_keeps_point);
 	RUN(camera_pan_whole_cells);
+	RUN(camera_keep_cursor);
 	RUN(heading_glyph_compass);
 	RUN(glyph_texts);
 	RUN(render_vehicles);
+	RUN(render_vehicles_inside_border);
 	RUN(render_obstacle_disc);
 	RUN(render_border);
 	RUN(render_selected_route);

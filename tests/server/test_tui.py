@@ -119,6 +119,33 @@ def test_command_line_spawns():
     expect('OK {"id":' in text, f"reply not shown:\n{text}")
 
 
+def test_command_line_takes_long_lines():
+    # The ':' line cut input at 511 bytes: a 40-point polygon became "ERR '515.643'
+    # has no Y". It takes what the server takes, and a full line says so.
+    import math
+    pts = " ".join(f"{850 + 40 * math.cos(k * math.tau / 40):.3f} "
+                   f"{450 + 40 * math.sin(k * math.tau / 40):.3f}" for k in range(40))
+    line = "polygon " + pts
+    expect(len(line) > 600, f"only {len(line)} bytes")
+    tmux("send-keys", "-t", "tui", "Escape")  # clears the message line
+    wait_for(lambda t: "OK {" not in t and "ERR" not in t, "the message line cleared", 5)
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", line)
+    tmux("send-keys", "-t", "tui", "Enter")
+    text = wait_for(lambda t: re.search(r'OK \{"id":\d+', t) or "ERR" in t,
+                    "the polygon's reply", 5)
+    m = re.search(r'OK \{"id":(\d+)', text)
+    expect(m is not None, f"the polygon was refused:\n{text}")
+    if m:
+        t = srv.text()
+        t.ok(f"remove {m.group(1)}")
+        t.close()
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", "x" * 4100)
+    text = wait_for(lambda t: "the line is full: at most 4095 bytes" in t, "the line full", 10)
+    tmux("send-keys", "-t", "tui", "C-u", "Escape")
+
+
 def longest_run(text, ch):
     best = 0
     for ln in map_rows(text):
@@ -329,6 +356,34 @@ def test_selection_removed_elsewhere():
     tmux("send-keys", "-t", "tui", "0")
 
 
+def test_selection_dropped_when_the_world_is_replaced():
+    # #1 selected, then another client ran reset and a wall (id 1 again): the status
+    # showed "#1 (off view)" and x removed the wall. Likewise after scenario.
+    tmux("send-keys", "-t", "tui", "Escape", "0", ":select 1", "Enter")
+    wait_for(lambda t: selected_id(t) == 1, "#1 selected", 5)
+    t = srv.text()
+    t.ok("reset")
+    wall = t.ok("wall 50 0 50 600")["id"]
+    expect(wall == 1, f"the wall is #{wall}, not #1")
+    text = wait_for(lambda t: selected_id(t) == 0, "the selection dropped", 5)
+    expect("follow" not in status_line(text), status_line(text))
+    tmux("send-keys", "-t", "tui", "x")
+    wait_for(lambda t: "remove: nothing selected" in t, "x with nothing selected", 5)
+    got = t.ok(f"get {wall}")
+    expect(got.get("kind") == "wall", f"the wall is gone: {got}")
+    # After a scenario, from another client: the old vehicle is not acted on.
+    t.ok("scenario flock")
+    wait_for(lambda t: total_vehicles(t) > 0, "the flock", 5)
+    tmux("send-keys", "-t", "tui", "Tab")
+    sel = selected_id(wait_for(lambda t: selected_id(t) > 0, "Tab", 5))
+    t.ok("scenario avoid")
+    wait_for(lambda t: selected_id(t) == 0, f"#{sel} dropped after the scenario", 5)
+    t.ok("scenario flock")
+    t.close()
+    wait_for(lambda t: total_vehicles(t) > 0, "the flock back", 5)
+    tmux("send-keys", "-t", "tui", "Escape")
+
+
 def test_stats_panel():
     tmux("send-keys", "-t", "tui", "S")
     text = wait_for(lambda t: "tick ms p99" in t and "snapshot B/s" in t, "the stats panel")
@@ -470,6 +525,30 @@ def test_shrink_refits_the_whole_world():
     resize(120, 40)
     tmux("send-keys", "-t", "tui", "0")
     wait_for(framed(40), "the whole world framed at 120x40", 5)
+
+
+def test_shrink_keeps_the_cursor_on_its_point():
+    # Fitted at 120x40 with the cursor at the centre, then shrunk to 40x12: the view
+    # was refitted but the cursor clamped to the map's last cell, right of the world's
+    # frame, and s spawned at a wrapped point far from the centre
+    resize(120, 40)
+    tmux("send-keys", "-t", "tui", "Escape", "0")
+    time.sleep(0.3)
+    resize(40, 12)
+    wait_for(lambda t: len(t.splitlines()) >= 11 and t.splitlines()[10].startswith(" connected"),
+             "the status line at 40x12", 5)
+    tmux("send-keys", "-t", "tui", "s")
+    text = wait_for(lambda t: selected_id(t) > 0, "the spawned vehicle selected", 5)
+    vid = selected_id(text)
+    t = srv.text()
+    got = t.ok(f"get {vid}")
+    t.ok(f"remove {vid}")
+    t.close()
+    expect(abs(got["x"] - 500) < 100 and abs(got["y"] - 300) < 100,
+           f"s spawned at ({got['x']:.0f},{got['y']:.0f}), not near the centre (500,300)")
+    tmux("send-keys", "-t", "tui", "Escape")
+    resize(120, 40)
+    tmux("send-keys", "-t", "tui", "0")
 
 
 def run_alone(env_extra, tag):
@@ -742,14 +821,16 @@ def test_q_quits_with_status_0():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
+          test_command_line_takes_long_lines,
           test_walls_drawn_as_lines,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
-          test_selection_messages_replaced, test_selection_removed_elsewhere, test_stats_panel,
+          test_selection_messages_replaced, test_selection_removed_elsewhere,
+          test_selection_dropped_when_the_world_is_replaced, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
           test_density_when_zoomed_out, test_reconnects_without_spinning, test_resize_then_keys,
-          test_shrink_refits_the_whole_world,
+          test_shrink_refits_the_whole_world, test_shrink_keeps_the_cursor_on_its_point,
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
           test_server_of_another_protocol_says_so,
