@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "behaviors.h"
+#include "bench_util.h"
 #include "crowd.h"
 #include "obstacles.h"
 #include "scenario.h"
@@ -42,19 +43,6 @@ typedef struct bench_opts {
 	uint64_t seed;
 	int n_given, seed_given; /* N and --seed were on the command line */
 } bench_opts;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static int parse_simd(const char *name, steer_simd_level *out)
 {
@@ -311,12 +299,12 @@ typedef struct timing {
 /* Times `ticks` steps (sized from one warm-up step when 0) of either world. */
 static timing run(steer_world *w, naive_world *nv, long ticks, size_t n)
 {
-	double t0 = now_s();
+	double t0 = bench_clock(CLOCK_MONOTONIC);
 	if (nv)
 		naive_step(nv);
 	else
 		steer_world_step(w);
-	double one = now_s() - t0;
+	double one = bench_clock(CLOCK_MONOTONIC) - t0;
 	if (!ticks)
 		ticks = (long)fmax(3.0, fmin(600.0, 1.0 / fmax(one, 1e-6)));
 	double *ms = malloc((size_t)ticks * sizeof *ms);
@@ -325,19 +313,19 @@ static timing run(steer_world *w, naive_world *nv, long ticks, size_t n)
 		return t;
 	if (w)
 		steer_world_time_phases(w, true);
-	double start = now_s();
+	double start = bench_clock(CLOCK_MONOTONIC);
 	for (long k = 0; k < ticks; k++) {
-		double a = now_s();
+		double a = bench_clock(CLOCK_MONOTONIC);
 		if (nv)
 			naive_step(nv);
 		else if (steer_world_step(w) != STEER_OK) {
 			fprintf(stderr, "steer-bench: step failed: out of memory\n");
 			exit(1);
 		}
-		ms[k] = (now_s() - a) * 1e3;
+		ms[k] = (bench_clock(CLOCK_MONOTONIC) - a) * 1e3;
 	}
-	double total = now_s() - start;
-	qsort(ms, (size_t)ticks, sizeof *ms, cmp_double);
+	double total = bench_clock(CLOCK_MONOTONIC) - start;
+	qsort(ms, (size_t)ticks, sizeof *ms, bench_cmp_double);
 	t.mean_ms = total * 1e3 / (double)ticks;
 	t.best_ms = ms[0];
 	t.p50_ms = ms[ticks / 2];
@@ -375,23 +363,6 @@ static size_t heap_bytes(void)
 {
 	struct mallinfo2 mi = mallinfo2();
 	return mi.uordblks + mi.hblkhd;
-}
-
-/* FNV-1a over every vehicle's id, position, velocity and heading in storage order:
- * equal for runs that gave the same bits. */
-static uint64_t state_hash(const steer_world *w)
-{
-	const steer_vehicles *v = steer_world_vehicles(w);
-	uint64_t h = 1469598103934665603u;
-	for (size_t i = 0; i < v->count; i++) {
-		double d[6] = {v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i]};
-		unsigned char b[sizeof d + sizeof v->id[i]];
-		memcpy(b, d, sizeof d);
-		memcpy(b + sizeof d, &v->id[i], sizeof v->id[i]);
-		for (size_t k = 0; k < sizeof b; k++)
-			h = (h ^ b[k]) * 1099511628211u;
-	}
-	return h;
 }
 
 /* What one thread count's run gave, for the scaling table. */
@@ -485,8 +456,12 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	if (o->n <= 2000000)
 		printf("mean neighbours within sight at end: %.1f\n", mean_neighbours(w, 200));
 	out->grid = grid;
-	out->bits = state_hash(w);
+	out->bits = bench_state_hash(steer_world_vehicles(w));
 	steer_world_destroy(w);
+	if (!out->bits) {
+		fprintf(stderr, "steer-bench: out of memory hashing the world's state\n");
+		return 1;
+	}
 	return 0;
 }
 

@@ -7,21 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "crowd_layout.h"
 #include "steer/world.h"
-
-static double clock_s(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* The walkers' parameters: the default vehicle (radius 5) at a walking pace of the
  * flock's max_speed. */
@@ -139,31 +127,6 @@ static int tick(crowd_run *r, double reach)
 	return retarget(r, reach);
 }
 
-/* FNV-1a over every vehicle's id, position, velocity and heading in id order: equal
- * for runs that gave the same bits, however storage was ordered. by_id: scratch for
- * count slots. */
-static uint64_t state_hash(const steer_vehicles *v, uint32_t *by_id, size_t ids)
-{
-	for (size_t k = 0; k < ids; k++)
-		by_id[k] = UINT32_MAX;
-	for (size_t i = 0; i < v->count; i++)
-		if (v->id[i] < ids)
-			by_id[v->id[i]] = (uint32_t)i;
-	uint64_t h = 1469598103934665603u;
-	for (size_t k = 0; k < ids; k++) {
-		uint32_t i = by_id[k];
-		if (i == UINT32_MAX)
-			continue;
-		double d[6] = {v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i]};
-		unsigned char b[sizeof d + sizeof v->id[i]];
-		memcpy(b, d, sizeof d);
-		memcpy(b + sizeof d, &v->id[i], sizeof v->id[i]);
-		for (size_t c = 0; c < sizeof b; c++)
-			h = (h ^ b[c]) * 1099511628211u;
-	}
-	return h;
-}
-
 /* Overlapping pairs and agents inside shapes at the end, and the mean speed. */
 static int report_state(const crowd_run *r, double radius)
 {
@@ -176,11 +139,9 @@ static int report_state(const crowd_run *r, double radius)
 	long inside = crowd_inside_shapes(&r->layout, v->px, v->py, n, radius);
 	if (pairs < 0)
 		return fail("counting overlaps", STEER_ERR_NOMEM);
-	uint32_t *by_id = malloc(r->ids * sizeof *by_id);
-	if (!by_id)
+	uint64_t bits = bench_state_hash(v);
+	if (!bits)
 		return fail("hashing the state", STEER_ERR_NOMEM);
-	uint64_t bits = state_hash(v, by_id, r->ids);
-	free(by_id);
 	printf("at the end: mean speed %.1f, %ld overlapping pairs, %ld inside an obstacle "
 	       "(beyond 1%% of the radius); state %016llx\n",
 	       speed / (double)n, pairs, inside, (unsigned long long)bits);
@@ -223,12 +184,12 @@ int crowd_bench(const crowd_opts *o)
 			crowd_run_free(&r);
 			return 1;
 		}
-	double t0 = clock_s(CLOCK_MONOTONIC);
+	double t0 = bench_clock(CLOCK_MONOTONIC);
 	if (tick(&r, reach)) {
 		crowd_run_free(&r);
 		return 1;
 	}
-	double one = clock_s(CLOCK_MONOTONIC) - t0;
+	double one = bench_clock(CLOCK_MONOTONIC) - t0;
 	long ticks = o->ticks ? o->ticks : (long)fmax(3.0, fmin(600.0, 1.0 / fmax(one, 1e-6)));
 	double *ms = malloc((size_t)ticks * sizeof *ms);
 	if (!ms) {
@@ -236,19 +197,19 @@ int crowd_bench(const crowd_opts *o)
 		return fail("timing", STEER_ERR_NOMEM);
 	}
 	long arrivals0 = r.arrivals;
-	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), start = clock_s(CLOCK_MONOTONIC);
+	double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), start = bench_clock(CLOCK_MONOTONIC);
 	for (long k = 0; k < ticks; k++) {
-		double a = clock_s(CLOCK_MONOTONIC);
+		double a = bench_clock(CLOCK_MONOTONIC);
 		if (tick(&r, reach)) {
 			free(ms);
 			crowd_run_free(&r);
 			return 1;
 		}
-		ms[k] = (clock_s(CLOCK_MONOTONIC) - a) * 1e3;
+		ms[k] = (bench_clock(CLOCK_MONOTONIC) - a) * 1e3;
 	}
-	double total = clock_s(CLOCK_MONOTONIC) - start;
-	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	qsort(ms, (size_t)ticks, sizeof *ms, cmp_double);
+	double total = bench_clock(CLOCK_MONOTONIC) - start;
+	double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	qsort(ms, (size_t)ticks, sizeof *ms, bench_cmp_double);
 	double mean = total * 1e3 / (double)ticks, p50 = ms[ticks / 2];
 	double cpu_ms = cpu * 1e3 / (double)ticks;
 	printf("crowd: %ld ticks, mean %.3f ms, p50 %.3f ms, cpu %.3f ms per tick; "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "scenario.h"
 #include "steer/rng.h"
 #include "steer/world.h"
@@ -21,22 +22,9 @@
 #define WARMUP    20
 #define MAX_PAIRS 101
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double median(double *v, long n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -99,11 +87,11 @@ static steer_world *make_world(const obstacles_opts *o, long circles)
 /* Mean ms per tick over `ticks` steps; negative when a step fails. */
 static double time_ticks(steer_world *w, long ticks)
 {
-	double t0 = now_s();
+	double t0 = bench_clock(CLOCK_MONOTONIC);
 	for (long k = 0; k < ticks; k++)
 		if (steer_world_step(w) != STEER_OK)
 			return -1.0;
-	return (now_s() - t0) * 1e3 / (double)ticks;
+	return (bench_clock(CLOCK_MONOTONIC) - t0) * 1e3 / (double)ticks;
 }
 
 int obstacles_bench(const obstacles_opts *o)

@@ -1,0 +1,60 @@
+/* What the benchmark programs share: a clock, the order timings are sorted in, and a
+ * hash of the world's state. Each program is one file; these are small enough to be
+ * inline. */
+#ifndef STEER_BENCH_UTIL_H
+#define STEER_BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "steer/world.h"
+
+/* Seconds on clock c (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID). */
+static inline double bench_clock(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* qsort's comparison for doubles, ascending. */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* FNV-1a over every vehicle's id, position, velocity and heading in id order: equal
+ * for runs that gave the same bits, however storage came to be ordered. 0 when the
+ * scratch it needs cannot be had (then no two runs can be told apart: say so). */
+static inline uint64_t bench_state_hash(const steer_vehicles *v)
+{
+	uint32_t top = 0;
+	for (size_t i = 0; i < v->count; i++)
+		top = v->id[i] > top ? v->id[i] : top;
+	uint32_t *slot_of = malloc(((size_t)top + 1) * sizeof *slot_of);
+	if (!slot_of)
+		return 0;
+	for (size_t k = 0; k <= top; k++)
+		slot_of[k] = UINT32_MAX;
+	for (size_t i = 0; i < v->count; i++)
+		slot_of[v->id[i]] = (uint32_t)i;
+	uint64_t h = 1469598103934665603u;
+	for (size_t k = 0; k <= top; k++) {
+		uint32_t i = slot_of[k];
+		if (i == UINT32_MAX)
+			continue;
+		double d[6] = {v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i]};
+		unsigned char b[sizeof d + sizeof v->id[i]];
+		memcpy(b, d, sizeof d);
+		memcpy(b + sizeof d, &v->id[i], sizeof v->id[i]);
+		for (size_t c = 0; c < sizeof b; c++)
+			h = (h ^ b[c]) * 1099511628211u;
+	}
+	free(slot_of);
+	return h;
+}
+
+#endif
