@@ -31,6 +31,7 @@ void steer_geom_init(steer_geom *g)
 	memset(g, 0, sizeof *g);
 	g->grid_stale = true;
 	g->circles_stale = true;
+	g->epoch = next_version();
 }
 
 void steer_geom_free(steer_geom *g)
@@ -388,6 +389,7 @@ steer_status steer_geom_rebuild(steer_world *w)
 	g->regions_cap = fresh.regions_cap;
 	g->grid_stale = true;
 	g->version = next_version();
+	g->epoch = next_version();
 	return STEER_OK;
 }
 
@@ -399,11 +401,13 @@ void steer_geom_rebuild_smaller(steer_world *w)
 	(void)st;
 	g->grid_stale = true;
 	g->version = next_version();
+	g->epoch = next_version();
 }
 
 void steer_geom_circles_moved(steer_world *w)
 {
 	w->geom.circles_stale = true;
+	w->geom.epoch = next_version();
 }
 
 /* --- the grid ---------------------------------------------------------------------- */

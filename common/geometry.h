@@ -101,6 +101,10 @@ typedef struct steer_geom {
 	bool grid_stale;        /* segments changed since the grid was built */
 	bool circles_stale;     /* circles moved, came or went since they were indexed */
 	uint64_t version;       /* changes with the segments; unique in the process */
+	/* Changes with the segments, the bounds and every circle that came, went or moved:
+	 * with anything steer_geom_blocked and steer_geom_free_point answer from. From the
+	 * versions' sequence, so never 0 and never another state's. */
+	uint64_t epoch;
 } steer_geom;
 
 void steer_geom_init(steer_geom *g);

@@ -20,21 +20,23 @@ static steer_agent agent_at(const steer_world *w, size_t i)
 	return a;
 }
 
-static steer_vec2 path_part(const steer_world *w, size_t i, steer_vehicle_state *s,
-                            const steer_agent *a)
+static steer_vec2 path_part(const steer_world *w, size_t i, steer_extra *e, const steer_agent *a)
 {
-	steer_path *path = &s->path;
+	steer_path *path = &e->s.path;
+	steer_free_memo *m = &e->target_memo;
 	if (path->count == 0)
 		return v2(0, 0);
 	steer_vec2 p = pos_of(&w->v, i);
 	double r = steer_target_clearance(a->prm, w->v.behaviors[i]);
-	steer_vec2 d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
+	steer_vec2 d =
+	    steer_world_delta(w, p, steer_target_free_memo(w, m, path->points[path->index], r));
 	if (v2_len2(d) < a->prm->path_threshold * a->prm->path_threshold) {
 		if (path->index + 1 < path->count)
 			path->index++;
 		else if (path->loop)
 			path->index = 0;
-		d = steer_world_delta(w, p, steer_target_free(w, path->points[path->index], r));
+		d = steer_world_delta(w, p,
+		                      steer_target_free_memo(w, m, path->points[path->index], r));
 	}
 	bool last = path->index + 1 == path->count;
 	double dt = steer_world_dt(w);
@@ -49,8 +51,8 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 {
 	steer_vehicles *v = &w->v;
 	/* Every behaviour below that reads s has made the vehicle's extras. */
-	steer_vehicle_state *s =
-	    v->extra[i] != STEER_NO_EXTRA ? &w->extras.slots[v->extra[i]] : NULL;
+	steer_extra *e = v->extra[i] != STEER_NO_EXTRA ? &w->extras.slots[v->extra[i]] : NULL;
+	steer_vehicle_state *s = e ? &e->s : NULL;
 	uint32_t b = v->behaviors[i];
 	steer_agent a = agent_at(w, i);
 	const steer_params *prm = a.prm;
@@ -60,7 +62,8 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	double clearance = steer_target_clearance(prm, b);
 
 	if (b & STEER_SEEK) {
-		steer_vec2 t = steer_target_free(w, s->seek_target, clearance);
+		steer_vec2 t =
+		    steer_target_free_memo(w, &e->target_memo, s->seek_target, clearance);
 		parts[STEER_PART_SEEK] =
 		    steer_seek_within(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_SEEK;
@@ -70,7 +73,8 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		mask |= 1u << STEER_PART_FLEE;
 	}
 	if (b & STEER_ARRIVE) {
-		steer_vec2 t = steer_target_free(w, s->arrive_target, clearance);
+		steer_vec2 t =
+		    steer_target_free_memo(w, &e->target_memo, s->arrive_target, clearance);
 		parts[STEER_PART_ARRIVE] =
 		    steer_arrive(&a, steer_world_delta(w, p, t), steer_world_dt(w));
 		mask |= 1u << STEER_PART_ARRIVE;
@@ -99,7 +103,7 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		    remainder(s->wander_angle + (u - 0.5) * prm->wander_range, STEER_TAU);
 	}
 	if (b & STEER_PATH) {
-		parts[STEER_PART_PATH] = path_part(w, i, s, &a);
+		parts[STEER_PART_PATH] = path_part(w, i, e, &a);
 		mask |= 1u << STEER_PART_PATH;
 	}
 	if (b & STEER_FLOCK) {
@@ -117,17 +121,21 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 	return b & STEER_AVOID ? steer_avoid_force(w, i, &a, force, hits) : force;
 }
 
-static void move_obstacles(steer_world *w, double dt)
+/* Returns whether any circle moved (a still one stays filed where it is). */
+static bool move_obstacles(steer_world *w, double dt)
 {
 	const steer_world_config *c = &w->cfg;
+	bool moved = false;
 	for (size_t k = 0; k < w->obs_count; k++) {
 		steer_obstacle *o = &w->obs[k];
+		double x0 = o->x, y0 = o->y;
 		o->x += o->vx * dt;
 		o->y += o->vy * dt;
 		if (c->edges == STEER_EDGE_NONE) {
 			/* The bound the loader enforces, as for vehicles (motion.c). */
 			o->x = fmin(fmax(o->x, -STEER_MAX_COORD), STEER_MAX_COORD);
 			o->y = fmin(fmax(o->y, -STEER_MAX_COORD), STEER_MAX_COORD);
+			moved |= o->x != x0 || o->y != y0;
 			continue;
 		}
 		/* Obstacles bounce off the bounds in wrap worlds too (as in the seeds' demo),
@@ -147,7 +155,9 @@ static void move_obstacles(steer_world *w, double dt)
 			o->y = c->height - ry;
 			o->vy = -fabs(o->vy);
 		}
+		moved |= o->x != x0 || o->y != y0;
 	}
+	return moved;
 }
 
 /* A boid whose force is its flock parts summed: the one the lane forms take. */
@@ -461,8 +471,8 @@ steer_status steer_world_step(steer_world *w)
 	steer_pool_run(w->pool, moves_part, &j, j.parts);
 	w->bodies.speed2_parts = j.parts;
 	w->bodies.speed2_tick = w->tick;
-	move_obstacles(w, steer_world_dt(w));
-	steer_geom_circles_moved(w);
+	if (move_obstacles(w, steer_world_dt(w)))
+		steer_geom_circles_moved(w);
 	/* Fresh for the bodies pass and for the commands between ticks; running out of
 	 * memory here only leaves queries on the slow path until the next update. */
 	(void)steer_geom_update(w);

@@ -16,3 +16,15 @@ double steer_target_clearance(const steer_params *p, uint32_t behaviors)
 {
 	return p->radius + (behaviors & STEER_AVOID ? p->avoid_buffer : 0.0);
 }
+
+steer_vec2 steer_target_free_memo(const steer_world *w, steer_free_memo *m, steer_vec2 target,
+                                  double radius)
+{
+	uint64_t epoch = w->geom.epoch;
+	if (m->epoch == epoch && m->target.x == target.x && m->target.y == target.y &&
+	    m->radius == radius)
+		return m->at;
+	steer_vec2 at = steer_target_free(w, target, radius);
+	*m = (steer_free_memo){target, at, radius, epoch};
+	return at;
+}

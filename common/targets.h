@@ -23,4 +23,18 @@ double steer_target_clearance(const steer_params *p, uint32_t behaviors);
  * force phase's threads. */
 steer_vec2 steer_target_free(const steer_world *w, steer_vec2 target, double radius);
 
+/* The last answer of steer_target_free for one vehicle: its target and radius, and the
+ * geometry's epoch then (steer_geom.epoch). A target far from its vehicle would
+ * otherwise cost a query in a part of the index nobody else touches, every tick. */
+typedef struct steer_free_memo {
+	steer_vec2 target, at;
+	double radius;
+	uint64_t epoch; /* 0: nothing remembered */
+} steer_free_memo;
+
+/* steer_target_free through a vehicle's memo: the same answer, remembered until the
+ * target, the radius or the geometry changes. Writes only *m. */
+steer_vec2 steer_target_free_memo(const steer_world *w, steer_free_memo *m, steer_vec2 target,
+                                  double radius);
+
 #endif

@@ -102,7 +102,7 @@ static void reorder_extras(steer_world *w)
 		used += v->extra[k] != STEER_NO_EXTRA;
 	if (used == 0)
 		return;
-	steer_vehicle_state *to = malloc(used * sizeof *to);
+	steer_extra *to = malloc(used * sizeof *to);
 	if (!to)
 		return;
 	size_t m = 0;

@@ -152,7 +152,7 @@ static void free_paths(steer_world *w)
 {
 	for (size_t i = 0; i < w->v.count; i++)
 		if (w->v.extra[i] != STEER_NO_EXTRA)
-			free(w->extras.slots[w->v.extra[i]].path.points);
+			free(w->extras.slots[w->v.extra[i]].s.path.points);
 }
 
 void steer_world_destroy(steer_world *w)
@@ -335,7 +335,7 @@ static const steer_vehicle_state no_extras;
 const steer_vehicle_state *steer_vehicle_state_at(const steer_world *w, size_t i)
 {
 	uint32_t e = w->v.extra[i];
-	return e == STEER_NO_EXTRA ? &no_extras : &w->extras.slots[e];
+	return e == STEER_NO_EXTRA ? &no_extras : &w->extras.slots[e].s;
 }
 
 const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id)
@@ -349,7 +349,7 @@ const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id)
 static steer_vehicle_state *extras_for_write(steer_world *w, size_t i)
 {
 	if (w->v.extra[i] != STEER_NO_EXTRA)
-		return &w->extras.slots[w->v.extra[i]];
+		return &w->extras.slots[w->v.extra[i]].s;
 	uint32_t e;
 	if (w->extras.nfree) {
 		e = w->extras.free[--w->extras.nfree];
@@ -361,8 +361,8 @@ static steer_vehicle_state *extras_for_write(steer_world *w, size_t i)
 			return NULL;
 		e = (uint32_t)w->extras.count++;
 	}
-	steer_vehicle_state *s = &w->extras.slots[e];
-	memset(s, 0, sizeof *s);
+	memset(&w->extras.slots[e], 0, sizeof w->extras.slots[e]);
+	steer_vehicle_state *s = &w->extras.slots[e].s;
 	s->wander_angle = atan2(w->v.hy[i], w->v.hx[i]);
 	w->v.extra[i] = e;
 	return s;
@@ -374,7 +374,7 @@ static void extras_release(steer_world *w, size_t i)
 	uint32_t e = w->v.extra[i];
 	if (e == STEER_NO_EXTRA)
 		return;
-	free(w->extras.slots[e].path.points);
+	free(w->extras.slots[e].s.path.points);
 	w->v.extra[i] = STEER_NO_EXTRA;
 	if (steer_reserve((void **)&w->extras.free, &w->extras.free_cap, w->extras.nfree + 1,
 	                  sizeof *w->extras.free) != STEER_OK)
@@ -605,7 +605,7 @@ static void remove_vehicle(steer_world *w, size_t i)
 	for (size_t k = 0; k < v->count; k++) {
 		if (v->extra[k] == STEER_NO_EXTRA)
 			continue;
-		steer_vehicle_state *s = &w->extras.slots[v->extra[k]];
+		steer_vehicle_state *s = &w->extras.slots[v->extra[k]].s;
 		if (s->pursue_id == gone) {
 			s->pursue_id = 0;
 			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_PURSUE);
@@ -814,7 +814,7 @@ steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id)
 	if (i < 0)
 		return STEER_ERR_NOENT;
 	if (w->v.extra[i] != STEER_NO_EXTRA) {
-		steer_path *path = &w->extras.slots[w->v.extra[i]].path;
+		steer_path *path = &w->extras.slots[w->v.extra[i]].s.path;
 		path->count = 0;
 		path->index = 0;
 	}

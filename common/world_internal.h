@@ -16,6 +16,13 @@
 #include "palette.h"
 #include "pool.h"
 #include "steer/world.h"
+#include "targets.h"
+
+/* A vehicle's extras: what it was told, and what the tick remembers for it. */
+typedef struct steer_extra {
+	steer_vehicle_state s;
+	steer_free_memo target_memo;
+} steer_extra;
 
 struct steer_world {
 	steer_world_config cfg;
@@ -35,7 +42,7 @@ struct steer_world {
 	/* Targets, chases, wander angle and path, for the vehicles that use them: a
 	 * plain flocking boid carries none of it. */
 	struct {
-		steer_vehicle_state *slots;
+		steer_extra *slots;
 		size_t count, cap;
 		uint32_t *free; /* freed slots, a stack */
 		size_t nfree, free_cap;

@@ -530,6 +530,56 @@ static void get_reports_free_targets(void)
 	steer_world_destroy(s.world);
 }
 
+/* Where a vehicle is left to rest by arrive for twenty seconds. */
+static steer_vec2 rest_after(steer_session *s)
+{
+	step(s->world, 60 * 20);
+	return pos(s->world, 1);
+}
+
+/* The free point of a target follows every change of the geometry around it, however
+ * long the target itself stays put: a circle put over it and taken away, a wall put
+ * through it and taken away, a circle drifting across it. */
+static void free_target_follows_the_geometry(void)
+{
+	steer_session s = {.world = make_world(1000, 600, STEER_EDGE_NONE, 1)};
+	steer_world_set_solid(s.world, false); /* only the target keeps it out */
+	steer_reply r;
+	steer_reply_init(&r);
+	run_line(&s, "spawn 100 300", &r);
+	run_line(&s, "arrive 1 600 300", &r);
+	steer_vec2 at = rest_after(&s);
+	CHECK(dist(at, v2(600, 300)) < 0.01, "rests at (%.2f, %.2f)", at.x, at.y);
+	const char *got = run_line(&s, "obstacle 610 300 30", &r);
+	CHECK(strstr(got, "\"id\":2"), "%s", got);
+	at = rest_after(&s);
+	CHECK(dist(at, v2(575, 300)) < 0.01, "with the circle: (%.2f, %.2f)", at.x, at.y);
+	run_line(&s, "remove 2", &r);
+	at = rest_after(&s);
+	CHECK(dist(at, v2(600, 300)) < 0.01, "the circle gone: (%.2f, %.2f)", at.x, at.y);
+	got = run_line(&s, "wall 600 200 600 400", &r);
+	CHECK(strstr(got, "\"id\":3"), "%s", got);
+	at = rest_after(&s);
+	CHECK(fabs(at.x - 600) >= 5 - 0.05 && fabs(at.y - 300) < 0.01,
+	      "with the wall: (%.2f, %.2f)", at.x, at.y);
+	run_line(&s, "remove 3", &r);
+	at = rest_after(&s);
+	CHECK(dist(at, v2(600, 300)) < 0.01, "the wall gone: (%.2f, %.2f)", at.x, at.y);
+	/* A circle drifts towards the target from the right: the vehicle keeps ahead of
+	 * it (arrive lags a moving point by a few units), until the centre comes near the
+	 * target. Were the point taken only once, the circle would run 25 deep over it. */
+	run_line(&s, "obstacle 900 300 30 vx=-5", &r);
+	double worst = -1e9;
+	for (int t = 0; t < 60 * 58; t++) {
+		step(s.world, 1);
+		worst =
+		    fmax(worst, circle_overlap(s.world, 1, v2(900 - 5.0 * (t + 1) / 60, 300), 30));
+	}
+	CHECK(worst <= 10.0, "the drifting circle ran %.2f over the vehicle", worst);
+	steer_reply_free(&r);
+	steer_world_destroy(s.world);
+}
+
 int main(void)
 {
 	RUN(seek_reaches_and_overshoots);
@@ -541,6 +591,7 @@ int main(void)
 	RUN(seek_target_inside_a_polygon);
 	RUN(waypoint_inside_a_circle);
 	RUN(get_reports_free_targets);
+	RUN(free_target_follows_the_geometry);
 	RUN(pursue_beats_seek);
 	RUN(evade_keeps_farther_than_flee);
 	RUN(wander_moves_and_turns);
