@@ -2,8 +2,8 @@
  * obstacle: the nearest point where its body fits. Worked out from the target as given
  * whenever it or the geometry changes (steer_target_free_memo), because obstacles
  * drift and geometry comes and goes: a point moved once when it was set would be
- * wrong as soon as the circle over it moved on, or a new one came over it. The target as given is kept (and saved); the point it stands
- * for is reported by `get`. */
+ * wrong as soon as the circle over it moved on, or a new one came over it. The target
+ * as given is kept (and saved); the point it stands for is reported by `get`. */
 #ifndef STEER_TARGETS_H
 #define STEER_TARGETS_H
 
