@@ -887,6 +887,8 @@ def pager_rows(text):
 def test_pager_header_and_footer_agree():
     # A long reply opens the pager: the title said "any other key closes", the
     # footer "q closes"; any key but the scroll keys closes it.
+    tmux("send-keys", "-t", "tui", "Escape", ":spawn flock 60 500 300 100", "Enter")
+    wait_for(lambda t: "OK {" in t, "60 more vehicles", 5)
     tmux("send-keys", "-t", "tui", "Escape", ":list", "Enter")
     text = wait_for(lambda t: "closes" in t, "the reply in the pager", 5)
     closes = re.findall(r"(any other key closes|any key closes|q closes)", text)
