@@ -561,7 +561,7 @@ static void draw(tui_app *a)
 		return;
 	/* Without a connection there is no world to show: the last one may be gone, and
 	 * before any snapshot there is none (it was drawn as a box of size 0). */
-	char banner[2][300];
+	char banner[2][400];
 	const char *banner_lines[2] = {banner[0], banner[1]};
 	int nbanner = 0;
 	if (a->net.state == NET_CONNECTED && a->have_snapshot) {

@@ -94,7 +94,7 @@ typedef struct tui_app {
 	uv_poll_t input;
 	uv_signal_t sigwinch, sigint, sigterm, sighup;
 	int exit_code;
-	char exit_why[300]; /* said on stderr once the screen is back to normal */
+	char exit_why[400]; /* said on stderr once the screen is back to normal */
 	bool quitting;
 } tui_app;
 
