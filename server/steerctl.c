@@ -700,8 +700,10 @@ int main(int argc, char **argv)
 	if (!prompt)
 		sigaction(SIGINT, &sa, NULL);
 
-	if (connect_ctl(&c) != 0)
+	if (connect_ctl(&c) != 0) {
+		free(c.r.buf); /* a refused token or name read a reply into it */
 		return 2;
+	}
 	int status;
 	if (has_command) {
 		char *line = join(argc - i, argv + i);
