@@ -116,6 +116,37 @@ static void abandon(ctl *c)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
+/* Whether host:port answers as a command port: `quit` gets "OK" within half a second.
+ * Only the defaults pair a protobuf port with a command port (7700, 7701), and only a
+ * port that answers is worth naming. */
+static bool answers_as_text(const char *host, const char *port)
+{
+	struct addrinfo hints = {0}, *res;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res) != 0)
+		return false;
+	bool yes = false;
+	int fd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
+	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+	    send_all(fd, "quit\n", 5) == 0) {
+		char buf[8];
+		size_t got = 0;
+		struct pollfd p = {fd, POLLIN, 0};
+		while (got < 3 && poll(&p, 1, 500) == 1) {
+			ssize_t k = recv(fd, buf + got, sizeof buf - got, 0);
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		yes = got >= 3 && !memcmp(buf, "OK\n", 3);
+	}
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(res);
+	return yes;
+}
+
 /* Reads the next reply line; *line points into the reader (no newline) until
  * consume_line. 0, or -1 after saying why (closed, not a command port, Ctrl-C). */
 static int next_line(ctl *c, const char **line, size_t *len)
@@ -126,7 +157,12 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			int v = ctl_looks_like_text(r->buf, r->len);
 			if (v == 0) {
 				char why[256];
-				ctl_explain_not_text(r->buf, r->len, c->port, why, sizeof why);
+				const char *text_port = ctl_looks_like_protobuf(r->buf, r->len) &&
+				                                !strcmp(c->port, "7700") &&
+				                                answers_as_text(c->host, "7701")
+				                            ? "7701"
+				                            : NULL;
+				ctl_explain_not_text(r->buf, r->len, text_port, why, sizeof why);
 				fprintf(stderr, "steerctl: %s:%s: %s\n", c->host, c->port, why);
 				return -1;
 			}

@@ -98,6 +98,27 @@ def test_protobuf_port_is_recognised():
     expect(r.returncode == 2 and "protobuf stream" in r.stderr, r)
 
 
+def test_default_protobuf_port_names_the_command_port_only_when_it_answers():
+    # 7700 is the default protobuf port, but the command port is 7701 only when the
+    # server was started so: steerctl names it only when it answers there.
+    if not (port_free(7700) and port_free(7701)):
+        print("skipped: 7700 or 7701 is in use")
+        return
+    other = Server("--port", "7700")  # the command port: a free one, not 7701
+    try:
+        r = ctl("-p", "7700", "stats")
+        expect(r.returncode == 2 and "protobuf stream" in r.stderr and
+               "7701" not in r.stderr and "listening cmd" in r.stderr, r.stderr)
+    finally:
+        other.stop()
+    usual = Server("--port", "7700", "--cmd-port", "7701")
+    try:
+        r = ctl("-p", "7700", "stats")
+        expect(r.returncode == 2 and "--port 7701" in r.stderr, r.stderr)
+    finally:
+        usual.stop()
+
+
 def test_full_servers_protobuf_port_is_recognised_too():
     """A full server's protobuf port answers with a Reply, not a Welcome."""
     full = Server("--max-clients", "1")
@@ -574,7 +595,9 @@ def test_giving_up_on_a_step_stops_it():
 
 for t in [test_version_flags, test_unknown_options_are_named,
           test_blank_command_is_refused_at_once, test_port_and_host_spellings,
-          test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
+          test_protobuf_port_is_recognised,
+          test_default_protobuf_port_names_the_command_port_only_when_it_answers,
+          test_full_servers_protobuf_port_is_recognised_too,
           test_not_steer_at_all, test_world_alone_reports_the_settings, test_token_flags,
           test_batch_exit_status_counts_failures, test_one_command_exit_status,
           test_json_mode, test_raw_mode_is_the_server_s_lines, test_help_is_a_table,
