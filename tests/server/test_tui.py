@@ -440,7 +440,11 @@ def test_reconnects_without_spinning():
     port = srv.proto_port
     code, err = srv.stop()
     expect(code == 0, err[-1000:])
-    wait_for(lambda t: "disconnected, retrying" in t, "the disconnected status")
+    text = wait_for(lambda t: "disconnected, retrying" in t, "the disconnected status")
+    # Across the map, not a stale picture of a world that may be gone.
+    text = wait_for(lambda t: f"disconnected from 127.0.0.1:{port}:" in t and "q quits" in t,
+                    "the disconnected message across the map", 5)
+    expect("\u2502" not in text, f"the old map is still drawn:\n{text}")
     pid = tui_pid()
     c0 = cpu_seconds(pid)
     time.sleep(2.0)
