@@ -109,6 +109,8 @@ static void send_view_if_changed(tui_app *a)
 static const steer_snap_vehicle *find_vehicle(const tui_app *a, uint32_t id)
 {
 	const steer_snapshot *s = &a->net.snapshot;
+	if (a->snap_stale)
+		return NULL;
 	for (size_t k = 0; k < s->count; k++)
 		if (s->v[k].id == id)
 			return &s->v[k];
@@ -144,6 +146,7 @@ static void select_vehicle(tui_app *a, uint32_t id)
  * selection and the follow go before a key can act on them. */
 static void world_replaced(tui_app *a)
 {
+	a->snap_stale = true;
 	if (!a->selected && !a->follow.id)
 		return;
 	uint32_t was = a->selected;
@@ -207,7 +210,7 @@ static void on_connected(void *ud)
 {
 	tui_app *a = ud;
 	steer_strbuf_clear(&a->net.out);
-	if (steer_wire_hello(&a->net.out, a->name) == STEER_OK)
+	if (steer_wire_hello_token(&a->net.out, a->name, a->token) == STEER_OK)
 		tui_net_send_out(&a->net);
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);
@@ -262,8 +265,18 @@ static void stats_reply(tui_app *a, const steer_server_msg *m)
 	tui_stats_push(&a->stats, &smp);
 }
 
+static void quit(tui_app *a, int code);
+
 static void handle_reply(tui_app *a, const steer_server_msg *m)
 {
+	/* The Hello's token refused (request 0): watching on read-only is not what the
+	 * user asked for with --token; say so and stop rather than retry it forever. */
+	if (!m->ok && m->request_id == 0 && a->token[0] && !strncmp(m->error, "hello: ", 7)) {
+		snprintf(a->exit_why, sizeof a->exit_why, "%.100s:%s refused the token: %.180s",
+		         a->net.host, a->net.port, m->error + 7);
+		quit(a, 2);
+		return;
+	}
 	tui_purpose purpose = take_purpose(a, m->request_id);
 	if (purpose == PURPOSE_STATS) {
 		stats_reply(a, m);
@@ -304,7 +317,7 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 	/* A long answer to a question opens in the pager, laid out to read. */
 	if (purpose == PURPOSE_SHOW &&
 	    (m->json.len + 3 > (size_t)a->screen.cols || m->json.len >= sizeof a->message - 4)) {
-		tui_pager_reset(&a->pager, "reply (j/k scroll, any other key closes)");
+		tui_pager_reset(&a->pager, "reply");
 		if (tui_pager_add_json(&a->pager, json) == 0) {
 			a->pager.open = true;
 			snprintf(a->message, sizeof a->message,
@@ -324,9 +337,11 @@ static void on_message(void *ud, const steer_server_msg *m)
 		if (!(m->welcome.width > 0)) {
 			/* A private server tells nothing about its world before the token;
 			 * the full Welcome follows a successful :auth. */
-			snprintf(a->message, sizeof a->message,
-			         "connected to %.100s:%s - a private server: :auth TOKEN to watch",
-			         a->net.host, a->net.port);
+			snprintf(
+			    a->message, sizeof a->message,
+			    "connected to %.100s:%s - a private server: :auth TOKEN (or --token) "
+			    "to watch",
+			    a->net.host, a->net.port);
 			break;
 		}
 		say_connected(a);
@@ -352,6 +367,7 @@ static void on_message(void *ud, const steer_server_msg *m)
 			world_replaced(a);
 		a->last_tick = s->tick;
 		a->have_snapshot = true;
+		a->snap_stale = false;
 		double cx, cy;
 		bool predicted;
 		a->follow_predicted = false;
@@ -401,6 +417,41 @@ static void behaviours_text(uint32_t bits, char *out, size_t n)
 		}
 }
 
+/* Cuts text (ASCII) to cols columns at a word boundary, ending with an ellipsis, so
+ * that no word is cut in the middle. The ellipsis counts its bytes: the line is drawn
+ * with at most cols bytes. */
+static void fit_words(char *text, int cols, bool utf8)
+{
+	size_t n = strlen(text);
+	if (cols < 0 || n <= (size_t)cols)
+		return;
+	const char *dots = utf8 ? "\xe2\x80\xa6" : "...";
+	size_t dw = strlen(dots);
+	size_t room = (size_t)cols > dw ? (size_t)cols - dw : 0, cut = room;
+	while (cut > 0 && text[cut] != ' ')
+		cut--;
+	while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == '|' || text[cut - 1] == ','))
+		cut--;
+	if (cut == 0) /* one long word: cut it after all rather than show nothing */
+		cut = room;
+	snprintf(text + cut, n + 1 - cut, "%s", cols >= (int)dw ? dots : "");
+}
+
+/* One part of the connected status line; short: the same in fewer words (NULL none). */
+typedef struct status_item {
+	const char *text, *brief;
+	bool shown, use_brief;
+} status_item;
+
+static int items_len(const status_item *it, int n)
+{
+	int len = 0;
+	for (int k = 0; k < n; k++)
+		if (it[k].shown)
+			len += 3 + (int)strlen(it[k].use_brief ? it[k].brief : it[k].text);
+	return len - 2; /* " connected": one leading space, not " | " */
+}
+
 static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 {
 	const steer_snapshot *s = &a->net.snapshot;
@@ -422,14 +473,16 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		} else {
 			snprintf(out, n, " connecting to %s:%s ...", a->net.host, a->net.port);
 		}
+		fit_words(out, a->screen.cols, a->screen.utf8);
 		return;
 	}
 	if (!a->have_snapshot) {
 		snprintf(out, n, " connected %s:%s, waiting for the first snapshot", a->net.host,
 		         a->net.port);
+		fit_words(out, a->screen.cols, a->screen.utf8);
 		return;
 	}
-	char sel[160] = "";
+	char sel[160] = "", sel_brief[24] = "";
 	if (a->selected) {
 		const steer_snap_vehicle *v = find_vehicle(a, a->selected);
 		if (v) {
@@ -437,38 +490,65 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			behaviours_text(v->behaviors, beh, sizeof beh);
 			if (!beh[0])
 				snprintf(beh, sizeof beh, "no behaviour");
-			snprintf(sel, sizeof sel, " | #%u %.1f u/s %s", v->id, hypot(v->vx, v->vy),
+			snprintf(sel, sizeof sel, "#%u %.1f u/s %s", v->id, hypot(v->vx, v->vy),
 			         beh);
 		} else if (a->follow_predicted && a->follow.id == a->selected) {
-			snprintf(sel, sizeof sel, " | #%u (across the edge)", a->selected);
+			snprintf(sel, sizeof sel, "#%u (across the edge)", a->selected);
 		} else {
-			snprintf(sel, sizeof sel, " | #%u (off view)", a->selected);
+			snprintf(sel, sizeof sel, "#%u (off view)", a->selected);
 		}
+		snprintf(sel_brief, sizeof sel_brief, "#%u", a->selected);
 	}
-	/* On a narrow terminal the selection, follow and debug matter more than the tick
-	 * count and the rates: those go first, then the words around the counts. */
-	for (int terse = 0; terse < 4; terse++) {
-		char seen[96], tick[40] = "", hz[40] = "";
-		if (s->density)
-			snprintf(seen, sizeof seen,
-			         terse < 2 ? "density: %u/%u in view, up to %u a cell"
-			                   : "density %u/%u, %u a cell",
-			         s->in_view, s->total_vehicles, s->max_count);
+	char tick[40], seen[96], seen_brief[64], hz[40];
+	snprintf(tick, sizeof tick, "tick %llu", (unsigned long long)s->tick);
+	if (s->density) {
+		snprintf(seen, sizeof seen, "density: %u/%u in view, up to %u a cell", s->in_view,
+		         s->total_vehicles, s->max_count);
+		snprintf(seen_brief, sizeof seen_brief, "density %u/%u, %u a cell", s->in_view,
+		         s->total_vehicles, s->max_count);
+	} else {
+		snprintf(seen, sizeof seen, "vehicles %d/%u in view", visible_count(a),
+		         s->total_vehicles);
+		snprintf(seen_brief, sizeof seen_brief, "%d/%u in view", visible_count(a),
+		         s->total_vehicles);
+	}
+	snprintf(hz, sizeof hz, "%g/%g Hz", s->tick_rate, a->net.msg.welcome.snapshot_rate);
+	enum { ST_CONN, ST_TICK, ST_SEEN, ST_CLOCK, ST_HZ, ST_SEL, ST_FOLLOW, ST_DEBUG, ST_NITEMS };
+	status_item it[ST_NITEMS] = {
+	    [ST_CONN] = {"connected", NULL, true, false},
+	    [ST_TICK] = {tick, NULL, true, false},
+	    [ST_SEEN] = {seen, seen_brief, true, false},
+	    [ST_CLOCK] = {s->paused ? "PAUSED" : "running", NULL, true, false},
+	    [ST_HZ] = {hz, NULL, true, false},
+	    [ST_SEL] = {sel, sel_brief, a->selected != 0, false},
+	    [ST_FOLLOW] = {"follow", NULL, a->follow.id != 0, false},
+	    [ST_DEBUG] = {"debug", NULL, a->debug, false},
+	};
+	/* On a narrow terminal whole items go, least important first: the selection,
+	 * follow, debug and a paused clock matter more than the tick count and the rates. */
+	static const struct {
+		int item;
+		bool brief; /* shorten it rather than drop it */
+	} give_up[] = {{ST_TICK, false},  {ST_SEEN, true},  {ST_HZ, false},    {ST_SEL, true},
+	               {ST_CLOCK, false}, {ST_SEEN, false}, {ST_DEBUG, false}, {ST_FOLLOW, false}};
+	for (size_t k = 0;
+	     k < sizeof give_up / sizeof give_up[0] && items_len(it, ST_NITEMS) > a->screen.cols;
+	     k++) {
+		status_item *i = &it[give_up[k].item];
+		if (give_up[k].item == ST_CLOCK && s->paused)
+			continue; /* PAUSED explains a still map: it stays */
+		if (give_up[k].brief)
+			i->use_brief = true;
 		else
-			snprintf(seen, sizeof seen,
-			         terse < 2 ? "vehicles %d/%u in view" : "%d/%u in view",
-			         visible_count(a), s->total_vehicles);
-		if (terse < 1)
-			snprintf(tick, sizeof tick, " | tick %llu", (unsigned long long)s->tick);
-		if (terse < 3)
-			snprintf(hz, sizeof hz, " | %g/%g Hz", s->tick_rate,
-			         a->net.msg.welcome.snapshot_rate);
-		int len = snprintf(out, n, " connected%s | %s | %s%s%s%s%s", tick, seen,
-		                   s->paused ? "PAUSED" : "running", hz, sel,
-		                   a->follow.id ? " | follow" : "", a->debug ? " | debug" : "");
-		if (len <= a->screen.cols)
-			return;
+			i->shown = false;
 	}
+	size_t len = 0;
+	out[0] = '\0';
+	for (int k = 0; k < ST_NITEMS && len < n; k++)
+		if (it[k].shown)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", k ? " | " : " ",
+			                        it[k].use_brief ? it[k].brief : it[k].text);
+	fit_words(out, a->screen.cols, a->screen.utf8);
 }
 
 static void draw(tui_app *a)
@@ -479,8 +559,28 @@ static void draw(tui_app *a)
 	a->cam.rows = rows;
 	if (tui_grid_resize(&a->grid, cols, rows) != 0)
 		return;
-	tui_render_opts o = {a->selected, a->debug, true, a->cursor_col, a->cursor_row};
-	tui_render(&a->grid, &a->net.snapshot, &a->cam, &o);
+	/* Without a connection there is no world to show: the last one may be gone, and
+	 * before any snapshot there is none (it was drawn as a box of size 0). */
+	char banner[2][400];
+	const char *banner_lines[2] = {banner[0], banner[1]};
+	int nbanner = 0;
+	if (a->net.state == NET_CONNECTED && a->have_snapshot) {
+		tui_render_opts o = {a->selected, a->debug, true, a->cursor_col, a->cursor_row};
+		tui_render(&a->grid, &a->net.snapshot, &a->cam, &o);
+	} else {
+		memset(a->grid.cells, 0, (size_t)cols * (size_t)rows * sizeof a->grid.cells[0]);
+	}
+	if (a->net.state == NET_WAITING) {
+		uint64_t now = uv_now(a->loop);
+		double in =
+		    a->net.retry_at_ms > now ? (double)(a->net.retry_at_ms - now) / 1000 : 0;
+		snprintf(banner[0], sizeof banner[0], "  disconnected from %.100s:%s: %.190s",
+		         a->net.host, a->net.port, a->net.last_error);
+		snprintf(banner[1], sizeof banner[1], "  reconnecting in %.1f s - q quits", in);
+		fit_words(banner[0], a->screen.cols, a->screen.utf8);
+		fit_words(banner[1], a->screen.cols, a->screen.utf8);
+		nbanner = 2;
+	}
 	char status[512];
 	bool alert;
 	status_text(a, status, sizeof status, &alert);
@@ -499,7 +599,9 @@ static void draw(tui_app *a)
 	                    a->pager.open ? &a->pager : NULL,
 	                    (const char(*)[TUI_STATS_LINE])panel,
 	                    npanel,
-	                    alert};
+	                    alert,
+	                    banner_lines,
+	                    nbanner};
 	tui_screen_draw(&a->screen, &a->grid, &t);
 	send_view_if_changed(a);
 }
@@ -565,7 +667,8 @@ static void click(tui_app *a, int col, int row, bool right)
 	/* With a vehicle selected, a click is meant as a waypoint: only a click right on
 	 * another vehicle's glyph selects that one instead. With none, a near miss (a
 	 * neighbouring cell) still selects. */
-	uint32_t hit = tui_pick(&a->net.snapshot, &a->cam, col, row, a->selected ? 0 : 1);
+	uint32_t hit =
+	    a->snap_stale ? 0 : tui_pick(&a->net.snapshot, &a->cam, col, row, a->selected ? 0 : 1);
 	if (hit && hit != a->selected) {
 		select_vehicle(a, hit);
 		snprintf(a->message, sizeof a->message,
@@ -583,6 +686,11 @@ static void click(tui_app *a, int col, int row, bool right)
 static void cycle_selection(tui_app *a, int dir)
 {
 	const steer_snapshot *s = &a->net.snapshot;
+	if (a->snap_stale) {
+		snprintf(a->message, sizeof a->message,
+		         "a new world: waiting for its first snapshot to select in");
+		return;
+	}
 	uint32_t best = 0, wrap = 0;
 	for (size_t k = 0; k < s->count; k++) {
 		uint32_t id = s->v[k].id;
@@ -617,8 +725,6 @@ static void toggle(tui_app *a, uint32_t bit)
 	sendf(a, PURPOSE_NONE, "%s %u %s", steer_behavior_name(bit), v->id,
 	      (v->behaviors & bit) ? "off" : "on");
 }
-
-static void quit(tui_app *a, int code);
 
 static tui_help_conn help_conn(const tui_app *a)
 {
@@ -679,7 +785,13 @@ static void run_cmdline(tui_app *a)
 		return;
 	}
 	const steer_cmd_entry *e = n >= 1 ? steer_cmd_find(words[0]) : NULL;
-	tui_purpose purpose = e && e->access == STEER_CMD_READ ? PURPOSE_SHOW : PURPOSE_NONE;
+	/* A question (get, list, world alone ...) shows its answer; the server judges
+	 * the line itself, so one this parse refuses is still sent. */
+	static steer_command parsed; /* big (a polygon's points): not on the stack */
+	char perr[160];
+	bool asks = e && steer_cmd_parse_line(&parsed, a->cmd.buf, perr, sizeof perr) == STEER_OK &&
+	            !steer_cmd_writes(&parsed);
+	tui_purpose purpose = asks ? PURPOSE_SHOW : PURPOSE_NONE;
 	if (e &&
 	    (!strcmp(e->name, "reset") || !strcmp(e->name, "scenario") || !strcmp(e->name, "load")))
 		purpose = PURPOSE_REPLACE;
@@ -749,11 +861,20 @@ static void cmdline_key(tui_app *a, int ch)
 	}
 }
 
-/* Scroll keys scroll; any other key closes. */
+/* Scroll keys scroll; any other key closes, and any key at all when there is nothing
+ * to scroll: what the pager's footer says (screen.c). */
 static void pager_key(tui_app *a, int ch)
 {
 	tui_pager_box b = tui_pager_layout(&a->pager, a->screen.cols, a->screen.rows);
 	int page = b.text_rows > 1 ? b.text_rows - 1 : 1, delta;
+	if (ch == KEY_RESIZE) {
+		resize(a);
+		return;
+	}
+	if (tui_pager_height(&a->pager, b.text_cols) <= b.text_rows) {
+		a->pager.open = false;
+		return;
+	}
 	switch (ch) {
 	case KEY_DOWN:
 	case 'j':
@@ -1117,6 +1238,7 @@ int tui_app_run(const tui_options *o)
 	a->loop = uv_default_loop();
 	a->cmd_port = o->cmd_port;
 	a->name = o->name;
+	a->token = o->token ? o->token : "";
 	tui_pager_init(&a->pager);
 	tui_stats_init(&a->stats);
 	a->world_w = 1000;
@@ -1160,6 +1282,8 @@ int tui_app_run(const tui_options *o)
 	schedule_frame(a);
 	uv_run(a->loop, UV_RUN_DEFAULT);
 	tui_screen_close();
+	if (a->exit_why[0])
+		fprintf(stderr, "steer-tui: %s\n", a->exit_why);
 	tui_net_free(&a->net);
 	tui_grid_free(&a->grid);
 	tui_pager_free(&a->pager);

@@ -42,8 +42,9 @@ typedef struct tui_pending {
 typedef struct tui_options {
 	const char *host;
 	int port;
-	int cmd_port;     /* shown to the user only; 0 when not given */
-	const char *name; /* how other clients see this one (Hello.client) */
+	int cmd_port;      /* shown to the user only; 0 when not given */
+	const char *name;  /* how other clients see this one (Hello.client) */
+	const char *token; /* presented in the Hello; "" none */
 } tui_options;
 
 typedef struct tui_app {
@@ -54,6 +55,9 @@ typedef struct tui_app {
 	tui_camera cam;
 	bool fitted; /* camera fitted to the world once */
 	bool have_snapshot;
+	/* The world was replaced since the last snapshot: its vehicles are not to be
+	 * selected, picked or acted on until the new world's first snapshot. */
+	bool snap_stale;
 	double world_w, world_h;
 	steer_view sent_view;
 	steer_compact_req sent_req; /* compact at the map's size, except with debug aids */
@@ -71,6 +75,7 @@ typedef struct tui_app {
 	bool debug;
 	int cmd_port;
 	const char *name;
+	const char *token;
 	tui_pager pager; /* help, command help, long replies */
 	bool stats_open;
 	tui_stats stats;
@@ -89,6 +94,7 @@ typedef struct tui_app {
 	uv_poll_t input;
 	uv_signal_t sigwinch, sigint, sigterm, sighup;
 	int exit_code;
+	char exit_why[400]; /* said on stderr once the screen is back to normal */
 	bool quitting;
 } tui_app;
 

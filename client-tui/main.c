@@ -17,10 +17,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: steer-tui [--host H] [--port P] [--cmd-port N] [--name NAME]\n"
+	           "                 [--token SECRET | --token-file PATH]\n"
 	           "  Connects to steer-server's protobuf port (default 127.0.0.1:7700).\n"
 	           "  --cmd-port N   the server's text command port, shown in the help (? key)\n"
 	           "  --name NAME    how other clients see you: \"NAME paused\" (default: $USER or "
 	           "the login name)\n"
+	           "  --token SECRET present steer-server's --token in the Hello, to change the\n"
+	           "                 world; a refused token ends steer-tui (exit status 2)\n"
+	           "  --token-file PATH  the same, read from the file's first line (not in ps);\n"
+	           "                 without either, $STEER_TOKEN if set\n"
 	           "  --version      print the version and exit\n"
 	           "  Press ? inside for the keys, q to quit. NO_COLOR=1 turns colours off.\n");
 }
@@ -51,11 +56,13 @@ static const char *default_name(void)
 
 int main(int argc, char **argv)
 {
-	tui_options o = {"127.0.0.1", 7700, 0, default_name()};
+	tui_options o = {"127.0.0.1", 7700, 0, default_name(), NULL};
+	const char *token = NULL, *token_file = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		bool takes_value = !strcmp(arg, "--host") || !strcmp(arg, "--port") ||
-		                   !strcmp(arg, "--cmd-port") || !strcmp(arg, "--name");
+		                   !strcmp(arg, "--cmd-port") || !strcmp(arg, "--name") ||
+		                   !strcmp(arg, "--token") || !strcmp(arg, "--token-file");
 		if (takes_value && i + 1 >= argc) {
 			fprintf(stderr, "steer-tui: %s needs a value\n", arg);
 			usage(stderr);
@@ -79,6 +86,10 @@ int main(int argc, char **argv)
 				        STEER_NAME_MAX);
 				return 2;
 			}
+		} else if (!strcmp(arg, "--token")) {
+			token = argv[++i];
+		} else if (!strcmp(arg, "--token-file")) {
+			token_file = argv[++i];
 		} else if (!strcmp(arg, "--version")) {
 			printf("steer-tui %s\n", STEER_VERSION);
 			return 0;
@@ -91,5 +102,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (token && token_file) {
+		fprintf(stderr, "steer-tui: choose one of --token and --token-file\n");
+		return 2;
+	}
+	static char chosen[STEER_NAME_MAX + 1];
+	char err[300];
+	if (steer_token_choose(token, token_file, chosen, err, sizeof err) != STEER_OK) {
+		fprintf(stderr, "steer-tui: %s\n", err);
+		return 2;
+	}
+	o.token = chosen;
 	return tui_app_run(&o);
 }

@@ -178,7 +178,8 @@ static void draw_pager(const tui_screen *s, tui_pager *p)
 	if (b.rows >= 2) {
 		int last = p->top + b.text_rows < total ? p->top + b.text_rows : total;
 		snprintf(row, sizeof row, "%d-%d of %d  %s", total ? p->top + 1 : 0, last, total,
-		         total > b.text_rows ? "j/k PgUp/PgDn g/G scroll, q closes" : "q closes");
+		         total > b.text_rows ? "j/k PgUp/PgDn g/G scroll, any other key closes"
+		                             : "any key closes");
 		mvaddnstr(b.top + b.rows - 1, b.text_left, row, b.text_cols);
 	}
 	attroff(A_REVERSE);
@@ -229,6 +230,16 @@ void tui_screen_draw(tui_screen *s, const tui_grid *g, const tui_frame_text *t)
 			mvaddstr(row, col, tui_glyph_text((tui_glyph)c->glyph, s->utf8));
 			attroff(attr);
 		}
+	}
+	if (t->banner_lines > 0 && s->rows > 2) {
+		/* A blank row above and below, all in reverse: seen at a glance. */
+		int h = t->banner_lines + 2, top = (s->rows - 2 - h) / 2;
+		if (top < 0)
+			top = 0;
+		for (int k = 0; k < h && top + k < s->rows - 2; k++)
+			draw_line(top + k, s->cols,
+			          k && k <= t->banner_lines ? t->banner[k - 1] : "",
+			          A_REVERSE | A_BOLD);
 	}
 	if (s->rows >= 2)
 		draw_line(s->rows - 2, s->cols, t->status,

@@ -35,6 +35,10 @@ typedef struct tui_frame_text {
 	const char (*panel)[TUI_STATS_LINE]; /* the stats panel's lines, over the map */
 	int panel_lines;
 	bool status_alert; /* e.g. disconnected: drawn in reverse */
+	/* Lines across the whole width in the middle of the map, instead of the map:
+	 * why there is none (disconnected). */
+	const char *const *banner;
+	int banner_lines;
 } tui_frame_text;
 
 void tui_screen_draw(tui_screen *s, const tui_grid *g, const tui_frame_text *t);

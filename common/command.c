@@ -1164,11 +1164,34 @@ static steer_status p_world(steer_command *c, int argc, char **argv, char *err, 
 			            argv[k]);
 		}
 	}
-	if (!c->has_size && !c->has_edges && c->solid < 0 && c->contain < 0)
-		return fail(err, errlen,
-		            "usage: world [W H] [wrap|bounce|none] [solid on|off] "
-		            "[contain on|off]");
 	return STEER_OK;
+}
+
+static steer_status x_world(const steer_command *c, steer_session *s, const steer_host *h,
+                            steer_reply *r);
+
+/* `world` alone: a question, not a change. */
+static bool world_query(const steer_command *c)
+{
+	return c->entry->exec == x_world && !c->has_size && !c->has_edges && c->solid < 0 &&
+	       c->contain < 0;
+}
+
+/* The settings `world` (and rate, seed) can change, as a reply. */
+static void world_settings(steer_strbuf *b, const steer_world_config *cfg)
+{
+	steer_strbuf_puts(b, "{\"width\":");
+	steer_json_num(b, cfg->width);
+	steer_strbuf_puts(b, ",\"height\":");
+	steer_json_num(b, cfg->height);
+	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"solid\":%s,\"contain\":%s,\"tick_rate\":",
+	                    steer_edges_name(cfg->edges), cfg->solid ? "true" : "false",
+	                    cfg->contain ? "true" : "false");
+	steer_json_num(b, cfg->tick_rate);
+	steer_strbuf_puts(b, ",\"dt\":");
+	steer_json_num(b, 1.0 / cfg->tick_rate);
+	steer_strbuf_printf(b, ",\"seed\":%llu,\"max_vehicles\":%zu}",
+	                    (unsigned long long)cfg->seed, cfg->max_vehicles);
 }
 
 static steer_status x_world(const steer_command *c, steer_session *s, const steer_host *h,
@@ -1176,6 +1199,10 @@ static steer_status x_world(const steer_command *c, steer_session *s, const stee
 {
 	(void)h;
 	const steer_world_config *now = steer_world_config_get(s->world);
+	if (world_query(c)) {
+		world_settings(&r->json, now);
+		return STEER_OK;
+	}
 	steer_edges e = c->has_edges ? c->edges : now->edges;
 	double width = c->has_size ? c->x : now->width;
 	double height = c->has_size ? c->y : now->height;
@@ -1482,9 +1509,14 @@ static steer_status x_auth(const steer_command *c, steer_session *s, const steer
 	return STEER_OK;
 }
 
+bool steer_cmd_writes(const steer_command *cmd)
+{
+	return cmd->entry->access == STEER_CMD_WRITE && !world_query(cmd);
+}
+
 steer_status steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out)
 {
-	if (may_write || cmd->entry->access == STEER_CMD_READ)
+	if (may_write || !steer_cmd_writes(cmd))
 		return STEER_OK;
 	steer_reply_fail(out,
 	                 "%s changes the world and this connection is read-only: send "
@@ -1545,8 +1577,9 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"step", "[N]", "advance N ticks (default 1), e.g. while paused; answered when done", W, 0, 1,
      p_step, x_step},
     {"world", "[W H] [wrap|bounce|none] [solid on|off] [contain on|off]",
-     "resize the world, set its edges and its rules (solid bodies, contained by the bounds)", W, 1,
-     7, p_world, x_world},
+     "resize the world, set its edges and its rules (solid bodies, contained by the bounds); "
+     "alone: show them",
+     W, 0, 7, p_world, x_world},
     {"rate", "HZ", "set the tick rate", W, 1, 1, p_rate, x_rate},
     {"seed", "N", "set the seed (reset then replays identically)", W, 1, 1, p_seed, x_seed},
     {"reset", "", "empty the world: tick 0, ids from 1, seed kept", W, 0, 0, p_none, x_reset},
@@ -1644,10 +1677,38 @@ steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s, const st
 	out->ok = true;
 	out->close = false;
 	out->error[0] = '\0';
-	if (cmd->entry->access == STEER_CMD_WRITE)
+	if (steer_cmd_writes(cmd))
 		s->health_valid = false;
 	steer_status rc = cmd->entry->exec(cmd, s, h, out);
 	if (rc == STEER_OK && out->json.oom)
 		return steer_reply_fail(out, "out of memory while building the reply");
 	return rc;
+}
+
+steer_status steer_token_choose(const char *token, const char *file, char out[STEER_NAME_MAX + 1],
+                                char *err, size_t errlen)
+{
+	const char *flag = token ? "--token" : file ? "--token-file" : "STEER_TOKEN";
+	char buf[128] = "";
+	out[0] = '\0';
+	if (!token && file) {
+		FILE *f = fopen(file, "r");
+		if (!f)
+			return fail(err, errlen, "--token-file %s: %s", file, strerror(errno));
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0'; /* the first line is the token, as the server's */
+		token = buf;
+	} else if (!token) {
+		token = getenv("STEER_TOKEN");
+		if (!token || !*token)
+			return STEER_OK;
+	}
+	size_t n = strlen(token);
+	if (n == 0 || n > STEER_NAME_MAX || strpbrk(token, " \t\r\n"))
+		return fail(err, errlen, "%s: the token must be 1-%d characters without spaces",
+		            flag, STEER_NAME_MAX);
+	memcpy(out, token, n + 1);
+	return STEER_OK;
 }

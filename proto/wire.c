@@ -383,10 +383,19 @@ steer_status steer_wire_version_ok(uint32_t version, const char *peer, char *err
 
 steer_status steer_wire_hello(steer_strbuf *out, const char *client_name)
 {
+	return steer_wire_hello_token(out, client_name, NULL);
+}
+
+steer_status steer_wire_hello_token(steer_strbuf *out, const char *client_name, const char *token)
+{
 	steer_ClientMessage m = steer_ClientMessage_init_zero;
 	m.which_msg = steer_ClientMessage_hello_tag;
 	m.msg.hello.protocol_version = STEER_PROTOCOL_VERSION;
 	snprintf(m.msg.hello.client, sizeof m.msg.hello.client, "%s", client_name);
+	if (token && strlen(token) >= sizeof m.msg.hello.token)
+		return STEER_ERR_INVALID;
+	if (token)
+		snprintf(m.msg.hello.token, sizeof m.msg.hello.token, "%s", token);
 	return steer_wire_encode_frame(out, steer_ClientMessage_fields, &m);
 }
 

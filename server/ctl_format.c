@@ -118,7 +118,7 @@ size_t ctl_printable(char *out, size_t n, const char *in, size_t len)
 	return k;
 }
 
-void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n)
+bool ctl_looks_like_protobuf(const char *buf, size_t len)
 {
 	/* A protobuf port's first frame: a varint length, then a ServerMessage member,
 	 * length-delimited: tag byte (field << 3) | 2, field 1 (Welcome) to 6. A full
@@ -127,10 +127,26 @@ void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n)
 	while (i < len && i < 5 && ((unsigned char)buf[i] & 0x80))
 		i++;
 	unsigned char tag = i + 1 < len ? (unsigned char)buf[i + 1] : 0;
-	if ((tag & 7) == 2 && tag >> 3 >= 1 && tag >> 3 <= 6) {
-		snprintf(out, n,
-		         "this is steer-server's protobuf port (for steer-tui); steerctl talks to "
-		         "the command port, e.g. --port 7701");
+	return (tag & 7) == 2 && tag >> 3 >= 1 && tag >> 3 <= 6;
+}
+
+void ctl_explain_not_text(const char *buf, size_t len, const char *text_port, char *out, size_t n)
+{
+	if (ctl_looks_like_protobuf(buf, len)) {
+		/* The stream does not name the command port: only a port seen to answer
+		 * is named. */
+		if (text_port)
+			snprintf(
+			    out, n,
+			    "this is a protobuf stream, steer-server's port for steer-tui, not its "
+			    "text command port; port %s on this host answers as one: --port %s",
+			    text_port, text_port);
+		else
+			snprintf(
+			    out, n,
+			    "this is a protobuf stream, steer-server's port for steer-tui, not its "
+			    "text command port: give --port the one steer-server printed as "
+			    "'listening cmd' (its --cmd-port)");
 		return;
 	}
 	char shown[17];

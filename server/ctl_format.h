@@ -28,8 +28,11 @@ size_t ctl_printable(char *out, size_t n, const char *in, size_t len);
 /* Whether the first bytes a server sent are a text-protocol reply: 1 yes, 0 no, -1
  * not enough bytes to tell. */
 int ctl_looks_like_text(const char *buf, size_t len);
-/* Why the first bytes are not: names steer-server's protobuf port when they are its
- * Welcome frame. */
-void ctl_explain_not_text(const char *buf, size_t len, char *out, size_t n);
+/* Whether they are steer-server's protobuf port's first frame. */
+bool ctl_looks_like_protobuf(const char *buf, size_t len);
+/* Why the first bytes are not: names steer-server's protobuf stream when they are its
+ * first frame, and text_port (when not NULL: a port seen to answer as a command port)
+ * as the one to use. */
+void ctl_explain_not_text(const char *buf, size_t len, const char *text_port, char *out, size_t n);
 
 #endif

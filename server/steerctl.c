@@ -1,7 +1,8 @@
 /* steerctl: steer-server's command-line client, after redis-cli. One command from the
  * arguments, one per line of standard input, a command repeated (--watch), or an
  * interactive prompt with line editing and history (libedit). Exit status: 0 every
- * reply OK, 1 some reply was ERR, 2 no connection, not a command port, or bad usage. */
+ * reply OK, 1 some reply was ERR, 2 no connection, not a command port, the token
+ * refused, or bad usage. */
 #define _POSIX_C_SOURCE 200809L
 #include <editline/readline.h>
 #include <errno.h>
@@ -32,6 +33,7 @@ typedef struct reader {
 
 typedef struct ctl {
 	const char *host, *port, *name;
+	char token[STEER_NAME_MAX + 1]; /* "" none: sent as `auth` on every connection */
 	ctl_mode mode;
 	int fd;         /* -1: not connected */
 	bool verified;  /* the server's first bytes were a text reply */
@@ -114,6 +116,37 @@ static void abandon(ctl *c)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
 }
 
+/* Whether host:port answers as a command port: `quit` gets "OK" within half a second.
+ * Only the defaults pair a protobuf port with a command port (7700, 7701), and only a
+ * port that answers is worth naming. */
+static bool answers_as_text(const char *host, const char *port)
+{
+	struct addrinfo hints = {0}, *res;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res) != 0)
+		return false;
+	bool yes = false;
+	int fd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
+	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+	    send_all(fd, "quit\n", 5) == 0) {
+		char buf[8];
+		size_t got = 0;
+		struct pollfd p = {fd, POLLIN, 0};
+		while (got < 3 && poll(&p, 1, 500) == 1) {
+			ssize_t k = recv(fd, buf + got, sizeof buf - got, 0);
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		yes = got >= 3 && !memcmp(buf, "OK\n", 3);
+	}
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(res);
+	return yes;
+}
+
 /* Reads the next reply line; *line points into the reader (no newline) until
  * consume_line. 0, or -1 after saying why (closed, not a command port, Ctrl-C). */
 static int next_line(ctl *c, const char **line, size_t *len)
@@ -124,7 +157,12 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			int v = ctl_looks_like_text(r->buf, r->len);
 			if (v == 0) {
 				char why[256];
-				ctl_explain_not_text(r->buf, r->len, why, sizeof why);
+				const char *text_port = ctl_looks_like_protobuf(r->buf, r->len) &&
+				                                !strcmp(c->port, "7700") &&
+				                                answers_as_text(c->host, "7701")
+				                            ? "7701"
+				                            : NULL;
+				ctl_explain_not_text(r->buf, r->len, text_port, why, sizeof why);
 				fprintf(stderr, "steerctl: %s:%s: %s\n", c->host, c->port, why);
 				return -1;
 			}
@@ -227,12 +265,32 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 	return err;
 }
 
-/* Connects and, with --name, names the connection. 0, or -1 after saying why. */
+/* Presents the token. 0 (also when the server takes none: nothing to unlock), or -1
+ * after saying why. */
+static int present_token(ctl *c)
+{
+	char cmd[sizeof c->token + 8], *reply = NULL;
+	snprintf(cmd, sizeof cmd, "auth %s", c->token);
+	int rc = run(c, cmd, false, &reply);
+	if (rc == 1 && strstr(reply, "takes no token"))
+		rc = 0;
+	else if (rc == 1)
+		fprintf(stderr, "steerctl: %s:%s refused the token: %s\n", c->host, c->port, reply);
+	free(reply);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Connects, presents the token if there is one and, with --name, names the
+ * connection. 0, or -1 after saying why. */
 static int connect_ctl(ctl *c)
 {
 	disconnect(c);
 	if ((c->fd = dial(c->host, c->port)) < 0)
 		return -1;
+	if (c->token[0] && present_token(c) != 0) {
+		disconnect(c);
+		return -1;
+	}
 	if (!c->name)
 		return 0;
 	char cmd[128], *reply = NULL;
@@ -521,6 +579,9 @@ static void usage(FILE *f)
 	        "  -h, --host HOST      server address (default 127.0.0.1)\n"
 	        "  -p, --port N         its command port (default 7701)\n"
 	        "  --name NAME          name this connection first: others see 'NAME paused'\n"
+	        "  --token SECRET       present steer-server's --token first (auth SECRET)\n"
+	        "  --token-file PATH    the same, read from the file's first line (not in ps);\n"
+	        "                       without either, $STEER_TOKEN if set\n"
 	        "  --json               print only the JSON of each OK reply; ERR to stderr\n"
 	        "  --raw                print replies exactly as the server sent them\n"
 	        "  --watch SECONDS      repeat COMMAND every SECONDS until Ctrl-C\n"
@@ -530,7 +591,7 @@ static void usage(FILE *f)
 	        "  --help               this text\n"
 	        "'steerctl help' lists the server's commands. Exit status: 0 every reply OK;\n"
 	        "1 a reply was ERR (with standard input: how many is printed); 2 no connection,\n"
-	        "not a command port, or bad usage.\n");
+	        "not a command port, the token refused, or bad usage.\n");
 }
 
 /* The value of option `opt` at argv[*i]: "--opt=V", "--opt V", "-xV" or "-x V".
@@ -570,6 +631,7 @@ int main(int argc, char **argv)
 	         .mode = CTL_HUMAN,
 	         .fd = -1,
 	         .timeout_ms = CTL_TIMEOUT_S * 1000};
+	const char *token = NULL, *token_file = NULL;
 	double every = 0;
 	long count = 0;
 	bool json = false, raw = false;
@@ -610,6 +672,10 @@ int main(int argc, char **argv)
 				                 shown);
 			}
 			c.name = v;
+		} else if ((v = value_of(argc, argv, &i, "--token-file", NULL, &missing))) {
+			token_file = v;
+		} else if ((v = value_of(argc, argv, &i, "--token", NULL, &missing))) {
+			token = v;
 		} else if ((v = value_of(argc, argv, &i, "--watch", NULL, &missing))) {
 			char *end;
 			every = strtod(v, &end);
@@ -641,6 +707,12 @@ int main(int argc, char **argv)
 	if (json && raw)
 		return bad_usage("%s: choose one of --json and --raw", "--json --raw");
 	c.mode = json ? CTL_JSON : raw ? CTL_RAW : CTL_HUMAN;
+	if (token && token_file)
+		return bad_usage("%s: choose one of --token and --token-file",
+		                 "--token --token-file");
+	char terr[300];
+	if (steer_token_choose(token, token_file, c.token, terr, sizeof terr) != STEER_OK)
+		return bad_usage("%s", terr);
 	bool has_command = i < argc;
 	if (every > 0 && !has_command)
 		return bad_usage("%s needs a COMMAND to repeat", "--watch");
@@ -664,8 +736,10 @@ int main(int argc, char **argv)
 	if (!prompt)
 		sigaction(SIGINT, &sa, NULL);
 
-	if (connect_ctl(&c) != 0)
+	if (connect_ctl(&c) != 0) {
+		free(c.r.buf); /* a refused token or name read a reply into it */
 		return 2;
+	}
 	int status;
 	if (has_command) {
 		char *line = join(argc - i, argv + i);

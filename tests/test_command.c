@@ -93,6 +93,30 @@ static void parses_and_runs_the_grammar(void)
 	      "unknown word");
 	CHECK(!strcmp(run(&s, NULL, "world 800 800 bounce"), "OK") && wc->solid && wc->contain,
 	      "rules unchanged when not given");
+	/* Alone it reports what it can set, as get does for a vehicle, read-only too. */
+	CHECK(starts(run(&s, NULL, "world"),
+	             "OK {\"width\":800,\"height\":800,\"edges\":\"bounce\",\"solid\":true,"
+	             "\"contain\":true,\"tick_rate\":"),
+	      "world alone reports the settings: %s", run(&s, NULL, "world"));
+	CHECK(strstr(run(&s, NULL, "world"), "\"seed\":") &&
+	          strstr(run(&s, NULL, "world"), "\"dt\":"),
+	      "world alone: seed and dt");
+	{
+		steer_command q;
+		char qerr[128];
+		CHECK(steer_cmd_parse_line(&q, "world", qerr, sizeof qerr) == STEER_OK &&
+		          !steer_cmd_writes(&q),
+		      "world alone is a question");
+		steer_reply ro;
+		steer_reply_init(&ro);
+		CHECK(steer_cmd_check_access(&q, false, &ro) == STEER_OK,
+		      "world alone on a read-only connection");
+		CHECK(steer_cmd_parse_line(&q, "world wrap", qerr, sizeof qerr) == STEER_OK &&
+		          steer_cmd_writes(&q) &&
+		          steer_cmd_check_access(&q, false, &ro) != STEER_OK,
+		      "world with a setting still needs write access");
+		steer_reply_free(&ro);
+	}
 	CHECK(!strcmp(run(&s, NULL, "seed 9"), "OK") && !strcmp(run(&s, NULL, "reset"), "OK"),
 	      "reset");
 	CHECK(steer_world_vehicles(s.world)->count == 0 && steer_world_tick(s.world) == 0,

@@ -166,6 +166,10 @@ steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s, const st
 steer_status steer_cmd_load_swap(const steer_command *cmd, steer_session *s, const steer_host *h,
                                  steer_world *loaded, steer_reply *r);
 
+/* Whether cmd changes anything: its entry's access, except that `world` without
+ * arguments only reports the world's settings. */
+bool steer_cmd_writes(const steer_command *cmd);
+
 /* STEER_OK when the caller may run cmd; else ACCESS with an ERR reply saying how to
  * get access. */
 steer_status steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out);
@@ -179,6 +183,13 @@ bool steer_save_name_ok(const char *name);
 /* A client's name (the name command, Hello.client): 1-64 printable ASCII
  * characters without spaces. */
 bool steer_client_name_ok(const char *name);
+
+/* The token a client presents (steerctl, steer-tui): `token` when not NULL, else the
+ * first line of the file `file` when not NULL, else $STEER_TOKEN when set and not
+ * empty, else none (out ""). STEER_OK, or INVALID with a message naming the flag in
+ * err (a missing file, a token that is not 1-64 characters without spaces). */
+steer_status steer_token_choose(const char *token, const char *file, char out[STEER_NAME_MAX + 1],
+                                char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -279,6 +279,8 @@ steer_status steer_wire_version_ok(uint32_t version, const char *peer, char *err
 /* The client's encoders: STEER_OK, NOMEM or INVALID as the server's (a command line
  * too long for the message is INVALID). */
 steer_status steer_wire_hello(steer_strbuf *out, const char *client_name);
+/* The same presenting the server's token (NULL or "": none; too long: INVALID). */
+steer_status steer_wire_hello_token(steer_strbuf *out, const char *client_name, const char *token);
 steer_status steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line);
 steer_status steer_wire_viewport(steer_strbuf *out, const steer_view *view);
 /* The same with a compact request (req NULL or off: plain snapshots). */

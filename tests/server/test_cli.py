@@ -89,10 +89,34 @@ def test_protobuf_port_is_recognised():
     r = ctl("-p", str(srv.proto_port), "stats")
     expect(r.returncode == 2, f"exit {r.returncode}")
     expect(r.stdout == "", f"printed {r.stdout!r}")
-    expect("protobuf port" in r.stderr and "--port 7701" in r.stderr, r.stderr)
+    # What it found, and no fixed port number: this server's command port is not 7701.
+    expect("protobuf stream" in r.stderr and "not its text command port" in r.stderr and
+           "listening cmd" in r.stderr, r.stderr)
+    expect("7701" not in r.stderr, f"a port this server does not use: {r.stderr}")
     # The same from standard input and under --watch.
     r = ctl("-p", str(srv.proto_port), stdin="stats\n")
-    expect(r.returncode == 2 and "protobuf port" in r.stderr, r)
+    expect(r.returncode == 2 and "protobuf stream" in r.stderr, r)
+
+
+def test_default_protobuf_port_names_the_command_port_only_when_it_answers():
+    # 7700 is the default protobuf port, but the command port is 7701 only when the
+    # server was started so: steerctl names it only when it answers there.
+    if not (port_free(7700) and port_free(7701)):
+        print("skipped: 7700 or 7701 is in use")
+        return
+    other = Server("--port", "7700")  # the command port: a free one, not 7701
+    try:
+        r = ctl("-p", "7700", "stats")
+        expect(r.returncode == 2 and "protobuf stream" in r.stderr and
+               "7701" not in r.stderr and "listening cmd" in r.stderr, r.stderr)
+    finally:
+        other.stop()
+    usual = Server("--port", "7700", "--cmd-port", "7701")
+    try:
+        r = ctl("-p", "7700", "stats")
+        expect(r.returncode == 2 and "--port 7701" in r.stderr, r.stderr)
+    finally:
+        usual.stop()
 
 
 def test_full_servers_protobuf_port_is_recognised_too():
@@ -101,7 +125,7 @@ def test_full_servers_protobuf_port_is_recognised_too():
     hold = full.text()
     hold.ok("stats")
     r = ctl("-p", str(full.proto_port), "stats")
-    expect(r.returncode == 2 and "protobuf port" in r.stderr, r)
+    expect(r.returncode == 2 and "protobuf stream" in r.stderr, r)
     r = ctl("-p", str(full.cmd_port), "stats")
     expect(r.returncode == 1 and r.stdout.startswith("ERR server full"), r)
     hold.close()
@@ -120,6 +144,61 @@ def test_not_steer_at_all():
     lsock.close()
     expect(proc.returncode == 2 and out == "", (proc.returncode, out))
     expect("does not speak steer's text protocol" in err and "HTTP/1.1" in err, err)
+
+
+def test_world_alone_reports_the_settings():
+    r = ctl("-p", PORT, "world")
+    expect(r.returncode == 0 and r.stdout.startswith("OK {"), f"{r.returncode} {r.stdout!r} "
+                                                              f"{r.stderr!r}")
+    got = json.loads(r.stdout[3:])
+    want = srv.text().ok("stats")
+    for k in ("width", "height", "edges", "solid", "contain", "tick_rate", "seed"):
+        expect(got.get(k) == want[k], f"{k}: {got.get(k)!r}, stats says {want[k]!r}")
+    expect(abs(got["dt"] * got["tick_rate"] - 1) < 1e-12, got)
+    r = ctl("-p", PORT, "--json", "world")
+    expect(r.returncode == 0 and json.loads(r.stdout)["width"] == got["width"], r.stdout)
+
+
+def test_token_flags():
+    tok = "cli-token-0123456789"
+    own = Server("--token", tok)
+    try:
+        port = str(own.cmd_port)
+        r = ctl("-p", port, "pause")
+        expect(r.returncode == 1 and "read-only" in r.stdout, f"without: {r}")
+        # A read-only connection may still ask what the world is.
+        r = ctl("-p", port, "world")
+        expect(r.returncode == 0 and '"edges"' in r.stdout, f"world read-only: {r}")
+        r = ctl("-p", port, "--token", tok, "pause")
+        expect(r.returncode == 0 and r.stdout == "OK\n", f"--token: {r}")
+        r = ctl("-p", port, f"--token={tok}", "resume")
+        expect(r.returncode == 0, f"--token=: {r}")
+        with tempfile.NamedTemporaryFile("w", suffix=".token") as f:
+            f.write(tok + "\n")
+            f.flush()
+            r = ctl("-p", port, "--token-file", f.name, "pause")
+            expect(r.returncode == 0 and r.stdout == "OK\n", f"--token-file: {r}")
+        env = dict(os.environ, STEER_TOKEN=tok)
+        r = ctl("-p", port, "resume", env=env)
+        expect(r.returncode == 0 and r.stdout == "OK\n", f"STEER_TOKEN: {r}")
+        r = ctl("-p", port, stdin="pause\nresume\n", env=env)
+        expect(r.returncode == 0, f"STEER_TOKEN, standard input: {r}")
+        # A flag wins over the environment: a wrong one is refused, whatever is set.
+        r = ctl("-p", port, "--token", "not-the-token", "stats", env=env)
+        expect(r.returncode == 2 and r.stdout == "" and "refused the token" in r.stderr and
+               "wrong token" in r.stderr, f"wrong token: {r}")
+        r = ctl("-p", port, "--token-file", "/nonexistent/token", "stats")
+        expect(r.returncode == 2 and "--token-file /nonexistent/token" in r.stderr, r)
+        r = ctl("-p", port, "--token", "two words", "stats")
+        expect(r.returncode == 2 and "without spaces" in r.stderr, r)
+        r = ctl("-p", port, "--token", tok, "--token-file", "/dev/null", "stats")
+        expect(r.returncode == 2 and "choose one" in r.stderr, r)
+    finally:
+        own.stop()
+    # A server without a token has nothing to unlock: STEER_TOKEN set for another
+    # server does not stop steerctl.
+    r = ctl("-p", PORT, "stats", env=dict(os.environ, STEER_TOKEN=tok))
+    expect(r.returncode == 0 and r.stdout.startswith("OK {"), f"tokenless server: {r}")
 
 
 def test_batch_exit_status_counts_failures():
@@ -375,7 +454,7 @@ def test_interactive_shows_unasked_lines_as_text():
 def test_interactive_on_the_protobuf_port_says_so():
     env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="steer-state-"))
     p = Pty("-p", str(srv.proto_port), env=env)
-    p.read_until("protobuf port")
+    p.read_until("protobuf stream")
     expect(p.wait() == 2, "exit 2")
 
 
@@ -516,8 +595,10 @@ def test_giving_up_on_a_step_stops_it():
 
 for t in [test_version_flags, test_unknown_options_are_named,
           test_blank_command_is_refused_at_once, test_port_and_host_spellings,
-          test_protobuf_port_is_recognised, test_full_servers_protobuf_port_is_recognised_too,
-          test_not_steer_at_all,
+          test_protobuf_port_is_recognised,
+          test_default_protobuf_port_names_the_command_port_only_when_it_answers,
+          test_full_servers_protobuf_port_is_recognised_too,
+          test_not_steer_at_all, test_world_alone_reports_the_settings, test_token_flags,
           test_batch_exit_status_counts_failures, test_one_command_exit_status,
           test_json_mode, test_raw_mode_is_the_server_s_lines, test_help_is_a_table,
           test_help_from_another_version_comes_as_sent,
