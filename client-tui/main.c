@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "steer/command.h"
+#include "token.h"
 
 #ifndef STEER_VERSION
 #define STEER_VERSION "unknown"

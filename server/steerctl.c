@@ -25,6 +25,7 @@
 #include "scenario.h"
 #include "statedir.h"
 #include "steer/command.h"
+#include "token.h"
 
 typedef struct reader {
 	char *buf;

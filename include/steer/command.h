@@ -184,13 +184,6 @@ bool steer_save_name_ok(const char *name);
  * characters without spaces. */
 bool steer_client_name_ok(const char *name);
 
-/* The token a client presents (steerctl, steer-tui): `token` when not NULL, else the
- * first line of the file `file` when not NULL, else $STEER_TOKEN when set and not
- * empty, else none (out ""). STEER_OK, or INVALID with a message naming the flag in
- * err (a missing file, a token that is not 1-64 characters without spaces). */
-steer_status steer_token_choose(const char *token, const char *file, char out[STEER_NAME_MAX + 1],
-                                char *err, size_t errlen);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,15 @@
+#ifndef STEER_TOKEN_H
+#define STEER_TOKEN_H
+
+#include <stddef.h>
+
+#include "steer/command.h"
+
+/* The token a client presents (steerctl, steer-tui): `token` when not NULL, else the
+ * first line of the file `file` when not NULL, else $STEER_TOKEN when set and not
+ * empty, else none (out ""). STEER_OK, or INVALID with a message naming the flag in
+ * err (a missing file, a token that is not 1-64 characters without spaces). */
+steer_status steer_token_choose(const char *token, const char *file, char out[STEER_NAME_MAX + 1],
+                                char *err, size_t errlen);
+
+#endif
