@@ -397,6 +397,12 @@ static void command_done(conn *c, const steer_command *cmd, const steer_reply *r
 	session_change(cmd, what, sizeof what);
 	if (reply->ok && what[0])
 		announce(c, what);
+	const char *name = cmd->entry->name;
+	if (reply->ok && (!strcmp(name, "reset") || !strcmp(name, "scenario"))) {
+		char who[96];
+		conn_display_name(c, who, sizeof who);
+		jobs_world_replaced(c->srv, who, what);
+	}
 }
 
 /* Runs a parsed command, after the access checks. False when a job took it: the

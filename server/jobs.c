@@ -341,6 +341,11 @@ static void load_done(uv_work_t *w, int status)
 		steer_host host = s->host;
 		host.caller = j->c;
 		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+		if (r.ok) {
+			char what[128];
+			snprintf(what, sizeof what, "loaded '%s'", j->cmd.name);
+			jobs_world_replaced(s, j->who, what);
+		}
 		/* The world changed under everyone: as with any load, they hear of it, even
 		 * when the client that asked is gone and conn_job_done cannot say so. */
 		if (r.ok && !j->c) {
@@ -541,20 +546,39 @@ static void on_save_closed_stopping(uv_handle_t *h)
 	free(h->data);
 }
 
-void jobs_stop(server *s)
+/* Ends the steps under way with why. Steps that their ending starts (a client's next
+ * command) are new: they stay. */
+static void end_steps(server *s, const char *why)
 {
-	while (s->steps) {
-		job *j = s->steps;
-		s->steps = j->next;
-		char msg[160];
-		snprintf(msg, sizeof msg,
-		         "step: stopped after %u of %u ticks: the server is stopping", j->done,
-		         j->cmd.count);
+	job *head = s->steps;
+	s->steps = NULL;
+	while (head) {
+		job *j = head;
+		head = j->next;
+		char msg[224];
+		snprintf(msg, sizeof msg, "step: stopped after %u of %u ticks: %s", j->done,
+		         j->cmd.count, why);
 		if (j->c)
 			finish_err(j, msg);
 		else
 			free(j);
 	}
+}
+
+void jobs_world_replaced(server *s, const char *who, const char *what)
+{
+	if (!s->steps)
+		return;
+	char why[160];
+	snprintf(why, sizeof why, "%s %s", who, what);
+	end_steps(s, why);
+}
+
+void jobs_stop(server *s)
+{
+	end_steps(s, "the server is stopping");
+	while (s->steps) /* nothing starts once stopping, but never leave one behind */
+		end_steps(s, "the server is stopping");
 	uv_close((uv_handle_t *)&s->step_idle, NULL);
 	job *head = s->disk;
 	s->disk = NULL;

@@ -26,6 +26,9 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 void jobs_autosave(server *s);
 /* c is closing: its step stops, its save or load goes on with no one to answer. */
 void jobs_conn_gone(server *s, conn *c);
+/* The world was replaced (reset, scenario, load) by who: the steps under way end with
+ * an error saying so, rather than ticking on in the new world. */
+void jobs_world_replaced(server *s, const char *who, const char *what);
 /* The server is stopping: steps answer how far they got, a running save is waited
  * for and answered, a running load is abandoned (its world never swapped in), queued
  * ones are refused. Closes the handles jobs_init opened. */

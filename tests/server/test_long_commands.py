@@ -163,6 +163,39 @@ def test_a_client_that_leaves_mid_step_stops_it():
         srv.stop()
 
 
+def test_a_replaced_world_ends_the_steps_under_way():
+    # A step asked of one world must not tick on in the world another client put in
+    # its place: reset, scenario and load each end it with an error saying so.
+    data = data_dir("steer-replaced-")
+    srv = Server("--scenario", "flock", data_dir=data)
+    try:
+        a, b = srv.text(), srv.text()
+        a.ok("pause")
+        b.ok("save before")
+        for replace, word in [("reset", "reset the world"),
+                              ("scenario flock", "loaded the scenario flock"),
+                              ("load before", "loaded 'before'")]:
+            busy_world(a)
+            a.ok("pause")
+            start = b.ok("stats")["tick"]
+            a.send_raw(f"step {LONG_STEP}\n".encode())
+            while b.ok("stats")["tick"] == start:
+                pass
+            expect(pending(a), "the step answered early")
+            b.ok(replace)
+            reply = a.line()
+            expect(reply.startswith("ERR step: stopped after") and f"of {LONG_STEP} ticks" in reply
+                   and word in reply, f"{replace}: {reply}")
+            t1 = b.ok("stats")["tick"]
+            t2 = b.ok("stats")["tick"]
+            expect(t1 == t2 and t1 < 1000, f"{replace}: the step went on: {t1} -> {t2}")
+            # The client that stepped carries on as before.
+            expect(a.ok("stats")["tick"] == t2, f"{replace}: stats after")
+    finally:
+        code, log = srv.stop()
+    expect(code == 0, f"exit {code}: {log[-1500:]}")
+
+
 def test_a_client_that_closes_mid_step_is_let_go():
     # An ordinary close (steerctl giving up on a reply, nc on Ctrl-C) reads, to the
     # server, as the end of the client's sending side: it must not keep the
@@ -365,6 +398,7 @@ for t in [test_a_long_step_does_not_block_other_clients, test_sigterm_stops_a_lo
           test_a_client_that_stops_sending_still_gets_its_reply,
           test_a_client_that_leaves_mid_step_stops_it,
           test_a_client_that_closes_mid_step_is_let_go,
+          test_a_replaced_world_ends_the_steps_under_way,
           test_other_clients_are_served_while_a_save_is_written,
           test_a_load_whose_client_left_is_announced, test_sigterm_during_a_save_waits_for_it, test_a_second_sigterm_stops_a_save_that_hangs,
           test_a_failed_background_save_is_an_err, test_list_on_a_big_world_pages,
