@@ -194,10 +194,10 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			abandon(c);
 			fprintf(
 			    stderr,
-			    "steerctl: %s:%s: no reply within %d s; gave up, and the server stops "
+			    "steerctl: %s:%s: no reply within %g s; gave up, and the server stops "
 			    "a step it ran for us (--timeout 0 waits as long as it takes; is it "
 			    "steer-server's command port?)\n",
-			    c->host, c->port, c->timeout_ms / 1000);
+			    c->host, c->port, c->timeout_ms / 1000.0);
 			return -1;
 		}
 		ssize_t k = recv(c->fd, r->buf + r->len, r->cap - r->len, 0);
@@ -690,11 +690,14 @@ int main(int argc, char **argv)
 				return bad_usage("--count: '%s' is not a whole number above 0", v);
 		} else if ((v = value_of(argc, argv, &i, "--timeout", NULL, &missing))) {
 			char *end;
-			long t = strtol(v, &end, 10);
-			if (end == v || *end || t < 0 || t > 86400)
+			double t = strtod(v, &end);
+			/* Whole milliseconds, at least one: a fraction like 0.0001 is not 0
+			 * (never). */
+			if (end == v || *end || !(t >= 0 && t <= 86400))
 				return bad_usage(
-				    "--timeout: '%s' is not a number of seconds (0-86400)", v);
-			c.timeout_ms = t ? (int)t * 1000 : -1;
+				    "--timeout: '%s' is not a number of seconds (0-86400, 0 never)",
+				    v);
+			c.timeout_ms = t == 0 ? -1 : t < 0.001 ? 1 : (int)(t * 1000);
 		} else if (missing && !strcmp(a, "-h")) {
 			return bad_usage("%s", "-h is --host and needs a value");
 		} else if (missing) {
