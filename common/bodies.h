@@ -71,6 +71,11 @@ typedef struct steer_bodies {
 	uint64_t speed2_tick;
 	uint32_t *near_cells; /* near_grid's cells with members, ascending */
 	size_t near_ncells, near_cells_cap;
+	/* The last tick's work: contacts resolved (each contact once per pass), passes
+	 * and rounds; the work's budget, and whether it cut the passes short. */
+	uint64_t work, budget;
+	uint32_t passes, rounds;
+	bool over_budget;
 } steer_bodies;
 
 void steer_bodies_init(steer_bodies *b);
