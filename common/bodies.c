@@ -18,10 +18,13 @@
  * further round finds the contacts again, around where the pushes left them. */
 #define MARGIN_SHARE 0.5
 #define MAX_ROUNDS   4
-/* A tick's passes resolve at most this many contacts per vehicle (past the first
- * pass): far above what settles a crowd or a flock, it bounds the tick of bodies
- * piled where they cannot all fit, which then spread over the next ticks. */
+/* A tick's passes resolve at most this many contacts per vehicle, or WORK_FLOOR
+ * in all when that is more (past the first pass): far above what settles a crowd
+ * or a flock, it bounds the tick of bodies piled where they cannot all fit, which
+ * then spread over the next ticks. The floor leaves a small world's tightest crowds
+ * (a couple of hundred vehicles arriving on one point) the passes they ask for. */
 #define WORK_PER_VEHICLE 16
+#define WORK_FLOOR       (1u << 16)
 /* A vehicle's own search (among the vehicles after it in the search's order) stops
  * at this many contacts: equal discs can touch one at only 6 places without
  * overlapping each other, so only a pile packed past what fits reaches it. It bounds
@@ -1018,6 +1021,8 @@ steer_status steer_bodies_resolve(steer_world *w)
 	b->work = 0;
 	b->passes = b->rounds = 0;
 	b->budget = (uint64_t)WORK_PER_VEHICLE * w->v.count;
+	if (b->budget < WORK_FLOOR)
+		b->budget = WORK_FLOOR;
 	b->over_budget = false;
 	/* A round cut short by the budget ends them: the pile spreads over ticks. */
 	for (int r = 0; r < MAX_ROUNDS && again && !b->over_budget; r++) {
