@@ -18,6 +18,20 @@
  * further round finds the contacts again, around where the pushes left them. */
 #define MARGIN_SHARE 0.5
 #define MAX_ROUNDS   4
+/* A tick's passes resolve at most this many contacts per vehicle, or WORK_FLOOR
+ * in all when that is more (past the first pass): far above what settles a crowd
+ * or a flock, it bounds the tick of bodies piled where they cannot all fit, which
+ * then spread over the next ticks. The floor leaves a small world's tightest crowds
+ * (a couple of hundred vehicles arriving on one point) the passes they ask for. */
+#define WORK_PER_VEHICLE 16
+#define WORK_FLOOR       (1u << 16)
+/* A vehicle's own search (among the vehicles after it in the search's order) stops
+ * at this many contacts: equal discs can touch one at only 6 places without
+ * overlapping each other, so only a pile packed past what fits reaches it. It bounds
+ * the search, the contacts and so a pass at this many per vehicle. (Keeping the
+ * nearest this many instead made the search of a pile 6 times slower and the pile
+ * spread no faster.) */
+#define CONTACTS_PER_VEHICLE 16
 /* The flock's grid serves when the sum of its cells' squared counts, which the
  * scan's cost follows, stays within this many times the vehicles. */
 #define CROWDING_LIMIT 8
@@ -126,11 +140,11 @@ static inline void test_pair(const scan_job *j, uint32_t a, uint32_t b, steer_bo
 		buf_push(out, a, b);
 }
 
-/* Vehicle a against the members of cell c. */
-static void test_cell(const scan_job *j, uint32_t a, long c, steer_body_buf *out)
+/* Vehicle a against the members of cell c, until out holds stop contacts. */
+static void test_cell(const scan_job *j, uint32_t a, long c, size_t stop, steer_body_buf *out)
 {
 	const steer_grid *g = j->pg;
-	for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++)
+	for (uint32_t m = g->start[c]; m < g->start[c + 1] && out->count < stop; m++)
 		test_pair(j, a, g->items[m], out);
 }
 
@@ -167,7 +181,8 @@ static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double
 	double x0 = cx * g->cw, y0 = cy * g->ch;
 	for (uint32_t k = s0; k < s1; k++) {
 		uint32_t a = it[k];
-		for (uint32_t m = k + 1; m < s1; m++)
+		size_t stop = out->count + CONTACTS_PER_VEHICLE;
+		for (uint32_t m = k + 1; m < s1 && out->count < stop; m++)
 			test_pair(j, a, it[m], out);
 		/* Where a is in its cell, the short way round. */
 		double ox = axis_delta(v->px[a] - x0, W, j->wrap);
@@ -175,14 +190,14 @@ static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double
 		bool l = left >= 0 && ox - reach <= 0.0;
 		bool r = right >= 0 && ox + reach >= g->cw;
 		if (r)
-			test_cell(j, a, (long)cy * g->nx + right, out);
-		if (row < 0 || oy + reach < g->ch)
-			continue;
-		if (l)
-			test_cell(j, a, row + left, out);
-		test_cell(j, a, row + cx, out);
-		if (r)
-			test_cell(j, a, row + right, out);
+			test_cell(j, a, (long)cy * g->nx + right, stop, out);
+		if (row >= 0 && oy + reach >= g->ch) {
+			if (l)
+				test_cell(j, a, row + left, stop, out);
+			test_cell(j, a, row + cx, stop, out);
+			if (r)
+				test_cell(j, a, row + right, stop, out);
+		}
 	}
 }
 
@@ -459,8 +474,8 @@ static steer_vec2 side_normal(const steer_segment *s, steer_vec2 a)
 
 /* The tunnelling guard for vehicle i: when its centre's path from before the move
  * crosses a segment (a one-sided one from its free side), it stops where its disc
- * first touches the nearest such segment and loses the part of its velocity that
- * pressed into it; the part along it stays. */
+ * first touches the nearest such segment and loses the part of its velocity across
+ * it; the part along it stays. */
 static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
 {
 	steer_vehicles *v = &w->v;
@@ -503,11 +518,13 @@ static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
 	steer_vec2 q = v2_sub(c, steer_seg_closest(fa, fb, c));
 	double ql = sqrt(v2_len2(q));
 	steer_vec2 n = ql > 0.0 ? v2_scale(q, 1.0 / ql) : side_normal(hit, fa);
+	/* All of it, whichever way it points: the move went into the segment, even when
+	 * the velocity no longer says so (a wrap world's short way round from a move
+	 * longer than the world, or a bounce off an edge beyond the segment), and the
+	 * vehicle stands where it was stopped. */
 	double vn = v->vx[i] * n.x + v->vy[i] * n.y;
-	if (vn < 0.0) {
-		v->vx[i] -= vn * n.x;
-		v->vy[i] -= vn * n.y;
-	}
+	v->vx[i] -= vn * n.x;
+	v->vy[i] -= vn * n.y;
 	v->px[i] = p0.x + c.x;
 	v->py[i] = p0.y + c.y;
 	steer_apply_edges(&w->cfg, &v->px[i], &v->py[i], &v->vx[i], &v->vy[i]);
@@ -773,6 +790,23 @@ static bool resolve_pass(steer_world *w, const steer_bodies *b, bool wrap)
 	return unsettled;
 }
 
+/* Passes until the contacts settle, MAX_PASSES of them, or until the next would
+ * take the tick's work past its budget (the tick's first pass always runs). */
+static void settle(steer_world *w, steer_bodies *b, bool wrap)
+{
+	uint64_t contacts = b->pairs.count + b->circles.count + b->segs.count;
+	for (int pass = 0; pass < MAX_PASSES; pass++) {
+		if (b->passes > 0 && b->work + contacts > b->budget) {
+			b->over_budget = true;
+			return;
+		}
+		b->work += contacts;
+		b->passes++;
+		if (!resolve_pass(w, b, wrap))
+			return;
+	}
+}
+
 /* Whether some vehicle has moved further than limit since the round's detection. */
 static bool moved_beyond(const steer_world *w, const steer_bodies *b, bool wrap, double limit)
 {
@@ -961,8 +995,7 @@ static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *agai
 		b->rx[k] = w->v.px[b->inv[k]];
 		b->ry[k] = w->v.py[b->inv[k]];
 	}
-	for (int pass = 0; pass < MAX_PASSES && resolve_pass(w, b, j->wrap); pass++)
-		;
+	settle(w, b, j->wrap);
 	*again = moved_beyond(w, b, j->wrap, 0.5 * j->margin);
 	return STEER_OK;
 }
@@ -985,7 +1018,15 @@ steer_status steer_bodies_resolve(steer_world *w)
 	              .margin = MARGIN_SHARE * maxr,
 	              .parts = steer_world_parts(w, w->v.count)};
 	bool again = true;
-	for (int r = 0; r < MAX_ROUNDS && again; r++) {
+	b->work = 0;
+	b->passes = b->rounds = 0;
+	b->budget = (uint64_t)WORK_PER_VEHICLE * w->v.count;
+	if (b->budget < WORK_FLOOR)
+		b->budget = WORK_FLOOR;
+	b->over_budget = false;
+	/* A round cut short by the budget ends them: the pile spreads over ticks. */
+	for (int r = 0; r < MAX_ROUNDS && again && !b->over_budget; r++) {
+		b->rounds++;
 		double reach = 2.0 * maxr + j.margin;
 		j.near2 = reach * reach;
 		st = round_of(w, &j, r == 0 && !freed, &again);
@@ -994,8 +1035,7 @@ steer_status steer_bodies_resolve(steer_world *w)
 	}
 	if (circles_give_way(w, b, j.wrap)) {
 		/* The vehicles they pressed settle among themselves, the circles clear. */
-		for (int pass = 0; pass < MAX_PASSES && resolve_pass(w, b, j.wrap); pass++)
-			;
+		settle(w, b, j.wrap);
 		steer_geom_circles_moved(w);
 		(void)steer_geom_update(w); /* NOMEM: queries take the slow path until the next */
 	}

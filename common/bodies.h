@@ -10,7 +10,9 @@
  * cells fit, else one of all vehicles) in the order of cells and ids within cells,
  * split over the world's threads; they are then resolved one after another in that
  * order. The result depends only on positions, ids and parameters: the same bits
- * for any thread count, SIMD level or storage order. */
+ * for any thread count, SIMD level or storage order. A tick's work is bounded in
+ * proportion to the vehicles (a vehicle's search stops at a few contacts, the passes
+ * at a budget), so bodies piled where they cannot fit spread over several ticks. */
 #ifndef STEER_BODIES_H
 #define STEER_BODIES_H
 
@@ -71,6 +73,11 @@ typedef struct steer_bodies {
 	uint64_t speed2_tick;
 	uint32_t *near_cells; /* near_grid's cells with members, ascending */
 	size_t near_ncells, near_cells_cap;
+	/* The last tick's work: contacts resolved (each contact once per pass), passes
+	 * and rounds; the work's budget, and whether it cut the passes short. */
+	uint64_t work, budget;
+	uint32_t passes, rounds;
+	bool over_budget;
 } steer_bodies;
 
 void steer_bodies_init(steer_bodies *b);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "scenario.h"
 #include "testutil.h"
+#include "world_internal.h"
 
 #define TOL 0.01
 
@@ -495,6 +496,84 @@ static void contacts_the_flock_scan_must_not_miss(void)
 	steer_world_destroy(w);
 }
 
+/* The summed overlap of every two vehicles (the short way round in a wrap world). */
+static double total_overlap(const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	double sum = 0.0;
+	for (size_t i = 0; i < v->count; i++)
+		for (size_t j = i + 1; j < v->count; j++) {
+			double ri = steer_vehicle_params_at(w, i)->radius;
+			double rj = steer_vehicle_params_at(w, j)->radius;
+			steer_vec2 d =
+			    steer_world_delta(w, v2(v->px[i], v->py[i]), v2(v->px[j], v->py[j]));
+			double over = ri + rj - v2_len(d);
+			sum += over > 0.0 ? over : 0.0;
+		}
+	return sum;
+}
+
+/* 3,000 boids piled into a disc of radius 40 (40 times what it can hold): every tick
+ * resolves at most 48 contacts per vehicle (the budget, 16 per vehicle or 65,536 when
+ * more, plus one pass of at most 16 each), where resolving them all to the tolerance
+ * takes hundreds of passes, and the pile's overlap shrinks every tick. */
+static void a_pile_spreads_at_a_bounded_cost(void)
+{
+	enum { N = 3000, TICKS = 8 };
+	steer_world *w = make_world(1000, 600, STEER_EDGE_WRAP, 1);
+	steer_rng *r = steer_world_rng(w);
+	steer_params p = steer_flock_params();
+	for (int k = 0; k < N; k++) {
+		double a = steer_rng_range(r, 0.0, STEER_TAU), d = 40.0 * sqrt(steer_rng_unit(r));
+		uint32_t id = add_vehicle(w, 500.0 + d * cos(a), 300.0 + d * sin(a), 0, 0, &p);
+		if (steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK)
+			abort();
+	}
+	double before = total_overlap(w);
+	uint64_t most = 0;
+	bool shrinks = true;
+	for (int t = 0; t < TICKS; t++) {
+		step(w, 1);
+		const steer_bodies *b = &w->bodies;
+		most = b->work > most ? b->work : most;
+		CHECK(b->passes >= 1, "tick %d: no pass", t);
+		double now = total_overlap(w);
+		if (!(now < before)) {
+			shrinks = false;
+			fprintf(stderr, "tick %d: overlap %.0f, was %.0f\n", t, now, before);
+		}
+		before = now;
+	}
+	CHECK(most <= 48u * N, "a tick resolved %llu contacts, more than 48 per vehicle",
+	      (unsigned long long)most);
+	CHECK(shrinks, "the pile's overlap grew in some tick");
+	CHECK(world_finite(w), "not finite");
+	steer_world_destroy(w);
+}
+
+/* A vehicle thrown at a wall at 1e6 units a second in a wrap world (its move, 16,667
+ * units, is far longer than the world, so it comes at the wall the short way round
+ * while its velocity points away): once the wall stops it, it stands there and its
+ * velocity says so, rather than reporting 1e6 for ever. */
+static void a_vehicle_stopped_by_a_wall_reports_it(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_WRAP, 1);
+	uint32_t wall;
+	if (steer_wall_add(w, v2(100, 0), v2(100, 600), &wall) != STEER_OK)
+		abort();
+	steer_params p = steer_params_default();
+	p.max_speed = 1e6;
+	uint32_t id = add_vehicle(w, 110, 300, -1e6, 30, &p);
+	step(w, 4);
+	steer_vec2 at = pos(w, id), v = vel(w, id);
+	CHECK(fabs(fabs(at.x - 100.0) - p.radius) < 1e-6, "x = %.6f, not against the wall", at.x);
+	CHECK(fabs(v.x) < 1e-6, "vx = %g while standing against the wall", v.x);
+	CHECK(fabs(v.y - 30.0) < 1e-6, "vy = %g: the part along the wall should stay", v.y);
+	step(w, 1);
+	CHECK(pos(w, id).x == at.x, "x moved from %.6f to %.6f", at.x, pos(w, id).x);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(contacts_the_flock_scan_must_not_miss);
@@ -507,5 +586,7 @@ int main(void)
 	RUN(vehicles_stay_contained);
 	RUN(a_crowd_pressed_against_a_wall);
 	RUN(a_drifting_circle_gives_way_to_the_pinned);
+	RUN(a_pile_spreads_at_a_bounded_cost);
+	RUN(a_vehicle_stopped_by_a_wall_reports_it);
 	return CHECK_DONE();
 }
