@@ -402,13 +402,17 @@ static steer_status p_spawn(steer_command *c, int argc, char **argv, char *err, 
 	return parse_kvs(c, 3, argc, argv, KV_PARAMS | KV_VELOCITY, err, errlen);
 }
 
-static steer_status params_from(const steer_command *c, steer_params base, steer_params *out,
-                                steer_vec2 *vel, steer_reply *r)
+/* The parameters base with the command's key=value pairs, checked, and checked to fit
+ * world w. */
+static steer_status params_from(const steer_command *c, const steer_world *w, steer_params base,
+                                steer_params *out, steer_vec2 *vel, steer_reply *r)
 {
 	bool has_vel = false;
 	apply_kvs(c, &base, vel, &has_vel);
-	char msg[128];
-	if (steer_params_check(&base, msg, sizeof msg) != STEER_OK)
+	char msg[160];
+	if (steer_params_check(&base, msg, sizeof msg) != STEER_OK ||
+	    steer_world_radius_check(steer_world_config_get(w), base.radius, msg, sizeof msg) !=
+	        STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	*out = base;
 	return STEER_OK;
@@ -430,7 +434,7 @@ static steer_status x_spawn_flock(const steer_command *c, steer_session *s, stee
 		    steer_world_config_get(w)->max_vehicles, steer_world_vehicles(w)->count);
 	steer_params p;
 	steer_vec2 unused = v2(0, 0);
-	if (params_from(c, steer_flock_params(), &p, &unused, r))
+	if (params_from(c, w, steer_flock_params(), &p, &unused, r))
 		return STEER_ERR_REFUSED;
 	steer_rng *rng = steer_world_rng(w);
 	steer_strbuf *b = &r->json;
@@ -471,7 +475,7 @@ static steer_status x_spawn(const steer_command *c, steer_session *s, const stee
 		return x_spawn_flock(c, s, r);
 	steer_params p;
 	steer_vec2 vel = v2(0, 0);
-	if (params_from(c, steer_params_default(), &p, &vel, r))
+	if (params_from(c, s->world, steer_params_default(), &p, &vel, r))
 		return STEER_ERR_REFUSED;
 	uint32_t id;
 	steer_status st = steer_vehicle_add(s->world, v2(c->x, c->y), vel, &p, &id);
@@ -501,6 +505,10 @@ static steer_status x_obstacle(const steer_command *c, steer_session *s, const s
 	bool has_vel = false;
 	steer_params unused = steer_params_default();
 	apply_kvs(c, &unused, &vel, &has_vel);
+	char msg[160];
+	if (steer_world_radius_check(steer_world_config_get(s->world), c->r, msg, sizeof msg) !=
+	    STEER_OK)
+		return steer_reply_fail(r, "%s", msg);
 	uint32_t id;
 	steer_status st = steer_obstacle_add(s->world, v2(c->x, c->y), vel, c->r, &id);
 	if (st != STEER_OK)
@@ -620,8 +628,10 @@ static steer_status x_set(const steer_command *c, steer_session *s, const steer_
 	steer_params p = *steer_vehicle_params_at(s->world, (size_t)i);
 	apply_kvs(c, &p, &vel, &has_vel);
 	/* Everything is checked before anything is applied: all or nothing. */
-	char msg[128];
-	if (steer_params_check(&p, msg, sizeof msg) != STEER_OK)
+	char msg[160];
+	if (steer_params_check(&p, msg, sizeof msg) != STEER_OK ||
+	    steer_world_radius_check(steer_world_config_get(s->world), p.radius, msg, sizeof msg) !=
+	        STEER_OK)
 		return steer_reply_fail(r, "%s", msg);
 	if (has_vel && !steer_vec_ok(vel))
 		return status_err(r, STEER_ERR_INVALID, c->id);
@@ -1207,11 +1217,17 @@ static steer_status x_world(const steer_command *c, steer_session *s, const stee
 	double width = c->has_size ? c->x : now->width;
 	double height = c->has_size ? c->y : now->height;
 	if (steer_world_set_bounds(s->world, width, height, e) != STEER_OK) {
-		char msg[96];
+		char msg[160];
 		steer_world_config cfg = *now;
 		cfg.width = width;
 		cfg.height = height;
-		steer_world_config_check(&cfg, msg, sizeof msg);
+		cfg.edges = e;
+		if (steer_world_config_check(&cfg, msg, sizeof msg) == STEER_OK)
+			snprintf(
+			    msg, sizeof msg,
+			    "a vehicle or circle is too large for a %s world of %g x %g (radius "
+			    "at most %g); the world is unchanged",
+			    steer_edges_name(e), width, height, steer_world_radius_max(&cfg));
 		return steer_reply_fail(r, "%s", msg);
 	}
 	if (c->solid >= 0)

@@ -93,6 +93,44 @@ steer_world_config steer_world_config_default(void)
 #define STEER_MAX_EXTENT    1e9
 #define STEER_MAX_TICK_RATE 10000.0
 
+double steer_world_radius_max(const steer_world_config *c)
+{
+	double side = fmin(c->width, c->height);
+	switch (c->edges) {
+	case STEER_EDGE_WRAP:
+		return 0.25 * side;
+	case STEER_EDGE_BOUNCE:
+		return 0.5 * side;
+	case STEER_EDGE_NONE:
+		break;
+	}
+	return INFINITY;
+}
+
+steer_status steer_world_radius_check(const steer_world_config *c, double radius, char *err,
+                                      size_t errlen)
+{
+	double most = steer_world_radius_max(c);
+	if (radius <= most)
+		return STEER_OK;
+	snprintf(err, errlen, "radius %g is too large for this %s world of %g x %g: at most %g",
+	         radius, steer_edges_name(c->edges), c->width, c->height, most);
+	return STEER_ERR_INVALID;
+}
+
+/* Whether every vehicle and circle fits bounds c (steer_world_radius_max). */
+static bool bodies_fit(const steer_world *w, const steer_world_config *c)
+{
+	double most = steer_world_radius_max(c);
+	for (size_t i = 0; i < w->v.count; i++)
+		if (steer_palette_get(&w->params, w->v.param_set[i])->radius > most)
+			return false;
+	for (size_t k = 0; k < w->obs_count; k++)
+		if (w->obs[k].r > most)
+			return false;
+	return true;
+}
+
 steer_status steer_world_config_check(const steer_world_config *c, char *err, size_t errlen)
 {
 	/* At least a unit across: wrapping a coordinate into a world much smaller than
@@ -229,7 +267,7 @@ steer_status steer_world_set_bounds(steer_world *w, double width, double height,
 	c.width = width;
 	c.height = height;
 	c.edges = edges;
-	if (steer_world_config_check(&c, err, sizeof err) != STEER_OK)
+	if (steer_world_config_check(&c, err, sizeof err) != STEER_OK || !bodies_fit(w, &c))
 		return STEER_ERR_INVALID;
 	steer_world_config old = w->cfg;
 	w->cfg = c;
@@ -538,7 +576,8 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 	r.prm = prm ? *prm : steer_params_default();
 	char err[96];
 	if (!finite2(pos) || !finite2(vel) ||
-	    steer_params_check(&r.prm, err, sizeof err) != STEER_OK)
+	    steer_params_check(&r.prm, err, sizeof err) != STEER_OK ||
+	    r.prm.radius > steer_world_radius_max(&w->cfg))
 		return STEER_ERR_INVALID;
 	/* Ids below 2^31 leave the top bit for the slot tag: a world would need 1,000
 	 * spawns a second for 24 days to run out. */
@@ -679,7 +718,8 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 	char err[96];
 	if (i < 0)
 		return STEER_ERR_NOENT;
-	if (steer_params_check(prm, err, sizeof err) != STEER_OK)
+	if (steer_params_check(prm, err, sizeof err) != STEER_OK ||
+	    prm->radius > steer_world_radius_max(&w->cfg))
 		return STEER_ERR_INVALID;
 	uint32_t set;
 	if (steer_palette_acquire(&w->params, prm, &set) != STEER_OK)
@@ -896,8 +936,8 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
 	    !isfinite(s->wander_angle) ||
 	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
-	    path->count > STEER_MAX_WAYPOINTS || (path->count && path->index >= path->count) ||
-	    (path->count && !path->points))
+	    r->prm.radius > steer_world_radius_max(&w->cfg) || path->count > STEER_MAX_WAYPOINTS ||
+	    (path->count && path->index >= path->count) || (path->count && !path->points))
 		return STEER_ERR_INVALID;
 	for (uint32_t k = 0; k < path->count; k++)
 		if (!finite2(path->points[k]))
@@ -934,7 +974,8 @@ steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o)
 steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
                                 uint32_t *id_out)
 {
-	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0 && radius <= STEER_PARAM_MAX))
+	if (!finite2(pos) || !finite2(vel) || !(radius > 0.0 && radius <= STEER_PARAM_MAX) ||
+	    radius > steer_world_radius_max(&w->cfg))
 		return STEER_ERR_INVALID;
 	if (steer_reserve((void **)&w->obs, &w->obs_cap, w->obs_count + 1, sizeof *w->obs) !=
 	    STEER_OK)

@@ -159,6 +159,11 @@ static void errors_name_the_problem_and_change_nothing(void)
 	    {"step 100001", "too large"},
 	    {"rate 5000", "1..1000"},
 	    {"help nonesuch", "no command"},
+	    {"spawn 1 2 radius=151",
+	     "radius 151 is too large for this wrap world of 1000 x 600: at most 150"},
+	    {"spawn flock 2 1 1 1 radius=200", "at most 150"},
+	    {"set 1 radius=151", "at most 150"},
+	    {"obstacle 1 1 151", "at most 150"},
 	};
 	char before[1 << 12];
 	snprintf(before, sizeof before, "%s", run(&s, NULL, "list"));
@@ -168,6 +173,33 @@ static void errors_name_the_problem_and_change_nothing(void)
 		      bad[k][0], r, bad[k][1]);
 	}
 	CHECK(!strcmp(before, run(&s, NULL, "list")), "a failed command changed the world");
+	steer_world_destroy(s.world);
+}
+
+/* A body wider than the world breaks it (two bodies can never stand apart; in a wrap
+ * world a body overlaps its own image): one must fit inside a bounce world, two side
+ * by side round a wrap world, and new bounds must keep every body that is there. */
+static void bodies_must_fit_the_world(void)
+{
+	steer_session s = new_session();
+	CHECK(!strcmp(run(&s, NULL, "spawn 100 100 radius=150"), "OK {\"id\":1}"), "150 fits");
+	const char *r = run(&s, NULL, "world 1000 500");
+	CHECK(starts(r, "ERR ") && strstr(r, "radius at most 125") && strstr(r, "unchanged"), "%s",
+	      r);
+	CHECK(steer_world_config_get(s.world)->height == 600, "the world changed");
+	CHECK(!strcmp(run(&s, NULL, "world 1000 600 bounce"), "OK"), "bounce holds 300");
+	CHECK(!strcmp(run(&s, NULL, "obstacle 500 300 300"), "OK {\"id\":2}"), "a circle of 300");
+	r = run(&s, NULL, "world 1000 600 wrap");
+	CHECK(starts(r, "ERR ") && strstr(r, "radius at most 150"), "%s", r);
+	steer_params p = steer_params_default();
+	p.radius = 301;
+	CHECK(steer_vehicle_add(s.world, v2(1, 1), v2(0, 0), &p, NULL) == STEER_ERR_INVALID,
+	      "the API takes a body wider than the world");
+	CHECK(steer_obstacle_add(s.world, v2(1, 1), v2(0, 0), 301, NULL) == STEER_ERR_INVALID,
+	      "the API takes a circle wider than the world");
+	CHECK(steer_world_set_bounds(s.world, 1000, 600, STEER_EDGE_NONE) == STEER_OK &&
+	          steer_vehicle_add(s.world, v2(1, 1), v2(0, 0), &p, NULL) == STEER_OK,
+	      "without edges any radius fits");
 	steer_world_destroy(s.world);
 }
 
@@ -658,6 +690,7 @@ static void entry_points_return_status_codes(void)
 int main(void)
 {
 	RUN(entry_points_return_status_codes);
+	RUN(bodies_must_fit_the_world);
 	RUN(walls_and_polygons_by_command);
 	RUN(list_pages_by_id_while_the_world_runs);
 	RUN(list_pages_a_big_world);

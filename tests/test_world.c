@@ -232,7 +232,11 @@ static void bad_parameters_are_refused(void)
 	      "infinite position accepted");
 	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), -3, &id) == STEER_ERR_INVALID,
 	      "negative radius accepted");
-	/* Obstacles are capped like a vehicle's radius parameter. */
+	/* Within bounds, a circle fits them (a quarter of the side round a wrap world);
+	 * without, obstacles are capped like a vehicle's radius parameter. */
+	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), 126, &id) == STEER_ERR_INVALID,
+	      "a circle wider than the wrap world allows accepted");
+	CHECK(steer_world_set_bounds(w, 500, 500, STEER_EDGE_NONE) == STEER_OK, "no edges");
 	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), 1e308, &id) == STEER_ERR_INVALID,
 	      "radius 1e308 accepted");
 	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), STEER_PARAM_MAX * 1.000001, &id) ==
@@ -241,6 +245,7 @@ static void bad_parameters_are_refused(void)
 	CHECK(steer_obstacle_add(w, v2(1, 1), v2(0, 0), STEER_PARAM_MAX, &id) == STEER_OK,
 	      "radius at the cap refused");
 	steer_remove(w, id);
+	CHECK(steer_world_set_bounds(w, 500, 500, STEER_EDGE_WRAP) == STEER_OK, "wrap again");
 	CHECK(steer_world_set_bounds(w, 0, 10, STEER_EDGE_WRAP) == STEER_ERR_INVALID,
 	      "zero width accepted");
 	CHECK(steer_world_set_tick_rate(w, 0) == STEER_ERR_INVALID, "tick rate 0 accepted");

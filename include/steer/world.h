@@ -116,6 +116,14 @@ typedef struct steer_world_config {
 steer_world_config steer_world_config_default(void);
 /* STEER_OK when valid, else INVALID with a message naming the bad field in err. */
 steer_status steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
+/* The largest radius a body (a vehicle or a circle) may have within these bounds: half
+ * the shorter side in a bounce world (it fits inside), a quarter in a wrap world (two
+ * bodies can always stand apart round it), unbounded without edges. */
+double steer_world_radius_max(const steer_world_config *cfg);
+/* STEER_OK when radius is at most steer_world_radius_max, else INVALID with a message
+ * saying the bound in err. */
+steer_status steer_world_radius_check(const steer_world_config *cfg, double radius, char *err,
+                                      size_t errlen);
 
 typedef struct steer_world steer_world;
 
