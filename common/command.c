@@ -1292,8 +1292,25 @@ static steer_status x_scenario(const steer_command *c, steer_session *s, const s
                                steer_reply *r)
 {
 	(void)h;
-	steer_status st = steer_scenario_load(s->world, c->name);
+	/* Tried first on a scratch world of the same bounds, so that a scenario that does
+	 * not fit them changes nothing (loading one resets the world before it fails). */
+	steer_world *trial = steer_world_create(steer_world_config_get(s->world));
+	if (!trial)
+		return steer_reply_fail(r, "out of memory; the world is unchanged");
+	steer_status st = steer_scenario_load(trial, c->name);
+	steer_world_destroy(trial);
+	if (st == STEER_OK)
+		st = steer_scenario_load(s->world, c->name);
 	if (st == STEER_ERR_INVALID) {
+		const steer_world_config *cfg = steer_world_config_get(s->world);
+		return steer_reply_fail(
+		    r,
+		    "scenario %s does not fit a %s world of %g x %g (its bodies "
+		    "are wider than it allows): make it larger with 'world W H'; "
+		    "the world is unchanged",
+		    c->name, steer_edges_name(cfg->edges), cfg->width, cfg->height);
+	}
+	if (st == STEER_ERR_NOENT) {
 		char names[256] = "";
 		for (int k = 0; steer_scenario_names[k]; k++) {
 			strncat(names, " ", sizeof names - strlen(names) - 1);

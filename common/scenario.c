@@ -316,5 +316,5 @@ steer_status steer_scenario_load(steer_world *w, const char *name)
 			steer_world_reset(w); /* never leave half a scenario behind */
 		return st;
 	}
-	return STEER_ERR_INVALID;
+	return STEER_ERR_NOENT;
 }

@@ -9,7 +9,8 @@ extern const char *const steer_scenario_names[];
 
 /* Resets the world (keeping its size, tick rate and seed; setting the edges the
  * demo wants) and populates it. Placement draws from the world's generator, so a
- * scenario is as reproducible as the seed. INVALID for an unknown name. */
+ * scenario is as reproducible as the seed. NOENT for an unknown name; INVALID when
+ * its bodies do not fit the world (steer_world_radius_max), which is left empty. */
 steer_status steer_scenario_load(steer_world *w, const char *name);
 
 /* The circle scenario (RVO2's classic): n walkers evenly spaced STEER_CIRCLE_SPACING

@@ -200,6 +200,15 @@ static void bodies_must_fit_the_world(void)
 	CHECK(steer_world_set_bounds(s.world, 1000, 600, STEER_EDGE_NONE) == STEER_OK &&
 	          steer_vehicle_add(s.world, v2(1, 1), v2(0, 0), &p, NULL) == STEER_OK,
 	      "without edges any radius fits");
+	/* A scenario whose circles do not fit a small world is refused, changing nothing. */
+	run(&s, NULL, "reset");
+	CHECK(!strcmp(run(&s, NULL, "world 50 30"), "OK"), "a small world");
+	run(&s, NULL, "spawn 10 10");
+	r = run(&s, NULL, "scenario avoid");
+	CHECK(starts(r, "ERR scenario avoid does not fit") && strstr(r, "unchanged"), "%s", r);
+	CHECK(steer_world_vehicles(s.world)->count == 1, "the failed scenario emptied the world");
+	r = run(&s, NULL, "scenario nonesuch");
+	CHECK(starts(r, "ERR no scenario 'nonesuch'"), "%s", r);
 	steer_world_destroy(s.world);
 }
 

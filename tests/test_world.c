@@ -307,7 +307,7 @@ static void every_scenario_loads_and_runs(void)
 		step(w, 300);
 		CHECK(world_finite(w), "scenario %s went non-finite", steer_scenario_names[k]);
 	}
-	CHECK(steer_scenario_load(w, "nonesuch") == STEER_ERR_INVALID, "unknown scenario loaded");
+	CHECK(steer_scenario_load(w, "nonesuch") == STEER_ERR_NOENT, "unknown scenario loaded");
 	steer_world_destroy(w);
 }
 
