@@ -237,13 +237,19 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			}
 			o->scenario = v;
 		} else if (value_of(&c, "--world", &v)) {
-			char *end;
-			double w = strtod(v, &end), h;
-			if (end == v || (*end != 'x' && *end != 'X') ||
-			    num(a, end + 1, 1, 1e9, &h) || !isfinite(w) || w < 1 || w > 1e9) {
-				fprintf(stderr,
-				        "steer-server: --world: '%s' is not WxH (e.g. 1000x600)\n",
-				        v);
+			char *end, *hend;
+			double w = strtod(v, &end), h = 0;
+			bool sep = end != v && (*end == 'x' || *end == 'X');
+			if (sep)
+				h = strtod(end + 1, &hend);
+			/* One message for every way it can be wrong. */
+			if (!sep || hend == end + 1 || *hend || !(w >= 1 && w <= 1e9) ||
+			    !(h >= 1 && h <= 1e9)) {
+				fprintf(
+				    stderr,
+				    "steer-server: --world: '%s' is not WxH, each 1 to 1e9 (e.g. "
+				    "1000x600)\n",
+				    v);
 				return -1;
 			}
 			o->width = w;

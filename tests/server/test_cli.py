@@ -59,6 +59,11 @@ def test_unknown_options_are_named():
         expect("needs a value" not in r.stderr, r.stderr)
     r = subprocess.run([SERVER, "--port"], capture_output=True, text=True, timeout=10)
     expect(r.returncode == 2 and "--port needs a value" in r.stderr, r.stderr)
+    # A bad --world gets one message, whatever part of it is wrong.
+    for bad in ["10x", "10x0", "x5", "10x5y", "1e10x5", "10"]:
+        r = subprocess.run([SERVER, "--world", bad], capture_output=True, text=True, timeout=10)
+        expect(r.returncode == 2 and r.stderr.count("steer-server:") == 1
+               and f"--world: '{bad}' is not WxH" in r.stderr, f"{bad}: {r.stderr}")
     # Every option --help names that takes a value is known, and asks for it.
     out = subprocess.run([SERVER, "--help"], capture_output=True, text=True).stdout
     takes = re.findall(r"^  (--[a-z-]+) [A-Z]", out, re.M)
