@@ -1187,16 +1187,25 @@ static bool world_query(const steer_command *c)
 	       c->contain < 0;
 }
 
-/* The settings `world` (and rate, seed) can change, as a reply. */
-static void world_settings(steer_strbuf *b, const steer_world_config *cfg)
+/* The world's bounds and rules as JSON members (width, height, edges, solid,
+ * contain), for `world` and `stats`. */
+static void world_bounds_json(steer_strbuf *b, const steer_world_config *cfg)
 {
-	steer_strbuf_puts(b, "{\"width\":");
+	steer_strbuf_puts(b, "\"width\":");
 	steer_json_num(b, cfg->width);
 	steer_strbuf_puts(b, ",\"height\":");
 	steer_json_num(b, cfg->height);
-	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"solid\":%s,\"contain\":%s,\"tick_rate\":",
+	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"solid\":%s,\"contain\":%s",
 	                    steer_edges_name(cfg->edges), cfg->solid ? "true" : "false",
 	                    cfg->contain ? "true" : "false");
+}
+
+/* The settings `world` (and rate, seed) can change, as a reply. */
+static void world_settings(steer_strbuf *b, const steer_world_config *cfg)
+{
+	steer_strbuf_puts(b, "{");
+	world_bounds_json(b, cfg);
+	steer_strbuf_puts(b, ",\"tick_rate\":");
 	steer_json_num(b, cfg->tick_rate);
 	steer_strbuf_puts(b, ",\"dt\":");
 	steer_json_num(b, 1.0 / cfg->tick_rate);
@@ -1336,13 +1345,8 @@ static steer_status x_stats(const steer_command *c, steer_session *s, const stee
 	                    n.vehicles, n.obstacles, n.walls, n.polygons,
 	                    (unsigned long long)cfg->seed);
 	steer_json_num(b, cfg->tick_rate);
-	steer_strbuf_puts(b, ",\"width\":");
-	steer_json_num(b, cfg->width);
-	steer_strbuf_puts(b, ",\"height\":");
-	steer_json_num(b, cfg->height);
-	steer_strbuf_printf(b, ",\"edges\":\"%s\",\"solid\":%s,\"contain\":%s",
-	                    steer_edges_name(cfg->edges), cfg->solid ? "true" : "false",
-	                    cfg->contain ? "true" : "false");
+	steer_strbuf_puts(b, ",");
+	world_bounds_json(b, cfg);
 	steer_strbuf_printf(b, ",\"threads\":%d,\"simd\":\"%s\"", steer_world_threads(w),
 	                    steer_simd_name(steer_world_simd(w)));
 	if (!s->health_valid || s->health_tick != steer_world_tick(w)) {
