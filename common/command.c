@@ -1012,28 +1012,8 @@ static void list_page_items(steer_strbuf *b, const steer_world *w, const uint32_
 	}
 }
 
-/* The walls and polygons of a whole-world list. */
-static void list_geometry(steer_strbuf *b, const steer_world *w)
-{
-	size_t nw, np;
-	const steer_wall *wl = steer_world_walls(w, &nw);
-	const steer_polygon *p = steer_world_polygons(w, &np);
-	steer_strbuf_puts(b, "],\"walls\":[");
-	for (size_t k = 0; k < nw; k++) {
-		if (k)
-			steer_strbuf_puts(b, ",");
-		json_wall(b, &wl[k]);
-	}
-	steer_strbuf_puts(b, "],\"polygons\":[");
-	for (size_t k = 0; k < np; k++) {
-		if (k)
-			steer_strbuf_puts(b, ",");
-		json_polygon(b, &p[k]);
-	}
-}
-
 /* Plain list: the whole world, vehicles, obstacles, walls, polygons. Paged: the items whose id is
- * FROM_ID or more, in id order. Storage order changes every tick (the world re-sorts
+ * FROM_ID or more. Both in id order. Storage order changes every tick (the world re-sorts
  * vehicles by position) while ids never do, so pages taken at different ticks
  * neither overlap nor miss anything. One reply never holds more than STEER_LIST_MAX
  * items, so building it never holds the host's loop for long nor overflows a
@@ -1043,9 +1023,6 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 {
 	(void)h;
 	const steer_world *w = s->world;
-	const steer_vehicles *v = steer_world_vehicles(w);
-	size_t n;
-	const steer_obstacle *o = steer_world_obstacles(w, &n);
 	world_counts all = count_world(w);
 	if (!c->sub && all.vehicles + all.obstacles + all.walls + all.polygons > STEER_LIST_MAX)
 		return steer_reply_fail(
@@ -1058,29 +1035,13 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	steer_strbuf *b = &r->json;
 	steer_strbuf_printf(b, "{\"tick\":%llu,\"vehicles\":[",
 	                    (unsigned long long)steer_world_tick(w));
-	if (!c->sub) {
-		for (size_t i = 0; i < v->count; i++) {
-			if (i)
-				steer_strbuf_puts(b, ",");
-			json_vehicle_brief(b, v, i);
-		}
-		steer_strbuf_puts(b, "],\"obstacles\":[");
-		for (size_t k = 0; k < n; k++) {
-			if (k)
-				steer_strbuf_puts(b, ",");
-			json_obstacle(b, &o[k]);
-		}
-		list_geometry(b, w);
-		steer_strbuf_puts(b, "]}");
-		return STEER_OK;
-	}
 	size_t left;
-	uint32_t *ids = list_ids_from(w, c->id, &left);
+	uint32_t *ids = list_ids_from(w, c->sub ? c->id : 0, &left);
 	if (!ids) {
 		steer_strbuf_clear(b);
 		return steer_reply_fail(r, "list: out of memory");
 	}
-	size_t want = left < c->count ? left : c->count;
+	size_t want = !c->sub || left < c->count ? left : c->count;
 	if (want < left)
 		select_smallest(ids, left, want);
 	qsort(ids, want, sizeof *ids, cmp_ids);
@@ -1091,6 +1052,11 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	list_page_items(b, w, ids, want, LIST_WALLS);
 	steer_strbuf_puts(b, "],\"polygons\":[");
 	list_page_items(b, w, ids, want, LIST_POLYGONS);
+	if (!c->sub) {
+		free(ids);
+		steer_strbuf_puts(b, "]}");
+		return STEER_OK;
+	}
 	steer_strbuf_printf(b,
 	                    "],\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"total_walls\":%zu,"
 	                    "\"total_polygons\":%zu,\"next\":",
