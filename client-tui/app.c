@@ -858,6 +858,11 @@ static void cmdline_key(tui_app *a, int ch)
 		         "the line is full: at most %d bytes (the server's limit); '%c' not added",
 		         TUI_CMDLINE_MAX - 1, ch);
 		snprintf(a->message, sizeof a->message, "%s", a->hint);
+	} else if (ch >= 128 && ch < 256) {
+		/* A byte of a UTF-8 character: every command, name and number is ASCII. */
+		snprintf(a->hint, sizeof a->hint,
+		         "commands, names and numbers are ASCII: a non-ASCII character was "
+		         "not added");
 	}
 }
 

@@ -146,6 +146,17 @@ def test_command_line_takes_long_lines():
     tmux("send-keys", "-t", "tui", "C-u", "Escape")
 
 
+def test_command_line_says_non_ascii_is_not_taken():
+    # It dropped the "\u00e9" of "caf\u00e9" unseen, then sent "name caf".
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", "name caf\u00e9")
+    try:
+        wait_for(lambda t: "ASCII: a non-ASCII character was not added" in t,
+                 "the ASCII hint", 5)
+    finally:
+        tmux("send-keys", "-t", "tui", "C-u", "Escape")
+
+
 def longest_run(text, ch):
     best = 0
     for ln in map_rows(text):
@@ -998,7 +1009,7 @@ def test_tab_after_load_waits_for_the_new_world():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
-          test_command_line_takes_long_lines,
+          test_command_line_takes_long_lines, test_command_line_says_non_ascii_is_not_taken,
           test_walls_drawn_as_lines,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
