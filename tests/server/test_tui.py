@@ -205,7 +205,7 @@ def test_help_whole_at_80x24():
     resize(80, 24)
     tmux("send-keys", "-t", "tui", "?")
     text = wait_for(lambda t: "steer-tui keys" in t, "the help overlay")
-    for whole in ["set the selected vehicle's target (arrive)",
+    for whole in ["set the selected vehicle's target (goto)",
                   "fit the whole world in the window",
                   "select the vehicle under the pointer; with one selected,"]:
         expect(whole in text, f"'{whole}' not whole:\n{text}")
