@@ -476,7 +476,7 @@ static void wrong_version_names_both(void)
 	char *buf = save(w, &len);
 	CHECK(strncmp(buf, "steer-save 3\n", 13) == 0, "first line: %.20s", buf);
 	buf[11] = '7';
-	check_refused(buf, len, "unsupported format version 7 (this build reads 1 to 2)",
+	check_refused(buf, len, "unsupported format version 7 (this build reads 1 to 3)",
 	              "version 7");
 	free(buf);
 	steer_world_destroy(w);
