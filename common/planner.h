@@ -77,6 +77,14 @@ void steer_goto_replan(steer_world *w);
  * to date with the loaded world's, so the loaded world replans exactly when the saved
  * one would have. */
 void steer_goto_loaded(steer_world *w);
+/* Whether a vehicle never had a goto (every field zero): field by field, as padding
+ * bytes have no set value. */
+static inline bool steer_goto_none(const steer_goto_state *g)
+{
+	return g->goal.x == 0.0 && g->goal.y == 0.0 && g->from.x == 0.0 && g->from.y == 0.0 &&
+	       g->radius == 0.0 && g->tried == 0 && g->epoch == 0 && !g->reached;
+}
+
 /* The geometry's epoch, which a goto vehicle's go.epoch equals when its route was
  * checked against the geometry as it is. */
 uint64_t steer_goto_epoch(const steer_world *w);

@@ -154,6 +154,11 @@ static void put_vehicle(writer *o, const vehicle_out *vo)
 	    s->path.loop ? "on" : "off");
 	for (uint32_t k = 0; k < s->path.count; k++)
 		put(o, "point %a %a\n", s->path.points[k].x, s->path.points[k].y);
+	/* Most vehicles never had a goto: a short line, as a flock's file is mostly them. */
+	if (steer_goto_none(&s->go)) {
+		put(o, "goto none\n");
+		return;
+	}
 	put(o, "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s\n",
 	    s->go.goal.x, s->go.goal.y, s->go.from.x, s->go.from.y, s->go.radius, s->go.tried,
 	    s->go.reached ? "on" : "off", s->go.epoch == vo->geom_epoch ? "on" : "off");
@@ -735,8 +740,14 @@ static bool read_goto(reader *r, steer_goto_state *go)
 	memset(go, 0, sizeof *go);
 	if (r->version < 3)
 		return true;
-	if (!read_line(r) || !expect_word(r, "goto") || !key_vec(r, "goal", &go->goal) ||
-	    !key_vec(r, "from", &go->from) || !key_real(r, "radius", true, &go->radius) ||
+	if (!read_line(r) || !expect_word(r, "goto"))
+		return false;
+	if (r->next < r->nfield && !strcmp(r->field[r->next], "none")) {
+		r->next++;
+		return line_done(r);
+	}
+	if (!key_vec(r, "goal", &go->goal) || !key_vec(r, "from", &go->from) ||
+	    !key_real(r, "radius", true, &go->radius) ||
 	    !key_u64(r, "tried", UINT64_MAX, &go->tried) ||
 	    !key_onoff(r, "reached", &go->reached) || !key_onoff(r, "fresh", &fresh) ||
 	    !line_done(r))

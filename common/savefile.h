@@ -11,7 +11,8 @@
  * counts line without walls and polygons (version 1, early version 2) has none. From
  * version 3 each vehicle's path is followed by its goto line ("goto goal X Y from X Y
  * radius R tried TICK reached on|off fresh on|off"; fresh: its route was checked
- * against the geometry as saved); older files' vehicles have no goto. The
+ * against the geometry as saved; "goto none" for a vehicle that never had one); older
+ * files' vehicles have no goto. The
  * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every
  * parameter, and three of the five points are left out):
  *

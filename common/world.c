@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "motion.h"
+#include "planner.h"
 #include "reserve.h"
 
 /* The id map's slots carry what they index in their top two bits: vehicles none (so
@@ -520,8 +521,7 @@ static bool needs_extras(const steer_vehicle_record *r)
 	return (r->behaviors & NEEDS_EXTRAS) || s->path.count || s->path.loop || s->pursue_id ||
 	       s->evade_id || s->wander_angle != 0.0 || s->seek_target.x != 0.0 ||
 	       s->seek_target.y != 0.0 || s->flee_target.x != 0.0 || s->flee_target.y != 0.0 ||
-	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0 ||
-	       memcmp(&s->go, &(steer_goto_state){0}, sizeof s->go) != 0;
+	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0 || !steer_goto_none(&s->go);
 }
 
 /* Appends a validated record as slot count, taking ownership of its path points. The
