@@ -659,9 +659,12 @@ static void click(tui_app *a, int col, int row, bool right)
 	double x, y;
 	cursor_world(a, &x, &y);
 	if (right) {
+		/* goto, not arrive: the server plans round what is in the way, with the
+		 * geometry as it is now (circles move between snapshots), and where the
+		 * straight line is clear its route is that line, arrived at as arrive. */
 		uint32_t id = selection_for(a, "target");
 		if (id)
-			sendf(a, PURPOSE_NONE, "arrive %u %.17g %.17g", id, x, y);
+			sendf(a, PURPOSE_NONE, "goto %u %.17g %.17g", id, x, y);
 		return;
 	}
 	/* With a vehicle selected, a click is meant as a waypoint: only a click right on

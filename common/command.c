@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "targets.h"
@@ -787,6 +788,61 @@ static steer_status x_path(const steer_command *c, steer_session *s, const steer
 	return status_err(r, st, c->id);
 }
 
+/* goto ID X Y | goto ID off */
+static steer_status p_goto(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return STEER_ERR_INVALID;
+	if (argc == 3) {
+		if (strcmp(argv[2], "off"))
+			return fail(err, errlen, "usage: goto ID X Y | goto ID off");
+		c->sub = 1;
+		return STEER_OK;
+	}
+	if (parse_num("X", argv[2], &c->x, err, errlen) ||
+	    parse_num("Y", argv[3], &c->y, err, errlen))
+		return STEER_ERR_INVALID;
+	if (!steer_vec_ok(v2(c->x, c->y)))
+		return fail(err, errlen, "(%s, %s): coordinates must be within %g", argv[2],
+		            argv[3], STEER_MAX_COORD);
+	return STEER_OK;
+}
+
+static steer_status x_goto(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
+{
+	(void)h;
+	if (steer_vehicle_index(s->world, c->id) < 0)
+		return steer_reply_fail(r, "no vehicle with id %u", c->id);
+	if (c->sub == 1)
+		return status_err(r, steer_vehicle_goto_off(s->world, c->id), c->id);
+	steer_goto_report rep;
+	steer_status st = steer_vehicle_goto(s->world, c->id, v2(c->x, c->y), &rep);
+	if (st == STEER_ERR_LIMIT)
+		return steer_reply_fail(r, "the route to (%g, %g) needs more than %u waypoints",
+		                        c->x, c->y, STEER_MAX_WAYPOINTS);
+	if (st != STEER_OK)
+		return status_err(r, st, c->id);
+	steer_strbuf *b = &r->json;
+	double end[2] = {rep.end.x, rep.end.y};
+	steer_strbuf_printf(b, "{\"reached\":%s,\"waypoints\":%zu,\"end\":",
+	                    rep.reached ? "true" : "false", rep.waypoints);
+	steer_json_nums(b, end, 2);
+	steer_strbuf_puts(b, ",\"clearance\":");
+	steer_json_num(b, rep.radius);
+	if (!rep.reached) {
+		char msg[256];
+		snprintf(
+		    msg, sizeof msg,
+		    "(%g, %g) cannot be reached; going to the nearest reachable point (%g, %g)",
+		    c->x, c->y, rep.end.x, rep.end.y);
+		steer_strbuf_puts(b, ",\"note\":");
+		steer_json_str(b, msg);
+	}
+	steer_strbuf_puts(b, "}");
+	return STEER_OK;
+}
+
 static steer_status x_get(const steer_command *c, steer_session *s, const steer_host *h,
                           steer_reply *r)
 {
@@ -863,6 +919,15 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 		steer_json_nums(b, free_at, 2);
 	}
 	steer_strbuf_puts(b, "}");
+	if (v->behaviors[i] & STEER_GOTO) {
+		double goal[2] = {st->go.goal.x, st->go.goal.y};
+		steer_strbuf_puts(b, ",\"goto\":{\"goal\":");
+		steer_json_nums(b, goal, 2);
+		steer_strbuf_printf(
+		    b, ",\"reached\":%s,\"clearance\":", st->go.reached ? "true" : "false");
+		steer_json_num(b, st->go.radius);
+		steer_strbuf_puts(b, "}");
+	}
 	for (size_t k = 0; k < steer_param_count; k++) {
 		const steer_param_def *d = &steer_param_defs[k];
 		steer_strbuf_printf(b, ",\"%s\":", d->name);
@@ -1570,6 +1635,9 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"waypoint", "ID X Y", "append a waypoint to the vehicle's path (turns path on)", W, 3, 3,
      p_waypoint, x_waypoint},
     {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
+    {"goto", "ID X Y | ID off",
+     "plan a route around obstacles and walls to (X,Y) and follow it (replanned when blocked)", W,
+     2, 3, p_goto, x_goto},
     {"get", "ID", "everything about one vehicle, obstacle, wall or polygon", R, 1, 1, p_id, x_get},
     {"list", "[FROM_ID [COUNT]]",
      "every vehicle, obstacle, wall and polygon, or up to COUNT of them with id FROM_ID or more, "

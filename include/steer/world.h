@@ -42,8 +42,10 @@ enum {
 	STEER_AVOID = 1u << 6,
 	STEER_PATH = 1u << 7,
 	STEER_FLOCK = 1u << 8,
-	STEER_BEHAVIOR_COUNT = 9,
-	STEER_ALL_BEHAVIORS = (1u << 9) - 1,
+	/* Bits 9 to 11 are follow, hide and interpose (issue 18's group behaviours). */
+	STEER_GOTO = 1u << 12, /* follow a planned route to a goal (planner.h) */
+	STEER_BEHAVIOR_COUNT = 13,
+	STEER_ALL_BEHAVIORS = ((1u << 9) - 1) | STEER_GOTO,
 };
 
 /* "seek", "flee", ... for one bit; NULL for anything else. */
@@ -69,6 +71,16 @@ typedef struct steer_path {
 	bool loop;
 } steer_path;
 
+/* goto's: the goal and what replanning needs. The route itself is the path. */
+typedef struct steer_goto_state {
+	steer_vec2 goal; /* as asked */
+	steer_vec2 from; /* where the route began: its first leg's start */
+	double radius;   /* the clearance the route was planned for */
+	uint64_t tried;  /* the tick of the last plan */
+	uint64_t epoch;  /* the geometry's epoch when the route was last checked; 0: never */
+	bool reached;    /* the route ends at the goal, not at the nearest reachable point */
+} steer_goto_state;
+
 /* Everything about a vehicle that the hot loops do not stream through. Parameters
  * live in a shared table (see steer_vehicle_params). */
 typedef struct steer_vehicle_state {
@@ -76,6 +88,7 @@ typedef struct steer_vehicle_state {
 	uint32_t pursue_id, evade_id; /* 0 when off */
 	double wander_angle;
 	steer_path path;
+	steer_goto_state go;
 } steer_vehicle_state;
 
 /* The vehicles as structure-of-arrays, index 0..count-1. Indices change when a
