@@ -145,6 +145,7 @@ static void put_vehicle(writer *o, const steer_vehicle_record *r)
 	    s->path.loop ? "on" : "off");
 	for (uint32_t k = 0; k < s->path.count; k++)
 		put(o, "point %a %a\n", s->path.points[k].x, s->path.points[k].y);
+	put(o, "smooth heading %a %a\n", s->smooth.heading.x, s->smooth.heading.y);
 }
 
 /* How many records of each kind a file holds. */
@@ -728,6 +729,10 @@ static bool read_vehicle(reader *r, steer_world *w)
 	memset(&v, 0, sizeof v);
 	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
 	    !read_params(r, v.id, &v.prm) || !read_path(r, &v.state.path))
+		return false;
+	/* Version 3 keeps the smoothed display heading; older files start it afresh. */
+	if (r->version >= 3 && (!read_line(r) || !expect_word(r, "smooth") ||
+	                        !key_vec(r, "heading", &v.state.smooth.heading) || !line_done(r)))
 		return false;
 	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
 }

@@ -9,21 +9,21 @@
  * reported rather than half-loaded. Walls ("wall ID a X Y b X Y") and polygons
  * ("polygon ID inside on|off points N" and N point lines) follow the obstacles; a
  * counts line without walls and polygons (version 1, early version 2) has none. The
- * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every parameter, and three of the
- * five points are left out):
+ * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every
+ * parameter, and three of the five points are left out):
  *
  *   steer-save 1
- *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1 solid on contain off
- *   meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb
- *   counts vehicles 1 obstacles 1 walls 0 polygons 0
- *   vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9 0x1.4379f64f8e279p+7 vel
- *     0x1.7039d74b86b97p+6 0x1.3878c7bb98b0fp+5 heading 0x1.d75446c712d8ep-1
+ *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1 solid on contain
+ * off meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb counts vehicles 1
+ * obstacles 1 walls 0 polygons 0 vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9
+ * 0x1.4379f64f8e279p+7 vel 0x1.7039d74b86b97p+6 0x1.3878c7bb98b0fp+5 heading 0x1.d75446c712d8ep-1
  *     0x1.8ff6c237cdaf5p-2 force 0x0p+0 0x1.ep-42 wander_angle 0x0p+0   (one line)
  *   targets seek 0x0p+0 0x0p+0 flee 0x0p+0 0x0p+0 arrive 0x0p+0 0x0p+0 pursue 0 evade 0
  *   params mass 0x1p+0 max_speed 0x1.9p+6 decel linear panic_distance inf ... combine sum
  *   path points 5 index 1 loop on
  *   point 0x1.f4p+8 0x1.6800000000001p+6
  *   point 0x1.a06f54f95db0cp+9 0x1.d6367e25d594fp+7
+ *   smooth heading 0x0p+0 0x0p+0       (version 3: the smoothed display heading)
  *   obstacle 2 pos 0x1.9f0000000003cp+8 0x1.2cp+8 vel 0x1.8p+1 0x0p+0 radius 0x1.9p+4
  *   end records 2 fnv1a64 50e0d8270f11e0de
  *
@@ -38,7 +38,7 @@
 
 #include "steer/world.h"
 
-#define STEER_SAVE_VERSION 2
+#define STEER_SAVE_VERSION 3
 /* The oldest version this build still reads: version 1 had no world rules, and its
  * worlds load with bodies neither solid nor contained, as they ran. */
 #define STEER_SAVE_OLDEST 1
