@@ -106,17 +106,24 @@ static void corridor_walker_stays_inside_for_a_lap(void)
 	CHECK(v.worst > 50.0, "a waypoint visitor stayed within %.2f of the path", v.worst);
 }
 
-/* An open corridor ends in an arrival at its last point. */
+/* An open corridor ends in an arrival at its last point. Started in the middle of its
+ * second segment, the walker goes on from there (a waypoint visitor would first go
+ * back to the first point). */
 static void open_corridor_arrives_at_its_end(void)
 {
 	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 1);
 	steer_params p = steer_params_default();
 	p.path_radius = 15.0;
-	uint32_t id = add_vehicle(w, 100, 100, 0, 0, &p);
+	uint32_t id = add_vehicle(w, 600, 200, 0, 0, &p);
 	steer_vehicle_path_add(w, id, v2(100, 100));
 	steer_vehicle_path_add(w, id, v2(600, 100));
 	steer_vehicle_path_add(w, id, v2(600, 500));
-	step(w, 20 * 60);
+	double nearest_start = INFINITY;
+	for (int t = 0; t < 20 * 60; t++) {
+		step(w, 1);
+		nearest_start = fmin(nearest_start, dist(pos(w, id), v2(100, 100)));
+	}
+	CHECK(nearest_start > 400, "went back to within %.1f of the first point", nearest_start);
 	CHECK(dist(pos(w, id), v2(600, 500)) < 1.0 && v2_len(vel(w, id)) < 1.0,
 	      "open corridor walker ended at (%.1f, %.1f) moving %.2f", pos(w, id).x, pos(w, id).y,
 	      v2_len(vel(w, id)));
@@ -266,12 +273,12 @@ static void dither_picks_parts_with_their_chances(void)
 }
 
 /* A world of dithering vehicles big enough to be split over threads. */
-static steer_world *dither_world(int threads)
+static steer_world *dither_world(int threads, uint8_t combine)
 {
 	steer_world *w = make_world(4000, 3000, STEER_EDGE_WRAP, 5);
 	steer_rng *rng = steer_world_rng(w);
 	steer_params p = steer_params_default();
-	p.combine = STEER_COMBINE_DITHER;
+	p.combine = combine;
 	for (int k = 0; k < 5000; k++) {
 		uint32_t id = add_vehicle(w, steer_rng_range(rng, 0, 4000),
 		                          steer_rng_range(rng, 0, 3000), 0, 0, &p);
@@ -287,12 +294,17 @@ static steer_world *dither_world(int threads)
 
 static void dither_is_deterministic_for_any_thread_count(void)
 {
-	steer_world *a = dither_world(1), *b = dither_world(2), *c = dither_world(3);
+	steer_world *a = dither_world(1, STEER_COMBINE_DITHER),
+	            *b = dither_world(2, STEER_COMBINE_DITHER),
+	            *c = dither_world(3, STEER_COMBINE_DITHER),
+	            *sum = dither_world(1, STEER_COMBINE_PRIORITY);
 	step(a, 30);
 	step(b, 30);
 	step(c, 30);
+	step(sum, 30);
 	const steer_vehicles *va = steer_world_vehicles(a), *vb = steer_world_vehicles(b),
 	                     *vc = steer_world_vehicles(c);
+	CHECK(va->count == vb->count && vb->count == vc->count, "counts differ");
 	size_t differ = 0;
 	for (size_t i = 0; i < va->count; i++) {
 		uint32_t id = va->id[i];
@@ -301,8 +313,18 @@ static void dither_is_deterministic_for_any_thread_count(void)
 	}
 	CHECK(differ == 0, "%zu of %zu dithering vehicles differ between thread counts", differ,
 	      va->count);
-	/* And the dithering does something: the same world summing its parts differs. */
-	CHECK(va->count == vb->count && vb->count == vc->count, "counts differ");
+	/* And the dithering does something: the same world under priority, which takes
+	 * the parts in the same order, differs. */
+	size_t same_as_sum = 0;
+	for (size_t i = 0; i < va->count; i++) {
+		steer_vec2 p = pos(a, va->id[i]), q = pos(sum, va->id[i]);
+		same_as_sum += memcmp(&p, &q, sizeof p) == 0;
+	}
+	CHECK(same_as_sum < va->count / 10,
+	      "%zu of %zu dithering vehicles are where priority "
+	      "would have put them",
+	      same_as_sum, va->count);
+	steer_world_destroy(sum);
 	steer_world_destroy(a);
 	steer_world_destroy(b);
 	steer_world_destroy(c);
