@@ -14,7 +14,7 @@
 #define MAGIC STEER_SAVE_MAGIC
 
 /* Longest line and most fields the reader accepts. The params line is the longest:
- * about 35 characters and 2 fields per parameter, so there is room for ~100 more
+ * about 35 characters and 2 fields per parameter, so there is room for ~75 more
  * parameters before these need to grow. */
 #define MAX_LINE   4096
 #define MAX_FIELDS 256
