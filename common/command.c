@@ -1603,7 +1603,9 @@ const steer_cmd_entry steer_cmd_table[] = {
      x_toggle},
     {"waypoint", "ID X Y", "append a waypoint to the vehicle's path (turns path on)", W, 3, 3,
      p_waypoint, x_waypoint},
-    {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
+    {"path", "ID clear | ID loop on|off",
+     "clear the path, or loop it (set path_radius for a corridor, not waypoints)", W, 2, 3, p_path,
+     x_path},
     {"get", "ID", "everything about one vehicle, obstacle, wall or polygon", R, 1, 1, p_id, x_get},
     {"list", "[FROM_ID [COUNT]]",
      "every vehicle, obstacle, wall and polygon, or up to COUNT of them with id FROM_ID or more, "
