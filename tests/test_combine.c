@@ -432,6 +432,75 @@ static void smoothed_heading_is_saved_and_sent(void)
 	steer_world_destroy(w);
 }
 
+/* --- defaults ------------------------------------------------------------------ */
+
+/* Every default behaviour once, with avoidance: the end state's hash. */
+static uint64_t default_bits_hash(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 11);
+	steer_rng *rng = steer_world_rng(w);
+	uint32_t ids[40];
+	for (int k = 0; k < 40; k++)
+		ids[k] =
+		    add_vehicle(w, steer_rng_range(rng, 0, 1000), steer_rng_range(rng, 0, 600),
+		                steer_rng_range(rng, -50, 50), steer_rng_range(rng, -50, 50), NULL);
+	for (int k = 0; k < 40; k++) {
+		steer_vec2 t = v2(steer_rng_range(rng, 0, 1000), steer_rng_range(rng, 0, 600));
+		uint32_t id = ids[k];
+		switch (k % 8) {
+		case 0:
+			steer_vehicle_target(w, id, STEER_SEEK, t);
+			break;
+		case 1:
+			steer_vehicle_target(w, id, STEER_FLEE, t);
+			break;
+		case 2:
+			steer_vehicle_target(w, id, STEER_ARRIVE, t);
+			break;
+		case 3:
+			steer_vehicle_chase(w, id, STEER_PURSUE, ids[(k + 1) % 40]);
+			break;
+		case 4:
+			steer_vehicle_chase(w, id, STEER_EVADE, ids[(k + 5) % 40]);
+			break;
+		case 5:
+			steer_vehicle_enable(w, id, STEER_WANDER, true);
+			break;
+		case 6:
+			steer_vehicle_path_add(w, id, t);
+			steer_vehicle_path_add(w, id, v2(500, 300));
+			steer_vehicle_path_loop(w, id, true);
+			break;
+		case 7:
+			steer_vehicle_enable(w, id, STEER_FLOCK | STEER_WANDER, true);
+			break;
+		}
+		if (k % 3 == 0)
+			steer_vehicle_enable(w, id, STEER_AVOID, true);
+	}
+	step(w, 300);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < v->count; i++) {
+		double d[4] = {v->px[i], v->py[i], v->vx[i], v->vy[i]};
+		const unsigned char *b = (const unsigned char *)d;
+		for (size_t k = 0; k < sizeof d; k++)
+			h = (h ^ b[k]) * 1099511628211ULL;
+		h = (h ^ v->id[i]) * 1099511628211ULL;
+	}
+	steer_world_destroy(w);
+	return h;
+}
+
+/* A world using none of the new parameters moves as before them: the hash was taken
+ * with the build before weights, dither, corridors and smoothing (same libm). */
+static void defaults_keep_todays_bits(void)
+{
+	uint64_t h = default_bits_hash();
+	CHECK(h == 0x9bf80c405bc0222cULL,
+	      "default world's end state %016" PRIx64 ", not the one before", h);
+}
+
 /* --- pedestrians ---------------------------------------------------------------- */
 
 static void pedestrians_walk_both_ways_in_their_corridor(void)
@@ -501,5 +570,6 @@ int main(void)
 	RUN(smoothing_steadies_glyphs_and_keeps_positions);
 	RUN(smoothed_heading_is_saved_and_sent);
 	RUN(pedestrians_walk_both_ways_in_their_corridor);
+	RUN(defaults_keep_todays_bits);
 	return CHECK_DONE();
 }
