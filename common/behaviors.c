@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "steer/rng.h"
+
 static steer_vec2 toward(const steer_agent *a, steer_vec2 dir_unit, double speed)
 {
 	return v2_sub(v2_scale(dir_unit, speed), a->v);
@@ -170,4 +172,60 @@ steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_
 		}
 	}
 	return total;
+}
+
+double steer_part_chance(const steer_params *prm, int part)
+{
+	switch ((enum steer_part)part) {
+	case STEER_PART_EVADE:
+		return prm->evade_chance;
+	case STEER_PART_FLEE:
+		return prm->flee_chance;
+	case STEER_PART_SEPARATION:
+		return prm->separation_chance;
+	case STEER_PART_ALIGNMENT:
+		return prm->alignment_chance;
+	case STEER_PART_COHESION:
+		return prm->cohesion_chance;
+	case STEER_PART_SEEK:
+		return prm->seek_chance;
+	case STEER_PART_ARRIVE:
+		return prm->arrive_chance;
+	case STEER_PART_WANDER:
+		return prm->wander_chance;
+	case STEER_PART_PURSUE:
+		return prm->pursue_chance;
+	case STEER_PART_PATH:
+		return prm->path_chance;
+	case STEER_PART_CRUISE:
+		return prm->cruise_chance;
+	case STEER_PART_COUNT:
+		break;
+	}
+	return 0.0;
+}
+
+double steer_dither_draw(uint64_t seed, uint32_t id, uint64_t tick, int part)
+{
+	/* A seed of its own per part (an odd multiplier keeps them distinct), so that no
+	 * part's draw is wander's (seed, id, tick) nor another part's. */
+	uint64_t s = seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)(part + 1));
+	return steer_hash_unit(s, id, tick);
+}
+
+steer_vec2 steer_combine_dither(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
+                                const steer_params *prm, double dt, uint64_t seed, uint32_t id,
+                                uint64_t tick)
+{
+	for (uint32_t m = mask; m; m &= m - 1) {
+		int k = __builtin_ctz(m);
+		double chance = steer_part_chance(prm, k);
+		if (!(steer_dither_draw(seed, id, tick, k) < chance))
+			continue;
+		steer_vec2 f = parts[k];
+		if (f.x == 0.0 && f.y == 0.0)
+			continue;
+		return v2_truncate(v2_scale(f, 1.0 / (chance * dt)), prm->max_force);
+	}
+	return v2(0.0, 0.0);
 }

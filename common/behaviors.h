@@ -57,13 +57,27 @@ enum steer_part {
 	STEER_PART_COUNT,
 };
 
-/* Combines the steerings whose bit (1 << part) is set in mask into the force to
- * apply: sum then truncate (as S / dt) to max_force, or Buckland's prioritised
- * running sum that stops once max_force is used up. */
 /* The cruise part, weighted, into parts when the vehicle has a cruise_speed. */
 void steer_cruise_part(const steer_agent *a, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask);
 
+/* Combines the steerings whose bit (1 << part) is set in mask into the force to
+ * apply: sum then truncate (as S / dt) to max_force, or (priority, and dither, which
+ * steer_combine_dither does) Buckland's prioritised running sum that stops once
+ * max_force is used up. */
 steer_vec2 steer_combine_parts(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
                                const steer_params *prm, double dt);
+
+/* The chance, under combine dither, that part k is looked at (its _chance parameter). */
+double steer_part_chance(const steer_params *prm, int part);
+/* The draw in [0, 1) that decides whether vehicle id looks at part in tick: a pure
+ * function of them and the seed, so no generator is shared between threads. */
+double steer_dither_draw(uint64_t seed, uint32_t id, uint64_t tick, int part);
+/* Buckland's prioritised dithering: the parts in priority order, each looked at when
+ * its draw falls under its chance; the first non-zero one looked at is the force,
+ * divided by its chance (so that on average it weighs its weight) and truncated to
+ * max_force. Zero when none is. */
+steer_vec2 steer_combine_dither(const steer_vec2 parts[STEER_PART_COUNT], uint32_t mask,
+                                const steer_params *prm, double dt, uint64_t seed, uint32_t id,
+                                uint64_t tick);
 
 #endif

@@ -30,18 +30,43 @@ steer_params steer_params_default(void)
 	    .alignment_weight = 1.0,
 	    .cruise_speed = 0.0,
 	    .cruise_weight = 1.0,
+	    .seek_weight = 1.0,
+	    .flee_weight = 1.0,
+	    .arrive_weight = 1.0,
+	    .pursue_weight = 1.0,
+	    .evade_weight = 1.0,
+	    .wander_weight = 1.0,
+	    .path_weight = 1.0,
+	    /* Buckland's probabilities where his library has one; pursue, path and cruise,
+	     * which it does not dither, as seek. */
+	    .seek_chance = 0.8,
+	    .flee_chance = 0.6,
+	    .arrive_chance = 0.5,
+	    .pursue_chance = 0.8,
+	    .evade_chance = 1.0,
+	    .wander_chance = 0.8,
+	    .path_chance = 0.8,
+	    .separation_chance = 0.2,
+	    .alignment_chance = 0.3,
+	    .cohesion_chance = 0.6,
+	    .cruise_chance = 0.8,
+	    .path_radius = 0.0,
+	    .path_lookahead = 1.0,
+	    .heading_smoothing = 0.0,
 	    .group = 0,
 	    .max_neighbours = 64,
 	    .avoid_neighbours = 10,
 	    .decel = STEER_DECEL_LINEAR,
 	    .combine = STEER_COMBINE_SUM,
+	    .path_direction = STEER_PATH_FORWARD,
 	    .field_of_view = false,
 	};
 	return p;
 }
 
 static const char *const decel_names[] = {"linear", "fast", "normal", "slow", NULL};
-static const char *const combine_names[] = {"sum", "priority", NULL};
+static const char *const combine_names[] = {"sum", "priority", "dither", NULL};
+static const char *const direction_names[] = {"forward", "backward", NULL};
 
 #define REAL(f, h)                                                                                 \
 	{                                                                                          \
@@ -68,6 +93,10 @@ const steer_param_def steer_param_defs[] = {
     {"avoid_neighbours", STEER_PARAM_UINT, offsetof(steer_params, avoid_neighbours), NULL,
      "avoid: the nearest this many vehicles are avoided, at most 64 (0 = none)"},
     REAL(path_threshold, "path: distance at which a waypoint counts as reached"),
+    REAL(path_radius, "path: corridor half-width kept to (0 = visit the waypoints)"),
+    REAL(path_lookahead, "path: seconds ahead a corridor walker predicts where it will be"),
+    {"path_direction", STEER_PARAM_ENUM, offsetof(steer_params, path_direction), direction_names,
+     "path: walk a corridor forward or backward along its points"},
     REAL(sight_distance, "flock: neighbour radius"),
     REAL(too_close_distance, "flock: separation radius"),
     {"field_of_view", STEER_PARAM_BOOL, offsetof(steer_params, field_of_view), NULL,
@@ -77,12 +106,32 @@ const steer_param_def steer_param_defs[] = {
     REAL(alignment_weight, "flock: alignment weight"),
     REAL(cruise_speed, "cruise: speed to keep along the heading, units/s (0 = off)"),
     REAL(cruise_weight, "cruise: weight of the pull towards cruise_speed"),
+    REAL(seek_weight, "seek: weight of its steering"),
+    REAL(flee_weight, "flee: weight of its steering"),
+    REAL(arrive_weight, "arrive: weight of its steering"),
+    REAL(pursue_weight, "pursue: weight of its steering"),
+    REAL(evade_weight, "evade: weight of its steering"),
+    REAL(wander_weight, "wander: weight of its steering"),
+    REAL(path_weight, "path: weight of its steering"),
+    REAL(seek_chance, "combine dither: chance that seek is looked at, 0..1"),
+    REAL(flee_chance, "combine dither: chance that flee is looked at, 0..1"),
+    REAL(arrive_chance, "combine dither: chance that arrive is looked at, 0..1"),
+    REAL(pursue_chance, "combine dither: chance that pursue is looked at, 0..1"),
+    REAL(evade_chance, "combine dither: chance that evade is looked at, 0..1"),
+    REAL(wander_chance, "combine dither: chance that wander is looked at, 0..1"),
+    REAL(path_chance, "combine dither: chance that path is looked at, 0..1"),
+    REAL(separation_chance, "combine dither: chance that separation is looked at, 0..1"),
+    REAL(alignment_chance, "combine dither: chance that alignment is looked at, 0..1"),
+    REAL(cohesion_chance, "combine dither: chance that cohesion is looked at, 0..1"),
+    REAL(cruise_chance, "combine dither: chance that cruise is looked at, 0..1"),
+    REAL(heading_smoothing,
+         "display: time constant of the smoothed heading glyphs show, s (0 = off)"),
     {"group", STEER_PARAM_UINT, offsetof(steer_params, group), NULL,
      "flock: only vehicles of the same group flock together"},
     {"max_neighbours", STEER_PARAM_UINT, offsetof(steer_params, max_neighbours), NULL,
      "flock: consider at most this many neighbours, own cell first (0 = all)"},
     {"combine", STEER_PARAM_ENUM, offsetof(steer_params, combine), combine_names,
-     "how behaviours combine: sum or priority"},
+     "how behaviours combine: sum, priority or dither"},
 };
 const size_t steer_param_count = sizeof steer_param_defs / sizeof steer_param_defs[0];
 
@@ -242,6 +291,16 @@ steer_status steer_params_check(const steer_params *p, char *err, size_t errlen)
 	    {"alignment_weight", p->alignment_weight, 0},
 	    {"cruise_speed", p->cruise_speed, 0},
 	    {"cruise_weight", p->cruise_weight, 0},
+	    {"seek_weight", p->seek_weight, 0},
+	    {"flee_weight", p->flee_weight, 0},
+	    {"arrive_weight", p->arrive_weight, 0},
+	    {"pursue_weight", p->pursue_weight, 0},
+	    {"evade_weight", p->evade_weight, 0},
+	    {"wander_weight", p->wander_weight, 0},
+	    {"path_weight", p->path_weight, 0},
+	    {"path_radius", p->path_radius, 0},
+	    {"path_lookahead", p->path_lookahead, 0},
+	    {"heading_smoothing", p->heading_smoothing, 0},
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
 		if (!(r[i].v >= r[i].min && r[i].v <= big)) { /* NaN fails too */
@@ -254,6 +313,27 @@ steer_status steer_params_check(const steer_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "panic_distance must be between 0 and %g, or inf", big);
 		return STEER_ERR_INVALID;
 	}
+	struct {
+		const char *name;
+		double v;
+	} c[] = {
+	    {"seek_chance", p->seek_chance},           {"flee_chance", p->flee_chance},
+	    {"arrive_chance", p->arrive_chance},       {"pursue_chance", p->pursue_chance},
+	    {"evade_chance", p->evade_chance},         {"wander_chance", p->wander_chance},
+	    {"path_chance", p->path_chance},           {"separation_chance", p->separation_chance},
+	    {"alignment_chance", p->alignment_chance}, {"cohesion_chance", p->cohesion_chance},
+	    {"cruise_chance", p->cruise_chance},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		if (!(c[i].v >= 0.0 && c[i].v <= 1.0)) {
+			snprintf(err, errlen, "%s must be between 0 and 1", c[i].name);
+			return STEER_ERR_INVALID;
+		}
+	}
+	if (p->path_direction > STEER_PATH_BACKWARD) {
+		snprintf(err, errlen, "path_direction must be forward or backward");
+		return STEER_ERR_INVALID;
+	}
 	if (p->avoid_neighbours > STEER_AVOID_NEIGHBOURS_MAX) {
 		snprintf(err, errlen, "avoid_neighbours must be between 0 and %d",
 		         STEER_AVOID_NEIGHBOURS_MAX);
@@ -263,8 +343,8 @@ steer_status steer_params_check(const steer_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "decel must be linear, fast, normal or slow");
 		return STEER_ERR_INVALID;
 	}
-	if (p->combine > STEER_COMBINE_PRIORITY) {
-		snprintf(err, errlen, "combine must be sum or priority");
+	if (p->combine > STEER_COMBINE_DITHER) {
+		snprintf(err, errlen, "combine must be sum, priority or dither");
 		return STEER_ERR_INVALID;
 	}
 	return STEER_OK;

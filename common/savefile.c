@@ -15,7 +15,7 @@
 #define MAGIC STEER_SAVE_MAGIC
 
 /* Longest line and most fields the reader accepts. The params line is the longest:
- * about 35 characters and 2 fields per parameter, so there is room for ~100 more
+ * about 35 characters and 2 fields per parameter, so there is room for ~75 more
  * parameters before these need to grow. */
 #define MAX_LINE   4096
 #define MAX_FIELDS 256
@@ -155,13 +155,15 @@ static void put_vehicle(writer *o, const vehicle_out *vo)
 	for (uint32_t k = 0; k < s->path.count; k++)
 		put(o, "point %a %a\n", s->path.points[k].x, s->path.points[k].y);
 	/* Most vehicles never had a goto: a short line, as a flock's file is mostly them. */
-	if (steer_goto_none(&s->go)) {
+	if (steer_goto_none(&s->go))
 		put(o, "goto none\n");
-		return;
-	}
-	put(o, "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s\n",
-	    s->go.goal.x, s->go.goal.y, s->go.from.x, s->go.from.y, s->go.radius, s->go.tried,
-	    s->go.reached ? "on" : "off", s->go.epoch == vo->geom_epoch ? "on" : "off");
+	else
+		put(o,
+		    "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s\n",
+		    s->go.goal.x, s->go.goal.y, s->go.from.x, s->go.from.y, s->go.radius,
+		    s->go.tried, s->go.reached ? "on" : "off",
+		    s->go.epoch == vo->geom_epoch ? "on" : "off");
+	put(o, "smooth heading %a %a\n", s->smooth.heading.x, s->smooth.heading.y);
 }
 
 /* How many records of each kind a file holds. */
@@ -770,6 +772,10 @@ static bool read_vehicle(reader *r, steer_world *w)
 	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
 	    !read_params(r, v.id, &v.prm) || !read_path(r, &v.state.path) ||
 	    !read_goto(r, &v.state.go))
+		return false;
+	/* Version 3 keeps the smoothed display heading; older files start it afresh. */
+	if (r->version >= 3 && (!read_line(r) || !expect_word(r, "smooth") ||
+	                        !key_vec(r, "heading", &v.state.smooth.heading) || !line_done(r)))
 		return false;
 	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
 }

@@ -12,7 +12,8 @@
  * version 3 each vehicle's path is followed by its goto line ("goto goal X Y from X Y
  * radius R tried TICK reached on|off fresh on|off"; fresh: its route was checked
  * against the geometry as saved; "goto none" for a vehicle that never had one); older
- * files' vehicles have no goto. The
+ * files' vehicles have no goto. Then a line "smooth heading X Y", the smoothed
+ * display heading (older files: none). The
  * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every
  * parameter, and three of the five points are left out):
  *
@@ -27,6 +28,8 @@
  *   path points 5 index 1 loop on
  *   point 0x1.f4p+8 0x1.6800000000001p+6
  *   point 0x1.a06f54f95db0cp+9 0x1.d6367e25d594fp+7
+ *   goto none                          (version 3: no goto)
+ *   smooth heading 0x0p+0 0x0p+0       (version 3: the smoothed display heading)
  *   obstacle 2 pos 0x1.9f0000000003cp+8 0x1.2cp+8 vel 0x1.8p+1 0x0p+0 radius 0x1.9p+4
  *   end records 2 fnv1a64 50e0d8270f11e0de
  *

@@ -6,8 +6,8 @@
 #include "planner.h"
 
 const char *const steer_scenario_names[] = {
-    "seek",  "flee",   "arrive",   "pursuit", "avoid", "path",
-    "flock", "circle", "crossing", "doorway", "maze",  NULL,
+    "seek",   "flee",     "arrive",  "pursuit", "avoid",       "path", "flock",
+    "circle", "crossing", "doorway", "maze",    "pedestrians", NULL,
 };
 
 steer_params steer_flock_params(void)
@@ -354,16 +354,71 @@ static steer_status load_maze(steer_world *w)
 	return st;
 }
 
+/* OpenSteer's Pedestrian: walkers on one looping corridor, an octagon round the
+ * centre, half walking it forward and half backward, avoiding each other. They start
+ * spread along it at random, each side of its middle line. */
+static steer_status load_pedestrians(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_rng *rng = steer_world_rng(w);
+	double r = 0.38 * fmin(c->width, c->height);
+	steer_vec2 pts[8];
+	double length = 0.0;
+	for (int k = 0; k < 8; k++) {
+		double a = STEER_TAU * (k + 0.5) / 8;
+		pts[k] = v2_add(centre(c), v2(cos(a) * r, sin(a) * r));
+		if (k)
+			length += v2_len(v2_sub(pts[k], pts[k - 1]));
+	}
+	length += v2_len(v2_sub(pts[0], pts[7]));
+	/* One walker per 2.5 spacings of corridor: a crowd, not a queue. */
+	int n = (int)fmin(STEER_PEDESTRIANS_MAX, floor(length / (2.5 * STEER_CROWD_SPACING)));
+	for (int k = 0; k < n; k++) {
+		steer_params p = walker_params(k % 2 ? 2 : 1);
+		p.max_speed = 40.0;
+		p.max_force = 80.0;
+		p.path_radius = STEER_PEDESTRIANS_RADIUS;
+		p.path_lookahead = 1.5;
+		p.path_direction = k % 2 ? STEER_PATH_BACKWARD : STEER_PATH_FORWARD;
+		p.heading_smoothing = 0.25;
+		/* A point on the octagon at random, moved off its middle line. */
+		double at = steer_rng_range(rng, 0.0, 8.0);
+		int seg = (int)at % 8;
+		steer_vec2 a = pts[seg], b = pts[(seg + 1) % 8];
+		steer_vec2 on = v2_add(a, v2_scale(v2_sub(b, a), at - floor(at)));
+		steer_vec2 side = v2_perp(v2_norm(v2_sub(b, a)));
+		double off = steer_rng_range(rng, -0.6, 0.6) * STEER_PEDESTRIANS_RADIUS;
+		uint32_t id;
+		steer_status st =
+		    steer_vehicle_add(w, v2_add(on, v2_scale(side, off)), v2(0, 0), &p, &id);
+		for (int q = 0; q < 8 && st == STEER_OK; q++)
+			st = steer_vehicle_path_add(w, id, pts[q]);
+		if (st == STEER_OK)
+			st = steer_vehicle_path_loop(w, id, true);
+		if (st == STEER_OK)
+			st = steer_vehicle_enable(w, id, STEER_AVOID, true);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
+}
+
 static const struct {
 	const char *name;
 	steer_edges edges;
 	steer_status (*load)(steer_world *w);
 } scenarios[] = {
-    {"seek", STEER_EDGE_BOUNCE, load_seek},         {"flee", STEER_EDGE_BOUNCE, load_flee},
-    {"arrive", STEER_EDGE_BOUNCE, load_arrive},     {"pursuit", STEER_EDGE_WRAP, load_pursuit},
-    {"avoid", STEER_EDGE_BOUNCE, load_avoid},       {"path", STEER_EDGE_BOUNCE, load_path},
-    {"flock", STEER_EDGE_WRAP, load_flock},         {"circle", STEER_EDGE_BOUNCE, load_circle},
-    {"crossing", STEER_EDGE_BOUNCE, load_crossing}, {"doorway", STEER_EDGE_BOUNCE, load_doorway},
+    {"seek", STEER_EDGE_BOUNCE, load_seek},
+    {"flee", STEER_EDGE_BOUNCE, load_flee},
+    {"arrive", STEER_EDGE_BOUNCE, load_arrive},
+    {"pursuit", STEER_EDGE_WRAP, load_pursuit},
+    {"avoid", STEER_EDGE_BOUNCE, load_avoid},
+    {"path", STEER_EDGE_BOUNCE, load_path},
+    {"flock", STEER_EDGE_WRAP, load_flock},
+    {"circle", STEER_EDGE_BOUNCE, load_circle},
+    {"crossing", STEER_EDGE_BOUNCE, load_crossing},
+    {"doorway", STEER_EDGE_BOUNCE, load_doorway},
+    {"pedestrians", STEER_EDGE_BOUNCE, load_pedestrians},
     {"maze", STEER_EDGE_BOUNCE, load_maze},
 };
 

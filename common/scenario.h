@@ -32,6 +32,10 @@ int steer_scenario_circle_count(const steer_world_config *c);
 /* The doorway scenario's door: room for four bodies of radius 5 abreast */
 #define STEER_DOOR_WIDTH 40.0
 
+/* The pedestrians scenario's corridor half-width, and the most walkers it places */
+#define STEER_PEDESTRIANS_RADIUS 30.0
+#define STEER_PEDESTRIANS_MAX    200.0
+
 /* The parameters the flock scenario gives its boids: tuned so that they gather into
  * aligned groups instead of milling (see BEHAVIORS.md's measurements). */
 steer_params steer_flock_params(void);

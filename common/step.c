@@ -21,12 +21,111 @@ static steer_agent agent_at(const steer_world *w, size_t i)
 	return a;
 }
 
+/* Where a point lies along a path: the nearest point on it, its distance from the
+ * first point along the path, the segment it is on and how far the point is from it. */
+typedef struct path_spot {
+	double along, off;
+	uint32_t seg;
+} path_spot;
+
+/* The path's points relative to the vehicle at p, each the short way round. */
+static steer_vec2 path_rel(const steer_world *w, const steer_path *path, steer_vec2 p, uint32_t k)
+{
+	return steer_world_delta(w, p, path->points[k % path->count]);
+}
+
+static uint32_t path_segments(const steer_path *path)
+{
+	return path->loop ? path->count : path->count - 1;
+}
+
+/* q relative to the vehicle, like path_rel's points. *length gets the path's length. */
+static path_spot path_map(const steer_world *w, const steer_path *path, steer_vec2 p, steer_vec2 q,
+                          double *length)
+{
+	path_spot best = {0.0, INFINITY, 0};
+	double at = 0.0;
+	steer_vec2 a = path_rel(w, path, p, 0);
+	for (uint32_t k = 0; k < path_segments(path); k++) {
+		steer_vec2 b = path_rel(w, path, p, k + 1);
+		steer_vec2 s = v2_sub(b, a);
+		double l2 = v2_len2(s), len = sqrt(l2);
+		double t = l2 > 0.0 ? fmin(fmax(v2_dot(v2_sub(q, a), s) / l2, 0.0), 1.0) : 0.0;
+		double off = v2_len(v2_sub(q, v2_add(a, v2_scale(s, t))));
+		if (off < best.off)
+			best = (path_spot){at + t * len, off, k};
+		at += len;
+		a = b;
+	}
+	*length = at;
+	return best;
+}
+
+/* The point at distance `along` from the first point, relative to the vehicle. */
+static steer_vec2 path_point_at(const steer_world *w, const steer_path *path, steer_vec2 p,
+                                double along)
+{
+	double at = 0.0;
+	steer_vec2 a = path_rel(w, path, p, 0);
+	uint32_t segs = path_segments(path);
+	for (uint32_t k = 0; k < segs; k++) {
+		steer_vec2 b = path_rel(w, path, p, k + 1);
+		double len = v2_len(v2_sub(b, a));
+		if (along <= at + len || k + 1 == segs)
+			return len > 0.0 ? v2_add(a, v2_scale(v2_sub(b, a),
+			                                      fmin((along - at) / len, 1.0)))
+			                 : a;
+		at += len;
+		a = b;
+	}
+	return a;
+}
+
+/* OpenSteer's steerToFollowPath: the vehicle predicts where it will be path_lookahead
+ * ahead; while that stays inside the corridor and further along the path the way it
+ * walks, it keeps its course and only its speed is kept up; else it seeks the point
+ * that far ahead along the path. The end of an open path is arrived at. */
+static steer_vec2 corridor_part(const steer_world *w, size_t i, steer_path *path,
+                                const steer_agent *a)
+{
+	const steer_params *prm = a->prm;
+	steer_vec2 p = pos_of(&w->v, i);
+	double dt = steer_world_dt(w), length;
+	if (path->count < 2)
+		return steer_arrive(a, path_rel(w, path, p, 0), dt);
+	double dir = prm->path_direction == STEER_PATH_BACKWARD ? -1.0 : 1.0;
+	path_spot now = path_map(w, path, p, v2(0.0, 0.0), &length);
+	path_spot ahead = path_map(w, path, p, v2_scale(a->v, prm->path_lookahead), &length);
+	/* The waypoint being walked towards: the end of the nearest segment the way it
+	 * walks, for whoever shows progress. */
+	path->index = dir > 0 ? (now.seg + 1) % path->count : now.seg;
+	double moved = ahead.along - now.along;
+	if (path->loop && length > 0.0)
+		moved = remainder(moved, length);
+	double step = dir * prm->path_lookahead * prm->max_speed;
+	double target = now.along + step;
+	if (!path->loop && (target >= length || target <= 0.0)) {
+		steer_vec2 end = path_rel(w, path, p, dir > 0 ? path->count - 1 : 0);
+		return steer_arrive(a, end, dt);
+	}
+	if (ahead.off < prm->path_radius && dir * moved > 0.0)
+		return v2_scale(v2_norm(a->v), prm->max_speed - v2_len(a->v));
+	if (path->loop && length > 0.0) {
+		target = fmod(target, length);
+		if (target < 0.0)
+			target += length;
+	}
+	return steer_seek_within(a, path_point_at(w, path, p, target), dt);
+}
+
 static steer_vec2 path_part(const steer_world *w, size_t i, steer_extra *e, const steer_agent *a)
 {
 	steer_path *path = &e->s.path;
 	steer_free_memo *m = &e->target_memo;
 	if (path->count == 0)
 		return v2(0, 0);
+	if (a->prm->path_radius > 0.0)
+		return corridor_part(w, i, path, a);
 	steer_vec2 p = pos_of(&w->v, i);
 	double r = steer_target_clearance(a->prm, w->v.behaviors[i]);
 	steer_vec2 d =
@@ -66,25 +165,29 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		steer_vec2 t =
 		    steer_target_free_memo(w, &e->target_memo, s->seek_target, clearance);
 		parts[STEER_PART_SEEK] =
-		    steer_seek_within(&a, steer_world_delta(w, p, t), steer_world_dt(w));
+		    v2_scale(steer_seek_within(&a, steer_world_delta(w, p, t), steer_world_dt(w)),
+		             prm->seek_weight);
 		mask |= 1u << STEER_PART_SEEK;
 	}
 	if (b & STEER_FLEE) {
-		parts[STEER_PART_FLEE] = steer_flee(&a, steer_world_delta(w, p, s->flee_target));
+		parts[STEER_PART_FLEE] = v2_scale(
+		    steer_flee(&a, steer_world_delta(w, p, s->flee_target)), prm->flee_weight);
 		mask |= 1u << STEER_PART_FLEE;
 	}
 	if (b & STEER_ARRIVE) {
 		steer_vec2 t =
 		    steer_target_free_memo(w, &e->target_memo, s->arrive_target, clearance);
 		parts[STEER_PART_ARRIVE] =
-		    steer_arrive(&a, steer_world_delta(w, p, t), steer_world_dt(w));
+		    v2_scale(steer_arrive(&a, steer_world_delta(w, p, t), steer_world_dt(w)),
+		             prm->arrive_weight);
 		mask |= 1u << STEER_PART_ARRIVE;
 	}
 	if (b & STEER_PURSUE) {
 		long j = steer_vehicle_index(w, s->pursue_id);
 		if (j >= 0) {
 			steer_vec2 d = steer_world_delta(w, p, pos_of(v, (size_t)j));
-			parts[STEER_PART_PURSUE] = steer_pursue(&a, d, vel_of(v, (size_t)j));
+			parts[STEER_PART_PURSUE] =
+			    v2_scale(steer_pursue(&a, d, vel_of(v, (size_t)j)), prm->pursue_weight);
 			mask |= 1u << STEER_PART_PURSUE;
 		}
 	}
@@ -92,19 +195,21 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		long j = steer_vehicle_index(w, s->evade_id);
 		if (j >= 0) {
 			steer_vec2 d = steer_world_delta(w, p, pos_of(v, (size_t)j));
-			parts[STEER_PART_EVADE] = steer_evade(&a, d, vel_of(v, (size_t)j));
+			parts[STEER_PART_EVADE] =
+			    v2_scale(steer_evade(&a, d, vel_of(v, (size_t)j)), prm->evade_weight);
 			mask |= 1u << STEER_PART_EVADE;
 		}
 	}
 	if (b & STEER_WANDER) {
-		parts[STEER_PART_WANDER] = steer_wander(&a, s->wander_angle);
+		parts[STEER_PART_WANDER] =
+		    v2_scale(steer_wander(&a, s->wander_angle), prm->wander_weight);
 		mask |= 1u << STEER_PART_WANDER;
 		double u = steer_hash_unit(w->cfg.seed, v->id[i], w->tick);
 		s->wander_angle =
 		    remainder(s->wander_angle + (u - 0.5) * prm->wander_range, STEER_TAU);
 	}
 	if (b & STEER_PATH) {
-		parts[STEER_PART_PATH] = path_part(w, i, e, &a);
+		parts[STEER_PART_PATH] = v2_scale(path_part(w, i, e, &a), prm->path_weight);
 		mask |= 1u << STEER_PART_PATH;
 	}
 	if (b & STEER_FLOCK) {
@@ -117,8 +222,12 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		steer_flock_parts(&a, flock, parts, &mask);
 	}
 	steer_cruise_part(&a, parts, &mask);
-	steer_vec2 force = steer_combine_parts(parts, mask, prm, steer_world_dt(w));
-	/* Avoidance bounds the velocity the rest asks for, whichever way they combine. */
+	steer_vec2 force = prm->combine == STEER_COMBINE_DITHER
+	                       ? steer_combine_dither(parts, mask, prm, steer_world_dt(w),
+	                                              w->cfg.seed, v->id[i], w->tick)
+	                       : steer_combine_parts(parts, mask, prm, steer_world_dt(w));
+	/* Avoidance bounds the velocity the rest asks for, whichever way they combine:
+	 * under dither too it is never drawn for, so it is never skipped. */
 	return b & STEER_AVOID ? steer_avoid_force(w, i, &a, force, hits) : force;
 }
 
@@ -177,9 +286,12 @@ void steer_world_survey_flock(steer_world *w)
 	uint32_t set = STEER_PALETTE_NONE;
 	bool first = true, plain = true;
 	w->avoid_any = false;
+	w->smooth_any = false;
 	w->radius_max = 0.0;
 	for (size_t i = 0; i < v->count; i++) {
 		w->avoid_any |= (v->behaviors[i] & STEER_AVOID) != 0;
+		w->smooth_any |=
+		    steer_palette_get(&w->params, v->param_set[i])->heading_smoothing > 0.0;
 		w->radius_max =
 		    fmax(w->radius_max, steer_palette_get(&w->params, v->param_set[i])->radius);
 		if (!(v->behaviors[i] & STEER_FLOCK))
@@ -441,6 +553,25 @@ static void moves_part(void *arg, int part)
 	                  steer_part_from(w->v.count, part + 1, j->parts), &w->bodies.speed2[part]);
 }
 
+/* Buckland's Smoother, as an exponential average with time constant
+ * heading_smoothing rather than a window of samples: no history to keep or save. It
+ * follows the heading after the move, each vehicle on its own. */
+static void smooth_headings(steer_world *w)
+{
+	steer_vehicles *v = &w->v;
+	double dt = steer_world_dt(w);
+	for (size_t i = 0; i < v->count; i++) {
+		double tau = steer_palette_get(&w->params, v->param_set[i])->heading_smoothing;
+		if (!(tau > 0.0) || v->extra[i] == STEER_NO_EXTRA)
+			continue;
+		steer_vec2 *s = &w->extras.slots[v->extra[i]].s.smooth.heading;
+		steer_vec2 h = v2(v->hx[i], v->hy[i]);
+		steer_vec2 m = v2_add(*s, v2_scale(v2_sub(h, *s), dt / (tau + dt)));
+		/* Fresh, or turned right round in one step: the heading itself. */
+		*s = v2_len2(m) > 0.0 && (s->x != 0.0 || s->y != 0.0) ? v2_norm(m) : h;
+	}
+}
+
 /* Seconds on the wall clock (C11's, so the core needs no POSIX), when timing. */
 static double phase_clock(const steer_world *w)
 {
@@ -474,6 +605,8 @@ steer_status steer_world_step(steer_world *w)
 	steer_pool_run(w->pool, moves_part, &j, j.parts);
 	w->bodies.speed2_parts = j.parts;
 	w->bodies.speed2_tick = w->tick;
+	if (w->smooth_any)
+		smooth_headings(w);
 	if (move_obstacles(w, steer_world_dt(w)))
 		steer_geom_circles_moved(w);
 	/* Fresh for the bodies pass and for the commands between ticks; running out of

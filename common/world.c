@@ -428,6 +428,19 @@ const steer_params *steer_vehicle_params_at(const steer_world *w, size_t i)
 	return steer_palette_get(&w->params, w->v.param_set[i]);
 }
 
+bool steer_vehicle_display_heading(const steer_world *w, size_t i, steer_vec2 *out)
+{
+	uint32_t e = w->v.extra[i];
+	if (e == STEER_NO_EXTRA ||
+	    !(steer_palette_get(&w->params, w->v.param_set[i])->heading_smoothing > 0.0))
+		return false;
+	steer_vec2 h = w->extras.slots[e].s.smooth.heading;
+	if (h.x == 0.0 && h.y == 0.0)
+		return false;
+	*out = h;
+	return true;
+}
+
 const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id)
 {
 	long i = steer_vehicle_index(w, id);
@@ -521,7 +534,9 @@ static bool needs_extras(const steer_vehicle_record *r)
 	return (r->behaviors & NEEDS_EXTRAS) || s->path.count || s->path.loop || s->pursue_id ||
 	       s->evade_id || s->wander_angle != 0.0 || s->seek_target.x != 0.0 ||
 	       s->seek_target.y != 0.0 || s->flee_target.x != 0.0 || s->flee_target.y != 0.0 ||
-	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0 || !steer_goto_none(&s->go);
+	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0 || !steer_goto_none(&s->go) ||
+	       r->prm.heading_smoothing > 0.0 || s->smooth.heading.x != 0.0 ||
+	       s->smooth.heading.y != 0.0;
 }
 
 /* Appends a validated record as slot count, taking ownership of its path points. The
@@ -724,9 +739,15 @@ steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_p
 	if (steer_params_check(prm, err, sizeof err) != STEER_OK ||
 	    prm->radius > steer_world_radius_max(&w->cfg))
 		return STEER_ERR_INVALID;
+	/* The smoothed heading lives in the extras. */
+	if (prm->heading_smoothing > 0.0 && !extras_for_write(w, (size_t)i))
+		return STEER_ERR_NOMEM;
 	uint32_t set;
 	if (steer_palette_acquire(&w->params, prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
+	/* Off forgets it, so that turning it on again starts from the heading then. */
+	if (prm->heading_smoothing <= 0.0 && w->v.extra[i] != STEER_NO_EXTRA)
+		w->extras.slots[w->v.extra[i]].s.smooth.heading = v2(0.0, 0.0);
 	steer_palette_release(&w->params, w->v.param_set[i]);
 	w->v.param_set[i] = set;
 	w->v.group[i] = prm->group;
@@ -958,6 +979,7 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
 	    !isfinite(s->wander_angle) || !finite2(s->go.goal) || !finite2(s->go.from) ||
 	    !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
+	    !finite2(s->smooth.heading) ||
 	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
 	    r->prm.radius > steer_world_radius_max(&w->cfg) || path->count > STEER_MAX_WAYPOINTS ||
 	    (path->count && path->index >= path->count) || (path->count && !path->points))

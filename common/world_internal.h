@@ -76,6 +76,7 @@ struct steer_world {
 		size_t cap;
 	} avoid_at;
 	bool avoid_any;
+	bool smooth_any; /* some vehicle's heading_smoothing is on (kept with the survey) */
 	double radius_max;
 	double speed_max;
 	double circle_speed_max; /* the fastest obstacle's speed at the tick's start */

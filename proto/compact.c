@@ -162,7 +162,13 @@ steer_status steer_compact_frame_build(steer_compact_frame *f, const steer_world
 		d.idx[k] = i;
 		d.qx[k] = quantize(v.px[i] - view->x0, ix);
 		d.qy[k] = quantize(v.py[i] - view->y0, iy);
-		d.heading[k] = heading_byte(v.vx[i], v.vy[i], v.hx[i], v.hy[i]);
+		/* A vehicle shown with a smoothed heading has extras: the common case
+		 * tests one array. */
+		steer_vec2 sh;
+		d.heading[k] =
+		    v.extra[i] != STEER_NO_EXTRA && steer_vehicle_display_heading(w, i, &sh)
+		        ? steer_wire_direction_byte(sh.x, sh.y)
+		        : heading_byte(v.vx[i], v.vy[i], v.hx[i], v.hy[i]);
 		d.speed[k] = speed_q(v.vx[i], v.vy[i]);
 		d.group[k] = v.group[i];
 		d.behaviors[k] = v.behaviors[i];

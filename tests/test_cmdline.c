@@ -135,7 +135,8 @@ static void completion(void)
 	CHECK(complete("spa", msg) == 1 && !strcmp(cl.buf, "spawn "), "'%s'", cl.buf);
 	CHECK(complete("spawn 1 2 max_sp", msg) == 1 && !strcmp(cl.buf, "spawn 1 2 max_speed="),
 	      "'%s'", cl.buf);
-	CHECK(complete("set 3 separ", msg) == 1 && !strcmp(cl.buf, "set 3 separation_weight="),
+	CHECK(complete("set 3 separation_w", msg) == 1 &&
+	          !strcmp(cl.buf, "set 3 separation_weight="),
 	      "'%s'", cl.buf);
 	CHECK(complete("set 3 max_", msg) == 3 && !strcmp(cl.buf, "set 3 max_"),
 	      "%d candidates, '%s'", complete("set 3 max_", msg), cl.buf);
@@ -177,7 +178,7 @@ static void completion(void)
 	    {"wander 7 ", "wander 7 o", 2},
 	    {"world 100 100 b", "world 100 100 bounce ", 1},
 	    {"world 100 100 ", "world 100 100 ", 3},
-	    {"set 3 combine=", "set 3 combine=", 2},
+	    {"set 3 combine=", "set 3 combine=", 3},
 	    {"set 3 combine=p", "set 3 combine=priority ", 1},
 	    {"set 3 decel=", "set 3 decel=", 4},
 	    {"set 3 decel=sl", "set 3 decel=slow ", 1},
@@ -188,7 +189,7 @@ static void completion(void)
 	    {"path 4 loop o", "path 4 loop o", 2},
 	    {"path 4 clear o", "path 4 clear o", 0},
 	    {"seek 2 o", "seek 2 off ", 1},
-	    {"spawn fl", "spawn flock ", 1},
+	    {"spawn flo", "spawn flock ", 1},
 	    {"flock 1 on o", "flock 1 on o", 0},
 	};
 	for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {

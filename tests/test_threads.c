@@ -140,7 +140,8 @@ static int same_world(const steer_world *a, const steer_world *b, char *why, siz
 		                   sizeof ra.state.wander_angle) &&
 		           ra.state.pursue_id == rb.state.pursue_id &&
 		           ra.state.evade_id == rb.state.evade_id && pa->count == pb->count &&
-		           pa->index == pb->index && pa->loop == pb->loop;
+		           pa->index == pb->index && pa->loop == pb->loop &&
+		           !memcmp(&ra.state.smooth, &rb.state.smooth, sizeof ra.state.smooth);
 		if (!same) {
 			snprintf(why, whylen, "slot %zu (id %u against %u)", i, ra.id, rb.id);
 			return 0;
@@ -500,6 +501,42 @@ static void an_avoiding_crowd_gives_the_same_bits(void)
 	same_bits_for_every_count("avoiding crowd", avoiding_crowd);
 }
 
+/* Issue 18's combining: corridor walkers both ways round a square, most dithering
+ * with weights, some wandering or flocking, headings smoothed for display. */
+static steer_world *dithering_walkers(int threads)
+{
+	steer_world *w = make_world(3000, 3000, STEER_EDGE_WRAP, 9);
+	set_threads(w, threads);
+	steer_rng *rng = steer_world_rng(w);
+	steer_params p = steer_params_default();
+	p.heading_smoothing = 0.2;
+	p.path_radius = 60;
+	p.wander_weight = 0.5;
+	const steer_vec2 square[] = {{500, 500}, {2500, 500}, {2500, 2500}, {500, 2500}};
+	for (int k = 0; k < 6000; k++) {
+		p.combine = k % 3 ? STEER_COMBINE_DITHER : STEER_COMBINE_SUM;
+		p.path_direction = k % 2 ? STEER_PATH_BACKWARD : STEER_PATH_FORWARD;
+		uint32_t id =
+		    add_vehicle(w, steer_rng_range(rng, 0, 3000), steer_rng_range(rng, 0, 3000),
+		                steer_rng_range(rng, -30, 30), steer_rng_range(rng, -30, 30), &p);
+		for (int q = 0; q < 4; q++)
+			if (steer_vehicle_path_add(w, id, square[q]) != STEER_OK)
+				abort();
+		uint32_t more = (k % 4 ? 0 : STEER_WANDER) | (k % 5 ? 0 : STEER_AVOID) |
+		                (k % 7 ? 0 : STEER_FLOCK);
+		if (steer_vehicle_path_loop(w, id, true) != STEER_OK ||
+		    steer_vehicle_enable(w, id, more, more != 0) != STEER_OK)
+			abort();
+	}
+	step(w, 30);
+	return w;
+}
+
+static void dithering_walkers_give_the_same_bits(void)
+{
+	same_bits_for_every_count("dithering walkers", dithering_walkers);
+}
+
 /* The thread count changed between ticks: the world goes on as if it had one. */
 /* Nothing flocks: the avoiders go in their own grid's order, storage re-sorted into
  * it; removals leave holes in the extras that a re-sort closes. */
@@ -610,6 +647,7 @@ int main(void)
 	RUN(a_dense_crowd_gives_the_same_bits);
 	RUN(a_mixed_world_gives_the_same_bits);
 	RUN(an_avoiding_crowd_gives_the_same_bits);
+	RUN(dithering_walkers_give_the_same_bits);
 	RUN(avoiding_walkers_give_the_same_bits);
 	RUN(changing_the_count_between_ticks_gives_the_same_bits);
 	RUN(solid_worlds_give_the_same_bits);

@@ -17,7 +17,14 @@ extern "C" {
 typedef enum steer_combine {
 	STEER_COMBINE_SUM = 0,
 	STEER_COMBINE_PRIORITY = 1,
+	STEER_COMBINE_DITHER = 2, /* Buckland's prioritised dithering */
 } steer_combine;
+
+/* Which way a corridor (path_radius > 0) is walked along its points. */
+typedef enum steer_path_direction {
+	STEER_PATH_FORWARD = 0,
+	STEER_PATH_BACKWARD = 1,
+} steer_path_direction;
 
 /* Arrive's deceleration: linear ramp inside slowing_radius (seeds 000, 003), or
  * Buckland's speed = d / (decel * 0.3 s) with fast=1, normal=2, slow=3 (seed 001). */
@@ -50,11 +57,22 @@ typedef struct steer_params {
 	double alignment_weight;
 	double cruise_speed; /* units/s; 0 = off */
 	double cruise_weight;
+	/* Weights of the other behaviours' steerings, in every combine mode. */
+	double seek_weight, flee_weight, arrive_weight, pursue_weight, evade_weight;
+	double wander_weight, path_weight;
+	/* combine dither: the chance that each part is looked at (0..1). */
+	double seek_chance, flee_chance, arrive_chance, pursue_chance, evade_chance;
+	double wander_chance, path_chance, separation_chance, alignment_chance;
+	double cohesion_chance, cruise_chance;
+	double path_radius;       /* corridor half-width; 0 = visit the waypoints */
+	double path_lookahead;    /* s: how far ahead a corridor walker predicts itself */
+	double heading_smoothing; /* s: time constant of the displayed heading; 0 = off */
 	uint32_t group;
 	uint32_t max_neighbours;   /* flocking looks at no more than this many; 0 = all */
 	uint32_t avoid_neighbours; /* avoid: the nearest this many vehicles; 0 = none */
 	uint8_t decel;             /* steer_decel */
 	uint8_t combine;           /* steer_combine */
+	uint8_t path_direction;    /* steer_path_direction */
 	bool field_of_view;
 } steer_params;
 
@@ -91,9 +109,9 @@ extern const size_t steer_param_count;
 const steer_param_def *steer_param_find(const char *name);
 
 /* Parses text into the named field of *p: a number, on/off/true/false/1/0, or an enum
- * word (decel slow|normal|fast|linear, combine sum|priority). NaN and infinity are
- * refused except "inf" for panic_distance. Range checks are steer_params_check's job.
- * STEER_OK, or INVALID with a message in err and *p untouched. */
+ * word (decel slow|normal|fast|linear, combine sum|priority|dither, path_direction
+ * forward|backward). NaN and infinity are refused except "inf" for panic_distance. Range checks are
+ * steer_params_check's job. STEER_OK, or INVALID with a message in err and *p untouched. */
 steer_status steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
                                char *err, size_t errlen);
 

@@ -81,6 +81,14 @@ typedef struct steer_goto_state {
 	bool reached;    /* the route ends at the goal, not at the nearest reachable point */
 } steer_goto_state;
 
+/* The heading a vehicle is shown with when its heading_smoothing is on: its unit
+ * heading followed with that time constant, so that a glyph does not flicker between
+ * two directions. Zero until the first tick with smoothing on. Display only: the
+ * steering never reads it. */
+typedef struct steer_smooth_state {
+	steer_vec2 heading;
+} steer_smooth_state;
+
 /* Everything about a vehicle that the hot loops do not stream through. Parameters
  * live in a shared table (see steer_vehicle_params). */
 typedef struct steer_vehicle_state {
@@ -89,6 +97,7 @@ typedef struct steer_vehicle_state {
 	double wander_angle;
 	steer_path path;
 	steer_goto_state go;
+	steer_smooth_state smooth;
 } steer_vehicle_state;
 
 /* The vehicles as structure-of-arrays, index 0..count-1. Indices change when a
@@ -227,6 +236,10 @@ const steer_vehicle_state *steer_vehicle_state_at(const steer_world *w, size_t i
 /* The parameters of the vehicle at index i (shared, read-only: change them with
  * steer_vehicle_set_params). */
 const steer_params *steer_vehicle_params_at(const steer_world *w, size_t i);
+/* The vehicle at index i's smoothed heading (steer_smooth_state) into *out when its
+ * heading_smoothing is on and it has one; else false, and it is shown by its
+ * velocity as before. */
+bool steer_vehicle_display_heading(const steer_world *w, size_t i, steer_vec2 *out);
 /* The same by id; NULL for an unknown id. */
 const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id);
 /* Distinct parameter sets in use (for memory accounting). */
