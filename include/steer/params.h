@@ -50,6 +50,11 @@ typedef struct steer_params {
 	double alignment_weight;
 	double cruise_speed; /* units/s; 0 = off */
 	double cruise_weight;
+	double follow_weight;
+	double hide_weight;
+	double hide_distance; /* hide: the gap kept behind an obstacle circle */
+	double hide_reach;    /* hide: obstacle circles farther than this are not looked at */
+	double interpose_weight;
 	uint32_t group;
 	uint32_t max_neighbours;   /* flocking looks at no more than this many; 0 = all */
 	uint32_t avoid_neighbours; /* avoid: the nearest this many vehicles; 0 = none */
