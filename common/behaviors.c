@@ -135,7 +135,8 @@ steer_vec2 steer_formation_offset(steer_formation f, uint32_t k, uint32_t n, dou
 	default: {
 		/* A radius at which neighbours on the ring are spacing apart, and at least
 		 * spacing from the leader. */
-		double r = n > 1 ? fmax(spacing, spacing / (2.0 * sin(0.5 * STEER_TAU / n))) : spacing;
+		double r =
+		    n > 1 ? fmax(spacing, spacing / (2.0 * sin(0.5 * STEER_TAU / n))) : spacing;
 		double angle = 0.5 * STEER_TAU + STEER_TAU * k / (n ? n : 1);
 		return v2(r * cos(angle), r * sin(angle));
 	}

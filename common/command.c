@@ -773,8 +773,7 @@ static steer_status x_hide(const steer_command *c, steer_session *s, const steer
 }
 
 /* interpose ID A B, or ID off */
-static steer_status p_interpose(steer_command *c, int argc, char **argv, char *err,
-                                size_t errlen)
+static steer_status p_interpose(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_id("ID", argv[1], &c->id, err, errlen))
 		return STEER_ERR_INVALID;
@@ -806,13 +805,13 @@ static steer_status x_interpose(const steer_command *c, steer_session *s, const 
 	uint32_t ab[2] = {c->other, c->count};
 	for (int k = 0; k < 2; k++)
 		if (steer_vehicle_index(s->world, ab[k]) < 0)
-			return steer_reply_fail(r, "no vehicle with id %u to interpose near", ab[k]);
+			return steer_reply_fail(r, "no vehicle with id %u to interpose near",
+			                        ab[k]);
 	return status_err(r, steer_vehicle_interpose(s->world, c->id, c->other, c->count), c->id);
 }
 
 /* formation LEADER line|column|wedge|ring SPACING ID... */
-static steer_status p_formation(steer_command *c, int argc, char **argv, char *err,
-                                size_t errlen)
+static steer_status p_formation(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	if (parse_id("LEADER", argv[1], &c->id, err, errlen))
 		return STEER_ERR_INVALID;
@@ -1772,10 +1771,10 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"formation", "LEADER line|column|wedge|ring SPACING ID...",
      "make the vehicles follow the leader in a formation, neighbours SPACING apart", W, 4, -1,
      p_formation, x_formation},
-    {"hide", "ID HUNTER | ID off", "keep an obstacle between itself and a hunter", W, 2, 2,
-     p_chase, x_hide},
-    {"interpose", "ID A B | ID off", "steer to the point midway between two moving vehicles", W,
-     2, 3, p_interpose, x_interpose},
+    {"hide", "ID HUNTER | ID off", "keep an obstacle between itself and a hunter", W, 2, 2, p_chase,
+     x_hide},
+    {"interpose", "ID A B | ID off", "steer to the point midway between two moving vehicles", W, 2,
+     3, p_interpose, x_interpose},
     {"wander", "ID on|off", "random smooth wandering", W, 2, 2, p_toggle, x_toggle},
     {"avoid", "ID on|off", "steer around obstacles", W, 2, 2, p_toggle, x_toggle},
     {"flock", "ID on|off", "separation, cohesion and alignment with its group", W, 2, 2, p_toggle,

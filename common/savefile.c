@@ -744,7 +744,8 @@ static bool read_vehicle(reader *r, steer_world *w)
 	steer_vehicle_record v;
 	memset(&v, 0, sizeof v);
 	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
-	    !read_group(r, &v.state.group) || !read_params(r, v.id, &v.prm) || !read_path(r, &v.state.path))
+	    !read_group(r, &v.state.group) || !read_params(r, v.id, &v.prm) ||
+	    !read_path(r, &v.state.path))
 		return false;
 	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
 }
@@ -812,8 +813,8 @@ static bool check_chase_ids(reader *r, const steer_world *w)
 	for (size_t i = 0; i < v->count; i++) {
 		const steer_vehicle_state *st = steer_vehicle_state_at(w, i);
 		const steer_group_state *g = &st->group;
-		uint32_t ids[6] = {st->pursue_id, st->evade_id,   g->leader_id,
-		                   g->hunter_id, g->between[0], g->between[1]};
+		uint32_t ids[6] = {st->pursue_id, st->evade_id,  g->leader_id,
+		                   g->hunter_id,  g->between[0], g->between[1]};
 		const char *verbs[6] = {"pursues",    "evades",          "follows",
 		                        "hides from", "interposes near", "interposes near"};
 		if ((g->between[0] == 0) != (g->between[1] == 0) ||

@@ -6,8 +6,8 @@
 #include "behaviors.h"
 
 const char *const steer_scenario_names[] = {
-    "seek",  "flee",   "arrive",   "pursuit", "avoid", "path",
-    "flock", "circle", "crossing", "doorway", "formation", "hide", NULL,
+    "seek",   "flee",     "arrive",  "pursuit",   "avoid", "path", "flock",
+    "circle", "crossing", "doorway", "formation", "hide",  NULL,
 };
 
 steer_params steer_flock_params(void)
@@ -333,7 +333,8 @@ static steer_status load_formation(steer_world *w)
 		steer_vec2 off = steer_formation_offset(STEER_FORMATION_WEDGE, (uint32_t)k,
 		                                        (uint32_t)n, spacing);
 		uint32_t id;
-		if ((st = steer_vehicle_add(w, v2_add(centre(c), off), v2(20, 0), &follower, &id)) ||
+		if ((st =
+		         steer_vehicle_add(w, v2_add(centre(c), off), v2(20, 0), &follower, &id)) ||
 		    (st = steer_vehicle_follow(w, id, leader, off)) ||
 		    (st = steer_vehicle_enable(w, id, STEER_AVOID, true)))
 			return st;
@@ -359,7 +360,8 @@ static steer_status load_hide(steer_world *w)
 		return st;
 	for (int k = 0; k < 5; k++) {
 		double a = STEER_TAU * k / 5;
-		steer_vec2 at = v2(c->width * (0.5 + 0.35 * cos(a)), c->height * (0.5 + 0.35 * sin(a)));
+		steer_vec2 at =
+		    v2(c->width * (0.5 + 0.35 * cos(a)), c->height * (0.5 + 0.35 * sin(a)));
 		uint32_t id;
 		if ((st = steer_vehicle_add(w, at, v2(0, 0), &hider, &id)) ||
 		    (st = steer_vehicle_hide(w, id, hunter)) ||
@@ -374,11 +376,11 @@ static const struct {
 	steer_edges edges;
 	steer_status (*load)(steer_world *w);
 } scenarios[] = {
-    {"seek", STEER_EDGE_BOUNCE, load_seek},         {"flee", STEER_EDGE_BOUNCE, load_flee},
-    {"arrive", STEER_EDGE_BOUNCE, load_arrive},     {"pursuit", STEER_EDGE_WRAP, load_pursuit},
-    {"avoid", STEER_EDGE_BOUNCE, load_avoid},       {"path", STEER_EDGE_BOUNCE, load_path},
-    {"flock", STEER_EDGE_WRAP, load_flock},         {"circle", STEER_EDGE_BOUNCE, load_circle},
-    {"crossing", STEER_EDGE_BOUNCE, load_crossing}, {"doorway", STEER_EDGE_BOUNCE, load_doorway},
+    {"seek", STEER_EDGE_BOUNCE, load_seek},           {"flee", STEER_EDGE_BOUNCE, load_flee},
+    {"arrive", STEER_EDGE_BOUNCE, load_arrive},       {"pursuit", STEER_EDGE_WRAP, load_pursuit},
+    {"avoid", STEER_EDGE_BOUNCE, load_avoid},         {"path", STEER_EDGE_BOUNCE, load_path},
+    {"flock", STEER_EDGE_WRAP, load_flock},           {"circle", STEER_EDGE_BOUNCE, load_circle},
+    {"crossing", STEER_EDGE_BOUNCE, load_crossing},   {"doorway", STEER_EDGE_BOUNCE, load_doorway},
     {"formation", STEER_EDGE_BOUNCE, load_formation}, {"hide", STEER_EDGE_BOUNCE, load_hide},
 };
 

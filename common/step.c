@@ -75,15 +75,15 @@ static steer_vec2 hide_part(const steer_world *w, size_t i, const steer_agent *a
 	double dt = steer_world_dt(w);
 	if (!found)
 		return steer_evade(a, dh, vel_of(v, hunter));
-	steer_vec2 at = steer_target_free(w, v2_add(p, best),
-	                                  steer_target_clearance(prm, v->behaviors[i]));
+	steer_vec2 at =
+	    steer_target_free(w, v2_add(p, best), steer_target_clearance(prm, v->behaviors[i]));
 	return steer_arrive(a, steer_world_delta(w, p, at), dt);
 }
 
 /* The group behaviours' parts (follow, hide, interpose) of vehicle i, s its state. */
 static void group_parts(const steer_world *w, size_t i, const steer_vehicle_state *s,
-                        const steer_agent *a, steer_vec2 parts[STEER_PART_COUNT],
-                        uint32_t *mask, steer_geom_hits *hits)
+                        const steer_agent *a, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask,
+                        steer_geom_hits *hits)
 {
 	const steer_vehicles *v = &w->v;
 	const steer_group_state *g = &s->group;
@@ -95,8 +95,10 @@ static void group_parts(const steer_world *w, size_t i, const steer_vehicle_stat
 		long j = steer_vehicle_index(w, g->leader_id);
 		if (j >= 0) {
 			steer_vec2 lh = v2(v->hx[j], v->hy[j]);
-			steer_vec2 slot = v2_add(pos_of(v, (size_t)j), steer_offset_point(lh, g->offset));
-			steer_vec2 f = steer_follow(a, steer_world_delta(w, p, slot), vel_of(v, (size_t)j), dt);
+			steer_vec2 slot =
+			    v2_add(pos_of(v, (size_t)j), steer_offset_point(lh, g->offset));
+			steer_vec2 f = steer_follow(a, steer_world_delta(w, p, slot),
+			                            vel_of(v, (size_t)j), dt);
 			parts[STEER_PART_FOLLOW] = v2_scale(f, prm->follow_weight);
 			*mask |= 1u << STEER_PART_FOLLOW;
 		}

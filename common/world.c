@@ -28,8 +28,8 @@ typedef struct vehicle_slot {
 /* --- names ------------------------------------------------------------------- */
 
 static const char *const behavior_names[STEER_BEHAVIOR_COUNT] = {
-    "seek", "flee",   "arrive", "pursue", "evade",     "wander",
-    "avoid", "path", "flock",  "follow", "hide", "interpose",
+    "seek",  "flee", "arrive", "pursue", "evade", "wander",
+    "avoid", "path", "flock",  "follow", "hide",  "interpose",
 };
 
 const char *steer_behavior_name(uint32_t bit)

@@ -174,7 +174,8 @@ static void formations_never_overlap(void)
 			steer_vec2 p = place_of(s.world, f);
 			steer_vehicle_set_position(s.world, f, p);
 			steer_vehicle_set_velocity(s.world, f, v2(40, 0));
-			CHECK(behaviors_of(s.world, f) == STEER_FOLLOW, "%s: %u follows", shapes[k], f);
+			CHECK(behaviors_of(s.world, f) == STEER_FOLLOW, "%s: %u follows", shapes[k],
+			      f);
 		}
 		double start = closest_pair(s.world), closest = INFINITY, worst = 0;
 		CHECK(start >= 14.0 - 1e-9, "%s: places %.3f apart", shapes[k], start);
@@ -484,7 +485,8 @@ static void older_and_bad_files(void)
 	if (at) {
 		at[13] = '7'; /* its leader now 7, which is nobody */
 		char *end = strstr(buf, "end records");
-		sprintf(end, "end records 2 fnv1a64 %016" PRIx64 "\n", fnv(buf, (size_t)(end - buf)));
+		sprintf(end, "end records 2 fnv1a64 %016" PRIx64 "\n",
+		        fnv(buf, (size_t)(end - buf)));
 		copy = steer_save_decode(buf, strlen(buf), err, sizeof err);
 		CHECK(!copy && strstr(err, "vehicle 2 follows 7, which is not another vehicle"),
 		      "a leader not in the file: %s", copy ? "loaded" : err);
@@ -504,13 +506,14 @@ static char *threaded_run(int threads, size_t *len)
 		abort();
 	steer_rng *rng = steer_world_rng(w);
 	for (int k = 0; k < 40; k++)
-		steer_obstacle_add(w, v2(steer_rng_range(rng, 0, 6000), steer_rng_range(rng, 0, 6000)),
+		steer_obstacle_add(w,
+		                   v2(steer_rng_range(rng, 0, 6000), steer_rng_range(rng, 0, 6000)),
 		                   v2(0, 0), steer_rng_range(rng, 10, 40), NULL);
 	const int n = 4500;
 	for (int k = 0; k < n; k++) {
-		uint32_t id = add_vehicle(w, steer_rng_range(rng, 0, 6000),
-		                          steer_rng_range(rng, 0, 6000), steer_rng_range(rng, -30, 30),
-		                          steer_rng_range(rng, -30, 30), NULL);
+		uint32_t id =
+		    add_vehicle(w, steer_rng_range(rng, 0, 6000), steer_rng_range(rng, 0, 6000),
+		                steer_rng_range(rng, -30, 30), steer_rng_range(rng, -30, 30), NULL);
 		uint32_t other = 1 + steer_rng_u32(rng) % id; /* an earlier one, or itself */
 		int kind = k % 4;
 		if (kind == 0 || other == id)

@@ -74,10 +74,10 @@ typedef struct steer_path {
 
 /* The other vehicles the group behaviours steer by: each 0 when off. */
 typedef struct steer_group_state {
-	uint32_t leader_id;    /* follow */
-	steer_vec2 offset;     /* follow: x along the leader's heading, y to its left */
-	uint32_t hunter_id;    /* hide */
-	uint32_t between[2];   /* interpose: the two vehicles */
+	uint32_t leader_id;  /* follow */
+	steer_vec2 offset;   /* follow: x along the leader's heading, y to its left */
+	uint32_t hunter_id;  /* hide */
+	uint32_t between[2]; /* interpose: the two vehicles */
 } steer_group_state;
 
 /* Everything about a vehicle that the hot loops do not stream through. Parameters
