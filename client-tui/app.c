@@ -659,9 +659,12 @@ static void click(tui_app *a, int col, int row, bool right)
 	double x, y;
 	cursor_world(a, &x, &y);
 	if (right) {
+		/* goto, not arrive: the server plans round what is in the way, with the
+		 * geometry as it is now (circles move between snapshots), and where the
+		 * straight line is clear its route is that line, arrived at as arrive. */
 		uint32_t id = selection_for(a, "target");
 		if (id)
-			sendf(a, PURPOSE_NONE, "arrive %u %.17g %.17g", id, x, y);
+			sendf(a, PURPOSE_NONE, "goto %u %.17g %.17g", id, x, y);
 		return;
 	}
 	/* With a vehicle selected, a click is meant as a waypoint: only a click right on
@@ -858,6 +861,11 @@ static void cmdline_key(tui_app *a, int ch)
 		         "the line is full: at most %d bytes (the server's limit); '%c' not added",
 		         TUI_CMDLINE_MAX - 1, ch);
 		snprintf(a->message, sizeof a->message, "%s", a->hint);
+	} else if (ch >= 128 && ch < 256) {
+		/* A byte of a UTF-8 character: every command, name and number is ASCII. */
+		snprintf(a->hint, sizeof a->hint,
+		         "commands, names and numbers are ASCII: a non-ASCII character was "
+		         "not added");
 	}
 }
 

@@ -40,6 +40,11 @@ bool tui_follow_centre(tui_follow *f, const steer_snapshot *s, double *cx, doubl
 	double dt = (double)(s->tick - f->tick) / s->tick_rate;
 	if (dt > TUI_FOLLOW_LOST_S)
 		return false;
+	/* One that could not have reached an edge since it was seen was removed, not
+	 * wrapped: the slack covers a turn towards the edge between snapshots. */
+	double edge = fmin(fmin(f->x, s->width - f->x), fmin(f->y, s->height - f->y));
+	if (edge > hypot(f->vx, f->vy) * (dt + TUI_FOLLOW_SLACK_S))
+		return false;
 	*cx = wrap(f->x + f->vx * dt, s->width);
 	*cy = wrap(f->y + f->vy * dt, s->height);
 	*predicted = isfinite(*cx) && isfinite(*cy);

@@ -2,7 +2,8 @@
  * plain rectangle of world coordinates, so a followed vehicle that wraps from one
  * edge of the world to the other leaves the view it was centred in and is missing
  * from the next snapshot. Its last position and velocity say where it went: the
- * camera moves there, the next view request covers it, and it is back. */
+ * camera moves there, the next view request covers it, and it is back. One that
+ * vanishes far from every edge was removed: it is dropped at once. */
 #ifndef TUI_FOLLOW_H
 #define TUI_FOLLOW_H
 
@@ -11,7 +12,8 @@
 
 #include "steer/wire.h"
 
-#define TUI_FOLLOW_LOST_S 2.0 /* predict no longer than this without seeing it */
+#define TUI_FOLLOW_LOST_S  2.0 /* predict no longer than this without seeing it */
+#define TUI_FOLLOW_SLACK_S 0.5 /* how much longer than it was unseen it may have driven */
 
 typedef struct tui_follow {
 	uint32_t id; /* 0: not following */

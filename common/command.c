@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "behaviors.h"
+#include "planner.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "targets.h"
@@ -949,6 +950,61 @@ static steer_status x_path(const steer_command *c, steer_session *s, const steer
 	return status_err(r, st, c->id);
 }
 
+/* goto ID X Y | goto ID off */
+static steer_status p_goto(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return STEER_ERR_INVALID;
+	if (argc == 3) {
+		if (strcmp(argv[2], "off"))
+			return fail(err, errlen, "usage: goto ID X Y | goto ID off");
+		c->sub = 1;
+		return STEER_OK;
+	}
+	if (parse_num("X", argv[2], &c->x, err, errlen) ||
+	    parse_num("Y", argv[3], &c->y, err, errlen))
+		return STEER_ERR_INVALID;
+	if (!steer_vec_ok(v2(c->x, c->y)))
+		return fail(err, errlen, "(%s, %s): coordinates must be within %g", argv[2],
+		            argv[3], STEER_MAX_COORD);
+	return STEER_OK;
+}
+
+static steer_status x_goto(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
+{
+	(void)h;
+	if (steer_vehicle_index(s->world, c->id) < 0)
+		return steer_reply_fail(r, "no vehicle with id %u", c->id);
+	if (c->sub == 1)
+		return status_err(r, steer_vehicle_goto_off(s->world, c->id), c->id);
+	steer_goto_report rep;
+	steer_status st = steer_vehicle_goto(s->world, c->id, v2(c->x, c->y), &rep);
+	if (st == STEER_ERR_LIMIT)
+		return steer_reply_fail(r, "the route to (%g, %g) needs more than %u waypoints",
+		                        c->x, c->y, STEER_MAX_WAYPOINTS);
+	if (st != STEER_OK)
+		return status_err(r, st, c->id);
+	steer_strbuf *b = &r->json;
+	double end[2] = {rep.end.x, rep.end.y};
+	steer_strbuf_printf(b, "{\"reached\":%s,\"waypoints\":%zu,\"end\":",
+	                    rep.reached ? "true" : "false", rep.waypoints);
+	steer_json_nums(b, end, 2);
+	steer_strbuf_puts(b, ",\"clearance\":");
+	steer_json_num(b, rep.radius);
+	if (!rep.reached) {
+		char msg[256];
+		snprintf(
+		    msg, sizeof msg,
+		    "(%g, %g) cannot be reached; going to the nearest reachable point (%g, %g)",
+		    c->x, c->y, rep.end.x, rep.end.y);
+		steer_strbuf_puts(b, ",\"note\":");
+		steer_json_str(b, msg);
+	}
+	steer_strbuf_puts(b, "}");
+	return STEER_OK;
+}
+
 static steer_status x_get(const steer_command *c, steer_session *s, const steer_host *h,
                           steer_reply *r)
 {
@@ -1031,6 +1087,15 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 		steer_json_nums(b, free_at, 2);
 	}
 	steer_strbuf_puts(b, "}");
+	if (v->behaviors[i] & STEER_GOTO) {
+		double goal[2] = {st->go.goal.x, st->go.goal.y};
+		steer_strbuf_puts(b, ",\"goto\":{\"goal\":");
+		steer_json_nums(b, goal, 2);
+		steer_strbuf_printf(
+		    b, ",\"reached\":%s,\"clearance\":", st->go.reached ? "true" : "false");
+		steer_json_num(b, st->go.radius);
+		steer_strbuf_puts(b, "}");
+	}
 	for (size_t k = 0; k < steer_param_count; k++) {
 		const steer_param_def *d = &steer_param_defs[k];
 		steer_strbuf_printf(b, ",\"%s\":", d->name);
@@ -1180,28 +1245,8 @@ static void list_page_items(steer_strbuf *b, const steer_world *w, const uint32_
 	}
 }
 
-/* The walls and polygons of a whole-world list. */
-static void list_geometry(steer_strbuf *b, const steer_world *w)
-{
-	size_t nw, np;
-	const steer_wall *wl = steer_world_walls(w, &nw);
-	const steer_polygon *p = steer_world_polygons(w, &np);
-	steer_strbuf_puts(b, "],\"walls\":[");
-	for (size_t k = 0; k < nw; k++) {
-		if (k)
-			steer_strbuf_puts(b, ",");
-		json_wall(b, &wl[k]);
-	}
-	steer_strbuf_puts(b, "],\"polygons\":[");
-	for (size_t k = 0; k < np; k++) {
-		if (k)
-			steer_strbuf_puts(b, ",");
-		json_polygon(b, &p[k]);
-	}
-}
-
 /* Plain list: the whole world, vehicles, obstacles, walls, polygons. Paged: the items whose id is
- * FROM_ID or more, in id order. Storage order changes every tick (the world re-sorts
+ * FROM_ID or more. Both in id order. Storage order changes every tick (the world re-sorts
  * vehicles by position) while ids never do, so pages taken at different ticks
  * neither overlap nor miss anything. One reply never holds more than STEER_LIST_MAX
  * items, so building it never holds the host's loop for long nor overflows a
@@ -1211,9 +1256,6 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 {
 	(void)h;
 	const steer_world *w = s->world;
-	const steer_vehicles *v = steer_world_vehicles(w);
-	size_t n;
-	const steer_obstacle *o = steer_world_obstacles(w, &n);
 	world_counts all = count_world(w);
 	if (!c->sub && all.vehicles + all.obstacles + all.walls + all.polygons > STEER_LIST_MAX)
 		return steer_reply_fail(
@@ -1226,29 +1268,13 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	steer_strbuf *b = &r->json;
 	steer_strbuf_printf(b, "{\"tick\":%llu,\"vehicles\":[",
 	                    (unsigned long long)steer_world_tick(w));
-	if (!c->sub) {
-		for (size_t i = 0; i < v->count; i++) {
-			if (i)
-				steer_strbuf_puts(b, ",");
-			json_vehicle_brief(b, v, i);
-		}
-		steer_strbuf_puts(b, "],\"obstacles\":[");
-		for (size_t k = 0; k < n; k++) {
-			if (k)
-				steer_strbuf_puts(b, ",");
-			json_obstacle(b, &o[k]);
-		}
-		list_geometry(b, w);
-		steer_strbuf_puts(b, "]}");
-		return STEER_OK;
-	}
 	size_t left;
-	uint32_t *ids = list_ids_from(w, c->id, &left);
+	uint32_t *ids = list_ids_from(w, c->sub ? c->id : 0, &left);
 	if (!ids) {
 		steer_strbuf_clear(b);
 		return steer_reply_fail(r, "list: out of memory");
 	}
-	size_t want = left < c->count ? left : c->count;
+	size_t want = !c->sub || left < c->count ? left : c->count;
 	if (want < left)
 		select_smallest(ids, left, want);
 	qsort(ids, want, sizeof *ids, cmp_ids);
@@ -1259,6 +1285,11 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	list_page_items(b, w, ids, want, LIST_WALLS);
 	steer_strbuf_puts(b, "],\"polygons\":[");
 	list_page_items(b, w, ids, want, LIST_POLYGONS);
+	if (!c->sub) {
+		free(ids);
+		steer_strbuf_puts(b, "]}");
+		return STEER_OK;
+	}
 	steer_strbuf_printf(b,
 	                    "],\"total_vehicles\":%zu,\"total_obstacles\":%zu,\"total_walls\":%zu,"
 	                    "\"total_polygons\":%zu,\"next\":",
@@ -1782,6 +1813,9 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"waypoint", "ID X Y", "append a waypoint to the vehicle's path (turns path on)", W, 3, 3,
      p_waypoint, x_waypoint},
     {"path", "ID clear | ID loop on|off", "clear the path, or loop it", W, 2, 3, p_path, x_path},
+    {"goto", "ID X Y | ID off",
+     "plan a route around obstacles and walls to (X,Y) and follow it (replanned when blocked)", W,
+     2, 3, p_goto, x_goto},
     {"get", "ID", "everything about one vehicle, obstacle, wall or polygon", R, 1, 1, p_id, x_get},
     {"list", "[FROM_ID [COUNT]]",
      "every vehicle, obstacle, wall and polygon, or up to COUNT of them with id FROM_ID or more, "

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner.h"
 #include "reserve.h"
 
 #define MAGIC STEER_SAVE_MAGIC
@@ -129,8 +130,16 @@ static void put_params(writer *o, const steer_params *p)
 	put(o, "\n");
 }
 
-static void put_vehicle(writer *o, const steer_vehicle_record *r)
+/* A vehicle's record, and the geometry's epoch (a goto route checked against it is up
+ * to date). */
+typedef struct vehicle_out {
+	steer_vehicle_record rec;
+	uint64_t geom_epoch;
+} vehicle_out;
+
+static void put_vehicle(writer *o, const vehicle_out *vo)
 {
+	const steer_vehicle_record *r = &vo->rec;
 	const steer_vehicle_state *s = &r->state;
 	put(o, "vehicle %" PRIu32, r->id);
 	put_behaviors(o, r->behaviors);
@@ -150,6 +159,14 @@ static void put_vehicle(writer *o, const steer_vehicle_record *r)
 	    s->path.loop ? "on" : "off");
 	for (uint32_t k = 0; k < s->path.count; k++)
 		put(o, "point %a %a\n", s->path.points[k].x, s->path.points[k].y);
+	/* Most vehicles never had a goto: a short line, as a flock's file is mostly them. */
+	if (steer_goto_none(&s->go)) {
+		put(o, "goto none\n");
+		return;
+	}
+	put(o, "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s\n",
+	    s->go.goal.x, s->go.goal.y, s->go.from.x, s->go.from.y, s->go.radius, s->go.tried,
+	    s->go.reached ? "on" : "off", s->go.epoch == vo->geom_epoch ? "on" : "off");
 }
 
 /* How many records of each kind a file holds. */
@@ -192,8 +209,9 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
 	writer o = {NULL, 0, 0, max_bytes, false, false};
 	put_world(&o, w, &n);
 	for (size_t i = 0; i < v->count; i++) {
-		steer_vehicle_record r;
-		steer_vehicle_record_get(w, i, &r);
+		vehicle_out r;
+		steer_vehicle_record_get(w, i, &r.rec);
+		r.geom_epoch = steer_goto_epoch(w);
 		put_vehicle(&o, &r);
 	}
 	for (size_t k = 0; k < nobs; k++)
@@ -732,6 +750,29 @@ static bool read_path(reader *r, steer_path *path)
 	return true;
 }
 
+/* goto's state came with format version 3: an older file's vehicles have none. */
+static bool read_goto(reader *r, steer_goto_state *go)
+{
+	bool fresh = false;
+	memset(go, 0, sizeof *go);
+	if (r->version < 3)
+		return true;
+	if (!read_line(r) || !expect_word(r, "goto"))
+		return false;
+	if (r->next < r->nfield && !strcmp(r->field[r->next], "none")) {
+		r->next++;
+		return line_done(r);
+	}
+	if (!key_vec(r, "goal", &go->goal) || !key_vec(r, "from", &go->from) ||
+	    !key_real(r, "radius", true, &go->radius) ||
+	    !key_u64(r, "tried", UINT64_MAX, &go->tried) ||
+	    !key_onoff(r, "reached", &go->reached) || !key_onoff(r, "fresh", &fresh) ||
+	    !line_done(r))
+		return false;
+	go->epoch = fresh ? STEER_GOTO_FRESH : 0;
+	return true;
+}
+
 static bool restored(reader *r, steer_status st, const char *what, uint32_t id)
 {
 	if (st == STEER_OK)
@@ -745,7 +786,7 @@ static bool read_vehicle(reader *r, steer_world *w)
 	memset(&v, 0, sizeof v);
 	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
 	    !read_group(r, &v.state.group) || !read_params(r, v.id, &v.prm) ||
-	    !read_path(r, &v.state.path))
+	    !read_path(r, &v.state.path) || !read_goto(r, &v.state.go))
 		return false;
 	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
 }
@@ -894,6 +935,7 @@ static steer_world *read_body(reader *r, uint64_t records)
 		steer_world_destroy(w);
 		return NULL;
 	}
+	steer_goto_loaded(w);
 	return w;
 }
 

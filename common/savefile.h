@@ -8,10 +8,12 @@
  * an FNV-1a 64 checksum of every byte before it, so truncation and corruption are
  * reported rather than half-loaded. Walls ("wall ID a X Y b X Y") and polygons
  * ("polygon ID inside on|off points N" and N point lines) follow the obstacles; a
- * counts line without walls and polygons (version 1, early version 2) has none. Each
- * vehicle's "group" line (version 3: its leader and offset, hunter, and the two it
- * interposes between; each id 0 when off) follows its targets; a file without it
- * (versions 1 and 2) has the group behaviours off. The
+ * counts line without walls and polygons (version 1, early version 2) has none. From
+ * version 3 each vehicle's targets are followed by its group line (its leader and
+ * offset, hunter, and the two it interposes between; each id 0 when off), and its
+ * path by its goto line ("goto goal X Y from X Y radius R tried TICK reached on|off
+ * fresh on|off"; fresh: its route was checked against the geometry as saved; "goto
+ * none" for a vehicle that never had one); older files' vehicles have neither. The
  * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every parameter, and three of the
  * five points are left out):
  *
@@ -28,6 +30,7 @@
  *   path points 5 index 1 loop on
  *   point 0x1.f4p+8 0x1.6800000000001p+6
  *   point 0x1.a06f54f95db0cp+9 0x1.d6367e25d594fp+7
+ *   goto none
  *   obstacle 2 pos 0x1.9f0000000003cp+8 0x1.2cp+8 vel 0x1.8p+1 0x0p+0 radius 0x1.9p+4
  *   end records 2 fnv1a64 50e0d8270f11e0de
  *

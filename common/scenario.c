@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "behaviors.h"
+#include "planner.h"
 
 const char *const steer_scenario_names[] = {
-    "seek",   "flee",     "arrive",  "pursuit",   "avoid", "path", "flock",
-    "circle", "crossing", "doorway", "formation", "hide",  NULL,
+    "seek",   "flee",     "arrive",  "pursuit", "avoid",     "path", "flock",
+    "circle", "crossing", "doorway", "maze",    "formation", "hide", NULL,
 };
 
 steer_params steer_flock_params(void)
@@ -288,6 +289,72 @@ static steer_status load_doorway(steer_world *w)
 	return STEER_OK;
 }
 
+/* A perfect maze (one way between any two cells) of cells about STEER_MAZE_CELL
+ * across filling the world, carved by a depth-first walk drawn from the world's
+ * generator; a walker in each corner goes (goto) to the opposite corner, which no
+ * straight line reaches. */
+static steer_status load_maze(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	int cols = (int)fmin(64.0, fmax(2.0, floor(c->width / STEER_MAZE_CELL)));
+	int rows = (int)fmin(64.0, fmax(2.0, floor(c->height / STEER_MAZE_CELL)));
+	double cw = c->width / cols, ch = c->height / rows;
+	/* Per cell: bit 0 its right side open, bit 1 its top side open, bit 2 visited. */
+	unsigned char cell[64 * 64];
+	int stack[64 * 64], depth = 0;
+	memset(cell, 0, sizeof cell);
+	steer_rng *rng = steer_world_rng(w);
+	stack[depth++] = 0;
+	cell[0] = 4;
+	while (depth) {
+		int at = stack[depth - 1], x = at % cols, y = at / cols;
+		int next[4], n = 0;
+		const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+		for (int k = 0; k < 4; k++) {
+			int nx = x + dx[k], ny = y + dy[k];
+			if (nx >= 0 && ny >= 0 && nx < cols && ny < rows &&
+			    !(cell[ny * cols + nx] & 4))
+				next[n++] = k;
+		}
+		if (n == 0) {
+			depth--;
+			continue;
+		}
+		int k = next[(int)fmin(n - 1, floor(steer_rng_unit(rng) * n))];
+		int to = (y + dy[k]) * cols + x + dx[k];
+		/* The side between the two cells, kept by the lower-left one. */
+		if (dx[k])
+			cell[dx[k] > 0 ? at : to] |= 1;
+		else
+			cell[dy[k] > 0 ? at : to] |= 2;
+		cell[to] |= 4;
+		stack[depth++] = to;
+	}
+	steer_status st = STEER_OK;
+	for (int y = 0; y < rows && st == STEER_OK; y++)
+		for (int x = 0; x < cols && st == STEER_OK; x++) {
+			double x0 = x * cw, y0 = y * ch;
+			if (x + 1 < cols && !(cell[y * cols + x] & 1))
+				st = steer_wall_add(w, v2(x0 + cw, y0), v2(x0 + cw, y0 + ch), NULL);
+			if (st == STEER_OK && y + 1 < rows && !(cell[y * cols + x] & 2))
+				st = steer_wall_add(w, v2(x0, y0 + ch), v2(x0 + cw, y0 + ch), NULL);
+		}
+	const int corner[4][2] = {{0, 0}, {cols - 1, rows - 1}, {cols - 1, 0}, {0, rows - 1}};
+	for (int k = 0; k < 4 && st == STEER_OK; k++) {
+		const int *from = corner[k], *to = corner[k ^ 1];
+		steer_params p = walker_params((uint32_t)k + 1);
+		uint32_t id;
+		st = steer_vehicle_add(w, v2((from[0] + 0.5) * cw, (from[1] + 0.5) * ch), v2(0, 0),
+		                       &p, &id);
+		if (st == STEER_OK)
+			st = steer_vehicle_enable(w, id, STEER_AVOID, true);
+		if (st == STEER_OK)
+			st = steer_vehicle_goto(w, id, v2((to[0] + 0.5) * cw, (to[1] + 0.5) * ch),
+			                        NULL);
+	}
+	return st;
+}
+
 /* n still circles of radius 20-40 at random, clear of the centre's r and of the
  * bounds by 2 radii, for the group scenarios to steer among. */
 static steer_status add_still_circles(steer_world *w, int n, double clear)
@@ -376,12 +443,19 @@ static const struct {
 	steer_edges edges;
 	steer_status (*load)(steer_world *w);
 } scenarios[] = {
-    {"seek", STEER_EDGE_BOUNCE, load_seek},           {"flee", STEER_EDGE_BOUNCE, load_flee},
-    {"arrive", STEER_EDGE_BOUNCE, load_arrive},       {"pursuit", STEER_EDGE_WRAP, load_pursuit},
-    {"avoid", STEER_EDGE_BOUNCE, load_avoid},         {"path", STEER_EDGE_BOUNCE, load_path},
-    {"flock", STEER_EDGE_WRAP, load_flock},           {"circle", STEER_EDGE_BOUNCE, load_circle},
-    {"crossing", STEER_EDGE_BOUNCE, load_crossing},   {"doorway", STEER_EDGE_BOUNCE, load_doorway},
-    {"formation", STEER_EDGE_BOUNCE, load_formation}, {"hide", STEER_EDGE_BOUNCE, load_hide},
+    {"seek", STEER_EDGE_BOUNCE, load_seek},
+    {"flee", STEER_EDGE_BOUNCE, load_flee},
+    {"arrive", STEER_EDGE_BOUNCE, load_arrive},
+    {"pursuit", STEER_EDGE_WRAP, load_pursuit},
+    {"avoid", STEER_EDGE_BOUNCE, load_avoid},
+    {"path", STEER_EDGE_BOUNCE, load_path},
+    {"flock", STEER_EDGE_WRAP, load_flock},
+    {"circle", STEER_EDGE_BOUNCE, load_circle},
+    {"crossing", STEER_EDGE_BOUNCE, load_crossing},
+    {"doorway", STEER_EDGE_BOUNCE, load_doorway},
+    {"maze", STEER_EDGE_BOUNCE, load_maze},
+    {"formation", STEER_EDGE_BOUNCE, load_formation},
+    {"hide", STEER_EDGE_BOUNCE, load_hide},
 };
 
 steer_status steer_scenario_load(steer_world *w, const char *name)

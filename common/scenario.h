@@ -27,6 +27,8 @@ int steer_scenario_circle_count(const steer_world_config *c);
 #define STEER_CROWD_SPACING 20.0
 /* The crowd scenarios' walkers' avoid_buffer */
 #define STEER_WALKER_BUFFER 2.0
+/* The maze scenario's cells: about this across (between 2 and 64 a side) */
+#define STEER_MAZE_CELL 80.0
 /* The doorway scenario's door: room for four bodies of radius 5 abreast */
 #define STEER_DOOR_WIDTH 40.0
 

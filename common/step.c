@@ -7,6 +7,7 @@
 #include "behaviors.h"
 #include "flock.h"
 #include "motion.h"
+#include "planner.h"
 #include "pool.h"
 #include "targets.h"
 
@@ -545,6 +546,8 @@ steer_status steer_world_step(steer_world *w)
 		st = steer_bodies_note_starts(w); /* the tunnelling guard's starts */
 	if (st != STEER_OK)
 		return st;
+	/* Planning writes routes: here, on one thread, from the tick's starting state. */
+	steer_goto_replan(w);
 	steer_bodies_plan_near(w);
 	double t1 = phase_clock(w);
 	step_job j = {w, steer_world_parts(w, w->v.count)};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "motion.h"
+#include "planner.h"
 #include "reserve.h"
 
 /* The id map's slots carry what they index in their top two bits: vehicles none (so
@@ -27,9 +28,10 @@ typedef struct vehicle_slot {
 
 /* --- names ------------------------------------------------------------------- */
 
+/* NULL for the bits this build does not have. */
 static const char *const behavior_names[STEER_BEHAVIOR_COUNT] = {
-    "seek",  "flee", "arrive", "pursue", "evade", "wander",
-    "avoid", "path", "flock",  "follow", "hide",  "interpose",
+    "seek", "flee",  "arrive", "pursue", "evade",     "wander", "avoid",
+    "path", "flock", "follow", "hide",   "interpose", "goto",
 };
 
 const char *steer_behavior_name(uint32_t bit)
@@ -43,7 +45,7 @@ const char *steer_behavior_name(uint32_t bit)
 uint32_t steer_behavior_bit(const char *name)
 {
 	for (int k = 0; k < STEER_BEHAVIOR_COUNT; k++)
-		if (strcmp(name, behavior_names[k]) == 0)
+		if (behavior_names[k] && strcmp(name, behavior_names[k]) == 0)
 			return 1u << k;
 	return 0;
 }
@@ -511,7 +513,7 @@ bool steer_vec_ok(steer_vec2 v)
 /* Behaviours that keep their state in a vehicle's extras. */
 #define NEEDS_EXTRAS                                                                               \
 	(STEER_SEEK | STEER_FLEE | STEER_ARRIVE | STEER_PURSUE | STEER_EVADE | STEER_WANDER |      \
-	 STEER_PATH | STEER_FOLLOW | STEER_HIDE | STEER_INTERPOSE)
+	 STEER_PATH | STEER_FOLLOW | STEER_HIDE | STEER_INTERPOSE | STEER_GOTO)
 
 static bool needs_extras(const steer_vehicle_record *r)
 {
@@ -523,7 +525,7 @@ static bool needs_extras(const steer_vehicle_record *r)
 	return (r->behaviors & NEEDS_EXTRAS) || s->path.count || s->path.loop || s->pursue_id ||
 	       s->evade_id || s->wander_angle != 0.0 || s->seek_target.x != 0.0 ||
 	       s->seek_target.y != 0.0 || s->flee_target.x != 0.0 || s->flee_target.y != 0.0 ||
-	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0;
+	       s->arrive_target.x != 0.0 || s->arrive_target.y != 0.0 || !steer_goto_none(&s->go);
 }
 
 /* Appends a validated record as slot count, taking ownership of its path points. The
@@ -796,10 +798,24 @@ steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bo
 	     ((bits & STEER_FOLLOW) && !g->leader_id) || ((bits & STEER_HIDE) && !g->hunter_id) ||
 	     ((bits & STEER_INTERPOSE) && !g->between[0])))
 		return STEER_ERR_INVALID;
+	/* goto is turned on by planning a route (steer_vehicle_goto). */
+	if (on && (bits & STEER_GOTO))
+		return STEER_ERR_INVALID;
 	if (on && (bits & NEEDS_EXTRAS) && !extras_for_write(w, (size_t)i))
 		return STEER_ERR_NOMEM;
 	set_behaviors(w, (size_t)i, on ? w->v.behaviors[i] | bits : w->v.behaviors[i] & ~bits);
 	return STEER_OK;
+}
+
+/* A new target or chase replaces goto: its route goes with it. */
+static void goto_drop(steer_world *w, size_t i)
+{
+	if (!(w->v.behaviors[i] & STEER_GOTO))
+		return;
+	steer_path *path = &w->extras.slots[w->v.extra[i]].s.path;
+	path->count = 0;
+	path->index = 0;
+	set_behaviors(w, i, w->v.behaviors[i] & ~(uint32_t)(STEER_PATH | STEER_GOTO));
 }
 
 steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, steer_vec2 target)
@@ -825,6 +841,8 @@ steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, ste
 	default:
 		return STEER_ERR_INVALID;
 	}
+	if (bit != STEER_FLEE)
+		goto_drop(w, (size_t)i);
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | bit);
 	return STEER_OK;
 }
@@ -839,10 +857,12 @@ steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint
 	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
 	if (!s)
 		return STEER_ERR_NOMEM;
-	if (bit == STEER_PURSUE)
+	if (bit == STEER_PURSUE) {
 		s->pursue_id = other;
-	else
+		goto_drop(w, (size_t)i);
+	} else {
 		s->evade_id = other;
+	}
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | bit);
 	return STEER_OK;
 }
@@ -913,7 +933,8 @@ steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 poin
 		return STEER_ERR_NOMEM;
 	path->cap = (uint32_t)cap;
 	path->points[path->count++] = point;
-	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_PATH);
+	/* The path is the user's now, goto's route and all. */
+	set_behaviors(w, (size_t)i, (w->v.behaviors[i] | STEER_PATH) & ~(uint32_t)STEER_GOTO);
 	return STEER_OK;
 }
 
@@ -927,7 +948,7 @@ steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id)
 		path->count = 0;
 		path->index = 0;
 	}
-	set_behaviors(w, (size_t)i, w->v.behaviors[i] & ~(uint32_t)STEER_PATH);
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] & ~(uint32_t)(STEER_PATH | STEER_GOTO));
 	return STEER_OK;
 }
 
@@ -1003,7 +1024,8 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !finite2(r->pos) ||
 	    !finite2(r->vel) || !finite2(r->heading) || !finite2(r->force) ||
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
-	    !finite2(s->group.offset) || !isfinite(s->wander_angle) ||
+	    !finite2(s->group.offset) || !isfinite(s->wander_angle) || !finite2(s->go.goal) ||
+	    !finite2(s->go.from) || !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
 	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
 	    r->prm.radius > steer_world_radius_max(&w->cfg) || path->count > STEER_MAX_WAYPOINTS ||
 	    (path->count && path->index >= path->count) || (path->count && !path->points))

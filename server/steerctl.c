@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <editline/readline.h>
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <netdb.h>
 #include <poll.h>
@@ -636,6 +637,10 @@ int main(int argc, char **argv)
 	double every = 0;
 	long count = 0;
 	bool json = false, raw = false;
+	/* Editline drops every byte past ASCII in the C locale: a typed "café" would go
+	 * out as "caf" and succeed. With the user's character set the line goes out whole
+	 * and the server says what it does not take. */
+	setlocale(LC_CTYPE, "");
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i], *v;

@@ -507,6 +507,26 @@ static void help_text_lays_out_the_table(void)
 	steer_strbuf_free(&b);
 }
 
+/* A whole-world list is in id order, whatever order storage is in: after a removal
+ * (the last vehicle moves into the hole) and after ticks that re-sort it by position. */
+static void list_is_in_id_order(void)
+{
+	steer_session s = new_session();
+	CHECK(starts(run(&s, NULL, "spawn flock 80 500 300 200"), "OK"), "spawn");
+	CHECK(starts(run(&s, NULL, "remove 5"), "OK"), "remove");
+	CHECK(starts(run(&s, NULL, "step 30"), "OK"), "step");
+	char *r = run(&s, NULL, "list");
+	long last = 0, n = 0;
+	for (const char *p = strstr(r, "{\"id\":"); p; p = strstr(p + 1, "{\"id\":")) {
+		long id = strtol(p + 6, NULL, 10);
+		CHECK(id > last, "id %ld after %ld in a plain list", id, last);
+		last = id;
+		n++;
+	}
+	CHECK(n == 79, "%ld vehicles listed", n);
+	steer_world_destroy(s.world);
+}
+
 /* One list reply holds at most STEER_LIST_MAX items; past that, list says how to page,
  * and a page holds the vehicles and obstacles from an id on, in id order. */
 static void list_pages_a_big_world(void)
@@ -702,6 +722,7 @@ int main(void)
 	RUN(bodies_must_fit_the_world);
 	RUN(walls_and_polygons_by_command);
 	RUN(list_pages_by_id_while_the_world_runs);
+	RUN(list_is_in_id_order);
 	RUN(list_pages_a_big_world);
 	RUN(every_entry_is_documented);
 	RUN(parses_and_runs_the_grammar);

@@ -456,12 +456,13 @@ static void older_and_bad_files(void)
 	add_vehicle(w, 200, 100, 10, 0, NULL);
 	size_t len;
 	char *buf = encode(w, &len);
-	/* Version 2: the number, no group lines, the checksum again. */
+	/* Version 2: the number, no group (nor goto) lines, the checksum again. */
 	char *old = malloc(len + 1), *o = old;
 	for (const char *line = buf; *line;) {
 		const char *nl = strchr(line, '\n');
 		size_t n = (size_t)(nl - line) + 1;
-		if (strncmp(line, "group ", 6) != 0 && strncmp(line, "end ", 4) != 0) {
+		if (strncmp(line, "group ", 6) != 0 && strncmp(line, "goto ", 5) != 0 &&
+		    strncmp(line, "end ", 4) != 0) {
 			memcpy(o, line, n);
 			o += n;
 		}

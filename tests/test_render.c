@@ -951,6 +951,17 @@ static void follow_across_wrap(void)
 	s.tick = 107;
 	f.tick = 106;
 	CHECK(!tui_follow_centre(&f, &s, &cx, &cy, &predicted), "predicted in a bounce world");
+	/* Vanished in the middle of the world, far from every edge: removed (by another
+	 * client), not wrapped, so not predicted. */
+	tui_follow_start(&f, 9);
+	s.edges = STEER_EDGE_WRAP;
+	s.count = 1;
+	s.tick = 200;
+	add_v(&s, 9, 500, 200, 50, 0);
+	CHECK(tui_follow_centre(&f, &s, &cx, &cy, &predicted) && !predicted, "seen #9");
+	s.count = 1;
+	s.tick = 206;
+	CHECK(!tui_follow_centre(&f, &s, &cx, &cy, &predicted), "a removed vehicle predicted");
 	steer_snapshot_free(&s);
 }
 

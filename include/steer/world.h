@@ -45,8 +45,9 @@ enum {
 	STEER_FOLLOW = 1u << 9,     /* offset pursuit of a leader (steer_group_state) */
 	STEER_HIDE = 1u << 10,      /* behind an obstacle, away from a hunter */
 	STEER_INTERPOSE = 1u << 11, /* between two other vehicles */
-	STEER_BEHAVIOR_COUNT = 12,
-	STEER_ALL_BEHAVIORS = (1u << 12) - 1,
+	STEER_GOTO = 1u << 12,      /* follow a planned route to a goal (planner.h) */
+	STEER_BEHAVIOR_COUNT = 13,
+	STEER_ALL_BEHAVIORS = (1u << 13) - 1,
 };
 
 /* "seek", "flee", ... for one bit; NULL for anything else. */
@@ -79,6 +80,15 @@ typedef struct steer_group_state {
 	uint32_t hunter_id;  /* hide */
 	uint32_t between[2]; /* interpose: the two vehicles */
 } steer_group_state;
+/* goto's: the goal and what replanning needs. The route itself is the path. */
+typedef struct steer_goto_state {
+	steer_vec2 goal; /* as asked */
+	steer_vec2 from; /* where the route began: its first leg's start */
+	double radius;   /* the clearance the route was planned for */
+	uint64_t tried;  /* the tick of the last plan */
+	uint64_t epoch;  /* the geometry's epoch when the route was last checked; 0: never */
+	bool reached;    /* the route ends at the goal, not at the nearest reachable point */
+} steer_goto_state;
 
 /* Everything about a vehicle that the hot loops do not stream through. Parameters
  * live in a shared table (see steer_vehicle_params). */
@@ -88,6 +98,7 @@ typedef struct steer_vehicle_state {
 	double wander_angle;
 	steer_path path;
 	steer_group_state group;
+	steer_goto_state go;
 } steer_vehicle_state;
 
 /* The vehicles as structure-of-arrays, index 0..count-1. Indices change when a

@@ -417,6 +417,18 @@ def test_interactive_prompt_history_and_completion():
     expect(p.wait() == 0, "Ctrl-D leaves with 0")
 
 
+def test_interactive_prompt_sends_non_ascii_whole():
+    """A typed 'café' reaches the server whole and is refused with its reason: the line
+    editor in the C locale would drop the 'é' and rename the connection 'caf'."""
+    env = dict(os.environ, TERM="xterm", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    p = Pty("-p", PORT, env=env)
+    p.read_until(f"steer 127.0.0.1:{PORT}> ")
+    p.type_at_prompt("name caf\u00e9\n")
+    p.read_until("ERR NAME: use 1-64 printable ASCII characters")
+    p.type("quit\n")
+    expect(p.wait() == 0, "quit leaves with 0")
+
+
 def test_interactive_shows_unasked_lines_as_text():
     # What a server sends between commands goes to the terminal with its control
     # bytes as dots: a hostile server cannot retitle or clear the terminal.
@@ -610,6 +622,7 @@ for t in [test_version_flags, test_unknown_options_are_named,
           test_help_from_another_version_comes_as_sent,
           test_watch_repeats_and_count_stops, test_name_flag_names_the_connection,
           test_interactive_prompt_history_and_completion,
+          test_interactive_prompt_sends_non_ascii_whole,
           test_interactive_shows_unasked_lines_as_text,
           test_interactive_on_the_protobuf_port_says_so, test_run_sh_ports_and_cleanup,
           test_run_sh_falls_back_when_the_ports_are_taken, test_two_run_sh_keep_both_logs,

@@ -21,7 +21,8 @@ def test_help_lists_every_command():
     for name in ["help", "spawn", "obstacle", "remove", "set", "seek", "flee", "arrive",
                  "pursue", "evade", "wander", "avoid", "flock", "waypoint", "path", "get",
                  "list", "pause", "resume", "step", "world", "rate", "seed", "reset",
-                 "scenario", "stats", "save", "load", "saves", "name", "clients", "quit"]:
+                 "scenario", "stats", "save", "load", "saves", "name", "clients", "quit",
+                 "goto"]:
         expect(name in names, f"help lacks {name}")
     one = c.ok("help set")
     expect("max_speed" in one["keys"] and "combine" in one["keys"], one)
@@ -312,6 +313,25 @@ def test_two_threads_give_the_same_world():
     expect(saved[0] == saved[1], "--threads 2 gave a different world from --threads 1")
 
 
+def test_goto_plans_round_walls():
+    # a C of walls open towards the vehicle, the goal behind it: goto's route goes
+    # round, over the real port, and get shows the goal
+    c.ok("pause")
+    c.ok("reset")
+    c.ok("world bounce")
+    for wall in ["400 300 500 300", "500 300 500 500", "500 500 400 500"]:
+        c.ok(f"wall {wall}")
+    vid = c.ok("spawn 150 400")["id"]
+    r = c.ok(f"goto {vid} 850 400")
+    expect(r["reached"] is True and r["waypoints"] > 1, r)
+    c.ok("step 1200")
+    g = c.ok(f"get {vid}")
+    expect("goto" in g["behaviors"] and g["goto"]["goal"] == [850, 400], g)
+    expect(abs(g["x"] - 850) < 5 and abs(g["y"] - 400) < 5, f"ended at {g['x']}, {g['y']}")
+    expect(c.cmd(f"goto {vid + 100} 1 1").startswith("ERR no vehicle"), "a bad id")
+    c.ok("reset")
+
+
 def test_long_line_closes_only_that_connection():
     other = srv.text()
     victim = srv.text()
@@ -365,7 +385,7 @@ for t in [test_help_lists_every_command, test_spawn_get_exact_numbers, test_beha
           test_seed_reset_replays_identically, test_bad_input_gets_err_and_harms_nothing,
           test_save_load_round_trip_and_corrupt_file, test_saves_lists_size_and_tick,
           test_default_data_dir_is_per_user, test_data_dir_that_cannot_be_created,
-          test_two_threads_give_the_same_world,
+          test_two_threads_give_the_same_world, test_goto_plans_round_walls,
           test_long_line_closes_only_that_connection,
           test_quit_closes, test_steerctl, test_server_full_is_refused_clearly]:
     checks.run(t)

@@ -146,6 +146,17 @@ def test_command_line_takes_long_lines():
     tmux("send-keys", "-t", "tui", "C-u", "Escape")
 
 
+def test_command_line_says_non_ascii_is_not_taken():
+    # It dropped the "\u00e9" of "caf\u00e9" unseen, then sent "name caf".
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", "name caf\u00e9")
+    try:
+        wait_for(lambda t: "ASCII: a non-ASCII character was not added" in t,
+                 "the ASCII hint", 5)
+    finally:
+        tmux("send-keys", "-t", "tui", "C-u", "Escape")
+
+
 def longest_run(text, ch):
     best = 0
     for ln in map_rows(text):
@@ -205,7 +216,7 @@ def test_help_whole_at_80x24():
     resize(80, 24)
     tmux("send-keys", "-t", "tui", "?")
     text = wait_for(lambda t: "steer-tui keys" in t, "the help overlay")
-    for whole in ["set the selected vehicle's target (arrive)",
+    for whole in ["set the selected vehicle's target (goto)",
                   "fit the whole world in the window",
                   "select the vehicle under the pointer; with one selected,"]:
         expect(whole in text, f"'{whole}' not whole:\n{text}")
@@ -272,6 +283,27 @@ def test_follow_across_the_wrap_edge():
     # the next test reads the status line: not the one from before Escape
     wait_for(lambda t: "| #" not in status_line(t) and "follow" not in status_line(t),
              "no selection, no follow")
+
+
+def test_target_key_sends_goto():
+    # t (a right click at the cursor) on a selected vehicle plans a route: goto, not
+    # arrive, so that a target behind a wall is gone round
+    tmux("send-keys", "-t", "tui", ":spawn 200 200", "Enter")
+    text = wait_for(lambda t: 'OK {"id":' in t, "the spawn's reply")
+    vid = int(text.split('OK {"id":', 1)[1].split("}")[0])
+    tmux("send-keys", "-t", "tui", f":select {vid}", "Enter")
+    wait_for(lambda t: f"#{vid} " in status_line(t) and "u/s" in status_line(t), "selected")
+    tmux("send-keys", "-t", "tui", "t")
+    t = srv.text()
+    deadline = time.time() + 10
+    while "goto" not in t.ok(f"get {vid}")["behaviors"] and time.time() < deadline:
+        time.sleep(0.1)
+    g = t.ok(f"get {vid}")
+    expect("goto" in g["behaviors"] and "arrive" not in g["behaviors"], g["behaviors"])
+    t.ok(f"remove {vid}")
+    t.close()
+    tmux("send-keys", "-t", "tui", "Escape")
+    wait_for(lambda t: "| #" not in status_line(t), "no selection")
 
 
 def test_select_with_keys_and_toggle_wander():
@@ -998,10 +1030,11 @@ def test_tab_after_load_waits_for_the_new_world():
 
 
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
-          test_command_line_takes_long_lines,
+          test_command_line_takes_long_lines, test_command_line_says_non_ascii_is_not_taken,
           test_walls_drawn_as_lines,
           test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
+          test_target_key_sends_goto,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
           test_selection_messages_replaced, test_selection_removed_elsewhere,
           test_selection_dropped_when_the_world_is_replaced, test_stats_panel,

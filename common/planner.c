@@ -1,0 +1,588 @@
+#include "planner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reserve.h"
+#include "targets.h"
+#include "world_internal.h"
+
+/* --- the grid ----------------------------------------------------------------------- */
+
+typedef struct plan_grid {
+	double x0, y0, hx, hy;
+	uint32_t nx, ny;
+	bool wrap;
+	double check_r; /* the radius a cell's centre is tested with */
+} plan_grid;
+
+enum {
+	CELL_FREE = 1u,
+	CELL_BLOCKED = 2u,
+	CELL_OPEN = 4u,   /* has a g */
+	CELL_CLOSED = 8u, /* expanded */
+};
+
+static void grow_box(double *lo, double *hi, double v, double pad)
+{
+	*lo = fmin(*lo, v - pad);
+	*hi = fmax(*hi, v + pad);
+}
+
+/* Cells of about half the radius over the bounds (an unbounded world: over the box
+ * holding start, goal and every obstacle), fewer and wider when that is too many. */
+static void grid_setup(const steer_world *w, steer_vec2 start, steer_vec2 goal, double r,
+                       plan_grid *g)
+{
+	const steer_world_config *c = &w->cfg;
+	double x0 = 0.0, y0 = 0.0, x1 = c->width, y1 = c->height;
+	if (c->edges == STEER_EDGE_NONE) {
+		x0 = x1 = start.x;
+		y0 = y1 = start.y;
+		double pad = 2.0 * r;
+		grow_box(&x0, &x1, start.x, pad);
+		grow_box(&y0, &y1, start.y, pad);
+		grow_box(&x0, &x1, goal.x, pad);
+		grow_box(&y0, &y1, goal.y, pad);
+		for (size_t k = 0; k < w->obs_count; k++) {
+			grow_box(&x0, &x1, w->obs[k].x, w->obs[k].r + pad);
+			grow_box(&y0, &y1, w->obs[k].y, w->obs[k].r + pad);
+		}
+		for (size_t k = 0; k < w->geom.nsegs; k++) {
+			const steer_segment *s = &w->geom.segs[k];
+			grow_box(&x0, &x1, s->a.x, pad);
+			grow_box(&y0, &y1, s->a.y, pad);
+			grow_box(&x0, &x1, s->b.x, pad);
+			grow_box(&y0, &y1, s->b.y, pad);
+		}
+	}
+	double h = 0.5 * r;
+	double area = (x1 - x0) * (y1 - y0);
+	if (area / (h * h) > (double)STEER_PLAN_MAX_CELLS)
+		h = sqrt(area / (double)STEER_PLAN_MAX_CELLS);
+	double nx = fmax(1.0, floor((x1 - x0) / h)), ny = fmax(1.0, floor((y1 - y0) / h));
+	g->nx = (uint32_t)nx;
+	g->ny = (uint32_t)ny;
+	g->x0 = x0;
+	g->y0 = y0;
+	g->hx = (x1 - x0) / nx;
+	g->hy = (y1 - y0) / ny;
+	g->wrap = c->edges == STEER_EDGE_WRAP;
+	/* Half a cell's diagonal: a step between two free centres then never jumps a
+	 * wall, since any point between them is that near one of them. */
+	g->check_r = fmax(r, 0.5 * hypot(g->hx, g->hy));
+}
+
+static steer_vec2 cell_centre(const plan_grid *g, uint32_t cell)
+{
+	return v2(g->x0 + ((double)(cell % g->nx) + 0.5) * g->hx,
+	          g->y0 + ((double)(cell / g->nx) + 0.5) * g->hy);
+}
+
+static uint32_t axis_cell(double v, double h, uint32_t n, bool wrap)
+{
+	double f = floor(v / h);
+	if (wrap) {
+		f = fmod(f, (double)n);
+		if (f < 0)
+			f += n;
+	}
+	return (uint32_t)fmin(fmax(f, 0.0), (double)(n - 1));
+}
+
+static uint32_t cell_of(const plan_grid *g, steer_vec2 p)
+{
+	return axis_cell(p.y - g->y0, g->hy, g->ny, g->wrap) * g->nx +
+	       axis_cell(p.x - g->x0, g->hx, g->nx, g->wrap);
+}
+
+/* --- the open list: a binary heap ---------------------------------------------------- */
+
+typedef struct open_item {
+	double f, g;
+	uint32_t cell;
+} open_item;
+
+typedef struct open_list {
+	open_item *items;
+	size_t count, cap;
+} open_list;
+
+/* Lower f first; among equals the larger g (nearer the goal), then the lower cell. */
+static bool before(const open_item *a, const open_item *b)
+{
+	if (a->f != b->f)
+		return a->f < b->f;
+	if (a->g != b->g)
+		return a->g > b->g;
+	return a->cell < b->cell;
+}
+
+static steer_status open_push(open_list *h, open_item it)
+{
+	if (steer_reserve((void **)&h->items, &h->cap, h->count + 1, sizeof *h->items) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	size_t k = h->count++;
+	while (k > 0) {
+		size_t up = (k - 1) / 2;
+		if (!before(&it, &h->items[up]))
+			break;
+		h->items[k] = h->items[up];
+		k = up;
+	}
+	h->items[k] = it;
+	return STEER_OK;
+}
+
+static open_item open_pop(open_list *h)
+{
+	open_item top = h->items[0], last = h->items[--h->count];
+	size_t k = 0;
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= h->count)
+			break;
+		if (c + 1 < h->count && before(&h->items[c + 1], &h->items[c]))
+			c++;
+		if (!before(&h->items[c], &last))
+			break;
+		h->items[k] = h->items[c];
+		k = c;
+	}
+	if (h->count)
+		h->items[k] = last;
+	return top;
+}
+
+/* --- line of sight ------------------------------------------------------------------- */
+
+static steer_vec2 wrap_point(const steer_world *w, steer_vec2 p)
+{
+	if (w->cfg.edges != STEER_EDGE_WRAP)
+		return p;
+	p.x -= floor(p.x / w->cfg.width) * w->cfg.width;
+	p.y -= floor(p.y / w->cfg.height) * w->cfg.height;
+	return p;
+}
+
+bool steer_plan_clear(const steer_world *w, steer_vec2 a, steer_vec2 b, double r,
+                      steer_geom_hits *hits)
+{
+	steer_vec2 d = steer_world_delta(w, a, b);
+	double len = v2_len(d);
+	/* In pieces a few index cells long: one box over a long diagonal would take in
+	 * everything beside it. */
+	const steer_geom *gm = &w->geom;
+	double piece = gm->grid_stale ? len : 4.0 * fmax(gm->cw, gm->ch);
+	double n = piece > 0.0 ? fmin(ceil(len / piece), 65536.0) : 1.0;
+	n = fmax(n, 1.0);
+	steer_vec2 step = v2_scale(d, 1.0 / n);
+	for (double k = 0; k < n; k++) {
+		steer_vec2 p0 = wrap_point(w, v2_add(a, v2_scale(d, k / n)));
+		steer_vec2 lo = v2(p0.x + fmin(step.x, 0.0), p0.y + fmin(step.y, 0.0));
+		steer_vec2 hi = v2(p0.x + fmax(step.x, 0.0), p0.y + fmax(step.y, 0.0));
+		if (steer_geom_query_box(w, lo, hi, r, hits) != STEER_OK)
+			return false;
+		double t;
+		for (size_t q = 0; q < hits->ncircles; q++) {
+			const steer_obstacle *o = &w->obs[hits->circles[q]];
+			steer_vec2 c = steer_world_delta(w, p0, v2(o->x, o->y));
+			if (steer_swept_disc_circle(v2(0, 0), step, r, c, o->r, &t))
+				return false;
+		}
+		for (size_t q = 0; q < hits->nsegments; q++) {
+			steer_vec2 sa, sb;
+			steer_geom_seg_rel(w, &gm->segs[hits->segments[q]], p0, &sa, &sb);
+			if (steer_swept_disc_segment(v2(0, 0), step, r, sa, sb, &t))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* --- A* ------------------------------------------------------------------------------ */
+
+typedef struct plan_scratch {
+	uint8_t *state;
+	double *g;
+	uint32_t *parent;
+	open_list open;
+	uint32_t *cells; /* the grid route, goal first */
+	size_t ncells, cells_cap;
+	steer_vec2 *pts; /* the route before smoothing */
+	size_t pts_cap;
+} plan_scratch;
+
+static void scratch_free(plan_scratch *s)
+{
+	free(s->state);
+	free(s->g);
+	free(s->parent);
+	free(s->open.items);
+	free(s->cells);
+	free(s->pts);
+}
+
+static bool cell_free(const steer_world *w, const plan_grid *g, uint8_t *state, uint32_t cell)
+{
+	if (!(state[cell] & (CELL_FREE | CELL_BLOCKED)))
+		state[cell] |= steer_geom_blocked(w, cell_centre(g, cell), g->check_r, 0.0)
+		                   ? CELL_BLOCKED
+		                   : CELL_FREE;
+	return state[cell] & CELL_FREE;
+}
+
+/* The neighbour of cell at (di, dj), or UINT32_MAX off the grid. */
+static uint32_t neighbour(const plan_grid *g, uint32_t cell, int di, int dj)
+{
+	long i = (long)(cell % g->nx) + di, j = (long)(cell / g->nx) + dj;
+	if (g->wrap) {
+		i = (i + (long)g->nx) % (long)g->nx;
+		j = (j + (long)g->ny) % (long)g->ny;
+	} else if (i < 0 || j < 0 || i >= (long)g->nx || j >= (long)g->ny) {
+		return UINT32_MAX;
+	}
+	return (uint32_t)j * g->nx + (uint32_t)i;
+}
+
+/* A* from start's cell to goal's; the cells of the route into s->cells (goal end
+ * first). *reached false: to the expanded cell nearest the goal instead. */
+static steer_status astar(const steer_world *w, const plan_grid *g, steer_vec2 goal,
+                          plan_scratch *s, bool *reached, size_t *expanded)
+{
+	size_t n = (size_t)g->nx * g->ny;
+	s->state = calloc(n, 1);
+	s->g = malloc(n * sizeof *s->g);
+	s->parent = malloc(n * sizeof *s->parent);
+	if (!s->state || !s->g || !s->parent)
+		return STEER_ERR_NOMEM;
+	uint32_t from = s->cells[0], to = cell_of(g, goal);
+	s->state[from] = CELL_FREE | CELL_OPEN;
+	s->g[from] = 0.0;
+	s->parent[from] = from;
+	/* The goal is free (the caller moved it out of obstacles): so is its cell. */
+	s->state[to] |= CELL_FREE;
+	uint32_t best = from;
+	double best_d = v2_len(steer_world_delta(w, cell_centre(g, from), goal));
+	if (open_push(&s->open, (open_item){best_d, 0.0, from}) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	*reached = false;
+	*expanded = 0;
+	while (s->open.count) {
+		open_item it = open_pop(&s->open);
+		uint32_t c = it.cell;
+		if ((s->state[c] & CELL_CLOSED) || it.g > s->g[c])
+			continue;
+		s->state[c] |= CELL_CLOSED;
+		++*expanded;
+		double d = v2_len(steer_world_delta(w, cell_centre(g, c), goal));
+		if (d < best_d || (d == best_d && c < best)) {
+			best = c;
+			best_d = d;
+		}
+		if (c == to) {
+			*reached = true;
+			break;
+		}
+		for (int dj = -1; dj <= 1; dj++)
+			for (int di = -1; di <= 1; di++) {
+				uint32_t nb = neighbour(g, c, di, dj);
+				if ((di == 0 && dj == 0) || nb == UINT32_MAX ||
+				    (s->state[nb] & CELL_CLOSED) || !cell_free(w, g, s->state, nb))
+					continue;
+				/* No corner cutting: a diagonal step needs both sides free. */
+				if (di && dj) {
+					uint32_t a = neighbour(g, c, di, 0),
+					         b = neighbour(g, c, 0, dj);
+					if (!cell_free(w, g, s->state, a) ||
+					    !cell_free(w, g, s->state, b))
+						continue;
+				}
+				double ng = s->g[c] + hypot(di * g->hx, dj * g->hy);
+				if ((s->state[nb] & CELL_OPEN) && ng >= s->g[nb])
+					continue;
+				s->state[nb] |= CELL_OPEN;
+				s->g[nb] = ng;
+				s->parent[nb] = c;
+				double h = v2_len(steer_world_delta(w, cell_centre(g, nb), goal));
+				if (open_push(&s->open, (open_item){ng + h, ng, nb}) != STEER_OK)
+					return STEER_ERR_NOMEM;
+			}
+	}
+	s->ncells = 0;
+	for (uint32_t c = *reached ? to : best;; c = s->parent[c]) {
+		if (steer_reserve((void **)&s->cells, &s->cells_cap, s->ncells + 1,
+		                  sizeof *s->cells) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		s->cells[s->ncells++] = c;
+		if (c == from)
+			break;
+	}
+	return STEER_OK;
+}
+
+/* String pulling: from each waypoint, the furthest point of the route a disc reaches
+ * in a straight line (at least the next: the start may stand against an obstacle). */
+static steer_status smooth(const steer_world *w, const steer_vec2 *pts, size_t n, double r,
+                           steer_geom_hits *hits, steer_route *out)
+{
+	out->count = 0;
+	size_t anchor = 0;
+	while (anchor + 1 < n) {
+		size_t k = anchor + 1;
+		while (k + 1 < n && steer_plan_clear(w, pts[anchor], pts[k + 1], r, hits))
+			k++;
+		if (steer_reserve((void **)&out->points, &out->cap, out->count + 1,
+		                  sizeof *out->points) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		out->points[out->count++] = pts[k];
+		anchor = k;
+	}
+	return STEER_OK;
+}
+
+steer_status steer_plan(const steer_world *w, steer_vec2 start, steer_vec2 goal, double radius,
+                        steer_route *out)
+{
+	if (!(radius > 0.0) || !steer_vec_ok(start) || !steer_vec_ok(goal))
+		return STEER_ERR_INVALID;
+	out->count = 0;
+	out->reached = false;
+	out->expanded = 0;
+	steer_vec2 free_goal;
+	steer_status st = steer_geom_free_point(w, goal, radius, &free_goal);
+	if (st == STEER_ERR_NOMEM)
+		return st;
+	goal = wrap_point(w, free_goal); /* NOENT: no room anywhere; goal as given */
+	steer_geom_hits hits;
+	memset(&hits, 0, sizeof hits);
+	/* A clear straight line is the route: no grid, no detour from its rounding. */
+	if (steer_plan_clear(w, start, goal, radius, &hits)) {
+		steer_geom_hits_free(&hits);
+		if (steer_reserve((void **)&out->points, &out->cap, 1, sizeof *out->points) !=
+		    STEER_OK)
+			return STEER_ERR_NOMEM;
+		out->points[0] = goal;
+		out->count = 1;
+		out->reached = true;
+		out->cells = 0;
+		return STEER_OK;
+	}
+	/* A start nearer an obstacle than the radius (a vehicle pressed against a wall)
+	 * would have no free cell round it: the route first steps out to the nearest
+	 * point where the disc fits, when that is on the same side of everything. */
+	steer_vec2 from = start;
+	if (steer_geom_free_point(w, start, radius, &from) != STEER_OK ||
+	    !steer_plan_clear(w, start, from, 0.0, &hits))
+		from = start;
+	plan_grid g;
+	grid_setup(w, start, goal, radius, &g);
+	out->cells = (size_t)g.nx * g.ny;
+	plan_scratch s;
+	memset(&s, 0, sizeof s);
+	bool reached = false;
+	st = steer_reserve((void **)&s.cells, &s.cells_cap, 1, sizeof *s.cells);
+	if (st == STEER_OK) {
+		s.cells[0] = cell_of(&g, wrap_point(w, from));
+		st = astar(w, &g, goal, &s, &reached, &out->expanded);
+	}
+	/* The route as points: start, the centres of the cells after the start's, and the
+	 * goal in place of its cell's centre. */
+	if (st == STEER_OK)
+		st = steer_reserve((void **)&s.pts, &s.pts_cap, s.ncells + 2, sizeof *s.pts);
+	if (st == STEER_OK) {
+		size_t np = 0;
+		s.pts[np++] = start;
+		if (from.x != start.x || from.y != start.y)
+			s.pts[np++] = from;
+		for (size_t k = s.ncells - 1; k-- > (reached ? 1u : 0u);)
+			s.pts[np++] = cell_centre(&g, s.cells[k]);
+		if (reached)
+			s.pts[np++] = goal;
+		else if (np == 1) /* nowhere better than where it stands */
+			s.pts[np++] = start;
+		st = smooth(w, s.pts, np, radius, &hits, out);
+		out->reached = reached;
+	}
+	scratch_free(&s);
+	steer_geom_hits_free(&hits);
+	return st;
+}
+
+void steer_route_free(steer_route *r)
+{
+	free(r->points);
+	r->points = NULL;
+	r->count = r->cap = 0;
+}
+
+/* --- goto ---------------------------------------------------------------------------- */
+
+static steer_extra *extra_at(steer_world *w, size_t i)
+{
+	uint32_t e = w->v.extra[i];
+	return e == STEER_NO_EXTRA ? NULL : &w->extras.slots[e];
+}
+
+/* Plans for the vehicle at index i (which has extras) to goal and makes the route its
+ * path. The route keeps the clearance the vehicle keeps (steer_target_clearance) and
+ * half its path_threshold besides, as path following turns for the next waypoint that
+ * far before the one at a corner; where that does not get there, the clearance alone,
+ * then the body's radius alone. The vehicle unchanged on error. */
+static steer_status goto_plan(steer_world *w, size_t i, steer_vec2 goal, steer_goto_report *rep)
+{
+	steer_extra *e = extra_at(w, i);
+	const steer_params *prm = steer_vehicle_params_at(w, i);
+	double keep = steer_target_clearance(prm, w->v.behaviors[i]);
+	double radii[3] = {keep + 0.5 * prm->path_threshold, keep, prm->radius};
+	steer_vec2 start = pos_of(&w->v, i);
+	steer_route route = {0};
+	double clearance = radii[0];
+	steer_status st = steer_plan(w, start, goal, clearance, &route);
+	for (int k = 1; k < 3 && st == STEER_OK && !route.reached; k++) {
+		if (!(radii[k] < clearance))
+			continue;
+		steer_route other = {0};
+		st = steer_plan(w, start, goal, radii[k], &other);
+		if (st == STEER_OK && other.reached) {
+			steer_route_free(&route);
+			route = other;
+			clearance = radii[k];
+		} else {
+			steer_route_free(&other);
+		}
+	}
+	if (st == STEER_OK && route.count > STEER_MAX_WAYPOINTS)
+		st = STEER_ERR_LIMIT;
+	steer_path *path = &e->s.path;
+	size_t cap = path->cap;
+	if (st == STEER_OK && steer_reserve((void **)&path->points, &cap, route.count,
+	                                    sizeof *path->points) != STEER_OK)
+		st = STEER_ERR_NOMEM;
+	if (st != STEER_OK) {
+		steer_route_free(&route);
+		return st;
+	}
+	path->cap = (uint32_t)cap;
+	memcpy(path->points, route.points, route.count * sizeof *path->points);
+	path->count = (uint32_t)route.count;
+	path->index = 0;
+	path->loop = false;
+	steer_goto_state *go = &e->s.go;
+	go->goal = goal;
+	go->from = start;
+	go->radius = clearance;
+	go->reached = route.reached;
+	go->tried = w->tick;
+	go->epoch = w->geom.epoch;
+	if (rep) {
+		rep->reached = route.reached;
+		rep->end = route.count ? route.points[route.count - 1] : start;
+		rep->waypoints = route.count;
+		rep->radius = clearance;
+	}
+	steer_route_free(&route);
+	return STEER_OK;
+}
+
+steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
+                                steer_goto_report *rep)
+{
+	long i = steer_vehicle_index(w, id);
+	if (i < 0)
+		return STEER_ERR_NOENT;
+	if (!steer_vec_ok(goal))
+		return STEER_ERR_INVALID;
+	/* Turning goto on makes the extras; they hold the route. */
+	steer_status st = steer_vehicle_enable(w, id, STEER_PATH, true);
+	if (st != STEER_OK)
+		return st;
+	bool had_path =
+	    w->v.extra[i] != STEER_NO_EXTRA && w->extras.slots[w->v.extra[i]].s.path.count != 0;
+	/* A fresh grid: commands come between ticks, after anything added. */
+	if ((st = steer_geom_update(w)) != STEER_OK ||
+	    (st = goto_plan(w, (size_t)i, goal, rep)) != STEER_OK) {
+		if (!had_path)
+			(void)steer_vehicle_enable(w, id, STEER_PATH, false);
+		return st;
+	}
+	uint32_t off = STEER_SEEK | STEER_ARRIVE | STEER_PURSUE | STEER_WANDER;
+	w->v.behaviors[i] = (w->v.behaviors[i] & ~off) | STEER_PATH | STEER_GOTO;
+	w->flock_stale = true;
+	return STEER_OK;
+}
+
+steer_status steer_vehicle_goto_off(steer_world *w, uint32_t id)
+{
+	long i = steer_vehicle_index(w, id);
+	if (i < 0)
+		return STEER_ERR_NOENT;
+	if (!(w->v.behaviors[i] & STEER_GOTO))
+		return STEER_OK;
+	return steer_vehicle_path_clear(w, id); /* which turns goto off with the path */
+}
+
+/* Whether the route left is clear: each leg from the one being followed on, for the
+ * disc it was planned for (a little thinner, so a route that grazes an obstacle is not
+ * taken as blocked by rounding). The legs, not the vehicle's own way to its waypoint:
+ * that depends on where it was pushed, and only the geometry is watched. */
+static bool route_clear(const steer_world *w, const steer_vehicle_state *s, steer_geom_hits *hits)
+{
+	const steer_path *p = &s->path;
+	double r = 0.9 * s->go.radius;
+	for (uint32_t k = p->index; k < p->count; k++) {
+		steer_vec2 a = k == 0 ? s->go.from : p->points[k - 1];
+		if (!steer_plan_clear(w, a, p->points[k], r, hits))
+			return false;
+	}
+	return true;
+}
+
+void steer_goto_replan(steer_world *w)
+{
+	steer_vehicles *v = &w->v;
+	uint64_t epoch = w->geom.epoch;
+	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
+	for (size_t i = 0; i < v->count; i++) {
+		if (!(v->behaviors[i] & STEER_GOTO))
+			continue;
+		steer_extra *e = extra_at(w, i);
+		steer_goto_state *go = &e->s.go;
+		bool changed = go->epoch != epoch;
+		bool due = w->tick - go->tried >= retry;
+		if (!changed && !due)
+			continue;
+		bool redo = false;
+		if (changed) {
+			/* An unreachable goal is tried again once a second while things
+			 * change; until then the change is kept in view. */
+			if (go->reached || due)
+				go->epoch = epoch;
+			redo = !route_clear(w, &e->s, &w->avoid_hits[0]) || (!go->reached && due);
+		}
+		/* Pushed (by bodies, by avoidance) round a corner the wrong way, a vehicle can
+		 * end up with a wall between it and its waypoint: at most once a second, a
+		 * thinner disc than the route's, so that one grazing an obstacle is not. */
+		const steer_path *p = &e->s.path;
+		if (!redo && due && p->index < p->count)
+			redo = !steer_plan_clear(w, pos_of(v, i), p->points[p->index],
+			                         0.5 * go->radius, &w->avoid_hits[0]);
+		if (redo)
+			(void)goto_plan(w, i, go->goal, NULL); /* out of memory: the old route */
+	}
+}
+
+uint64_t steer_goto_epoch(const steer_world *w)
+{
+	return w->geom.epoch;
+}
+
+void steer_goto_loaded(steer_world *w)
+{
+	for (size_t i = 0; i < w->v.count; i++) {
+		steer_extra *e = extra_at(w, i);
+		if (e && e->s.go.epoch == STEER_GOTO_FRESH)
+			e->s.go.epoch = w->geom.epoch;
+	}
+}

@@ -1,0 +1,94 @@
+/* Path planning for `goto`: a route for a disc of some radius around the world's
+ * circles, walls, polygons and contained bounds, and the goto behaviour built on it.
+ *
+ * The planner is A* on a grid of cells half the disc's radius across, each cell's
+ * centre tested lazily with steer_geom_blocked (so inflation by the radius comes from
+ * the geometry index, whatever the shape), eight neighbours, no corner cutting, then
+ * string-pulled: each waypoint is the furthest cell of the grid route that a swept
+ * disc still reaches in a straight line from the previous one. A visibility graph
+ * was measured against it and lost (docs/PERFORMANCE.md, steer-plan-bench).
+ *
+ * Deterministic: one thread, neighbours in a fixed order, the open list ordered by
+ * (f, larger g, lower cell index). Private to the core. */
+#ifndef STEER_PLANNER_H
+#define STEER_PLANNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "geometry.h"
+#include "steer/world.h"
+
+/* The most grid cells one plan uses: in a world too big for cells of half the radius
+ * the cells grow (and a disc is then tested at up to 0.71 of a cell, so a grid step
+ * never jumps a wall, at the cost of closing gaps a finer grid would pass). */
+#define STEER_PLAN_MAX_CELLS (1u << 20)
+
+/* A planned route: the waypoints after the start, ending at the goal (reached) or at
+ * the reachable point nearest to it. Owned; free with steer_route_free. */
+typedef struct steer_route {
+	steer_vec2 *points;
+	size_t count, cap;
+	bool reached;
+	size_t expanded; /* grid cells A* expanded: what the plan cost */
+	size_t cells;    /* the grid's cells */
+} steer_route;
+
+void steer_route_free(steer_route *r);
+
+/* Plans from start to goal for a disc of that radius (> 0). The grid of the
+ * geometry index should be fresh (steer_geom_update), else queries are slow. The goal
+ * is first moved out of any obstacle (steer_geom_free_point). NOMEM; INVALID for a
+ * radius not > 0. */
+steer_status steer_plan(const steer_world *w, steer_vec2 start, steer_vec2 goal, double radius,
+                        steer_route *out);
+
+/* Whether a disc of radius r moving in a straight line from a to b (the short way in
+ * a wrap world) touches no circle and no segment. hits is scratch. False also when
+ * the scratch cannot grow. */
+bool steer_plan_clear(const steer_world *w, steer_vec2 a, steer_vec2 b, double r,
+                      steer_geom_hits *hits);
+
+/* What `goto` did, for its reply. */
+typedef struct steer_goto_report {
+	bool reached;     /* false: the goal is unreachable, end is the nearest point */
+	steer_vec2 end;   /* where the route ends */
+	size_t waypoints; /* the route's */
+	double radius;    /* the clearance it was planned for */
+} steer_goto_report;
+
+/* goto: plans from the vehicle's position to goal, makes the route its path (arriving
+ * at the last point) and turns goto and path on, seek, arrive, pursue and wander off.
+ * NOENT, INVALID (goal not finite), LIMIT (a route of more than STEER_MAX_WAYPOINTS),
+ * NOMEM; the vehicle unchanged on error. */
+steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
+                                steer_goto_report *rep);
+/* Turns goto off, with its route (the path) and path following. */
+steer_status steer_vehicle_goto_off(steer_world *w, uint32_t id);
+
+/* The step's replanning, before the forces, on one thread: for each goto vehicle
+ * whose geometry changed since it last looked, plans again when a leg of the
+ * remaining route is blocked, or (at most once a second) when the route falls short
+ * of an unreachable goal. Memory running out keeps the old routes. */
+void steer_goto_replan(steer_world *w);
+
+/* After a load: marks the goto vehicles saved as up to date with their geometry as up
+ * to date with the loaded world's, so the loaded world replans exactly when the saved
+ * one would have. */
+void steer_goto_loaded(steer_world *w);
+/* Whether a vehicle never had a goto (every field zero): field by field, as padding
+ * bytes have no set value. */
+static inline bool steer_goto_none(const steer_goto_state *g)
+{
+	return g->goal.x == 0.0 && g->goal.y == 0.0 && g->from.x == 0.0 && g->from.y == 0.0 &&
+	       g->radius == 0.0 && g->tried == 0 && g->epoch == 0 && !g->reached;
+}
+
+/* The geometry's epoch, which a goto vehicle's go.epoch equals when its route was
+ * checked against the geometry as it is. */
+uint64_t steer_goto_epoch(const steer_world *w);
+/* The epoch value a restored record carries for "was up to date when saved". */
+#define STEER_GOTO_FRESH UINT64_MAX
+
+#endif

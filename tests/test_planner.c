@@ -1,0 +1,282 @@
+/* goto and its planner: routes around what straight-line steering cannot get past
+ * (a C-shaped trap, a maze), replanning when a route is blocked, unreachable goals,
+ * save and load, and the same bits for any thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "planner.h"
+#include "savefile.h"
+#include "scenario.h"
+#include "steer/command.h"
+#include "testutil.h"
+
+/* Runs one command line on s; returns the reply as the text port writes it. */
+static char *run(steer_session *s, const char *line)
+{
+	static char out[1 << 16];
+	steer_command cmd;
+	char err[256];
+	steer_reply r;
+	steer_reply_init(&r);
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK) {
+		snprintf(out, sizeof out, "ERR %s", err);
+	} else {
+		steer_cmd_exec(&cmd, s, NULL, &r);
+		steer_strbuf b;
+		steer_strbuf_init(&b);
+		steer_reply_text(&r, &b);
+		snprintf(out, sizeof out, "%s", b.data ? b.data : "");
+		steer_strbuf_free(&b);
+	}
+	steer_reply_free(&r);
+	return out;
+}
+
+/* The trap: a C of three walls open towards the vehicle, the goal straight behind it. */
+#define TRAP_MOUTH 400.0 /* x of its open side */
+#define TRAP_BACK  500.0 /* x of its back wall */
+
+static steer_world *trap_world(uint32_t *id)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 7);
+	steer_world_set_solid(w, true);
+	if (steer_wall_add(w, v2(TRAP_BACK, 200), v2(TRAP_BACK, 400), NULL) ||
+	    steer_wall_add(w, v2(TRAP_MOUTH, 200), v2(TRAP_BACK, 200), NULL) ||
+	    steer_wall_add(w, v2(TRAP_MOUTH, 400), v2(TRAP_BACK, 400), NULL))
+		abort();
+	*id = add_vehicle(w, 150, 300, 0, 0, NULL);
+	if (steer_vehicle_enable(w, *id, STEER_AVOID, true))
+		abort();
+	return w;
+}
+
+#define TRAP_GOAL v2(850, 300)
+
+/* Seek + avoid goes into the trap and stays; goto goes round it to the goal. */
+static void escapes_the_c_trap(void)
+{
+	uint32_t id;
+	steer_world *w = trap_world(&id);
+	CHECK(steer_vehicle_target(w, id, STEER_SEEK, TRAP_GOAL) == STEER_OK, "seek");
+	double deepest = 0.0;
+	for (int t = 0; t < 1800; t++) {
+		step(w, 1);
+		deepest = fmax(deepest, pos(w, id).x - TRAP_MOUTH);
+	}
+	printf("     seek + avoid: %.1f deep into the trap, %.0f from the goal after 60 s\n",
+	       deepest, dist(pos(w, id), TRAP_GOAL));
+	/* The premise: steering alone is caught. */
+	CHECK(deepest > 20.0 && dist(pos(w, id), TRAP_GOAL) > 300.0,
+	      "seek + avoid was not trapped (%g deep)", deepest);
+	steer_world_destroy(w);
+
+	w = trap_world(&id);
+	steer_goto_report rep;
+	CHECK(steer_vehicle_goto(w, id, TRAP_GOAL, &rep) == STEER_OK, "goto");
+	CHECK(rep.reached, "planned route falls short of the goal");
+	deepest = 0.0;
+	int t = 0;
+	for (; t < 1800 && dist(pos(w, id), TRAP_GOAL) > 2.0; t++) {
+		step(w, 1);
+		steer_vec2 p = pos(w, id);
+		if (p.y > 200 && p.y < 400 && p.x < TRAP_BACK)
+			deepest = fmax(deepest, p.x - TRAP_MOUTH);
+	}
+	printf("     goto: %.1f deep, at the goal after %.1f s\n", fmax(deepest, 0.0), t / 30.0);
+	CHECK(dist(pos(w, id), TRAP_GOAL) <= 2.0, "goto ended %g from the goal",
+	      dist(pos(w, id), TRAP_GOAL));
+	CHECK(deepest <= 0.0, "goto went %g into the trap", deepest);
+	steer_world_destroy(w);
+}
+
+/* Every walker of the maze scenario reaches the far corner; arriving there in a
+ * straight line, none does. */
+static void crosses_the_maze(void)
+{
+	for (int plan = 1; plan >= 0; plan--) {
+		steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 3);
+		CHECK(steer_scenario_load(w, "maze") == STEER_OK, "maze");
+		const steer_vehicles *v = steer_world_vehicles(w);
+		CHECK(v->count == 4, "%zu walkers", v->count);
+		steer_vec2 goal[4];
+		for (size_t i = 0; i < v->count && i < 4; i++) {
+			const steer_vehicle_state *s = steer_vehicle_state_at(w, i);
+			goal[i] = s->go.goal;
+			CHECK(v->behaviors[i] & STEER_GOTO, "walker %zu has no goto", i);
+			if (!plan)
+				CHECK(steer_vehicle_target(w, v->id[i], STEER_ARRIVE, goal[i]) == 0,
+				      "arrive");
+		}
+		step(w, 30 * 120);
+		int there = 0;
+		for (size_t i = 0; i < v->count && i < 4; i++)
+			there += dist(v2(v->px[i], v->py[i]), goal[i]) < 10.0;
+		if (plan)
+			CHECK(there == 4, "%d of 4 crossed the maze with goto", there);
+		else
+			CHECK(there == 0, "%d of 4 crossed the maze arriving straight", there);
+		steer_world_destroy(w);
+	}
+}
+
+/* A wall put across a route on the way: the route is planned again round it. */
+static void replans_round_a_new_wall(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 5);
+	steer_world_set_solid(w, true);
+	uint32_t id = add_vehicle(w, 100, 300, 0, 0, NULL);
+	steer_goto_report rep;
+	CHECK(steer_vehicle_goto(w, id, v2(900, 300), &rep) == STEER_OK, "goto");
+	CHECK(rep.reached && rep.waypoints == 1, "open world: %zu waypoints", rep.waypoints);
+	step(w, 30);
+	CHECK(steer_wall_add(w, v2(500, 100), v2(500, 500), NULL) == STEER_OK, "wall");
+	step(w, 1);
+	const steer_vehicle_state *s = steer_vehicle_get(w, id);
+	CHECK(s->path.count > 1, "the route was not planned again (%u waypoints)", s->path.count);
+	int t = 0;
+	for (; t < 1800 && dist(pos(w, id), v2(900, 300)) > 2.0; t++)
+		step(w, 1);
+	CHECK(dist(pos(w, id), v2(900, 300)) <= 2.0, "ended %g from the goal",
+	      dist(pos(w, id), v2(900, 300)));
+	/* A circle dropped on the new route: planned again once more. */
+	steer_world_destroy(w);
+}
+
+/* A goal shut in a box: the reply says so, and the vehicle goes to the nearest point
+ * it can reach. Bad ids and coordinates are refused with the reason. */
+static void unreachable_goal_is_said(void)
+{
+	steer_session s = {.world = make_world(1000, 600, STEER_EDGE_BOUNCE, 1)};
+	steer_world_set_solid(s.world, true);
+	run(&s, "spawn 100 300");
+	run(&s, "polygon 700 200 800 200 800 400 700 400");
+	run(&s, "wall 600 100 900 100");
+	run(&s, "wall 900 100 900 500");
+	run(&s, "wall 900 500 600 500");
+	run(&s, "wall 600 500 600 100");
+	const char *r = run(&s, "goto 1 750 150");
+	CHECK(strstr(r, "\"reached\":false") && strstr(r, "cannot be reached") &&
+	          strstr(r, "nearest reachable point"),
+	      "reply: %s", r);
+	step(s.world, 30 * 40);
+	steer_vec2 p = pos(s.world, 1);
+	/* Below the box's bottom wall, under the goal. */
+	CHECK(p.y < 100 && p.y > 70 && fabs(p.x - 750) < 20, "ended at (%g, %g)", p.x, p.y);
+	r = run(&s, "goto 1 300 300");
+	CHECK(strstr(r, "\"reached\":true") && !strstr(r, "note"), "reply: %s", r);
+	r = run(&s, "goto 9 300 300");
+	CHECK(!strcmp(r, "ERR no vehicle with id 9"), "reply: %s", r);
+	r = run(&s, "goto 1 x 300");
+	CHECK(!strcmp(r, "ERR X: 'x' is not a number"), "reply: %s", r);
+	r = run(&s, "goto 1 1e13 300");
+	CHECK(strstr(r, "ERR") && strstr(r, "within"), "reply: %s", r);
+	r = run(&s, "goto 1 off");
+	CHECK(!strcmp(r, "OK"), "reply: %s", r);
+	const steer_vehicles *v = steer_world_vehicles(s.world);
+	CHECK(!(v->behaviors[0] & (STEER_GOTO | STEER_PATH)), "goto off left %x", v->behaviors[0]);
+	/* A new target replaces goto and its route. */
+	run(&s, "goto 1 300 300");
+	run(&s, "arrive 1 200 200");
+	CHECK(v->behaviors[0] == STEER_ARRIVE, "arrive after goto: %x", v->behaviors[0]);
+	steer_world_destroy(s.world);
+}
+
+static int same_vehicles(const steer_world *a, const steer_world *b)
+{
+	const steer_vehicles *u = steer_world_vehicles(a), *v = steer_world_vehicles(b);
+	if (u->count != v->count)
+		return 0;
+	for (size_t i = 0; i < u->count; i++)
+		if (u->px[i] != v->px[i] || u->py[i] != v->py[i] || u->vx[i] != v->vx[i] ||
+		    u->vy[i] != v->vy[i] || u->behaviors[i] != v->behaviors[i])
+			return 0;
+	return 1;
+}
+
+/* A loaded world carries on as the saved one: goal, route, and when it replans. */
+static void save_and_load_keep_the_goto(void)
+{
+	uint32_t id;
+	steer_world *w = trap_world(&id);
+	CHECK(steer_vehicle_goto(w, id, TRAP_GOAL, NULL) == STEER_OK, "goto");
+	step(w, 60);
+	char *buf;
+	size_t len;
+	char err[200];
+	CHECK(steer_save_encode(w, &buf, &len) == STEER_OK, "save");
+	steer_world *l = steer_save_decode(buf, len, err, sizeof err);
+	free(buf);
+	CHECK(l != NULL, "load: %s", err);
+	if (!l)
+		return;
+	const steer_vehicle_state *s = steer_vehicle_get(l, id);
+	CHECK(steer_vehicle_get(w, id)->go.goal.x == s->go.goal.x && s->go.reached &&
+	          (steer_world_vehicles(l)->behaviors[0] & STEER_GOTO),
+	      "goto lost");
+	/* A wall across the rest of the route in both: both plan again, alike. */
+	steer_wall_add(w, v2(700, 250), v2(700, 350), NULL);
+	steer_wall_add(l, v2(700, 250), v2(700, 350), NULL);
+	for (int t = 0; t < 900; t++) {
+		step(w, 1);
+		step(l, 1);
+	}
+	CHECK(same_vehicles(w, l), "the loaded world went another way");
+	CHECK(dist(pos(l, id), TRAP_GOAL) <= 2.0, "ended %g from the goal",
+	      dist(pos(l, id), TRAP_GOAL));
+	steer_world_destroy(w);
+	steer_world_destroy(l);
+}
+
+/* Goto vehicles among enough others for the tick to run on many threads, round
+ * circles that drift across their routes: the same bits for 1, 2 and 3 threads. */
+static steer_world *crowd_with_goto(int threads)
+{
+	steer_world *w = make_world(2000, 2000, STEER_EDGE_BOUNCE, 11);
+	steer_world_set_solid(w, true);
+	if (steer_world_set_threads(w, threads) != STEER_OK)
+		abort();
+	steer_rng *rng = steer_world_rng(w);
+	for (int k = 0; k < 40; k++) {
+		steer_vec2 p = v2(steer_rng_range(rng, 100, 1900), steer_rng_range(rng, 100, 1900));
+		steer_vec2 vel = v2(steer_rng_range(rng, -20, 20), steer_rng_range(rng, -20, 20));
+		if (steer_obstacle_add(w, p, vel, steer_rng_range(rng, 20, 60), NULL))
+			abort();
+	}
+	for (int k = 0; k < 4200; k++) {
+		uint32_t id = add_vehicle(w, steer_rng_range(rng, 0, 2000),
+		                          steer_rng_range(rng, 0, 2000), 0, 0, NULL);
+		steer_vec2 goal = v2(steer_rng_range(rng, 0, 2000), steer_rng_range(rng, 0, 2000));
+		if (k % 100 == 0) {
+			if (steer_vehicle_goto(w, id, goal, NULL) ||
+			    steer_vehicle_enable(w, id, STEER_AVOID, true))
+				abort();
+		} else if (steer_vehicle_enable(w, id, STEER_WANDER, true)) {
+			abort();
+		}
+	}
+	step(w, 150);
+	return w;
+}
+
+static void same_bits_for_any_thread_count(void)
+{
+	steer_world *one = crowd_with_goto(1);
+	for (int threads = 2; threads <= 3; threads++) {
+		steer_world *many = crowd_with_goto(threads);
+		CHECK(same_vehicles(one, many), "%d threads differ from one", threads);
+		steer_world_destroy(many);
+	}
+	steer_world_destroy(one);
+}
+
+int main(void)
+{
+	RUN(escapes_the_c_trap);
+	RUN(crosses_the_maze);
+	RUN(replans_round_a_new_wall);
+	RUN(unreachable_goal_is_said);
+	RUN(save_and_load_keep_the_goto);
+	RUN(same_bits_for_any_thread_count);
+	return CHECK_DONE();
+}
