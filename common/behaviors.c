@@ -59,24 +59,99 @@ double steer_stopping_speed(const steer_params *p, double dist, double dt)
 	return twice / (sqrt(twice + h * h) + h);
 }
 
+/* Arrive's desired speed at dist (> 0) from its point, slowing by decel. */
+static double arrive_speed(const steer_params *p, uint8_t decel, double dist, double dt)
+{
+	double speed;
+	if (decel == STEER_DECEL_LINEAR)
+		speed = dist >= p->slowing_radius ? p->max_speed
+		                                  : p->max_speed * dist / p->slowing_radius;
+	else
+		speed = fmin(dist / ((double)decel * 0.3), p->max_speed);
+	/* The profile alone asks for speeds the vehicle cannot brake from in time when
+	 * max_force is small against max_speed, and for more than the whole distance in
+	 * one tick when it is large: either way it overshoots, or oscillates for ever. */
+	speed = fmin(speed, steer_stopping_speed(p, dist, dt));
+	return fmin(speed, dist / dt);
+}
+
 steer_vec2 steer_arrive(const steer_agent *a, steer_vec2 d, double dt)
 {
 	const steer_params *p = a->prm;
 	double dist = v2_len(d);
 	if (dist <= 0.0)
 		return v2_scale(a->v, -p->mass);
-	double speed;
-	if (p->decel == STEER_DECEL_LINEAR)
-		speed = dist >= p->slowing_radius ? p->max_speed
-		                                  : p->max_speed * dist / p->slowing_radius;
-	else
-		speed = fmin(dist / ((double)p->decel * 0.3), p->max_speed);
-	/* The profile alone asks for speeds the vehicle cannot brake from in time when
-	 * max_force is small against max_speed, and for more than the whole distance in
-	 * one tick when it is large: either way it overshoots, or oscillates for ever. */
-	speed = fmin(speed, steer_stopping_speed(p, dist, dt));
-	speed = fmin(speed, dist / dt);
-	return toward_exactly(a, v2_scale(d, 1.0 / dist), speed);
+	return toward_exactly(a, v2_scale(d, 1.0 / dist), arrive_speed(p, p->decel, dist, dt));
+}
+
+steer_vec2 steer_arrive_moving(const steer_agent *a, steer_vec2 d, steer_vec2 pv, double dt)
+{
+	const steer_params *p = a->prm;
+	double dist = v2_len(d);
+	steer_vec2 desired = pv;
+	/* Buckland's fast profile, as his OffsetPursuit and Interpose use: a place that
+	 * swings round with a turning leader is caught up in a fraction of a second. */
+	if (dist > 0.0)
+		desired = v2_add(desired,
+		                 v2_scale(d, arrive_speed(p, STEER_DECEL_FAST, dist, dt) / dist));
+	return v2_scale(v2_sub(v2_truncate(desired, p->max_speed), a->v), p->mass);
+}
+
+steer_vec2 steer_offset_point(steer_vec2 lh, steer_vec2 offset)
+{
+	return v2_add(v2_scale(lh, offset.x), v2_scale(v2_perp(lh), offset.y));
+}
+
+steer_vec2 steer_follow(const steer_agent *a, steer_vec2 d, steer_vec2 lv, double dt)
+{
+	double closing = a->prm->max_speed + v2_len(lv);
+	double t = closing > 0.0 ? v2_len(d) / closing : 0.0;
+	return steer_arrive_moving(a, v2_add(d, v2_scale(lv, t)), lv, dt);
+}
+
+steer_vec2 steer_hide_spot(steer_vec2 d_obs, double r, steer_vec2 d_hunter, double gap)
+{
+	steer_vec2 away = v2_norm(v2_sub(d_obs, d_hunter));
+	/* A hunter on the circle's centre has no far side: take the hider's own side. */
+	if (v2_len2(away) == 0.0)
+		away = v2_norm(v2_scale(d_obs, -1.0));
+	return v2_add(d_obs, v2_scale(away, r + gap));
+}
+
+const char *const steer_formation_names[] = {"line", "column", "wedge", "ring", NULL};
+
+steer_vec2 steer_formation_offset(steer_formation f, uint32_t k, uint32_t n, double spacing)
+{
+	double rank = (double)(k / 2 + 1);
+	double side = k % 2 ? -1.0 : 1.0;
+	switch (f) {
+	case STEER_FORMATION_LINE:
+		return v2(0.0, side * rank * spacing);
+	case STEER_FORMATION_COLUMN:
+		return v2(-(double)(k + 1) * spacing, 0.0);
+	case STEER_FORMATION_WEDGE: {
+		double arm = rank * spacing * sqrt(0.5);
+		return v2(-arm, side * arm);
+	}
+	case STEER_FORMATION_RING:
+	default: {
+		/* A radius at which neighbours on the ring are spacing apart, and at least
+		 * spacing from the leader. */
+		double r =
+		    n > 1 ? fmax(spacing, spacing / (2.0 * sin(0.5 * STEER_TAU / n))) : spacing;
+		double angle = 0.5 * STEER_TAU + STEER_TAU * k / (n ? n : 1);
+		return v2(r * cos(angle), r * sin(angle));
+	}
+	}
+}
+
+steer_vec2 steer_interpose(const steer_agent *a, steer_vec2 da, steer_vec2 va, steer_vec2 db,
+                           steer_vec2 vb, double dt)
+{
+	steer_vec2 mid = v2_scale(v2_add(da, db), 0.5);
+	steer_vec2 mv = v2_scale(v2_add(va, vb), 0.5);
+	double t = a->prm->max_speed > 0.0 ? v2_len(mid) / a->prm->max_speed : 0.0;
+	return steer_arrive_moving(a, v2_add(mid, v2_scale(mv, t)), mv, dt);
 }
 
 /* Buckland's look-ahead: distance over the sum of both speeds. Seed 000's
@@ -197,6 +272,12 @@ double steer_part_chance(const steer_params *prm, int part)
 		return prm->pursue_chance;
 	case STEER_PART_PATH:
 		return prm->path_chance;
+	case STEER_PART_FOLLOW:
+		return prm->follow_chance;
+	case STEER_PART_HIDE:
+		return prm->hide_chance;
+	case STEER_PART_INTERPOSE:
+		return prm->interpose_chance;
 	case STEER_PART_CRUISE:
 		return prm->cruise_chance;
 	case STEER_PART_COUNT:

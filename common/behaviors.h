@@ -37,6 +37,42 @@ steer_vec2 steer_separate_one(const steer_agent *a, steer_vec2 d, uint32_t self_
                               uint32_t other_id);
 steer_vec2 steer_cohere(const steer_agent *a, steer_vec2 d_mean);
 steer_vec2 steer_align(const steer_agent *a, steer_vec2 mean_velocity);
+/* Arrive at a point that moves at pv, d away: arrive's desired velocity, by Buckland's
+ * fast profile whatever decel says, taken in the point's frame (pv added, the sum
+ * capped at max_speed), so that a vehicle keeps up with a point moving below its
+ * max_speed instead of trailing it by arrive's lag, and stops on a point that stops. */
+steer_vec2 steer_arrive_moving(const steer_agent *a, steer_vec2 d, steer_vec2 pv, double dt);
+/* The leader's offset point as a displacement from the leader: offset.x along its
+ * unit heading lh, offset.y along the heading turned +90 degrees (its left). */
+steer_vec2 steer_offset_point(steer_vec2 lh, steer_vec2 offset);
+/* Buckland's OffsetPursuit: d is the displacement to the leader's offset point and lv
+ * the leader's velocity; arrives (steer_arrive_moving) at the point predicted
+ * |d| / (max_speed + |lv|) ahead. */
+steer_vec2 steer_follow(const steer_agent *a, steer_vec2 d, steer_vec2 lv, double dt);
+/* Buckland's hiding place behind a circle at displacement d_obs, of radius r, from a
+ * hunter at displacement d_hunter: on the far side of the circle from the hunter,
+ * gap beyond its edge. Displacements from the hider, as the result. */
+steer_vec2 steer_hide_spot(steer_vec2 d_obs, double r, steer_vec2 d_hunter, double gap);
+/* Buckland's Interpose between vehicles at displacements da and db moving at va and
+ * vb: arrives at their midpoint predicted by the time the vehicle would take to reach
+ * the current one at max_speed, moving with the midpoint. */
+steer_vec2 steer_interpose(const steer_agent *a, steer_vec2 da, steer_vec2 va, steer_vec2 db,
+                           steer_vec2 vb, double dt);
+/* The shapes `formation` lays followers out in, and their names (NULL-terminated). */
+typedef enum steer_formation {
+	STEER_FORMATION_LINE,   /* abreast: left, right, left, ... of the leader */
+	STEER_FORMATION_COLUMN, /* one behind another */
+	STEER_FORMATION_WEDGE,  /* a V behind the leader, arms 45 degrees back */
+	STEER_FORMATION_RING,   /* a circle around the leader, the first behind it */
+	STEER_FORMATION_COUNT,
+} steer_formation;
+
+extern const char *const steer_formation_names[];
+
+/* The offset (in the leader's frame, as steer_offset_point takes it) of follower k of
+ * n in a formation whose neighbouring places, the leader's included, are spacing
+ * apart (no two places are closer). */
+steer_vec2 steer_formation_offset(steer_formation f, uint32_t k, uint32_t n, double spacing);
 /* OpenSteer's steerForTargetSpeed: along the heading, cruise_speed less the speed. */
 steer_vec2 steer_cruise(const steer_agent *a);
 
@@ -53,6 +89,9 @@ enum steer_part {
 	STEER_PART_WANDER,
 	STEER_PART_PURSUE,
 	STEER_PART_PATH,
+	STEER_PART_FOLLOW,
+	STEER_PART_HIDE,
+	STEER_PART_INTERPOSE,
 	STEER_PART_CRUISE,
 	STEER_PART_COUNT,
 };

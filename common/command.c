@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "behaviors.h"
 #include "planner.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -705,7 +706,8 @@ static steer_status p_chase(steer_command *c, int argc, char **argv, char *err, 
 	if (parse_id("OTHER", argv[2], &c->other, err, errlen))
 		return STEER_ERR_INVALID;
 	if (c->other == c->id)
-		return fail(err, errlen, "a vehicle cannot %s itself", argv[0]);
+		return fail(err, errlen, "a vehicle cannot %s%s itself", argv[0],
+		            strcmp(argv[0], "hide") ? "" : " from");
 	return STEER_OK;
 }
 
@@ -720,6 +722,166 @@ static steer_status x_chase(const steer_command *c, steer_session *s, const stee
 	if (steer_vehicle_index(s->world, c->other) < 0)
 		return steer_reply_fail(r, "no vehicle with id %u to %s", c->other, c->entry->name);
 	return status_err(r, steer_vehicle_chase(s->world, c->id, entry_bit(c), c->other), c->id);
+}
+
+/* follow ID LEADER DX DY, or ID off */
+static steer_status p_follow(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return STEER_ERR_INVALID;
+	if (argc == 3 && !strcmp(argv[2], "off")) {
+		c->sub = 1;
+		return STEER_OK;
+	}
+	if (argc != 5)
+		return fail(err, errlen, "usage: follow ID LEADER DX DY | follow ID off");
+	if (parse_id("LEADER", argv[2], &c->other, err, errlen) ||
+	    parse_num("DX", argv[3], &c->x, err, errlen) ||
+	    parse_num("DY", argv[4], &c->y, err, errlen))
+		return STEER_ERR_INVALID;
+	if (c->other == c->id)
+		return fail(err, errlen, "a vehicle cannot follow itself");
+	if (!steer_vec_ok(v2(c->x, c->y)))
+		return fail(err, errlen, "DX DY: the offset must be within %g", STEER_MAX_COORD);
+	return STEER_OK;
+}
+
+static steer_status x_follow(const steer_command *c, steer_session *s, const steer_host *h,
+                             steer_reply *r)
+{
+	(void)h;
+	bool done;
+	steer_status rc = turn_off_or_check(c, s, r, &done);
+	if (rc || done)
+		return rc;
+	if (steer_vehicle_index(s->world, c->other) < 0)
+		return steer_reply_fail(r, "no vehicle with id %u to follow", c->other);
+	return status_err(r, steer_vehicle_follow(s->world, c->id, c->other, v2(c->x, c->y)),
+	                  c->id);
+}
+
+static steer_status x_hide(const steer_command *c, steer_session *s, const steer_host *h,
+                           steer_reply *r)
+{
+	(void)h;
+	bool done;
+	steer_status rc = turn_off_or_check(c, s, r, &done);
+	if (rc || done)
+		return rc;
+	if (steer_vehicle_index(s->world, c->other) < 0)
+		return steer_reply_fail(r, "no vehicle with id %u to hide from", c->other);
+	return status_err(r, steer_vehicle_hide(s->world, c->id, c->other), c->id);
+}
+
+/* interpose ID A B, or ID off */
+static steer_status p_interpose(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("ID", argv[1], &c->id, err, errlen))
+		return STEER_ERR_INVALID;
+	if (argc == 3 && !strcmp(argv[2], "off")) {
+		c->sub = 1;
+		return STEER_OK;
+	}
+	if (argc != 4)
+		return fail(err, errlen, "usage: interpose ID A B | interpose ID off");
+	if (parse_id("A", argv[2], &c->other, err, errlen) ||
+	    parse_id("B", argv[3], &c->count, err, errlen))
+		return STEER_ERR_INVALID;
+	if (c->other == c->id || c->count == c->id)
+		return fail(err, errlen, "a vehicle cannot interpose between itself and another");
+	if (c->other == c->count)
+		return fail(err, errlen, "interpose needs two different vehicles, not %u twice",
+		            c->other);
+	return STEER_OK;
+}
+
+static steer_status x_interpose(const steer_command *c, steer_session *s, const steer_host *h,
+                                steer_reply *r)
+{
+	(void)h;
+	bool done;
+	steer_status rc = turn_off_or_check(c, s, r, &done);
+	if (rc || done)
+		return rc;
+	uint32_t ab[2] = {c->other, c->count};
+	for (int k = 0; k < 2; k++)
+		if (steer_vehicle_index(s->world, ab[k]) < 0)
+			return steer_reply_fail(r, "no vehicle with id %u to interpose near",
+			                        ab[k]);
+	return status_err(r, steer_vehicle_interpose(s->world, c->id, c->other, c->count), c->id);
+}
+
+/* formation LEADER line|column|wedge|ring SPACING ID... */
+static steer_status p_formation(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	if (parse_id("LEADER", argv[1], &c->id, err, errlen))
+		return STEER_ERR_INVALID;
+	c->sub = -1;
+	for (int k = 0; steer_formation_names[k]; k++)
+		if (!strcmp(argv[2], steer_formation_names[k]))
+			c->sub = k;
+	if (c->sub < 0)
+		return fail(err, errlen, "'%s' is not a formation: line, column, wedge or ring",
+		            argv[2]);
+	if (parse_num("SPACING", argv[3], &c->r, err, errlen))
+		return STEER_ERR_INVALID;
+	if (!(c->r > 0.0 && c->r <= STEER_PARAM_MAX))
+		return fail(err, errlen, "SPACING: %s is not between 0 and %g", argv[3],
+		            STEER_PARAM_MAX);
+	if (argc - 4 > STEER_CMD_MAX_FOLLOWERS)
+		return fail(err, errlen, "%d followers: a formation takes at most %d", argc - 4,
+		            STEER_CMD_MAX_FOLLOWERS);
+	c->nids = 0;
+	for (int k = 4; k < argc; k++) {
+		uint32_t id = 0;
+		if (parse_id("ID", argv[k], &id, err, errlen))
+			return STEER_ERR_INVALID;
+		if (id == c->id)
+			return fail(err, errlen, "%u is the leader: it cannot follow itself", id);
+		for (uint32_t j = 0; j < c->nids; j++)
+			if (c->ids[j] == id)
+				return fail(err, errlen, "%u is given twice", id);
+		c->ids[c->nids++] = id;
+	}
+	return STEER_OK;
+}
+
+static steer_status x_formation(const steer_command *c, steer_session *s, const steer_host *h,
+                                steer_reply *r)
+{
+	(void)h;
+	steer_world *w = s->world;
+	if (steer_vehicle_index(w, c->id) < 0)
+		return steer_reply_fail(r, "no vehicle with id %u to lead", c->id);
+	/* Every place is at least SPACING from its neighbours: the widest two bodies
+	 * must fit side by side there. */
+	double widest = steer_vehicle_params(w, c->id)->radius;
+	for (uint32_t k = 0; k < c->nids; k++) {
+		const steer_params *p = steer_vehicle_params(w, c->ids[k]);
+		if (!p)
+			return steer_reply_fail(r, "no vehicle with id %u to follow %u", c->ids[k],
+			                        c->id);
+		widest = fmax(widest, p->radius);
+	}
+	if (c->r < 2.0 * widest)
+		return steer_reply_fail(r,
+		                        "spacing %g is less than the widest body's diameter %g: "
+		                        "the places would overlap",
+		                        c->r, 2.0 * widest);
+	steer_strbuf_puts(&r->json, "{\"offsets\":[");
+	for (uint32_t k = 0; k < c->nids; k++) {
+		steer_vec2 off = steer_formation_offset((steer_formation)c->sub, k, c->nids, c->r);
+		/* Only memory can fail here, and only for a follower that had no extras. */
+		steer_status st = steer_vehicle_follow(w, c->ids[k], c->id, off);
+		if (st != STEER_OK)
+			return status_err(r, st, c->ids[k]);
+		double xy[2] = {off.x, off.y};
+		if (k)
+			steer_strbuf_puts(&r->json, ",");
+		steer_json_nums(&r->json, xy, 2);
+	}
+	steer_strbuf_puts(&r->json, "]}");
+	return STEER_OK;
 }
 
 /* wander/avoid/flock ID on|off */
@@ -903,6 +1065,12 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 	steer_strbuf_printf(b, ",\"pursue\":%u,\"evade\":%u,\"wander_angle\":", st->pursue_id,
 	                    st->evade_id);
 	steer_json_num(b, st->wander_angle);
+	const steer_group_state *g = &st->group;
+	double offset[2] = {g->offset.x, g->offset.y};
+	steer_strbuf_printf(b, ",\"leader\":%u,\"offset\":", g->leader_id);
+	steer_json_nums(b, offset, 2);
+	steer_strbuf_printf(b, ",\"hunter\":%u,\"between\":[%u,%u]", g->hunter_id, g->between[0],
+	                    g->between[1]);
 	steer_strbuf_printf(b, ",\"path\":{\"index\":%u,\"loop\":%s,\"waypoints\":[",
 	                    st->path.index, st->path.loop ? "true" : "false");
 	for (uint32_t k = 0; k < st->path.count; k++) {
@@ -1628,6 +1796,16 @@ const steer_cmd_entry steer_cmd_table[] = {
      x_chase},
     {"evade", "ID OTHER | ID off", "run from another vehicle's predicted position", W, 2, 2,
      p_chase, x_chase},
+    {"follow", "ID LEADER DX DY | ID off",
+     "keep station at an offset from a leader: DX along its heading, DY to its left", W, 2, 4,
+     p_follow, x_follow},
+    {"formation", "LEADER line|column|wedge|ring SPACING ID...",
+     "make the vehicles follow the leader in a formation, neighbours SPACING apart", W, 4, -1,
+     p_formation, x_formation},
+    {"hide", "ID HUNTER | ID off", "keep an obstacle between itself and a hunter", W, 2, 2, p_chase,
+     x_hide},
+    {"interpose", "ID A B | ID off", "steer to the point midway between two moving vehicles", W, 2,
+     3, p_interpose, x_interpose},
     {"wander", "ID on|off", "random smooth wandering", W, 2, 2, p_toggle, x_toggle},
     {"avoid", "ID on|off", "steer around obstacles", W, 2, 2, p_toggle, x_toggle},
     {"flock", "ID on|off", "separation, cohesion and alignment with its group", W, 2, 2, p_toggle,

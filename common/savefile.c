@@ -149,6 +149,11 @@ static void put_vehicle(writer *o, const vehicle_out *vo)
 	put(o, "targets seek %a %a flee %a %a arrive %a %a pursue %" PRIu32 " evade %" PRIu32 "\n",
 	    s->seek_target.x, s->seek_target.y, s->flee_target.x, s->flee_target.y,
 	    s->arrive_target.x, s->arrive_target.y, s->pursue_id, s->evade_id);
+	const steer_group_state *g = &s->group;
+	put(o,
+	    "group leader %" PRIu32 " offset %a %a hunter %" PRIu32 " between %" PRIu32 " %" PRIu32
+	    "\n",
+	    g->leader_id, g->offset.x, g->offset.y, g->hunter_id, g->between[0], g->between[1]);
 	put_params(o, &r->prm);
 	put(o, "path points %" PRIu32 " index %" PRIu32 " loop %s\n", s->path.count, s->path.index,
 	    s->path.loop ? "on" : "off");
@@ -668,6 +673,18 @@ static bool read_targets(reader *r, steer_vehicle_state *s)
 	       key_u32(r, "evade", MAX_ID, &s->evade_id) && line_done(r);
 }
 
+/* The group line came with format version 3: before it, no vehicle had one. */
+static bool read_group(reader *r, steer_group_state *g)
+{
+	if (r->version < 3)
+		return true;
+	return read_line(r) && expect_word(r, "group") &&
+	       key_u32(r, "leader", MAX_ID, &g->leader_id) && key_vec(r, "offset", &g->offset) &&
+	       key_u32(r, "hunter", MAX_ID, &g->hunter_id) && expect_word(r, "between") &&
+	       read_u32(r, "between", MAX_ID, &g->between[0]) &&
+	       read_u32(r, "between", MAX_ID, &g->between[1]) && line_done(r);
+}
+
 static bool read_param(reader *r, steer_params *p, const steer_param_def *d)
 {
 	const char *text = value_for(r, d->name);
@@ -770,8 +787,8 @@ static bool read_vehicle(reader *r, steer_world *w)
 	steer_vehicle_record v;
 	memset(&v, 0, sizeof v);
 	if (!read_vehicle_line(r, w, &v) || !read_targets(r, &v.state) ||
-	    !read_params(r, v.id, &v.prm) || !read_path(r, &v.state.path) ||
-	    !read_goto(r, &v.state.go))
+	    !read_group(r, &v.state.group) || !read_params(r, v.id, &v.prm) ||
+	    !read_path(r, &v.state.path) || !read_goto(r, &v.state.go))
 		return false;
 	/* Version 3 keeps the smoothed display heading; older files start it afresh. */
 	if (r->version >= 3 && (!read_line(r) || !expect_word(r, "smooth") ||
@@ -842,9 +859,21 @@ static bool check_chase_ids(reader *r, const steer_world *w)
 	const steer_vehicles *v = steer_world_vehicles(w);
 	for (size_t i = 0; i < v->count; i++) {
 		const steer_vehicle_state *st = steer_vehicle_state_at(w, i);
-		uint32_t ids[2] = {st->pursue_id, st->evade_id};
-		const char *verbs[2] = {"pursues", "evades"};
-		for (int k = 0; k < 2; k++) {
+		const steer_group_state *g = &st->group;
+		uint32_t ids[6] = {st->pursue_id, st->evade_id,  g->leader_id,
+		                   g->hunter_id,  g->between[0], g->between[1]};
+		const char *verbs[6] = {"pursues",    "evades",          "follows",
+		                        "hides from", "interposes near", "interposes near"};
+		if ((g->between[0] == 0) != (g->between[1] == 0) ||
+		    (g->between[0] && g->between[0] == g->between[1])) {
+			char msg[128];
+			snprintf(msg, sizeof msg,
+			         "vehicle %" PRIu32 " interposes between %" PRIu32 " and %" PRIu32
+			         ": two other vehicles, or none",
+			         v->id[i], g->between[0], g->between[1]);
+			return fail_file(r, msg);
+		}
+		for (int k = 0; k < 6; k++) {
 			if (ids[k] && (ids[k] == v->id[i] || steer_vehicle_index(w, ids[k]) < 0)) {
 				char msg[128];
 				snprintf(msg, sizeof msg,

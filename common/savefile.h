@@ -9,21 +9,23 @@
  * reported rather than half-loaded. Walls ("wall ID a X Y b X Y") and polygons
  * ("polygon ID inside on|off points N" and N point lines) follow the obstacles; a
  * counts line without walls and polygons (version 1, early version 2) has none. From
- * version 3 each vehicle's path is followed by its goto line ("goto goal X Y from X Y
- * radius R tried TICK reached on|off fresh on|off"; fresh: its route was checked
- * against the geometry as saved; "goto none" for a vehicle that never had one); older
- * files' vehicles have no goto. Then a line "smooth heading X Y", the smoothed
- * display heading (older files: none). The
- * path scenario after 300 ticks, with one obstacle added (abridged: the params line names every
+ * version 3 each vehicle's targets are followed by its group line (its leader and
+ * offset, hunter, and the two it interposes between; each id 0 when off), its path by
+ * its goto line ("goto goal X Y from X Y radius R tried TICK reached on|off fresh
+ * on|off"; fresh: its route was checked against the geometry as saved; "goto none"
+ * for a vehicle that never had one), and that by "smooth heading X Y", the smoothed
+ * display heading; older files' vehicles have none of them. The path scenario after
+ * 300 ticks, with one obstacle added (abridged: the params line names every
  * parameter, and three of the five points are left out):
  *
- *   steer-save 1
+ *   steer-save 3
  *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1 solid on contain
  * off meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb counts vehicles 1
  * obstacles 1 walls 0 polygons 0 vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9
  * 0x1.4379f64f8e279p+7 vel 0x1.7039d74b86b97p+6 0x1.3878c7bb98b0fp+5 heading 0x1.d75446c712d8ep-1
  *     0x1.8ff6c237cdaf5p-2 force 0x0p+0 0x1.ep-42 wander_angle 0x0p+0   (one line)
  *   targets seek 0x0p+0 0x0p+0 flee 0x0p+0 0x0p+0 arrive 0x0p+0 0x0p+0 pursue 0 evade 0
+ *   group leader 0 offset 0x0p+0 0x0p+0 hunter 0 between 0 0
  *   params mass 0x1p+0 max_speed 0x1.9p+6 decel linear panic_distance inf ... combine sum
  *   path points 5 index 1 loop on
  *   point 0x1.f4p+8 0x1.6800000000001p+6
@@ -59,7 +61,7 @@
 
 /* Serializes the whole world (config incl. size/edges/tick_rate/seed, meta: tick,
  * next_id, rng state; every vehicle record with all params, behaviours, targets,
- * pursue/evade ids, wander angle, path points/index/loop, heading and last force;
+ * pursue/evade ids, group state, wander angle, path points/index/loop, heading and last force;
  * every obstacle, wall and polygon) into a newly malloc'd buffer; the caller frees
  * *out. The buffer is also NUL-terminated (not counted in *len). STEER_ERR_NOMEM on
  * allocation failure, with *out untouched; STEER_ERR_LIMIT when the file would be

@@ -3,11 +3,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "behaviors.h"
 #include "planner.h"
 
 const char *const steer_scenario_names[] = {
-    "seek",   "flee",     "arrive",  "pursuit", "avoid",       "path", "flock",
-    "circle", "crossing", "doorway", "maze",    "pedestrians", NULL,
+    "seek",     "flee",    "arrive", "pursuit",     "avoid",     "path", "flock", "circle",
+    "crossing", "doorway", "maze",   "pedestrians", "formation", "hide", NULL,
 };
 
 steer_params steer_flock_params(void)
@@ -403,6 +404,89 @@ static steer_status load_pedestrians(steer_world *w)
 	return STEER_OK;
 }
 
+/* n still circles of radius 20-40 at random, clear of the centre's r and of the
+ * bounds by 2 radii, for the group scenarios to steer among. */
+static steer_status add_still_circles(steer_world *w, int n, double clear)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_rng *rng = steer_world_rng(w);
+	for (int k = 0; k < n; k++) {
+		double r = steer_rng_range(rng, 20.0, 40.0);
+		steer_vec2 at;
+		int tries = 0;
+		do {
+			at = v2(steer_rng_range(rng, 2 * r, c->width - 2 * r),
+			        steer_rng_range(rng, 2 * r, c->height - 2 * r));
+		} while (v2_len(v2_sub(at, centre(c))) < clear + r && ++tries < 16);
+		steer_status st = steer_obstacle_add(w, at, v2(0, 0), r, NULL);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
+}
+
+/* A leader wandering among still circles with avoid on, and a wedge of six
+ * following it, avoiding too: they keep their places, bend round the circles and
+ * close up again. The followers are faster, so that they can catch up. */
+static steer_status load_formation(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_status st;
+	steer_params lead = steer_params_default();
+	lead.max_speed = 35.0;
+	lead.max_force = 60.0;
+	lead.wander_distance = 20.0;
+	steer_params follower = steer_params_default();
+	follower.max_speed = 70.0;
+	follower.avoid_buffer = STEER_WALKER_BUFFER;
+	uint32_t leader;
+	if ((st = steer_vehicle_add(w, centre(c), v2(20, 0), &lead, &leader)) ||
+	    (st = steer_vehicle_enable(w, leader, STEER_WANDER | STEER_AVOID, true)))
+		return st;
+	const int n = 6;
+	const double spacing = 30.0;
+	for (int k = 0; k < n; k++) {
+		steer_vec2 off = steer_formation_offset(STEER_FORMATION_WEDGE, (uint32_t)k,
+		                                        (uint32_t)n, spacing);
+		uint32_t id;
+		if ((st =
+		         steer_vehicle_add(w, v2_add(centre(c), off), v2(20, 0), &follower, &id)) ||
+		    (st = steer_vehicle_follow(w, id, leader, off)) ||
+		    (st = steer_vehicle_enable(w, id, STEER_AVOID, true)))
+			return st;
+	}
+	return add_still_circles(w, 6, 150.0);
+}
+
+/* A hunter wandering among still circles, and five vehicles hiding from it behind
+ * them, avoiding the circles on the way. */
+static steer_status load_hide(steer_world *w)
+{
+	const steer_world_config *c = steer_world_config_get(w);
+	steer_status st;
+	steer_params hunter_p = steer_params_default();
+	hunter_p.max_speed = 50.0;
+	hunter_p.wander_distance = 20.0;
+	steer_params hider = steer_params_default();
+	hider.avoid_buffer = STEER_WALKER_BUFFER;
+	hider.hide_reach = fmax(c->width, c->height);
+	uint32_t hunter;
+	if ((st = steer_vehicle_add(w, centre(c), v2(30, 0), &hunter_p, &hunter)) ||
+	    (st = steer_vehicle_enable(w, hunter, STEER_WANDER | STEER_AVOID, true)))
+		return st;
+	for (int k = 0; k < 5; k++) {
+		double a = STEER_TAU * k / 5;
+		steer_vec2 at =
+		    v2(c->width * (0.5 + 0.35 * cos(a)), c->height * (0.5 + 0.35 * sin(a)));
+		uint32_t id;
+		if ((st = steer_vehicle_add(w, at, v2(0, 0), &hider, &id)) ||
+		    (st = steer_vehicle_hide(w, id, hunter)) ||
+		    (st = steer_vehicle_enable(w, id, STEER_AVOID, true)))
+			return st;
+	}
+	return add_still_circles(w, 8, 0.0);
+}
+
 static const struct {
 	const char *name;
 	steer_edges edges;
@@ -418,8 +502,10 @@ static const struct {
     {"circle", STEER_EDGE_BOUNCE, load_circle},
     {"crossing", STEER_EDGE_BOUNCE, load_crossing},
     {"doorway", STEER_EDGE_BOUNCE, load_doorway},
-    {"pedestrians", STEER_EDGE_BOUNCE, load_pedestrians},
     {"maze", STEER_EDGE_BOUNCE, load_maze},
+    {"pedestrians", STEER_EDGE_BOUNCE, load_pedestrians},
+    {"formation", STEER_EDGE_BOUNCE, load_formation},
+    {"hide", STEER_EDGE_BOUNCE, load_hide},
 };
 
 steer_status steer_scenario_load(steer_world *w, const char *name)

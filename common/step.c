@@ -143,6 +143,88 @@ static steer_vec2 path_part(const steer_world *w, size_t i, steer_extra *e, cons
 	return last && !path->loop ? steer_arrive(a, d, dt) : steer_seek_within(a, d, dt);
 }
 
+/* Buckland's Hide for vehicle i at p: arrive at the hiding place behind the obstacle
+ * circle within hide_reach whose hiding place is nearest (ties to the lower index),
+ * moved out of anything it lies in; evade the hunter when there is none. */
+static steer_vec2 hide_part(const steer_world *w, size_t i, const steer_agent *a, steer_vec2 p,
+                            size_t hunter, steer_geom_hits *hits)
+{
+	const steer_params *prm = a->prm;
+	const steer_vehicles *v = &w->v;
+	steer_vec2 dh = steer_world_delta(w, p, pos_of(v, hunter));
+	double gap = prm->radius + prm->hide_distance;
+	bool found = false;
+	steer_vec2 best = v2(0, 0);
+	double best_d2 = 0.0;
+	uint32_t best_k = 0;
+	if (w->obs_count && steer_geom_query_near(w, p, prm->hide_reach, hits) == STEER_OK) {
+		for (size_t k = 0; k < hits->nnear; k++) {
+			const steer_obstacle *o = &w->obs[hits->near[k].index];
+			steer_vec2 d_obs = steer_world_delta(w, p, v2(o->x, o->y));
+			steer_vec2 spot = steer_hide_spot(d_obs, o->r, dh, gap);
+			double d2 = v2_len2(spot);
+			uint32_t idx = hits->near[k].index;
+			if (!found || d2 < best_d2 || (d2 == best_d2 && idx < best_k)) {
+				found = true;
+				best = spot;
+				best_d2 = d2;
+				best_k = idx;
+			}
+		}
+	}
+	double dt = steer_world_dt(w);
+	if (!found)
+		return steer_evade(a, dh, vel_of(v, hunter));
+	steer_vec2 at =
+	    steer_target_free(w, v2_add(p, best), steer_target_clearance(prm, v->behaviors[i]));
+	return steer_arrive(a, steer_world_delta(w, p, at), dt);
+}
+
+/* The group behaviours' parts (follow, hide, interpose) of vehicle i, s its state. */
+static void group_parts(const steer_world *w, size_t i, const steer_vehicle_state *s,
+                        const steer_agent *a, steer_vec2 parts[STEER_PART_COUNT], uint32_t *mask,
+                        steer_geom_hits *hits)
+{
+	const steer_vehicles *v = &w->v;
+	const steer_group_state *g = &s->group;
+	const steer_params *prm = a->prm;
+	uint32_t b = v->behaviors[i];
+	steer_vec2 p = pos_of(v, i);
+	double dt = steer_world_dt(w);
+	if (b & STEER_FOLLOW) {
+		long j = steer_vehicle_index(w, g->leader_id);
+		if (j >= 0) {
+			steer_vec2 lh = v2(v->hx[j], v->hy[j]);
+			steer_vec2 slot =
+			    v2_add(pos_of(v, (size_t)j), steer_offset_point(lh, g->offset));
+			steer_vec2 f = steer_follow(a, steer_world_delta(w, p, slot),
+			                            vel_of(v, (size_t)j), dt);
+			parts[STEER_PART_FOLLOW] = v2_scale(f, prm->follow_weight);
+			*mask |= 1u << STEER_PART_FOLLOW;
+		}
+	}
+	if (b & STEER_HIDE) {
+		long j = steer_vehicle_index(w, g->hunter_id);
+		if (j >= 0) {
+			steer_vec2 f = hide_part(w, i, a, p, (size_t)j, hits);
+			parts[STEER_PART_HIDE] = v2_scale(f, prm->hide_weight);
+			*mask |= 1u << STEER_PART_HIDE;
+		}
+	}
+	if (b & STEER_INTERPOSE) {
+		long ja = steer_vehicle_index(w, g->between[0]);
+		long jb = steer_vehicle_index(w, g->between[1]);
+		if (ja >= 0 && jb >= 0) {
+			steer_vec2 da = steer_world_delta(w, p, pos_of(v, (size_t)ja));
+			steer_vec2 db = steer_world_delta(w, p, pos_of(v, (size_t)jb));
+			steer_vec2 f = steer_interpose(a, da, vel_of(v, (size_t)ja), db,
+			                               vel_of(v, (size_t)jb), dt);
+			parts[STEER_PART_INTERPOSE] = v2_scale(f, prm->interpose_weight);
+			*mask |= 1u << STEER_PART_INTERPOSE;
+		}
+	}
+}
+
 /* The force on vehicle i from the tick's starting state. Writes only vehicle i's own
  * bookkeeping (wander angle, path index), which no other vehicle reads. flock: its
  * neighbourhood sums when already scanned, else NULL. */
@@ -221,6 +303,8 @@ static steer_vec2 steering_force(steer_world *w, size_t i, const steer_flock_sum
 		}
 		steer_flock_parts(&a, flock, parts, &mask);
 	}
+	if (b & (STEER_FOLLOW | STEER_HIDE | STEER_INTERPOSE))
+		group_parts(w, i, s, &a, parts, &mask, hits);
 	steer_cruise_part(&a, parts, &mask);
 	steer_vec2 force = prm->combine == STEER_COMBINE_DITHER
 	                       ? steer_combine_dither(parts, mask, prm, steer_world_dt(w),

@@ -30,8 +30,8 @@ typedef struct vehicle_slot {
 
 /* NULL for the bits this build does not have. */
 static const char *const behavior_names[STEER_BEHAVIOR_COUNT] = {
-    "seek", "flee",  "arrive", "pursue", "evade", "wander", "avoid",
-    "path", "flock", NULL,     NULL,     NULL,    "goto",
+    "seek", "flee",  "arrive", "pursue", "evade",     "wander", "avoid",
+    "path", "flock", "follow", "hide",   "interpose", "goto",
 };
 
 const char *steer_behavior_name(uint32_t bit)
@@ -526,11 +526,15 @@ bool steer_vec_ok(steer_vec2 v)
 /* Behaviours that keep their state in a vehicle's extras. */
 #define NEEDS_EXTRAS                                                                               \
 	(STEER_SEEK | STEER_FLEE | STEER_ARRIVE | STEER_PURSUE | STEER_EVADE | STEER_WANDER |      \
-	 STEER_PATH | STEER_GOTO)
+	 STEER_PATH | STEER_FOLLOW | STEER_HIDE | STEER_INTERPOSE | STEER_GOTO)
 
 static bool needs_extras(const steer_vehicle_record *r)
 {
 	const steer_vehicle_state *s = &r->state;
+	const steer_group_state *g = &s->group;
+	if (g->leader_id || g->offset.x != 0.0 || g->offset.y != 0.0 || g->hunter_id ||
+	    g->between[0] || g->between[1])
+		return true;
 	return (r->behaviors & NEEDS_EXTRAS) || s->path.count || s->path.loop || s->pursue_id ||
 	       s->evade_id || s->wander_angle != 0.0 || s->seek_target.x != 0.0 ||
 	       s->seek_target.y != 0.0 || s->flee_target.x != 0.0 || s->flee_target.y != 0.0 ||
@@ -671,6 +675,19 @@ static void remove_vehicle(steer_world *w, size_t i)
 			s->evade_id = 0;
 			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_EVADE);
 		}
+		steer_group_state *g = &s->group;
+		if (g->leader_id == gone) {
+			g->leader_id = 0;
+			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_FOLLOW);
+		}
+		if (g->hunter_id == gone) {
+			g->hunter_id = 0;
+			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_HIDE);
+		}
+		if (g->between[0] == gone || g->between[1] == gone) {
+			g->between[0] = g->between[1] = 0;
+			set_behaviors(w, k, v->behaviors[k] & ~(uint32_t)STEER_INTERPOSE);
+		}
 	}
 }
 
@@ -794,9 +811,13 @@ steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bo
 	if (bits & ~(uint32_t)STEER_ALL_BEHAVIORS)
 		return STEER_ERR_INVALID;
 	const steer_vehicle_state *s = steer_vehicle_state_at(w, (size_t)i);
-	/* pursue/evade need a live target; turning them on without one is meaningless. */
+	/* pursue/evade need a live target, and the group behaviours their vehicles;
+	 * turning them on without is meaningless. */
+	const steer_group_state *g = &s->group;
 	if (on &&
-	    (((bits & STEER_PURSUE) && !s->pursue_id) || ((bits & STEER_EVADE) && !s->evade_id)))
+	    (((bits & STEER_PURSUE) && !s->pursue_id) || ((bits & STEER_EVADE) && !s->evade_id) ||
+	     ((bits & STEER_FOLLOW) && !g->leader_id) || ((bits & STEER_HIDE) && !g->hunter_id) ||
+	     ((bits & STEER_INTERPOSE) && !g->between[0])))
 		return STEER_ERR_INVALID;
 	/* goto is turned on by planning a route (steer_vehicle_goto). */
 	if (on && (bits & STEER_GOTO))
@@ -864,6 +885,53 @@ steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint
 		s->evade_id = other;
 	}
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | bit);
+	return STEER_OK;
+}
+
+steer_status steer_vehicle_follow(steer_world *w, uint32_t id, uint32_t leader, steer_vec2 offset)
+{
+	long i = steer_vehicle_index(w, id);
+	if (i < 0 || steer_vehicle_index(w, leader) < 0)
+		return STEER_ERR_NOENT;
+	if (leader == id || !finite2(offset))
+		return STEER_ERR_INVALID;
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
+	s->group.leader_id = leader;
+	s->group.offset = offset;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_FOLLOW);
+	return STEER_OK;
+}
+
+steer_status steer_vehicle_hide(steer_world *w, uint32_t id, uint32_t hunter)
+{
+	long i = steer_vehicle_index(w, id);
+	if (i < 0 || steer_vehicle_index(w, hunter) < 0)
+		return STEER_ERR_NOENT;
+	if (hunter == id)
+		return STEER_ERR_INVALID;
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
+	s->group.hunter_id = hunter;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_HIDE);
+	return STEER_OK;
+}
+
+steer_status steer_vehicle_interpose(steer_world *w, uint32_t id, uint32_t a, uint32_t b)
+{
+	long i = steer_vehicle_index(w, id);
+	if (i < 0 || steer_vehicle_index(w, a) < 0 || steer_vehicle_index(w, b) < 0)
+		return STEER_ERR_NOENT;
+	if (a == id || b == id || a == b)
+		return STEER_ERR_INVALID;
+	steer_vehicle_state *s = extras_for_write(w, (size_t)i);
+	if (!s)
+		return STEER_ERR_NOMEM;
+	s->group.between[0] = a;
+	s->group.between[1] = b;
+	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_INTERPOSE);
 	return STEER_OK;
 }
 
@@ -977,8 +1045,8 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !finite2(r->pos) ||
 	    !finite2(r->vel) || !finite2(r->heading) || !finite2(r->force) ||
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
-	    !isfinite(s->wander_angle) || !finite2(s->go.goal) || !finite2(s->go.from) ||
-	    !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
+	    !finite2(s->group.offset) || !isfinite(s->wander_angle) || !finite2(s->go.goal) ||
+	    !finite2(s->go.from) || !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
 	    !finite2(s->smooth.heading) ||
 	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
 	    r->prm.radius > steer_world_radius_max(&w->cfg) || path->count > STEER_MAX_WAYPOINTS ||

@@ -550,7 +550,7 @@ static void garbage_is_refused(void)
 }
 
 /* Files that pass the checksum but are wrong inside: each refusal names the problem.
- * The world has 5 vehicles and 2 obstacles; line 7 is the first params line. */
+ * The world has 5 vehicles and 2 obstacles; line 8 is the first params line (after the group line). */
 static void well_sealed_mistakes_are_named(void)
 {
 	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
@@ -560,7 +560,7 @@ static void well_sealed_mistakes_are_named(void)
 		const char *want;
 	} cases[] = {
 	    {"params mass", "params warp_factor", 7, "unknown parameter 'warp_factor'"},
-	    {"max_speed 0x", "max_speed x 0x", 7, "line 7: bad number 'x' for max_speed"},
+	    {"max_speed 0x", "max_speed x 0x", 7, "line 8: bad number 'x' for max_speed"},
 	    {"params mass 0x1.8p+0", "params mass 0x1.8p+0 mass 0x1p+0", 7, "given twice"},
 	    {"params mass 0x1.8p+0", "params mass -0x1p+0", 7, "mass must be between 1e-06 and"},
 	    {"decel slow", "decel sideways", 7, "decel: 'sideways' is not one of"},

@@ -26,6 +26,8 @@ extern "C" {
 /* The most vehicles, obstacles, walls and polygons one list reply holds; more are
  * paged. */
 #define STEER_LIST_MAX 10000u
+/* The most followers one formation command places. */
+#define STEER_CMD_MAX_FOLLOWERS 64
 /* The most points one polygon command gives (its words, two a point, and "inside"). */
 #define STEER_CMD_MAX_POINTS ((STEER_CMD_MAX_WORDS - 2) / 2)
 
@@ -61,6 +63,8 @@ typedef struct steer_command {
 	char name[STEER_NAME_MAX + 1];
 	steer_vec2 points[STEER_CMD_MAX_POINTS]; /* wall: its ends; polygon: its points */
 	uint32_t npoints;
+	uint32_t ids[STEER_CMD_MAX_FOLLOWERS]; /* formation: the followers */
+	uint32_t nids;
 	steer_cmd_kv kv[STEER_CMD_MAX_KV];
 	int nkv;
 } steer_command;

@@ -63,10 +63,15 @@ typedef struct steer_params {
 	/* combine dither: the chance that each part is looked at (0..1). */
 	double seek_chance, flee_chance, arrive_chance, pursue_chance, evade_chance;
 	double wander_chance, path_chance, separation_chance, alignment_chance;
-	double cohesion_chance, cruise_chance;
+	double cohesion_chance, cruise_chance, follow_chance, hide_chance, interpose_chance;
 	double path_radius;       /* corridor half-width; 0 = visit the waypoints */
 	double path_lookahead;    /* s: how far ahead a corridor walker predicts itself */
 	double heading_smoothing; /* s: time constant of the displayed heading; 0 = off */
+	double follow_weight;
+	double hide_weight;
+	double hide_distance; /* hide: the gap kept behind an obstacle circle */
+	double hide_reach;    /* hide: obstacle circles farther than this are not looked at */
+	double interpose_weight;
 	uint32_t group;
 	uint32_t max_neighbours;   /* flocking looks at no more than this many; 0 = all */
 	uint32_t avoid_neighbours; /* avoid: the nearest this many vehicles; 0 = none */

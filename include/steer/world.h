@@ -42,10 +42,12 @@ enum {
 	STEER_AVOID = 1u << 6,
 	STEER_PATH = 1u << 7,
 	STEER_FLOCK = 1u << 8,
-	/* Bits 9 to 11 are follow, hide and interpose (issue 18's group behaviours). */
-	STEER_GOTO = 1u << 12, /* follow a planned route to a goal (planner.h) */
+	STEER_FOLLOW = 1u << 9,     /* offset pursuit of a leader (steer_group_state) */
+	STEER_HIDE = 1u << 10,      /* behind an obstacle, away from a hunter */
+	STEER_INTERPOSE = 1u << 11, /* between two other vehicles */
+	STEER_GOTO = 1u << 12,      /* follow a planned route to a goal (planner.h) */
 	STEER_BEHAVIOR_COUNT = 13,
-	STEER_ALL_BEHAVIORS = ((1u << 9) - 1) | STEER_GOTO,
+	STEER_ALL_BEHAVIORS = (1u << 13) - 1,
 };
 
 /* "seek", "flee", ... for one bit; NULL for anything else. */
@@ -71,6 +73,13 @@ typedef struct steer_path {
 	bool loop;
 } steer_path;
 
+/* The other vehicles the group behaviours steer by: each 0 when off. */
+typedef struct steer_group_state {
+	uint32_t leader_id;  /* follow */
+	steer_vec2 offset;   /* follow: x along the leader's heading, y to its left */
+	uint32_t hunter_id;  /* hide */
+	uint32_t between[2]; /* interpose: the two vehicles */
+} steer_group_state;
 /* goto's: the goal and what replanning needs. The route itself is the path. */
 typedef struct steer_goto_state {
 	steer_vec2 goal; /* as asked */
@@ -96,6 +105,7 @@ typedef struct steer_vehicle_state {
 	uint32_t pursue_id, evade_id; /* 0 when off */
 	double wander_angle;
 	steer_path path;
+	steer_group_state group;
 	steer_goto_state go;
 	steer_smooth_state smooth;
 } steer_vehicle_state;
@@ -224,7 +234,7 @@ steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
                                const steer_params *prm, uint32_t *id_out);
 /* Removes a vehicle, an obstacle, a wall or a polygon. Pursuers and evaders of a removed vehicle
- * drop that behaviour. */
+ * drop that behaviour, as do its followers, hiders and interposers. */
 steer_status steer_remove(steer_world *w, uint32_t id);
 /* Index into steer_vehicles, or -1 when no vehicle has that id (a lookup, not an
  * error). */
@@ -266,6 +276,15 @@ steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bo
 steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, steer_vec2 target);
 /* pursue / evade another vehicle: sets it and turns the behaviour on. */
 steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint32_t other);
+/* follow a leader at an offset in its frame (x along its heading, y to its left):
+ * sets them and turns follow on. NOENT for an unknown vehicle, INVALID for the
+ * vehicle itself or an offset beyond STEER_MAX_COORD. */
+steer_status steer_vehicle_follow(steer_world *w, uint32_t id, uint32_t leader, steer_vec2 offset);
+/* hide from a hunter: sets it and turns hide on. NOENT, INVALID as for chase. */
+steer_status steer_vehicle_hide(steer_world *w, uint32_t id, uint32_t hunter);
+/* interpose between a and b (two other vehicles, distinct): sets them and turns
+ * interpose on. NOENT, INVALID. */
+steer_status steer_vehicle_interpose(steer_world *w, uint32_t id, uint32_t a, uint32_t b);
 /* Appends a waypoint and turns path following on. */
 steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 point);
 steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id);
