@@ -430,7 +430,8 @@ static steer_extra *extra_at(steer_world *w, size_t i)
  * half its path_threshold besides, as path following turns for the next waypoint that
  * far before the one at a corner; where that does not get there, the clearance alone,
  * then the body's radius alone. The vehicle unchanged on error. */
-static steer_status goto_plan(steer_world *w, size_t i, steer_vec2 goal, steer_goto_report *rep)
+static steer_status goto_plan(steer_world *w, size_t i, steer_vec2 goal, steer_goto_report *rep,
+                              size_t *expanded)
 {
 	steer_extra *e = extra_at(w, i);
 	const steer_params *prm = steer_vehicle_params_at(w, i);
@@ -440,11 +441,13 @@ static steer_status goto_plan(steer_world *w, size_t i, steer_vec2 goal, steer_g
 	steer_route route = {0};
 	double clearance = radii[0];
 	steer_status st = steer_plan(w, start, goal, clearance, &route);
+	*expanded += route.expanded;
 	for (int k = 1; k < 3 && st == STEER_OK && !route.reached; k++) {
 		if (!(radii[k] < clearance))
 			continue;
 		steer_route other = {0};
 		st = steer_plan(w, start, goal, radii[k], &other);
+		*expanded += other.expanded;
 		if (st == STEER_OK && other.reached) {
 			steer_route_free(&route);
 			route = other;
@@ -502,7 +505,7 @@ steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
 	    w->v.extra[i] != STEER_NO_EXTRA && w->extras.slots[w->v.extra[i]].s.path.count != 0;
 	/* A fresh grid: commands come between ticks, after anything added. */
 	if ((st = steer_geom_update(w)) != STEER_OK ||
-	    (st = goto_plan(w, (size_t)i, goal, rep)) != STEER_OK) {
+	    (st = goto_plan(w, (size_t)i, goal, rep, &(size_t){0})) != STEER_OK) {
 		if (!had_path)
 			(void)steer_vehicle_enable(w, id, STEER_PATH, false);
 		return st;
@@ -544,11 +547,13 @@ void steer_goto_replan(steer_world *w)
 	steer_vehicles *v = &w->v;
 	uint64_t epoch = w->geom.epoch;
 	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
+	size_t spent = 0;
 	for (size_t i = 0; i < v->count; i++) {
 		if (!(v->behaviors[i] & STEER_GOTO))
 			continue;
 		steer_extra *e = extra_at(w, i);
 		steer_goto_state *go = &e->s.go;
+		uint64_t seen = go->epoch;
 		bool changed = go->epoch != epoch;
 		bool due = w->tick - go->tried >= retry;
 		if (!changed && !due)
@@ -568,8 +573,16 @@ void steer_goto_replan(steer_world *w)
 		if (!redo && due && p->index < p->count)
 			redo = !steer_plan_clear(w, pos_of(v, i), p->points[p->index],
 			                         0.5 * go->radius, &w->avoid_hits[0]);
-		if (redo)
-			(void)goto_plan(w, i, go->goal, NULL); /* out of memory: the old route */
+		if (!redo)
+			continue;
+		/* Past the tick's budget, the vehicle keeps its route a tick longer and is
+		 * looked at again then: a wall across a thousand routes must not hold one
+		 * tick for a thousand plans. */
+		if (spent >= STEER_REPLAN_CELLS_PER_TICK) {
+			go->epoch = seen;
+			continue;
+		}
+		(void)goto_plan(w, i, go->goal, NULL, &spent); /* out of memory: the old route */
 	}
 }
 

@@ -67,10 +67,16 @@ steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
 /* Turns goto off, with its route (the path) and path following. */
 steer_status steer_vehicle_goto_off(steer_world *w, uint32_t id);
 
+/* The grid cells the step's replanning may expand in one tick before it starts no
+ * more plans (one plan may overrun it): the rest wait for the next ticks, in storage
+ * order. About a plan across a 1,000-circle world. */
+#define STEER_REPLAN_CELLS_PER_TICK 65536u
+
 /* The step's replanning, before the forces, on one thread: for each goto vehicle
  * whose geometry changed since it last looked, plans again when a leg of the
  * remaining route is blocked, or (at most once a second) when the route falls short
- * of an unreachable goal. Memory running out keeps the old routes. */
+ * of an unreachable goal; within STEER_REPLAN_CELLS_PER_TICK. Memory running out
+ * keeps the old routes. */
 void steer_goto_replan(steer_world *w);
 
 /* After a load: marks the goto vehicles saved as up to date with their geometry as up

@@ -143,6 +143,35 @@ static void replans_round_a_new_wall(void)
 	steer_world_destroy(w);
 }
 
+/* A wall across many routes at once: each tick replans only within its budget (the
+ * rest keep their routes a tick longer), and within a second every route goes round. */
+static void replanning_is_spread_over_ticks(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 5);
+	enum { N = 40 };
+	uint32_t id[N];
+	for (int k = 0; k < N; k++) {
+		id[k] = add_vehicle(w, 100, 60 + 12 * k, 0, 0, NULL);
+		CHECK(steer_vehicle_goto(w, id[k], v2(900, 60 + 12 * k), NULL) == STEER_OK, "goto");
+	}
+	step(w, 5);
+	CHECK(steer_wall_add(w, v2(500, 20), v2(500, 580), NULL) == STEER_OK, "wall");
+	int round_it[2] = {0, 0};
+	for (int t = 0; t < 60; t++) {
+		step(w, 1);
+		int n = 0;
+		for (int k = 0; k < N; k++)
+			n += steer_vehicle_get(w, id[k])->path.count > 1;
+		if (t == 0)
+			round_it[0] = n;
+		round_it[1] = n;
+	}
+	CHECK(round_it[0] > 0 && round_it[0] < N, "%d of %d replanned in the wall's first tick",
+	      round_it[0], N);
+	CHECK(round_it[1] == N, "%d of %d replanned after a second", round_it[1], N);
+	steer_world_destroy(w);
+}
+
 /* A goal shut in a box: the reply says so, and the vehicle goes to the nearest point
  * it can reach. Bad ids and coordinates are refused with the reason. */
 static void unreachable_goal_is_said(void)
@@ -275,6 +304,7 @@ int main(void)
 	RUN(escapes_the_c_trap);
 	RUN(crosses_the_maze);
 	RUN(replans_round_a_new_wall);
+	RUN(replanning_is_spread_over_ticks);
 	RUN(unreachable_goal_is_said);
 	RUN(save_and_load_keep_the_goto);
 	RUN(same_bits_for_any_thread_count);
