@@ -510,7 +510,9 @@ steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
 			(void)steer_vehicle_enable(w, id, STEER_PATH, false);
 		return st;
 	}
-	uint32_t off = STEER_SEEK | STEER_ARRIVE | STEER_PURSUE | STEER_WANDER;
+	/* goto is where to go: whatever else says where drops out. */
+	uint32_t off = STEER_SEEK | STEER_ARRIVE | STEER_PURSUE | STEER_WANDER | STEER_FOLLOW |
+	               STEER_HIDE | STEER_INTERPOSE;
 	w->v.behaviors[i] = (w->v.behaviors[i] & ~off) | STEER_PATH | STEER_GOTO;
 	w->flock_stale = true;
 	return STEER_OK;

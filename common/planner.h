@@ -59,7 +59,8 @@ typedef struct steer_goto_report {
 } steer_goto_report;
 
 /* goto: plans from the vehicle's position to goal, makes the route its path (arriving
- * at the last point) and turns goto and path on, seek, arrive, pursue and wander off.
+ * at the last point) and turns goto and path on, seek, arrive, pursue, wander, follow,
+ * hide and interpose off.
  * NOENT, INVALID (goal not finite), LIMIT (a route of more than STEER_MAX_WAYPOINTS),
  * NOMEM; the vehicle unchanged on error. */
 steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,

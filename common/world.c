@@ -900,6 +900,7 @@ steer_status steer_vehicle_follow(steer_world *w, uint32_t id, uint32_t leader, 
 		return STEER_ERR_NOMEM;
 	s->group.leader_id = leader;
 	s->group.offset = offset;
+	goto_drop(w, (size_t)i);
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_FOLLOW);
 	return STEER_OK;
 }
@@ -915,6 +916,7 @@ steer_status steer_vehicle_hide(steer_world *w, uint32_t id, uint32_t hunter)
 	if (!s)
 		return STEER_ERR_NOMEM;
 	s->group.hunter_id = hunter;
+	goto_drop(w, (size_t)i);
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_HIDE);
 	return STEER_OK;
 }
@@ -931,6 +933,7 @@ steer_status steer_vehicle_interpose(steer_world *w, uint32_t id, uint32_t a, ui
 		return STEER_ERR_NOMEM;
 	s->group.between[0] = a;
 	s->group.between[1] = b;
+	goto_drop(w, (size_t)i);
 	set_behaviors(w, (size_t)i, w->v.behaviors[i] | STEER_INTERPOSE);
 	return STEER_OK;
 }

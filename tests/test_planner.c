@@ -172,6 +172,39 @@ static void replanning_is_spread_over_ticks(void)
 	steer_world_destroy(w);
 }
 
+/* goto and the behaviours that say where to go exclude each other: goto drops follow,
+ * hide and interpose, and each of them drops goto with its route. Both on, they fought
+ * (a follower sent across the world stayed by its leader). */
+static void goto_and_the_group_behaviours_replace_each_other(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_BOUNCE, 5);
+	uint32_t a = add_vehicle(w, 100, 100, 0, 0, NULL);
+	uint32_t b = add_vehicle(w, 80, 100, 0, 0, NULL);
+	uint32_t c = add_vehicle(w, 300, 300, 0, 0, NULL);
+	const uint32_t group = STEER_FOLLOW | STEER_HIDE | STEER_INTERPOSE;
+	CHECK(steer_vehicle_follow(w, b, a, v2(-20, 0)) == STEER_OK, "follow");
+	CHECK(steer_vehicle_goto(w, b, v2(800, 500), NULL) == STEER_OK, "goto");
+	uint32_t bits = steer_world_vehicles(w)->behaviors[steer_vehicle_index(w, b)];
+	CHECK((bits & STEER_GOTO) && !(bits & group), "goto left 0x%x on", bits & group);
+	step(w, 1200);
+	CHECK(dist(pos(w, b), v2(800, 500)) < 2.0, "a follower sent by goto ended %g off",
+	      dist(pos(w, b), v2(800, 500)));
+	CHECK(steer_vehicle_hide(w, b, c) == STEER_OK, "hide");
+	bits = steer_world_vehicles(w)->behaviors[steer_vehicle_index(w, b)];
+	CHECK((bits & STEER_HIDE) && !(bits & (STEER_GOTO | STEER_PATH)) &&
+	          steer_vehicle_get(w, b)->path.count == 0,
+	      "hide kept goto: 0x%x", bits);
+	CHECK(steer_vehicle_goto(w, b, v2(500, 300), NULL) == STEER_OK, "goto again");
+	CHECK(steer_vehicle_interpose(w, b, a, c) == STEER_OK, "interpose");
+	bits = steer_world_vehicles(w)->behaviors[steer_vehicle_index(w, b)];
+	CHECK(!(bits & STEER_GOTO), "interpose kept goto");
+	CHECK(steer_vehicle_goto(w, b, v2(500, 300), NULL) == STEER_OK, "goto a third time");
+	CHECK(steer_vehicle_follow(w, b, a, v2(-20, 0)) == STEER_OK, "follow again");
+	bits = steer_world_vehicles(w)->behaviors[steer_vehicle_index(w, b)];
+	CHECK(!(bits & STEER_GOTO), "follow kept goto");
+	steer_world_destroy(w);
+}
+
 /* A goal shut in a box: the reply says so, and the vehicle goes to the nearest point
  * it can reach. Bad ids and coordinates are refused with the reason. */
 static void unreachable_goal_is_said(void)
@@ -305,6 +338,7 @@ int main(void)
 	RUN(crosses_the_maze);
 	RUN(replans_round_a_new_wall);
 	RUN(replanning_is_spread_over_ticks);
+	RUN(goto_and_the_group_behaviours_replace_each_other);
 	RUN(unreachable_goal_is_said);
 	RUN(save_and_load_keep_the_goto);
 	RUN(same_bits_for_any_thread_count);
