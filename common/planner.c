@@ -30,21 +30,26 @@ static void grow_box(double *lo, double *hi, double v, double pad)
 	*hi = fmax(*hi, v + pad);
 }
 
-/* Cells of about half the radius over the bounds (an unbounded world: over the box
- * holding start, goal and every obstacle), fewer and wider when that is too many. */
+/* Cells of about half the radius over the bounds, fewer and wider when that is too
+ * many. An unbounded world: over the box holding every obstacle, padded by two radii.
+ * A start or goal beyond it maps to the nearest cell on its border, and the straight
+ * way between the two crosses only the empty pad; so a far goal does not widen the
+ * cells (it made them so wide that the plan took seconds and missed gaps). */
 static void grid_setup(const steer_world *w, steer_vec2 start, steer_vec2 goal, double r,
                        plan_grid *g)
 {
 	const steer_world_config *c = &w->cfg;
 	double x0 = 0.0, y0 = 0.0, x1 = c->width, y1 = c->height;
 	if (c->edges == STEER_EDGE_NONE) {
-		x0 = x1 = start.x;
-		y0 = y1 = start.y;
 		double pad = 2.0 * r;
-		grow_box(&x0, &x1, start.x, pad);
-		grow_box(&y0, &y1, start.y, pad);
-		grow_box(&x0, &x1, goal.x, pad);
-		grow_box(&y0, &y1, goal.y, pad);
+		x0 = y0 = INFINITY;
+		x1 = y1 = -INFINITY;
+		if (w->obs_count == 0 && w->geom.nsegs == 0) {
+			grow_box(&x0, &x1, start.x, pad);
+			grow_box(&y0, &y1, start.y, pad);
+			grow_box(&x0, &x1, goal.x, pad);
+			grow_box(&y0, &y1, goal.y, pad);
+		}
 		for (size_t k = 0; k < w->obs_count; k++) {
 			grow_box(&x0, &x1, w->obs[k].x, w->obs[k].r + pad);
 			grow_box(&y0, &y1, w->obs[k].y, w->obs[k].r + pad);

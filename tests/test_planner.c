@@ -205,6 +205,27 @@ static void goto_and_the_group_behaviours_replace_each_other(void)
 	steer_world_destroy(w);
 }
 
+/* An unbounded world: a goal far beyond the only wall is reached round its end, and
+ * the plan's grid spans the wall, not the way to the goal (which made the cells so
+ * wide that planning took seconds and called such goals unreachable). */
+static void far_goals_in_an_unbounded_world(void)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_NONE, 5);
+	CHECK(steer_wall_add(w, v2(0, 0), v2(1000, 1000), NULL) == STEER_OK, "wall");
+	const double far[] = {5e3, 5e4, 5e5, 1e9};
+	for (size_t k = 0; k < sizeof far / sizeof far[0]; k++) {
+		steer_route r = {0};
+		CHECK(steer_plan(w, v2(100, 300), v2(far[k], -far[k]), 5.0, &r) == STEER_OK,
+		      "plan");
+		CHECK(r.reached && r.count >= 2, "goal (%g, %g): reached %d, %zu waypoints", far[k],
+		      -far[k], r.reached, r.count);
+		CHECK(r.cells <= 1000000 && r.expanded < 200000, "goal %g: %zu cells, %zu expanded",
+		      far[k], r.cells, r.expanded);
+		steer_route_free(&r);
+	}
+	steer_world_destroy(w);
+}
+
 /* A goal shut in a box: the reply says so, and the vehicle goes to the nearest point
  * it can reach. Bad ids and coordinates are refused with the reason. */
 static void unreachable_goal_is_said(void)
@@ -338,6 +359,7 @@ int main(void)
 	RUN(crosses_the_maze);
 	RUN(replans_round_a_new_wall);
 	RUN(replanning_is_spread_over_ticks);
+	RUN(far_goals_in_an_unbounded_world);
 	RUN(goto_and_the_group_behaviours_replace_each_other);
 	RUN(unreachable_goal_is_said);
 	RUN(save_and_load_keep_the_goto);
