@@ -404,12 +404,27 @@ static steer_status load_pedestrians(steer_world *w)
 	return STEER_OK;
 }
 
+/* Whether a circle at `at` of radius r would leave a gap narrower than
+ * STEER_SCENARIO_GAP to one of the circles from index `first` on: an avoider of the
+ * scenario's size heading into such a gap can neither pass nor turn away from it. */
+static bool too_near(steer_world *w, size_t first, steer_vec2 at, double r)
+{
+	size_t n;
+	const steer_obstacle *o = steer_world_obstacles(w, &n);
+	for (size_t k = first; k < n; k++)
+		if (v2_len(v2_sub(at, v2(o[k].x, o[k].y))) < r + o[k].r + STEER_SCENARIO_GAP)
+			return true;
+	return false;
+}
+
 /* n still circles of radius 20-40 at random, clear of the centre's r and of the
  * bounds by 2 radii, for the group scenarios to steer among. */
 static steer_status add_still_circles(steer_world *w, int n, double clear)
 {
 	const steer_world_config *c = steer_world_config_get(w);
 	steer_rng *rng = steer_world_rng(w);
+	size_t first;
+	steer_world_obstacles(w, &first);
 	for (int k = 0; k < n; k++) {
 		double r = steer_rng_range(rng, 20.0, 40.0);
 		steer_vec2 at;
@@ -417,7 +432,8 @@ static steer_status add_still_circles(steer_world *w, int n, double clear)
 		do {
 			at = v2(steer_rng_range(rng, 2 * r, c->width - 2 * r),
 			        steer_rng_range(rng, 2 * r, c->height - 2 * r));
-		} while (v2_len(v2_sub(at, centre(c))) < clear + r && ++tries < 16);
+		} while ((v2_len(v2_sub(at, centre(c))) < clear + r || too_near(w, first, at, r)) &&
+		         ++tries < 64);
 		steer_status st = steer_obstacle_add(w, at, v2(0, 0), r, NULL);
 		if (st != STEER_OK)
 			return st;

@@ -27,6 +27,9 @@ int steer_scenario_circle_count(const steer_world_config *c);
 #define STEER_CROWD_SPACING 20.0
 /* The crowd scenarios' walkers' avoid_buffer */
 #define STEER_WALKER_BUFFER 2.0
+/* The narrowest gap the formation and hide scenarios leave between their circles:
+ * wider than a default avoider needs, 2 x (radius 5 + avoid_buffer 20) */
+#define STEER_SCENARIO_GAP 60.0
 /* The maze scenario's cells: about this across (between 2 and 64 a side) */
 #define STEER_MAZE_CELL 80.0
 /* The doorway scenario's door: room for four bodies of radius 5 abreast */
