@@ -693,7 +693,7 @@ static steer_status x_target(const steer_command *c, steer_session *s, const ste
 	                  c->id);
 }
 
-/* pursue/evade ID OTHER, or ID off */
+/* pursue/evade ID OTHER, hide ID HUNTER, or ID off */
 static steer_status p_chase(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
 	(void)argc;
@@ -703,7 +703,8 @@ static steer_status p_chase(steer_command *c, int argc, char **argv, char *err, 
 		c->sub = 1;
 		return STEER_OK;
 	}
-	if (parse_id("OTHER", argv[2], &c->other, err, errlen))
+	/* Named as the usage line names it. */
+	if (parse_id(strcmp(argv[0], "hide") ? "OTHER" : "HUNTER", argv[2], &c->other, err, errlen))
 		return STEER_ERR_INVALID;
 	if (c->other == c->id)
 		return fail(err, errlen, "a vehicle cannot %s%s itself", argv[0],

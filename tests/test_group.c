@@ -235,6 +235,8 @@ static void formation_errors(void)
 	CHECK(starts(run(&s, "follow 2 2 1 1"), "ERR a vehicle cannot follow itself"), "self");
 	CHECK(starts(run(&s, "follow 2 9 1 1"), "ERR no vehicle with id 9"), "unknown");
 	CHECK(starts(run(&s, "follow 2 1 x 1"), "ERR DX"), "DX");
+	CHECK(starts(run(&s, "hide 2 abc"), "ERR HUNTER"),
+	      "hide's argument as its usage names it: %s", run(&s, "hide 2 abc"));
 	CHECK(!strcmp(run(&s, "follow 2 off"), "OK") && behaviors_of(s.world, 2) == 0, "off");
 	CHECK(!strcmp(run(&s, "follow 2 3 -10 5"), "OK"), "follow");
 	CHECK(strstr(run(&s, "get 2"), "\"leader\":3,\"offset\":[-10,5]"), "get: %s",
