@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "cmdhelp.h"
+#include "cmdrun.h"
 #include "scenario.h"
 #include "steer/command.h"
 #include "testutil.h"
@@ -19,23 +20,7 @@ static steer_session new_session(void)
 /* Runs one line; returns the reply rendered as the text protocol would. */
 static char *run(steer_session *s, const steer_host *h, const char *line)
 {
-	static char out[1 << 16];
-	steer_command cmd;
-	char err[256];
-	steer_reply r;
-	steer_reply_init(&r);
-	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK) {
-		snprintf(out, sizeof out, "ERR %s", err);
-	} else {
-		steer_cmd_exec(&cmd, s, h, &r);
-		steer_strbuf b;
-		steer_strbuf_init(&b);
-		steer_reply_text(&r, &b);
-		snprintf(out, sizeof out, "%s", b.data ? b.data : "");
-		steer_strbuf_free(&b);
-	}
-	steer_reply_free(&r);
-	return out;
+	return cmdrun(s, h, line);
 }
 
 static int starts(const char *s, const char *prefix)

@@ -8,6 +8,7 @@
 
 #include "behaviors.h"
 #include "check.h"
+#include "cmdrun.h"
 #include "geometry.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -17,23 +18,7 @@
 /* Runs one command line; returns the reply as the text protocol renders it. */
 static char *run(steer_session *s, const char *line)
 {
-	static char out[1 << 14];
-	steer_command cmd;
-	char err[256];
-	steer_reply r;
-	steer_reply_init(&r);
-	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK) {
-		snprintf(out, sizeof out, "ERR %s", err);
-	} else {
-		steer_cmd_exec(&cmd, s, NULL, &r);
-		steer_strbuf b;
-		steer_strbuf_init(&b);
-		steer_reply_text(&r, &b);
-		snprintf(out, sizeof out, "%s", b.data ? b.data : "");
-		steer_strbuf_free(&b);
-	}
-	steer_reply_free(&r);
-	return out;
+	return cmdrun(s, NULL, line);
 }
 
 static int starts(const char *s, const char *prefix)
