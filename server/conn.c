@@ -446,6 +446,20 @@ static void hold(conn *c, const char *rest, size_t n)
 	}
 }
 
+/* Whether the turn that began at t0 has spent its command time. */
+static bool turn_spent(uint64_t t0)
+{
+	return uv_hrtime() - t0 >= CONN_TURN_BUDGET_NS;
+}
+
+/* c's turn is over: it reads nothing more until the next turn of the loop, when
+ * conn_resume_deferred runs what waits (busy holds it, as behind a job). */
+static void defer(conn *c)
+{
+	c->busy = c->deferred = true;
+	server_wake_deferred(c->srv);
+}
+
 static void text_reply(conn *c, const steer_reply *reply);
 
 /* One line of len bytes (NUL-terminated at len). */
@@ -503,6 +517,7 @@ static void text_reply(conn *c, const steer_reply *reply)
 
 static void text_read(conn *c, const char *data, size_t n)
 {
+	uint64_t t0 = uv_hrtime();
 	for (size_t i = 0; i < n && !c->closing; i++) {
 		char ch = data[i];
 		if (ch == '\n') {
@@ -511,6 +526,8 @@ static void text_read(conn *c, const char *data, size_t n)
 			c->line_len = 0;
 			c->last_active_ms = uv_now(c->srv->loop);
 			text_line(c, c->line, len);
+			if (!c->busy && !c->closing && i + 1 < n && turn_spent(t0))
+				defer(c);
 			if (c->busy && !c->closing)
 				hold(c, data + i + 1, n - i - 1);
 			if (c->busy)
@@ -633,6 +650,7 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 
 static void proto_read(conn *c, const char *data, size_t n)
 {
+	uint64_t t0 = uv_hrtime();
 	const uint8_t *p = (const uint8_t *)data;
 	while (!c->closing) {
 		size_t took = steer_framer_feed(&c->framer, p, n);
@@ -645,8 +663,11 @@ static void proto_read(conn *c, const char *data, size_t n)
 		while (!c->closing && !c->busy &&
 		       (rc = steer_framer_next(&c->framer, &msg, &len, err, sizeof err)) ==
 		           STEER_OK &&
-		       msg)
+		       msg) {
 			proto_message(c, msg, len);
+			if (!c->busy && !c->closing && turn_spent(t0))
+				defer(c);
+		}
 		if (c->closing)
 			return;
 		if (c->busy) { /* frames still in the framer wait there */
@@ -753,6 +774,8 @@ static void send_welcome(conn *c)
 	c->welcomed = true;
 }
 
+static void run_held(conn *c);
+
 void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const steer_reply *reply)
 {
 	c->busy = false;
@@ -766,7 +789,13 @@ void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const
 		proto_reply(c, request_id, reply);
 	if (c->closing || c->srv->stopping)
 		return;
-	/* What came in behind the command, in order; it may start another job. */
+	run_held(c);
+}
+
+/* Runs what came in behind a job or a spent turn, in order; it may start another
+ * job or spend the turn again. */
+static void run_held(conn *c)
+{
 	char *held = c->held;
 	size_t n = c->held_len;
 	c->held = NULL;
@@ -788,6 +817,23 @@ void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const
 	int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 	if (rc != 0)
 		conn_close(c, uv_strerror(rc));
+}
+
+bool conn_resume_deferred(server *s)
+{
+	bool waiting = false;
+	/* Newest first, as the list is; one turn each. A connection may leave the list
+	 * only in a close callback, never within this walk. */
+	for (conn *c = s->conns; c; c = c->next) {
+		if (!c->deferred || c->closing)
+			continue;
+		if (c->srv->stopping)
+			continue;
+		c->deferred = c->busy = false;
+		run_held(c);
+		waiting |= c->deferred;
+	}
+	return waiting;
 }
 
 void conn_grant(conn *c)

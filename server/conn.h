@@ -15,6 +15,10 @@ typedef enum conn_kind {
 #define SNAPSHOTS_IN_FLIGHT 2
 #define TEXT_MAX_LINE       4096
 #define CONN_HELD_MAX       (64 * 1024)
+/* Command time one connection may spend in one turn of the loop: what it sent past
+ * that waits for the next turn, so a client pipelining expensive commands cannot
+ * hold the tick and every other client until its whole read has run. */
+#define CONN_TURN_BUDGET_NS (4u * 1000u * 1000u)
 /* Snapshots written and not yet known to be taken by the peer, remembered each. */
 #define UNTAKEN_MAX 16
 
@@ -67,6 +71,7 @@ struct conn {
 	 * what arrives meanwhile waits in held (owned), up to CONN_HELD_MAX, past which
 	 * reading stops until the reply. */
 	bool busy;
+	bool deferred;     /* busy only because its turn's budget is spent (not a job) */
 	bool read_stopped; /* held is full: restarted once it is worked off */
 	bool peer_done;    /* the peer ended its side meanwhile: closed after the reply */
 	char *held;
@@ -104,6 +109,9 @@ void conn_announce(server *s, const conn *skip, const char *who, const char *wha
 /* Closes the connection if it has been idle past --idle-timeout, saying why: for a
  * protobuf client, also when it has taken no snapshot for that long. */
 void conn_check_idle(conn *c, uint64_t now_ms);
+/* Runs what the connections whose turn's budget was spent sent meanwhile, each again
+ * within its budget; false once none is left waiting. */
+bool conn_resume_deferred(server *s);
 /* Grants full access after a correct token. */
 void conn_grant(conn *c);
 /* Who the connection is, for notices and the log: its name, or "client 3 (127.0.0.1)". */

@@ -374,6 +374,19 @@ static void arm_tick_timer(server *s)
 	uv_timer_start(&s->tick_timer, on_tick, ms, ms);
 }
 
+static void on_resume_idle(uv_idle_t *h)
+{
+	server *s = h->data;
+	if (!conn_resume_deferred(s))
+		uv_idle_stop(h);
+}
+
+void server_wake_deferred(server *s)
+{
+	if (!s->stopping && !uv_is_active((uv_handle_t *)&s->resume_idle))
+		uv_idle_start(&s->resume_idle, on_resume_idle);
+}
+
 static void on_snapshot(uv_timer_t *t)
 {
 	server *s = t->data;
@@ -536,6 +549,7 @@ void server_stop(server *s, const char *why)
 	if (s->opt.autosave > 0 && autosave_now(s) != 0)
 		s->exit_status = 1;
 	uv_close((uv_handle_t *)&s->idle_timer, NULL);
+	uv_close((uv_handle_t *)&s->resume_idle, NULL);
 	uv_close((uv_handle_t *)&s->autosave_timer, NULL);
 	uv_close((uv_handle_t *)&s->proto_listener, NULL);
 	uv_close((uv_handle_t *)&s->cmd_listener, NULL);
@@ -652,13 +666,15 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
 	    (rc = uv_timer_init(loop, &s->stop_timer)) ||
 	    (rc = uv_timer_init(loop, &s->idle_timer)) ||
-	    (rc = uv_timer_init(loop, &s->autosave_timer)) || (rc = jobs_init(s)) ||
+	    (rc = uv_timer_init(loop, &s->autosave_timer)) ||
+	    (rc = uv_idle_init(loop, &s->resume_idle)) || (rc = jobs_init(s)) ||
 	    (rc = uv_signal_init(loop, &s->sigint)) || (rc = uv_signal_init(loop, &s->sigterm))) {
 		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 		return -1;
 	}
 	s->tick_timer.data = s->snapshot_timer.data = s->stop_timer.data = s;
 	s->idle_timer.data = s->autosave_timer.data = s;
+	s->resume_idle.data = s;
 	s->sigint.data = s->sigterm.data = s;
 	uint64_t snap_ms = (uint64_t)fmax(1.0, 1000.0 / opt->snapshot_rate);
 	if ((rc = uv_timer_start(&s->snapshot_timer, on_snapshot, snap_ms, snap_ms)) ||

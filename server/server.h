@@ -102,6 +102,7 @@ typedef struct server {
 	struct job *steps, *disk;
 	bool disk_busy;
 	uv_idle_t step_idle;
+	uv_idle_t resume_idle; /* runs while connections wait for their next turn (conn.c) */
 	bool stopping;
 	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
@@ -128,6 +129,9 @@ void server_send_geometry(server *s, conn *c);
 /* Frees the fan-out's working buffers (they grow again when needed) and returns free
  * memory to the system: after clients leave. */
 void server_release_memory(server *s);
+/* Runs the input of connections whose turn was spent (conn.c) on the loop's next
+ * turns, until none waits. */
+void server_wake_deferred(server *s);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones

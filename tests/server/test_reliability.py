@@ -236,7 +236,55 @@ def test_stop_while_a_client_is_being_closed():
     expect(code == 0, f"exit {code}: {err[-1500:]}")
 
 
-for t in [test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
+
+def test_pipelined_commands_take_turns():
+    # Expensive commands written at once on one connection (each goto searches the
+    # whole grid of a 3000 x 3000 world for a goal it cannot reach) must not hold
+    # every other client until the last has run: the others are served between
+    # them, so a second client's reply comes while most of the first's are still to
+    # come. Without turns the second waited for all of them.
+    srv = Server("--edges", "bounce")
+    try:
+        admin = srv.text()
+        admin.ok("world 3000 3000 bounce")
+        admin.ok("spawn 100 100")
+        admin.ok("polygon 2900 2900 2990 2900 2990 2990 2900 2990")
+        n = 10
+        heavy = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
+        other = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
+        other_in = other.makefile("rb")
+        heavy.sendall(b"goto 1 2950 2950\n" * n)
+        # Raw reads, no buffered file: every reply that has arrived is counted.
+        got = b""
+        while b"\n" not in got:  # the server has read the batch and is running it
+            got += heavy.recv(65536)
+        expect(got.startswith(b"OK"), got[:200])
+        other.sendall(b"stats\n")
+        expect(other_in.readline().startswith(b"OK {"), "stats failed")
+        heavy.setblocking(False)
+        try:
+            while True:
+                chunk = heavy.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        except BlockingIOError:
+            pass
+        seen = got.count(b"\n")
+        expect(seen < n, f"the other client was answered only after all {n} pipelined "
+               f"commands had run")
+        heavy.setblocking(True)
+        while got.count(b"\n") < n:
+            got += heavy.recv(65536)
+        expect(got.count(b"OK {") == n, got[:300])
+        print(f"  the other client was answered after {seen} of {n} pipelined gotos")
+        heavy.close()
+        other.close()
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+for t in [test_pipelined_commands_take_turns, test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
           test_stalled_reader_is_dropped_not_buffered, test_token_gates_changes,
           test_private_server_hides_the_world, test_autosave_and_restore_lose_nothing]:
     checks.run(t)
