@@ -48,8 +48,11 @@ static steer_status parse_num(const char *what, const char *s, double *out, char
 	double v = strtod(s, &end);
 	if (end == s || *end != '\0')
 		return fail(err, errlen, "%s: '%s' is not a number", what, s);
-	if (!isfinite(v) || errno == ERANGE)
+	if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
 		return fail(err, errlen, "%s: '%s' is not a finite number", what, s);
+	if (errno == ERANGE) /* underflow: it would not read back as written */
+		return fail(err, errlen,
+		            "%s: '%s' is too close to zero (give 0 or at least 1e-300)", what, s);
 	*out = v;
 	return STEER_OK;
 }

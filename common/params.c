@@ -212,14 +212,17 @@ const char *steer_param_enum_name(const steer_params *p, const steer_param_def *
 	return "?";
 }
 
-/* strtod that accepts only a whole, finite number. */
+/* strtod that accepts only a whole, finite number: 0, or -1 when s is not one, -2
+ * when it underflows (too close to zero to read back as written). */
 static int parse_real(const char *s, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+	if (end == s || *end != '\0' || !isfinite(v))
 		return -1;
+	if (errno == ERANGE)
+		return fabs(v) > 1.0 ? -1 : -2;
 	*out = v;
 	return 0;
 }
@@ -228,13 +231,18 @@ steer_status steer_param_parse(steer_params *p, const steer_param_def *def, cons
                                char *err, size_t errlen)
 {
 	double v;
+	int rc;
 	switch (def->type) {
 	case STEER_PARAM_REAL:
 		if (def->offset == offsetof(steer_params, panic_distance) &&
 		    (strcmp(text, "inf") == 0 || strcmp(text, "off") == 0)) {
 			v = INFINITY;
-		} else if (parse_real(text, &v) != 0) {
-			snprintf(err, errlen, "%s: '%s' is not a finite number", def->name, text);
+		} else if ((rc = parse_real(text, &v)) != 0) {
+			snprintf(err, errlen,
+			         rc == -2
+			             ? "%s: '%s' is too close to zero (give 0 or at least 1e-300)"
+			             : "%s: '%s' is not a finite number",
+			         def->name, text);
 			return STEER_ERR_INVALID;
 		}
 		break;
