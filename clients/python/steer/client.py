@@ -80,7 +80,6 @@ class _Commands:
     that one exists."""
 
     _table = None
-    _docs = None
 
     def call(self, name, *args, **params):
         """Runs the command name with args (numbers, words, bools as on/off; lists
@@ -105,13 +104,15 @@ class _Commands:
     def __getattr__(self, attr):
         if attr.startswith("_"):
             raise AttributeError(attr)
+        # The first command by name asks the server for its table (help): a failure
+        # to get it (a timeout, a closed connection) is raised from here.
         table = self._commands()
         name = attr if attr in table else attr.replace("_", "-")
         if name not in table:
-            raise AttributeError(f"{type(self).__name__!s} has no attribute {attr!r} and the "
-                                 f"server no command {attr!r}; call('NAME', ...) sends any "
-                                 f"command, commands() lists them")
-        return self._method(name)
+            raise AttributeError(f"{type(self).__name__!s} has no attribute {attr!r} and "
+                                 f"the server no command {attr!r}; call('NAME', ...) "
+                                 "sends any command, commands() lists them")
+        return self._method(name, table[name])
 
     def __dir__(self):
         names = set(super().__dir__())
@@ -121,31 +122,16 @@ class _Commands:
             pass
         return sorted(names)
 
-    def _method(self, name):
-        usage, about = self._commands()[name]
-        if self._docs is None:
-            self._docs = {}
-        doc = self._docs.get(name)
-        if doc is None:
-            doc = f"{usage}\n\n{about}"
-            try:
-                detail = self.call("help", name) or {}
-            except CommandError:
-                detail = {}
-            keys = detail.get("keys")
-            if keys:
-                width = max(len(k) for k in keys)
-                doc += "\n\nkeys (key=value):\n" + "\n".join(
-                    f"  {k.ljust(width)}  {v}" for k, v in keys.items())
-            doc += (f"\n\nSends the command '{name}'; returns its reply's JSON as Python "
-                    "objects (None for a bare OK), raises steer.CommandError on ERR.")
-            self._docs[name] = doc
+    def _method(self, name, entry):
+        usage, about = entry
 
         def command(*args, **params):
             return self.call(name, *args, **params)
 
         command.__name__ = command.__qualname__ = name.replace("-", "_")
-        command.__doc__ = doc
+        command.__doc__ = (f"{usage}\n\n{about}\n\nSends the command '{name}' (help('{name}') "
+                           "describes it in full); returns its reply's JSON as Python objects "
+                           "(None for a bare OK), raises steer.CommandError on ERR.")
         return command
 
     def __enter__(self):
@@ -164,6 +150,7 @@ class TextClient(_Commands):
         self.host, self.port = host, port
         self.timeout = timeout
         self._closed = None
+        self._closed_exc = ConnectionClosed
         self._buf = b""
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout)
@@ -193,7 +180,7 @@ class TextClient(_Commands):
 
     def _round_trip(self, line):
         if self._closed:
-            raise ConnectionClosed(self._closed)
+            raise self._closed_exc(self._closed)
         self._check_unsolicited()
         try:
             self._sock.settimeout(self.timeout)
@@ -237,6 +224,7 @@ class TextClient(_Commands):
     def _wrong_port(self, line):
         self._shut(f"{self.host}:{self.port} answered {line[:40]!r}: not steer-server's "
                    "text port (steer.connect() speaks its protobuf port)")
+        self._closed_exc = ProtocolError
         raise ProtocolError(self._closed)
 
     def _read_line(self):
@@ -311,7 +299,7 @@ class Watch:
                 return self._queue.popleft()[1]
             if self._ended or c._closed_by_us:
                 raise StopIteration
-            raise ConnectionClosed(c._closed)
+            raise c._closed_exc(c._closed)
 
     def fresh(self, timeout=None):
         """The first frame that reflects every command this client ran before the
@@ -354,6 +342,7 @@ class Client(_Commands):
         self.timeout = timeout
         self.geometry = NO_GEOMETRY
         self._closed = None
+        self._closed_exc = ConnectionClosed
         self._closed_by_us = False
         self._cond = threading.Condition()
         self._send_lock = threading.Lock()
@@ -448,7 +437,7 @@ class Client(_Commands):
                                   "command may still run; a later reply is ignored)")
                 if rid in self._replies:
                     return self._replies.pop(rid)
-                raise ConnectionClosed(self._closed)
+                raise self._closed_exc(self._closed)
         finally:
             with self._cond:
                 self._waiting.discard(rid)
@@ -468,7 +457,7 @@ class Client(_Commands):
         data = m.SerializeToString()
         with self._send_lock:
             if self._closed:
-                raise ConnectionClosed(self._closed)
+                raise self._closed_exc(self._closed)
             try:
                 self._sock.sendall(_varint(len(data)) + data)
             except OSError as e:
@@ -601,7 +590,7 @@ class Client(_Commands):
         except EOFError:
             self._fail(f"{self.host}:{self.port} closed the connection")
         except ProtocolError as e:
-            self._fail(str(e))
+            self._fail(str(e), ProtocolError)
             try:
                 self._sock.close()
             except OSError:
@@ -667,9 +656,10 @@ class Client(_Commands):
                 watch._put(self._index, item)
             self._cond.notify_all()
 
-    def _fail(self, why):
+    def _fail(self, why, exc=ConnectionClosed):
         with self._cond:
             if not self._closed:
+                self._closed_exc = exc
                 # The server says why it closes in an error Reply just before.
                 if self._async_error and not self._closed_by_us:
                     why = f"{why}: {self._async_error}"
