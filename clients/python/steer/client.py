@@ -68,6 +68,11 @@ def _line(name, args):
     return " ".join([_word(name)] + [_word(a) for a in args])
 
 
+def _shown(name, line):
+    """The command as errors quote it: never a token."""
+    return "auth TOKEN" if name == "auth" else line
+
+
 def _parse_json(text):
     return json.loads(text) if text else None
 
@@ -176,9 +181,10 @@ class TextClient(_Commands):
         return self._round_trip(line)
 
     def _call(self, name, args):
-        return self._round_trip(_line(name, args))
+        line = _line(name, args)
+        return self._round_trip(line, _shown(name, line))
 
-    def _round_trip(self, line):
+    def _round_trip(self, line, shown=None):
         if self._closed:
             raise self._closed_exc(self._closed)
         self._check_unsolicited()
@@ -198,7 +204,7 @@ class TextClient(_Commands):
         if reply.startswith("OK"):
             return _parse_json(reply[3:])
         if reply.startswith("ERR"):
-            raise CommandError(reply[4:], line)
+            raise CommandError(reply[4:], shown or line)
         self._wrong_port(reply)
 
     def _check_unsolicited(self):
@@ -397,7 +403,9 @@ class Client(_Commands):
         words = [_word(a) if isinstance(a, (bool, str)) or
                  (isinstance(a, int) and abs(a) > 2**53) else a for a in args]
         if len(words) > MAX_CALL_ARGS:
-            return self.execute(_line(name, args))
+            m = pb.ClientMessage()
+            m.command.line = _line(name, args)
+            return self._command(m, _shown(name, m.command.line))
         m = pb.ClientMessage()
         m.command.call.name = name
         for a in words:
@@ -409,7 +417,7 @@ class Client(_Commands):
             else:
                 raise TypeError(f"a command argument must be a number, a bool or a word, "
                                 f"not {a!r}")
-        return self._command(m, _line(name, args))
+        return self._command(m, _shown(name, _line(name, args)))
 
     def _command(self, m, text):
         _, reply = self._request(m, text)

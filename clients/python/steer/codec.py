@@ -66,6 +66,9 @@ def gather(v):
 
 # Position changes of up to two varint bytes, the common case, looked up.
 _POS = [(unzigzag(gather(v)), unzigzag(gather(v >> 1))) for v in range(1 << 14)]
+# Longer ones 16 bits at a time: the even and the odd bits of each 16-bit value.
+_EVEN = bytes(gather(v) for v in range(1 << 16))
+_ODD = bytes(gather(v >> 1) for v in range(1 << 16))
 
 
 def _signed32(u):
@@ -91,13 +94,26 @@ class CompactFrame:
 
 
 def _decode_ids(blob, base, count):
-    """The frame's ids, and for each the index of its slot in the base (-1: new)."""
+    """The frame's ids, for each the index of its slot in the base (-1: new), and
+    the indices of the new ones. Runs of kept ids are copied whole: the base's ids
+    ascend, so only where a run meets what came before needs checking."""
     nb = len(base.ids) if base else 0
     if count > nb + len(blob) or count > MAX_VEHICLES:
         raise Malformed("more vehicles than the ids account for")
-    ids, src = [], []
+    ids, src, added = [], [], []
     prev = n = i = pos = 0
     end = len(blob)
+
+    def keep(length):
+        nonlocal prev, n, i
+        if n and base.ids[i] <= prev:
+            raise Malformed("ids not ascending")
+        ids.extend(base.ids[i:i + length])
+        src.extend(range(i, i + length))
+        i += length
+        n += length
+        prev = ids[-1]
+
     while pos < end:
         if base:
             op, pos = varint(blob, pos)
@@ -113,43 +129,35 @@ def _decode_ids(blob, base, count):
             continue
         if length > count - n:
             raise Malformed("more ids than the count")
+        if op == OP_KEEP:
+            keep(length)
+            continue
         for _ in range(length):
-            if op == OP_KEEP:
-                ident = base.ids[i]
-                src.append(i)
-                i += 1
-            else:
-                gap, pos = varint(blob, pos)
-                if gap == 0 or gap > U32 - prev:
-                    raise Malformed("bad id gap")
-                ident = prev + gap
-                src.append(-1)
+            gap, pos = varint(blob, pos)
+            if gap == 0 or gap > U32 - prev:
+                raise Malformed("bad id gap")
+            ident = prev + gap
             if n and ident <= prev:
                 raise Malformed("ids not ascending")
             ids.append(ident)
+            src.append(-1)
+            added.append(n)
             prev = ident
             n += 1
     # The final keep is implicit in a delta.
     if base and nb - i > count - n:
         raise Malformed("more ids than the count")
-    while base and i < nb:
-        ident = base.ids[i]
-        if n and ident <= prev:
-            raise Malformed("ids not ascending")
-        ids.append(ident)
-        src.append(i)
-        prev = ident
-        i += 1
-        n += 1
+    if base and i < nb:
+        keep(nb - i)
     if n != count:
         raise Malformed("fewer ids than the count")
-    return ids, src
+    return ids, src, added
 
 
 def _decode_pos(blob, base, src):
     qx, qy = [], []
     pos, end = 0, len(blob)
-    table = _POS
+    table, even, odd = _POS, _EVEN, _ODD
     for s in src:
         if pos >= end:
             raise Malformed("malformed positions")
@@ -165,7 +173,10 @@ def _decode_pos(blob, base, src):
                 v, pos = varint(blob, pos)
             except Malformed:
                 raise Malformed("malformed positions") from None
-            dx, dy = unzigzag(gather(v)), unzigzag(gather(v >> 1))
+            w0, w1, w2, w3 = v & 0xFFFF, v >> 16 & 0xFFFF, v >> 32 & 0xFFFF, v >> 48
+            a = even[w0] | even[w1] << 8 | even[w2] << 16 | even[w3] << 24
+            b = odd[w0] | odd[w1] << 8 | odd[w2] << 16 | odd[w3] << 24
+            dx, dy = (a >> 1) ^ -(a & 1), (b >> 1) ^ -(b & 1)
         if s >= 0:
             dx += base.qx[s]
             dy += base.qy[s]
@@ -179,27 +190,29 @@ def _decode_pos(blob, base, src):
 
 
 def _column(blob, n, byte):
-    """Each vehicle's change from its prior (0: keeps it), as signed numbers."""
-    delta = [0] * n
+    """Each vehicle's change from its prior (0: keeps it), as signed numbers for
+    varint columns, bytes for byte columns."""
     if not blob:
-        return delta  # empty: every value is its prior
+        return [0] * n  # empty: every value is its prior
     end = len(blob)
     mode, pos = blob[0], 1
-
-    def value(pos):
-        if byte:
-            if pos >= end:
-                raise Malformed("malformed column")
-            return blob[pos], pos + 1
-        z, pos = varint(blob, pos)
-        if z > U32:
+    if mode == COL_DENSE and byte:
+        if end != n + 1:
             raise Malformed("malformed column")
-        return unzigzag(z), pos
-
+        return list(blob[1:])
+    delta = [0] * n
     try:
         if mode == COL_DENSE:
             for k in range(n):
-                delta[k], pos = value(pos)
+                c = blob[pos] if pos < end else 0x100
+                if c < 0x80:
+                    z = c
+                    pos += 1
+                else:
+                    z, pos = varint(blob, pos)
+                if z > U32:
+                    raise Malformed("malformed column")
+                delta[k] = (z >> 1) ^ -(z & 1)
             if pos != end:
                 raise Malformed("malformed column")
         elif mode == COL_SPARSE:
@@ -208,8 +221,18 @@ def _column(blob, n, byte):
                 skip, pos = varint(blob, pos)
                 if skip >= n - k:
                     raise Malformed("malformed column")
-                delta[k + skip], pos = value(pos)
-                k += skip + 1
+                k += skip
+                if byte:
+                    if pos >= end:
+                        raise Malformed("malformed column")
+                    delta[k] = blob[pos]
+                    pos += 1
+                else:
+                    z, pos = varint(blob, pos)
+                    if z > U32:
+                        raise Malformed("malformed column")
+                    delta[k] = (z >> 1) ^ -(z & 1)
+                k += 1
         else:
             raise Malformed("malformed column")
     except Malformed:
@@ -217,17 +240,16 @@ def _column(blob, n, byte):
     return delta
 
 
-def _apply(delta, base_col, src, mask):
-    cur = []
-    prior = 0
-    for k, s in enumerate(src):
-        if s >= 0:
-            prior = base_col[s]
-        elif not k:
-            prior = 0
-        # else: the vehicle before it in this frame, which prior already is
-        prior = (prior + delta[k]) & mask
-        cur.append(prior)
+def _apply(delta, base_col, src, added, mask):
+    """The column's values: each vehicle's prior plus its change. A kept vehicle's
+    prior is its base value; a new one's the value of the vehicle before it in this
+    frame (0 for the first), final by then since new ones are done in order."""
+    if base_col:
+        cur = [(base_col[s] + d) & mask if s >= 0 else 0 for s, d in zip(src, delta)]
+    else:
+        cur = [0] * len(src)
+    for k in added:
+        cur[k] = ((cur[k - 1] if k else 0) + delta[k]) & mask
     return cur
 
 
@@ -269,15 +291,15 @@ class CompactDecoder:
                 raise Malformed("compact delta against a frame this client does not hold")
             if base.view != view or base.cols != m.cols or base.rows != m.rows:
                 raise Malformed("compact delta with a view other than its base's")
-        ids, src = _decode_ids(m.ids, base, m.count)
+        ids, src, added = _decode_ids(m.ids, base, m.count)
         qx, qy = _decode_pos(m.pos, base, src)
         b = base if base else _EMPTY
         n = len(ids)
         f = CompactFrame()
-        f.heading = _apply(_column(m.heading, n, True), b.heading, src, 0xFF)
-        f.speed = _apply(_column(m.speed, n, False), b.speed, src, U32)
-        f.group = _apply(_column(m.group, n, False), b.group, src, U32)
-        f.behaviors = _apply(_column(m.behaviors, n, False), b.behaviors, src, U32)
+        f.heading = _apply(_column(m.heading, n, True), b.heading, src, added, 0xFF)
+        f.speed = _apply(_column(m.speed, n, False), b.speed, src, added, U32)
+        f.group = _apply(_column(m.group, n, False), b.group, src, added, U32)
+        f.behaviors = _apply(_column(m.behaviors, n, False), b.behaviors, src, added, U32)
         f.seq, f.view, f.cols, f.rows = m.seq, view, m.cols, m.rows
         f.ids, f.qx, f.qy = ids, qx, qy
         return f
@@ -293,18 +315,20 @@ def compact_vehicles(f):
     qx, qy = f.quantum()
     x0, y0 = f.view[0], f.view[1]
     cos, sin, angle = _COS, _SIN, _ANGLE
+    new = tuple.__new__
     out = []
     for i, a, b, h, s, g, bh in zip(f.ids, f.qx, f.qy, f.heading, f.speed, f.group,
                                     f.behaviors):
         speed = s * SPEED_Q
-        out.append(Vehicle(i, x0 + a * qx, y0 + b * qy, speed * cos[h], speed * sin[h],
-                           angle[h], speed, g, bh))
+        out.append(new(Vehicle, (i, x0 + a * qx, y0 + b * qy, speed * cos[h], speed * sin[h],
+                                 angle[h], speed, g, bh)))
     return out
 
 
 def compact_frame(m, f, geometry):
     """The Frame of a CompactSnapshot message m that decoded to f."""
-    fr = Frame("compact", m, compact_vehicles(f), geometry)
+    # The vehicles are made when the program asks: the reader thread only decodes.
+    fr = Frame("compact", m, lambda: compact_vehicles(f), geometry)
     fr.seq, fr.base_seq, fr.cols, fr.rows = m.seq, m.base_seq, m.cols, m.rows
     fr.quantum = f.quantum()
     return fr

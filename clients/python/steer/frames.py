@@ -96,10 +96,17 @@ class Frame:
         if message.HasField("view"):
             v = message.view
             self.view = (v.x0, v.y0, v.x1, v.y1)
-        self.vehicles = vehicles
+        self._vehicles = vehicles
         self.obstacles = [Obstacle(o.id, o.x, o.y, o.r) for o in message.obstacles]
         self.routes = list(getattr(message, "routes", ()))
         self.geometry = geometry
+
+    @property
+    def vehicles(self):
+        v = self._vehicles
+        if callable(v):  # a compact frame's, made on first use
+            v = self._vehicles = v()
+        return v
 
     @property
     def keyframe(self):

@@ -82,6 +82,7 @@ def test_token():
         e = raises(steer.CommandError, steer.connect, "127.0.0.1", s.proto_port,
                    token="wrong-token-given")
         expect("wrong token" in e.message, e.message)
+        expect("wrong-token-given" not in e.command, f"the token quoted: {e.command}")
         ro = steer.connect("127.0.0.1", s.proto_port)
         e = raises(steer.CommandError, ro.spawn, 1, 1)
         expect("read-only" in e.message, e.message)
