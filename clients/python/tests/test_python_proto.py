@@ -47,6 +47,17 @@ def test_protocol_version():
            f"the server speaks version {m and m.group(1)}, the client {steer.PROTOCOL_VERSION}")
 
 
+def test_version():
+    """One version for the project: CMakeLists.txt's, which the package repeats."""
+    from importlib.metadata import version
+    with open(os.path.join(PROTO_DIR, "..", "CMakeLists.txt")) as f:
+        m = re.search(r"project\(steer VERSION ([0-9.]+)", f.read())
+    expect(m and steer.__version__ == m.group(1) == version("steer"),
+           f"CMakeLists.txt {m and m.group(1)}, steer.__version__ {steer.__version__}, "
+           f"installed {version('steer')}: clients/python/pyproject.toml and "
+           "steer/__init__.py repeat the project's version")
+
+
 # --- frames built by hand, from the layout in docs/PROTOCOL.md -------------------------
 
 def varint(n):
@@ -174,7 +185,7 @@ def test_density_cells():
 
 def main():
     c = Checks()
-    for t in (test_generated_module_matches_proto, test_protocol_version,
+    for t in (test_generated_module_matches_proto, test_protocol_version, test_version,
               test_compact_key_and_delta, test_compact_refusals_keep_state, test_density_cells):
         c.run(t)
     return c.done()
