@@ -656,7 +656,10 @@ class Client(_Commands):
                     self._replies[r.request_id] = (self._index, r)
                     if watch is not None and r.request_id == watch._sync:
                         watch._armed = True
-                elif not r.ok:
+                elif not r.ok and r.request_id == 0:
+                    # An error about no command: a refused Viewport, or why the
+                    # server is about to close the connection. (A reply nobody waits
+                    # for any more, after a Timeout, is dropped.)
                     self._async_error = r.error
                     if watch is not None and not watch._armed:
                         watch._error = r.error

@@ -230,12 +230,31 @@ def test_geometry_and_obstacles():
         expect(texts == ["carol resumed", "carol paused"], f"notices {texts}")
 
 
+def test_refused_requests():
+    with steer.connect("127.0.0.1", srv.proto_port) as c:
+        e = None
+        try:
+            c.watch(view=(10, 10, 5, 50))
+        except steer.CommandError as err:
+            e = err
+        expect(e is not None and "x1 > x0" in e.message, f"an empty view: {e}")
+        try:
+            c.watch(view=(0, 0, 100, 100), compact=True, cols=5000)
+            e = None
+        except steer.CommandError as err:
+            e = err
+        expect(e is not None and "cols and rows" in e.message, f"cols out of range: {e}")
+        w = c.watch(view=(0, 0, 100, 100), compact=True, cols=10, rows=10)
+        expect(w.fresh().kind in ("compact", "density"), "a good request after refused ones")
+
+
 def main():
     global srv
     srv = Server()
     c = Checks()
     for t in (test_plain_frames_match_list, test_compact_frames_match_list, test_compact_subview,
-              test_density_frames_match_list, test_geometry_and_obstacles):
+              test_density_frames_match_list, test_geometry_and_obstacles,
+              test_refused_requests):
         c.run(t)
     srv.stop()
     return c.done()
