@@ -82,6 +82,15 @@ class Server:
         return self.proc.returncode
 
 
+def stops_cleanly(server):
+    """A check that the server exits 0 on SIGTERM (under the sanitizers, a leak or an
+    error report makes it exit otherwise)."""
+    def test_server_stops_cleanly():
+        rc = server.stop()
+        expect(rc == 0, f"steer-server exited {rc}: {server.log_text()[-3000:]}")
+    return test_server_stops_cleanly
+
+
 class FakeServer:
     """A listening socket that accepts and then sends only what it is told to: for
     the timeouts, which a real server answers too fast to show."""

@@ -5,7 +5,8 @@ import math
 import sys
 import time
 
-from harness import Checks, FakeServer, Server, check_installed, expect, raises
+from harness import (Checks, FakeServer, Server, check_installed, expect, raises,
+                     stops_cleanly)
 
 check_installed()
 import steer  # noqa: E402
@@ -194,7 +195,7 @@ def main():
               test_token, test_timeouts, test_wrong_port, test_closed_connection,
               test_never_idle_while_waiting, test_notices):
         c.run(t)
-    srv.stop()
+    c.run(stops_cleanly(srv))
     return c.done()
 
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from harness import Checks, Server, check_installed, expect
+from harness import Checks, Server, check_installed, expect, stops_cleanly
 
 check_installed()
 import steer  # noqa: E402
@@ -64,7 +64,7 @@ def main():
     c = Checks()
     for t in (test_polarization_table, test_waypoints):
         c.run(t)
-    srv.stop()
+    c.run(stops_cleanly(srv))
     return c.done()
 
 

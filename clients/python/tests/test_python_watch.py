@@ -7,7 +7,7 @@ same tick."""
 import math
 import sys
 
-from harness import Checks, Server, check_installed, expect
+from harness import Checks, Server, check_installed, expect, stops_cleanly
 
 check_installed()
 import steer  # noqa: E402
@@ -256,7 +256,7 @@ def main():
               test_density_frames_match_list, test_geometry_and_obstacles,
               test_refused_requests):
         c.run(t)
-    srv.stop()
+    c.run(stops_cleanly(srv))
     return c.done()
 
 
