@@ -158,28 +158,38 @@ def _decode_pos(blob, base, src):
     qx, qy = [], []
     pos, end = 0, len(blob)
     table, even, odd = _POS, _EVEN, _ODD
+    bqx, bqy = (base.qx, base.qy) if base else ((), ())
     for s in src:
-        if pos >= end:
+        # One to three bytes inline (a change of up to 10 bits a side), longer ones
+        # through varint().
+        if pos + 2 < end:
+            c0, c1, c2 = blob[pos], blob[pos + 1], blob[pos + 2]
+        elif pos < end:
+            c0, c1, c2 = blob[pos], blob[pos + 1] if pos + 1 < end else 0x80, 0x80
+        else:
             raise Malformed("malformed positions")
-        c = blob[pos]
-        if c < 0x80:
-            dx, dy = table[c]
+        if c0 < 0x80:
+            dx, dy = table[c0]
             pos += 1
-        elif pos + 1 < end and blob[pos + 1] < 0x80:
-            dx, dy = table[(c & 0x7F) | blob[pos + 1] << 7]
+        elif c1 < 0x80:
+            dx, dy = table[(c0 & 0x7F) | c1 << 7]
             pos += 2
         else:
-            try:
-                v, pos = varint(blob, pos)
-            except Malformed:
-                raise Malformed("malformed positions") from None
+            if c2 < 0x80:
+                v = (c0 & 0x7F) | (c1 & 0x7F) << 7 | c2 << 14
+                pos += 3
+            else:
+                try:
+                    v, pos = varint(blob, pos)
+                except Malformed:
+                    raise Malformed("malformed positions") from None
             w0, w1, w2, w3 = v & 0xFFFF, v >> 16 & 0xFFFF, v >> 32 & 0xFFFF, v >> 48
             a = even[w0] | even[w1] << 8 | even[w2] << 16 | even[w3] << 24
             b = odd[w0] | odd[w1] << 8 | odd[w2] << 16 | odd[w3] << 24
             dx, dy = (a >> 1) ^ -(a & 1), (b >> 1) ^ -(b & 1)
         if s >= 0:
-            dx += base.qx[s]
-            dy += base.qy[s]
+            dx += bqx[s]
+            dy += bqy[s]
         if not (-MAX_Q <= dx <= MAX_Q and -MAX_Q <= dy <= MAX_Q):
             raise Malformed("malformed positions")
         qx.append(dx)
