@@ -6,6 +6,7 @@ The world is paused and driven with `step`, so each frame and its `list` show th
 same tick."""
 import math
 import sys
+import time
 
 from harness import Checks, Server, check_installed, expect, stops_cleanly
 
@@ -230,6 +231,25 @@ def test_geometry_and_obstacles():
         expect(texts == ["carol resumed", "carol paused"], f"notices {texts}")
 
 
+def test_slow_reader_keeps_state():
+    """Frames a program does not take are dropped from its backlog, but every one is
+    decoded: a later delta still matches the world."""
+    with steer.connect("127.0.0.1", srv.proto_port) as c:
+        setup_world(c)
+        w = c.watch(view=(0, 0, W, H), compact=True, density="never", backlog=2)
+        c.resume()  # deltas that change every vehicle
+        deadline = time.monotonic() + 30
+        while w.dropped < 10 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        c.pause()
+        expect(w.dropped >= 10, f"{w.dropped} dropped")
+        c.step(2)
+        f = w.fresh()
+        tick, want = listed(c)
+        expect(f.tick == tick and not f.keyframe, f"{f}, base {f.base_seq}")
+        check_compact(f, want, True)
+
+
 def test_refused_requests():
     with steer.connect("127.0.0.1", srv.proto_port) as c:
         e = None
@@ -254,7 +274,7 @@ def main():
     c = Checks()
     for t in (test_plain_frames_match_list, test_compact_frames_match_list, test_compact_subview,
               test_density_frames_match_list, test_geometry_and_obstacles,
-              test_refused_requests):
+              test_slow_reader_keeps_state, test_refused_requests):
         c.run(t)
     c.run(stops_cleanly(srv))
     return c.done()
