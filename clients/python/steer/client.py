@@ -22,10 +22,10 @@ MAX_CALL_ARGS = 64
 # A frame longer than this is not a frame (the biggest snapshots are tens of MiB).
 MAX_FRAME = 1 << 30
 
-# The tag byte that starts a ServerMessage holding each kind (field << 3 | 2).
-_TAG = {1: "welcome", 2: "snapshot", 3: "reply", 4: "compact", 5: "density", 6: "notice",
-        7: "geometry"}
-_TAG = {(field << 3) | 2: kind for field, kind in _TAG.items()}
+# The tag byte that starts a ServerMessage holding each kind: (field << 3) | 2, a
+# length-delimited field, for the fields 1 to 7 of its oneof.
+_TAG = {(field << 3) | 2: kind for field, kind in enumerate(
+    ("welcome", "snapshot", "reply", "compact", "density", "notice", "geometry"), 1)}
 
 _DENSITY = {"auto": pb.DENSITY_AUTO, "always": pb.DENSITY_ALWAYS, "never": pb.DENSITY_NEVER}
 
@@ -268,8 +268,9 @@ class Watch:
     when backlog more arrive are dropped, oldest first (dropped counts them); a new
     watch() on the same client ends this one."""
 
-    def __init__(self, client, backlog, events):
+    def __init__(self, client, kind, backlog, events):
         self._client = client
+        self._kind = kind  # what it asked for: "snapshot" or "compact"
         self._queue = collections.deque()
         self._backlog = max(1, backlog)
         self._events = events
@@ -503,8 +504,7 @@ class Client(_Commands):
                 raise ValueError(f"density is one of {', '.join(_DENSITY)}, not {density!r}")
             v.density = _DENSITY[density]
             v.pick = pick
-        w = Watch(self, backlog, events)
-        w._kind = "compact" if compact else "snapshot"
+        w = Watch(self, "compact" if compact else "snapshot", backlog, events)
         with self._cond:
             if self._watch:
                 self._watch._ended = True
