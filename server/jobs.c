@@ -123,6 +123,8 @@ static void on_step_idle(uv_idle_t *h)
 		else
 			steer_strbuf_printf(&r.json, "{\"tick\":%llu}",
 			                    (unsigned long long)steer_world_tick(s->session.world));
+		if (r.ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, &r))
+			j->c = NULL; /* answered once its ticks are durable */
 		finish(j, &r);
 	} while (s->steps && uv_hrtime() < deadline);
 	journal_tick(s->journal); /* the slice's ticks, marked */
@@ -357,6 +359,8 @@ static void load_done(uv_work_t *w, int status)
 			conn_announce(s, NULL, j->who, what);
 		}
 	}
+	if (r.ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, &r))
+		j->c = NULL; /* answered once its checkpoint is durable */
 	finish(j, &r);
 	if (!s->stopping)
 		disk_next(s);

@@ -82,6 +82,10 @@ struct journal {
 	steer_strbuf batch; /* records since the last mark */
 	steer_strbuf words; /* the staged command line */
 	bool staged;
+	uint64_t staged_tick; /* the world's tick before the command ran: its stamp */
+	/* The world's tick as of the last command, tick or slice: kept so that the batch
+	 * before a world replacement is marked with the old world's tick. */
+	uint64_t tick_now;
 	uint64_t last_mark_tick;
 	bool marked_once;
 	uint64_t last_mark_ms, last_ckpt_ms;
@@ -274,6 +278,8 @@ static void op_write(journal *j, op *o)
 		sync_now(j);
 }
 
+static void reap_ckpts(journal *j, bool wait);
+
 static void op_segment(journal *j, op *o)
 {
 	sync_now(j);
@@ -316,6 +322,14 @@ static void op_segment(journal *j, op *o)
 	} else if (o->pid > 0) {
 		waitpid(o->pid, NULL, 0); /* more pending than kept: wait for this one */
 	}
+	/* With fsync always, a replaced world's checkpoint is durable before anything
+	 * after it is answered: without it, nothing after the replacement could be
+	 * recovered. */
+	if (j->mode == JOURNAL_FSYNC_ALWAYS && !(o->begin_flags & STEER_JOURNAL_BEGIN_CONTINUES))
+		reap_ckpts(j, true);
+	pthread_mutex_lock(&j->mu);
+	j->durable_seq = o->seq;
+	pthread_mutex_unlock(&j->mu);
 }
 
 /* A checkpoint's child ended: its file takes its final name, and the segments before
@@ -474,7 +488,9 @@ static void push(journal *j, op *o)
 /* Closes the batch with a mark of the world's tick and hands it over. */
 static void flush(journal *j, bool force)
 {
-	uint64_t tick = steer_world_tick(j->srv->session.world);
+	/* The tick of the world the batch's records went to; a world swapped in since
+	 * (start_segment) has its own. */
+	uint64_t tick = j->tick_now;
 	uint64_t now = uv_now(j->srv->loop);
 	bool moved = !j->marked_once || tick != j->last_mark_tick;
 	if (j->batch.len == 0 && !(moved && (force || now - j->last_mark_ms >= MARK_EVERY_MS)))
@@ -572,6 +588,7 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 		steer_log(STEER_LOG_ERROR, "journal: cannot fork for a checkpoint: %s",
 		          strerror(errno));
 	o->kind = OP_SEGMENT;
+	o->seq = ++j->batch_seq;
 	o->seg = seg;
 	o->pid = pid;
 	o->begin_tick = steer_world_tick(w);
@@ -581,6 +598,9 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	snprintf(o->keep_as, sizeof o->keep_as, "%s", keep_as ? keep_as : "");
 	j->last_ckpt_ms = uv_now(j->srv->loop);
 	push(j, o);
+	/* The BEGIN marks w's tick: the next batch goes on from it. */
+	j->tick_now = j->last_mark_tick = steer_world_tick(w);
+	j->marked_once = true;
 }
 
 /* The replies held for batches now durable. */
@@ -690,6 +710,7 @@ journal *journal_open(server *s)
 		free(j);
 		return NULL;
 	}
+	j->tick_now = steer_world_tick(s->session.world);
 	start_segment(j, s->session.world, false, keep_as[0] != '\0', keep_as);
 	static const char *modes[] = {"always", "everysec", "no"};
 	steer_log(STEER_LOG_INFO, "journal in %s (fsync %s, a checkpoint every %g s)", j->dir,
@@ -701,6 +722,7 @@ void journal_stop(journal *j)
 {
 	if (!j || j->stopped)
 		return;
+	j->tick_now = steer_world_tick(j->srv->session.world);
 	flush(j, true);
 	pthread_mutex_lock(&j->mu);
 	j->quit = true;
@@ -736,6 +758,7 @@ void journal_words(journal *j, int argc, char **words)
 	steer_strbuf_clear(&j->words);
 	steer_journal_join(&j->words, argc, words);
 	j->staged = true;
+	j->staged_tick = steer_world_tick(j->srv->session.world);
 }
 
 void journal_proto_words(journal *j, const steer_Command *cmd)
@@ -746,6 +769,7 @@ void journal_proto_words(journal *j, const steer_Command *cmd)
 	if (steer_wire_command_words(cmd, &j->words) != STEER_OK)
 		j->words.oom = true;
 	j->staged = true;
+	j->staged_tick = steer_world_tick(j->srv->session.world);
 }
 
 /* What the journal records: changes to the world that the command itself makes. */
@@ -776,10 +800,23 @@ bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t req
 		pthread_mutex_unlock(&j->mu);
 		return false;
 	}
-	steer_journal_command(&j->batch, steer_world_tick(j->srv->session.world), j->words.data,
-	                      j->words.len);
+	/* Stamped with the tick it ran at: reset and scenario have moved it since. */
+	steer_journal_command(&j->batch, j->staged_tick, j->words.data, j->words.len);
+	j->tick_now = steer_world_tick(j->srv->session.world);
 	if (j->mode != JOURNAL_FSYNC_ALWAYS || !c)
 		return false;
+	/* Flushed at once, rather than at the next tick: the reply waits only for the
+	 * disk. */
+	return journal_hold(j, c, cmd, request_id, reply);
+}
+
+bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t request_id,
+                  steer_reply *reply)
+{
+	if (!j || !c || j->stopped || j->mode != JOURNAL_FSYNC_ALWAYS)
+		return false;
+	j->tick_now = steer_world_tick(j->srv->session.world);
+	flush(j, true); /* a step's last ticks, marked */
 	held *h = malloc(sizeof *h);
 	if (!h)
 		return false; /* answered at once: durable with the next batch */
@@ -789,12 +826,10 @@ bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t req
 	h->request_id = request_id;
 	h->reply = *reply; /* the reply's buffer moves here */
 	steer_reply_init(reply);
-	h->seq = j->batch_seq + 1; /* the batch this record goes out in */
+	h->seq = j->batch_seq; /* everything handed to the writer so far */
 	*j->held_tail = h;
 	j->held_tail = &h->next;
 	c->busy = true; /* what it sends next waits for this reply, as behind a job */
-	/* At once, rather than at the next tick: the reply waits only for the disk. */
-	flush(j, true);
 	return true;
 }
 
@@ -802,6 +837,7 @@ void journal_tick(journal *j)
 {
 	if (!j || j->stopped)
 		return;
+	j->tick_now = steer_world_tick(j->srv->session.world);
 	flush(j, false);
 	uint64_t now = uv_now(j->srv->loop);
 	if (j->checkpoint_ms && now - j->last_ckpt_ms >= j->checkpoint_ms) {

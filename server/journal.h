@@ -60,6 +60,11 @@ void journal_proto_words(journal *j, const steer_Command *cmd);
  * durable (--journal-fsync always); *reply is then left empty. */
 bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t request_id,
                      steer_reply *reply);
+/* Holds a job's reply (step's, load's) until everything so far, a step's ticks and a
+ * loaded world's checkpoint included, is durable (--journal-fsync always): true when
+ * it took it (*reply left empty; sent through conn_job_done). */
+bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t request_id,
+                  steer_reply *reply);
 /* The tick timer fired, or a step's slice ended: the batch is closed with a mark of
  * the world's tick and handed to the writer; a checkpoint starts when one is due. */
 void journal_tick(journal *j);

@@ -329,10 +329,18 @@ static void host_rate_changed(void *ud)
 
 /* --- the clock ------------------------------------------------------------------- */
 
+static void run_ticks(server *s);
+
+/* The ticks due, then the journal's mark of them (and of the commands before). */
 static void on_tick(uv_timer_t *t)
 {
 	server *s = t->data;
-	journal_tick(s->journal); /* what came since the last firing, marked durable soon */
+	run_ticks(s);
+	journal_tick(s->journal);
+}
+
+static void run_ticks(server *s)
+{
 	uint64_t now = uv_hrtime();
 	uint64_t elapsed = now - s->last_tick_ns;
 	s->last_tick_ns = now;
