@@ -291,7 +291,11 @@ static void op_segment(journal *j, op *o)
 		close(j->fd);
 		j->fd = -1;
 	}
-	char path[4200];
+	char path[4200], err[300];
+	if (steer_make_dirs(j->dir, err, sizeof err) != 0) {
+		errno = ENOTDIR;
+		set_failing(j, "cannot make %s: %s", j->dir);
+	}
 	journal_segment_path(path, sizeof path, j->dir, o->seg, "log");
 	steer_strbuf b;
 	steer_strbuf_init(&b);
@@ -673,12 +677,10 @@ journal *journal_open(server *s)
 	snprintf(j->dir, sizeof j->dir, "%s/journal", o->data_dir);
 	snprintf(j->named, sizeof j->named, "%s/journals", o->data_dir);
 	char err[300];
-	if (steer_make_dirs(j->dir, err, sizeof err) != 0 ||
-	    steer_make_dirs(j->named, err, sizeof err) != 0) {
-		steer_log(STEER_LOG_ERROR, "journal: %s; running without one", err);
-		free(j);
-		return NULL;
-	}
+	/* A directory that cannot be made is the writer's failure to report (stats,
+	 * one log line); it tries again at each checkpoint. */
+	if (steer_make_dirs(j->dir, err, sizeof err) == 0)
+		steer_make_dirs(j->named, err, sizeof err);
 	bool any;
 	j->seg = newest_segment(j->dir, &any);
 	/* An old journal this start did not recover from is kept, never dropped. */

@@ -357,6 +357,21 @@ def test_stats_and_no_journal():
     expect(t.ok("stats")["journal"] == {"on": False}, "--no-journal: stats")
     srv.stop()
     expect(not os.path.exists(os.path.join(d2, "journal")), "--no-journal made a journal")
+    # A journal that cannot be written: one log line, the server carries on, stats
+    # says it is failing.
+    with open(os.path.join(d2, "journal"), "w") as f:
+        f.write("in the way\n")
+    srv = Server(data_dir=d2)
+    t = srv.text()
+    t.ok("spawn 1 1")
+    deadline = time.time() + 5
+    while not t.ok("stats")["journal"]["failing"] and time.time() < deadline:
+        time.sleep(0.05)
+    j = t.ok("stats")["journal"]
+    expect(j["on"] and j["failing"] and "journal" in j["error"], f"stats journal {j}")
+    t.ok("spawn 2 2")
+    status, log = srv.stop()
+    expect(status == 0 and log.count("carries on") == 1, f"exit {status}, log {log}")
     shutil.rmtree(d, ignore_errors=True)
     shutil.rmtree(d2, ignore_errors=True)
 
