@@ -83,9 +83,10 @@ typedef struct journal_applied {
  * (JOURNAL_UNTIL_END: all; ticks restart at a WORLD item, so `until` counts in the
  * world current when it is reached). Commands run with host h (may be NULL;
  * save and load are never in a journal). Replaces s->world (destroying the old one)
- * at WORLD items, keeping its max_vehicles and threads. STEER_OK, or a failure with a
- * message in err (a record the world refuses: the journal and the build disagree),
- * s left at the last mark reached. */
+ * at WORLD items, keeping its max_vehicles, threads and SIMD level. STEER_OK, or a
+ * failure with a message in err (a record the world refuses: the journal and the
+ * build disagree; a record stamped before the world's tick), s then partway through
+ * a batch: the caller discards it. */
 steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer_host *h,
                                 uint64_t until, journal_applied *out, char *err, size_t errlen);
 
