@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "journal_read.h"
 #include "options.h"
 #include "steer.pb.h"
 #include "steer/command.h"
@@ -29,9 +30,6 @@ typedef struct journal journal;
 /* The most named journals (<data dir>/journals/NAME) kept: the oldest beyond it is
  * removed when another is kept. */
 #define JOURNAL_KEEP_NAMED 16
-
-/* <dir>/<num as 16 digits>.<ext> into out: 0, or -1 when it does not fit. */
-int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext);
 
 /* The session to start from, for --recover (the live journal) or --restore NAME when
  * NAME is a named journal: s->world and s->paused rebuilt to the last durable mark,

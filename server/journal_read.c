@@ -1,3 +1,7 @@
+/* Also built into programs without the server's POSIX definition (steerctl). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "journal_read.h"
 
 #include <dirent.h>
@@ -9,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
 #include "reserve.h"
 #include "savefile.h"
 

@@ -25,6 +25,9 @@
 
 typedef struct journal_reader journal_reader;
 
+/* <dir>/<num as 16 digits>.<ext> into out: 0, or -1 when it does not fit. */
+int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext);
+
 typedef enum journal_from {
 	JOURNAL_FROM_NEWEST, /* the newest usable checkpoint: recovery */
 	JOURNAL_FROM_OLDEST, /* the oldest kept: the whole history, for replay and export */
