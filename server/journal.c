@@ -235,6 +235,8 @@ static void bound_named(const char *named)
 	}
 }
 
+static bool is_dir(const char *p);
+
 /* --- the writer thread ---------------------------------------------------------------- */
 
 static void set_failing(journal *j, const char *fmt, const char *what)
@@ -703,6 +705,16 @@ journal *journal_open(server *s)
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(keep_as, sizeof keep_as, "before-%Y%m%d-%H%M%S", &tm);
+		/* Two starts within a second: the second's name gets a number, so that it
+		 * never replaces the first's. */
+		size_t base = strlen(keep_as);
+		for (int n = 2; n < 1000; n++) {
+			char p[4400];
+			snprintf(p, sizeof p, "%s/%s", j->named, keep_as);
+			if (!is_dir(p))
+				break;
+			snprintf(keep_as + base, sizeof keep_as - base, "-%d", n);
+		}
 		steer_log(STEER_LOG_INFO,
 		          "journal: %s holds a journal this start did not recover from: it is "
 		          "kept as the journal '%s' (start with --recover to continue it)",

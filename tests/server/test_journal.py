@@ -341,6 +341,26 @@ def test_restart_keeps_old_journal_and_restore():
         expect("both a save" in str(e), f"message: {e}")
 
 
+def test_named_journals_are_bounded():
+    """Each start without --recover keeps the journal before it under its own name
+    (two in one second too), and at most 16 are kept."""
+    d = tempfile.mkdtemp(prefix="steer-named-")
+    for _ in range(19):
+        srv = Server(data_dir=d)
+        srv.text().ok("spawn 1 1")
+        srv.stop()
+    deadline = time.time() + 5
+    named = []
+    while time.time() < deadline:
+        named = os.listdir(os.path.join(d, "journals"))
+        if len(named) >= 16:
+            break
+        time.sleep(0.05)
+    expect(len(named) == 16 and all(n.startswith("before-") for n in named),
+           f"{len(named)} named journals: {sorted(named)}")
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def test_stats_and_no_journal():
     d = tempfile.mkdtemp(prefix="steer-stats-")
     srv = Server(data_dir=d)
@@ -383,6 +403,7 @@ def main():
     c.run(test_torn_tail)
     c.run(test_version_refused)
     c.run(test_restart_keeps_old_journal_and_restore)
+    c.run(test_named_journals_are_bounded)
     c.run(test_stats_and_no_journal)
     return c.done()
 
