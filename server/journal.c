@@ -470,7 +470,9 @@ static void *writer_main(void *arg)
 		}
 		reap_ckpts(j, quit);
 		pthread_mutex_lock(&j->mu);
-		if (j->durable_seq != before)
+		/* Replies wait for durability, or, when the journal is failing, for
+		 * nothing any more. */
+		if (j->durable_seq != before || (j->failing && j->mode == JOURNAL_FSYNC_ALWAYS))
 			uv_async_send(&j->async);
 		if (quit && !j->q) {
 			if (j->fd >= 0) {
