@@ -92,6 +92,7 @@ struct journal {
 	uint64_t last_mark_ms, last_ckpt_ms;
 	uint64_t seg;       /* the newest segment's number */
 	uint64_t batch_seq; /* batches handed over */
+	uint64_t ckpt_seq;  /* batch_seq when the newest segment started */
 	held *held, **held_tail;
 	uv_async_t async;
 	bool stopped;
@@ -609,7 +610,7 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 		steer_log(STEER_LOG_ERROR, "journal: cannot fork for a checkpoint: %s",
 		          strerror(errno));
 	o->kind = OP_SEGMENT;
-	o->seq = ++j->batch_seq;
+	o->seq = j->ckpt_seq = ++j->batch_seq;
 	o->seg = seg;
 	o->pid = pid;
 	o->begin_tick = steer_world_tick(w);
@@ -877,8 +878,9 @@ void journal_tick(journal *j)
 		int pending = j->nckpt;
 		pthread_mutex_unlock(&j->mu);
 		/* One checkpoint at a time: a world too big to save in a period gets one
-		 * as often as it can. */
-		if (pending == 0)
+		 * as often as it can. None when nothing was recorded since the last (a
+		 * paused, idle server): it would save the same world again. */
+		if (pending == 0 && j->batch_seq != j->ckpt_seq)
 			start_segment(j, j->srv->session.world, true, false, NULL);
 	}
 	j->loop_ns += thread_ns() - t0;
