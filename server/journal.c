@@ -115,6 +115,8 @@ struct journal {
 	struct timespec synced_at;
 	pending_ckpt ckpt[MAX_PENDING_CKPT];
 	int nckpt;
+	/* A history to keep whose checkpoint failed: the next durable one keeps it. */
+	char carry_keep[STEER_NAME_MAX + 1];
 };
 
 /* --- helpers ------------------------------------------------------------------------ */
@@ -358,6 +360,8 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 	journal_segment_path(final, sizeof final, j->dir, p->seg, "steer");
 	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
 		unlink(tmp);
+		if (p->keep && p->keep_as[0] && !j->carry_keep[0])
+			snprintf(j->carry_keep, sizeof j->carry_keep, "%s", p->keep_as);
 		errno = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2 ? ENOSPC : EIO;
 		set_failing(j, "the checkpoint in %s could not be written: %s", j->dir);
 		return;
@@ -375,6 +379,12 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 		j->error[0] = '\0';
 	}
 	pthread_mutex_unlock(&j->mu);
+	if (j->carry_keep[0] && !(p->keep && p->keep_as[0])) {
+		/* Never dropped for want of a checkpoint: kept under the name it had. */
+		p->keep = true;
+		snprintf(p->keep_as, sizeof p->keep_as, "%s", j->carry_keep);
+	}
+	j->carry_keep[0] = '\0';
 	if (p->keep && p->keep_as[0]) {
 		char to[4400], tmpdir[4400];
 		snprintf(to, sizeof to, "%s/%s", j->named, p->keep_as);
