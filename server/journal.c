@@ -83,6 +83,10 @@ struct journal {
 	steer_strbuf words; /* the staged command line */
 	bool staged;
 	uint64_t staged_tick; /* the world's tick before the command ran: its stamp */
+	/* The world the staged command ran on, and whether it was replaced since (a
+	 * rewind): such a command is a replacement, not a record. */
+	const steer_world *staged_world;
+	bool replaced_since;
 	/* The world's tick as of the last command, tick or slice: kept so that the batch
 	 * before a world replacement is marked with the old world's tick. */
 	uint64_t tick_now;
@@ -799,6 +803,8 @@ void journal_words(journal *j, int argc, char **words)
 	steer_journal_join(&j->words, argc, words);
 	j->staged = true;
 	j->staged_tick = steer_world_tick(j->srv->session.world);
+	j->staged_world = j->srv->session.world;
+	j->replaced_since = false;
 }
 
 void journal_proto_words(journal *j, const steer_Command *cmd)
@@ -810,6 +816,8 @@ void journal_proto_words(journal *j, const steer_Command *cmd)
 		j->words.oom = true;
 	j->staged = true;
 	j->staged_tick = steer_world_tick(j->srv->session.world);
+	j->staged_world = j->srv->session.world;
+	j->replaced_since = false;
 }
 
 /* What the journal records: changes to the world that the command itself makes. */
@@ -828,6 +836,11 @@ bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t req
 	bool staged = j->staged;
 	j->staged = false;
 	if (!reply->ok || !journalled(cmd) || j->stopped)
+		return false;
+	/* A command that swapped the world (rewind, goto-tick) is recorded by its
+	 * journal_world_replaced, before or after this call, as a new segment; replaying
+	 * it as a command would need the history it came from. */
+	if (staged && (j->replaced_since || j->srv->session.world != j->staged_world))
 		return false;
 	if (!staged || j->words.oom || j->words.len == 0) {
 		steer_log(STEER_LOG_ERROR,
@@ -901,6 +914,7 @@ void journal_world_replaced(journal *j, const steer_world *w, const char *keep_a
 	if (!j || j->stopped)
 		return;
 	uint64_t t0 = thread_ns();
+	j->replaced_since = true;
 	start_segment(j, w, false, keep_as != NULL, keep_as);
 	j->loop_ns += thread_ns() - t0;
 }

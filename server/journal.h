@@ -67,9 +67,10 @@ bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t reques
  * the world's tick and handed to the writer; a checkpoint starts when one is due. */
 void journal_tick(journal *j);
 /* The world was swapped for w (load, rewind): a new segment starts with w as its
- * checkpoint. keep_as NULL drops the old history once w's checkpoint is durable; a
- * name keeps it as the named journal <data dir>/journals/NAME (replacing one of that
- * name). */
+ * checkpoint. A command that swaps the world (rewind) is then not recorded as a
+ * command, whether this is called before or after journal_command. keep_as NULL drops the old
+ * history once w's checkpoint is durable; a name keeps it as the named journal <data
+ * dir>/journals/NAME (replacing one of that name). */
 void journal_world_replaced(journal *j, const steer_world *w, const char *keep_as);
 /* c is closing: a reply held for it is dropped. */
 void journal_conn_gone(journal *j, conn *c);
