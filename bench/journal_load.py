@@ -85,6 +85,24 @@ def run(server, journal, vehicles, rate, seconds, seed):
     }
 
 
+def latency(server, mode, n):
+    """Median and p99 time from sending a command that changes the world to its reply,
+    with --journal-fsync mode (always holds the reply until the record is synced)."""
+    d = tempfile.mkdtemp(prefix="steer-jbench-")
+    srv = steertest.Server("--journal-fsync", mode, data_dir=d)
+    t = srv.text()
+    t.ok("spawn 100 100")
+    times = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        t.ok(f"seek 1 {i % 1000} 300")
+        times.append((time.perf_counter() - t0) * 1000.0)
+    srv.stop()
+    shutil.rmtree(d, ignore_errors=True)
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.99) - 1]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", default=os.path.join(HERE, "..", "build", "server", "steer-server"))
@@ -92,8 +110,20 @@ def main():
     ap.add_argument("--rate", type=float, default=20, help="commands a second")
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--latency", action="store_true",
+                    help="only the reply latency of a command, per --journal-fsync mode")
     a = ap.parse_args()
     steertest.SERVER = a.server
+    if a.latency:
+        res = {"always": [], "everysec": [], "no": []}
+        for p in range(a.pairs):
+            for mode in (["always", "everysec", "no"] if p % 2 == 0 else ["no", "everysec", "always"]):
+                res[mode].append(latency(a.server, mode, 300))
+        for mode, r in res.items():
+            print(f"--journal-fsync {mode}: reply to a command median "
+                  f"{statistics.median(x[0] for x in r):.3f} ms, p99 "
+                  f"{statistics.median(x[1] for x in r):.3f} ms (medians of {len(r)} runs)")
+        return
     on, off = [], []
     for p in range(a.pairs):
         # Alternate which goes first, so that a drift in the machine's load falls on
