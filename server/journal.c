@@ -110,6 +110,7 @@ struct journal {
 	uint64_t durable_seq, durable_tick, bytes, queued_bytes, oldest_queued_ms;
 	bool failing, need_fresh;
 	uint64_t fail_gen; /* failures so far */
+	int ckpt_pending;  /* the writer's nckpt, for the loop */
 	char error[256];
 	/* The writer's own. */
 	int fd;
@@ -336,6 +337,9 @@ static void op_segment(journal *j, op *o)
 	j->fd_seg = o->seg;
 	if (o->pid > 0 && j->nckpt < MAX_PENDING_CKPT) {
 		pending_ckpt *p = &j->ckpt[j->nckpt++];
+		pthread_mutex_lock(&j->mu);
+		j->ckpt_pending = j->nckpt;
+		pthread_mutex_unlock(&j->mu);
 		*p = (pending_ckpt){.seg = o->seg,
 		                    .pid = o->pid,
 		                    .fresh = !(o->begin_flags & STEER_JOURNAL_BEGIN_CONTINUES),
@@ -434,6 +438,9 @@ static void reap_ckpts(journal *j, bool wait)
 		pending_ckpt p = j->ckpt[i];
 		memmove(&j->ckpt[i], &j->ckpt[i + 1], (size_t)(j->nckpt - i - 1) * sizeof *j->ckpt);
 		j->nckpt--;
+		pthread_mutex_lock(&j->mu);
+		j->ckpt_pending = j->nckpt;
+		pthread_mutex_unlock(&j->mu);
 		ckpt_done(j, &p, wstatus);
 	}
 }
@@ -898,7 +905,7 @@ void journal_tick(journal *j)
 	uint64_t now = uv_now(j->srv->loop);
 	if (j->checkpoint_ms && now - j->last_ckpt_ms >= j->checkpoint_ms) {
 		pthread_mutex_lock(&j->mu);
-		int pending = j->nckpt;
+		int pending = j->ckpt_pending;
 		pthread_mutex_unlock(&j->mu);
 		/* One checkpoint at a time: a world too big to save in a period gets one
 		 * as often as it can. None when nothing was recorded since the last (a
