@@ -945,7 +945,8 @@ void journal_stats(journal *j, steer_strbuf *json)
 	pthread_mutex_lock(&j->mu);
 	uint64_t bytes = j->bytes, durable = j->durable_tick, queued = j->queued_bytes;
 	uint64_t oldest = j->oldest_queued_ms;
-	bool failing = j->failing, dirty_lag = j->durable_seq < j->batch_seq;
+	uint64_t durable_seq = j->durable_seq;
+	bool failing = j->failing, dirty_lag = durable_seq < j->batch_seq;
 	char error[256];
 	snprintf(error, sizeof error, "%s", j->error);
 	pthread_mutex_unlock(&j->mu);
@@ -957,7 +958,7 @@ void journal_stats(journal *j, steer_strbuf *json)
 	                    "\"lag_ms\":%llu,\"segment\":%llu,\"loop_cpu_ms\":%.3f,\"failing\":%s,"
 	                    "\"error\":",
 	                    modes[j->mode], (unsigned long long)bytes, (unsigned long long)durable,
-	                    (unsigned long long)j->batch_seq, (unsigned long long)j->durable_seq,
+	                    (unsigned long long)j->batch_seq, (unsigned long long)durable_seq,
 	                    (unsigned long long)lag, (unsigned long long)j->seg,
 	                    (double)j->loop_ns / 1e6, failing ? "true" : "false");
 	steer_json_str(json, error);
