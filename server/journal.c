@@ -627,9 +627,17 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	pid_t pid = fork();
 	if (pid == 0)
 		ckpt_child(j->dir, seg, w, parent);
-	if (pid < 0)
+	if (pid < 0) {
+		int e = errno;
 		steer_log(STEER_LOG_ERROR, "journal: cannot fork for a checkpoint: %s",
-		          strerror(errno));
+		          strerror(e));
+		pthread_mutex_lock(&j->mu);
+		j->failing = j->need_fresh = true;
+		j->fail_gen++;
+		snprintf(j->error, sizeof j->error, "cannot fork for a checkpoint: %s",
+		         strerror(e));
+		pthread_mutex_unlock(&j->mu);
+	}
 	o->kind = OP_SEGMENT;
 	o->seq = j->ckpt_seq = ++j->batch_seq;
 	o->seg = seg;
