@@ -11,6 +11,7 @@
 #include "message.h"
 #include "reserve.h"
 #include "steer/bytes.h"
+#include "steer/journal.h"
 #include "utf8.h"
 #include "wire_priv.h"
 
@@ -307,6 +308,32 @@ steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_
 	return STEER_ERR_INVALID;
 }
 
+/* A call's words (name, then each argument), as the parser receives them: numbers
+ * print with %.17g, which reads back exactly. words holds 1 + 64 of 257 bytes. */
+static steer_status call_words(const steer_Invocation *call, char (*words)[257], char **argv,
+                               int *argc, char *err, size_t errlen)
+{
+	int n = 0;
+	snprintf(words[n], sizeof words[n], "%s", call->name);
+	argv[n] = words[n];
+	n++;
+	for (pb_size_t k = 0; k < call->args_count && k < 64; k++) {
+		const steer_Arg *a = &call->args[k];
+		if (a->which_value == steer_Arg_number_tag)
+			snprintf(words[n], sizeof words[n], "%.17g", a->value.number);
+		else if (a->which_value == steer_Arg_word_tag)
+			snprintf(words[n], sizeof words[n], "%s", a->value.word);
+		else {
+			snprintf(err, errlen, "argument %u is empty", (unsigned)k + 1);
+			return STEER_ERR_INVALID;
+		}
+		argv[n] = words[n];
+		n++;
+	}
+	*argc = n;
+	return STEER_OK;
+}
+
 steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
                                    size_t errlen)
 {
@@ -316,9 +343,7 @@ steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, c
 		snprintf(err, errlen, "command has neither a line nor a call");
 		return STEER_ERR_INVALID;
 	}
-	const steer_Invocation *call = &c->body.call;
-	/* Words are rebuilt from the arguments and go through the same parser as text:
-	 * numbers print with %.17g, which reads back exactly. */
+	/* Words are rebuilt from the arguments and go through the same parser as text. */
 	char(*words)[257] = malloc((1 + 64) * sizeof *words);
 	char *argv[1 + 64];
 	int argc = 0;
@@ -326,24 +351,39 @@ steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, c
 		snprintf(err, errlen, "out of memory");
 		return STEER_ERR_NOMEM;
 	}
-	snprintf(words[argc], sizeof words[argc], "%s", call->name);
-	argv[argc] = words[argc];
-	argc++;
-	for (pb_size_t k = 0; k < call->args_count && k < 64; k++) {
-		const steer_Arg *a = &call->args[k];
-		if (a->which_value == steer_Arg_number_tag)
-			snprintf(words[argc], sizeof words[argc], "%.17g", a->value.number);
-		else if (a->which_value == steer_Arg_word_tag)
-			snprintf(words[argc], sizeof words[argc], "%s", a->value.word);
-		else {
-			snprintf(err, errlen, "argument %u is empty", (unsigned)k + 1);
-			free(words);
-			return STEER_ERR_INVALID;
-		}
-		argv[argc] = words[argc];
-		argc++;
+	steer_status rc = call_words(&c->body.call, words, argv, &argc, err, errlen);
+	if (rc == STEER_OK)
+		rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
+	free(words);
+	return rc;
+}
+
+steer_status steer_wire_command_words(const steer_Command *c, steer_strbuf *line)
+{
+	char err[64];
+	char *argv[STEER_CMD_MAX_WORDS];
+	int argc = 0;
+	steer_status rc;
+	if (c->which_body == steer_Command_line_tag) {
+		size_t n = strlen(c->body.line);
+		char *copy = malloc(n + 1);
+		if (!copy)
+			return STEER_ERR_NOMEM;
+		memcpy(copy, c->body.line, n + 1);
+		rc = steer_cmd_split(copy, argv, STEER_CMD_MAX_WORDS, &argc);
+		if (rc == STEER_OK)
+			steer_journal_join(line, argc, argv);
+		free(copy);
+		return rc;
 	}
-	steer_status rc = steer_cmd_parse(cmd, argc, argv, err, errlen);
+	if (c->which_body != steer_Command_call_tag)
+		return STEER_ERR_INVALID;
+	char(*words)[257] = malloc((1 + 64) * sizeof *words);
+	if (!words)
+		return STEER_ERR_NOMEM;
+	rc = call_words(&c->body.call, words, argv, &argc, err, sizeof err);
+	if (rc == STEER_OK)
+		steer_journal_join(line, argc, argv);
 	free(words);
 	return rc;
 }

@@ -22,3 +22,5 @@ echo
 PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/hostile_watchers.py --seconds 6 --repeat 3
 echo
 /usr/bin/python3 bench/stall_probe.py
+echo
+PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/journal_load.py

@@ -8,6 +8,7 @@
 #endif
 
 #include "jobs.h"
+#include "journal.h"
 #include "log.h"
 #include "reserve.h"
 
@@ -29,6 +30,7 @@ static void on_closed(uv_handle_t *h)
 		c->next->prev = c->prev;
 	s->nconns--;
 	jobs_conn_gone(s, c);
+	journal_conn_gone(s->journal, c);
 	free(c->held);
 	/* What it held (snapshots, its share of buffers) goes back to the system. */
 	if (c->kind == CONN_PROTO)
@@ -425,6 +427,8 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	steer_host host = s->host; /* this call's copy knows who is asking */
 	host.caller = c;
 	steer_cmd_exec(cmd, &s->session, &host, reply);
+	if (journal_command(s->journal, c, cmd, request_id, reply))
+		return false; /* its reply waits for its record to be durable */
 	command_done(c, cmd, reply);
 	return true;
 }
@@ -480,6 +484,8 @@ static void text_line(conn *c, char *line, size_t len)
 		steer_reply_free(&reply);
 		return;
 	}
+	if (!nul && split == STEER_OK)
+		journal_words(c->srv->journal, argc, words); /* its record, if it writes */
 	if (nul) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error,
@@ -637,6 +643,7 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		}
 		steer_reply reply;
 		steer_reply_init(&reply);
+		journal_proto_words(c->srv->journal, &m.msg.command);
 		if (!run_command(c, &cmd, rid, &reply)) {
 			steer_reply_free(&reply);
 			return;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "journal.h"
 #include "log.h"
 #include "savefile.h"
 #include "server.h"
@@ -122,8 +123,11 @@ static void on_step_idle(uv_idle_t *h)
 		else
 			steer_strbuf_printf(&r.json, "{\"tick\":%llu}",
 			                    (unsigned long long)steer_world_tick(s->session.world));
+		if (r.ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, &r))
+			j->c = NULL; /* answered once its ticks are durable */
 		finish(j, &r);
 	} while (s->steps && uv_hrtime() < deadline);
+	journal_tick(s->journal); /* the slice's ticks, marked */
 	if (!s->steps)
 		uv_idle_stop(h);
 }
@@ -345,6 +349,7 @@ static void load_done(uv_work_t *w, int status)
 			char what[128];
 			snprintf(what, sizeof what, "loaded '%s'", j->cmd.name);
 			jobs_world_replaced(s, j->who, what);
+			journal_world_replaced(s->journal, s->session.world, NULL);
 		}
 		/* The world changed under everyone: as with any load, they hear of it, even
 		 * when the client that asked is gone and conn_job_done cannot say so. */
@@ -354,6 +359,8 @@ static void load_done(uv_work_t *w, int status)
 			conn_announce(s, NULL, j->who, what);
 		}
 	}
+	if (r.ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, &r))
+		j->c = NULL; /* answered once its checkpoint is durable */
 	finish(j, &r);
 	if (!s->stopping)
 		disk_next(s);

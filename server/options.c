@@ -30,6 +30,11 @@ void server_options_default(server_options *o)
 	o->snapshot_memory_max = 128u * 1024u * 1024u;
 	o->snapshot_budget = 0.25;
 	o->threads = 1;
+	o->journal = true;
+	o->journal_fsync = JOURNAL_FSYNC_EVERYSEC;
+	/* A minute: recovery replays at most a minute of ticks, while the checkpoint
+	 * (a fork and, in the child, a save) costs the loop only the fork. */
+	o->checkpoint = 60;
 }
 
 static void usage(FILE *f)
@@ -76,7 +81,14 @@ static void usage(FILE *f)
 	        "                       whose views cost more get snapshots less often\n"
 	        "                       (default 0.25)\n"
 	        "  --autosave S         save to 'autosave' every S seconds and on SIGTERM/SIGINT\n"
-	        "  --restore NAME       start from the save NAME in --data-dir\n"
+	        "  --restore NAME       start from the save NAME in --data-dir, or from the\n"
+	        "                       named journal NAME (data-dir/journals/NAME)\n"
+	        "  --recover            start from the journal (data-dir/journal) as it was\n"
+	        "                       at its last durable tick mark, e.g. after a crash\n"
+	        "  --no-journal         keep no journal of the commands\n"
+	        "  --journal-fsync MODE always (before the reply), everysec or no\n"
+	        "                       (default everysec)\n"
+	        "  --checkpoint S       seconds between the journal's checkpoints (default 60)\n"
 	        "  --verbose            log debug events too\n"
 	        "  --version            print the version and exit\n"
 	        "  --help               this text\n"
@@ -189,6 +201,14 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--verbose")) {
 			o->verbose = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-journal")) {
+			o->journal = false;
+			continue;
+		}
+		if (!strcmp(a, "--recover")) {
+			o->recover = true;
 			continue;
 		}
 		if (!strcmp(a, "--private")) {
@@ -304,6 +324,24 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 		} else if (value_of(&c, "--restore", &v)) {
 			o->restore = v;
+		} else if (value_of(&c, "--journal-fsync", &v)) {
+			if (!strcmp(v, "always"))
+				o->journal_fsync = JOURNAL_FSYNC_ALWAYS;
+			else if (!strcmp(v, "everysec"))
+				o->journal_fsync = JOURNAL_FSYNC_EVERYSEC;
+			else if (!strcmp(v, "no"))
+				o->journal_fsync = JOURNAL_FSYNC_NO;
+			else {
+				fprintf(
+				    stderr,
+				    "steer-server: --journal-fsync: '%s' is not always, everysec "
+				    "or no\n",
+				    v);
+				return -1;
+			}
+		} else if (value_of(&c, "--checkpoint", &v)) {
+			if (num(a, v, 1, 1e6, &o->checkpoint))
+				return -1;
 		} else if (c.missing) {
 			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
 			return -1;
@@ -311,6 +349,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
 			return -1;
 		}
+	}
+	if (o->recover && o->restore) {
+		fprintf(stderr, "steer-server: --recover and --restore: give one of them\n");
+		return -1;
 	}
 	if (o->private_world && !o->has_token) {
 		fprintf(stderr, "steer-server: --private needs --token or --token-file\n");

@@ -8,6 +8,13 @@
 
 #include "steer/world.h"
 
+/* When the journal's writes reach the disk (--journal-fsync). */
+typedef enum journal_fsync {
+	JOURNAL_FSYNC_ALWAYS,   /* every batch, before the replies it holds are sent */
+	JOURNAL_FSYNC_EVERYSEC, /* at least once a second */
+	JOURNAL_FSYNC_NO,       /* when the system decides */
+} journal_fsync;
+
 typedef struct server_options {
 	const char *bind;
 	int port, cmd_port;
@@ -31,7 +38,13 @@ typedef struct server_options {
 	double snapshot_budget;     /* share of each snapshot period spent encoding */
 	int threads;                /* threads the world's tick is split over: 1 .. cores online */
 	double autosave;            /* seconds between saves to 'autosave'; 0 = off */
-	const char *restore;        /* a save to start from, or NULL */
+	const char *restore;        /* a save or named journal to start from, or NULL */
+	/* The journal (server/journal.h): on unless --no-journal (it needs a data
+	 * directory); its fsync policy; seconds between checkpoints; --recover. */
+	bool journal;
+	int journal_fsync; /* a journal_fsync */
+	double checkpoint;
+	bool recover;
 } server_options;
 
 void server_options_default(server_options *o);

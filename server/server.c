@@ -10,6 +10,7 @@
 
 #include "conn.h"
 #include "jobs.h"
+#include "journal.h"
 #include "log.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -313,6 +314,7 @@ static void host_stats(void *ud, steer_strbuf *json)
 	    (unsigned long long)s->compact_keyframes, (unsigned long long)s->density_encoded);
 	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
 	snapshot_stats(s, json);
+	journal_stats(s->journal, json);
 }
 
 static void arm_tick_timer(server *s);
@@ -327,9 +329,18 @@ static void host_rate_changed(void *ud)
 
 /* --- the clock ------------------------------------------------------------------- */
 
+static void run_ticks(server *s);
+
+/* The ticks due, then the journal's mark of them (and of the commands before). */
 static void on_tick(uv_timer_t *t)
 {
 	server *s = t->data;
+	run_ticks(s);
+	journal_tick(s->journal);
+}
+
+static void run_ticks(server *s)
+{
 	uint64_t now = uv_hrtime();
 	uint64_t elapsed = now - s->last_tick_ns;
 	s->last_tick_ns = now;
@@ -544,6 +555,7 @@ void server_stop(server *s, const char *why)
 	/* Before the autosave: a save under way finishes first, and never writes the
 	 * same file at the same time. */
 	jobs_stop(s);
+	journal_stop(s->journal);
 	/* The last state, so a restart loses nothing; when it cannot be kept, the exit
 	 * status says so. */
 	if (s->opt.autosave > 0 && autosave_now(s) != 0)
@@ -631,7 +643,11 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	steer_interest_init(&s->interest);
 	steer_compact_scratch_init(&s->compact_scratch);
 	steer_density_init(&s->density);
-	s->session.world = initial_world(opt);
+	int recovered = journal_recover(opt, &s->session); /* --recover, a journal's --restore */
+	if (recovered < 0)
+		return -1;
+	if (recovered > 0)
+		s->session.world = initial_world(opt);
 	if (!s->session.world) {
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
@@ -700,6 +716,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		}
 	}
 	arm_tick_timer(s);
+	s->journal = journal_open(s);
 	if (opt->data_dir)
 		steer_log(STEER_LOG_INFO,
 		          "data directory %s (save, load, saves; --data-dir changes it)",
@@ -720,6 +737,8 @@ void server_free(server *s)
 		uv_close((uv_handle_t *)&s->stop_timer, NULL);
 		uv_run(s->loop, UV_RUN_NOWAIT);
 	}
+	journal_free(s->journal);
+	s->journal = NULL;
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;
 	steer_strbuf_free(&s->scratch);

@@ -119,6 +119,10 @@ steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_
  * STEER_OK, or INVALID (NOMEM when memory runs out) with a message in err. */
 steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
                                    size_t errlen);
+/* The words steer_wire_to_command gives the parser, joined by single spaces and
+ * appended to line (the journal's record of the command). STEER_OK, or INVALID/NOMEM
+ * (line's oom flag may be set instead). */
+steer_status steer_wire_command_words(const steer_Command *c, steer_strbuf *line);
 /* A Viewport message to a view: STEER_OK, or INVALID (message in err) when it is not
  * a finite, non-empty rectangle. */
 steer_status steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen);

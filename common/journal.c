@@ -1,0 +1,197 @@
+#include "steer/journal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* CRC-32C (reflected, polynomial 0x82F63B78) a bit at a time: no table to build or
+ * share between threads, and fast enough for a journal of kilobytes a second. */
+uint32_t steer_crc32c(uint32_t crc, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+	}
+	return ~crc;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v = 0;
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+void steer_journal_header(steer_strbuf *b)
+{
+	unsigned char h[STEER_JOURNAL_HEADER_SIZE] = {0};
+	memcpy(h, STEER_JOURNAL_MAGIC, 8);
+	put_u32(h + 8, STEER_JOURNAL_VERSION);
+	steer_strbuf_put(b, (const char *)h, sizeof h);
+}
+
+steer_journal_read steer_journal_header_check(const char *buf, size_t len, size_t *pos, char *err,
+                                              size_t errlen)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t have = len < 8 ? len : 8;
+	if (memcmp(p, STEER_JOURNAL_MAGIC, have) != 0) {
+		snprintf(err, errlen, "not a steer journal (it does not start with '%s')",
+		         STEER_JOURNAL_MAGIC);
+		return STEER_JOURNAL_INVALID;
+	}
+	if (len < STEER_JOURNAL_HEADER_SIZE) {
+		snprintf(err, errlen, "the journal's header is cut short (%zu of %u bytes)", len,
+		         STEER_JOURNAL_HEADER_SIZE);
+		return STEER_JOURNAL_TORN;
+	}
+	uint32_t version = get_u32(p + 8);
+	if (version != STEER_JOURNAL_VERSION) {
+		snprintf(err, errlen,
+		         "journal format version %u: this build reads version %u only; the "
+		         "journal is left as it is",
+		         version, STEER_JOURNAL_VERSION);
+		return STEER_JOURNAL_INVALID;
+	}
+	*pos = STEER_JOURNAL_HEADER_SIZE;
+	return STEER_JOURNAL_OK;
+}
+
+/* Appends a record of type with the given payload parts (b may be NULL for none). */
+static void put_record(steer_strbuf *out, steer_journal_type type, const unsigned char *a,
+                       size_t alen, const char *b, size_t blen)
+{
+	if (1 + alen + blen > STEER_JOURNAL_MAX_RECORD) {
+		out->oom = true;
+		return;
+	}
+	uint32_t len = (uint32_t)(1 + alen + blen);
+	unsigned char *p =
+	    (unsigned char *)steer_strbuf_reserve(out, STEER_JOURNAL_RECORD_HEAD + len);
+	if (!p)
+		return;
+	put_u32(p, len);
+	p[8] = (unsigned char)type;
+	if (alen)
+		memcpy(p + 9, a, alen);
+	if (blen)
+		memcpy(p + 9 + alen, b, blen);
+	uint32_t crc = steer_crc32c(0, p, 4);
+	crc = steer_crc32c(crc, p + 8, len);
+	put_u32(p + 4, crc);
+	out->len += STEER_JOURNAL_RECORD_HEAD + len;
+	out->data[out->len] = '\0';
+}
+
+void steer_journal_command(steer_strbuf *b, uint64_t tick, const char *line, size_t len)
+{
+	unsigned char t[8];
+	put_u64(t, tick);
+	put_record(b, STEER_JOURNAL_COMMAND, t, sizeof t, line, len);
+}
+
+void steer_journal_mark(steer_strbuf *b, uint64_t tick)
+{
+	unsigned char t[8];
+	put_u64(t, tick);
+	put_record(b, STEER_JOURNAL_MARK, t, sizeof t, NULL, 0);
+}
+
+void steer_journal_begin(steer_strbuf *b, uint64_t tick, uint8_t flags)
+{
+	unsigned char t[9];
+	put_u64(t, tick);
+	t[8] = flags;
+	put_record(b, STEER_JOURNAL_BEGIN, t, sizeof t, NULL, 0);
+}
+
+static steer_journal_read torn(char *err, size_t errlen, size_t pos, const char *why)
+{
+	snprintf(err, errlen, "torn record at byte %zu: %s", pos, why);
+	return STEER_JOURNAL_TORN;
+}
+
+steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
+                                      steer_journal_record *rec, char *err, size_t errlen)
+{
+	size_t at = *pos;
+	if (at >= len)
+		return STEER_JOURNAL_END;
+	const unsigned char *p = (const unsigned char *)buf + at;
+	size_t left = len - at;
+	if (left < STEER_JOURNAL_RECORD_HEAD + 1)
+		return torn(err, errlen, at, "cut short");
+	uint32_t n = get_u32(p);
+	if (n < 1 || n > STEER_JOURNAL_MAX_RECORD)
+		return torn(err, errlen, at, "impossible length");
+	if (left - STEER_JOURNAL_RECORD_HEAD < n)
+		return torn(err, errlen, at, "cut short");
+	uint32_t crc = steer_crc32c(0, p, 4);
+	crc = steer_crc32c(crc, p + 8, n);
+	if (crc != get_u32(p + 4))
+		return torn(err, errlen, at, "checksum mismatch");
+	const unsigned char *body = p + 9;
+	size_t blen = n - 1;
+	memset(rec, 0, sizeof *rec);
+	rec->type = (steer_journal_type)p[8];
+	rec->size = STEER_JOURNAL_RECORD_HEAD + n;
+	switch (p[8]) {
+	case STEER_JOURNAL_COMMAND:
+		if (blen < 8)
+			return torn(err, errlen, at, "a command record without its tick");
+		rec->tick = get_u64(body);
+		rec->line = (const char *)body + 8;
+		rec->line_len = blen - 8;
+		if (memchr(rec->line, '\0', rec->line_len) ||
+		    memchr(rec->line, '\n', rec->line_len))
+			return torn(err, errlen, at, "a command line holding NUL or a newline");
+		break;
+	case STEER_JOURNAL_MARK:
+		if (blen != 8)
+			return torn(err, errlen, at, "a mark of the wrong size");
+		rec->tick = get_u64(body);
+		break;
+	case STEER_JOURNAL_BEGIN:
+		if (blen != 9)
+			return torn(err, errlen, at, "a begin record of the wrong size");
+		rec->tick = get_u64(body);
+		rec->flags = body[8];
+		break;
+	default:
+		return torn(err, errlen, at, "unknown record type");
+	}
+	*pos = at + rec->size;
+	return STEER_JOURNAL_OK;
+}
+
+void steer_journal_join(steer_strbuf *b, int argc, char **words)
+{
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			steer_strbuf_put(b, " ", 1);
+		steer_strbuf_puts(b, words[i]);
+	}
+}

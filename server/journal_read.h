@@ -1,0 +1,96 @@
+/* Reading a journal directory: the live one (<data dir>/journal) or a named one
+ * (<data dir>/journals/NAME). For --recover, --restore of a journal, --replay and
+ * `steerctl journal`.
+ *
+ * A directory holds segments numbered from 1: NNNNNNNNNNNNNNNN.steer, the checkpoint
+ * (a save file, today's format) and NNNNNNNNNNNNNNNN.log, the records that follow it
+ * (include/steer/journal.h), the number as 16 decimal digits. A checkpoint is durable
+ * once it has its final name (it is written under a temporary one). A log whose BEGIN
+ * says it continues the previous one can be read on from the world the previous log
+ * ends in, whether or not its own checkpoint became durable; one that starts a new
+ * history (the world was replaced) needs its checkpoint.
+ *
+ * Use: open, take the world, then next() until END; or journal_read_apply for all of
+ * it. One reader is used by one thread. */
+#ifndef STEER_JOURNAL_READ_H
+#define STEER_JOURNAL_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "steer/command.h"
+#include "steer/journal.h"
+#include "steer/world.h"
+
+typedef struct journal_reader journal_reader;
+
+/* <dir>/<num as 16 digits>.<ext> into out: 0, or -1 when it does not fit. */
+int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext);
+
+typedef enum journal_from {
+	JOURNAL_FROM_NEWEST, /* the newest usable checkpoint: recovery */
+	JOURNAL_FROM_OLDEST, /* the oldest kept: the whole history, for replay and export */
+} journal_from;
+
+/* Opens a journal directory. NULL with a message in err when it holds no usable
+ * checkpoint, or any of its logs is another format version (the message names both
+ * versions; nothing is changed). */
+journal_reader *journal_read_open(const char *dir, journal_from from, char *err, size_t errlen);
+void journal_read_close(journal_reader *r); /* NULL is fine */
+
+/* The world of the checkpoint the reader starts from, and whether the session was
+ * paused then. The caller owns the world (steer_world_destroy); call once, right after
+ * open. NULL with a message in err when it cannot be decoded. */
+steer_world *journal_read_world(journal_reader *r, bool *paused, char *err, size_t errlen);
+
+typedef enum journal_item_kind {
+	JOURNAL_ITEM_COMMAND, /* apply line (steer_cmd_parse_line) while the tick is `tick` */
+	JOURNAL_ITEM_MARK,    /* step the world until its tick is `tick` */
+	JOURNAL_ITEM_WORLD,   /* the world was replaced (load, rewind): take `world` */
+	JOURNAL_ITEM_END,     /* no more records */
+} journal_item_kind;
+
+typedef struct journal_item {
+	journal_item_kind kind;
+	uint64_t tick;
+	const char *line; /* COMMAND: NUL-terminated, valid until the next call */
+	size_t line_len;
+	steer_world *world; /* WORLD: the caller owns it */
+	bool paused;        /* WORLD: the session was paused at the replacement */
+} journal_item;
+
+/* The next item, in order across segments. STEER_OK with *item filled (END at the
+ * end), or a failure with a message in err (the replacement world could not be read:
+ * NOMEM, IO). A torn tail ends the records quietly (END); journal_read_dropped says
+ * how much was dropped. */
+steer_status journal_read_next(journal_reader *r, journal_item *item, char *err, size_t errlen);
+
+/* Records read so far, and bytes dropped as torn (with the reason of the first tear,
+ * "" when none). */
+uint64_t journal_read_records(const journal_reader *r);
+uint64_t journal_read_dropped(const journal_reader *r, const char **why);
+
+/* Replay's bound for journal_read_apply: every durable record. */
+#define JOURNAL_UNTIL_END UINT64_MAX
+
+typedef struct journal_applied {
+	uint64_t records;  /* records applied */
+	uint64_t marks;    /* marks reached */
+	uint64_t dropped;  /* records after the last mark, not applied */
+	uint64_t replaced; /* worlds taken over */
+} journal_applied;
+
+/* Recovery: applies the records to s (whose world came from journal_read_world)
+ * up to the last complete mark, or to the first mark at tick `until` or past it
+ * (JOURNAL_UNTIL_END: all; ticks restart at a WORLD item, so `until` counts in the
+ * world current when it is reached). Commands run with host h (may be NULL;
+ * save and load are never in a journal). Replaces s->world (destroying the old one)
+ * at WORLD items, keeping its max_vehicles, threads and SIMD level. STEER_OK, or a
+ * failure with a message in err (a record the world refuses: the journal and the
+ * build disagree; a record stamped before the world's tick), s then partway through
+ * a batch: the caller discards it. */
+steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer_host *h,
+                                uint64_t until, journal_applied *out, char *err, size_t errlen);
+
+#endif

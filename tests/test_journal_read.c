@@ -1,0 +1,214 @@
+/* The journal reader (server/journal_read.c) on directories made by hand: the newest
+ * usable checkpoint is taken; a log that continues the previous one is read on from
+ * it even when its own checkpoint was never written; a replaced world without its
+ * checkpoint ends the history; only whole batches are applied; another version is
+ * refused. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cmdrun.h"
+#include "journal_read.h"
+#include "savefile.h"
+#include "steer/journal.h"
+
+static char dir[256];
+
+static void put_file(uint64_t seg, const char *ext, const char *data, size_t len)
+{
+	char path[512];
+	journal_segment_path(path, sizeof path, dir, seg, ext);
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(data, 1, len, f) == len, "cannot write %s", path);
+	if (f)
+		fclose(f);
+}
+
+static void put_world(uint64_t seg, const steer_world *w)
+{
+	char *data;
+	size_t len;
+	CHECK(steer_save_encode(w, &data, &len) == STEER_OK, "encode");
+	put_file(seg, "steer", data, len);
+	free(data);
+}
+
+static void put_log(uint64_t seg, steer_strbuf *b)
+{
+	put_file(seg, "log", b->data, b->len);
+	steer_strbuf_clear(b);
+}
+
+static steer_world *new_world(void)
+{
+	steer_world_config cfg = steer_world_config_default();
+	return steer_world_create(&cfg);
+}
+
+static void clean(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0, "rm");
+	CHECK(mkdir(dir, 0755) == 0, "mkdir %s", dir);
+}
+
+/* Runs journal_read_apply over dir from its newest checkpoint. */
+static steer_status recover(steer_session *s, journal_applied *a, char *err, size_t n)
+{
+	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_NEWEST, err, n);
+	if (!r)
+		return STEER_ERR_IO;
+	bool paused = false;
+	s->world = journal_read_world(r, &paused, err, n);
+	s->paused = paused;
+	steer_status st =
+	    s->world ? journal_read_apply(r, s, NULL, JOURNAL_UNTIL_END, a, err, n) : STEER_ERR_IO;
+	journal_read_close(r);
+	return st;
+}
+
+/* Segment 1: a checkpoint and spawn, mark. Segment 2 continues it without its
+ * checkpoint: a spawn at tick 5 and a mark at 8. Recovery reads on through 2. */
+static void continues_without_its_checkpoint(void)
+{
+	clean();
+	steer_world *w = new_world();
+	put_world(1, w);
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	steer_journal_header(&b);
+	steer_journal_begin(&b, 0, STEER_JOURNAL_BEGIN_PAUSED);
+	steer_journal_command(&b, 0, "spawn 10 10", 11);
+	steer_journal_mark(&b, 3);
+	put_log(1, &b);
+	steer_journal_header(&b);
+	steer_journal_begin(&b, 3, STEER_JOURNAL_BEGIN_PAUSED | STEER_JOURNAL_BEGIN_CONTINUES);
+	steer_journal_command(&b, 5, "spawn 20 20", 11);
+	steer_journal_mark(&b, 8);
+	steer_journal_command(&b, 8, "spawn 30 30", 11); /* after the last mark: dropped */
+	put_log(2, &b);
+	steer_session s = {0};
+	journal_applied a;
+	char err[300] = "";
+	steer_status st = recover(&s, &a, err, sizeof err);
+	CHECK(st == STEER_OK, "recover: %s", err);
+	if (st == STEER_OK) {
+		CHECK(steer_world_tick(s.world) == 8, "tick %llu",
+		      (unsigned long long)steer_world_tick(s.world));
+		CHECK(steer_world_vehicles(s.world)->count == 2, "%zu vehicles",
+		      steer_world_vehicles(s.world)->count);
+		CHECK(a.records == 2 && a.marks == 2 && a.dropped == 1,
+		      "records %llu marks %llu dropped %llu", (unsigned long long)a.records,
+		      (unsigned long long)a.marks, (unsigned long long)a.dropped);
+		CHECK(s.paused, "the session's pause was lost");
+	}
+	steer_world_destroy(s.world);
+	steer_world_destroy(w);
+	steer_strbuf_free(&b);
+}
+
+/* Segment 2 replaces the world but its checkpoint was never written: the history
+ * ends before it. With the checkpoint, its world is taken. */
+static void replacement_needs_its_checkpoint(void)
+{
+	clean();
+	steer_world *w = new_world();
+	put_world(1, w);
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	steer_journal_header(&b);
+	steer_journal_begin(&b, 0, 0);
+	steer_journal_command(&b, 0, "spawn 10 10", 11);
+	steer_journal_mark(&b, 2);
+	put_log(1, &b);
+	steer_journal_header(&b);
+	steer_journal_begin(&b, 40, STEER_JOURNAL_BEGIN_PAUSED);
+	steer_journal_mark(&b, 41);
+	put_log(2, &b);
+	steer_session s = {0};
+	journal_applied a;
+	char err[300] = "";
+	CHECK(recover(&s, &a, err, sizeof err) == STEER_OK, "recover: %s", err);
+	CHECK(s.world && steer_world_tick(s.world) == 2 && a.replaced == 0,
+	      "went past a replacement without its checkpoint");
+	steer_world_destroy(s.world);
+	/* Its checkpoint, a world of 3 vehicles at tick 40, now written: the newest. */
+	steer_session s2 = {.world = new_world()};
+	CHECK(!strncmp(cmdrun(&s2, NULL, "spawn flock 3 100 100 10"), "OK", 2), "spawn");
+	for (int k = 0; k < 40; k++)
+		steer_world_step(s2.world);
+	steer_world *w2 = s2.world;
+	put_world(2, w2);
+	memset(&s, 0, sizeof s);
+	CHECK(recover(&s, &a, err, sizeof err) == STEER_OK, "recover: %s", err);
+	CHECK(s.world && steer_world_tick(s.world) == 41 &&
+	          steer_world_vehicles(s.world)->count == 3 && s.paused,
+	      "the replaced world was not taken");
+	steer_world_destroy(s.world);
+	/* From the oldest: the first world, then the replacement handed over. */
+	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_OLDEST, err, sizeof err);
+	CHECK(r, "open oldest: %s", err);
+	if (r) {
+		bool paused;
+		steer_world *first = journal_read_world(r, &paused, err, sizeof err);
+		CHECK(first && steer_world_tick(first) == 0, "the oldest world");
+		int kinds[8], n = 0;
+		journal_item it;
+		do {
+			CHECK(journal_read_next(r, &it, err, sizeof err) == STEER_OK, "next: %s",
+			      err);
+			kinds[n++] = it.kind;
+			steer_world_destroy(it.world);
+		} while (it.kind != JOURNAL_ITEM_END && n < 8);
+		CHECK(n == 5 && kinds[0] == JOURNAL_ITEM_COMMAND && kinds[1] == JOURNAL_ITEM_MARK &&
+		          kinds[2] == JOURNAL_ITEM_WORLD && kinds[3] == JOURNAL_ITEM_MARK,
+		      "items %d: %d %d %d %d", n, kinds[0], kinds[1], kinds[2], kinds[3]);
+		steer_world_destroy(first);
+		journal_read_close(r);
+	}
+	steer_world_destroy(w);
+	steer_world_destroy(w2);
+	steer_strbuf_free(&b);
+}
+
+/* A log of another version anywhere in the directory refuses the whole journal. */
+static void another_version_refused(void)
+{
+	clean();
+	steer_world *w = new_world();
+	put_world(1, w);
+	put_world(2, w);
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	steer_journal_header(&b);
+	steer_journal_begin(&b, 0, 0);
+	put_log(2, &b);
+	steer_journal_header(&b);
+	b.data[8] = 9;
+	steer_journal_begin(&b, 0, 0);
+	put_log(1, &b);
+	char err[300] = "";
+	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_NEWEST, err, sizeof err);
+	CHECK(!r && strstr(err, "version 9") && strstr(err, "version 1"), "opened, or: %s", err);
+	journal_read_close(r);
+	steer_world_destroy(w);
+	steer_strbuf_free(&b);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/steer-test-journal-read-%ld", (long)getpid());
+	RUN(continues_without_its_checkpoint);
+	RUN(replacement_needs_its_checkpoint);
+	RUN(another_version_refused);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return CHECK_DONE();
+}
