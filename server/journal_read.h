@@ -25,6 +25,12 @@
 
 typedef struct journal_reader journal_reader;
 
+/* The directory a user's WHAT names, into out: `live` is <data dir>/journal, a name is
+ * <data dir>/journals/NAME, anything with a '/' is a directory. 0, or -1 with a
+ * message in err. */
+int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n, char *err,
+                     size_t errlen);
+
 typedef enum journal_from {
 	JOURNAL_FROM_NEWEST, /* the newest usable checkpoint: recovery */
 	JOURNAL_FROM_OLDEST, /* the oldest kept: the whole history, for replay and export */
