@@ -10,6 +10,7 @@
 #include "jobs.h"
 #include "journal.h"
 #include "log.h"
+#include "replay.h"
 #include "reserve.h"
 
 typedef struct write_req {
@@ -418,7 +419,10 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 		         "this server is private: send 'auth TOKEN' first");
 		return true;
 	}
-	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK)
+	char who[96];
+	conn_display_name(c, who, sizeof who);
+	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK ||
+	    !replay_allows(s->replay, cmd, who, reply))
 		return true;
 	c->busy = true; /* before jobs_start: a job may end within it */
 	if (jobs_start(s, c, cmd, request_id))
@@ -427,6 +431,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	steer_host host = s->host; /* this call's copy knows who is asking */
 	host.caller = c;
 	steer_cmd_exec(cmd, &s->session, &host, reply);
+	replay_after_command(s->replay, cmd, reply, who);
 	if (journal_command(s->journal, c, cmd, request_id, reply))
 		return false; /* its reply waits for its record to be durable */
 	command_done(c, cmd, reply);

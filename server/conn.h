@@ -13,7 +13,7 @@ typedef enum conn_kind {
 } conn_kind;
 
 #define SNAPSHOTS_IN_FLIGHT 2
-#define TEXT_MAX_LINE       4096
+#define TEXT_MAX_LINE       STEER_CMD_MAX_LINE
 #define CONN_HELD_MAX       (64 * 1024)
 /* Command time one connection may spend in one turn of the loop: what it sent past
  * that waits for the next turn, so a client pipelining expensive commands cannot

@@ -107,6 +107,15 @@ static void on_step_idle(uv_idle_t *h)
 			free(j);
 			continue;
 		}
+		char why[600];
+		if (!server_before_tick(s, why, sizeof why)) {
+			steer_reply r;
+			steer_reply_init(&r);
+			steer_reply_fail(&r, "step: stopped after %u of %u ticks: %s", j->done,
+			                 j->cmd.count, why);
+			finish(j, &r);
+			continue;
+		}
 		s->session.health_valid = false;
 		steer_status st = steer_world_step(s->session.world);
 		if (st == STEER_OK && ++j->done < j->cmd.count) {

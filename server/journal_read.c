@@ -458,3 +458,33 @@ steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer
 	steer_strbuf_free(&lines);
 	return st;
 }
+
+int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n, char *err,
+                     size_t errlen)
+{
+	int k;
+	if (strchr(what, '/')) {
+		k = snprintf(out, n, "%s", what);
+	} else if (!data_dir) {
+		snprintf(err, errlen,
+		         "no data directory to find the journal '%s' in: give --data-dir "
+		         "or a path",
+		         what);
+		return -1;
+	} else if (!strcmp(what, "live")) {
+		k = snprintf(out, n, "%s/journal", data_dir);
+	} else if (steer_save_name_ok(what)) {
+		k = snprintf(out, n, "%s/journals/%s", data_dir, what);
+	} else {
+		snprintf(err, errlen,
+		         "'%s' is not a journal: give live, the name of one in %s/journals, or a "
+		         "directory's path",
+		         what, data_dir);
+		return -1;
+	}
+	if (k < 0 || (size_t)k >= n) {
+		snprintf(err, errlen, "the journal's path is too long");
+		return -1;
+	}
+	return 0;
+}

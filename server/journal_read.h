@@ -27,6 +27,11 @@ typedef struct journal_reader journal_reader;
 
 /* <dir>/<num as 16 digits>.<ext> into out: 0, or -1 when it does not fit. */
 int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext);
+/* The directory a user's WHAT names, into out: `live` is <data dir>/journal, a name is
+ * <data dir>/journals/NAME, anything with a '/' is a directory. 0, or -1 with a
+ * message in err. */
+int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n, char *err,
+                     size_t errlen);
 
 typedef enum journal_from {
 	JOURNAL_FROM_NEWEST, /* the newest usable checkpoint: recovery */

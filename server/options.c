@@ -35,6 +35,7 @@ void server_options_default(server_options *o)
 	/* A minute: recovery replays at most a minute of ticks, while the checkpoint
 	 * (a fork and, in the child, a save) costs the loop only the fork. */
 	o->checkpoint = 60;
+	o->speed = 1;
 }
 
 static void usage(FILE *f)
@@ -89,6 +90,11 @@ static void usage(FILE *f)
 	        "  --journal-fsync MODE always (before the reply), everysec or no\n"
 	        "                       (default everysec)\n"
 	        "  --checkpoint S       seconds between the journal's checkpoints (default 60)\n"
+	        "  --replay JOURNAL     play a recorded journal: live (data-dir/journal), a name\n"
+	        "                       in data-dir/journals, or a directory; keeps no journal\n"
+	        "  --until TICK         pause the replay when the world reaches TICK\n"
+	        "  --speed X            play the replay X times as fast (default 1)\n"
+	        "  --writable           let clients change a replayed world (ending the replay)\n"
 	        "  --verbose            log debug events too\n"
 	        "  --version            print the version and exit\n"
 	        "  --help               this text\n"
@@ -205,6 +211,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--no-journal")) {
 			o->journal = false;
+			continue;
+		}
+		if (!strcmp(a, "--writable")) {
+			o->writable = true;
 			continue;
 		}
 		if (!strcmp(a, "--recover")) {
@@ -339,6 +349,22 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				    v);
 				return -1;
 			}
+		} else if (value_of(&c, "--replay", &v)) {
+			o->replay = v;
+		} else if (value_of(&c, "--until", &v)) {
+			double t;
+			if (num(a, v, 0, 9007199254740992.0, &t))
+				return -1;
+			if (t != floor(t)) {
+				fprintf(stderr, "steer-server: --until: '%s' is not a whole tick\n",
+				        v);
+				return -1;
+			}
+			o->until = (uint64_t)t;
+			o->has_until = true;
+		} else if (value_of(&c, "--speed", &v)) {
+			if (num(a, v, 0.01, 1000, &o->speed))
+				return -1;
 		} else if (value_of(&c, "--checkpoint", &v)) {
 			if (num(a, v, 1, 1e6, &o->checkpoint))
 				return -1;
@@ -349,6 +375,15 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
 			return -1;
 		}
+	}
+	if (o->replay && (o->recover || o->restore || o->scenario)) {
+		fprintf(stderr, "steer-server: --replay starts from the journal's own world: leave "
+		                "out --recover, --restore and --scenario\n");
+		return -1;
+	}
+	if (!o->replay && (o->has_until || o->speed != 1 || o->writable)) {
+		fprintf(stderr, "steer-server: --until, --speed and --writable go with --replay\n");
+		return -1;
 	}
 	if (o->recover && o->restore) {
 		fprintf(stderr, "steer-server: --recover and --restore: give one of them\n");

@@ -45,6 +45,13 @@ typedef struct server_options {
 	int journal_fsync; /* a journal_fsync */
 	double checkpoint;
 	bool recover;
+	/* --replay WHAT (replay.h): a journal to play instead of a live world; where it
+	 * pauses (--until), how fast (--speed) and whether clients may change it. */
+	const char *replay;
+	bool has_until;
+	uint64_t until;
+	double speed;
+	bool writable;
 } server_options;
 
 void server_options_default(server_options *o);

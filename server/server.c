@@ -12,6 +12,7 @@
 #include "jobs.h"
 #include "journal.h"
 #include "log.h"
+#include "replay.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "storage.h"
@@ -315,6 +316,7 @@ static void host_stats(void *ud, steer_strbuf *json)
 	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
 	snapshot_stats(s, json);
 	journal_stats(s->journal, json);
+	replay_stats(s->replay, json);
 }
 
 static void arm_tick_timer(server *s);
@@ -328,6 +330,17 @@ static void host_rate_changed(void *ud)
 }
 
 /* --- the clock ------------------------------------------------------------------- */
+
+/* Ticks a second of wall time: the world's rate, times --speed while replaying. */
+static double ticks_per_second(const server *s)
+{
+	return steer_world_config_get(s->session.world)->tick_rate * replay_speed(s->replay);
+}
+
+bool server_before_tick(server *s, char *why, size_t n)
+{
+	return replay_before_tick(s->replay, why, n);
+}
 
 static void run_ticks(server *s);
 
@@ -350,10 +363,15 @@ static void run_ticks(server *s)
 	}
 	/* Fixed timestep: the simulation advances in whole dt steps whatever the timer's
 	 * jitter; the wall clock only decides how many steps are due. */
-	uint64_t dt_ns = (uint64_t)(1e9 / steer_world_config_get(s->session.world)->tick_rate);
+	uint64_t dt_ns = (uint64_t)(1e9 / ticks_per_second(s));
 	s->debt_ns += elapsed;
 	int steps = 0;
 	while (s->debt_ns >= dt_ns && steps < MAX_CATCH_UP) {
+		char why[600];
+		if (!server_before_tick(s, why, sizeof why)) {
+			s->debt_ns = 0;
+			return;
+		}
 		uint64_t t0 = uv_hrtime();
 		if (steer_world_step(s->session.world) != STEER_OK) {
 			steer_log(STEER_LOG_ERROR, "tick failed: out of memory; pausing");
@@ -375,7 +393,7 @@ static void run_ticks(server *s)
 
 static void arm_tick_timer(server *s)
 {
-	double hz = steer_world_config_get(s->session.world)->tick_rate;
+	double hz = ticks_per_second(s);
 	uint64_t ms = (uint64_t)fmax(1.0, floor(1000.0 / hz));
 	/* The timer fires at least as often as ticks are due; whole-millisecond timer
 	 * granularity is absorbed by the debt accounting in on_tick. */
@@ -643,11 +661,18 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	steer_interest_init(&s->interest);
 	steer_compact_scratch_init(&s->compact_scratch);
 	steer_density_init(&s->density);
-	int recovered = journal_recover(opt, &s->session); /* --recover, a journal's --restore */
-	if (recovered < 0)
-		return -1;
-	if (recovered > 0)
-		s->session.world = initial_world(opt);
+	if (opt->replay) {
+		/* Its own journal would set the live one aside, and record nothing new. */
+		s->opt.journal = false;
+		if (!(s->replay = replay_open(s)))
+			return -1;
+	} else {
+		int recovered = journal_recover(opt, &s->session); /* --recover, --restore */
+		if (recovered < 0)
+			return -1;
+		if (recovered > 0)
+			s->session.world = initial_world(opt);
+	}
 	if (!s->session.world) {
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
@@ -738,6 +763,8 @@ void server_free(server *s)
 		uv_run(s->loop, UV_RUN_NOWAIT);
 	}
 	journal_free(s->journal);
+	replay_free(s->replay);
+	s->replay = NULL;
 	s->journal = NULL;
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;

@@ -108,6 +108,7 @@ typedef struct server {
 	uint64_t started_ns;
 	auth_guard auth_guard;    /* wrong tokens per address */
 	struct journal *journal;  /* NULL: none (journal.h) */
+	struct replay *replay;    /* --replay, or NULL (replay.h) */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 
@@ -133,6 +134,9 @@ void server_release_memory(server *s);
 /* Runs the input of connections whose turn was spent (conn.c) on the loop's next
  * turns, until none waits. */
 void server_wake_deferred(server *s);
+/* Before each tick of the world (the clock's or a step's): true when it may tick;
+ * false when a replay has paused it (its end, --until), with why. */
+bool server_before_tick(server *s, char *why, size_t n);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones

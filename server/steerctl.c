@@ -22,6 +22,7 @@
 
 #include "cmdhelp.h"
 #include "ctl_format.h"
+#include "journal_export.h"
 #include "reserve.h"
 #include "scenario.h"
 #include "statedir.h"
@@ -568,6 +569,32 @@ static int interactive(ctl *c)
 	return 0;
 }
 
+/* --- steerctl journal ------------------------------------------------------------- */
+
+/* `steerctl journal NAME`: read here, from the data directory, not asked of a server:
+ * the saves the script loads are written next to the journal. */
+static int export_journal(int argc, char **argv, const char *data_dir)
+{
+	if (argc != 2) {
+		fprintf(stderr,
+		        "steerctl: usage: steerctl [--data-dir DIR] journal NAME|live|PATH\n");
+		return 2;
+	}
+	char dir[4096], err[600];
+	if (!data_dir) {
+		if (steer_state_dir(dir, sizeof dir, err, sizeof err) != 0) {
+			fprintf(stderr, "steerctl: journal: %s; give --data-dir\n", err);
+			return 2;
+		}
+		data_dir = dir;
+	}
+	if (journal_export(argv[1], data_dir, stdout, err, sizeof err) != 0) {
+		fprintf(stderr, "steerctl: journal %s: %s\n", argv[1], err);
+		return 1;
+	}
+	return 0;
+}
+
 /* --- options --------------------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -589,6 +616,11 @@ static void usage(FILE *f)
 	        "  --watch SECONDS      repeat COMMAND every SECONDS until Ctrl-C\n"
 	        "  --count N            with --watch: stop after N replies\n"
 	        "  --timeout SECONDS    give up on a reply after SECONDS (default 30; 0 never)\n"
+	        "  --data-dir DIR       for journal: steer-server's data directory (default\n"
+	        "                       $XDG_STATE_HOME/steer or ~/.local/state/steer)\n"
+	        "steerctl journal NAME prints the journal NAME (live, a name in the data\n"
+	        "directory's journals/, or a path) as the commands that recreate its session,\n"
+	        "writing the saves they load into the data directory.\n"
 	        "  --version            print the version\n"
 	        "  --help               this text\n"
 	        "'steerctl help' lists the server's commands. Exit status: 0 every reply OK;\n"
@@ -633,7 +665,7 @@ int main(int argc, char **argv)
 	         .mode = CTL_HUMAN,
 	         .fd = -1,
 	         .timeout_ms = CTL_TIMEOUT_S * 1000};
-	const char *token = NULL, *token_file = NULL;
+	const char *token = NULL, *token_file = NULL, *data_dir = NULL;
 	double every = 0;
 	long count = 0;
 	bool json = false, raw = false;
@@ -678,6 +710,8 @@ int main(int argc, char **argv)
 				                 shown);
 			}
 			c.name = v;
+		} else if ((v = value_of(argc, argv, &i, "--data-dir", NULL, &missing))) {
+			data_dir = v;
 		} else if ((v = value_of(argc, argv, &i, "--token-file", NULL, &missing))) {
 			token_file = v;
 		} else if ((v = value_of(argc, argv, &i, "--token", NULL, &missing))) {
@@ -723,6 +757,10 @@ int main(int argc, char **argv)
 	if (steer_token_choose(token, token_file, c.token, terr, sizeof terr) != STEER_OK)
 		return bad_usage("%s", terr);
 	bool has_command = i < argc;
+	if (has_command && !strcmp(argv[i], "journal"))
+		return export_journal(argc - i, argv + i, data_dir);
+	if (data_dir)
+		return bad_usage("%s goes with 'steerctl journal NAME'", "--data-dir");
 	if (every > 0 && !has_command)
 		return bad_usage("%s needs a COMMAND to repeat", "--watch");
 	if (count > 0 && every <= 0)

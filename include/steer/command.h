@@ -20,6 +20,8 @@ extern "C" {
 #endif
 
 #define STEER_CMD_MAX_WORDS 256
+/* The longest line the text port takes, newline excluded. */
+#define STEER_CMD_MAX_LINE 4096
 #define STEER_CMD_MAX_KV    32
 #define STEER_CMD_MAX_STEP  100000u
 #define STEER_NAME_MAX      64

@@ -1,0 +1,177 @@
+"""--replay and `steerctl journal`: a recorded session played back by a server, and
+exported as the commands that recreate it, both ending in the same bytes as the
+session they recorded. Loopback only; every wait is bounded."""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from steertest import STEERCTL, TIMEOUT, Checks, Server, expect
+
+checks = Checks()
+
+# A session paused and moved by step, so that it is the same every run. (A load
+# would start a new history: the live journal keeps only what follows it.)
+SESSION = [
+    "pause",
+    "spawn 100 100 vx=10 max_speed=40",
+    "spawn flock 40 500 300 120",
+    "step 7",
+    "obstacle 300 300 20",
+    "wall 600 100 600 400",
+    "set 1 max_speed=25 wander_weight=0.5",
+    "wander 2 on",
+    "step 13",
+    "seek 1 800 200",
+    "goto 3 900 500",
+    "step 20",
+    "remove 5",
+    "spawn 50 50",
+    "step 9",
+    "polygon 700 450 760 450 730 500",
+    "flee 4 100 100",
+    "rate 50",
+    "step 31",
+]
+
+
+def record(data):
+    """Runs SESSION on a journalled server; the save of its end, and its tick."""
+    srv = Server("--scenario", "flock", "--journal-fsync", "always", data_dir=data)
+    try:
+        c = srv.text()
+        for line in SESSION:
+            c.ok(line)
+        end = c.ok("stats")["tick"]
+        c.ok("save recorded")
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+    with open(os.path.join(data, "recorded.steer"), "rb") as f:
+        return f.read(), end
+
+
+def wait_paused(c, what):
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        s = c.ok("stats")
+        if s["paused"]:
+            return s
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: never paused")
+
+
+def test_replay_ends_in_the_recorded_bytes():
+    data = tempfile.mkdtemp(prefix="steer-replay-")
+    recorded, end = record(data)
+    srv = Server("--replay", "live", "--speed", "20", data_dir=data)
+    try:
+        c = srv.text()
+        s = wait_paused(c, "the replay")
+        expect(s["tick"] == end, f"the replay paused at tick {s['tick']}, the session ended at {end}")
+        expect(s["replay"]["state"] == "ended" and s["replay"]["commands_applied"] > 10,
+               f"replay stats: {s['replay']}")
+        c.ok("save replayed")
+        with open(os.path.join(data, "replayed.steer"), "rb") as f:
+            expect(f.read() == recorded, "the replay's world differs from the recorded one")
+        # Read-only: watching commands work, changes are refused with the way out.
+        reply = c.cmd("spawn 5 5")
+        expect(reply.startswith("ERR read-only") and "--writable" in reply, reply)
+        c.ok("step 3")
+        expect(c.ok("stats")["vehicles"] == s["vehicles"], "a refused spawn changed the world")
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+    print(f"  replayed {len(SESSION)} commands over {end} ticks: the same {len(recorded)} bytes")
+
+
+def test_until_pauses_and_resume_plays_on():
+    data = tempfile.mkdtemp(prefix="steer-replay-")
+    recorded, end = record(data)
+    srv = Server("--replay", "live", "--until", "10", "--speed", "20", data_dir=data)
+    try:
+        c = srv.text()
+        s = wait_paused(c, "--until 10")
+        expect(s["tick"] == 10 and s["replay"]["state"] == "playing", f"{s['tick']} {s['replay']}")
+        c.ok("resume")
+        s = wait_paused(c, "the rest of the replay")
+        c.ok("save replayed")
+        with open(os.path.join(data, "replayed.steer"), "rb") as f:
+            expect(f.read() == recorded, "paused at --until and resumed, the replay differs")
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+
+def test_writable_replay_goes_live_at_the_first_change():
+    data = tempfile.mkdtemp(prefix="steer-replay-")
+    record(data)
+    srv = Server("--replay", "live", "--until", "10", "--writable", data_dir=data)
+    try:
+        c = srv.text()
+        wait_paused(c, "--until 10")
+        n = c.ok("stats")["vehicles"]
+        c.ok("spawn 5 5")
+        s = c.ok("stats")
+        expect(s["replay"]["state"] == "live" and s["vehicles"] == n + 1, f"{s['replay']}")
+        c.ok("step 60")  # nothing recorded is applied any more
+        expect(c.ok("stats")["vehicles"] == n + 1, "the recording went on after the change")
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+
+def test_exported_script_recreates_the_session():
+    data = tempfile.mkdtemp(prefix="steer-replay-")
+    recorded, end = record(data)
+    out = subprocess.run([STEERCTL, "--data-dir", data, "journal", "live"], capture_output=True,
+                         text=True, timeout=TIMEOUT)
+    expect(out.returncode == 0, out.stderr)
+    script = out.stdout
+    expect(script.count("load journal-live-") == 1, "the start's world is not loaded once")
+    expect("spawn 100 100 vx=10 max_speed=40" in script and "step " in script, script[:500])
+    # A server on the same data directory, without a journal of its own (it would set
+    # the recorded one aside), runs the script.
+    srv = Server("--no-journal", data_dir=data)
+    try:
+        run = subprocess.run([STEERCTL, "-p", str(srv.cmd_port)], input=script,
+                             capture_output=True, text=True, timeout=120)
+        expect(run.returncode == 0, run.stdout[-1000:] + run.stderr[-1000:])
+        c = srv.text()
+        expect(c.ok("stats")["tick"] == end, "the script ends at another tick")
+        c.ok("save scripted")
+        with open(os.path.join(data, "scripted.steer"), "rb") as f:
+            expect(f.read() == recorded, "the exported script's world differs from the recorded one")
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+    print(f"  exported {script.count(chr(10))} lines that recreate the session byte for byte")
+
+
+def test_bad_replays_are_refused():
+    data = tempfile.mkdtemp(prefix="steer-replay-")
+    bad = [
+        (["--replay", "nosuch"], "nosuch"),
+        (["--until", "5"], "go with --replay"),
+        (["--replay", "live", "--until", "1.5"], "not a whole tick"),
+        (["--replay", "live", "--scenario", "flock"], "leave out"),
+        (["--replay", "a b"], "is not a journal"),
+    ]
+    for args, says in bad:
+        from steertest import SERVER
+        p = subprocess.run([SERVER, "--port", "0", "--cmd-port", "0", "--data-dir", data] + args,
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        expect(p.returncode != 0 and says in p.stderr, f"{args}: {p.returncode} {p.stderr[-300:]}")
+    out = subprocess.run([STEERCTL, "--data-dir", data, "journal", "nosuch"], capture_output=True,
+                         text=True, timeout=TIMEOUT)
+    expect(out.returncode == 1 and "nosuch" in out.stderr, out.stderr)
+    out = subprocess.run([STEERCTL, "journal"], capture_output=True, text=True, timeout=TIMEOUT)
+    expect(out.returncode == 2 and "usage" in out.stderr, out.stderr)
+
+
+for t in [test_replay_ends_in_the_recorded_bytes, test_until_pauses_and_resume_plays_on,
+          test_writable_replay_goes_live_at_the_first_change,
+          test_exported_script_recreates_the_session, test_bad_replays_are_refused]:
+    checks.run(t)
+sys.exit(checks.done())
