@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #endif
 
+#include "history.h"
 #include "jobs.h"
 #include "log.h"
 #include "reserve.h"
@@ -418,6 +419,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	}
 	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK)
 		return true;
+	history_before(s->history, &s->session, cmd); /* a change in the past forks */
 	c->busy = true; /* before jobs_start: a job may end within it */
 	if (jobs_start(s, c, cmd, request_id))
 		return false;
@@ -425,6 +427,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	steer_host host = s->host; /* this call's copy knows who is asking */
 	host.caller = c;
 	steer_cmd_exec(cmd, &s->session, &host, reply);
+	history_after(s->history, &s->session, cmd, reply);
 	command_done(c, cmd, reply);
 	return true;
 }

@@ -30,6 +30,8 @@ void server_options_default(server_options *o)
 	o->snapshot_memory_max = 128u * 1024u * 1024u;
 	o->snapshot_budget = 0.25;
 	o->threads = 1;
+	o->rewind_memory = 512;
+	o->rewind_every = 2;
 }
 
 static void usage(FILE *f)
@@ -77,6 +79,9 @@ static void usage(FILE *f)
 	        "                       (default 0.25)\n"
 	        "  --autosave S         save to 'autosave' every S seconds and on SIGTERM/SIGINT\n"
 	        "  --restore NAME       start from the save NAME in --data-dir\n"
+	        "  --rewind-memory MB   memory for rewind/goto-tick's checkpoints and commands\n"
+	        "                       (default 512; 0 = off)\n"
+	        "  --rewind-every S     seconds of ticks between checkpoints (default 2)\n"
 	        "  --verbose            log debug events too\n"
 	        "  --version            print the version and exit\n"
 	        "  --help               this text\n"
@@ -304,6 +309,12 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 		} else if (value_of(&c, "--restore", &v)) {
 			o->restore = v;
+		} else if (value_of(&c, "--rewind-memory", &v)) {
+			if (num(a, v, 0, 1e6, &o->rewind_memory))
+				return -1;
+		} else if (value_of(&c, "--rewind-every", &v)) {
+			if (num(a, v, 0.01, 3600, &o->rewind_every))
+				return -1;
 		} else if (c.missing) {
 			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
 			return -1;

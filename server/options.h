@@ -32,6 +32,8 @@ typedef struct server_options {
 	int threads;                /* threads the world's tick is split over: 1 .. cores online */
 	double autosave;            /* seconds between saves to 'autosave'; 0 = off */
 	const char *restore;        /* a save to start from, or NULL */
+	double rewind_memory;       /* MB of checkpoints and commands kept to rewind; 0 = off */
+	double rewind_every;        /* seconds between checkpoints */
 } server_options;
 
 void server_options_default(server_options *o);

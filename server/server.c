@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "history.h"
 #include "jobs.h"
 #include "log.h"
 #include "savefile.h"
@@ -313,6 +314,15 @@ static void host_stats(void *ud, steer_strbuf *json)
 	    (unsigned long long)s->compact_keyframes, (unsigned long long)s->density_encoded);
 	steer_json_num(json, (double)(uv_hrtime() - s->started_ns) / 1e9);
 	snapshot_stats(s, json);
+	history_stats(s->history, s->session.world, json);
+}
+
+/* rewind / goto-tick all at once: the server runs them as jobs (jobs.c) instead. */
+static steer_status host_history(void *ud, const steer_command *cmd, steer_session *ss,
+                                 steer_reply *r)
+{
+	server *s = ud;
+	return history_goto_now(s->history, cmd, ss, r);
 }
 
 static void arm_tick_timer(server *s);
@@ -344,7 +354,7 @@ static void on_tick(uv_timer_t *t)
 	int steps = 0;
 	while (s->debt_ns >= dt_ns && steps < MAX_CATCH_UP) {
 		uint64_t t0 = uv_hrtime();
-		if (steer_world_step(s->session.world) != STEER_OK) {
+		if (history_step(s->history, &s->session) != STEER_OK) {
 			steer_log(STEER_LOG_ERROR, "tick failed: out of memory; pausing");
 			s->session.paused = true;
 			return;
@@ -628,6 +638,12 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		s->session.world = NULL;
 		return -1;
 	}
+	s->history = history_new((size_t)(opt->rewind_memory * 1024 * 1024), opt->rewind_every);
+	if (!s->history) {
+		steer_log(STEER_LOG_ERROR, "out of memory");
+		return -1;
+	}
+	history_restart(s->history, s->session.world);
 	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
 		steer_log(STEER_LOG_WARN,
 		          "the token is only %zu characters: use at least %d random ones, or it "
@@ -643,7 +659,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	                       .auth = opt->has_token ? host_auth : NULL,
 	                       .saves = host_saves,
 	                       .set_name = host_set_name,
-	                       .clients = host_clients};
+	                       .clients = host_clients,
+	                       .history = host_history};
 	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
 	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
 		return -1;
@@ -706,6 +723,8 @@ void server_free(server *s)
 	}
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;
+	history_free(s->history);
+	s->history = NULL;
 	steer_strbuf_free(&s->scratch);
 	sbuf_unref(s->geometry);
 	s->geometry = NULL;

@@ -106,6 +106,7 @@ typedef struct server {
 	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
 	auth_guard auth_guard;    /* wrong tokens per address */
+	struct history *history;  /* rewind's checkpoints and commands (history.h) */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 
