@@ -317,9 +317,9 @@ static void checkpoint_now(history *h, const steer_world *w)
 	h->last_image_bytes = history_image_bytes(img);
 	if (h->last_image_bytes > h->budget && !h->too_big_logged) {
 		fprintf(stderr,
-		        "steer-server: rewind: a checkpoint of this world takes %zu MB, over "
-		        "--rewind-memory %zu MB: nothing can be rewound\n",
-		        h->last_image_bytes >> 20, h->budget >> 20);
+		        "steer-server: rewind: a checkpoint of this world takes %.1f MB, over "
+		        "--rewind-memory %.1f MB: nothing can be rewound\n",
+		        (double)h->last_image_bytes / 1048576.0, (double)h->budget / 1048576.0);
 		h->too_big_logged = true;
 	}
 	h->ck[h->nck++] = (checkpoint){tick, img};
