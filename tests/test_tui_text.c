@@ -267,7 +267,7 @@ static void timeline_note_and_keys(void)
 	CHECK(!strcmp(out, "past 40/100"), "%s", out);
 	tui_past_note(&t, 100, false, out, sizeof out); /* stepped up to live */
 	CHECK(!out[0], "%s", out);
-	CHECK(tui_timeline_key(&t, 40, 60, true, out, sizeof out) && !strcmp(out, "rewind 60"),
+	CHECK(tui_timeline_key(&t, 80, 60, true, out, sizeof out) && !strcmp(out, "rewind 60"),
 	      "%s", out);
 	CHECK(tui_timeline_key(&t, 30, 60, true, out, sizeof out) && !strcmp(out, "rewind 30"),
 	      "%s", out);
