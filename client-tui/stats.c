@@ -168,8 +168,11 @@ bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool ba
 			snprintf(out, n, "the world is at tick 0: nothing before it");
 			return false;
 		}
-		snprintf(out, n, "rewind %llu",
-		         (unsigned long long)(tick < second ? tick : second));
+		/* Relative, so that a snapshot a little stale still goes back a second. */
+		if (tick >= second)
+			snprintf(out, n, "rewind %llu", (unsigned long long)second);
+		else
+			snprintf(out, n, "goto-tick 0");
 		return true;
 	}
 	if (!t->past || tick >= t->live_tick) {

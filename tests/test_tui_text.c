@@ -269,7 +269,7 @@ static void timeline_note_and_keys(void)
 	CHECK(!out[0], "%s", out);
 	CHECK(tui_timeline_key(&t, 80, 60, true, out, sizeof out) && !strcmp(out, "rewind 60"),
 	      "%s", out);
-	CHECK(tui_timeline_key(&t, 30, 60, true, out, sizeof out) && !strcmp(out, "rewind 30"),
+	CHECK(tui_timeline_key(&t, 30, 60, true, out, sizeof out) && !strcmp(out, "goto-tick 0"),
 	      "%s", out);
 	CHECK(!tui_timeline_key(&t, 0, 60, true, out, sizeof out), "%s", out);
 	CHECK(tui_timeline_key(&t, 20, 60, false, out, sizeof out) && !strcmp(out, "goto-tick 80"),
