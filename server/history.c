@@ -234,6 +234,7 @@ struct history {
 	unsigned forks;      /* names the discarded futures */
 	char forked_as[64];  /* history_before forked: the name, for history_after's reply */
 	uint64_t forked_tick, forked_live;
+	history_image *before; /* the world before a command that may fork */
 	bool too_big_logged;
 	size_t last_image_bytes;
 	struct journal *journal;
@@ -285,6 +286,7 @@ void history_free(history *h)
 	if (!h)
 		return;
 	forget(h);
+	history_image_free(h->before);
 	free(h->ck);
 	free(h->cmds);
 	free(h);
@@ -403,16 +405,28 @@ static void history_tell_journal(history *h, const steer_world *w, const char *k
 	(void)h, (void)w, (void)keep_as;
 }
 
-void history_before(history *h, steer_session *s, const steer_command *cmd)
+void history_set_journal(history *h, struct journal *j)
 {
-	h->forked_as[0] = '\0';
-	if (!h->past || !changes_world(cmd))
-		return;
+	h->journal = j;
+}
+
+/* Forks history at the session's tick: the journal starts afresh from the world as
+ * it was before the command (before, or the session's world when NULL) and keeps the
+ * old history; here the future goes. */
+static void fork_here(history *h, const steer_session *s, const history_image *before)
+{
 	uint64_t tick = steer_world_tick(s->world);
 	h->forked_tick = tick;
 	h->forked_live = h->live_tick;
 	snprintf(h->forked_as, sizeof h->forked_as, "rewound-%" PRIu64 "-%u", tick, ++h->forks);
-	history_tell_journal(h, s->world, h->forked_as);
+	if (h->journal) {
+		steer_world *w = before ? history_image_world(before) : NULL;
+		if (before && !w)
+			fprintf(stderr, "steer-server: rewind: out of memory rebuilding the world "
+			                "before a fork for the journal\n");
+		history_tell_journal(h, w ? w : s->world, h->forked_as);
+		steer_world_destroy(w);
+	}
 	/* The world at `tick` has none of the commands stamped `tick` yet: they and all
 	 * after them are the discarded future; the checkpoint at `tick` still holds. */
 	while (h->nck && h->ck[h->nck - 1].tick > tick)
@@ -421,6 +435,21 @@ void history_before(history *h, steer_session *s, const steer_command *cmd)
 	h->past = false;
 	h->last_ck_tick = h->nck ? h->ck[h->nck - 1].tick : tick;
 	h->generation++;
+}
+
+void history_before(history *h, steer_session *s, const steer_command *cmd)
+{
+	h->forked_as[0] = '\0';
+	history_image_free(h->before);
+	h->before = NULL;
+	if (!h->past || !changes_world(cmd))
+		return;
+	/* load, reset and scenario replace the world whatever becomes of them. Any other
+	 * command forks only when it succeeds (history_after): a mistyped id in the past
+	 * keeps the future. The journal's new start is the world before it, kept here. */
+	if (!replaces_world(cmd) && (h->before = history_image_take(s->world)))
+		return;
+	fork_here(h, s, NULL);
 }
 
 /* Adds a field to a reply's JSON object (or makes one). */
@@ -436,6 +465,12 @@ static void reply_field(steer_reply *r, const char *field)
 
 void history_after(history *h, steer_session *s, const steer_command *cmd, steer_reply *r)
 {
+	if (h->before) {
+		if (r->ok && h->past)
+			fork_here(h, s, h->before);
+		history_image_free(h->before);
+		h->before = NULL;
+	}
 	if (h->forked_as[0]) {
 		char note[200];
 		if (r->ok) {

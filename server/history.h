@@ -42,8 +42,13 @@ void history_restart(history *h, const steer_world *w);
  * live tick ends past mode; live, a checkpoint is taken when one is due. */
 steer_status history_step(history *h, steer_session *s);
 
-/* Before cmd runs (before any job takes it): in past mode a command that would
- * change the world forks history here, at the world as it is. */
+/* The journal a fork tells (journal_world_replaced); NULL: none. */
+struct journal;
+void history_set_journal(history *h, struct journal *j);
+
+/* Before cmd runs (before any job takes it): in past mode, load, reset and scenario
+ * fork history here; any other command that changes the world forks in
+ * history_after if it succeeded. */
 void history_before(history *h, steer_session *s, const steer_command *cmd);
 /* After cmd ran with reply r (commands run as jobs too: load): records it when it
  * changed the world, restarts the history when it replaced it, and says in r when

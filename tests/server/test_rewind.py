@@ -139,6 +139,11 @@ def test_a_change_in_the_past_forks_history():
     try:
         L = run(c)
         c.ok(f"goto-tick {T}")
+        # A command that fails changes nothing: no fork.
+        reply = c.cmd("seek 99999 1 1")
+        expect(reply.startswith("ERR") and "forked" not in reply, reply)
+        st = c.ok("stats")
+        expect(st["past"] and st["live_tick"] == L, st)
         got = c.ok("spawn 10 10")
         f = got.get("forked")
         expect(f and f["at_tick"] == T and f["discarded_to"] == L and
