@@ -109,8 +109,10 @@ history_image *history_image_take(const steer_world *w)
 		return NULL;
 	}
 	memset(map, 0xff, (nsets ? nsets : 1) * sizeof *map);
-	memcpy(img->id, v->id, n * sizeof *img->id);
-	memcpy(img->behaviors, v->behaviors, n * sizeof *img->behaviors);
+	if (n) {
+		memcpy(img->id, v->id, n * sizeof *img->id);
+		memcpy(img->behaviors, v->behaviors, n * sizeof *img->behaviors);
+	}
 	size_t cap = 0, s = 0, p = 0;
 	uint64_t epoch = steer_goto_epoch(w);
 	for (size_t i = 0; i < n; i++) {
@@ -147,8 +149,10 @@ history_image *history_image_take(const steer_world *w)
 	}
 	free(map);
 	b += cap * sizeof *img->params;
-	memcpy(img->obs, obs, img->nobs * sizeof *obs);
-	memcpy(img->walls, walls, img->nwalls * sizeof *walls);
+	if (img->nobs) /* none: the world may hand out NULL */
+		memcpy(img->obs, obs, img->nobs * sizeof *obs);
+	if (img->nwalls)
+		memcpy(img->walls, walls, img->nwalls * sizeof *walls);
 	for (size_t k = 0; k < img->npolys; k++) {
 		img->polys[k] = polys[k];
 		memcpy(img->points + p, polys[k].points, polys[k].count * sizeof *img->points);
@@ -265,7 +269,7 @@ static void drop_commands(history *h, uint64_t tick, bool before)
 	while (k < h->ncmds && h->cmds[k].stamp < tick)
 		k++;
 	size_t gone = before ? k : h->ncmds - k;
-	if (before)
+	if (before && k)
 		memmove(h->cmds, h->cmds + k, (h->ncmds - k) * sizeof *h->cmds);
 	h->ncmds -= gone;
 	h->bytes -= gone * sizeof *h->cmds;

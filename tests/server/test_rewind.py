@@ -42,6 +42,13 @@ SCRIPT = [
 SCRIPT_TICKS = sum(op[1] for op in SCRIPT if isinstance(op, tuple))
 
 
+def stop(srv):
+    """Stops srv; a sanitizer's report or a bad exit fails the test."""
+    code, log = srv.stop()
+    expect(code == 0 and "runtime error" not in log and "Sanitizer" not in log,
+           f"exit {code}: {log[-2000:]}")
+
+
 def data_dir():
     path = tempfile.mkdtemp(prefix="steer-rewind-")
     atexit.register(shutil.rmtree, path, ignore_errors=True)
@@ -88,7 +95,7 @@ def twin_at(until, extra=()):
             c.ok(line)
         return saved(c, d, "twin")
     finally:
-        srv.stop()
+        stop(srv)
 
 
 def test_rewind_then_forward_matches_a_twin():
@@ -112,7 +119,7 @@ def test_rewind_then_forward_matches_a_twin():
         expect(not c.ok("stats")["past"], "live again")
         expect(saved(c, d, "stepped") == live, "stepped forward differs from the twin")
     finally:
-        srv.stop()
+        stop(srv)
 
 
 def test_goto_a_tick_between_checkpoints_is_exact():
@@ -161,7 +168,7 @@ def test_a_change_in_the_past_forks_history():
             expect(not (got or {}).get("forked"), f"{line} forked")
         expect(c.ok("stats")["past"], "a read ended the past")
     finally:
-        srv.stop()
+        stop(srv)
 
 
 def test_a_tick_no_longer_kept_is_refused():
@@ -180,14 +187,14 @@ def test_a_tick_no_longer_kept_is_refused():
         expect(c.ok("stats")["tick"] == 300, "a refused rewind moved the world")
         expect(c.ok(f"goto-tick {oldest}")["tick"] == oldest, "the oldest tick itself")
     finally:
-        srv.stop()
+        stop(srv)
     srv, c, d = start("--rewind-memory", "0")
     try:
         c.ok("step 5")
         reply = c.cmd("rewind 2")
         expect(reply.startswith("ERR") and "off" in reply, reply)
     finally:
-        srv.stop()
+        stop(srv)
 
 
 def test_rewinds_while_the_world_runs():
@@ -222,7 +229,7 @@ def test_rewinds_while_the_world_runs():
         st = c.ok("stats")
         expect(not st["past"] and st["tick"] >= got["live_tick"], st)
     finally:
-        srv.stop()
+        stop(srv)
 
 
 for t in (test_rewind_then_forward_matches_a_twin, test_goto_a_tick_between_checkpoints_is_exact,
