@@ -163,32 +163,37 @@ history_image *history_image_take(const steer_world *w)
 	return img;
 }
 
-steer_world *history_image_world(const history_image *img)
+/* Restores vehicles [*i, to) of the image into w; *s counts the states used. */
+static steer_status restore_vehicles(const history_image *img, steer_world *w, size_t *i, size_t to,
+                                     size_t *s)
 {
-	steer_world *w = steer_world_create(&img->cfg);
-	if (!w)
-		return NULL;
 	steer_status st = STEER_OK;
-	size_t s = 0;
-	for (size_t i = 0; i < img->n && st == STEER_OK; i++) {
+	for (; *i < to && st == STEER_OK; ++*i) {
 		steer_vehicle_record r;
 		memset(&r, 0, sizeof r);
-		const double *f = img->f + 8 * i;
-		r.id = img->id[i];
-		r.behaviors = img->behaviors[i];
+		const double *f = img->f + 8 * *i;
+		r.id = img->id[*i];
+		r.behaviors = img->behaviors[*i];
 		r.pos = (steer_vec2){f[0], f[1]};
 		r.vel = (steer_vec2){f[2], f[3]};
 		r.heading = (steer_vec2){f[4], f[5]};
 		r.force = (steer_vec2){f[6], f[7]};
-		r.prm = img->params[img->param[i]];
-		if (img->has_state[i]) {
-			r.state = img->states[s++];
+		r.prm = img->params[img->param[*i]];
+		if (img->has_state[*i]) {
+			r.state = img->states[(*s)++];
 			r.state.path.points = r.state.path.count
 			                          ? img->points + (uintptr_t)r.state.path.points
 			                          : NULL;
 		}
 		st = steer_vehicle_restore(w, &r);
 	}
+	return st;
+}
+
+/* After the vehicles: the rest, in a loaded save's order. */
+static steer_status restore_rest(const history_image *img, steer_world *w)
+{
+	steer_status st = STEER_OK;
 	for (size_t k = 0; k < img->nobs && st == STEER_OK; k++)
 		st = steer_obstacle_restore(w, &img->obs[k]);
 	for (size_t k = 0; k < img->nwalls && st == STEER_OK; k++)
@@ -201,11 +206,20 @@ steer_world *history_image_world(const history_image *img)
 	}
 	if (st == STEER_OK)
 		st = steer_world_meta_set(w, &img->meta);
-	if (st != STEER_OK) {
+	if (st == STEER_OK)
+		steer_goto_loaded(w);
+	return st;
+}
+
+steer_world *history_image_world(const history_image *img)
+{
+	steer_world *w = steer_world_create(&img->cfg);
+	size_t i = 0, s = 0;
+	if (w && (restore_vehicles(img, w, &i, img->n, &s) != STEER_OK ||
+	          restore_rest(img, w) != STEER_OK)) {
 		steer_world_destroy(w);
 		return NULL;
 	}
-	steer_goto_loaded(w);
 	return w;
 }
 
@@ -540,10 +554,17 @@ void history_stats(const history *h, const steer_world *w, steer_strbuf *json)
 
 /* --- seeking ------------------------------------------------------------------------ */
 
+/* Vehicles restored per turn of a seek: about a tick's time at 100,000. */
+#define RESTORE_SLICE 10000
+
 struct history_seek {
 	history *h;
 	uint64_t generation, target;
 	steer_world *w; /* being brought to target (owned); NULL: forward on the session */
+	/* The checkpoint w is restored from, a slice of vehicles a turn (the ring keeps
+	 * it while seeks run; a fork or a restart moves the generation first). */
+	const history_image *img;
+	size_t restored, states;
 	bool failed;
 	char err[200];
 	const char *verb; /* rewind / goto-tick */
@@ -624,7 +645,8 @@ history_seek *history_seek_begin(history *h, steer_session *s, const steer_comma
 	size_t i = h->nck;
 	while (i > 0 && h->ck[i - 1].tick > target)
 		i--;
-	k->w = i ? history_image_world(h->ck[i - 1].img) : NULL;
+	k->img = i ? h->ck[i - 1].img : NULL;
+	k->w = k->img ? steer_world_create(&k->img->cfg) : NULL;
 	if (!k->w || steer_world_set_threads(k->w, steer_world_threads(s->world)) != STEER_OK) {
 		steer_world_destroy(k->w);
 		free(k);
@@ -650,6 +672,23 @@ bool history_seek_run(history_seek *k, steer_session *s)
 		return true;
 	}
 	steer_world *w = k->w ? k->w : s->world;
+	if (k->img) {
+		/* A slice of the restore: the loop is never held for all of it. */
+		size_t to = k->restored + RESTORE_SLICE < k->img->n ? k->restored + RESTORE_SLICE
+		                                                    : k->img->n;
+		steer_status st = restore_vehicles(k->img, k->w, &k->restored, to, &k->states);
+		if (st == STEER_OK && k->restored == k->img->n) {
+			st = restore_rest(k->img, k->w);
+			k->img = NULL;
+		}
+		if (st != STEER_OK) {
+			snprintf(k->err, sizeof k->err, "%s: cannot rebuild the checkpoint: %s",
+			         k->verb, steer_status_str(st));
+			k->failed = true;
+			return true;
+		}
+		return false;
+	}
 	if (steer_world_tick(w) >= k->target)
 		return true;
 	steer_status st;
