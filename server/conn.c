@@ -363,6 +363,12 @@ static void session_change(const steer_command *cmd, char *out, size_t n)
 		snprintf(out, n, "loaded '%s'", cmd->name);
 	else if (!strcmp(name, "scenario"))
 		snprintf(out, n, "loaded the scenario %s", cmd->name);
+	else if (!strcmp(name, "rewind"))
+		snprintf(out, n, "rewound the world %llu ticks", (unsigned long long)cmd->tick);
+	else if (!strcmp(name, "goto-tick") && cmd->sub)
+		snprintf(out, n, "took the world to its live tick");
+	else if (!strcmp(name, "goto-tick"))
+		snprintf(out, n, "took the world to tick %llu", (unsigned long long)cmd->tick);
 }
 
 void conn_announce(server *s, const conn *skip, const char *who, const char *what)

@@ -161,8 +161,12 @@ def test_a_change_in_the_past_forks_history():
         expect(saved(c, d, "fork") == want, "the forked world differs from its twin")
         reply = c.cmd(f"goto-tick {L}")
         expect(reply.startswith("ERR") and "beyond the live tick" in reply, reply)
-        # Reading and pausing in the past do not fork.
+        # Reading and pausing in the past do not fork; the others hear of a rewind.
+        watcher = srv.proto()
         c.ok("rewind 3")
+        note = watcher.read_kind("notice").text
+        expect(note.endswith("rewound the world 3 ticks"), note)
+        watcher.close()
         for line in ("stats", "list", "pause", "get 1"):
             got = c.ok(line)
             expect(not (got or {}).get("forked"), f"{line} forked")
