@@ -663,11 +663,11 @@ bool history_seek_run(history_seek *k, steer_session *s)
 {
 	history *h = k->h;
 	if (k->generation != h->generation) {
-		snprintf(
-		    k->err, sizeof k->err,
-		    "%s: the world's history changed meanwhile (reset, load, scenario or a fork); "
-		    "the world is unchanged",
-		    k->verb);
+		/* Back: the rebuilt world is dropped; forward: it stopped where it was. */
+		snprintf(k->err, sizeof k->err,
+		         "%s: the world's history changed meanwhile (reset, load, scenario or a "
+		         "fork); the world is at tick %" PRIu64,
+		         k->verb, steer_world_tick(s->world));
 		k->failed = true;
 		return true;
 	}
