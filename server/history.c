@@ -253,6 +253,8 @@ struct history {
 	char forked_as[64];  /* history_before forked: the name, for history_after's reply */
 	uint64_t forked_tick, forked_live;
 	history_image *before; /* the world before a command that may fork */
+	void (*rate_changed)(void *);
+	void *rate_ud;
 	bool too_big_logged;
 	size_t last_image_bytes;
 	struct journal *journal;
@@ -376,13 +378,29 @@ static void apply_stamped(const history *h, steer_world **w)
 	*w = s.world;
 }
 
+void history_set_rate_hook(history *h, void (*rate_changed)(void *), void *ud)
+{
+	h->rate_changed = rate_changed;
+	h->rate_ud = ud;
+}
+
+/* apply_stamped on the session's world, telling the host when a replayed rate
+ * command changed the tick rate. */
+static void apply_live(history *h, steer_session *s)
+{
+	double hz = steer_world_config_get(s->world)->tick_rate;
+	apply_stamped(h, &s->world);
+	if (steer_world_config_get(s->world)->tick_rate != hz && h->rate_changed)
+		h->rate_changed(h->rate_ud);
+}
+
 steer_status history_step(history *h, steer_session *s)
 {
 	if (h->past) {
-		apply_stamped(h, &s->world);
+		apply_live(h, s);
 		steer_status st = steer_world_step(s->world);
 		if (st == STEER_OK && steer_world_tick(s->world) >= h->live_tick) {
-			apply_stamped(h, &s->world);
+			apply_live(h, s);
 			h->past = false; /* live again */
 		}
 		return st;

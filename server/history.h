@@ -37,6 +37,10 @@ void history_free(history *h);
  * it): forgets everything, ends past mode and checkpoints w. */
 void history_restart(history *h, const steer_world *w);
 
+/* Called when replaying the recorded future changes the tick rate (a rate command
+ * in it): the host re-arms its clock. */
+void history_set_rate_hook(history *h, void (*rate_changed)(void *), void *ud);
+
 /* One tick of the session's world, in place of steer_world_step: in past mode the
  * recorded commands stamped at the world's tick are applied first, and reaching the
  * live tick ends past mode; live, a checkpoint is taken when one is due. */

@@ -317,6 +317,16 @@ static void host_stats(void *ud, steer_strbuf *json)
 	history_stats(s->history, s->session.world, json);
 }
 
+/* A rate command replayed from the recorded future, maybe within on_tick: the
+ * timer's period follows, the debt it is counting stays. */
+static void replayed_rate(void *ud)
+{
+	server *s = ud;
+	double hz = steer_world_config_get(s->session.world)->tick_rate;
+	uv_timer_set_repeat(&s->tick_timer, (uint64_t)fmax(1.0, floor(1000.0 / hz)));
+	steer_log(STEER_LOG_INFO, "tick rate now %g Hz (replayed)", hz);
+}
+
 /* rewind / goto-tick all at once: the server runs them as jobs (jobs.c) instead. */
 static steer_status host_history(void *ud, const steer_command *cmd, steer_session *ss,
                                  steer_reply *r)
@@ -644,6 +654,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		return -1;
 	}
 	history_restart(s->history, s->session.world);
+	history_set_rate_hook(s->history, replayed_rate, s);
 	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
 		steer_log(STEER_LOG_WARN,
 		          "the token is only %zu characters: use at least %d random ones, or it "
