@@ -54,13 +54,13 @@ struct job {
 
 /* --- replies ---------------------------------------------------------------------- */
 
-/* Delivers r to whoever waits, or logs a failure no one will read; frees the job. */
 static void job_free(job *j)
 {
 	history_seek_abort(j->seek);
 	free(j);
 }
 
+/* Delivers r to whoever waits, or logs a failure no one will read; frees the job. */
 static void finish(job *j, steer_reply *r)
 {
 	if (j->c)
