@@ -7,7 +7,6 @@
  *
  *   steer-rewind-bench [--n 100000] [--seconds 60] [--every 2] [--repeats 5]
  *                      [--threads 1] */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "planner.h"
 #include "reserve.h"
 
@@ -332,16 +333,16 @@ static void checkpoint_now(history *h, const steer_world *w)
 	if (!img ||
 	    steer_reserve((void **)&h->ck, &h->ck_cap, h->nck + 1, sizeof *h->ck) != STEER_OK) {
 		/* Rewinding then reaches only as far back as the checkpoints kept. */
-		fprintf(stderr, "steer-server: rewind: out of memory taking a checkpoint\n");
+		steer_log(STEER_LOG_ERROR, "rewind: out of memory taking a checkpoint");
 		history_image_free(img);
 		return;
 	}
 	h->last_image_bytes = history_image_bytes(img);
 	if (h->last_image_bytes > h->budget && !h->too_big_logged) {
-		fprintf(stderr,
-		        "steer-server: rewind: a checkpoint of this world takes %.1f MB, over "
-		        "--rewind-memory %.1f MB: nothing can be rewound\n",
-		        (double)h->last_image_bytes / 1048576.0, (double)h->budget / 1048576.0);
+		steer_log(STEER_LOG_WARN,
+		          "rewind: a checkpoint of this world takes %.1f MB, over "
+		          "--rewind-memory %.1f MB: nothing can be rewound",
+		          (double)h->last_image_bytes / 1048576.0, (double)h->budget / 1048576.0);
 		h->too_big_logged = true;
 	}
 	h->ck[h->nck++] = (checkpoint){tick, img};
@@ -458,8 +459,8 @@ static void fork_here(history *h, const steer_session *s, const history_image *b
 	if (h->journal) {
 		steer_world *w = before ? history_image_world(before) : NULL;
 		if (before && !w)
-			fprintf(stderr, "steer-server: rewind: out of memory rebuilding the world "
-			                "before a fork for the journal\n");
+			steer_log(STEER_LOG_ERROR, "rewind: out of memory rebuilding the world "
+			                           "before a fork for the journal");
 		history_tell_journal(h, w ? w : s->world, h->forked_as);
 		steer_world_destroy(w);
 	}
@@ -535,7 +536,8 @@ void history_after(history *h, steer_session *s, const steer_command *cmd, steer
 	if (steer_reserve((void **)&h->cmds, &h->cmds_cap, h->ncmds + 1, sizeof *h->cmds) !=
 	    STEER_OK) {
 		/* Without it no tick before now can be rebuilt. */
-		fprintf(stderr, "steer-server: rewind: out of memory recording a command\n");
+		steer_log(STEER_LOG_ERROR,
+		          "rewind: out of memory recording a command: the history kept is dropped");
 		forget(h);
 		return;
 	}
