@@ -192,6 +192,18 @@ static void test_rewind_and_forward_is_the_live_world(void)
 	CHECK(steer_world_tick(twin.world) == 17, "twin at %llu",
 	      (unsigned long long)steer_world_tick(twin.world));
 	CHECK(same_bytes(s.world, twin.world), "the fork differs from its twin");
+	/* In the past, a failed command keeps the future; reset forks and starts afresh. */
+	run(h, &s, "step 10");
+	got = run(h, &s, "rewind 4");
+	CHECK(starts(got, "OK {\"tick\":23,\"live_tick\":27,\"past\":true"), "%s", got);
+	got = run(h, &s, "seek 9999 1 1");
+	CHECK(starts(got, "ERR ") && !strstr(got, "forked"), "%s", got);
+	CHECK(history_past(h), "a failed command ended the past");
+	got = run(h, &s, "reset");
+	CHECK(strstr(got, "\"kept_as\":\"rewound-23-2\""), "%s", got);
+	CHECK(!history_past(h) && history_live_tick(h, s.world) == 0, "reset is live at 0");
+	got = run(h, &s, "rewind 1");
+	CHECK(starts(got, "ERR rewind 1: the world is only at tick 0"), "%s", got);
 	history_free(h);
 	history_free(twin_h);
 	steer_world_destroy(s.world);
