@@ -60,7 +60,8 @@ void history_before(history *h, steer_session *s, const steer_command *cmd);
 void history_after(history *h, steer_session *s, const steer_command *cmd, steer_reply *r);
 
 /* Whether the world is behind its live tick, and that tick (the world's own when not
- * behind). */
+ * behind). While behind, ticks replay what the journal holds already: it should not
+ * record them again. */
 bool history_past(const history *h);
 uint64_t history_live_tick(const history *h, const steer_world *w);
 /* Appends the history's figures to the stats object: ",\"live_tick\":L,...". */
