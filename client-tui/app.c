@@ -263,6 +263,7 @@ static void stats_reply(tui_app *a, const steer_server_msg *m)
 	a->stats_ms = now;
 	tui_stats_sample smp = tui_stats_from_json(m->json.data, bps);
 	tui_stats_push(&a->stats, &smp);
+	tui_timeline_from_json(&a->timeline, m->json.data);
 }
 
 static void quit(tui_app *a, int code);
@@ -314,6 +315,9 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 		snprintf(a->message, sizeof a->message, "ERR %.200s", m->error);
 		return;
 	}
+	/* rewind, goto-tick: where the world is now; a fork: live again, here. */
+	if (!tui_timeline_from_json(&a->timeline, json) && strstr(json, "\"forked\":"))
+		a->timeline.past = false;
 	/* A long answer to a question opens in the pager, laid out to read. */
 	if (purpose == PURPOSE_SHOW &&
 	    (m->json.len + 3 > (size_t)a->screen.cols || m->json.len >= sizeof a->message - 4)) {
@@ -513,9 +517,24 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		         s->total_vehicles);
 	}
 	snprintf(hz, sizeof hz, "%g/%g Hz", s->tick_rate, a->net.msg.welcome.snapshot_rate);
-	enum { ST_CONN, ST_TICK, ST_SEEN, ST_CLOCK, ST_HZ, ST_SEL, ST_FOLLOW, ST_DEBUG, ST_NITEMS };
+	char past[96], past_brief[48];
+	tui_past_note(&a->timeline, s->tick, false, past, sizeof past);
+	tui_past_note(&a->timeline, s->tick, true, past_brief, sizeof past_brief);
+	enum {
+		ST_CONN,
+		ST_PAST,
+		ST_TICK,
+		ST_SEEN,
+		ST_CLOCK,
+		ST_HZ,
+		ST_SEL,
+		ST_FOLLOW,
+		ST_DEBUG,
+		ST_NITEMS
+	};
 	status_item it[ST_NITEMS] = {
 	    [ST_CONN] = {"connected", NULL, true, false},
+	    [ST_PAST] = {past, past_brief, past[0] != '\0', false},
 	    [ST_TICK] = {tick, NULL, true, false},
 	    [ST_SEEN] = {seen, seen_brief, true, false},
 	    [ST_CLOCK] = {s->paused ? "PAUSED" : "running", NULL, true, false},
@@ -529,8 +548,9 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 	static const struct {
 		int item;
 		bool brief; /* shorten it rather than drop it */
-	} give_up[] = {{ST_TICK, false},  {ST_SEEN, true},  {ST_HZ, false},    {ST_SEL, true},
-	               {ST_CLOCK, false}, {ST_SEEN, false}, {ST_DEBUG, false}, {ST_FOLLOW, false}};
+	} give_up[] = {{ST_TICK, false}, {ST_SEEN, true},   {ST_HZ, false},
+	               {ST_PAST, true},  {ST_SEL, true},    {ST_CLOCK, false},
+	               {ST_SEEN, false}, {ST_DEBUG, false}, {ST_FOLLOW, false}};
 	for (size_t k = 0;
 	     k < sizeof give_up / sizeof give_up[0] && items_len(it, ST_NITEMS) > a->screen.cols;
 	     k++) {
@@ -1096,6 +1116,17 @@ static void key(tui_app *a, int ch)
 			send_line(a, "pause", PURPOSE_NONE);
 		send_line(a, "step", PURPOSE_NONE);
 		break;
+	case '[':
+	case ']': {
+		char line[96];
+		const steer_snapshot *snap = &a->net.snapshot;
+		if (tui_timeline_key(&a->timeline, snap->tick, snap->tick_rate, ch == '[', line,
+		                     sizeof line))
+			send_line(a, line, PURPOSE_NONE);
+		else
+			snprintf(a->message, sizeof a->message, "%s", line);
+		break;
+	}
 	case 'd':
 		a->debug = !a->debug;
 		break;

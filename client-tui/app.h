@@ -80,6 +80,7 @@ typedef struct tui_app {
 	bool stats_open;
 	tui_stats stats;
 	uint64_t stats_bytes, stats_ms; /* bytes received and loop time at the last poll */
+	tui_timeline timeline;          /* behind the live tick? ([ ], the status note) */
 	steer_density_mode density;     /* asked of the server with the view */
 	int cursor_col, cursor_row;
 	char message[256];

@@ -131,3 +131,57 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 	}
 	return n;
 }
+
+bool tui_timeline_from_json(tui_timeline *t, const char *json)
+{
+	double live;
+	bool has_live = tui_json_number(json, "live_tick", &live);
+	bool past = strstr(json, "\"past\":true") != NULL;
+	if (!has_live && !past && !strstr(json, "\"past\":false"))
+		return false;
+	t->past = past;
+	if (has_live)
+		t->live_tick = (uint64_t)live;
+	return true;
+}
+
+void tui_past_note(const tui_timeline *t, uint64_t tick, bool brief, char *out, size_t n)
+{
+	if (!t->past || tick >= t->live_tick) {
+		snprintf(out, n, "%s", "");
+		return;
+	}
+	if (brief)
+		snprintf(out, n, "past %llu/%llu", (unsigned long long)tick,
+		         (unsigned long long)t->live_tick);
+	else
+		snprintf(out, n, "past: tick %llu of %llu  ] forward  :goto-tick live",
+		         (unsigned long long)tick, (unsigned long long)t->live_tick);
+}
+
+bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool back, char *out,
+                      size_t n)
+{
+	uint64_t second = rate >= 1 ? (uint64_t)(rate + 0.5) : 1;
+	if (back) {
+		if (tick == 0) {
+			snprintf(out, n, "the world is at tick 0: nothing before it");
+			return false;
+		}
+		/* Relative, so that a snapshot a little stale still goes back a second. */
+		if (tick >= second)
+			snprintf(out, n, "rewind %llu", (unsigned long long)second);
+		else
+			snprintf(out, n, "goto-tick 0");
+		return true;
+	}
+	if (!t->past || tick >= t->live_tick) {
+		snprintf(out, n, "the world is at its live tick: nothing to go forward to");
+		return false;
+	}
+	if (t->live_tick - tick <= second)
+		snprintf(out, n, "goto-tick live");
+	else
+		snprintf(out, n, "goto-tick %llu", (unsigned long long)(tick + second));
+	return true;
+}

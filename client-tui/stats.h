@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define TUI_STATS_HISTORY 600 /* samples: ten minutes at one a second */
 #define TUI_STATS_SERIES  6
@@ -49,5 +50,25 @@ void tui_sparkline(const tui_stats *st, int series, int width, bool utf8, char *
  * maxlines); each out[k] holds TUI_STATS_LINE bytes. */
 int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_STATS_LINE],
                     int maxlines);
+
+/* Where the world is against its live tick (the server's rewind history), as the
+ * last `stats`, `rewind` or `goto-tick` reply said. */
+typedef struct tui_timeline {
+	bool past;          /* the world is behind its live tick */
+	uint64_t live_tick; /* when past */
+} tui_timeline;
+
+/* Takes "past" and "live_tick" from a reply's JSON; false (t unchanged) when it has
+ * neither. */
+bool tui_timeline_from_json(tui_timeline *t, const char *json);
+/* The status line's note while the world shown (at tick) is behind its live tick:
+ * "past: tick T of L  ] forward  :goto-tick live"; "" when it is not. brief: the
+ * same in fewer columns. */
+void tui_past_note(const tui_timeline *t, uint64_t tick, bool brief, char *out, size_t n);
+/* The command '[' (back) or ']' (forward) sends for the world shown at tick: a
+ * second of ticks (rate) back, or forward up to the live tick. False, with the
+ * reason in out, when there is nothing to do. */
+bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool back, char *out,
+                      size_t n);
 
 #endif

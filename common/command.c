@@ -1338,6 +1338,36 @@ static steer_status x_step(const steer_command *c, steer_session *s, const steer
 	return STEER_OK;
 }
 
+static steer_status p_rewind(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (parse_u64("TICKS", argv[1], UINT64_MAX, &c->tick, err, errlen))
+		return STEER_ERR_INVALID;
+	if (c->tick == 0)
+		return fail(err, errlen, "TICKS: rewind at least 1 tick");
+	return STEER_OK;
+}
+
+static steer_status p_goto_tick(steer_command *c, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	if (!strcmp(argv[1], "live")) {
+		c->sub = 1;
+		return STEER_OK;
+	}
+	return parse_u64("T", argv[1], UINT64_MAX, &c->tick, err, errlen) ? STEER_ERR_INVALID
+	                                                                  : STEER_OK;
+}
+
+/* rewind, goto-tick: the history is the host's. */
+static steer_status x_history(const steer_command *c, steer_session *s, const steer_host *h,
+                              steer_reply *r)
+{
+	if (!h || !h->history)
+		return steer_reply_fail(r, "%s is not available here", c->entry->name);
+	return h->history(h->ud, c, s, r);
+}
+
 /* world [W H] [wrap|bounce|none] [solid on|off] [contain on|off]: what is not given
  * stays as it is. */
 static steer_status p_world(steer_command *c, int argc, char **argv, char *err, size_t errlen)
@@ -1831,6 +1861,14 @@ const steer_cmd_entry steer_cmd_table[] = {
     {"resume", "", "start the clock", W, 0, 0, p_none, x_pause},
     {"step", "[N]", "advance N ticks (default 1), e.g. while paused; answered when done", W, 0, 1,
      p_step, x_step},
+    {"rewind", "TICKS",
+     "bring the world back TICKS ticks (kept in memory: see stats' oldest_tick), paused; "
+     "answered when done",
+     W, 1, 1, p_rewind, x_history},
+    {"goto-tick", "T | live",
+     "bring the world to tick T of this session, or forward to its live tick, paused; "
+     "answered when done",
+     W, 1, 1, p_goto_tick, x_history},
     {"world", "[W H] [wrap|bounce|none] [solid on|off] [contain on|off]",
      "resize the world, set its edges and its rules (solid bodies, contained by the bounds); "
      "alone: show them",

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #endif
 
+#include "history.h"
 #include "jobs.h"
 #include "journal.h"
 #include "log.h"
@@ -365,6 +366,12 @@ static void session_change(const steer_command *cmd, char *out, size_t n)
 		snprintf(out, n, "loaded '%s'", cmd->name);
 	else if (!strcmp(name, "scenario"))
 		snprintf(out, n, "loaded the scenario %s", cmd->name);
+	else if (!strcmp(name, "rewind"))
+		snprintf(out, n, "rewound the world %llu ticks", (unsigned long long)cmd->tick);
+	else if (!strcmp(name, "goto-tick") && cmd->sub)
+		snprintf(out, n, "took the world to its live tick");
+	else if (!strcmp(name, "goto-tick"))
+		snprintf(out, n, "took the world to tick %llu", (unsigned long long)cmd->tick);
 }
 
 void conn_announce(server *s, const conn *skip, const char *who, const char *what)
@@ -424,6 +431,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK ||
 	    !replay_allows(s->replay, cmd, who, reply))
 		return true;
+	history_before(s->history, &s->session, cmd); /* a change in the past forks */
 	c->busy = true; /* before jobs_start: a job may end within it */
 	if (jobs_start(s, c, cmd, request_id))
 		return false;
@@ -432,6 +440,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	host.caller = c;
 	steer_cmd_exec(cmd, &s->session, &host, reply);
 	replay_after_command(s->replay, cmd, reply, who);
+	history_after(s->history, &s->session, cmd, reply); /* a fork tells the journal */
 	if (journal_command(s->journal, c, cmd, request_id, reply))
 		return false; /* its reply waits for its record to be durable */
 	command_done(c, cmd, reply);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "history.h"
 #include "journal.h"
 #include "log.h"
 #include "savefile.h"
@@ -23,6 +24,7 @@ typedef enum job_kind {
 	JOB_STEP,
 	JOB_SAVE,
 	JOB_LOAD,
+	JOB_SEEK, /* rewind, goto-tick: ticked with the steps */
 } job_kind;
 
 /* The longest reply a save's child sends back: one line, "OK {...}" or "ERR ...". */
@@ -36,7 +38,8 @@ struct job {
 	char who[96]; /* c's name for notices, kept for when it has left */
 	steer_command cmd;
 	uint32_t request_id;
-	uint32_t done; /* JOB_STEP: ticks run so far */
+	uint32_t done;      /* JOB_STEP: ticks run so far */
+	history_seek *seek; /* JOB_SEEK */
 	/* JOB_SAVE: the child writing the file, and the pipe its reply comes back on. */
 	pid_t pid;
 	uv_pipe_t pipe;
@@ -52,6 +55,12 @@ struct job {
 
 /* --- replies ---------------------------------------------------------------------- */
 
+static void job_free(job *j)
+{
+	history_seek_abort(j->seek);
+	free(j);
+}
+
 /* Delivers r to whoever waits, or logs a failure no one will read; frees the job. */
 static void finish(job *j, steer_reply *r)
 {
@@ -60,7 +69,7 @@ static void finish(job *j, steer_reply *r)
 	else if (!r->ok)
 		steer_log(STEER_LOG_ERROR, "%s", r->error); /* it names the command */
 	steer_reply_free(r);
-	free(j);
+	job_free(j);
 }
 
 static void finish_err(job *j, const char *msg)
@@ -104,7 +113,7 @@ static void on_step_idle(uv_idle_t *h)
 		s->steps = j->next; /* unlinked first: finishing may start new jobs */
 		j->next = NULL;
 		if (!j->c) { /* its client left */
-			free(j);
+			job_free(j);
 			continue;
 		}
 		char why[600];
@@ -117,7 +126,23 @@ static void on_step_idle(uv_idle_t *h)
 			continue;
 		}
 		s->session.health_valid = false;
-		steer_status st = steer_world_step(s->session.world);
+		if (j->kind == JOB_SEEK) {
+			if (!history_seek_run(j->seek, &s->session)) {
+				job **tail = &s->steps;
+				while (*tail)
+					tail = &(*tail)->next;
+				*tail = j;
+				continue;
+			}
+			steer_reply r;
+			steer_reply_init(&r);
+			history_seek_end(j->seek, &s->session, &r, s->host.rate_changed,
+			                 s->host.ud);
+			j->seek = NULL;
+			finish(j, &r);
+			continue;
+		}
+		steer_status st = history_step(s->history, &s->session);
 		if (st == STEER_OK && ++j->done < j->cmd.count) {
 			job **tail = &s->steps;
 			while (*tail)
@@ -136,7 +161,7 @@ static void on_step_idle(uv_idle_t *h)
 			j->c = NULL; /* answered once its ticks are durable */
 		finish(j, &r);
 	} while (s->steps && uv_hrtime() < deadline);
-	journal_tick(s->journal); /* the slice's ticks, marked */
+	server_mark_ticks(s); /* the slice's ticks */
 	if (!s->steps)
 		uv_idle_stop(h);
 }
@@ -354,6 +379,7 @@ static void load_done(uv_work_t *w, int status)
 		steer_host host = s->host;
 		host.caller = j->c;
 		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+		history_after(s->history, &s->session, &j->cmd, &r); /* history restarts */
 		if (r.ok) {
 			char what[128];
 			snprintf(what, sizeof what, "loaded '%s'", j->cmd.name);
@@ -432,6 +458,8 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 		kind = JOB_SAVE;
 	else if (!strcmp(name, "load"))
 		kind = JOB_LOAD;
+	else if (!strcmp(name, "rewind") || !strcmp(name, "goto-tick"))
+		kind = JOB_SEEK;
 	else
 		return false;
 	job *j = s->stopping ? NULL : job_new(s, c, cmd, request_id);
@@ -445,7 +473,16 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 		return true;
 	}
 	j->kind = kind;
-	if (kind != JOB_STEP) {
+	if (kind == JOB_SEEK) {
+		steer_reply r;
+		steer_reply_init(&r);
+		j->seek = history_seek_begin(s->history, &s->session, cmd, &r);
+		if (!j->seek) { /* answered at once */
+			finish(j, &r);
+			return true;
+		}
+		steer_reply_free(&r);
+	} else if (kind != JOB_STEP) {
 		disk_push(s, j);
 		return true;
 	}
@@ -572,12 +609,15 @@ static void end_steps(server *s, const char *why)
 		job *j = head;
 		head = j->next;
 		char msg[224];
-		snprintf(msg, sizeof msg, "step: stopped after %u of %u ticks: %s", j->done,
-		         j->cmd.count, why);
+		if (j->kind == JOB_SEEK)
+			snprintf(msg, sizeof msg, "%s: stopped: %s", j->cmd.entry->name, why);
+		else
+			snprintf(msg, sizeof msg, "step: stopped after %u of %u ticks: %s", j->done,
+			         j->cmd.count, why);
 		if (j->c)
 			finish_err(j, msg);
 		else
-			free(j);
+			job_free(j);
 	}
 }
 

@@ -86,7 +86,6 @@ struct journal {
 	/* The world the staged command ran on, and whether it was replaced since (a
 	 * rewind): such a command is a replacement, not a record. */
 	const steer_world *staged_world;
-	bool replaced_since;
 	/* The world's tick as of the last command, tick or slice: kept so that the batch
 	 * before a world replacement is marked with the old world's tick. */
 	uint64_t tick_now;
@@ -819,7 +818,6 @@ void journal_words(journal *j, int argc, char **words)
 	j->staged = true;
 	j->staged_tick = steer_world_tick(j->srv->session.world);
 	j->staged_world = j->srv->session.world;
-	j->replaced_since = false;
 }
 
 void journal_proto_words(journal *j, const steer_Command *cmd)
@@ -832,15 +830,17 @@ void journal_proto_words(journal *j, const steer_Command *cmd)
 	j->staged = true;
 	j->staged_tick = steer_world_tick(j->srv->session.world);
 	j->staged_world = j->srv->session.world;
-	j->replaced_since = false;
 }
 
 /* What the journal records: changes to the world that the command itself makes. */
 static bool journalled(const steer_command *cmd)
 {
 	const char *n = cmd->entry->name;
+	/* rewind and goto-tick move through the history the journal holds: what they
+	 * lead to is recorded as a fork, if anything is changed there. */
 	return steer_cmd_writes(cmd) && strcmp(n, "save") && strcmp(n, "step") &&
-	       strcmp(n, "auth") && strcmp(n, "name") && strcmp(n, "load");
+	       strcmp(n, "auth") && strcmp(n, "name") && strcmp(n, "load") && strcmp(n, "rewind") &&
+	       strcmp(n, "goto-tick");
 }
 
 bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t request_id,
@@ -852,10 +852,11 @@ bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t req
 	j->staged = false;
 	if (!reply->ok || !journalled(cmd) || j->stopped)
 		return false;
-	/* A command that swapped the world (rewind, goto-tick) is recorded by its
-	 * journal_world_replaced, before or after this call, as a new segment; replaying
-	 * it as a command would need the history it came from. */
-	if (staged && (j->replaced_since || j->srv->session.world != j->staged_world))
+	/* A command that swapped the world object is recorded by the
+	 * journal_world_replaced that follows it, as a new segment. A fork of history
+	 * (a change made after a rewind) starts a segment from the world before the
+	 * change, and the change is recorded in it like any command. */
+	if (staged && j->srv->session.world != j->staged_world)
 		return false;
 	if (!staged || j->words.oom || j->words.len == 0) {
 		steer_log(STEER_LOG_ERROR,
@@ -929,7 +930,6 @@ void journal_world_replaced(journal *j, const steer_world *w, const char *keep_a
 	if (!j || j->stopped)
 		return;
 	uint64_t t0 = thread_ns();
-	j->replaced_since = true;
 	start_segment(j, w, false, keep_as != NULL, keep_as);
 	j->loop_ns += thread_ns() - t0;
 }

@@ -36,6 +36,8 @@ void server_options_default(server_options *o)
 	 * (a fork and, in the child, a save) costs the loop only the fork. */
 	o->checkpoint = 60;
 	o->speed = 1;
+	o->rewind_memory = 512;
+	o->rewind_every = 2;
 }
 
 static void usage(FILE *f)
@@ -95,6 +97,9 @@ static void usage(FILE *f)
 	        "  --until TICK         pause the replay when the world reaches TICK\n"
 	        "  --speed X            play the replay X times as fast (default 1)\n"
 	        "  --writable           let clients change a replayed world (ending the replay)\n"
+	        "  --rewind-memory MB   memory for rewind/goto-tick's checkpoints and commands\n"
+	        "                       (default 512; 0 = off)\n"
+	        "  --rewind-every S     seconds of ticks between checkpoints (default 2)\n"
 	        "  --verbose            log debug events too\n"
 	        "  --version            print the version and exit\n"
 	        "  --help               this text\n"
@@ -367,6 +372,12 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 		} else if (value_of(&c, "--checkpoint", &v)) {
 			if (num(a, v, 1, 1e6, &o->checkpoint))
+				return -1;
+		} else if (value_of(&c, "--rewind-memory", &v)) {
+			if (num(a, v, 0, 1e6, &o->rewind_memory))
+				return -1;
+		} else if (value_of(&c, "--rewind-every", &v)) {
+			if (num(a, v, 0.01, 3600, &o->rewind_every))
 				return -1;
 		} else if (c.missing) {
 			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);

@@ -52,6 +52,8 @@ typedef struct server_options {
 	uint64_t until;
 	double speed;
 	bool writable;
+	double rewind_memory; /* MB of checkpoints and commands kept to rewind; 0 = off */
+	double rewind_every;  /* seconds between checkpoints */
 } server_options;
 
 void server_options_default(server_options *o);

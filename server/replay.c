@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "history.h"
 #include "jobs.h"
 #include "journal_read.h"
 #include "log.h"
@@ -112,6 +113,7 @@ static void take_world(replay *r, steer_world *w)
 	steer_world_destroy(s->session.world);
 	s->session.world = w;
 	s->session.health_valid = false;
+	history_restart(s->history, w);
 	r->worlds++;
 	char who[300];
 	snprintf(who, sizeof who, "the replay of %s", r->name);
@@ -139,6 +141,7 @@ static int apply_line(replay *r, const char *line, uint64_t tick, char *err, siz
 	steer_reply reply;
 	steer_reply_init(&reply);
 	steer_status st = steer_cmd_exec(&cmd, &s->session, &s->host, &reply);
+	history_after(s->history, &s->session, &cmd, &reply); /* so rewind can replay it */
 	if (st != STEER_OK)
 		snprintf(err, errlen, "record '%s' at tick %llu failed: %s", line,
 		         (unsigned long long)tick, reply.error);
@@ -274,7 +277,8 @@ void replay_free(replay *r)
 /* Commands that watch or move through the recording rather than change it. */
 static bool viewing(const steer_command *cmd)
 {
-	static const char *const names[] = {"pause", "resume", "step", "save"};
+	static const char *const names[] = {"pause", "resume", "step",
+	                                    "save",  "rewind", "goto-tick"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (!strcmp(cmd->entry->name, names[i]))
 			return true;
@@ -308,8 +312,9 @@ bool replay_allows(replay *r, const steer_command *cmd, const char *who, steer_r
 	}
 	out->ok = false;
 	snprintf(out->error, sizeof out->error,
-	         "read-only: this server replays the journal %s; pause, resume, step and save "
-	         "work (start it with --writable to change the world, which ends the replay)",
+	         "read-only: this server replays the journal %s; pause, resume, step, save, "
+	         "rewind and goto-tick work (start it with --writable to change the world, which "
+	         "ends the replay)",
 	         r->name);
 	return false;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "history.h"
 #include "jobs.h"
 #include "journal.h"
 #include "log.h"
@@ -317,6 +318,25 @@ static void host_stats(void *ud, steer_strbuf *json)
 	snapshot_stats(s, json);
 	journal_stats(s->journal, json);
 	replay_stats(s->replay, json);
+	history_stats(s->history, s->session.world, json);
+}
+
+/* A rate command replayed from the recorded future, maybe within on_tick: the
+ * timer's period follows, the debt it is counting stays. */
+static void replayed_rate(void *ud)
+{
+	server *s = ud;
+	double hz = steer_world_config_get(s->session.world)->tick_rate;
+	uv_timer_set_repeat(&s->tick_timer, (uint64_t)fmax(1.0, floor(1000.0 / hz)));
+	steer_log(STEER_LOG_INFO, "tick rate now %g Hz (replayed)", hz);
+}
+
+/* rewind / goto-tick all at once: the server runs them as jobs (jobs.c) instead. */
+static steer_status host_history(void *ud, const steer_command *cmd, steer_session *ss,
+                                 steer_reply *r)
+{
+	server *s = ud;
+	return history_goto_now(s->history, cmd, ss, r);
 }
 
 static void arm_tick_timer(server *s);
@@ -339,7 +359,22 @@ static double ticks_per_second(const server *s)
 
 bool server_before_tick(server *s, char *why, size_t n)
 {
-	return replay_before_tick(s->replay, why, n);
+	/* Behind the live tick, the ticks replay the recorded future (history.c); the
+	 * replay's journal goes on from the live tick. */
+	return history_past(s->history) || replay_before_tick(s->replay, why, n);
+}
+
+void server_mark_ticks(server *s)
+{
+	/* Ticks replayed behind the live tick are history the journal already holds. */
+	if (!history_past(s->history))
+		journal_tick(s->journal);
+}
+
+static void fork_to_journal(void *ud, const steer_world *w, const char *keep_as)
+{
+	server *s = ud;
+	journal_world_replaced(s->journal, w, keep_as);
 }
 
 static void run_ticks(server *s);
@@ -349,7 +384,7 @@ static void on_tick(uv_timer_t *t)
 {
 	server *s = t->data;
 	run_ticks(s);
-	journal_tick(s->journal);
+	server_mark_ticks(s);
 }
 
 static void run_ticks(server *s)
@@ -373,7 +408,7 @@ static void run_ticks(server *s)
 			return;
 		}
 		uint64_t t0 = uv_hrtime();
-		if (steer_world_step(s->session.world) != STEER_OK) {
+		if (history_step(s->history, &s->session) != STEER_OK) {
 			steer_log(STEER_LOG_ERROR, "tick failed: out of memory; pausing");
 			s->session.paused = true;
 			return;
@@ -683,6 +718,13 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		s->session.world = NULL;
 		return -1;
 	}
+	s->history = history_new((size_t)(opt->rewind_memory * 1024 * 1024), opt->rewind_every);
+	if (!s->history) {
+		steer_log(STEER_LOG_ERROR, "out of memory");
+		return -1;
+	}
+	history_restart(s->history, s->session.world);
+	history_set_rate_hook(s->history, replayed_rate, s);
 	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
 		steer_log(STEER_LOG_WARN,
 		          "the token is only %zu characters: use at least %d random ones, or it "
@@ -698,7 +740,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	                       .auth = opt->has_token ? host_auth : NULL,
 	                       .saves = host_saves,
 	                       .set_name = host_set_name,
-	                       .clients = host_clients};
+	                       .clients = host_clients,
+	                       .history = host_history};
 	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
 	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
 		return -1;
@@ -742,6 +785,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	}
 	arm_tick_timer(s);
 	s->journal = journal_open(s);
+	if (s->history && s->journal)
+		history_set_fork_hook(s->history, fork_to_journal, s);
 	if (opt->data_dir)
 		steer_log(STEER_LOG_INFO,
 		          "data directory %s (save, load, saves; --data-dir changes it)",
@@ -768,6 +813,8 @@ void server_free(server *s)
 	s->journal = NULL;
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;
+	history_free(s->history);
+	s->history = NULL;
 	steer_strbuf_free(&s->scratch);
 	sbuf_unref(s->geometry);
 	s->geometry = NULL;

@@ -109,6 +109,7 @@ typedef struct server {
 	auth_guard auth_guard;    /* wrong tokens per address */
 	struct journal *journal;  /* NULL: none (journal.h) */
 	struct replay *replay;    /* --replay, or NULL (replay.h) */
+	struct history *history;  /* rewind's checkpoints and commands (history.h) */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 
@@ -137,6 +138,8 @@ void server_wake_deferred(server *s);
 /* Before each tick of the world (the clock's or a step's): true when it may tick;
  * false when a replay has paused it (its end, --until), with why. */
 bool server_before_tick(server *s, char *why, size_t n);
+/* The journal's mark of the ticks run (none while they replay the past). */
+void server_mark_ticks(server *s);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones

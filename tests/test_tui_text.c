@@ -251,6 +251,40 @@ static void stats_ring_and_panel(void)
 	CHECK(n == 3, "maxlines: %d", n);
 }
 
+/* The rewind history's note and the '[' ']' keys: from the replies, pure. */
+static void timeline_note_and_keys(void)
+{
+	tui_timeline t = {0};
+	char out[128];
+	CHECK(!tui_timeline_from_json(&t, "{\"id\":3}"), "no timeline in a spawn's reply");
+	CHECK(tui_timeline_from_json(&t, "{\"tick\":40,\"live_tick\":100,\"past\":true}"),
+	      "rewind");
+	CHECK(t.past && t.live_tick == 100, "past %d live %llu", t.past,
+	      (unsigned long long)t.live_tick);
+	tui_past_note(&t, 40, false, out, sizeof out);
+	CHECK(!strcmp(out, "past: tick 40 of 100  ] forward  :goto-tick live"), "%s", out);
+	tui_past_note(&t, 40, true, out, sizeof out);
+	CHECK(!strcmp(out, "past 40/100"), "%s", out);
+	tui_past_note(&t, 100, false, out, sizeof out); /* stepped up to live */
+	CHECK(!out[0], "%s", out);
+	CHECK(tui_timeline_key(&t, 80, 60, true, out, sizeof out) && !strcmp(out, "rewind 60"),
+	      "%s", out);
+	CHECK(tui_timeline_key(&t, 30, 60, true, out, sizeof out) && !strcmp(out, "goto-tick 0"),
+	      "%s", out);
+	CHECK(!tui_timeline_key(&t, 0, 60, true, out, sizeof out), "%s", out);
+	CHECK(tui_timeline_key(&t, 20, 60, false, out, sizeof out) && !strcmp(out, "goto-tick 80"),
+	      "%s", out);
+	CHECK(tui_timeline_key(&t, 40, 60, false, out, sizeof out) &&
+	          !strcmp(out, "goto-tick live"),
+	      "%s", out);
+	CHECK(tui_timeline_from_json(&t, "{\"tick\":100,\"live_tick\":100,\"past\":false}"),
+	      "live");
+	tui_past_note(&t, 100, false, out, sizeof out);
+	CHECK(!out[0], "%s", out);
+	CHECK(!tui_timeline_key(&t, 100, 60, false, out, sizeof out) && strstr(out, "live tick"),
+	      "%s", out);
+}
+
 int main(void)
 {
 	RUN(help_fits_80x24);
@@ -259,5 +293,6 @@ int main(void)
 	RUN(json_laid_out);
 	RUN(malformed_json_ends);
 	RUN(stats_ring_and_panel);
+	RUN(timeline_note_and_keys);
 	return CHECK_DONE();
 }

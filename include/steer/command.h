@@ -48,6 +48,7 @@ typedef struct steer_cmd_kv {
 } steer_cmd_kv;
 
 typedef struct steer_cmd_entry steer_cmd_entry;
+typedef struct steer_reply steer_reply;
 
 typedef struct steer_command {
 	const steer_cmd_entry *entry;
@@ -61,6 +62,7 @@ typedef struct steer_command {
 	bool has_size;         /* world: W H given */
 	int8_t solid, contain; /* world: 1 on, 0 off, -1 unchanged */
 	uint64_t seed;
+	uint64_t tick; /* rewind: ticks back; goto-tick: the tick (sub 1: live) */
 	double rate;
 	char name[STEER_NAME_MAX + 1];
 	steer_vec2 points[STEER_CMD_MAX_POINTS]; /* wall: its ends; polygon: its points */
@@ -113,14 +115,19 @@ typedef struct steer_host {
 	                         size_t errlen);
 	/* Appends the connections as a JSON object, marking `caller`'s own. */
 	void (*clients)(void *ud, void *caller, steer_strbuf *json);
+	/* rewind / goto-tick: brings s's world to another tick of this session (the
+	 * host keeps the history) and says where it is now in r. STEER_OK, or REFUSED
+	 * with the reason in r (e.g. the tick is no longer kept). */
+	steer_status (*history)(void *ud, const steer_command *cmd, steer_session *s,
+	                        struct steer_reply *r);
 } steer_host;
 
-typedef struct steer_reply {
+struct steer_reply {
 	bool ok;
 	bool close;        /* the client asked to end its connection */
 	steer_strbuf json; /* empty for a plain OK */
 	char error[256];
-} steer_reply;
+};
 
 struct steer_cmd_entry {
 	const char *name;

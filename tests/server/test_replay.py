@@ -170,8 +170,58 @@ def test_bad_replays_are_refused():
     expect(out.returncode == 2 and "usage" in out.stderr, out.stderr)
 
 
+def test_a_fork_is_journalled_and_its_future_kept():
+    # A change made after a rewind forks history: the journal starts again from the
+    # world before the change (so --recover after a kill gives the forked world), and
+    # keeps the discarded future as a named journal that replays to the world the
+    # rewind left.
+    data = tempfile.mkdtemp(prefix="steer-fork-")
+    srv = Server("--scenario", "flock", "--journal-fsync", "always", data_dir=data)
+    try:
+        c = srv.text()
+        for line in ["pause", "spawn 100 100 vx=10", "step 30", "spawn 200 200 vx=-5",
+                     "step 30"]:
+            c.ok(line)
+        live = c.ok("stats")["tick"]
+        c.ok("save before")
+        c.ok("rewind 20")
+        forked = c.ok("spawn 300 300")["forked"]
+        expect(forked["at_tick"] == live - 20 and forked["discarded_to"] == live, f"{forked}")
+        c.ok("step 10")
+        c.ok("save forked")
+        kept = os.path.join(data, "journals", forked["kept_as"])
+        deadline = time.time() + 30
+        while not os.path.isdir(kept) and time.time() < deadline:
+            time.sleep(0.05)
+        expect(os.path.isdir(kept), f"the discarded future was not kept as {kept}")
+    finally:
+        srv.proc.kill()  # no clean stop: what survives is what the journal holds
+        srv.proc.wait()
+    rec = Server("--recover", "--no-journal", data_dir=data)
+    try:
+        c = rec.text()
+        c.ok("save recovered")
+    finally:
+        code, err = rec.stop()
+    expect(code == 0, err[-2000:])
+    read = lambda n: open(os.path.join(data, n + ".steer"), "rb").read()
+    expect(read("recovered") == read("forked"), "--recover after a fork gives another world")
+    rp = Server("--replay", forked["kept_as"], "--speed", "20", data_dir=data)
+    try:
+        c = rp.text()
+        s = wait_paused(c, "the kept future")
+        expect(s["tick"] == live, f"the kept future ends at tick {s['tick']}, not {live}")
+        c.ok("save future")
+    finally:
+        code, err = rp.stop()
+    expect(code == 0, err[-2000:])
+    expect(read("future") == read("before"), "the kept future replays to another world")
+    print(f"  forked at tick {live - 20}; recovered the fork, replayed the future to {live}")
+
+
 for t in [test_replay_ends_in_the_recorded_bytes, test_until_pauses_and_resume_plays_on,
           test_writable_replay_goes_live_at_the_first_change,
-          test_exported_script_recreates_the_session, test_bad_replays_are_refused]:
+          test_exported_script_recreates_the_session, test_bad_replays_are_refused,
+          test_a_fork_is_journalled_and_its_future_kept]:
     checks.run(t)
 sys.exit(checks.done())

@@ -1029,10 +1029,38 @@ def test_tab_after_load_waits_for_the_new_world():
         own.stop()
 
 
+def test_rewind_keys():
+    # [ goes back a second of ticks and the status line says so; ] goes forward until
+    # the live tick, where the note goes
+    t = srv.text()
+    t.ok("pause")
+    t.ok("step 150")
+    live = t.ok("stats")["tick"]
+    wait_for(lambda x: f"tick {live} " in status_line(x), "the stepped tick")
+    tmux("send-keys", "-t", "tui", "[")
+    wait_for(lambda x: f"past: tick {live - 60} of {live}" in status_line(x) or
+             f"past {live - 60}/{live}" in status_line(x), "the past note")
+    st = t.ok("stats")
+    expect(st["past"] and st["tick"] == live - 60 and st["live_tick"] == live, st)
+    tmux("send-keys", "-t", "tui", "[")
+    wait_for(lambda x: f"{live - 120}" in status_line(x), "two seconds back")
+    for _ in range(2):
+        tmux("send-keys", "-t", "tui", "]")
+        time.sleep(0.3)
+    wait_for(lambda x: "past" not in status_line(x) and f"tick {live}" in status_line(x),
+             "the live tick, without the note")
+    st = t.ok("stats")
+    expect(not st["past"] and st["tick"] == live, st)
+    tmux("send-keys", "-t", "tui", "]")
+    wait_for(lambda x: "nothing to go forward to" in x, "nothing to go forward to")
+    t.ok("resume")
+    t.close()
+
+
 for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command_line_spawns,
           test_command_line_takes_long_lines, test_command_line_says_non_ascii_is_not_taken,
           test_walls_drawn_as_lines,
-          test_space_pauses, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
+          test_space_pauses, test_rewind_keys, test_shared_session_names, test_help_overlay, test_help_whole_at_80x24,
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_target_key_sends_goto,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
