@@ -76,7 +76,7 @@ static void reach(exporter *x, uint64_t t)
 static int put_world(exporter *x, const steer_world *w, char *err, size_t errlen)
 {
 	char name[STEER_NAME_MAX + 1];
-	snprintf(name, sizeof name, "%s-%u", x->prefix, ++x->worlds);
+	snprintf(name, sizeof name, "%.52s-%u", x->prefix, ++x->worlds);
 	char *data;
 	size_t len;
 	if (steer_save_encode(w, &data, &len) != STEER_OK) {

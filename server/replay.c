@@ -312,7 +312,7 @@ bool replay_allows(replay *r, const steer_command *cmd, const char *who, steer_r
 	}
 	out->ok = false;
 	snprintf(out->error, sizeof out->error,
-	         "read-only: this server replays the journal %s; pause, resume, step, save, "
+	         "read-only: this server replays the journal %.80s; pause, resume, step, save, "
 	         "rewind and goto-tick work (start it with --writable to change the world, which "
 	         "ends the replay)",
 	         r->name);
