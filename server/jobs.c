@@ -1,6 +1,5 @@
 #include "jobs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -8,11 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 #include <unistd.h>
 
+#include "child.h"
 #include "conn.h"
 #include "history.h"
 #include "journal.h"
@@ -170,39 +167,11 @@ static void on_step_idle(uv_idle_t *h)
 
 static void disk_next(server *s);
 
-/* Child side: closes every descriptor but stdio and keep. The clients' sockets among
- * them would otherwise stay open here until the save ends: a client the parent
- * closes would not see the end of its connection until then. */
-static void close_inherited(int keep)
-{
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return; /* no /proc: the sockets close when the child exits */
-	for (struct dirent *de; (de = readdir(d));) {
-		int fd = atoi(de->d_name);
-		if (fd > 2 && fd != keep && fd != dirfd(d))
-			close(fd);
-	}
-	closedir(d);
-}
-
 /* Child side: the ordinary save command on the world as it was at the fork; its reply
  * line goes back through fd. Never returns. */
 static void save_in_child(server *s, job *j, int fd, pid_t parent)
 {
-#ifdef __linux__
-	/* Dies with the server (kill -9): an orphan finishing a save could race the
-	 * next server's removal of stale temporary files. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-		_exit(3);
-#else
-	(void)parent;
-#endif
-	/* A Ctrl-C reaches the whole process group: the parent stops, and waits for
-	 * this save to finish rather than lose it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	close_inherited(fd);
+	child_begin(parent, fd);
 	steer_reply r;
 	steer_reply_init(&r);
 	steer_host host = s->host;

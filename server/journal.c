@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 #include <unistd.h>
 
+#include "child.h"
 #include "conn.h"
 #include "journal_read.h"
 #include "log.h"
@@ -23,6 +21,7 @@
 #include "server.h"
 #include "statedir.h"
 #include "steer/journal.h"
+#include "storage.h"
 
 /* Ticks without a command are marked at most this often (ms): a crash then loses at
  * most this much of an idle run, and a running world writes ten marks a second rather
@@ -142,20 +141,6 @@ static int fsync_dir(const char *dir)
 	int rc = fsync(fd);
 	close(fd);
 	return rc;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 /* Removes every segment file (and left-over temporary) of dir numbered below `below`;
@@ -281,7 +266,7 @@ static void sync_now(journal *j)
 
 static void op_write(journal *j, op *o)
 {
-	if (j->fd >= 0 && write_all(j->fd, o->data.data, o->data.len) != 0) {
+	if (j->fd >= 0 && storage_write_all(j->fd, o->data.data, o->data.len) != 0) {
 		set_failing(j, "cannot write the log in %s: %s", j->dir);
 		close(j->fd);
 		j->fd = -1; /* what was written may end torn: nothing more goes after it */
@@ -321,7 +306,7 @@ static void op_segment(journal *j, op *o)
 	steer_journal_header(&b);
 	steer_journal_begin(&b, o->begin_tick, o->begin_flags);
 	int fd = b.oom ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, b.data, b.len) != 0 || fsync(fd) != 0 ||
+	if (fd < 0 || storage_write_all(fd, b.data, b.len) != 0 || fsync(fd) != 0 ||
 	    fsync_dir(j->dir) != 0) {
 		set_failing(j, "cannot start a log in %s: %s", j->dir);
 		if (fd >= 0)
@@ -561,32 +546,11 @@ static void flush(journal *j, bool force)
 	push(j, o);
 }
 
-static void close_inherited(int keep)
-{
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return;
-	for (struct dirent *de; (de = readdir(d));) {
-		int fd = atoi(de->d_name);
-		if (fd > 2 && fd != keep && fd != dirfd(d))
-			close(fd);
-	}
-	closedir(d);
-}
-
 /* Child side: writes w as segment seg's checkpoint under its temporary name and syncs
  * it. Exit status 0 when it is whole on the disk. */
 static void ckpt_child(const char *dir, uint64_t seg, const steer_world *w, pid_t parent)
 {
-#ifdef __linux__
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-		_exit(3);
-#else
-	(void)parent;
-#endif
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	close_inherited(-1);
+	child_begin(parent, -1);
 	char *data;
 	size_t len;
 	if (steer_save_encode(w, &data, &len) != STEER_OK)
@@ -596,7 +560,7 @@ static void ckpt_child(const char *dir, uint64_t seg, const steer_world *w, pid_
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		_exit(errno == ENOSPC ? 2 : 1);
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0)
+	if (storage_write_all(fd, data, len) != 0 || fsync(fd) != 0)
 		_exit(errno == ENOSPC ? 2 : 1);
 	_exit(close(fd) == 0 ? 0 : 1);
 }

@@ -33,7 +33,7 @@ static int path_of(char *out, size_t n, const char *dir, const char *name, const
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+int storage_write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t k = write(fd, p, n);
@@ -68,7 +68,7 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (storage_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot write %s: %s%s", tmp, strerror(e),
 		         e == EFBIG ? " (over the file-size limit, ulimit -f)" : "");

@@ -14,6 +14,8 @@
 
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen);
+/* Writes all n bytes to fd, through EINTR and short writes. 0, or -1 with errno. */
+int storage_write_all(int fd, const char *p, size_t n);
 /* *data is malloc'd; the caller frees it. */
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
