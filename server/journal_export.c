@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "journal_read.h"
 #include "reserve.h"
@@ -73,10 +74,29 @@ static void reach(exporter *x, uint64_t t)
 }
 
 /* Writes w as the save "<prefix>-K" and the script line that loads it. */
+/* Whether the save `name` exists with bytes other than data's: 1 other, 0 the same,
+ * -1 none. */
+static int save_differs(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s.steer", dir, name);
+	if (stat(path, &st) != 0)
+		return -1;
+	char *old = NULL, why[400];
+	size_t n = 0;
+	if (storage_read(dir, name, &old, &n, why, sizeof why) != 0)
+		return 1;
+	int differs = n != len || memcmp(old, data, len) != 0;
+	free(old);
+	return differs;
+}
+
+/* Writes w as a save "<prefix>-K" (the first K whose save is not another world: an
+ * earlier export's script still loads what it wrote) and the script line that loads
+ * it. */
 static int put_world(exporter *x, const steer_world *w, char *err, size_t errlen)
 {
-	char name[STEER_NAME_MAX + 1];
-	snprintf(name, sizeof name, "%.52s-%u", x->prefix, ++x->worlds);
 	char *data;
 	size_t len;
 	if (steer_save_encode(w, &data, &len) != STEER_OK) {
@@ -84,8 +104,13 @@ static int put_world(exporter *x, const steer_world *w, char *err, size_t errlen
 		         (unsigned long long)steer_world_tick(w));
 		return -1;
 	}
+	char name[STEER_NAME_MAX + 1];
+	int exists;
+	do
+		snprintf(name, sizeof name, "%.52s-%u", x->prefix, ++x->worlds);
+	while ((exists = save_differs(x->data_dir, name, data, len)) == 1 && x->worlds < 100000);
 	char why[400];
-	int rc = storage_write(x->data_dir, name, data, len, why, sizeof why);
+	int rc = exists == 0 ? 0 : storage_write(x->data_dir, name, data, len, why, sizeof why);
 	free(data);
 	if (rc != 0) {
 		snprintf(err, errlen, "writing the save %s: %s", name, why);
@@ -93,8 +118,9 @@ static int put_world(exporter *x, const steer_world *w, char *err, size_t errlen
 	}
 	put_steps(x);
 	fprintf(x->out, "load %s\n", name);
-	fprintf(stderr, "steerctl: wrote the save '%s' (the world at tick %llu) in %s\n", name,
-	        (unsigned long long)steer_world_tick(w), x->data_dir);
+	fprintf(stderr, "steerctl: %s the save '%s' (the world at tick %llu) in %s\n",
+	        exists == 0 ? "reused" : "wrote", name, (unsigned long long)steer_world_tick(w),
+	        x->data_dir);
 	x->tick = x->target = steer_world_tick(w);
 	return 0;
 }

@@ -200,15 +200,22 @@ bool replay_before_tick(replay *r, char *why, size_t n)
 {
 	if (!r || r->live || r->ended)
 		return true;
+	uint64_t t = steer_world_tick(r->srv->session.world);
+	/* The world as it was on reaching T: before the commands stamped T, as a mark's
+	 * bound is in recovery. */
+	if (r->has_until && t >= r->until) {
+		r->has_until = false; /* resuming plays on */
+		snprintf(why, n, "paused at tick %llu (--until %llu)", (unsigned long long)t,
+		         (unsigned long long)r->until);
+		stop(r, why);
+		return false;
+	}
 	char err[512];
 	int rc = catch_up(r, err, sizeof err);
-	uint64_t t = steer_world_tick(r->srv->session.world);
-	if (rc > 0 && !(r->has_until && t >= r->until))
+	if (rc > 0)
 		return true;
-	if (rc > 0) {
-		r->has_until = false; /* resuming plays on */
-		snprintf(why, n, "paused at tick %llu (--until)", (unsigned long long)t);
-	} else if (rc == 0) {
+	t = steer_world_tick(r->srv->session.world);
+	if (rc == 0) {
 		snprintf(why, n,
 		         "reached the journal's end at tick %llu (%llu commands applied); resuming "
 		         "runs the world on with nothing more recorded",
@@ -221,8 +228,7 @@ bool replay_before_tick(replay *r, char *why, size_t n)
 		steer_log(STEER_LOG_ERROR, "replay of %s: %s", r->name, why);
 	}
 	stop(r, why);
-	if (rc <= 0 && r->srv->host.rate_changed) /* the world's own clock again */
-		r->srv->host.rate_changed(r->srv->host.ud);
+	server_rearm_clock(r->srv); /* the world's own rate again, not --speed's */
 	return false;
 }
 
@@ -296,8 +302,7 @@ static void go_live(replay *r, const char *who)
 	         "live",
 	         (unsigned long long)steer_world_tick(r->srv->session.world), r->name);
 	conn_announce(r->srv, NULL, who, what);
-	if (r->srv->host.rate_changed) /* back to the world's own clock */
-		r->srv->host.rate_changed(r->srv->host.ud);
+	server_rearm_clock(r->srv); /* the world's own rate again, not --speed's */
 }
 
 bool replay_allows(replay *r, const steer_command *cmd, const char *who, steer_reply *out)

@@ -341,6 +341,11 @@ static steer_status host_history(void *ud, const steer_command *cmd, steer_sessi
 
 static void arm_tick_timer(server *s);
 
+void server_rearm_clock(server *s)
+{
+	arm_tick_timer(s);
+}
+
 static void host_rate_changed(void *ud)
 {
 	server *s = ud;
@@ -407,6 +412,9 @@ static void run_ticks(server *s)
 			s->debt_ns = 0;
 			return;
 		}
+		/* A replayed `rate` re-armed the clock, owing nothing at the new rate. */
+		if (s->debt_ns < dt_ns)
+			break;
 		uint64_t t0 = uv_hrtime();
 		if (history_step(s->history, &s->session) != STEER_OK) {
 			steer_log(STEER_LOG_ERROR, "tick failed: out of memory; pausing");
@@ -730,7 +738,9 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		          "the token is only %zu characters: use at least %d random ones, or it "
 		          "can be guessed",
 		          strlen(opt->token), AUTH_TOKEN_MIN_ADVISED);
-	if (opt->data_dir) /* before any save can start */
+	/* Before any save can start. A replay shares the directory of a live server, whose
+	 * save under way is not stale. */
+	if (opt->data_dir && !opt->replay)
 		storage_remove_stale(opt->data_dir);
 	s->host = (steer_host){.ud = s,
 	                       .save = host_save,
@@ -791,12 +801,14 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		steer_log(STEER_LOG_INFO,
 		          "data directory %s (save, load, saves; --data-dir changes it)",
 		          opt->data_dir);
+	/* The world's own figures: a restored, recovered or replayed one has its own. */
+	const steer_world_config *cfg = steer_world_config_get(s->session.world);
 	steer_log(STEER_LOG_INFO,
-	          "world %gx%g %s, %zu vehicles, tick %g Hz, snapshots %g Hz, seed %llu",
-	          opt->width, opt->height,
-	          steer_edges_name(steer_world_config_get(s->session.world)->edges),
-	          steer_world_vehicles(s->session.world)->count, opt->tick_rate, opt->snapshot_rate,
-	          (unsigned long long)opt->seed);
+	          "world %gx%g %s, %zu vehicles, tick %llu, %g Hz, snapshots %g Hz, seed %llu",
+	          cfg->width, cfg->height, steer_edges_name(cfg->edges),
+	          steer_world_vehicles(s->session.world)->count,
+	          (unsigned long long)steer_world_tick(s->session.world), cfg->tick_rate,
+	          opt->snapshot_rate, (unsigned long long)cfg->seed);
 	return 0;
 }
 

@@ -138,6 +138,8 @@ void server_wake_deferred(server *s);
 /* Before each tick of the world (the clock's or a step's): true when it may tick;
  * false when a replay has paused it (its end, --until), with why. */
 bool server_before_tick(server *s, char *why, size_t n);
+/* Re-arms the tick timer for the world's rate (times --speed while replaying). */
+void server_rearm_clock(server *s);
 /* The journal's mark of the ticks run (none while they replay the past). */
 void server_mark_ticks(server *s);
 /* True when token is the server's --token (compared in constant time). */

@@ -72,6 +72,8 @@ def test_replay_ends_in_the_recorded_bytes():
         expect(s["tick"] == end, f"the replay paused at tick {s['tick']}, the session ended at {end}")
         expect(s["replay"]["state"] == "ended" and s["replay"]["commands_applied"] > 10,
                f"replay stats: {s['replay']}")
+        # The recorded `rate` re-arms the clock mid-tick: nothing is owed, nothing dropped.
+        expect(s["ticks_dropped"] < 10, f"{s['ticks_dropped']} ticks dropped in a replay")
         c.ok("save replayed")
         with open(os.path.join(data, "replayed.steer"), "rb") as f:
             expect(f.read() == recorded, "the replay's world differs from the recorded one")
@@ -89,7 +91,12 @@ def test_replay_ends_in_the_recorded_bytes():
 def test_until_pauses_and_resume_plays_on():
     data = tempfile.mkdtemp(prefix="steer-replay-")
     recorded, end = record(data)
+    # A live server's save under way in the same directory is not the replay's to clean.
+    with open(os.path.join(data, "busy.steer.tmp"), "w") as f:
+        f.write("a save being written")
     srv = Server("--replay", "live", "--until", "10", "--speed", "20", data_dir=data)
+    expect(os.path.exists(os.path.join(data, "busy.steer.tmp")),
+           "the replay removed another server's save under way")
     try:
         c = srv.text()
         s = wait_paused(c, "--until 10")
@@ -129,7 +136,20 @@ def test_exported_script_recreates_the_session():
                          text=True, timeout=TIMEOUT)
     expect(out.returncode == 0, out.stderr)
     script = out.stdout
-    expect(script.count("load journal-live-") == 1, "the start's world is not loaded once")
+    expect(script.count("load journal-live-1") == 1, "the start's world is not loaded once")
+    again = subprocess.run([STEERCTL, "--data-dir", data, "journal", "live"], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+    expect(again.stdout == script and "reused" in again.stderr, "a second export differs")
+    # A save of that name holding another world is not overwritten: an older script
+    # still loads what it wrote.
+    with open(os.path.join(data, "journal-live-1.steer"), "rb+") as f:
+        other = f.read().replace(b"meta tick ", b"meta tick 9", 1)
+        f.seek(0)
+        f.write(other)
+    third = subprocess.run([STEERCTL, "--data-dir", data, "journal", "live"], capture_output=True,
+                           text=True, timeout=TIMEOUT)
+    expect("load journal-live-2" in third.stdout and "wrote" in third.stderr, third.stderr)
+    script = third.stdout
     expect("spawn 100 100 vx=10 max_speed=40" in script and "step " in script, script[:500])
     # A server on the same data directory, without a journal of its own (it would set
     # the recorded one aside), runs the script.
