@@ -231,21 +231,29 @@ static bool is_dir(const char *p);
 
 /* --- the writer thread ---------------------------------------------------------------- */
 
-static void set_failing(journal *j, const char *fmt, const char *what)
+/* The journal fails from here until a checkpoint succeeds; msg says why (logged once). */
+static void set_failing_msg(journal *j, const char *msg)
 {
-	int e = errno;
 	pthread_mutex_lock(&j->mu);
 	bool was = j->failing;
 	j->failing = true;
 	j->need_fresh = true;
 	j->fail_gen++;
-	snprintf(j->error, sizeof j->error, fmt, what, strerror(e));
+	snprintf(j->error, sizeof j->error, "%s", msg);
 	pthread_mutex_unlock(&j->mu);
 	if (!was)
 		steer_log(STEER_LOG_ERROR,
 		          "journal: %s; the server carries on without a durable journal until a "
 		          "checkpoint succeeds",
-		          j->error);
+		          msg);
+}
+
+/* As set_failing_msg, the message fmt with `what` and errno's text. */
+static void set_failing(journal *j, const char *fmt, const char *what)
+{
+	char msg[sizeof j->error];
+	snprintf(msg, sizeof msg, fmt, what, strerror(errno));
+	set_failing_msg(j, msg);
 }
 
 static void sync_now(journal *j)
@@ -296,10 +304,8 @@ static void op_segment(journal *j, op *o)
 		j->fd = -1;
 	}
 	char path[4200], err[300];
-	if (steer_make_dirs(j->dir, err, sizeof err) != 0) {
-		errno = ENOTDIR;
-		set_failing(j, "cannot make %s: %s", j->dir);
-	}
+	if (steer_make_dirs(j->dir, err, sizeof err) != 0)
+		set_failing_msg(j, err); /* it names the part that failed, and why */
 	journal_segment_path(path, sizeof path, j->dir, o->seg, "log");
 	steer_strbuf b;
 	steer_strbuf_init(&b);
