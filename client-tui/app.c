@@ -366,8 +366,10 @@ static void on_message(void *ud, const steer_server_msg *m)
 			a->fitted = true;
 		}
 		/* reset and scenario start the clock again; a notice may never come (a
-		 * restarted server, or this client's own command on the text port). */
-		if (a->have_snapshot && s->tick < a->last_tick)
+		 * restarted server, or this client's own command on the text port). A rewind
+		 * goes back too, in the same world: a selection still in it stays. */
+		if (a->have_snapshot && s->tick < a->last_tick &&
+		    !(a->selected && find_vehicle(a, a->selected)))
 			world_replaced(a);
 		a->last_tick = s->tick;
 		a->have_snapshot = true;

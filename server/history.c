@@ -453,7 +453,7 @@ static void fork_here(history *h, const steer_session *s, const history_image *b
 		if (before && !w)
 			steer_log(STEER_LOG_ERROR, "rewind: out of memory rebuilding the world "
 			                           "before a fork for the journal");
-		h->fork_fn(h->fork_ud, w ? w : s->world, h->forked_as);
+		h->fork_fn(h->fork_ud, w ? w : s->world, h->forked_as, sizeof h->forked_as);
 		steer_world_destroy(w);
 	}
 	/* The world at `tick` has none of the commands stamped `tick` yet: they and all

@@ -47,8 +47,9 @@ void history_set_rate_hook(history *h, void (*rate_changed)(void *), void *ud);
 steer_status history_step(history *h, steer_session *s);
 
 /* Who a fork tells: the host's journal (journal_world_replaced), called with the
- * world the new history starts from and the name the old one is kept as. */
-typedef void (*history_fork_fn)(void *ud, const steer_world *w, const char *keep_as);
+ * world the new history starts from and the name the old one is kept as, which it
+ * may change (to one no kept journal has) within its n bytes. */
+typedef void (*history_fork_fn)(void *ud, const steer_world *w, char *keep_as, size_t n);
 void history_set_fork_hook(history *h, history_fork_fn fn, void *ud);
 
 /* Before cmd runs (before any job takes it): in past mode, load, reset and scenario

@@ -469,6 +469,10 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 
 void jobs_autosave(server *s)
 {
+	/* Rewound, the world is a view of the past: the autosave keeps the live one it
+	 * last saved (and the journal, the live history). */
+	if (history_past(s->history))
+		return;
 	for (job *j = s->disk; j; j = j->next)
 		if (j->kind == JOB_SAVE && !j->c && !strcmp(j->cmd.name, "autosave"))
 			return;

@@ -15,6 +15,7 @@
 
 #include "child.h"
 #include "conn.h"
+#include "history.h"
 #include "journal_read.h"
 #include "log.h"
 #include "savefile.h"
@@ -841,7 +842,12 @@ bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t req
 	}
 	uint64_t t0 = thread_ns();
 	/* Stamped with the tick it ran at: reset and scenario have moved it since. */
-	steer_journal_command(&j->batch, j->staged_tick, j->words.data, j->words.len);
+	/* Behind the live tick with no fork (a pause or resume there), the journal's
+	 * history is still the live one: the command goes at its live tick. */
+	uint64_t stamp = j->staged_tick;
+	if (history_past(j->srv->history))
+		stamp = history_live_tick(j->srv->history, j->srv->session.world);
+	steer_journal_command(&j->batch, stamp, j->words.data, j->words.len);
 	j->tick_now = steer_world_tick(j->srv->session.world);
 	j->loop_ns += thread_ns() - t0;
 	if (j->mode != JOURNAL_FSYNC_ALWAYS || !c)
@@ -902,6 +908,20 @@ void journal_world_replaced(journal *j, const steer_world *w, const char *keep_a
 	uint64_t t0 = thread_ns();
 	start_segment(j, w, false, keep_as != NULL, keep_as);
 	j->loop_ns += thread_ns() - t0;
+}
+
+void journal_unique_name(journal *j, char *name, size_t n)
+{
+	if (!j)
+		return;
+	char base[STEER_NAME_MAX + 1], path[4400];
+	snprintf(base, sizeof base, "%s", name);
+	for (unsigned k = 2; k < 10000; k++) {
+		snprintf(path, sizeof path, "%s/journals/%s", j->srv->opt.data_dir, name);
+		if (!is_dir(path))
+			return;
+		snprintf(name, n, "%.50s-%u", base, k);
+	}
 }
 
 void journal_conn_gone(journal *j, conn *c)

@@ -72,6 +72,9 @@ void journal_tick(journal *j);
  * history once w's checkpoint is durable; a name keeps it as the named journal <data
  * dir>/journals/NAME (replacing one of that name). */
 void journal_world_replaced(journal *j, const steer_world *w, const char *keep_as);
+/* Makes name (n bytes) one that no journal kept in <data dir>/journals has, by a
+ * suffix -2, -3, ... when needed: names count from 1 again after a restart. */
+void journal_unique_name(journal *j, char *name, size_t n);
 /* c is closing: a reply held for it is dropped. */
 void journal_conn_gone(journal *j, conn *c);
 /* Appends ,"journal":{...} to the stats object. */

@@ -376,9 +376,10 @@ void server_mark_ticks(server *s)
 		journal_tick(s->journal);
 }
 
-static void fork_to_journal(void *ud, const steer_world *w, const char *keep_as)
+static void fork_to_journal(void *ud, const steer_world *w, char *keep_as, size_t n)
 {
 	server *s = ud;
+	journal_unique_name(s->journal, keep_as, n);
 	journal_world_replaced(s->journal, w, keep_as);
 }
 
@@ -619,7 +620,14 @@ void server_stop(server *s, const char *why)
 	journal_stop(s->journal);
 	/* The last state, so a restart loses nothing; when it cannot be kept, the exit
 	 * status says so. */
-	if (s->opt.autosave > 0 && autosave_now(s) != 0)
+	if (s->opt.autosave > 0 && history_past(s->history))
+		steer_log(
+		    STEER_LOG_WARN,
+		    "autosave skipped: the world is rewound to tick %llu of %llu; the journal "
+		    "keeps the live history (--recover)",
+		    (unsigned long long)steer_world_tick(s->session.world),
+		    (unsigned long long)history_live_tick(s->history, s->session.world));
+	else if (s->opt.autosave > 0 && autosave_now(s) != 0)
 		s->exit_status = 1;
 	uv_close((uv_handle_t *)&s->idle_timer, NULL);
 	uv_close((uv_handle_t *)&s->resume_idle, NULL);

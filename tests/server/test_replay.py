@@ -239,9 +239,47 @@ def test_a_fork_is_journalled_and_its_future_kept():
     print(f"  forked at tick {live - 20}; recovered the fork, replayed the future to {live}")
 
 
+def test_resume_in_the_past_then_recover():
+    # Resuming a rewound world replays to the live tick and runs on; the journal
+    # records the resume at the live tick (it never saw the past), so --recover after
+    # a kill gives the world exactly. Twice on one directory, forks keep two journals.
+    data = tempfile.mkdtemp(prefix="steer-past-")
+    kept = []
+    for run in range(2):
+        srv = Server("--scenario", "flock", "--journal-fsync", "always", data_dir=data)
+        try:
+            c = srv.text()
+            for line in ["pause", "spawn 100 100 vx=10", "step 60"]:
+                c.ok(line)
+            c.ok("rewind 20")
+            c.ok("resume")
+            deadline = time.time() + 30
+            while c.ok("stats")["past"] and time.time() < deadline:
+                time.sleep(0.05)
+            c.ok("pause")
+            c.ok("save live")
+            c.ok("goto-tick 30")  # the same tick both runs: the same name, at first
+            kept.append(c.ok("spawn 5 5")["forked"]["kept_as"])
+            c.ok("save forked")
+            time.sleep(0.5)  # the fork's checkpoint on the disk
+        finally:
+            srv.proc.kill()
+            srv.proc.wait()
+        rec = Server("--recover", "--no-journal", data_dir=data)
+        try:
+            rec.text().ok("save recovered")
+        finally:
+            code, err = rec.stop()
+        expect(code == 0, err[-2000:])
+        read = lambda n: open(os.path.join(data, n + ".steer"), "rb").read()
+        expect(read("recovered") == read("forked"), f"run {run}: --recover gives another world")
+    expect(kept[0] != kept[1] and all(os.path.isdir(os.path.join(data, "journals", k))
+                                      for k in kept), f"kept journals {kept}")
+
+
 for t in [test_replay_ends_in_the_recorded_bytes, test_until_pauses_and_resume_plays_on,
           test_writable_replay_goes_live_at_the_first_change,
           test_exported_script_recreates_the_session, test_bad_replays_are_refused,
-          test_a_fork_is_journalled_and_its_future_kept]:
+          test_a_fork_is_journalled_and_its_future_kept, test_resume_in_the_past_then_recover]:
     checks.run(t)
 sys.exit(checks.done())
