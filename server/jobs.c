@@ -277,11 +277,13 @@ static int save_start(server *s, job *j)
 	}
 	j->pipe.data = j;
 	pid_t parent = getpid();
+	journal_fork_begin(s->journal);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
 		save_in_child(s, j, fds[1], parent);
 	}
+	journal_fork_end(s->journal);
 	close(fds[1]);
 	j->pid = pid;
 	if (pid < 0)

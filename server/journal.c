@@ -102,6 +102,11 @@ struct journal {
 	bool was_failing; /* for the loop's log line */
 	/* Shared with the writer, under mu. */
 	pthread_mutex_t mu;
+	/* Held by the writer while it works (it allocates, opens directories, logs) and
+	 * by the loop around each fork: a child must not start with another thread
+	 * inside the allocator, whose lock it would wait on for ever (a sanitizer's
+	 * allocator does not prepare itself for fork as glibc's does). */
+	pthread_mutex_t fork_mu;
 	pthread_cond_t cv;
 	pthread_t thread;
 	op *q, **q_tail;
@@ -417,9 +422,15 @@ static void reap_ckpts(journal *j, bool wait)
 	for (int i = 0; i < j->nckpt;) {
 		int wstatus = 0;
 		pid_t r;
+		/* A wait for a child may be long: the loop may fork meanwhile (the writer
+		 * holds fork_mu here, and neither allocates nor logs while it waits). */
+		if (wait)
+			pthread_mutex_unlock(&j->fork_mu);
 		do
 			r = waitpid(j->ckpt[i].pid, &wstatus, wait ? 0 : WNOHANG);
 		while (r < 0 && errno == EINTR);
+		if (wait)
+			pthread_mutex_lock(&j->fork_mu);
 		if (r == 0) {
 			i++;
 			continue;
@@ -460,6 +471,7 @@ static void *writer_main(void *arg)
 		j->q_tail = &j->q;
 		bool quit = j->quit;
 		pthread_mutex_unlock(&j->mu);
+		pthread_mutex_lock(&j->fork_mu);
 		uint64_t before = j->durable_seq;
 		while (list) {
 			op *o = list;
@@ -482,6 +494,7 @@ static void *writer_main(void *arg)
 			sync_now(j); /* no fsync: written is as durable as it gets */
 		}
 		reap_ckpts(j, quit);
+		pthread_mutex_unlock(&j->fork_mu);
 		pthread_mutex_lock(&j->mu);
 		/* Replies wait for durability, or, when the journal is failing, for
 		 * nothing any more. */
@@ -594,9 +607,11 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	pthread_mutex_unlock(&j->mu);
 	uint64_t seg = ++j->seg;
 	pid_t parent = getpid();
+	pthread_mutex_lock(&j->fork_mu);
 	pid_t pid = fork();
 	if (pid == 0)
 		ckpt_child(j->dir, seg, w, parent);
+	pthread_mutex_unlock(&j->fork_mu);
 	if (pid < 0) {
 		int e = errno;
 		steer_log(STEER_LOG_ERROR, "journal: cannot fork for a checkpoint: %s",
@@ -723,6 +738,7 @@ journal *journal_open(server *s)
 		          j->dir, keep_as);
 	}
 	pthread_mutex_init(&j->mu, NULL);
+	pthread_mutex_init(&j->fork_mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &j->synced_at);
 	int rc = uv_async_init(s->loop, &j->async, on_async);
@@ -735,6 +751,7 @@ journal *journal_open(server *s)
 	if (rc != 0) {
 		steer_log(STEER_LOG_ERROR, "journal: cannot start its writer; running without one");
 		pthread_mutex_destroy(&j->mu);
+		pthread_mutex_destroy(&j->fork_mu);
 		pthread_cond_destroy(&j->cv);
 		free(j);
 		return NULL;
@@ -776,6 +793,7 @@ void journal_free(journal *j)
 	steer_strbuf_free(&j->batch);
 	steer_strbuf_free(&j->words);
 	pthread_mutex_destroy(&j->mu);
+	pthread_mutex_destroy(&j->fork_mu);
 	pthread_cond_destroy(&j->cv);
 	free(j);
 }
@@ -908,6 +926,18 @@ void journal_world_replaced(journal *j, const steer_world *w, const char *keep_a
 	uint64_t t0 = thread_ns();
 	start_segment(j, w, false, keep_as != NULL, keep_as);
 	j->loop_ns += thread_ns() - t0;
+}
+
+void journal_fork_begin(journal *j)
+{
+	if (j)
+		pthread_mutex_lock(&j->fork_mu);
+}
+
+void journal_fork_end(journal *j)
+{
+	if (j)
+		pthread_mutex_unlock(&j->fork_mu);
 }
 
 void journal_unique_name(journal *j, char *name, size_t n)

@@ -72,6 +72,10 @@ void journal_tick(journal *j);
  * history once w's checkpoint is durable; a name keeps it as the named journal <data
  * dir>/journals/NAME (replacing one of that name). */
 void journal_world_replaced(journal *j, const steer_world *w, const char *keep_as);
+/* Around a fork by the loop (a save): the writer thread is between its works, so
+ * the child does not start with it inside the allocator. */
+void journal_fork_begin(journal *j);
+void journal_fork_end(journal *j);
 /* Makes name (n bytes) one that no journal kept in <data dir>/journals has, by a
  * suffix -2, -3, ... when needed: names count from 1 again after a restart. */
 void journal_unique_name(journal *j, char *name, size_t n);
