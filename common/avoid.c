@@ -1,5 +1,6 @@
 #include "avoid.h"
 
+#include <assert.h>
 #include <math.h>
 
 #include "orca.h"
@@ -46,11 +47,8 @@ steer_status steer_avoid_index(steer_world *w)
 	w->avoid_grid.count = 0;
 	if (!w->avoid_any)
 		return STEER_OK;
+	w->speed_max = steer_world_speed_max(w);
 	double fast2 = 0.0;
-	for (size_t i = 0; i < v->count; i++)
-		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
-	w->speed_max = sqrt(fast2);
-	fast2 = 0.0;
 	for (size_t k = 0; k < w->obs_count; k++)
 		fast2 = fmax(fast2, w->obs[k].vx * w->obs[k].vx + w->obs[k].vy * w->obs[k].vy);
 	w->circle_speed_max = sqrt(fast2);
@@ -379,6 +377,13 @@ static void obstacle_lines(lines *ls, const steer_world *w, size_t i, const stee
 	}
 }
 
+double steer_avoid_reach(const steer_world *w, const steer_params *prm, double speed_max)
+{
+	if (prm->avoid_neighbours == 0)
+		return 0.0;
+	return prm->avoid_horizon * (prm->max_speed + speed_max) + prm->radius + w->radius_max;
+}
+
 /* The nearest vehicles' lines: half the avoidance against those that avoid too,
  * all of it against those that do not. */
 static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a)
@@ -391,8 +396,8 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	s.worst2 = INFINITY;
 	if (s.cap == 0 || w->avoid_grid.count == 0)
 		return;
-	double reach =
-	    prm->avoid_horizon * (prm->max_speed + w->speed_max) + prm->radius + w->radius_max;
+	double reach = steer_avoid_reach(w, prm, w->speed_max);
+	assert(w->reach_limit == 0.0 || reach <= w->reach_limit);
 	s.reach2 = reach * reach;
 	find_near(&s, w, i);
 	double dt = steer_world_dt(w);

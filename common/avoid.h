@@ -13,6 +13,9 @@ struct steer_world;
 /* Indexes every vehicle for the avoiders' neighbour search, from the tick's starting
  * state, when any vehicle avoids; else does nothing. STEER_OK, or NOMEM. */
 steer_status steer_avoid_index(struct steer_world *w);
+/* How far a vehicle with these parameters searches for vehicles to avoid, when the
+ * fastest moves at speed_max. */
+double steer_avoid_reach(const struct steer_world *w, const steer_params *prm, double speed_max);
 
 /* The force on vehicle i (an avoider, whose agent is a) given force, the force its
  * other behaviours combine to: the one that brings it to the permitted velocity

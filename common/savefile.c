@@ -195,6 +195,12 @@ static void put_world(writer *o, const steer_world *w, const record_counts *n)
 	    n->vehicles, n->obstacles, n->walls, n->polygons);
 }
 
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
 {
 	return steer_save_encode_max(w, STEER_SAVE_MAX_BYTES, out, len);
@@ -209,8 +215,17 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
 	const steer_polygon *polys = steer_world_polygons(w, &npolys);
 	record_counts n = {v->count, nobs, nwalls, npolys};
 	writer o = {NULL, 0, 0, max_bytes, false, false};
+	/* Vehicles in id order: the same world gives the same bytes however its storage
+	 * came to be ordered (a world gathered from many processes, say). */
+	uint64_t *order = malloc((v->count ? v->count : 1) * sizeof *order);
+	if (!order)
+		return STEER_ERR_NOMEM;
+	for (size_t i = 0; i < v->count; i++)
+		order[i] = (uint64_t)v->id[i] << 32 | i; /* ids are unique: the key sorts by id */
+	qsort(order, v->count, sizeof *order, by_key);
 	put_world(&o, w, &n);
-	for (size_t i = 0; i < v->count; i++) {
+	for (size_t k = 0; k < v->count; k++) {
+		size_t i = (size_t)(order[k] & UINT32_MAX);
 		vehicle_out r;
 		steer_vehicle_record_get(w, i, &r.rec);
 		r.geom_epoch = steer_goto_epoch(w);
@@ -228,6 +243,7 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
 		for (uint32_t q = 0; q < polys[k].count; q++)
 			put(&o, "point %a %a\n", polys[k].points[q].x, polys[k].points[q].y);
 	}
+	free(order);
 	uint64_t sum = o.nomem || o.over ? 0 : fnv1a64(o.p, o.len);
 	put(&o, "end records %" PRIu64 " fnv1a64 %016" PRIx64 "\n",
 	    n.vehicles + n.obstacles + n.walls + n.polygons, sum);

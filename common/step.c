@@ -1,6 +1,8 @@
 #include "world_internal.h"
 
+#include <assert.h>
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include "avoid.h"
@@ -394,6 +396,93 @@ void steer_world_survey_flock(steer_world *w)
 	w->flock_sight = m;
 	w->flock_one_group = differ == 0;
 	w->flock_plain_set = plain ? set : STEER_PALETTE_NONE;
+	if (w->global_on) {
+		/* The whole world's figures cover this region's: where the whole world has one
+		 * plain set or one group, so has every region that has flockers. */
+		const steer_world_survey *g = &w->global;
+		w->flock_sight = g->flock_sight;
+		w->radius_max = g->radius_max;
+		w->avoid_any = g->avoid_any;
+		w->smooth_any = g->smooth_any;
+		w->flock_one_group = g->flock_one_group;
+		if (!g->flock_plain)
+			w->flock_plain_set = STEER_PALETTE_NONE;
+	}
+	assert(w->reach_limit == 0.0 || w->flock_sight <= w->reach_limit);
+}
+
+static double own_speed_max(const steer_world *w)
+{
+	const steer_vehicles *v = &w->v;
+	double fast2 = 0.0;
+	for (size_t i = 0; i < v->count; i++)
+		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+	return sqrt(fast2);
+}
+
+double steer_world_speed_max(const steer_world *w)
+{
+	return w->global_on ? w->global.speed_max : own_speed_max(w);
+}
+
+steer_world_survey steer_world_survey_own(steer_world *w)
+{
+	steer_world_survey s;
+	memset(&s, 0, sizeof s);
+	bool on = w->global_on;
+	w->global_on = false;
+	steer_world_survey_flock(w);
+	w->global_on = on;
+	w->flock_stale = true; /* the next tick surveys again, with the figures in effect */
+	s.flock_sight = w->flock_sight;
+	s.radius_max = w->radius_max;
+	s.speed_max = own_speed_max(w);
+	s.avoid_any = w->avoid_any;
+	s.smooth_any = w->smooth_any;
+	s.flock_one_group = w->flock_one_group;
+	s.flock_plain = w->flock_plain_set != STEER_PALETTE_NONE;
+	const steer_vehicles *v = &w->v;
+	for (size_t i = 0; i < v->count; i++)
+		if (v->behaviors[i] & STEER_FLOCK) {
+			s.has_flockers = true;
+			s.flock_group = v->group[i];
+			break;
+		}
+	if (s.flock_plain)
+		s.flock_set = *steer_palette_get(&w->params, w->flock_plain_set);
+	return s;
+}
+
+void steer_world_survey_set(steer_world *w, const steer_world_survey *s)
+{
+	w->global_on = s != NULL;
+	if (s)
+		w->global = *s;
+	w->flock_stale = true;
+}
+
+double steer_world_reach(steer_world *w)
+{
+	if (w->flock_stale) {
+		steer_world_survey_flock(w);
+		w->flock_stale = false;
+	}
+	double reach = fmax(w->flock_sight, 0.0);
+	if (!w->avoid_any)
+		return reach;
+	double speed = steer_world_speed_max(w);
+	const steer_vehicles *v = &w->v;
+	for (size_t i = 0; i < v->count; i++)
+		if (v->behaviors[i] & STEER_AVOID)
+			reach = fmax(reach,
+			             steer_avoid_reach(
+			                 w, steer_palette_get(&w->params, v->param_set[i]), speed));
+	return reach;
+}
+
+void steer_world_set_reach_limit(steer_world *w, double reach)
+{
+	w->reach_limit = reach;
 }
 
 int steer_world_parts(const steer_world *w, size_t work)

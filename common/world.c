@@ -647,14 +647,14 @@ static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
 	w->flock_stale = true;
 }
 
-static void remove_vehicle(steer_world *w, size_t i)
+/* Frees slot i, the last vehicle moving into it. */
+static void detach_vehicle(steer_world *w, size_t i)
 {
 	steer_vehicles *v = &w->v;
 	w->flock_stale = true;
-	uint32_t gone = v->id[i];
 	extras_release(w, i);
 	steer_palette_release(&w->params, v->param_set[i]);
-	steer_idmap_del(&w->ids, gone);
+	steer_idmap_del(&w->ids, v->id[i]);
 	size_t last = --v->count;
 	if (i != last) {
 		vehicle_slot moved;
@@ -663,6 +663,22 @@ static void remove_vehicle(steer_world *w, size_t i)
 		/* Overwriting an existing key never allocates. */
 		steer_idmap_put(&w->ids, v->id[i], (uint32_t)i);
 	}
+}
+
+steer_status steer_vehicle_detach(steer_world *w, uint32_t id)
+{
+	long i = steer_vehicle_index(w, id);
+	if (i < 0)
+		return STEER_ERR_NOENT;
+	detach_vehicle(w, (size_t)i);
+	return STEER_OK;
+}
+
+static void remove_vehicle(steer_world *w, size_t i)
+{
+	steer_vehicles *v = &w->v;
+	uint32_t gone = v->id[i];
+	detach_vehicle(w, i);
 	for (size_t k = 0; k < v->count; k++) {
 		if (v->extra[k] == STEER_NO_EXTRA)
 			continue;

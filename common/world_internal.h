@@ -81,6 +81,11 @@ struct steer_world {
 	double speed_max;
 	double circle_speed_max; /* the fastest obstacle's speed at the tick's start */
 	steer_geom_hits avoid_hits[STEER_POOL_MAX_THREADS]; /* a part's query scratch */
+	/* The whole world's figures when this world is one region of it
+	 * (steer_world_survey_set), and the reach its halo covers (0: unchecked). */
+	steer_world_survey global;
+	bool global_on;
+	double reach_limit;
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */
 	steer_pool *pool;           /* threads - 1 workers; NULL with one thread */
@@ -109,6 +114,10 @@ static inline steer_vec2 vel_of(const steer_vehicles *v, size_t i)
  * phase depends only on the phase's input and writes only its own place, so any
  * split gives the same bits. (step.c) */
 int steer_world_parts(const steer_world *w, size_t work);
+
+/* The fastest vehicle's speed now: the whole world's when this world is one region
+ * of it. (step.c) */
+double steer_world_speed_max(const steer_world *w);
 
 /* The flockers' largest sight, whether they share one group, and whether all are
  * plain with one parameter set. (step.c) */

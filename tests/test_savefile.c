@@ -140,10 +140,14 @@ static int worlds_differ(const steer_world *a, const steer_world *b, char *why, 
 		return 1;
 	if (va->count != vb->count)
 		return differ(why, n, "vehicle count %zu vs %zu", va->count, vb->count);
+	/* A save lists vehicles in id order, so the copy's storage may be in another. */
 	for (size_t i = 0; i < va->count; i++) {
 		steer_vehicle_record ra, rb;
+		long j = steer_vehicle_index(b, va->id[i]);
+		if (j < 0)
+			return differ(why, n, "vehicle %u missing", va->id[i]);
 		steer_vehicle_record_get(a, i, &ra);
-		steer_vehicle_record_get(b, i, &rb);
+		steer_vehicle_record_get(b, (size_t)j, &rb);
 		if (records_differ(&ra, &rb, why, n))
 			return 1;
 	}
@@ -550,7 +554,8 @@ static void garbage_is_refused(void)
 }
 
 /* Files that pass the checksum but are wrong inside: each refusal names the problem.
- * The world has 5 vehicles and 2 obstacles; line 8 is the first params line (after the group line). */
+ * The world has 5 vehicles and 2 obstacles; line 8 is the first params line (after the group line).
+ */
 static void well_sealed_mistakes_are_named(void)
 {
 	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);

@@ -214,6 +214,39 @@ typedef struct steer_phase_times {
 void steer_world_time_phases(steer_world *w, bool on);
 steer_phase_times steer_world_phase_times(const steer_world *w);
 
+/* --- one region of a world split over processes (cluster/) ----------------------- */
+
+/* What a tick reads from the whole world rather than from one vehicle and its
+ * neighbours. A world holding one region of a bigger one (its own vehicles and copies
+ * of its neighbours' near the border) is told the whole world's figures, so that its
+ * vehicles steer by the same numbers, and so to the same bits, as in one process. */
+typedef struct steer_world_survey {
+	double flock_sight; /* the flockers' largest sight_distance; -1: nothing flocks */
+	double radius_max;  /* the largest radius of any vehicle */
+	double speed_max;   /* the fastest vehicle's speed at the tick's start */
+	bool avoid_any;     /* some vehicle avoids */
+	bool smooth_any;    /* some vehicle's heading_smoothing is on */
+	bool flock_one_group;
+	/* Every flocker is plain (flock alone, forces summed) with one parameter set. */
+	bool flock_plain;
+	bool has_flockers;
+	uint32_t flock_group;   /* the first flocker's group, when has_flockers */
+	steer_params flock_set; /* the flockers' parameters, when has_flockers and plain */
+} steer_world_survey;
+
+/* This world's own figures, from its vehicles now. */
+steer_world_survey steer_world_survey_own(steer_world *w);
+/* Steps with s, the whole world's figures, instead of its own from now on; NULL goes
+ * back to its own. s must cover this world's vehicles (its maxima at least theirs). */
+void steer_world_survey_set(steer_world *w, const steer_world_survey *s);
+/* How far from itself any of this world's vehicles reads another vehicle in a tick
+ * with the figures in effect: the flockers' sight and the avoiders' search reach.
+ * A region's copies of its neighbours' vehicles must cover this distance. */
+double steer_world_reach(steer_world *w);
+/* Debug builds assert that no vehicle's neighbour search reaches further than this
+ * (0: unchecked, the default): a region's halo is only that wide. */
+void steer_world_set_reach_limit(steer_world *w, double reach);
+
 const steer_world_config *steer_world_config_get(const steer_world *w);
 uint64_t steer_world_tick(const steer_world *w);
 double steer_world_dt(const steer_world *w);
@@ -236,6 +269,10 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 /* Removes a vehicle, an obstacle, a wall or a polygon. Pursuers and evaders of a removed vehicle
  * drop that behaviour, as do its followers, hiders and interposers. */
 steer_status steer_remove(steer_world *w, uint32_t id);
+/* Takes a vehicle out of this world without touching those that refer to it (its
+ * pursuers keep pursuing it): for a world that holds one region of a bigger one,
+ * where the vehicle lives on in another region. NOENT for no such vehicle. */
+steer_status steer_vehicle_detach(steer_world *w, uint32_t id);
 /* Index into steer_vehicles, or -1 when no vehicle has that id (a lookup, not an
  * error). */
 long steer_vehicle_index(const steer_world *w, uint32_t id);
