@@ -230,7 +230,8 @@ static void test_equal_area(void)
 	steer_partition_destroy(p);
 }
 
-/* A clustered crowd: most of the cost in a corner, the rest spread thin. */
+/* A clustered crowd: half the points and most of the cost in a corner, the rest
+ * spread thin and cheap, so that balancing counts would not balance costs. */
 enum { CROWD = 20000 };
 static double cx[CROWD], cy[CROWD], cw[CROWD];
 
@@ -238,17 +239,20 @@ static void crowd(void)
 {
 	seed(7);
 	for (int i = 0; i < CROWD; i++) {
-		if (i % 5 != 0) {
+		if (i % 2 != 0) {
 			/* A blob around a point near the low corner. */
 			double r = 12 * sqrt(-2 * log(1 - uniform())),
 			       t = 6.283185307179586 * uniform();
 			cx[i] = fmin(fmax(X0 + 25 + r * cos(t), X0), X1);
 			cy[i] = fmin(fmax(Y0 + 20 + r * sin(t), Y0), Y1);
+			/* Dense, so dear (a crowd costs with the square of its density),
+			 * and unevenly so. */
+			cw[i] = 10 + (i % 7);
 		} else {
 			cx[i] = X0 + uniform() * (X1 - X0);
 			cy[i] = Y0 + uniform() * (Y1 - Y0);
+			cw[i] = 1;
 		}
-		cw[i] = 1 + (i % 7); /* costs that differ */
 	}
 }
 
