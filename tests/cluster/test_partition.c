@@ -278,8 +278,9 @@ static double imbalance(const steer_partition *p)
 static void test_cut_balances(void)
 {
 	steer_partition *p = make();
-	double *x = malloc(CROWD * sizeof *x), *y = malloc(CROWD * sizeof *y),
-	       *w = malloc(CROWD * sizeof *w);
+	enum { SHARED = 5 };
+	double *x = malloc((CROWD + SHARED) * sizeof *x), *y = malloc((CROWD + SHARED) * sizeof *y),
+	       *w = malloc((CROWD + SHARED) * sizeof *w);
 	if (!x || !y || !w)
 		abort();
 	size_t n = 0;
@@ -317,7 +318,7 @@ static void test_cut_balances(void)
 	n = 0;
 	for (int i = rank; i < CROWD; i += size)
 		x[n] = cx[i], y[n] = cy[i], w[n] = cw[i], n++;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < SHARED; k++)
 		x[n] = X0 + 30, y[n] = Y0 + 25, w[n] = 3, n++;
 	st = steer_partition_cut(p, n, x, y, w, err, sizeof err);
 	CHECK(st == STEER_OK, "cut with shared positions: %s", err);
