@@ -139,6 +139,11 @@ static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, struct points *pts)
 	     * regions' contents are exactly what RCB balanced. */
 	    {"AVERAGE_CUTS", "1"},
 	    {"RCB_REUSE", "0"},
+	    /* Points sharing the cut's coordinate (a row of cells' centres) all go to one
+	     * side, as owner() will put them, so each level balances the sets the
+	     * regions really hold; otherwise RCB splits the row to balance and the
+	     * geometry undoes it. */
+	    {"RCB_RECTILINEAR_BLOCKS", "1"},
 	    /* Each bisection as even as the points allow: the imbalance compounds over
 	     * the levels of the tree. */
 	    {"IMBALANCE_TOL", "1.01"},
