@@ -1,0 +1,434 @@
+#include "partition.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <zoltan.h>
+
+struct steer_partition {
+	MPI_Comm comm; /* our duplicate: our collectives never meet the caller's */
+	int rank, size;
+	unsigned cuts;
+	/* The current cut: a Zoltan structure holding its RCB tree (KEEP_CUTS), the same
+	 * on every rank. NULL with one rank, where everything is rank 0. */
+	struct Zoltan_Struct *zz;
+};
+
+/* The points of one cut, as Zoltan's callbacks read them. */
+struct points {
+	size_t n;
+	const double *x, *y;
+	const float *w;          /* Zoltan's weights are float */
+	unsigned long long base; /* this rank's first global id */
+};
+
+/* The initial cut: this many points with equal weights, spread evenly over the box. */
+enum { GRID_POINTS = 64 * 64 };
+
+/* What a cut's input can be wrong with, or-ed over the ranks so that every rank
+ * reports the same failure. */
+enum {
+	BAD_COORD = 1,
+	BAD_WEIGHT = 2,
+	BAD_ARRAYS = 4,
+	BAD_MANY = 8,
+	BAD_NOMEM = 16,
+};
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* MPI's default handler aborts the job on an error, so a failing call is only seen
+ * with a handler the caller installed; then it is fatal here too, as the ranks could
+ * no longer agree. */
+static void mpi_check(int rc, const char *what)
+{
+	if (rc != MPI_SUCCESS) {
+		fprintf(stderr, "steer partition: %s failed (MPI error %d)\n", what, rc);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
+
+static bool all_ranks(MPI_Comm comm, bool mine)
+{
+	int in = mine ? 1 : 0, out = 0;
+	mpi_check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+	return out == 1;
+}
+
+static int num_obj(void *data, int *ierr)
+{
+	const struct points *pts = data;
+	*ierr = ZOLTAN_OK;
+	return (int)pts->n;
+}
+
+static void obj_list(void *data, int num_gid, int num_lid, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids,
+                     int wdim, float *wgts, int *ierr)
+{
+	const struct points *pts = data;
+	if (num_gid != 1 || num_lid != 1 || wdim != 1) {
+		*ierr = ZOLTAN_FATAL;
+		return;
+	}
+	for (size_t i = 0; i < pts->n; i++) {
+		gids[i] = (ZOLTAN_ID_TYPE)(pts->base + i);
+		lids[i] = (ZOLTAN_ID_TYPE)i;
+		wgts[i] = pts->w[i];
+	}
+	*ierr = ZOLTAN_OK;
+}
+
+static int num_geom(void *data, int *ierr)
+{
+	(void)data;
+	*ierr = ZOLTAN_OK;
+	return 2;
+}
+
+static void geom_multi(void *data, int num_gid, int num_lid, int num_obj, ZOLTAN_ID_PTR gids,
+                       ZOLTAN_ID_PTR lids, int num_dim, double *geom, int *ierr)
+{
+	const struct points *pts = data;
+	(void)gids;
+	if (num_gid != 1 || num_lid != 1 || num_dim != 2) {
+		*ierr = ZOLTAN_FATAL;
+		return;
+	}
+	for (int i = 0; i < num_obj; i++) {
+		size_t k = lids[i];
+		if (k >= pts->n) {
+			*ierr = ZOLTAN_FATAL;
+			return;
+		}
+		geom[2 * i] = pts->x[k];
+		geom[2 * i + 1] = pts->y[k];
+	}
+	*ierr = ZOLTAN_OK;
+}
+
+/* A Zoltan structure on comm set up for RCB over pts, or NULL. */
+static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, struct points *pts)
+{
+	/* A fresh structure per cut, so a failed cut leaves the old tree untouched; so
+	 * RCB_REUSE (which starts from the structure's previous cuts) has nothing to
+	 * reuse. Cuts are rare (every few seconds): the cost is a comm dup. */
+	static const char *const params[][2] = {
+	    {"DEBUG_LEVEL", "0"},
+	    {"LB_METHOD", "RCB"},
+	    {"NUM_GID_ENTRIES", "1"},
+	    {"NUM_LID_ENTRIES", "1"},
+	    {"OBJ_WEIGHT_DIM", "1"},
+	    {"RETURN_LISTS", "NONE"},
+	    /* The tree of cuts, on every rank: owner() and near() walk it. */
+	    {"KEEP_CUTS", "1"},
+	    /* A cut midway between the nearest points on either side rather than on a
+	     * point, so that with distinct coordinates no point lies on a cut and the
+	     * regions' contents are exactly what RCB balanced. */
+	    {"AVERAGE_CUTS", "1"},
+	    {"RCB_REUSE", "0"},
+	    /* Points sharing the cut's coordinate (a row of cells' centres) all go to one
+	     * side, as owner() will put them, so each level balances the sets the
+	     * regions really hold; otherwise RCB splits the row to balance and the
+	     * geometry undoes it. */
+	    {"RCB_RECTILINEAR_BLOCKS", "1"},
+	    /* Each bisection as even as the points allow: the imbalance compounds over
+	     * the levels of the tree. */
+	    {"IMBALANCE_TOL", "1.01"},
+	};
+	struct Zoltan_Struct *zz = Zoltan_Create(comm);
+	if (!zz)
+		return NULL;
+	bool ok = true;
+	for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+		ok = ok && Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Num_Obj_Fn(zz, num_obj, pts) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Obj_List_Fn(zz, obj_list, pts) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Num_Geom_Fn(zz, num_geom, pts) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, pts) == ZOLTAN_OK;
+	if (!ok)
+		Zoltan_Destroy(&zz);
+	return zz;
+}
+
+/* Collective: replaces p's cut by RCB over pts (already checked: some weight is
+ * positive somewhere), or leaves it and says why. */
+static steer_status rcb(steer_partition *p, struct points *pts, char *err, size_t errlen)
+{
+	struct Zoltan_Struct *zz = zoltan_for(p->comm, pts);
+	if (!all_ranks(p->comm, zz != NULL)) {
+		if (zz)
+			Zoltan_Destroy(&zz);
+		say(err, errlen, "partition: Zoltan could not be set up (out of memory?)");
+		return STEER_ERR_NOMEM;
+	}
+	int changes = 0, num_gid = 0, num_lid = 0, num_import = 0, num_export = 0;
+	ZOLTAN_ID_PTR import_gids = NULL, import_lids = NULL, export_gids = NULL,
+	              export_lids = NULL;
+	int *import_procs = NULL, *import_parts = NULL, *export_procs = NULL, *export_parts = NULL;
+	int rc = Zoltan_LB_Partition(zz, &changes, &num_gid, &num_lid, &num_import, &import_gids,
+	                             &import_lids, &import_procs, &import_parts, &num_export,
+	                             &export_gids, &export_lids, &export_procs, &export_parts);
+	/* RETURN_LISTS NONE: the lists stay NULL, but freeing is the documented pairing. */
+	Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
+	Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
+	/* ZOLTAN_WARN (positive) is a cut made: an imbalance it could not avoid. */
+	if (!all_ranks(p->comm, rc >= ZOLTAN_OK)) {
+		Zoltan_Destroy(&zz);
+		say(err, errlen,
+		    "partition: Zoltan's RCB failed (%s on some rank); the previous cut stays",
+		    rc == ZOLTAN_MEMERR ? "out of memory" : "an error");
+		return rc == ZOLTAN_MEMERR ? STEER_ERR_NOMEM : STEER_ERR_INVALID;
+	}
+	if (p->zz)
+		Zoltan_Destroy(&p->zz);
+	p->zz = zz;
+	return STEER_OK;
+}
+
+static bool zoltan_ready(char *err, size_t errlen)
+{
+	static bool done;
+	if (done)
+		return true;
+	float version = 0;
+	if (Zoltan_Initialize(0, NULL, &version) != ZOLTAN_OK) {
+		say(err, errlen, "partition: Zoltan_Initialize failed");
+		return false;
+	}
+	done = true;
+	return true;
+}
+
+steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, double x1, double y1,
+                                        char *err, size_t errlen)
+{
+	int inited = 0;
+	if (MPI_Initialized(&inited) != MPI_SUCCESS || !inited) {
+		say(err, errlen, "partition: MPI is not initialised (call MPI_Init first)");
+		return NULL;
+	}
+	bool box_ok =
+	    isfinite(x0) && isfinite(y0) && isfinite(x1) && isfinite(y1) && x0 < x1 && y0 < y1;
+	if (!all_ranks(comm, box_ok)) {
+		say(err, errlen,
+		    "partition: the world's box [%g,%g]x[%g,%g] is empty or not finite (on some "
+		    "rank)",
+		    x0, x1, y0, y1);
+		return NULL;
+	}
+	steer_partition *p = calloc(1, sizeof *p);
+	bool ok = p != NULL;
+	if (!all_ranks(comm, ok)) {
+		free(p);
+		say(err, errlen, "partition: out of memory");
+		return NULL;
+	}
+	mpi_check(MPI_Comm_dup(comm, &p->comm), "MPI_Comm_dup");
+	mpi_check(MPI_Comm_rank(p->comm, &p->rank), "MPI_Comm_rank");
+	mpi_check(MPI_Comm_size(p->comm, &p->size), "MPI_Comm_size");
+	if (p->size == 1)
+		return p;
+
+	if (!all_ranks(p->comm, zoltan_ready(err, errlen))) {
+		say(err, errlen, "partition: Zoltan_Initialize failed (on some rank)");
+		steer_partition_destroy(p);
+		return NULL;
+	}
+	/* Equal area: equal weights on points spread evenly. A Fibonacci lattice rather
+	 * than a square grid, so that no two points share a coordinate and each cut can
+	 * fall between any two of them, not only between whole rows. Each rank takes
+	 * every size-th point; the positions depend on nothing but the box. */
+	size_t mine = (GRID_POINTS - (size_t)p->rank + (size_t)p->size - 1) / (size_t)p->size;
+	double *xs = malloc(mine * sizeof *xs), *ys = malloc(mine * sizeof *ys);
+	float *ws = malloc(mine * sizeof *ws);
+	ok = xs && ys && ws;
+	if (ok) {
+		const double golden = 0.6180339887498949;
+		size_t k = 0;
+		for (size_t i = (size_t)p->rank; i < GRID_POINTS; i += (size_t)p->size, k++) {
+			double u = ((double)i + 0.5) / GRID_POINTS;
+			double v = fmod((double)i * golden, 1.0);
+			xs[k] = x0 + u * (x1 - x0);
+			ys[k] = y0 + v * (y1 - y0);
+			ws[k] = 1.0f;
+		}
+	}
+	steer_status st = STEER_ERR_NOMEM;
+	if (all_ranks(p->comm, ok)) {
+		struct points pts = {mine, xs, ys, ws, 0};
+		unsigned long long n = mine, base = 0;
+		mpi_check(MPI_Exscan(&n, &base, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm),
+		          "MPI_Exscan");
+		pts.base = p->rank == 0 ? 0 : base;
+		st = rcb(p, &pts, err, errlen);
+	} else {
+		say(err, errlen, "partition: out of memory for the initial cut's points");
+	}
+	free(xs);
+	free(ys);
+	free(ws);
+	if (st != STEER_OK) {
+		steer_partition_destroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+void steer_partition_destroy(steer_partition *p)
+{
+	if (!p)
+		return;
+	if (p->zz)
+		Zoltan_Destroy(&p->zz);
+	if (p->comm != MPI_COMM_NULL)
+		MPI_Comm_free(&p->comm);
+	free(p);
+}
+
+steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, const double *y,
+                                 const double *weight, char *err, size_t errlen)
+{
+	int bad = 0;
+	float wmax = 0.0f;
+	float *w = NULL;
+	if (n > 0 && (!x || !y || !weight))
+		bad |= BAD_ARRAYS;
+	/* Zoltan counts a rank's objects in an int. */
+	if (n > INT_MAX)
+		bad |= BAD_MANY;
+	if (!bad && n > 0 && !(w = malloc(n * sizeof *w)))
+		bad |= BAD_NOMEM;
+	for (size_t i = 0; !bad && i < n; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			bad |= BAD_COORD;
+		if (!isfinite(weight[i]) || weight[i] < 0 || weight[i] > FLT_MAX) {
+			bad |= BAD_WEIGHT;
+			continue;
+		}
+		w[i] = (float)weight[i];
+		if (w[i] > wmax)
+			wmax = w[i];
+	}
+	unsigned long long count = n, total = 0, base = 0;
+	float wmax_all = 0.0f;
+	int bad_all = 0;
+	mpi_check(MPI_Allreduce(&bad, &bad_all, 1, MPI_INT, MPI_BOR, p->comm), "MPI_Allreduce");
+	mpi_check(MPI_Allreduce(&count, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm),
+	          "MPI_Allreduce");
+	mpi_check(MPI_Allreduce(&wmax, &wmax_all, 1, MPI_FLOAT, MPI_MAX, p->comm), "MPI_Allreduce");
+	mpi_check(MPI_Exscan(&count, &base, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm),
+	          "MPI_Exscan");
+	if (p->rank == 0)
+		base = 0;
+	/* Zoltan's global ids are ZOLTAN_ID_TYPE. */
+	if (total > (unsigned long long)(ZOLTAN_ID_TYPE)-1)
+		bad_all |= BAD_MANY;
+
+	steer_status st = STEER_OK;
+	if (bad_all & BAD_NOMEM) {
+		say(err, errlen,
+		    "partition: out of memory for the cut's weights; the previous cut stays");
+		st = STEER_ERR_NOMEM;
+	} else if (bad_all & BAD_MANY) {
+		say(err, errlen,
+		    "partition: %llu points are more than Zoltan can number; the previous cut "
+		    "stays",
+		    total);
+		st = STEER_ERR_LIMIT;
+	} else if (bad_all & BAD_ARRAYS) {
+		say(err, errlen,
+		    "partition: points without their arrays (NULL); the previous cut stays");
+		st = STEER_ERR_INVALID;
+	} else if (bad_all & BAD_COORD) {
+		say(err, errlen,
+		    "partition: a point's coordinate is not finite (NaN or infinity); the previous "
+		    "cut "
+		    "stays");
+		st = STEER_ERR_INVALID;
+	} else if (bad_all & BAD_WEIGHT) {
+		say(err, errlen,
+		    "partition: a weight is negative, not finite or beyond a float; the previous "
+		    "cut "
+		    "stays");
+		st = STEER_ERR_INVALID;
+	} else if (!(wmax_all > 0.0f)) {
+		say(err, errlen,
+		    "partition: no point with a positive weight on any rank (%llu points); the "
+		    "previous cut stays",
+		    total);
+		st = STEER_ERR_INVALID;
+	} else if (p->size > 1) {
+		struct points pts = {n, x, y, w, base};
+		st = rcb(p, &pts, err, errlen);
+	}
+	free(w);
+	if (st == STEER_OK)
+		p->cuts++;
+	return st;
+}
+
+int steer_partition_owner(const steer_partition *p, double x, double y)
+{
+	if (!p->zz)
+		return 0;
+	double at[3] = {x, y, 0.0};
+	int proc = -1, part = -1;
+	/* It walks the tree every rank holds; it fails only without a tree, which a
+	 * partition never is, so a failure is a broken invariant. */
+	if (Zoltan_LB_Point_PP_Assign(p->zz, at, &proc, &part) != ZOLTAN_OK || proc < 0 ||
+	    proc >= p->size) {
+		fprintf(stderr, "steer partition: Zoltan could not place (%g, %g)\n", x, y);
+		abort();
+	}
+	return proc;
+}
+
+int steer_partition_near(const steer_partition *p, double x0, double y0, double x1, double y1,
+                         int *ranks)
+{
+	if (!p->zz) {
+		ranks[0] = 0;
+		return 1;
+	}
+	int nprocs = 0, nparts = 0;
+	/* Zoltan's walk keeps a branch when the box reaches the cut (<= and >=) while a
+	 * point on the cut goes below it (<=): so the owner of every point of the box is
+	 * in the list. */
+	if (Zoltan_LB_Box_PP_Assign(p->zz, x0, y0, 0.0, x1, y1, 0.0, ranks, &nprocs, NULL,
+	                            &nparts) != ZOLTAN_OK) {
+		/* Only an allocation inside Zoltan can fail here: every rank is a
+		 * superset that keeps the promise. */
+		for (int r = 0; r < p->size; r++)
+			ranks[r] = r;
+		return p->size;
+	}
+	return nprocs;
+}
+
+unsigned steer_partition_cuts(const steer_partition *p)
+{
+	return p->cuts;
+}
+
+int steer_partition_ranks(const steer_partition *p)
+{
+	return p->size;
+}
+
+int steer_partition_rank(const steer_partition *p)
+{
+	return p->rank;
+}

@@ -1,0 +1,72 @@
+/* The plane cut into one region per MPI rank, by recursive coordinate bisection
+ * (Zoltan's RCB, kept as its tree of cuts on every rank). Every region is a
+ * rectangle, the outer ones reaching to infinity, so every point of the plane has
+ * exactly one owner and every rank computes the same owner without talking.
+ *
+ * A point exactly on a cut belongs to the region below (left of) it; near() counts
+ * a region as meeting a box when they share as little as a boundary, so the owner of
+ * every point of a box is always among the box's near ranks.
+ *
+ * Input must be finite: no NaN or infinity in coordinates, boxes or weights. create
+ * and cut check theirs and refuse; owner and near do not (they are the hot path),
+ * and with a NaN their answer is some rank, not an error.
+ *
+ * create, cut and destroy are collective over the comm: every rank calls them, in
+ * the same order. owner, near, cuts and ranks are local. A partition is used from
+ * one thread at a time. */
+#ifndef STEER_CLUSTER_PARTITION_H
+#define STEER_CLUSTER_PARTITION_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "steer/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct steer_partition steer_partition;
+
+/* Collective over comm: one region per rank, cutting the box [x0,x1]x[y0,y1] into
+ * regions of about equal area (nothing measured yet). Regions cover the whole plane:
+ * the outer ones reach to infinity. NULL, with a message in err, on failure (a box
+ * that is empty or not finite, out of memory). The partition works on its own
+ * duplicate of comm; comm may be freed after. */
+steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, double x1, double y1,
+                                        char *err, size_t errlen);
+/* Collective. NULL does nothing (on every rank alike). */
+void steer_partition_destroy(steer_partition *p);
+
+/* Collective: cuts again by recursive coordinate bisection of weighted points
+ * (cells' centres with their measured cost), each rank passing its own points (any
+ * rank may pass none: n 0, the arrays then may be NULL; several ranks may pass
+ * points at the same position). Weights are costs: finite, at least 0, and Zoltan
+ * takes them as float. STEER_OK, or a failure with a message in err, the same on
+ * every rank (the old cut then stays): STEER_ERR_INVALID for a coordinate or weight
+ * out of range on any rank, or no point with a positive weight on any rank;
+ * STEER_ERR_LIMIT for more points than Zoltan's ids count; STEER_ERR_NOMEM. */
+steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, const double *y,
+                                 const double *weight, char *err, size_t errlen);
+
+/* The rank owning the point: every rank gives the same answer for the same point,
+ * for any point of the plane. */
+int steer_partition_owner(const steer_partition *p, double x, double y);
+
+/* The ranks whose regions meet the closed box [x0,x1]x[y0,y1] (x0 <= x1, y0 <= y1),
+ * ascending, into ranks (room for the comm's size); returns their count. Always
+ * includes steer_partition_owner of every point in the box. */
+int steer_partition_near(const steer_partition *p, double x0, double y0, double x1, double y1,
+                         int *ranks);
+
+/* How many times the partition was cut (create counts as 0), and the comm size. */
+unsigned steer_partition_cuts(const steer_partition *p);
+int steer_partition_ranks(const steer_partition *p);
+/* This process's rank in the partition's comm. */
+int steer_partition_rank(const steer_partition *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
