@@ -267,7 +267,7 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
 	 * is then in its block whichever cell and run it is read from (see flock.h). */
 	min_cell *= CELL_MARGIN;
 	/* Cap the cell count near the member count: finer cells only cost memory. */
-	double max_cells = 64.0 + 4.0 * (double)n;
+	double max_cells = 64.0 + 4.0 * (double)(g->cap_members ? g->cap_members : n);
 	/* A tiny min_cell (a subnormal sight) makes the quotients infinite, which halving
 	 * never brings down: they start from the cap instead. */
 	double nxf = fmin(max_cells, fmax(1.0, floor(width * (double)g->reach_x / min_cell)));

@@ -34,6 +34,10 @@ typedef struct steer_grid {
 	 * little more than min_cell / reach_x wide (and min_cell tall). Narrower columns
 	 * fit a query's disc more closely. Set by the owner; steer_grid_init gives 1. */
 	int reach_x;
+	/* The member count the cells are capped by, when not the build's own n: a
+	 * region of a bigger world builds the whole world's grid, so that its members
+	 * meet their neighbours in the same cells. Set by the owner; 0: n. */
+	size_t cap_members;
 	/* The kernel form (kernel.h) that finds the points' cells, in lanes. Set by the
 	 * owner; steer_grid_init gives the best this CPU runs. */
 	const struct steer_kernel *kernel;

@@ -437,6 +437,7 @@ steer_world_survey steer_world_survey_own(steer_world *w)
 	s.flock_sight = w->flock_sight;
 	s.radius_max = w->radius_max;
 	s.speed_max = own_speed_max(w);
+	s.vehicles = w->v.count;
 	s.avoid_any = w->avoid_any;
 	s.smooth_any = w->smooth_any;
 	s.flock_one_group = w->flock_one_group;

@@ -206,6 +206,7 @@ steer_status steer_world_index_flock(steer_world *w)
 	 * other. */
 	if (w->flock_sight < 0.0)
 		return STEER_OK;
+	w->grid.cap_members = w->global_on ? w->global.vehicles : 0;
 	if (steer_grid_build(&w->grid, w->cfg.width, w->cfg.height, w->cfg.edges == STEER_EDGE_WRAP,
 	                     w->flock_sight, v->count, v->px, v->py, v->behaviors,
 	                     STEER_FLOCK) != STEER_OK)

@@ -224,6 +224,7 @@ typedef struct steer_world_survey {
 	double flock_sight; /* the flockers' largest sight_distance; -1: nothing flocks */
 	double radius_max;  /* the largest radius of any vehicle */
 	double speed_max;   /* the fastest vehicle's speed at the tick's start */
+	uint64_t vehicles;  /* how many (the neighbour grid's cells are sized by it) */
 	bool avoid_any;     /* some vehicle avoids */
 	bool smooth_any;    /* some vehicle's heading_smoothing is on */
 	bool flock_one_group;

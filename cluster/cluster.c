@@ -1,0 +1,920 @@
+#include "cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pack.h"
+#include "partition.h"
+#include "reserve.h"
+#include "savefile.h"
+#include "steer/params.h"
+
+/* The regions are cut again from the cost of tiles: this many to a side of the
+ * world's bounds (or of the vehicles' extent in an unbounded world). */
+#define TILES 64
+
+struct steer_cluster {
+	MPI_Comm comm;
+	int rank, ranks;
+	steer_world *w; /* the caller's */
+	steer_partition *part;
+	steer_cluster_options opt;
+	steer_pack *out; /* a message for each rank */
+	int *send_counts, *send_displs, *recv_counts, *recv_displs, *near;
+	uint8_t *send, *recv;
+	size_t send_cap, recv_cap;
+	steer_id_list halo;            /* the copies held for this tick */
+	steer_cluster_figure *figures; /* every rank's, for the last tick */
+	double *window_s;              /* each rank's step time over the current window */
+	unsigned window_ticks, since_cut;
+};
+
+steer_cluster_options steer_cluster_options_default(void)
+{
+	steer_cluster_options o = {0, 0.10, 60};
+	return o;
+}
+
+int steer_cluster_rank(const steer_cluster *c)
+{
+	return c->rank;
+}
+
+int steer_cluster_ranks(const steer_cluster *c)
+{
+	return c->ranks;
+}
+
+unsigned steer_cluster_cuts(const steer_cluster *c)
+{
+	return steer_partition_cuts(c->part);
+}
+
+void steer_cluster_figures(const steer_cluster *c, steer_cluster_figure *out)
+{
+	memcpy(out, c->figures, (size_t)c->ranks * sizeof *out);
+}
+
+static steer_status fail(char *err, size_t errlen, steer_status st, const char *what)
+{
+	snprintf(err, errlen, "%s", what);
+	return st;
+}
+
+static steer_status mpi_failed(char *err, size_t errlen, int rc, const char *what)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof msg, "error %d", rc);
+	snprintf(err, errlen, "MPI %s failed: %s", what, msg);
+	return STEER_ERR_IO;
+}
+
+/* Whether a world can be split at all: the whole world's answer on every rank. */
+static bool splittable(steer_cluster *c, char *err, size_t errlen)
+{
+	const steer_world *w = c->w;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	int bad = 0;
+	if (c->ranks > 1) {
+		if (steer_world_config_get(w)->solid)
+			bad = 1;
+		for (size_t i = 0; i < v->count && !bad; i++)
+			if (v->behaviors[i] & STEER_GOTO)
+				bad = 2;
+	}
+	int all = bad;
+	if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
+		all = 3;
+	if (all == 1)
+		snprintf(err, errlen,
+		         "a solid world cannot be split over ranks yet: its bodies "
+		         "are pushed apart one after another across the whole world "
+		         "(run it on one rank, or turn solid off)");
+	else if (all == 2)
+		snprintf(err, errlen,
+		         "goto cannot run over several ranks yet: its planning budget "
+		         "is shared by the whole world (run it on one rank)");
+	else if (all == 3)
+		snprintf(err, errlen, "MPI failed while checking the world");
+	return all == 0;
+}
+
+/* --- moving messages --------------------------------------------------------------- */
+
+/* Sends out[r] to every rank r and receives theirs into c->recv (recv_counts and
+ * recv_displs say where). *sent gets the bytes this rank sent to others. */
+static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t errlen)
+{
+	size_t total = 0;
+	*sent = 0;
+	for (int r = 0; r < c->ranks; r++) {
+		if (c->out[r].len > (size_t)INT32_MAX - total)
+			return fail(err, errlen, STEER_ERR_LIMIT,
+			            "a message between ranks passed 2 GiB");
+		c->send_counts[r] = (int)c->out[r].len;
+		c->send_displs[r] = (int)total;
+		total += c->out[r].len;
+		if (r != c->rank)
+			*sent += c->out[r].len;
+	}
+	if (steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
+		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	for (int r = 0; r < c->ranks; r++)
+		if (c->out[r].len)
+			memcpy(c->send + c->send_displs[r], c->out[r].buf, c->out[r].len);
+	int rc = MPI_Alltoall(c->send_counts, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Alltoall");
+	size_t in = 0;
+	for (int r = 0; r < c->ranks; r++) {
+		if ((size_t)c->recv_counts[r] > (size_t)INT32_MAX - in)
+			return fail(err, errlen, STEER_ERR_LIMIT,
+			            "a message between ranks passed 2 GiB");
+		c->recv_displs[r] = (int)in;
+		in += (size_t)c->recv_counts[r];
+	}
+	if (steer_reserve((void **)&c->recv, &c->recv_cap, in ? in : 1, 1) != STEER_OK)
+		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	rc = MPI_Alltoallv(c->send, c->send_counts, c->send_displs, MPI_BYTE, c->recv,
+	                   c->recv_counts, c->recv_displs, MPI_BYTE, c->comm);
+	return rc == MPI_SUCCESS ? STEER_OK : mpi_failed(err, errlen, rc, "Alltoallv");
+}
+
+/* Unpacks every rank's message in c->recv into the world. */
+static steer_status take_all(steer_cluster *c, steer_unpack_dup dup, steer_id_list *added,
+                             char *err, size_t errlen)
+{
+	for (int r = 0; r < c->ranks; r++) {
+		steer_status st = steer_unpack(c->w, c->recv + c->recv_displs[r],
+		                               (size_t)c->recv_counts[r], dup, added, err, errlen);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
+}
+
+/* Collective "did any rank fail": st where this rank failed, else the first failure
+ * of another rank, reported as such. */
+static steer_status agree(steer_cluster *c, steer_status st, char *err, size_t errlen)
+{
+	int mine = st != STEER_OK ? c->rank : c->ranks, first = mine;
+	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
+		return fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+	if (st != STEER_OK || first == c->ranks)
+		return st;
+	snprintf(err, errlen, "rank %d failed (its log says why)", first);
+	return STEER_ERR_IO;
+}
+
+static void reset_messages(steer_cluster *c)
+{
+	for (int r = 0; r < c->ranks; r++)
+		steer_pack_reset(&c->out[r]);
+}
+
+/* --- migration --------------------------------------------------------------------- */
+
+/* Sends every vehicle this rank holds outside its region to the region's rank, and
+ * takes in those sent here. Vehicles with ids from `made_from` up, and every vehicle
+ * when `replaced`, were made alike on every rank: those outside the region are
+ * dropped, the rank whose region they are in keeps its own. */
+static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced, char *err,
+                            size_t errlen)
+{
+	steer_world *w = c->w;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	steer_id_list gone = {0};
+	steer_status st = STEER_OK;
+	reset_messages(c);
+	for (size_t i = 0; i < v->count && st == STEER_OK; i++) {
+		int owner = steer_partition_owner(c->part, v->px[i], v->py[i]);
+		if (owner == c->rank)
+			continue;
+		if (!replaced && v->id[i] < made_from)
+			st = steer_pack_vehicle(&c->out[owner], w, i);
+		if (st == STEER_OK)
+			st = steer_id_list_push(&gone, v->id[i]);
+	}
+	if (st == STEER_ERR_NOMEM)
+		snprintf(err, errlen, "out of memory while migrating vehicles");
+	for (size_t k = 0; k < gone.count && st == STEER_OK; k++)
+		(void)steer_vehicle_detach(w, gone.at[k]);
+	uint64_t migrated = 0;
+	for (int r = 0; r < c->ranks; r++)
+		if (r != c->rank)
+			migrated += c->out[r].records;
+	steer_id_list_free(&gone);
+	st = agree(c, st, err, errlen);
+	uint64_t bytes = 0;
+	if (st == STEER_OK)
+		st = exchange(c, &bytes, err, errlen);
+	if (st == STEER_OK)
+		st = take_all(c, STEER_UNPACK_REFUSE, NULL, err, errlen);
+	c->figures[c->rank].migrated += migrated;
+	c->figures[c->rank].migrate_bytes += bytes;
+	return agree(c, st, err, errlen);
+}
+
+/* --- the tick ---------------------------------------------------------------------- */
+
+/* The whole world's survey, the same bits on every rank. */
+static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, size_t errlen)
+{
+	steer_world_survey own = steer_world_survey_own(c->w);
+	*g = own;
+	double dmax[3] = {own.flock_sight, own.radius_max, own.speed_max}, gd[3];
+	int imax[3] = {own.avoid_any, own.smooth_any, own.has_flockers}, gi[3];
+	int iall[2] = {!own.has_flockers || own.flock_one_group,
+	               !own.has_flockers || own.flock_plain},
+	    ga[2];
+	unsigned long count = own.vehicles, total = 0;
+	if (MPI_Allreduce(&count, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
+		return fail(err, errlen, STEER_ERR_IO, "MPI failed while counting vehicles");
+	g->vehicles = total;
+	unsigned gmin = own.has_flockers ? own.flock_group : UINT32_MAX,
+	         gmax = own.has_flockers ? own.flock_group : 0, rmin, rmax;
+	if (MPI_Allreduce(dmax, gd, 3, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(imax, gi, 3, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(iall, ga, 2, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(&gmin, &rmin, 1, MPI_UNSIGNED, MPI_MIN, c->comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(&gmax, &rmax, 1, MPI_UNSIGNED, MPI_MAX, c->comm) != MPI_SUCCESS)
+		return fail(err, errlen, STEER_ERR_IO, "MPI failed while surveying the world");
+	g->flock_sight = gd[0];
+	g->radius_max = gd[1];
+	g->speed_max = gd[2];
+	g->avoid_any = gi[0];
+	g->smooth_any = gi[1];
+	g->has_flockers = gi[2];
+	g->flock_one_group = ga[0] && rmin >= rmax;
+	g->flock_group = rmin;
+	g->flock_plain = ga[1];
+	if (g->flock_plain && c->ranks > 1) {
+		/* Plain everywhere, but with one set only if every rank's is the same. */
+		size_t n = steer_param_count;
+		double *mine = calloc(n + 1, sizeof *mine);
+		double *all = calloc((n + 1) * (size_t)c->ranks, sizeof *all);
+		if (!mine || !all) {
+			free(mine);
+			free(all);
+			return fail(err, errlen, STEER_ERR_NOMEM, "out of memory while surveying");
+		}
+		mine[0] = own.has_flockers;
+		for (size_t k = 0; k < n; k++)
+			mine[k + 1] = steer_param_get(&own.flock_set, &steer_param_defs[k]);
+		int rc = MPI_Allgather(mine, (int)(n + 1), MPI_DOUBLE, all, (int)(n + 1),
+		                       MPI_DOUBLE, c->comm);
+		const double *first = NULL;
+		for (int r = 0; rc == MPI_SUCCESS && r < c->ranks; r++) {
+			const double *at = all + (size_t)r * (n + 1);
+			if (at[0] == 0.0)
+				continue;
+			if (!first)
+				first = at;
+			else if (memcmp(first + 1, at + 1, n * sizeof *at) != 0)
+				g->flock_plain = false;
+		}
+		free(mine);
+		free(all);
+		if (rc != MPI_SUCCESS)
+			return mpi_failed(err, errlen, rc, "Allgather");
+	}
+	return STEER_OK;
+}
+
+/* The ranks other than this one whose regions come within reach of (x, y), into
+ * c->near; returns their count. Across the seam of a wrap world too. */
+static int near_ranks(steer_cluster *c, double x, double y, double reach, bool *seen)
+{
+	const steer_world_config *cfg = steer_world_config_get(c->w);
+	int n = 0, got;
+	if (cfg->edges == STEER_EDGE_NONE) {
+		got = steer_partition_near(c->part, x - reach, y - reach, x + reach, y + reach,
+		                           c->near);
+		for (int k = 0; k < got; k++)
+			if (c->near[k] != c->rank)
+				c->near[n++] = c->near[k];
+		return n;
+	}
+	double W = cfg->width, H = cfg->height;
+	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0;
+	for (int r = 0; r < c->ranks; r++)
+		seen[r] = false;
+	for (int sy = -shifts; sy <= shifts; sy++)
+		for (int sx = -shifts; sx <= shifts; sx++) {
+			double x0 = fmax(x - reach + sx * W, 0.0), x1 = fmin(x + reach + sx * W, W);
+			double y0 = fmax(y - reach + sy * H, 0.0), y1 = fmin(y + reach + sy * H, H);
+			if (x0 > x1 || y0 > y1)
+				continue;
+			got = steer_partition_near(c->part, x0, y0, x1, y1, c->near);
+			for (int k = 0; k < got; k++)
+				seen[c->near[k]] = true;
+		}
+	for (int r = 0; r < c->ranks; r++)
+		if (seen[r] && r != c->rank)
+			c->near[n++] = r;
+	return n;
+}
+
+/* The halo: each of this rank's vehicles within reach of another region, to it. */
+static steer_status send_halo(steer_cluster *c, double reach, uint64_t *bytes, char *err,
+                              size_t errlen)
+{
+	steer_world *w = c->w;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	bool *seen = malloc((size_t)c->ranks * sizeof *seen);
+	steer_status st = seen ? STEER_OK : STEER_ERR_NOMEM;
+	reset_messages(c);
+	for (size_t i = 0; i < v->count && st == STEER_OK; i++) {
+		int n = near_ranks(c, v->px[i], v->py[i], reach, seen);
+		for (int k = 0; k < n && st == STEER_OK; k++)
+			st = steer_pack_vehicle(&c->out[c->near[k]], w, i);
+	}
+	free(seen);
+	if (st == STEER_ERR_NOMEM)
+		snprintf(err, errlen, "out of memory while copying the halo");
+	st = agree(c, st, err, errlen);
+	if (st == STEER_OK)
+		st = exchange(c, bytes, err, errlen);
+	if (st == STEER_OK)
+		st = take_all(c, STEER_UNPACK_REFUSE, &c->halo, err, errlen);
+	return agree(c, st, err, errlen);
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Collective: the ids in `want` of every rank, sorted and without repeats, into *all
+ * (malloc'd, the caller's). */
+static steer_status gather_ids(steer_cluster *c, const steer_id_list *want, steer_id_list *all,
+                               char *err, size_t errlen)
+{
+	int mine = (int)want->count;
+	if (want->count > INT32_MAX / 4)
+		return fail(err, errlen, STEER_ERR_LIMIT, "too many vehicles named at once");
+	int rc = MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Allgather");
+	size_t total = 0;
+	for (int r = 0; r < c->ranks; r++) {
+		c->recv_displs[r] = (int)total;
+		total += (size_t)c->recv_counts[r];
+	}
+	if (total > INT32_MAX)
+		return fail(err, errlen, STEER_ERR_LIMIT, "too many vehicles named at once");
+	all->count = 0;
+	if (steer_reserve((void **)&all->at, &all->cap, total ? total : 1, sizeof *all->at) !=
+	    STEER_OK)
+		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering ids");
+	rc = MPI_Allgatherv(want->at ? want->at : all->at, mine, MPI_UINT32_T, all->at,
+	                    c->recv_counts, c->recv_displs, MPI_UINT32_T, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Allgatherv");
+	qsort(all->at, total, sizeof *all->at, by_u32);
+	size_t n = 0;
+	for (size_t k = 0; k < total; k++)
+		if (all->at[k] != 0 && (n == 0 || all->at[n - 1] != all->at[k]))
+			all->at[n++] = all->at[k];
+	all->count = n;
+	return STEER_OK;
+}
+
+/* Collective: copies of the vehicles named in `want` (on any rank) to every rank that
+ * lacks them; their ids are added to c->halo. */
+static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t *bytes, char *err,
+                          size_t errlen)
+{
+	steer_id_list all = {0};
+	steer_status st = gather_ids(c, want, &all, err, errlen);
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK) {
+		steer_id_list_free(&all);
+		return st;
+	}
+	steer_pack *p = &c->out[c->rank];
+	steer_pack_reset(p);
+	const steer_vehicles *v = steer_world_vehicles(c->w);
+	for (size_t k = 0; k < all.count && st == STEER_OK; k++) {
+		long i = steer_vehicle_index(c->w, all.at[k]);
+		/* A copy held for the halo is not this rank's to share. */
+		if (i >= 0 && steer_partition_owner(c->part, v->px[i], v->py[i]) == c->rank)
+			st = steer_pack_vehicle(p, c->w, (size_t)i);
+	}
+	steer_id_list_free(&all);
+	if (st != STEER_OK)
+		snprintf(err, errlen, "out of memory while sharing vehicles");
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	int mine = (int)p->len;
+	int rc = MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
+	size_t total = 0;
+	for (int r = 0; rc == MPI_SUCCESS && r < c->ranks; r++) {
+		c->recv_displs[r] = (int)total;
+		total += (size_t)c->recv_counts[r];
+	}
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Allgather");
+	if (total > INT32_MAX)
+		return fail(err, errlen, STEER_ERR_LIMIT, "a message between ranks passed 2 GiB");
+	if (steer_reserve((void **)&c->recv, &c->recv_cap, total ? total : 1, 1) != STEER_OK)
+		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	rc = MPI_Allgatherv(p->buf ? p->buf : c->recv, mine, MPI_BYTE, c->recv, c->recv_counts,
+	                    c->recv_displs, MPI_BYTE, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Allgatherv");
+	*bytes += (uint64_t)mine * (uint64_t)(c->ranks - 1);
+	st = take_all(c, STEER_UNPACK_SKIP, &c->halo, err, errlen);
+	return agree(c, st, err, errlen);
+}
+
+/* The vehicles this rank's vehicles steer by wherever they are: chased, followed,
+ * hidden from, interposed between. */
+static steer_status targets_of(const steer_world *w, steer_id_list *out)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	out->count = 0;
+	for (size_t i = 0; i < v->count; i++) {
+		if (v->extra[i] == STEER_NO_EXTRA)
+			continue;
+		const steer_vehicle_state *s = steer_vehicle_state_at(w, i);
+		uint32_t ids[6] = {s->pursue_id,       s->evade_id,         s->group.leader_id,
+		                   s->group.hunter_id, s->group.between[0], s->group.between[1]};
+		for (int k = 0; k < 6; k++)
+			if (ids[k] && steer_id_list_push(out, ids[k]) != STEER_OK)
+				return STEER_ERR_NOMEM;
+	}
+	return STEER_OK;
+}
+
+static void drop_halo(steer_cluster *c)
+{
+	for (size_t k = 0; k < c->halo.count; k++)
+		(void)steer_vehicle_detach(c->w, c->halo.at[k]);
+	c->halo.count = 0;
+}
+
+/* Every rank's figures of the tick, to every rank; and whether the regions should be
+ * cut again (the same answer everywhere: it is made from the same numbers). */
+static steer_status share_figures(steer_cluster *c, bool *recut, char *err, size_t errlen)
+{
+	steer_cluster_figure mine = c->figures[c->rank];
+	int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, c->figures, (int)sizeof mine,
+	                       MPI_BYTE, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Allgather");
+	*recut = false;
+	c->since_cut++;
+	if (c->ranks == 1)
+		return STEER_OK;
+	if (c->opt.rebalance_ticks && c->since_cut >= c->opt.rebalance_ticks)
+		*recut = true;
+	for (int r = 0; r < c->ranks; r++)
+		c->window_s[r] += c->figures[r].step_s;
+	if (++c->window_ticks >= (c->opt.window ? c->opt.window : 1)) {
+		double most = 0.0, sum = 0.0;
+		for (int r = 0; r < c->ranks; r++) {
+			most = fmax(most, c->window_s[r]);
+			sum += c->window_s[r];
+			c->window_s[r] = 0.0;
+		}
+		c->window_ticks = 0;
+		double mean = sum / c->ranks;
+		if (c->opt.imbalance > 0.0 && mean > 0.0 && most > mean * (1.0 + c->opt.imbalance))
+			*recut = true;
+	}
+	return STEER_OK;
+}
+
+steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
+{
+	steer_world *w = c->w;
+	steer_cluster_figure *me = &c->figures[c->rank];
+	memset(me, 0, sizeof *me);
+	double t0 = MPI_Wtime();
+	steer_world_survey g;
+	steer_status st = survey(c, &g, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	steer_world_survey_set(w, &g);
+	double reach = steer_world_reach(w), all_reach = reach;
+	if (MPI_Allreduce(&reach, &all_reach, 1, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS)
+		return fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing on the reach");
+	steer_world_set_reach_limit(w, all_reach);
+	me->owned = steer_world_vehicles(w)->count;
+#ifndef NDEBUG
+	{
+		const steer_vehicles *v = steer_world_vehicles(w);
+		for (size_t i = 0; i < v->count; i++)
+			if (steer_partition_owner(c->part, v->px[i], v->py[i]) != c->rank) {
+				fprintf(stderr, "rank %d steps vehicle %u outside its region\n",
+				        c->rank, v->id[i]);
+				abort();
+			}
+	}
+#endif
+	uint64_t bytes = 0;
+	st = send_halo(c, all_reach, &bytes, err, errlen);
+	steer_id_list want = {0};
+	if (st == STEER_OK) {
+		st = agree(c, targets_of(w, &want), err, errlen);
+		if (st == STEER_ERR_NOMEM)
+			snprintf(err, errlen, "out of memory listing targets");
+	}
+	if (st == STEER_OK)
+		st = share(c, &want, &bytes, err, errlen);
+	steer_id_list_free(&want);
+	if (st != STEER_OK) {
+		drop_halo(c);
+		return st;
+	}
+	me->halo = c->halo.count;
+	me->halo_bytes = bytes;
+	double t1 = MPI_Wtime();
+	st = steer_world_step(w);
+	double t2 = MPI_Wtime();
+	drop_halo(c);
+	if (st != STEER_OK)
+		snprintf(err, errlen, "out of memory while stepping");
+	st = agree(c, st, err, errlen);
+	if (st == STEER_OK)
+		st = migrate(c, UINT32_MAX, false, err, errlen);
+	me->step_s = t2 - t1;
+	me->exchange_s = (t1 - t0) + (MPI_Wtime() - t2);
+	bool recut = false;
+	if (st == STEER_OK)
+		st = share_figures(c, &recut, err, errlen);
+	if (st == STEER_OK && recut)
+		st = steer_cluster_rebalance(c, err, errlen);
+	return st;
+}
+
+/* --- cutting the regions again ----------------------------------------------------- */
+
+/* The box the tiles span: the bounds, or the vehicles' extent when there are none. */
+static steer_status tile_box(steer_cluster *c, double box[4], char *err, size_t errlen)
+{
+	const steer_world_config *cfg = steer_world_config_get(c->w);
+	if (cfg->edges != STEER_EDGE_NONE) {
+		box[0] = 0.0;
+		box[1] = 0.0;
+		box[2] = cfg->width;
+		box[3] = cfg->height;
+		return STEER_OK;
+	}
+	const steer_vehicles *v = steer_world_vehicles(c->w);
+	double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, glo[2], ghi[2];
+	for (size_t i = 0; i < v->count; i++) {
+		lo[0] = fmin(lo[0], v->px[i]);
+		lo[1] = fmin(lo[1], v->py[i]);
+		hi[0] = fmax(hi[0], v->px[i]);
+		hi[1] = fmax(hi[1], v->py[i]);
+	}
+	if (MPI_Allreduce(lo, glo, 2, MPI_DOUBLE, MPI_MIN, c->comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(hi, ghi, 2, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS)
+		return fail(err, errlen, STEER_ERR_IO, "MPI failed while measuring the world");
+	if (!(glo[0] <= ghi[0])) { /* no vehicles at all */
+		glo[0] = glo[1] = 0.0;
+		ghi[0] = cfg->width;
+		ghi[1] = cfg->height;
+	}
+	box[0] = glo[0];
+	box[1] = glo[1];
+	box[2] = fmax(ghi[0], glo[0] + 1.0);
+	box[3] = fmax(ghi[1], glo[1] + 1.0);
+	return STEER_OK;
+}
+
+steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
+{
+	c->since_cut = 0;
+	if (c->ranks == 1)
+		return STEER_OK;
+	double box[4];
+	steer_status st = tile_box(c, box, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	/* A vehicle's cost grows with the neighbours it meets: the tile's count times the
+	 * count a disc of the reach holds at the tile's density. The rank's measured time
+	 * is shared among its tiles in that proportion. */
+	double tw = (box[2] - box[0]) / TILES, th = (box[3] - box[1]) / TILES;
+	double reach = steer_world_reach(c->w);
+	double disc = 3.14159265358979 * reach * reach / (tw * th);
+	double *count = calloc(TILES * TILES, sizeof *count);
+	double *x = malloc(TILES * TILES * sizeof *x), *y = malloc(TILES * TILES * sizeof *y);
+	double *wt = malloc(TILES * TILES * sizeof *wt);
+	if (!count || !x || !y || !wt) {
+		st = STEER_ERR_NOMEM;
+		snprintf(err, errlen, "out of memory while cutting regions");
+	}
+	size_t n = 0;
+	if (st == STEER_OK) {
+		const steer_vehicles *v = steer_world_vehicles(c->w);
+		for (size_t i = 0; i < v->count; i++) {
+			int tx = (int)fmin(fmax(floor((v->px[i] - box[0]) / tw), 0.0), TILES - 1);
+			int ty = (int)fmin(fmax(floor((v->py[i] - box[1]) / th), 0.0), TILES - 1);
+			count[ty * TILES + tx] += 1.0;
+		}
+		double model = 0.0;
+		for (int t = 0; t < TILES * TILES; t++)
+			model += count[t] * (1.0 + count[t] * disc);
+		double measured = c->figures[c->rank].step_s;
+		double scale = model > 0.0 && measured > 0.0 ? measured / model : 1.0;
+		for (int t = 0; t < TILES * TILES; t++) {
+			if (count[t] == 0.0)
+				continue;
+			x[n] = box[0] + (t % TILES + 0.5) * tw;
+			y[n] = box[1] + (t / TILES + 0.5) * th;
+			wt[n] = count[t] * (1.0 + count[t] * disc) * scale;
+			n++;
+		}
+	}
+	st = agree(c, st, err, errlen);
+	/* An empty world keeps its cut: there is nothing to weigh. */
+	unsigned long mine = n, points = 0;
+	if (st == STEER_OK &&
+	    MPI_Allreduce(&mine, &points, 1, MPI_UNSIGNED_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
+		st = fail(err, errlen, STEER_ERR_IO, "MPI failed while cutting regions");
+	if (st == STEER_OK && points > 0)
+		st = agree(c, steer_partition_cut(c->part, n, x, y, wt, err, errlen), err, errlen);
+	free(count);
+	free(x);
+	free(y);
+	free(wt);
+	if (st != STEER_OK)
+		return st;
+	return migrate(c, UINT32_MAX, false, err, errlen);
+}
+
+/* --- create, commands, gather ------------------------------------------------------ */
+
+steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
+                                    char *err, size_t errlen)
+{
+	steer_cluster *c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->comm = comm;
+	c->w = w;
+	c->opt = opt ? *opt : steer_cluster_options_default();
+	if (MPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS ||
+	    MPI_Comm_size(comm, &c->ranks) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI cannot say this process's rank");
+		free(c);
+		return NULL;
+	}
+	size_t n = (size_t)c->ranks;
+	c->out = calloc(n, sizeof *c->out);
+	c->send_counts = calloc(n, sizeof(int));
+	c->send_displs = calloc(n, sizeof(int));
+	c->recv_counts = calloc(n, sizeof(int));
+	c->recv_displs = calloc(n, sizeof(int));
+	c->near = calloc(n, sizeof(int));
+	c->figures = calloc(n, sizeof *c->figures);
+	c->window_s = calloc(n, sizeof *c->window_s);
+	steer_status st = STEER_OK;
+	if (!c->out || !c->send_counts || !c->send_displs || !c->recv_counts || !c->recv_displs ||
+	    !c->near || !c->figures || !c->window_s) {
+		snprintf(err, errlen, "out of memory");
+		st = STEER_ERR_NOMEM;
+	}
+	for (int r = 0; c->out && r < c->ranks; r++)
+		steer_pack_init(&c->out[r]);
+	st = agree(c, st, err, errlen);
+	if (st == STEER_OK && !splittable(c, err, errlen))
+		st = STEER_ERR_INVALID;
+	if (st == STEER_OK) {
+		double box[4];
+		st = tile_box(c, box, err, errlen);
+		if (st == STEER_OK) {
+			c->part = steer_partition_create(comm, box[0], box[1], box[2], box[3], err,
+			                                 errlen);
+			st = agree(c, c->part ? STEER_OK : STEER_ERR_IO, err, errlen);
+		}
+	}
+	/* Every rank holds the whole world: each keeps its region's, then cuts by cost. */
+	if (st == STEER_OK)
+		st = migrate(c, 0, true, err, errlen);
+	if (st == STEER_OK && c->ranks > 1) {
+		c->figures[c->rank].step_s = 1.0; /* nothing measured yet: cost from the model */
+		st = steer_cluster_rebalance(c, err, errlen);
+		memset(c->figures, 0, n * sizeof *c->figures);
+	}
+	if (st != STEER_OK) {
+		steer_cluster_destroy(c);
+		return NULL;
+	}
+	return c;
+}
+
+void steer_cluster_destroy(steer_cluster *c)
+{
+	if (!c)
+		return;
+	if (c->part)
+		steer_partition_destroy(c->part);
+	for (int r = 0; c->out && r < c->ranks; r++)
+		steer_pack_free(&c->out[r]);
+	free(c->out);
+	free(c->send_counts);
+	free(c->send_displs);
+	free(c->recv_counts);
+	free(c->recv_displs);
+	free(c->near);
+	free(c->send);
+	free(c->recv);
+	free(c->figures);
+	free(c->window_s);
+	steer_id_list_free(&c->halo);
+	free(c);
+}
+
+/* Whether the command replaces the whole world (each rank then holds all of it). */
+static bool replaces_world(const steer_command *cmd)
+{
+	const char *name = cmd->entry->name;
+	return !strcmp(name, "reset") || !strcmp(name, "scenario") || !strcmp(name, "load");
+}
+
+/* Whether the world as the command left it can still be split. */
+static steer_status still_splittable(steer_cluster *c, steer_reply *out)
+{
+	char err[256];
+	if (splittable(c, err, sizeof err))
+		return STEER_OK;
+	return steer_reply_fail(out, "%s", err);
+}
+
+/* A command that would leave a world the ranks cannot split, refused before it runs
+ * (the same answer on every rank); or one that steps the world outside the cluster. */
+static bool refused(const steer_cluster *c, const steer_command *cmd, steer_reply *out)
+{
+	const char *name = cmd->entry->name;
+	if (!strcmp(name, "step") || !strcmp(name, "rewind") || !strcmp(name, "goto-tick")) {
+		steer_reply_fail(out, "%s is not available over several ranks yet", name);
+		return true;
+	}
+	if (c->ranks == 1)
+		return false;
+	if (!strcmp(name, "goto") && cmd->sub != 1) {
+		steer_reply_fail(out, "goto cannot run over several ranks yet: its planning budget "
+		                      "is shared by the whole world (run it on one rank)");
+		return true;
+	}
+	if (!strcmp(name, "world") && cmd->solid == 1) {
+		steer_reply_fail(out,
+		                 "a solid world cannot be split over ranks yet: its bodies are "
+		                 "pushed apart one after another across the whole world");
+		return true;
+	}
+	if (!strcmp(name, "scenario")) {
+		steer_reply_fail(out,
+		                 "scenario %s has solid bodies, which cannot be split over "
+		                 "ranks yet (build the world with spawn, wall and obstacle)",
+		                 cmd->name);
+		return true;
+	}
+	return false;
+}
+
+steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const steer_host *h,
+                                   const char *line, steer_reply *out)
+{
+	steer_command cmd;
+	char err[256];
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK)
+		return steer_reply_fail(out, "%s", err);
+	if (refused(c, &cmd, out))
+		return STEER_ERR_REFUSED;
+	/* Copies of the vehicles it names, so that every rank answers as one process
+	 * would and every rank forgets a removed vehicle's chasers. */
+	steer_id_list named = {0};
+	steer_status st = STEER_OK;
+	uint32_t ids[3 + STEER_CMD_MAX_FOLLOWERS];
+	size_t n = 0;
+	ids[n++] = cmd.id;
+	ids[n++] = cmd.other;
+	for (uint32_t k = 0; k < cmd.nids; k++)
+		ids[n++] = cmd.ids[k];
+	if (!strcmp(cmd.entry->name, "interpose"))
+		ids[n++] = cmd.count; /* B */
+	for (size_t k = 0; k < n && st == STEER_OK; k++)
+		if (ids[k])
+			st = steer_id_list_push(&named, ids[k]);
+	uint64_t bytes = 0;
+	st = agree(c, st, err, sizeof err);
+	if (st == STEER_OK)
+		st = share(c, &named, &bytes, err, sizeof err);
+	steer_id_list_free(&named);
+	if (st != STEER_OK) {
+		drop_halo(c);
+		return steer_reply_fail(out, "%s", err);
+	}
+	steer_world_meta before = steer_world_meta_get(c->w);
+	st = steer_cmd_exec(&cmd, s, h, out);
+	c->w = s->world; /* load may have swapped it */
+	drop_halo(c);
+	bool replaced = replaces_world(&cmd) || steer_world_meta_get(c->w).next_id < before.next_id;
+	steer_status moved = migrate(c, before.next_id, replaced, err, sizeof err);
+	if (moved != STEER_OK)
+		return steer_reply_fail(out, "%s", err);
+	if (st == STEER_OK && steer_cmd_writes(&cmd))
+		st = still_splittable(c, out);
+	return st;
+}
+
+/* A world with w's bounds, rules, circles, walls and polygons but no vehicles. */
+static steer_world *copy_without_vehicles(const steer_world *w, char *err, size_t errlen)
+{
+	steer_world_config cfg = *steer_world_config_get(w);
+	cfg.max_vehicles = 0;
+	steer_world *copy = steer_world_create(&cfg);
+	if (!copy) {
+		snprintf(err, errlen, "out of memory copying the world");
+		return NULL;
+	}
+	size_t n;
+	const steer_obstacle *obs = steer_world_obstacles(w, &n);
+	steer_status st = STEER_OK;
+	for (size_t k = 0; k < n && st == STEER_OK; k++)
+		st = steer_obstacle_restore(copy, &obs[k]);
+	const steer_wall *walls = steer_world_walls(w, &n);
+	for (size_t k = 0; k < n && st == STEER_OK; k++)
+		st = steer_wall_restore(copy, &walls[k]);
+	const steer_polygon *polys = steer_world_polygons(w, &n);
+	for (size_t k = 0; k < n && st == STEER_OK; k++)
+		st = steer_polygon_restore(copy, &polys[k], err, errlen);
+	if (st != STEER_OK) {
+		if (st != STEER_ERR_INVALID)
+			snprintf(err, errlen, "copying the world's geometry: %s",
+			         steer_status_str(st));
+		steer_world_destroy(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	steer_pack *p = &c->out[c->rank];
+	steer_pack_reset(p);
+	const steer_vehicles *v = steer_world_vehicles(c->w);
+	steer_status st = STEER_OK;
+	for (size_t i = 0; i < v->count && st == STEER_OK; i++)
+		st = steer_pack_vehicle(p, c->w, i);
+	if (st != STEER_OK)
+		snprintf(err, errlen, "out of memory while gathering the world");
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	int mine = (int)p->len;
+	if (p->len > INT32_MAX)
+		return fail(err, errlen, STEER_ERR_LIMIT, "a rank's part passed 2 GiB");
+	int rc = MPI_Gather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, 0, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Gather");
+	size_t total = 0;
+	if (c->rank == 0) {
+		for (int r = 0; r < c->ranks; r++) {
+			c->recv_displs[r] = (int)total;
+			total += (size_t)c->recv_counts[r];
+		}
+		if (total > INT32_MAX)
+			st = fail(err, errlen, STEER_ERR_LIMIT, "the world passed 2 GiB");
+		else if (steer_reserve((void **)&c->recv, &c->recv_cap, total ? total : 1, 1) !=
+		         STEER_OK)
+			st =
+			    fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering the world");
+	}
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	rc = MPI_Gatherv(p->buf ? p->buf : (uint8_t *)c->recv, mine, MPI_BYTE, c->recv,
+	                 c->recv_counts, c->recv_displs, MPI_BYTE, 0, c->comm);
+	if (rc != MPI_SUCCESS)
+		return mpi_failed(err, errlen, rc, "Gatherv");
+	if (c->rank != 0)
+		return agree(c, STEER_OK, err, errlen);
+	steer_world *whole = copy_without_vehicles(c->w, err, errlen);
+	st = whole ? STEER_OK : STEER_ERR_NOMEM;
+	for (int r = 0; r < c->ranks && st == STEER_OK; r++)
+		st = steer_unpack(whole, c->recv + c->recv_displs[r], (size_t)c->recv_counts[r],
+		                  STEER_UNPACK_REFUSE, NULL, err, errlen);
+	steer_world_meta meta = steer_world_meta_get(c->w);
+	if (st == STEER_OK && steer_world_meta_set(whole, &meta) != STEER_OK)
+		st = fail(err, errlen, STEER_ERR_INVALID, "the gathered world's ids do not add up");
+	if (st == STEER_OK)
+		*out = whole;
+	else
+		steer_world_destroy(whole);
+	return agree(c, st, err, errlen);
+}

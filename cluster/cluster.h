@@ -1,0 +1,93 @@
+/* One world over many MPI ranks, bit-identical to one process.
+ *
+ * The plane is cut into one region per rank (partition.h); each rank's steer_world
+ * holds the vehicles whose positions lie in its region. Each tick:
+ *   1. the ranks agree on the figures a tick reads from the whole world (largest
+ *      sight and radius, fastest vehicle, ...: maxima and logical ands, exact in any
+ *      order) and on the reach: how far any vehicle reads another;
+ *   2. every vehicle within that reach of another region is copied there (the halo),
+ *      and every vehicle another one pursues, follows, hides from or interposes by is
+ *      copied to every rank (the targets), as exact state;
+ *   3. each rank steps its world: the core orders neighbours by (cell, id) in a grid
+ *      over the whole world's bounds, so a vehicle meets the same neighbours in the
+ *      same order as in one process and gets the same bits;
+ *   4. the copies are dropped and vehicles that crossed into another region move
+ *      there (migration).
+ * Regions are cut again from measured cost (steer_cluster_options).
+ *
+ * Not supported over more than one rank, and refused: solid worlds (the bodies pass
+ * resolves contacts one after another across the whole world) and goto (its
+ * planning budget is shared by the whole world within a tick).
+ *
+ * Every function taking a steer_cluster is collective: every rank calls it, in the
+ * same order, with the same arguments (except where said). */
+#ifndef STEER_CLUSTER_H
+#define STEER_CLUSTER_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "steer/command.h"
+#include "steer/world.h"
+
+typedef struct steer_cluster steer_cluster;
+
+typedef struct steer_cluster_options {
+	/* Cut the regions again every this many ticks (0: only on imbalance). */
+	unsigned rebalance_ticks;
+	/* ... or when, over the last `window` ticks, the slowest rank's step time is more
+	 * than this fraction above the mean (0: never on imbalance). */
+	double imbalance;
+	unsigned window;
+} steer_cluster_options;
+
+steer_cluster_options steer_cluster_options_default(void);
+
+/* One rank's figures for the last tick. */
+typedef struct steer_cluster_figure {
+	uint64_t owned;         /* vehicles in its region */
+	uint64_t halo;          /* copies of other ranks' vehicles it held for the tick */
+	uint64_t halo_bytes;    /* bytes of halo and targets it sent */
+	uint64_t migrated;      /* vehicles it sent to another region after the tick */
+	uint64_t migrate_bytes; /* their bytes */
+	double step_s;          /* its world's step */
+	double exchange_s;      /* agreeing, copying and migrating */
+} steer_cluster_figure;
+
+/* Takes part in one world over comm. w is this rank's world, the caller's (it
+ * outlives the cluster): every rank passes the same world (made by the same commands
+ * from the same seed), of which each keeps the vehicles in its region. NULL with a
+ * message in err when the world cannot be split (solid, goto) or MPI fails. */
+steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
+                                    char *err, size_t errlen);
+void steer_cluster_destroy(steer_cluster *c);
+int steer_cluster_rank(const steer_cluster *c);
+int steer_cluster_ranks(const steer_cluster *c);
+
+/* One tick of the whole world. STEER_OK, or a failure with a message in err (the
+ * same on every rank). */
+steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen);
+
+/* Runs one command on the whole world: every rank runs it on its part, with copies of
+ * the vehicles it names, then vehicles it made or moved go to the regions they are
+ * in. Every rank gets the reply of its own part in out (the world-wide answer to
+ * list, stats and the like is the caller's to assemble). Commands that would make
+ * the world one the cluster cannot split (solid, goto) are refused. */
+steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const steer_host *h,
+                                   const char *line, steer_reply *out);
+
+/* The whole world, gathered on rank 0 into a new world (the caller's); NULL on the
+ * other ranks. STEER_OK or a failure with a message in err. */
+steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen);
+
+/* Cuts the regions again now, from the cost measured so far. */
+steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen);
+
+/* Every rank's figures for the last tick, into out[steer_cluster_ranks(c)] (not
+ * collective: every rank holds them all after each tick). */
+void steer_cluster_figures(const steer_cluster *c, steer_cluster_figure *out);
+/* How many times the regions were cut since create. */
+unsigned steer_cluster_cuts(const steer_cluster *c);
+
+#endif

@@ -1,0 +1,452 @@
+/* One world over N ranks against one process (cluster/cluster.c), run under mpirun at
+ * several rank counts: scripted sessions (a flock across a wrap world's seams, a crowd
+ * that avoids among walls, circles and a polygon, every behaviour in an unbounded
+ * world, spawns and removals mid-run, the regions cut again every few ticks) are run
+ * by the cluster and, on rank 0, by a plain world with the same commands. Every tick
+ * the cluster's world, gathered on rank 0, must save to the same bytes as the plain
+ * one; every command must get the same reply. Then the gathered save is loaded by
+ * the cluster again and both go on.
+ *
+ *   mpirun -np N test_cluster_matrix [--threads T]
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cluster.h"
+#include "savefile.h"
+#include "steer/command.h"
+
+static int rank, ranks, threads = 1;
+
+/* A session's commands, each at a tick. */
+typedef struct cue {
+	unsigned tick;
+	char line[256];
+} cue;
+
+typedef struct script {
+	cue *at;
+	size_t count, cap;
+	uint32_t next_id; /* the id the next thing made will get */
+} script;
+
+static void add(script *s, unsigned tick, const char *fmt, ...)
+{
+	if (s->count == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->at = realloc(s->at, s->cap * sizeof *s->at);
+		if (!s->at)
+			abort();
+	}
+	cue *c = &s->at[s->count++];
+	c->tick = tick;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->line, sizeof c->line, fmt, ap);
+	va_end(ap);
+}
+
+/* Adds a command that makes one thing (spawn, wall, obstacle, polygon): its id. */
+static uint32_t make(script *s, unsigned tick, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	add(s, tick, "%s", line);
+	return s->next_id++;
+}
+
+/* A generator the same on every rank, for the scripts' numbers. */
+static uint64_t lcg = 88172645463325252ull;
+static double uniform(double lo, double hi)
+{
+	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+	return lo + (hi - lo) * (double)(lcg >> 11) / 9007199254740992.0;
+}
+
+/* Flocks across the seams of a wrap world: two groups, another parameter set
+ * arriving mid-run, removals, one boid turned wanderer and another avoider. */
+static void flock_script(script *s)
+{
+	add(s, 0, "world 1600 1200 wrap solid off");
+	add(s, 0, "seed 7");
+	add(s, 0, "reset");
+	s->next_id = 1;
+	add(s, 0, "spawn flock 900 800 600 560");
+	s->next_id += 900;
+	add(s, 0, "spawn flock 200 150 150 140 sight_distance=90 group=2");
+	s->next_id += 200;
+	add(s, 30, "spawn flock 120 1450 1050 120 max_speed=40");
+	s->next_id += 120;
+	add(s, 45, "remove 5");
+	add(s, 45, "remove 700");
+	add(s, 60, "set 10 max_speed=30 sight_distance=120");
+	add(s, 75, "flock 20 off");
+	add(s, 75, "wander 20 on");
+	add(s, 90, "avoid 30 on");
+	add(s, 110, "set 31 heading_smoothing=0.3");
+}
+
+/* A crowd walking across a bounded world among walls, circles (one moving) and a
+ * polygon, avoiding each other. */
+static void crowd_script(script *s)
+{
+	add(s, 0, "world 1200 900 bounce solid off contain on");
+	add(s, 0, "seed 3");
+	add(s, 0, "reset");
+	s->next_id = 1;
+	make(s, 0, "wall 400 150 400 380");
+	make(s, 0, "wall 800 520 800 760");
+	make(s, 0, "polygon 560 400 660 400 610 500");
+	make(s, 0, "obstacle 600 220 40 vx=15 vy=10");
+	make(s, 0, "obstacle 600 700 30");
+	uint32_t first = s->next_id;
+	for (int k = 0; k < 240; k++) {
+		double x = k < 120 ? uniform(20, 200) : uniform(1000, 1180);
+		double y = uniform(40, 860);
+		uint32_t id = make(s, 0, "spawn %.3f %.3f radius=4 max_speed=60", x, y);
+		add(s, 0, "avoid %u on", id);
+		add(s, 0, "arrive %u %.3f %.3f", id,
+		    k < 120 ? uniform(1000, 1180) : uniform(20, 200), uniform(40, 860));
+	}
+	add(s, 50, "remove %u", first + 3);
+	add(s, 50, "remove %u", first + 150);
+	for (int k = 0; k < 30; k++) {
+		uint32_t id =
+		    make(s, 80, "spawn %.3f %.3f radius=3", uniform(500, 700), uniform(40, 120));
+		add(s, 80, "avoid %u on", id);
+		add(s, 80, "seek %u %.3f %.3f", id, uniform(500, 700), 860.0);
+	}
+	add(s, 120, "flee %u 600 450", first + 10);
+	add(s, 140, "set %u avoid_neighbours=3", first + 11);
+}
+
+/* Every behaviour in an unbounded world, its actors far apart so that chasers and
+ * their targets, leaders and followers, live on different ranks. */
+static void behaviours_script(script *s)
+{
+	add(s, 0, "world 2000 2000 none solid off");
+	add(s, 0, "seed 11");
+	add(s, 0, "reset");
+	s->next_id = 1;
+	uint32_t circle[6];
+	for (int k = 0; k < 6; k++)
+		circle[k] = make(s, 0, "obstacle %.3f %.3f %.3f", uniform(200, 1800),
+		                 uniform(200, 1800), uniform(20, 50));
+	(void)circle;
+	uint32_t w[60];
+	for (int k = 0; k < 60; k++) {
+		w[k] = make(s, 0, "spawn %.3f %.3f", uniform(0, 2000), uniform(0, 2000));
+		add(s, 0, "wander %u on", w[k]);
+		if (k % 2)
+			add(s, 0, "avoid %u on", w[k]);
+	}
+	uint32_t seeker = make(s, 0, "spawn 100 100");
+	add(s, 0, "seek %u 1900 1900", seeker);
+	uint32_t fleer = make(s, 0, "spawn 1000 1000");
+	add(s, 0, "flee %u 1100 1050", fleer);
+	uint32_t arriver = make(s, 0, "spawn 1900 100 combine=dither");
+	add(s, 0, "arrive %u 100 1900", arriver);
+	uint32_t prey = make(s, 0, "spawn 1800 1800");
+	add(s, 0, "wander %u on", prey);
+	uint32_t hunter = make(s, 0, "spawn 200 1800 max_speed=70");
+	add(s, 0, "pursue %u %u", hunter, prey);
+	uint32_t evader = make(s, 0, "spawn 1500 300");
+	add(s, 0, "evade %u %u", evader, hunter);
+	uint32_t walker = make(s, 0, "spawn 300 300");
+	add(s, 0, "waypoint %u 300 300", walker);
+	add(s, 0, "waypoint %u 1700 300", walker);
+	add(s, 0, "waypoint %u 1700 1700", walker);
+	add(s, 0, "waypoint %u 300 1700", walker);
+	add(s, 0, "path %u loop on", walker);
+	uint32_t lane = make(s, 0, "spawn 1000 200 path_radius=20 heading_smoothing=0.25");
+	add(s, 0, "waypoint %u 1000 200", lane);
+	add(s, 0, "waypoint %u 1000 1800", lane);
+	uint32_t leader = make(s, 0, "spawn 600 1000");
+	add(s, 0, "wander %u on", leader);
+	uint32_t flw[5];
+	for (int k = 0; k < 5; k++)
+		flw[k] = make(s, 0, "spawn %.3f %.3f", uniform(1200, 1900), uniform(1200, 1900));
+	add(s, 0, "formation %u wedge 25 %u %u %u %u", leader, flw[0], flw[1], flw[2], flw[3]);
+	add(s, 0, "follow %u %u -40 0", flw[4], prey);
+	for (int k = 0; k < 4; k++) {
+		uint32_t h = make(s, 0, "spawn %.3f %.3f", uniform(300, 1700), uniform(300, 1700));
+		add(s, 0, "hide %u %u", h, hunter);
+	}
+	uint32_t between = make(s, 0, "spawn 1000 1900");
+	add(s, 0, "interpose %u %u %u", between, w[0], prey);
+	/* Mid-run: a flock arrives, a leader and a target go, things are retargeted. */
+	add(s, 60, "spawn flock 150 1000 1000 200");
+	s->next_id += 150;
+	add(s, 90, "remove %u", leader);
+	add(s, 100, "remove %u", w[0]);
+	add(s, 110, "pursue %u %u", w[1], flw[0]);
+	add(s, 120, "obstacle 1000 1000 60 vx=-20 vy=5");
+	s->next_id++;
+	add(s, 130, "remove %u", prey);
+	add(s, 140, "seek %u 0 0", flw[2]);
+}
+
+/* The world as a save, for comparing. */
+static char *encode(const steer_world *w, size_t *len)
+{
+	char *buf = NULL;
+	if (steer_save_encode(w, &buf, len) != STEER_OK)
+		abort();
+	return buf;
+}
+
+/* The first line where two saves differ, for the failure's message. */
+static void first_difference(const char *a, const char *b, char *out, size_t n)
+{
+	size_t line = 1, k = 0, from = 0;
+	while (a[k] && a[k] == b[k]) {
+		if (a[k] == '\n') {
+			line++;
+			from = k + 1;
+		}
+		k++;
+	}
+	/* The line's start (its record) and 60 characters round the first difference. */
+	size_t at = k > from + 60 ? k - 60 : from;
+	snprintf(out, n, "line %zu (%.24s...):\n  one process: ...%.100s\n  cluster:     ...%.100s",
+	         line, a + from, a + at, b + at);
+}
+
+/* Rank 0: whether the cluster's whole world saves to the plain world's bytes. */
+static bool same_world(steer_cluster *c, const steer_world *plain, const char *label, unsigned tick)
+{
+	char err[256];
+	steer_world *whole = NULL;
+	steer_status st = steer_cluster_gather(c, &whole, err, sizeof err);
+	int ok = st == STEER_OK;
+	if (rank == 0) {
+		CHECK(ok, "%s tick %u: gather failed: %s", label, tick, err);
+		if (ok) {
+			size_t la, lb;
+			char *a = encode(plain, &la), *b = encode(whole, &lb);
+			ok = la == lb && memcmp(a, b, la) == 0;
+			if (!ok) {
+				char diff[512];
+				first_difference(a, b, diff, sizeof diff);
+				CHECK(ok, "%s on %d ranks, tick %u: the worlds differ at %s", label,
+				      ranks, tick, diff);
+			}
+			free(a);
+			free(b);
+		}
+		steer_world_destroy(whole);
+	}
+	MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	return ok;
+}
+
+/* The reply as the text port writes it. */
+static void reply_text(const steer_reply *r, char *out, size_t n)
+{
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	steer_reply_text(r, &b);
+	snprintf(out, n, "%s", b.data ? b.data : "");
+	steer_strbuf_free(&b);
+}
+
+static steer_cluster *make_cluster(steer_world *w, unsigned rebalance)
+{
+	steer_cluster_options opt = steer_cluster_options_default();
+	opt.rebalance_ticks = rebalance;
+	char err[256];
+	if (steer_world_set_threads(w, threads) != STEER_OK)
+		abort();
+	steer_cluster *c = steer_cluster_create(MPI_COMM_WORLD, w, &opt, err, sizeof err);
+	CHECK(c, "cluster_create failed: %s", err);
+	return c;
+}
+
+/* Runs the script for `ticks` ticks on the cluster and (rank 0) on one plain world,
+ * comparing after every tick; then the gathered save is loaded by every rank and
+ * both go on for `more` ticks. */
+static void run_session(const char *label, void (*write)(script *), unsigned ticks, unsigned more)
+{
+	script sc = {0};
+	lcg = 88172645463325252ull;
+	write(&sc);
+	steer_world_config cfg = steer_world_config_default();
+	cfg.solid = false;
+	steer_world *w = steer_world_create(&cfg);
+	steer_world *plain = rank == 0 ? steer_world_create(&cfg) : NULL;
+	steer_session s = {w, false, {0, 0.0, 0.0}, 0, false};
+	steer_session ps = {plain, false, {0, 0.0, 0.0}, 0, false};
+	steer_cluster *c = make_cluster(w, 7);
+	if (!c)
+		return;
+	size_t next = 0;
+	bool ok = true;
+	unsigned replies_differ = 0;
+	for (unsigned t = 0; t <= ticks && ok; t++) {
+		for (; next < sc.count && sc.at[next].tick == t; next++) {
+			steer_reply r, pr;
+			steer_reply_init(&r);
+			steer_cluster_command(c, &s, NULL, sc.at[next].line, &r);
+			if (rank == 0) {
+				steer_command cmd;
+				char err[256], a[512], b[512];
+				steer_reply_init(&pr);
+				if (steer_cmd_parse_line(&cmd, sc.at[next].line, err, sizeof err) ==
+				    STEER_OK)
+					steer_cmd_exec(&cmd, &ps, NULL, &pr);
+				reply_text(&pr, a, sizeof a);
+				reply_text(&r, b, sizeof b);
+				if (strcmp(a, b) != 0 && replies_differ++ < 3)
+					CHECK(0,
+					      "%s: '%s' answered '%s' by one process, '%s' by %d "
+					      "ranks",
+					      label, sc.at[next].line, a, b, ranks);
+				CHECK(pr.ok, "%s: the script's '%s' failed: %s", label,
+				      sc.at[next].line, a);
+				steer_reply_free(&pr);
+			}
+			steer_reply_free(&r);
+		}
+		if (t == ticks)
+			break;
+		char err[256];
+		steer_status st = steer_cluster_step(c, err, sizeof err);
+		CHECK(st == STEER_OK, "%s: step %u failed: %s", label, t, err);
+		if (rank == 0)
+			steer_world_step(plain);
+		ok = st == STEER_OK && same_world(c, plain, label, t + 1);
+	}
+	/* The whole world saved, loaded on every rank, split again and run on. */
+	if (ok) {
+		char err[256];
+		steer_world *whole = NULL;
+		ok = steer_cluster_gather(c, &whole, err, sizeof err) == STEER_OK;
+		char *buf = NULL;
+		size_t len = 0;
+		if (rank == 0)
+			buf = encode(whole, &len);
+		steer_world_destroy(whole);
+		unsigned long n = len;
+		MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
+		if (rank != 0)
+			buf = malloc(n ? n : 1);
+		MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+		steer_world *loaded = steer_save_decode(buf, n, err, sizeof err);
+		free(buf);
+		CHECK(loaded, "%s: the gathered save does not load: %s", label, err);
+		steer_cluster_destroy(c);
+		steer_world_destroy(w);
+		w = loaded;
+		c = make_cluster(w, 3);
+		for (unsigned t = 0; c && t < more && ok; t++) {
+			steer_status st = steer_cluster_step(c, err, sizeof err);
+			CHECK(st == STEER_OK, "%s: step after loading failed: %s", label, err);
+			if (rank == 0)
+				steer_world_step(plain);
+			ok = st == STEER_OK && same_world(c, plain, label, ticks + t + 1);
+		}
+	}
+	if (rank == 0 && ok) {
+		steer_cluster_figure f[64];
+		steer_cluster_figures(c, f);
+		unsigned long halo = 0;
+		for (int r = 0; r < ranks && r < 64; r++)
+			halo += f[r].halo;
+		printf(
+		    "     %s: %u ticks on %d ranks the same as one process (%u cuts, %lu in halos "
+		    "at the end)\n",
+		    label, ticks + more, ranks, steer_cluster_cuts(c), halo);
+	}
+	steer_cluster_destroy(c);
+	steer_world_destroy(w);
+	steer_world_destroy(plain);
+	free(sc.at);
+}
+
+static void flock_across_seams(void)
+{
+	run_session("flock", flock_script, 160, 20);
+}
+
+static void crowd_among_walls(void)
+{
+	run_session("crowd", crowd_script, 200, 20);
+}
+
+static void every_behaviour(void)
+{
+	run_session("behaviours", behaviours_script, 180, 20);
+}
+
+/* Commands that would make a world the ranks cannot split are refused, and change
+ * nothing. */
+static void unsplittable_worlds_refused(void)
+{
+	if (ranks == 1)
+		return;
+	steer_world_config cfg = steer_world_config_default();
+	cfg.solid = true;
+	steer_world *w = steer_world_create(&cfg);
+	char err[256] = "";
+	steer_cluster_options opt = steer_cluster_options_default();
+	steer_cluster *c = steer_cluster_create(MPI_COMM_WORLD, w, &opt, err, sizeof err);
+	CHECK(!c && strstr(err, "solid"), "a solid world was split (%s)", err);
+	steer_cluster_destroy(c);
+	steer_world_set_solid(w, false);
+	c = steer_cluster_create(MPI_COMM_WORLD, w, &opt, err, sizeof err);
+	CHECK(c, "cluster_create failed: %s", err);
+	if (!c) {
+		steer_world_destroy(w);
+		return;
+	}
+	steer_session s = {w, false, {0, 0.0, 0.0}, 0, false};
+	const char *bad[] = {"world solid on", "scenario flock", "step 3"};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		steer_reply r;
+		steer_reply_init(&r);
+		steer_cluster_command(c, &s, NULL, bad[k], &r);
+		CHECK(!r.ok, "'%s' was accepted over %d ranks", bad[k], ranks);
+		steer_reply_free(&r);
+	}
+	steer_reply r;
+	steer_reply_init(&r);
+	steer_cluster_command(c, &s, NULL, "spawn 10 10", &r);
+	steer_reply_free(&r);
+	steer_reply_init(&r);
+	steer_cluster_command(c, &s, NULL, "goto 1 500 500", &r);
+	CHECK(!r.ok && strstr(r.error, "goto"), "goto was accepted over %d ranks", ranks);
+	steer_reply_free(&r);
+	CHECK(!steer_world_config_get(s.world)->solid, "a refused command changed the world");
+	steer_cluster_destroy(c);
+	steer_world_destroy(s.world);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	for (int k = 1; k + 1 < argc; k++)
+		if (!strcmp(argv[k], "--threads"))
+			threads = atoi(argv[k + 1]);
+	if (rank != 0 && !freopen("/dev/null", "w", stdout))
+		return 1;
+	RUN(flock_across_seams);
+	RUN(crowd_among_walls);
+	RUN(every_behaviour);
+	RUN(unsplittable_worlds_refused);
+	int failed = tests_failed_, any = 0;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("%d passed, %d failed\n", tests_passed_,
+		       any ? tests_failed_ + (failed ? 0 : 1) : 0);
+	MPI_Finalize();
+	return any ? 1 : 0;
+}
