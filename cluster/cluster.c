@@ -29,6 +29,7 @@ struct steer_cluster {
 	steer_cluster_figure *figures; /* every rank's, for the last tick */
 	double *window_s;              /* each rank's step time over the current window */
 	unsigned window_ticks, since_cut;
+	double mine[4]; /* this rank's region lies within it (partition's box) */
 };
 
 steer_cluster_options steer_cluster_options_default(void)
@@ -328,8 +329,17 @@ static steer_status send_halo(steer_cluster *c, double reach, uint64_t *bytes, c
 	bool *seen = malloc((size_t)c->ranks * sizeof *seen);
 	steer_status st = seen ? STEER_OK : STEER_ERR_NOMEM;
 	reset_messages(c);
+	const steer_world_config *cfg = steer_world_config_get(w);
+	bool seams = cfg->edges == STEER_EDGE_WRAP;
+	const double *m = c->mine;
 	for (size_t i = 0; i < v->count && st == STEER_OK; i++) {
-		int n = near_ranks(c, v->px[i], v->py[i], reach, seen);
+		double x = v->px[i], y = v->py[i];
+		/* Deep inside the region, no other is within reach: no lookup. */
+		if (x - reach > m[0] && x + reach < m[2] && y - reach > m[1] && y + reach < m[3] &&
+		    (!seams || (x - reach > 0.0 && x + reach < cfg->width && y - reach > 0.0 &&
+		                y + reach < cfg->height)))
+			continue;
+		int n = near_ranks(c, x, y, reach, seen);
 		for (int k = 0; k < n && st == STEER_OK; k++)
 			st = steer_pack_vehicle(&c->out[c->near[k]], w, i);
 	}
@@ -649,6 +659,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	free(wt);
 	if (st != STEER_OK)
 		return st;
+	steer_partition_box(c->part, c->rank, c->mine);
 	return migrate(c, UINT32_MAX, false, err, errlen);
 }
 
@@ -698,6 +709,8 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 			c->part = steer_partition_create(comm, box[0], box[1], box[2], box[3], err,
 			                                 errlen);
 			st = agree(c, c->part ? STEER_OK : STEER_ERR_IO, err, errlen);
+			if (st == STEER_OK)
+				steer_partition_box(c->part, c->rank, c->mine);
 		}
 	}
 	/* Every rank holds the whole world: each keeps its region's, then cuts by cost. */

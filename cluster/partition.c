@@ -418,6 +418,22 @@ int steer_partition_near(const steer_partition *p, double x0, double y0, double 
 	return nprocs;
 }
 
+void steer_partition_box(const steer_partition *p, int rank, double box[4])
+{
+	box[0] = box[1] = -INFINITY;
+	box[2] = box[3] = INFINITY;
+	if (!p->zz)
+		return;
+	int ndim = 0;
+	double zmin, zmax;
+	/* A failure leaves the whole plane: callers take the box as an outer bound. */
+	if (Zoltan_RCB_Box(p->zz, rank, &ndim, &box[0], &box[1], &zmin, &box[2], &box[3], &zmax) !=
+	    ZOLTAN_OK) {
+		box[0] = box[1] = -INFINITY;
+		box[2] = box[3] = INFINITY;
+	}
+}
+
 unsigned steer_partition_cuts(const steer_partition *p)
 {
 	return p->cuts;

@@ -59,6 +59,11 @@ int steer_partition_owner(const steer_partition *p, double x, double y);
 int steer_partition_near(const steer_partition *p, double x0, double y0, double x1, double y1,
                          int *ranks);
 
+/* The rectangle rank's region lies within, as {x0, y0, x1, y1} (infinite where it
+ * reaches to infinity; the whole plane should Zoltan fail to say). A point strictly
+ * inside it belongs to rank. */
+void steer_partition_box(const steer_partition *p, int rank, double box[4]);
+
 /* How many times the partition was cut (create counts as 0), and the comm size. */
 unsigned steer_partition_cuts(const steer_partition *p);
 int steer_partition_ranks(const steer_partition *p);
