@@ -30,6 +30,9 @@ struct steer_cluster {
 	double *window_s;              /* each rank's step time over the current window */
 	unsigned window_ticks, since_cut;
 	double mine[4]; /* this rank's region lies within it (partition's box) */
+	/* The world's --max-vehicles, held here: a rank's world counts only its region,
+	 * so each is told no limit and the cluster checks the whole world's count. */
+	size_t max_vehicles;
 };
 
 steer_cluster_options steer_cluster_options_default(void)
@@ -104,6 +107,19 @@ static bool splittable(steer_cluster *c, char *err, size_t errlen)
 	return all == 0;
 }
 
+/* Collective "did any rank fail": st where this rank failed, else the first failure
+ * of another rank, reported as such. */
+static steer_status agree(steer_cluster *c, steer_status st, char *err, size_t errlen)
+{
+	int mine = st != STEER_OK ? c->rank : c->ranks, first = mine;
+	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
+		return fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+	if (st != STEER_OK || first == c->ranks)
+		return st;
+	snprintf(err, errlen, "rank %d failed (its log says why)", first);
+	return STEER_ERR_IO;
+}
+
 /* --- moving messages --------------------------------------------------------------- */
 
 /* Sends out[r] to every rank r and receives theirs into c->recv (recv_counts and
@@ -111,19 +127,27 @@ static bool splittable(steer_cluster *c, char *err, size_t errlen)
 static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t errlen)
 {
 	size_t total = 0;
+	steer_status st = STEER_OK;
 	*sent = 0;
-	for (int r = 0; r < c->ranks; r++) {
-		if (c->out[r].len > (size_t)INT32_MAX - total)
-			return fail(err, errlen, STEER_ERR_LIMIT,
-			            "a message between ranks passed 2 GiB");
+	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
+		if (c->out[r].len > (size_t)INT32_MAX - total) {
+			st = fail(err, errlen, STEER_ERR_LIMIT,
+			          "a message between ranks passed 2 GiB");
+			break;
+		}
 		c->send_counts[r] = (int)c->out[r].len;
 		c->send_displs[r] = (int)total;
 		total += c->out[r].len;
 		if (r != c->rank)
 			*sent += c->out[r].len;
 	}
-	if (steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
-		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	if (st == STEER_OK &&
+	    steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
+		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	/* Every rank learns of a failure before the collective it would skip. */
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	for (int r = 0; r < c->ranks; r++)
 		if (c->out[r].len)
 			memcpy(c->send + c->send_displs[r], c->out[r].buf, c->out[r].len);
@@ -131,15 +155,21 @@ static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t
 	if (rc != MPI_SUCCESS)
 		return mpi_failed(err, errlen, rc, "Alltoall");
 	size_t in = 0;
-	for (int r = 0; r < c->ranks; r++) {
-		if ((size_t)c->recv_counts[r] > (size_t)INT32_MAX - in)
-			return fail(err, errlen, STEER_ERR_LIMIT,
-			            "a message between ranks passed 2 GiB");
+	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
+		if ((size_t)c->recv_counts[r] > (size_t)INT32_MAX - in) {
+			st = fail(err, errlen, STEER_ERR_LIMIT,
+			          "a message between ranks passed 2 GiB");
+			break;
+		}
 		c->recv_displs[r] = (int)in;
 		in += (size_t)c->recv_counts[r];
 	}
-	if (steer_reserve((void **)&c->recv, &c->recv_cap, in ? in : 1, 1) != STEER_OK)
-		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	if (st == STEER_OK &&
+	    steer_reserve((void **)&c->recv, &c->recv_cap, in ? in : 1, 1) != STEER_OK)
+		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	rc = MPI_Alltoallv(c->send, c->send_counts, c->send_displs, MPI_BYTE, c->recv,
 	                   c->recv_counts, c->recv_displs, MPI_BYTE, c->comm);
 	return rc == MPI_SUCCESS ? STEER_OK : mpi_failed(err, errlen, rc, "Alltoallv");
@@ -156,19 +186,6 @@ static steer_status take_all(steer_cluster *c, steer_unpack_dup dup, steer_id_li
 			return st;
 	}
 	return STEER_OK;
-}
-
-/* Collective "did any rank fail": st where this rank failed, else the first failure
- * of another rank, reported as such. */
-static steer_status agree(steer_cluster *c, steer_status st, char *err, size_t errlen)
-{
-	int mine = st != STEER_OK ? c->rank : c->ranks, first = mine;
-	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
-		return fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
-	if (st != STEER_OK || first == c->ranks)
-		return st;
-	snprintf(err, errlen, "rank %d failed (its log says why)", first);
-	return STEER_ERR_IO;
 }
 
 static void reset_messages(steer_cluster *c)
@@ -202,6 +219,8 @@ static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced,
 	}
 	if (st == STEER_ERR_NOMEM)
 		snprintf(err, errlen, "out of memory while migrating vehicles");
+	/* Detached only once every rank has its messages ready: none is lost. */
+	st = agree(c, st, err, errlen);
 	for (size_t k = 0; k < gone.count && st == STEER_OK; k++)
 		(void)steer_vehicle_detach(w, gone.at[k]);
 	uint64_t migrated = 0;
@@ -209,7 +228,6 @@ static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced,
 		if (r != c->rank)
 			migrated += c->out[r].records;
 	steer_id_list_free(&gone);
-	st = agree(c, st, err, errlen);
 	uint64_t bytes = 0;
 	if (st == STEER_OK)
 		st = exchange(c, &bytes, err, errlen);
@@ -258,10 +276,13 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 		size_t n = steer_param_count;
 		double *mine = calloc(n + 1, sizeof *mine);
 		double *all = calloc((n + 1) * (size_t)c->ranks, sizeof *all);
-		if (!mine || !all) {
+		steer_status st = agree(c, mine && all ? STEER_OK : STEER_ERR_NOMEM, err, errlen);
+		if (st != STEER_OK) {
 			free(mine);
 			free(all);
-			return fail(err, errlen, STEER_ERR_NOMEM, "out of memory while surveying");
+			if (!mine || !all)
+				snprintf(err, errlen, "out of memory while surveying");
+			return st;
 		}
 		mine[0] = own.has_flockers;
 		for (size_t k = 0; k < n; k++)
@@ -366,8 +387,12 @@ static steer_status gather_ids(steer_cluster *c, const steer_id_list *want, stee
                                char *err, size_t errlen)
 {
 	int mine = (int)want->count;
-	if (want->count > INT32_MAX / 4)
-		return fail(err, errlen, STEER_ERR_LIMIT, "too many vehicles named at once");
+	steer_status st = want->count > INT32_MAX / 4 ? fail(err, errlen, STEER_ERR_LIMIT,
+	                                                     "too many vehicles named at once")
+	                                              : STEER_OK;
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	int rc = MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_failed(err, errlen, rc, "Allgather");
@@ -376,12 +401,15 @@ static steer_status gather_ids(steer_cluster *c, const steer_id_list *want, stee
 		c->recv_displs[r] = (int)total;
 		total += (size_t)c->recv_counts[r];
 	}
-	if (total > INT32_MAX)
-		return fail(err, errlen, STEER_ERR_LIMIT, "too many vehicles named at once");
 	all->count = 0;
-	if (steer_reserve((void **)&all->at, &all->cap, total ? total : 1, sizeof *all->at) !=
-	    STEER_OK)
-		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering ids");
+	if (total > INT32_MAX)
+		st = fail(err, errlen, STEER_ERR_LIMIT, "too many vehicles named at once");
+	else if (steer_reserve((void **)&all->at, &all->cap, total ? total : 1, sizeof *all->at) !=
+	         STEER_OK)
+		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering ids");
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	rc = MPI_Allgatherv(want->at ? want->at : all->at, mine, MPI_UINT32_T, all->at,
 	                    c->recv_counts, c->recv_displs, MPI_UINT32_T, c->comm);
 	if (rc != MPI_SUCCESS)
@@ -422,6 +450,12 @@ static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t 
 	st = agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
+	st = p->len > INT32_MAX
+	         ? fail(err, errlen, STEER_ERR_LIMIT, "a message between ranks passed 2 GiB")
+	         : STEER_OK;
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	int mine = (int)p->len;
 	int rc = MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
 	size_t total = 0;
@@ -432,9 +466,12 @@ static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t 
 	if (rc != MPI_SUCCESS)
 		return mpi_failed(err, errlen, rc, "Allgather");
 	if (total > INT32_MAX)
-		return fail(err, errlen, STEER_ERR_LIMIT, "a message between ranks passed 2 GiB");
-	if (steer_reserve((void **)&c->recv, &c->recv_cap, total ? total : 1, 1) != STEER_OK)
-		return fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+		st = fail(err, errlen, STEER_ERR_LIMIT, "a message between ranks passed 2 GiB");
+	else if (steer_reserve((void **)&c->recv, &c->recv_cap, total ? total : 1, 1) != STEER_OK)
+		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	rc = MPI_Allgatherv(p->buf ? p->buf : c->recv, mine, MPI_BYTE, c->recv, c->recv_counts,
 	                    c->recv_displs, MPI_BYTE, c->comm);
 	if (rc != MPI_SUCCESS)
@@ -508,6 +545,9 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	steer_cluster_figure *me = &c->figures[c->rank];
 	memset(me, 0, sizeof *me);
 	double t0 = MPI_Wtime();
+	/* Commands refuse what cannot be split; this catches any other way in. */
+	if (!splittable(c, err, errlen))
+		return STEER_ERR_INVALID;
 	steer_world_survey g;
 	steer_status st = survey(c, &g, err, errlen);
 	if (st != STEER_OK)
@@ -675,6 +715,8 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	}
 	c->comm = comm;
 	c->w = w;
+	c->max_vehicles = steer_world_config_get(w)->max_vehicles;
+	steer_world_set_max_vehicles(w, 0);
 	c->opt = opt ? *opt : steer_cluster_options_default();
 	if (MPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(comm, &c->ranks) != MPI_SUCCESS) {
@@ -757,21 +799,13 @@ static bool replaces_world(const steer_command *cmd)
 	return !strcmp(name, "reset") || !strcmp(name, "scenario") || !strcmp(name, "load");
 }
 
-/* Whether the world as the command left it can still be split. */
-static steer_status still_splittable(steer_cluster *c, steer_reply *out)
-{
-	char err[256];
-	if (splittable(c, err, sizeof err))
-		return STEER_OK;
-	return steer_reply_fail(out, "%s", err);
-}
-
 /* A command that would leave a world the ranks cannot split, refused before it runs
  * (the same answer on every rank); or one that steps the world outside the cluster. */
 static bool refused(const steer_cluster *c, const steer_command *cmd, steer_reply *out)
 {
 	const char *name = cmd->entry->name;
-	if (!strcmp(name, "step") || !strcmp(name, "rewind") || !strcmp(name, "goto-tick")) {
+	if (!strcmp(name, "step") || !strcmp(name, "rewind") || !strcmp(name, "goto-tick") ||
+	    !strcmp(name, "save") || !strcmp(name, "load")) {
 		steer_reply_fail(out, "%s is not available over several ranks yet", name);
 		return true;
 	}
@@ -798,6 +832,75 @@ static bool refused(const steer_cluster *c, const steer_command *cmd, steer_repl
 	return false;
 }
 
+/* Collective: the whole world's vehicle count. */
+static steer_status count_all(steer_cluster *c, size_t *n)
+{
+	unsigned long mine = steer_world_vehicles(c->w)->count, all = 0;
+	if (MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
+		return STEER_ERR_IO;
+	*n = all;
+	return STEER_OK;
+}
+
+/* Refuses a spawn past --max-vehicles, counted over the whole world, as one process
+ * words it. True when refused (the same on every rank). */
+static bool over_limit(steer_cluster *c, const steer_command *cmd, steer_reply *out)
+{
+	const char *name = cmd->entry->name;
+	if (c->max_vehicles == 0 || strcmp(name, "spawn") != 0)
+		return false;
+	size_t n = 0;
+	if (count_all(c, &n) != STEER_OK) {
+		steer_reply_fail(out, "MPI failed while counting vehicles");
+		return true;
+	}
+	size_t room = n >= c->max_vehicles ? 0 : c->max_vehicles - n;
+	bool flock = cmd->sub == 1;
+	if ((flock ? cmd->count : 1u) <= room)
+		return false;
+	if (flock)
+		steer_reply_fail(out,
+		                 "spawning %u would exceed --max-vehicles (%zu; %zu in the world)",
+		                 cmd->count, c->max_vehicles, n);
+	else
+		steer_reply_fail(out,
+		                 "limit reached (vehicles or waypoints); the world is unchanged");
+	return true;
+}
+
+/* Collective: whether every rank's command succeeded alike. A command whose outcome
+ * differed between ranks has left their worlds apart, which nothing can mend: the
+ * job ends, saying which command. */
+static void same_outcome(steer_cluster *c, const char *line, const steer_reply *out)
+{
+	int ok = out->ok, lo = ok, hi = ok;
+	if (MPI_Allreduce(&ok, &lo, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS ||
+	    MPI_Allreduce(&ok, &hi, 1, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS || lo != hi) {
+		fprintf(stderr,
+		        "steer: rank %d: the ranks disagree on whether '%s' succeeded (here: %s); "
+		        "their worlds now differ, so the job ends\n",
+		        c->rank, line, ok ? "yes" : out->error);
+		MPI_Abort(c->comm, 70);
+	}
+}
+
+/* The vehicle with the largest radius here (lowest id among equals), or 0: a resize
+ * is refused when some vehicle would not fit, which every rank must see. */
+static uint32_t widest(const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	uint32_t id = 0;
+	double most = -1.0;
+	for (size_t i = 0; i < v->count; i++) {
+		double r = steer_vehicle_params_at(w, i)->radius;
+		if (r > most || (r == most && v->id[i] < id)) {
+			most = r;
+			id = v->id[i];
+		}
+	}
+	return id;
+}
+
 steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const steer_host *h,
                                    const char *line, steer_reply *out)
 {
@@ -805,7 +908,7 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 	char err[256];
 	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK)
 		return steer_reply_fail(out, "%s", err);
-	if (refused(c, &cmd, out))
+	if (refused(c, &cmd, out) || over_limit(c, &cmd, out))
 		return STEER_ERR_REFUSED;
 	/* Copies of the vehicles it names, so that every rank answers as one process
 	 * would and every rank forgets a removed vehicle's chasers. */
@@ -819,6 +922,8 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 		ids[n++] = cmd.ids[k];
 	if (!strcmp(cmd.entry->name, "interpose"))
 		ids[n++] = cmd.count; /* B */
+	if (!strcmp(cmd.entry->name, "world") && cmd.has_size)
+		ids[n++] = widest(c->w);
 	for (size_t k = 0; k < n && st == STEER_OK; k++)
 		if (ids[k])
 			st = steer_id_list_push(&named, ids[k]);
@@ -836,11 +941,10 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 	c->w = s->world; /* load may have swapped it */
 	drop_halo(c);
 	bool replaced = replaces_world(&cmd) || steer_world_meta_get(c->w).next_id < before.next_id;
+	same_outcome(c, line, out);
 	steer_status moved = migrate(c, before.next_id, replaced, err, sizeof err);
 	if (moved != STEER_OK)
 		return steer_reply_fail(out, "%s", err);
-	if (st == STEER_OK && steer_cmd_writes(&cmd))
-		st = still_splittable(c, out);
 	return st;
 }
 
@@ -889,9 +993,12 @@ steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err
 	st = agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
+	st = p->len > INT32_MAX ? fail(err, errlen, STEER_ERR_LIMIT, "a rank's part passed 2 GiB")
+	                        : STEER_OK;
+	st = agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	int mine = (int)p->len;
-	if (p->len > INT32_MAX)
-		return fail(err, errlen, STEER_ERR_LIMIT, "a rank's part passed 2 GiB");
 	int rc = MPI_Gather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, 0, c->comm);
 	if (rc != MPI_SUCCESS)
 		return mpi_failed(err, errlen, rc, "Gather");

@@ -31,7 +31,9 @@ typedef struct cue {
 typedef struct script {
 	cue *at;
 	size_t count, cap;
-	uint32_t next_id; /* the id the next thing made will get */
+	uint32_t next_id;    /* the id the next thing made will get */
+	size_t max_vehicles; /* the world's --max-vehicles; 0: none */
+	bool refusals;       /* some commands are meant to be refused */
 } script;
 
 static void add(script *s, unsigned tick, const char *fmt, ...)
@@ -193,6 +195,43 @@ static void behaviours_script(script *s)
 	add(s, 140, "seek %u 0 0", flw[2]);
 }
 
+/* Answers that depend on the whole world, not on one rank's part: --max-vehicles
+ * counted over every rank, and a resize refused while a wide vehicle lives on any
+ * rank. The replies, refusals included, must be one process's. */
+static void limits_script(script *s)
+{
+	s->max_vehicles = 300;
+	s->refusals = true;
+	add(s, 0, "world 1000 1000 bounce solid off");
+	add(s, 0, "reset");
+	s->next_id = 1;
+	add(s, 0, "spawn flock 280 500 500 450");
+	s->next_id += 280;
+	add(s, 5, "spawn flock 30 100 100 50"); /* refused: 310 > 300 */
+	add(s, 6, "spawn flock 20 900 900 50");
+	s->next_id += 20;
+	add(s, 7, "spawn 10 10"); /* refused: full */
+	add(s, 8, "remove 3");
+	add(s, 9, "spawn 990 990"); /* room for one again */
+	s->next_id++;
+	add(s, 10, "remove 4");
+	uint32_t wide = make(s, 10, "spawn 950 60 radius=120");
+	add(s, 12, "world 200 200"); /* refused: the wide vehicle does not fit */
+	add(s, 14, "world 1400 900");
+	add(s, 16, "remove %u", wide);
+	add(s, 18, "world 600 600");
+}
+
+/* Enough boids for a tick to be split over threads within a rank. */
+static void big_flock_script(script *s)
+{
+	add(s, 0, "world 3000 3000 wrap solid off");
+	add(s, 0, "reset");
+	s->next_id = 1;
+	add(s, 0, "spawn flock 9000 1500 1500 1400");
+	s->next_id += 9000;
+}
+
 /* The world as a save, for comparing. */
 static char *encode(const steer_world *w, size_t *len)
 {
@@ -279,6 +318,7 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 	write(&sc);
 	steer_world_config cfg = steer_world_config_default();
 	cfg.solid = false;
+	cfg.max_vehicles = sc.max_vehicles;
 	steer_world *w = steer_world_create(&cfg);
 	steer_world *plain = rank == 0 ? steer_world_create(&cfg) : NULL;
 	steer_session s = {w, false, {0, 0.0, 0.0}, 0, false};
@@ -308,10 +348,22 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 					      "%s: '%s' answered '%s' by one process, '%s' by %d "
 					      "ranks",
 					      label, sc.at[next].line, a, b, ranks);
-				CHECK(pr.ok, "%s: the script's '%s' failed: %s", label,
-				      sc.at[next].line, a);
+				CHECK(pr.ok || sc.refusals, "%s: the script's '%s' failed: %s",
+				      label, sc.at[next].line, a);
 				steer_reply_free(&pr);
 			}
+			/* Every rank answers as one process would, not only rank 0. */
+			char mine[512], first[512];
+			reply_text(&r, mine, sizeof mine);
+			memcpy(first, mine, sizeof first);
+			MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
+			int same = strcmp(first, mine) == 0, all = 0;
+			MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+			if (!all && replies_differ++ < 3)
+				CHECK(0,
+				      "%s: '%s' got another answer on some rank than on rank 0 "
+				      "('%s')",
+				      label, sc.at[next].line, first);
 			steer_reply_free(&r);
 		}
 		if (t == ticks)
@@ -385,6 +437,18 @@ static void every_behaviour(void)
 	run_session("behaviours", behaviours_script, 180, 20);
 }
 
+static void whole_world_limits(void)
+{
+	run_session("limits", limits_script, 30, 5);
+}
+
+/* With threads inside each rank (the other sessions are too small to split). */
+static void big_flock_on_threads(void)
+{
+	if (threads > 1)
+		run_session("big flock", big_flock_script, 12, 3);
+}
+
 /* Commands that would make a world the ranks cannot split are refused, and change
  * nothing. */
 static void unsplittable_worlds_refused(void)
@@ -407,7 +471,7 @@ static void unsplittable_worlds_refused(void)
 		return;
 	}
 	steer_session s = {w, false, {0, 0.0, 0.0}, 0, false};
-	const char *bad[] = {"world solid on", "scenario flock", "step 3"};
+	const char *bad[] = {"world solid on", "scenario flock", "step 3", "save x", "load x"};
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
 		steer_reply r;
 		steer_reply_init(&r);
@@ -441,6 +505,8 @@ int main(int argc, char **argv)
 	RUN(flock_across_seams);
 	RUN(crowd_among_walls);
 	RUN(every_behaviour);
+	RUN(whole_world_limits);
+	RUN(big_flock_on_threads);
 	RUN(unsplittable_worlds_refused);
 	int failed = tests_failed_, any = 0;
 	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
