@@ -1,6 +1,5 @@
 #include "world_internal.h"
 
-#include <assert.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -408,7 +407,6 @@ void steer_world_survey_flock(steer_world *w)
 		if (!g->flock_plain)
 			w->flock_plain_set = STEER_PALETTE_NONE;
 	}
-	assert(w->reach_limit == 0.0 || w->flock_sight <= w->reach_limit);
 }
 
 static double own_speed_max(const steer_world *w)

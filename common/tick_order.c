@@ -1,5 +1,7 @@
 #include "world_internal.h"
 
+#include <assert.h>
+
 #include "pool.h"
 #include "reserve.h"
 
@@ -201,6 +203,8 @@ steer_status steer_world_index_flock(steer_world *w)
 		steer_world_survey_flock(w);
 		w->flock_stale = false;
 	}
+	/* A region's halo is only as wide as the limit: no flocker may look further. */
+	assert(w->reach_limit == 0.0 || w->flock_sight <= w->reach_limit);
 	w->grid.count = 0;
 	/* Flockers that see 0 still need the grid: boids on the same point see each
 	 * other. */

@@ -10,6 +10,7 @@
  *   mpirun -np N test_cluster_matrix [--threads T]
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,9 @@
 #include "steer/command.h"
 
 static int rank, ranks, threads = 1;
+/* --die-at T: the last rank kills itself at tick T of the first session (the job must
+ * end, mpirun saying which rank died). */
+static long die_at = -1;
 
 /* A session's commands, each at a tick. */
 typedef struct cue {
@@ -369,6 +373,8 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 		if (t == ticks)
 			break;
 		char err[256];
+		if ((long)t == die_at && rank == ranks - 1)
+			raise(SIGKILL);
 		steer_status st = steer_cluster_step(c, err, sizeof err);
 		CHECK(st == STEER_OK, "%s: step %u failed: %s", label, t, err);
 		if (rank == 0)
@@ -500,6 +506,8 @@ int main(int argc, char **argv)
 	for (int k = 1; k + 1 < argc; k++)
 		if (!strcmp(argv[k], "--threads"))
 			threads = atoi(argv[k + 1]);
+		else if (!strcmp(argv[k], "--die-at"))
+			die_at = atol(argv[k + 1]);
 	if (rank != 0 && !freopen("/dev/null", "w", stdout))
 		return 1;
 	RUN(flock_across_seams);
