@@ -38,6 +38,7 @@ typedef struct opts {
 	uint64_t seed;
 	unsigned cut_every;
 	int hash;
+	int probe; /* --probe: time the transport alone instead */
 } opts;
 
 static int rank, ranks;
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 	        "usage: mpirun -np R steer-cluster-bench [--n N] [--ticks T] [--warmup W]\n"
 	        "                    [--world flock|crowd] [--threads K] [--seed S]\n"
 	        "                    [--cut-every C] [--no-hash]\n"
+	        "       mpirun -np R steer-cluster-bench --probe\n"
 	        "  --n N          vehicles in the whole world (default 1000000)\n"
 	        "  --ticks T      measured ticks (default 20)\n"
 	        "  --warmup W     untimed ticks first (default 5)\n"
@@ -56,7 +58,9 @@ static void usage(FILE *f)
 	        "  --threads K    threads inside each rank (default 1)\n"
 	        "  --seed S       the world's seed (default 1)\n"
 	        "  --cut-every C  cut the regions again every C ticks (default 0: on imbalance)\n"
-	        "  --no-hash      skip gathering and hashing the world at the end\n",
+	        "  --no-hash      skip gathering and hashing the world at the end\n"
+	        "  --probe        time the transport alone: MPI_Alltoallv of a few sizes,\n"
+	        "                 the cluster's own exchange call, no world\n",
 	        CLUSTERS);
 }
 
@@ -82,6 +86,10 @@ static int parse(int argc, char **argv, opts *o)
 		}
 		if (!strcmp(a, "--no-hash")) {
 			o->hash = 0;
+			continue;
+		}
+		if (!strcmp(a, "--probe")) {
+			o->probe = 1;
 			continue;
 		}
 		if (!val)
@@ -325,6 +333,55 @@ static void report(const opts *o, const steer_cluster_figure *fig, const double 
 	free(ticks), free(col), free(med);
 }
 
+/* The transport alone: every rank sends `per` bytes to every other with the
+ * cluster's call (MPI_Alltoallv), 30 times a size; rank 0 prints the medians. */
+static int run_probe(void)
+{
+	static const long sizes[] = {1024, 65536, 262144, 1048576, 4194304};
+	int *counts = malloc((size_t)ranks * sizeof *counts);
+	int *displs = malloc((size_t)ranks * sizeof *displs);
+	double ms[30];
+	if (!counts || !displs) {
+		free(counts), free(displs);
+		return fprintf(stderr, "steer-cluster-bench: out of memory\n"), 1;
+	}
+	if (rank == 0)
+		printf("transport probe, %d ranks: MPI_Alltoallv, each rank sending B bytes to "
+		       "every other; medians of 30\n  bytes per pair   ms per call   MB/s per rank "
+		       "sent\n",
+		       ranks);
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		long per = sizes[k];
+		uint8_t *send = calloc((size_t)per * (size_t)ranks, 1);
+		uint8_t *recv = calloc((size_t)per * (size_t)ranks, 1);
+		if (!send || !recv) {
+			free(send), free(recv), free(counts), free(displs);
+			return fprintf(stderr, "steer-cluster-bench: out of memory\n"), 1;
+		}
+		for (int r = 0; r < ranks; r++) {
+			counts[r] = r == rank ? 0 : (int)per;
+			displs[r] = (int)(per * r);
+		}
+		for (int t = -3; t < 30; t++) { /* three untimed first */
+			MPI_Barrier(MPI_COMM_WORLD);
+			double a = MPI_Wtime();
+			MPI_Alltoallv(send, counts, displs, MPI_BYTE, recv, counts, displs,
+			              MPI_BYTE, MPI_COMM_WORLD);
+			double took = MPI_Wtime() - a, most = took;
+			MPI_Allreduce(&took, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+			if (t >= 0)
+				ms[t] = most * 1e3;
+		}
+		double m = median(ms, 30);
+		if (rank == 0)
+			printf("  %14ld   %11.3f   %13.1f\n", per, m,
+			       (double)per * (ranks - 1) / (m * 1e-3) / 1e6);
+		free(send), free(recv);
+	}
+	free(counts), free(displs);
+	return 0;
+}
+
 /* One rank: the world stepped plainly, the single-process figure to compare with. */
 static int run_plain(const opts *o, steer_world *w)
 {
@@ -429,6 +486,11 @@ int main(int argc, char **argv)
 	if (rc) {
 		MPI_Finalize();
 		return rc == 1 ? 0 : rc;
+	}
+	if (o.probe) {
+		rc = run_probe();
+		MPI_Finalize();
+		return rc;
 	}
 	double t0 = MPI_Wtime();
 	steer_world *w = o.crowd ? make_crowd(&o) : make_flock(&o);
