@@ -401,8 +401,8 @@ static int run_plain(const opts *o, steer_world *w)
 	}
 	double m = median(ms, (size_t)o->ticks);
 	printf("\nplain world on one process (no cluster): median tick %.2f ms = %.2f ticks/s, "
-	       "%.1f ns per vehicle-tick\n",
-	       m, 1e3 / m, m * 1e6 / (double)o->n);
+	       "%.1f ns per vehicle-tick; reach now %.1f\n",
+	       m, 1e3 / m, m * 1e6 / (double)o->n, steer_world_reach(w));
 	printf("RESULT world=%s n=%ld np=1 threads=%d ticks=%ld tick_ms=%.4f step_max_ms=%.4f "
 	       "exch_max_ms=0 balance=1 halo=0 halo_B=0 migr_B=0 bytes_per_tick=0 MBps60=0 "
 	       "cuts=0\n",
@@ -506,9 +506,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (rank == 0)
-		printf("ranks %d, threads %d per rank, world built in %.2f s; warmup %ld, measured "
-		       "%ld ticks\n",
-		       ranks, o.threads, MPI_Wtime() - t0, o.warmup, o.ticks);
+		printf("ranks %d, threads %d per rank, world built in %.2f s; reach %.1f; warmup "
+		       "%ld, measured %ld ticks\n",
+		       ranks, o.threads, MPI_Wtime() - t0, steer_world_reach(w), o.warmup, o.ticks);
 	rc = ranks == 1 ? run_plain(&o, w) : run_cluster(&o, w);
 	steer_world_destroy(w);
 	MPI_Finalize();
