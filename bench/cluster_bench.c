@@ -3,6 +3,7 @@
  *
  *   mpirun -np R steer-cluster-bench --n N --ticks T --warmup W --world flock|crowd
  *          [--threads K] [--seed S] [--cut-every C] [--no-hash]
+ *   mpirun -np R steer-cluster-bench --probe      (the transport alone, no world)
  *
  * Every rank builds the same world from the seed: the flock of steer-bench (a wrap
  * world of about ten boids within sight of each), or a clustered crowd (dense discs
