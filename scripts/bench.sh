@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every benchmark of the README's performance section, in one run: simulation
 # (grid against the all-pairs baseline), snapshots, and the server under 100
-# watching clients, hostile watchers, long commands. Figures only; nothing here can fail a build.
+# watching clients, hostile watchers, long commands, one world over MPI ranks. Figures only; nothing here can fail a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
@@ -24,3 +24,8 @@ echo
 /usr/bin/python3 bench/stall_probe.py
 echo
 PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/journal_load.py
+echo
+# One world over MPI ranks (docs/PERFORMANCE.md, "One world over many ranks").
+bench/cluster_pairs.sh --world flock --n 1000000 --ticks 20 --warmup 5 --rounds 3
+echo
+bench/cluster_pairs.sh --world crowd --n 1000000 --ticks 8 --warmup 3 --rounds 3
