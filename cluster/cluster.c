@@ -196,6 +196,15 @@ static void reset_messages(steer_cluster *c)
 
 /* --- migration --------------------------------------------------------------------- */
 
+/* The rank owning (x, y): this one, without a lookup, strictly inside its box. */
+static int owner_of(const steer_cluster *c, double x, double y)
+{
+	const double *m = c->mine;
+	if (x > m[0] && x < m[2] && y > m[1] && y < m[3])
+		return c->rank;
+	return steer_partition_owner(c->part, x, y);
+}
+
 /* Sends every vehicle this rank holds outside its region to the region's rank, and
  * takes in those sent here. Vehicles with ids from `made_from` up, and every vehicle
  * when `replaced`, were made alike on every rank: those outside the region are
@@ -209,7 +218,7 @@ static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced,
 	steer_status st = STEER_OK;
 	reset_messages(c);
 	for (size_t i = 0; i < v->count && st == STEER_OK; i++) {
-		int owner = steer_partition_owner(c->part, v->px[i], v->py[i]);
+		int owner = owner_of(c, v->px[i], v->py[i]);
 		if (owner == c->rank)
 			continue;
 		if (!replaced && v->id[i] < made_from)
@@ -441,7 +450,7 @@ static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t 
 	for (size_t k = 0; k < all.count && st == STEER_OK; k++) {
 		long i = steer_vehicle_index(c->w, all.at[k]);
 		/* A copy held for the halo is not this rank's to share. */
-		if (i >= 0 && steer_partition_owner(c->part, v->px[i], v->py[i]) == c->rank)
+		if (i >= 0 && owner_of(c, v->px[i], v->py[i]) == c->rank)
 			st = steer_pack_vehicle(p, c->w, (size_t)i);
 	}
 	steer_id_list_free(&all);
@@ -543,7 +552,11 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 {
 	steer_world *w = c->w;
 	steer_cluster_figure *me = &c->figures[c->rank];
+	steer_cluster_figure cut = *me;
 	memset(me, 0, sizeof *me);
+	me->cut_moved = cut.cut_moved;
+	me->cut_bytes = cut.cut_bytes;
+	me->cut_s = cut.cut_s;
 	double t0 = MPI_Wtime();
 	/* Commands refuse what cannot be split; this catches any other way in. */
 	if (!splittable(c, err, errlen))
@@ -641,18 +654,29 @@ static steer_status tile_box(steer_cluster *c, double box[4], char *err, size_t 
 	return STEER_OK;
 }
 
+/* Neighbours a vehicle's searches keep at most, for the cost model: beyond it a
+ * denser crowd costs little more per vehicle. */
+#define NEIGHBOURS_KEPT 16.0
+
+static double tile_cost(double count, double disc)
+{
+	return count * (1.0 + fmin(count * disc, NEIGHBOURS_KEPT));
+}
+
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 {
 	c->since_cut = 0;
+	double t0 = MPI_Wtime();
 	if (c->ranks == 1)
 		return STEER_OK;
 	double box[4];
 	steer_status st = tile_box(c, box, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	/* A vehicle's cost grows with the neighbours it meets: the tile's count times the
-	 * count a disc of the reach holds at the tile's density. The rank's measured time
-	 * is shared among its tiles in that proportion. */
+	/* A vehicle's cost grows with the neighbours it meets, the count a disc of the
+	 * reach holds at its tile's density, up to the few its searches keep (flocking's
+	 * max_neighbours, avoidance's avoid_neighbours). The rank's measured time is shared
+	 * among its tiles in that proportion. */
 	double tw = (box[2] - box[0]) / TILES, th = (box[3] - box[1]) / TILES;
 	double reach = steer_world_reach(c->w);
 	double disc = 3.14159265358979 * reach * reach / (tw * th);
@@ -673,7 +697,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 		}
 		double model = 0.0;
 		for (int t = 0; t < TILES * TILES; t++)
-			model += count[t] * (1.0 + count[t] * disc);
+			model += tile_cost(count[t], disc);
 		double measured = c->figures[c->rank].step_s;
 		double scale = model > 0.0 && measured > 0.0 ? measured / model : 1.0;
 		for (int t = 0; t < TILES * TILES; t++) {
@@ -681,7 +705,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 				continue;
 			x[n] = box[0] + (t % TILES + 0.5) * tw;
 			y[n] = box[1] + (t / TILES + 0.5) * th;
-			wt[n] = count[t] * (1.0 + count[t] * disc) * scale;
+			wt[n] = tile_cost(count[t], disc) * scale;
 			n++;
 		}
 	}
@@ -700,7 +724,15 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	if (st != STEER_OK)
 		return st;
 	steer_partition_box(c->part, c->rank, c->mine);
-	return migrate(c, UINT32_MAX, false, err, errlen);
+	/* What the cut moved is its own figure, not the tick's walkers'. */
+	steer_cluster_figure *me = &c->figures[c->rank], before = *me;
+	st = migrate(c, UINT32_MAX, false, err, errlen);
+	me->cut_moved = me->migrated - before.migrated;
+	me->cut_bytes = me->migrate_bytes - before.migrate_bytes;
+	me->migrated = before.migrated;
+	me->migrate_bytes = before.migrate_bytes;
+	me->cut_s = MPI_Wtime() - t0;
+	return st;
 }
 
 /* --- create, commands, gather ------------------------------------------------------ */

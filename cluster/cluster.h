@@ -53,6 +53,10 @@ typedef struct steer_cluster_figure {
 	uint64_t migrate_bytes; /* their bytes */
 	double step_s;          /* its world's step */
 	double exchange_s;      /* agreeing, copying and migrating */
+	/* The last cut of the regions (kept until the next): the vehicles it sent away,
+	 * their bytes and the time it took here. */
+	uint64_t cut_moved, cut_bytes;
+	double cut_s;
 } steer_cluster_figure;
 
 /* Takes part in one world over comm. w is this rank's world, the caller's (it
