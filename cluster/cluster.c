@@ -791,7 +791,7 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	if (st == STEER_OK)
 		st = migrate(c, 0, true, err, errlen);
 	if (st == STEER_OK && c->ranks > 1) {
-		c->figures[c->rank].step_s = 1.0; /* nothing measured yet: cost from the model */
+		c->figures[c->rank].step_s = 0.0; /* nothing measured: the model alone */
 		st = steer_cluster_rebalance(c, err, errlen);
 		memset(c->figures, 0, n * sizeof *c->figures);
 	}
