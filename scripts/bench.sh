@@ -26,6 +26,6 @@ echo
 PYTHONPATH=build/tests/pygen /usr/bin/python3 bench/journal_load.py
 echo
 # One world over MPI ranks (docs/PERFORMANCE.md, "One world over many ranks").
-bench/cluster_pairs.sh --world flock --n 1000000 --ticks 20 --warmup 5 --rounds 3
+bench/cluster_pairs.sh --world flock --n 1000000 --ticks 20 --warmup 5 --rounds 2
 echo
-bench/cluster_pairs.sh --world crowd --n 1000000 --ticks 8 --warmup 3 --rounds 3
+bench/cluster_pairs.sh --world crowd --n 1000000 --ticks 20 --warmup 5 --rounds 2
