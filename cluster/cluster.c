@@ -1,39 +1,16 @@
-#include "cluster.h"
+#include "cluster_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pack.h"
-#include "partition.h"
 #include "reserve.h"
-#include "savefile.h"
 #include "steer/params.h"
 
 /* The regions are cut again from the cost of tiles: this many to a side of the
  * world's bounds (or of the vehicles' extent in an unbounded world). */
 #define TILES 64
-
-struct steer_cluster {
-	MPI_Comm comm;
-	int rank, ranks;
-	steer_world *w; /* the caller's */
-	steer_partition *part;
-	steer_cluster_options opt;
-	steer_pack *out; /* a message for each rank */
-	int *send_counts, *send_displs, *recv_counts, *recv_displs, *near;
-	uint8_t *send, *recv;
-	size_t send_cap, recv_cap;
-	steer_id_list halo;            /* the copies held for this tick */
-	steer_cluster_figure *figures; /* every rank's, for the last tick */
-	double *window_s;              /* each rank's step time over the current window */
-	unsigned window_ticks, since_cut;
-	double mine[4]; /* this rank's region lies within it (partition's box) */
-	/* The world's --max-vehicles, held here: a rank's world counts only its region,
-	 * so each is told no limit and the cluster checks the whole world's count. */
-	size_t max_vehicles;
-};
 
 steer_cluster_options steer_cluster_options_default(void)
 {
@@ -61,13 +38,13 @@ void steer_cluster_figures(const steer_cluster *c, steer_cluster_figure *out)
 	memcpy(out, c->figures, (size_t)c->ranks * sizeof *out);
 }
 
-static steer_status fail(char *err, size_t errlen, steer_status st, const char *what)
+steer_status steer_cluster_fail(char *err, size_t errlen, steer_status st, const char *what)
 {
 	snprintf(err, errlen, "%s", what);
 	return st;
 }
 
-static steer_status mpi_failed(char *err, size_t errlen, int rc, const char *what)
+steer_status steer_cluster_mpi_failed(char *err, size_t errlen, int rc, const char *what)
 {
 	char msg[MPI_MAX_ERROR_STRING];
 	int len = 0;
@@ -78,7 +55,7 @@ static steer_status mpi_failed(char *err, size_t errlen, int rc, const char *wha
 }
 
 /* Whether a world can be split at all: the whole world's answer on every rank. */
-static bool splittable(steer_cluster *c, char *err, size_t errlen)
+bool steer_cluster_splittable(steer_cluster *c, char *err, size_t errlen)
 {
 	const steer_world *w = c->w;
 	const steer_vehicles *v = steer_world_vehicles(w);
@@ -107,13 +84,11 @@ static bool splittable(steer_cluster *c, char *err, size_t errlen)
 	return all == 0;
 }
 
-/* Collective "did any rank fail": st where this rank failed, else the first failure
- * of another rank, reported as such. */
-static steer_status agree(steer_cluster *c, steer_status st, char *err, size_t errlen)
+steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, size_t errlen)
 {
 	int mine = st != STEER_OK ? c->rank : c->ranks, first = mine;
 	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
-		return fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
 	if (st != STEER_OK || first == c->ranks)
 		return st;
 	snprintf(err, errlen, "rank %d failed (its log says why)", first);
@@ -131,8 +106,8 @@ static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t
 	*sent = 0;
 	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
 		if (c->out[r].len > (size_t)INT32_MAX - total) {
-			st = fail(err, errlen, STEER_ERR_LIMIT,
-			          "a message between ranks passed 2 GiB");
+			st = steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+			                        "a message between ranks passed 2 GiB");
 			break;
 		}
 		c->send_counts[r] = (int)c->out[r].len;
@@ -143,9 +118,10 @@ static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t
 	}
 	if (st == STEER_OK &&
 	    steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
-		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+		st =
+		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
 	/* Every rank learns of a failure before the collective it would skip. */
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	for (int r = 0; r < c->ranks; r++)
@@ -153,12 +129,12 @@ static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t
 			memcpy(c->send + c->send_displs[r], c->out[r].buf, c->out[r].len);
 	int rc = MPI_Alltoall(c->send_counts, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
 	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Alltoall");
+		return steer_cluster_mpi_failed(err, errlen, rc, "Alltoall");
 	size_t in = 0;
 	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
 		if ((size_t)c->recv_counts[r] > (size_t)INT32_MAX - in) {
-			st = fail(err, errlen, STEER_ERR_LIMIT,
-			          "a message between ranks passed 2 GiB");
+			st = steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+			                        "a message between ranks passed 2 GiB");
 			break;
 		}
 		c->recv_displs[r] = (int)in;
@@ -166,13 +142,15 @@ static steer_status exchange(steer_cluster *c, uint64_t *sent, char *err, size_t
 	}
 	if (st == STEER_OK &&
 	    steer_reserve((void **)&c->recv, &c->recv_cap, in ? in : 1, 1) != STEER_OK)
-		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
-	st = agree(c, st, err, errlen);
+		st =
+		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	rc = MPI_Alltoallv(c->send, c->send_counts, c->send_displs, MPI_BYTE, c->recv,
 	                   c->recv_counts, c->recv_displs, MPI_BYTE, c->comm);
-	return rc == MPI_SUCCESS ? STEER_OK : mpi_failed(err, errlen, rc, "Alltoallv");
+	return rc == MPI_SUCCESS ? STEER_OK
+	                         : steer_cluster_mpi_failed(err, errlen, rc, "Alltoallv");
 }
 
 /* Unpacks every rank's message in c->recv into the world. */
@@ -209,8 +187,8 @@ static int owner_of(const steer_cluster *c, double x, double y)
  * takes in those sent here. Vehicles with ids from `made_from` up, and every vehicle
  * when `replaced`, were made alike on every rank: those outside the region are
  * dropped, the rank whose region they are in keeps its own. */
-static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced, char *err,
-                            size_t errlen)
+steer_status steer_cluster_migrate(steer_cluster *c, uint32_t made_from, bool replaced, char *err,
+                                   size_t errlen)
 {
 	steer_world *w = c->w;
 	const steer_vehicles *v = steer_world_vehicles(w);
@@ -229,7 +207,7 @@ static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced,
 	if (st == STEER_ERR_NOMEM)
 		snprintf(err, errlen, "out of memory while migrating vehicles");
 	/* Detached only once every rank has its messages ready: none is lost. */
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	for (size_t k = 0; k < gone.count && st == STEER_OK; k++)
 		(void)steer_vehicle_detach(w, gone.at[k]);
 	uint64_t migrated = 0;
@@ -244,7 +222,7 @@ static steer_status migrate(steer_cluster *c, uint32_t made_from, bool replaced,
 		st = take_all(c, STEER_UNPACK_REFUSE, NULL, err, errlen);
 	c->figures[c->rank].migrated += migrated;
 	c->figures[c->rank].migrate_bytes += bytes;
-	return agree(c, st, err, errlen);
+	return steer_cluster_agree(c, st, err, errlen);
 }
 
 /* --- the tick ---------------------------------------------------------------------- */
@@ -261,7 +239,8 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 	    ga[2];
 	unsigned long count = own.vehicles, total = 0;
 	if (MPI_Allreduce(&count, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
-		return fail(err, errlen, STEER_ERR_IO, "MPI failed while counting vehicles");
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
+		                          "MPI failed while counting vehicles");
 	g->vehicles = total;
 	unsigned gmin = own.has_flockers ? own.flock_group : UINT32_MAX,
 	         gmax = own.has_flockers ? own.flock_group : 0, rmin, rmax;
@@ -270,7 +249,8 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 	    MPI_Allreduce(iall, ga, 2, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS ||
 	    MPI_Allreduce(&gmin, &rmin, 1, MPI_UNSIGNED, MPI_MIN, c->comm) != MPI_SUCCESS ||
 	    MPI_Allreduce(&gmax, &rmax, 1, MPI_UNSIGNED, MPI_MAX, c->comm) != MPI_SUCCESS)
-		return fail(err, errlen, STEER_ERR_IO, "MPI failed while surveying the world");
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
+		                          "MPI failed while surveying the world");
 	g->flock_sight = gd[0];
 	g->radius_max = gd[1];
 	g->speed_max = gd[2];
@@ -285,7 +265,8 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 		size_t n = steer_param_count;
 		double *mine = calloc(n + 1, sizeof *mine);
 		double *all = calloc((n + 1) * (size_t)c->ranks, sizeof *all);
-		steer_status st = agree(c, mine && all ? STEER_OK : STEER_ERR_NOMEM, err, errlen);
+		steer_status st =
+		    steer_cluster_agree(c, mine && all ? STEER_OK : STEER_ERR_NOMEM, err, errlen);
 		if (st != STEER_OK) {
 			free(mine);
 			free(all);
@@ -311,7 +292,7 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 		free(mine);
 		free(all);
 		if (rc != MPI_SUCCESS)
-			return mpi_failed(err, errlen, rc, "Allgather");
+			return steer_cluster_mpi_failed(err, errlen, rc, "Allgather");
 	}
 	return STEER_OK;
 }
@@ -376,12 +357,12 @@ static steer_status send_halo(steer_cluster *c, double reach, uint64_t *bytes, c
 	free(seen);
 	if (st == STEER_ERR_NOMEM)
 		snprintf(err, errlen, "out of memory while copying the halo");
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st == STEER_OK)
 		st = exchange(c, bytes, err, errlen);
 	if (st == STEER_OK)
 		st = take_all(c, STEER_UNPACK_REFUSE, &c->halo, err, errlen);
-	return agree(c, st, err, errlen);
+	return steer_cluster_agree(c, st, err, errlen);
 }
 
 static int by_u32(const void *a, const void *b)
@@ -396,15 +377,16 @@ static steer_status gather_ids(steer_cluster *c, const steer_id_list *want, stee
                                char *err, size_t errlen)
 {
 	int mine = (int)want->count;
-	steer_status st = want->count > INT32_MAX / 4 ? fail(err, errlen, STEER_ERR_LIMIT,
-	                                                     "too many vehicles named at once")
-	                                              : STEER_OK;
-	st = agree(c, st, err, errlen);
+	steer_status st = want->count > INT32_MAX / 4
+	                      ? steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+	                                           "too many vehicles named at once")
+	                      : STEER_OK;
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	int rc = MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
 	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Allgather");
+		return steer_cluster_mpi_failed(err, errlen, rc, "Allgather");
 	size_t total = 0;
 	for (int r = 0; r < c->ranks; r++) {
 		c->recv_displs[r] = (int)total;
@@ -412,17 +394,19 @@ static steer_status gather_ids(steer_cluster *c, const steer_id_list *want, stee
 	}
 	all->count = 0;
 	if (total > INT32_MAX)
-		st = fail(err, errlen, STEER_ERR_LIMIT, "too many vehicles named at once");
+		st = steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+		                        "too many vehicles named at once");
 	else if (steer_reserve((void **)&all->at, &all->cap, total ? total : 1, sizeof *all->at) !=
 	         STEER_OK)
-		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering ids");
-	st = agree(c, st, err, errlen);
+		st =
+		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering ids");
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	rc = MPI_Allgatherv(want->at ? want->at : all->at, mine, MPI_UINT32_T, all->at,
 	                    c->recv_counts, c->recv_displs, MPI_UINT32_T, c->comm);
 	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Allgatherv");
+		return steer_cluster_mpi_failed(err, errlen, rc, "Allgatherv");
 	qsort(all->at, total, sizeof *all->at, by_u32);
 	size_t n = 0;
 	for (size_t k = 0; k < total; k++)
@@ -434,12 +418,12 @@ static steer_status gather_ids(steer_cluster *c, const steer_id_list *want, stee
 
 /* Collective: copies of the vehicles named in `want` (on any rank) to every rank that
  * lacks them; their ids are added to c->halo. */
-static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t *bytes, char *err,
-                          size_t errlen)
+steer_status steer_cluster_share(steer_cluster *c, const steer_id_list *want, uint64_t *bytes,
+                                 char *err, size_t errlen)
 {
 	steer_id_list all = {0};
 	steer_status st = gather_ids(c, want, &all, err, errlen);
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK) {
 		steer_id_list_free(&all);
 		return st;
@@ -456,13 +440,13 @@ static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t 
 	steer_id_list_free(&all);
 	if (st != STEER_OK)
 		snprintf(err, errlen, "out of memory while sharing vehicles");
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	st = p->len > INT32_MAX
-	         ? fail(err, errlen, STEER_ERR_LIMIT, "a message between ranks passed 2 GiB")
-	         : STEER_OK;
-	st = agree(c, st, err, errlen);
+	st = p->len > INT32_MAX ? steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+	                                             "a message between ranks passed 2 GiB")
+	                        : STEER_OK;
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	int mine = (int)p->len;
@@ -473,21 +457,23 @@ static steer_status share(steer_cluster *c, const steer_id_list *want, uint64_t 
 		total += (size_t)c->recv_counts[r];
 	}
 	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Allgather");
+		return steer_cluster_mpi_failed(err, errlen, rc, "Allgather");
 	if (total > INT32_MAX)
-		st = fail(err, errlen, STEER_ERR_LIMIT, "a message between ranks passed 2 GiB");
+		st = steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+		                        "a message between ranks passed 2 GiB");
 	else if (steer_reserve((void **)&c->recv, &c->recv_cap, total ? total : 1, 1) != STEER_OK)
-		st = fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
-	st = agree(c, st, err, errlen);
+		st =
+		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	rc = MPI_Allgatherv(p->buf ? p->buf : c->recv, mine, MPI_BYTE, c->recv, c->recv_counts,
 	                    c->recv_displs, MPI_BYTE, c->comm);
 	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Allgatherv");
+		return steer_cluster_mpi_failed(err, errlen, rc, "Allgatherv");
 	*bytes += (uint64_t)mine * (uint64_t)(c->ranks - 1);
 	st = take_all(c, STEER_UNPACK_SKIP, &c->halo, err, errlen);
-	return agree(c, st, err, errlen);
+	return steer_cluster_agree(c, st, err, errlen);
 }
 
 /* The vehicles this rank's vehicles steer by wherever they are: chased, followed,
@@ -509,7 +495,7 @@ static steer_status targets_of(const steer_world *w, steer_id_list *out)
 	return STEER_OK;
 }
 
-static void drop_halo(steer_cluster *c)
+void steer_cluster_drop_halo(steer_cluster *c)
 {
 	for (size_t k = 0; k < c->halo.count; k++)
 		(void)steer_vehicle_detach(c->w, c->halo.at[k]);
@@ -524,7 +510,7 @@ static steer_status share_figures(steer_cluster *c, bool *recut, char *err, size
 	int rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, c->figures, (int)sizeof mine,
 	                       MPI_BYTE, c->comm);
 	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Allgather");
+		return steer_cluster_mpi_failed(err, errlen, rc, "Allgather");
 	*recut = false;
 	c->since_cut++;
 	if (c->ranks == 1)
@@ -559,7 +545,7 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	me->cut_s = cut.cut_s;
 	double t0 = MPI_Wtime();
 	/* Commands refuse what cannot be split; this catches any other way in. */
-	if (!splittable(c, err, errlen))
+	if (!steer_cluster_splittable(c, err, errlen))
 		return STEER_ERR_INVALID;
 	steer_world_survey g;
 	steer_status st = survey(c, &g, err, errlen);
@@ -568,7 +554,8 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	steer_world_survey_set(w, &g);
 	double reach = steer_world_reach(w), all_reach = reach;
 	if (MPI_Allreduce(&reach, &all_reach, 1, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS)
-		return fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing on the reach");
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
+		                          "MPI failed while agreeing on the reach");
 	steer_world_set_reach_limit(w, all_reach);
 	me->owned = steer_world_vehicles(w)->count;
 #ifndef NDEBUG
@@ -586,15 +573,15 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	st = send_halo(c, all_reach, &bytes, err, errlen);
 	steer_id_list want = {0};
 	if (st == STEER_OK) {
-		st = agree(c, targets_of(w, &want), err, errlen);
+		st = steer_cluster_agree(c, targets_of(w, &want), err, errlen);
 		if (st == STEER_ERR_NOMEM)
 			snprintf(err, errlen, "out of memory listing targets");
 	}
 	if (st == STEER_OK)
-		st = share(c, &want, &bytes, err, errlen);
+		st = steer_cluster_share(c, &want, &bytes, err, errlen);
 	steer_id_list_free(&want);
 	if (st != STEER_OK) {
-		drop_halo(c);
+		steer_cluster_drop_halo(c);
 		return st;
 	}
 	me->halo = c->halo.count;
@@ -602,12 +589,12 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	double t1 = MPI_Wtime();
 	st = steer_world_step(w);
 	double t2 = MPI_Wtime();
-	drop_halo(c);
+	steer_cluster_drop_halo(c);
 	if (st != STEER_OK)
 		snprintf(err, errlen, "out of memory while stepping");
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	if (st == STEER_OK)
-		st = migrate(c, UINT32_MAX, false, err, errlen);
+		st = steer_cluster_migrate(c, UINT32_MAX, false, err, errlen);
 	me->step_s = t2 - t1;
 	me->exchange_s = (t1 - t0) + (MPI_Wtime() - t2);
 	bool recut = false;
@@ -641,7 +628,8 @@ static steer_status tile_box(steer_cluster *c, double box[4], char *err, size_t 
 	}
 	if (MPI_Allreduce(lo, glo, 2, MPI_DOUBLE, MPI_MIN, c->comm) != MPI_SUCCESS ||
 	    MPI_Allreduce(hi, ghi, 2, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS)
-		return fail(err, errlen, STEER_ERR_IO, "MPI failed while measuring the world");
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
+		                          "MPI failed while measuring the world");
 	if (!(glo[0] <= ghi[0])) { /* no vehicles at all */
 		glo[0] = glo[1] = 0.0;
 		ghi[0] = cfg->width;
@@ -709,14 +697,16 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 			n++;
 		}
 	}
-	st = agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
 	/* An empty world keeps its cut: there is nothing to weigh. */
 	unsigned long mine = n, points = 0;
 	if (st == STEER_OK &&
 	    MPI_Allreduce(&mine, &points, 1, MPI_UNSIGNED_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
-		st = fail(err, errlen, STEER_ERR_IO, "MPI failed while cutting regions");
+		st = steer_cluster_fail(err, errlen, STEER_ERR_IO,
+		                        "MPI failed while cutting regions");
 	if (st == STEER_OK && points > 0)
-		st = agree(c, steer_partition_cut(c->part, n, x, y, wt, err, errlen), err, errlen);
+		st = steer_cluster_agree(c, steer_partition_cut(c->part, n, x, y, wt, err, errlen),
+		                         err, errlen);
 	free(count);
 	free(x);
 	free(y);
@@ -726,7 +716,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	steer_partition_box(c->part, c->rank, c->mine);
 	/* What the cut moved is its own figure, not the tick's walkers'. */
 	steer_cluster_figure *me = &c->figures[c->rank], before = *me;
-	st = migrate(c, UINT32_MAX, false, err, errlen);
+	st = steer_cluster_migrate(c, UINT32_MAX, false, err, errlen);
 	me->cut_moved = me->migrated - before.migrated;
 	me->cut_bytes = me->migrate_bytes - before.migrate_bytes;
 	me->migrated = before.migrated;
@@ -735,7 +725,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	return st;
 }
 
-/* --- create, commands, gather ------------------------------------------------------ */
+/* --- create --------------------------------------------------------------------------- */
 
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
                                     char *err, size_t errlen)
@@ -773,8 +763,8 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	}
 	for (int r = 0; c->out && r < c->ranks; r++)
 		steer_pack_init(&c->out[r]);
-	st = agree(c, st, err, errlen);
-	if (st == STEER_OK && !splittable(c, err, errlen))
+	st = steer_cluster_agree(c, st, err, errlen);
+	if (st == STEER_OK && !steer_cluster_splittable(c, err, errlen))
 		st = STEER_ERR_INVALID;
 	if (st == STEER_OK) {
 		double box[4];
@@ -782,14 +772,14 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 		if (st == STEER_OK) {
 			c->part = steer_partition_create(comm, box[0], box[1], box[2], box[3], err,
 			                                 errlen);
-			st = agree(c, c->part ? STEER_OK : STEER_ERR_IO, err, errlen);
+			st = steer_cluster_agree(c, c->part ? STEER_OK : STEER_ERR_IO, err, errlen);
 			if (st == STEER_OK)
 				steer_partition_box(c->part, c->rank, c->mine);
 		}
 	}
 	/* Every rank holds the whole world: each keeps its region's, then cuts by cost. */
 	if (st == STEER_OK)
-		st = migrate(c, 0, true, err, errlen);
+		st = steer_cluster_migrate(c, 0, true, err, errlen);
 	if (st == STEER_OK && c->ranks > 1) {
 		c->figures[c->rank].step_s = 0.0; /* nothing measured: the model alone */
 		st = steer_cluster_rebalance(c, err, errlen);
@@ -822,251 +812,4 @@ void steer_cluster_destroy(steer_cluster *c)
 	free(c->window_s);
 	steer_id_list_free(&c->halo);
 	free(c);
-}
-
-/* Whether the command replaces the whole world (each rank then holds all of it). */
-static bool replaces_world(const steer_command *cmd)
-{
-	const char *name = cmd->entry->name;
-	return !strcmp(name, "reset") || !strcmp(name, "scenario") || !strcmp(name, "load");
-}
-
-/* A command that would leave a world the ranks cannot split, refused before it runs
- * (the same answer on every rank); or one that steps the world outside the cluster. */
-static bool refused(const steer_cluster *c, const steer_command *cmd, steer_reply *out)
-{
-	const char *name = cmd->entry->name;
-	if (!strcmp(name, "step") || !strcmp(name, "rewind") || !strcmp(name, "goto-tick") ||
-	    !strcmp(name, "save") || !strcmp(name, "load")) {
-		steer_reply_fail(out, "%s is not available over several ranks yet", name);
-		return true;
-	}
-	if (c->ranks == 1)
-		return false;
-	if (!strcmp(name, "goto") && cmd->sub != 1) {
-		steer_reply_fail(out, "goto cannot run over several ranks yet: its planning budget "
-		                      "is shared by the whole world (run it on one rank)");
-		return true;
-	}
-	if (!strcmp(name, "world") && cmd->solid == 1) {
-		steer_reply_fail(out,
-		                 "a solid world cannot be split over ranks yet: its bodies are "
-		                 "pushed apart one after another across the whole world");
-		return true;
-	}
-	if (!strcmp(name, "scenario")) {
-		steer_reply_fail(out,
-		                 "scenario %s has solid bodies, which cannot be split over "
-		                 "ranks yet (build the world with spawn, wall and obstacle)",
-		                 cmd->name);
-		return true;
-	}
-	return false;
-}
-
-/* Collective: the whole world's vehicle count. */
-static steer_status count_all(steer_cluster *c, size_t *n)
-{
-	unsigned long mine = steer_world_vehicles(c->w)->count, all = 0;
-	if (MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, c->comm) != MPI_SUCCESS)
-		return STEER_ERR_IO;
-	*n = all;
-	return STEER_OK;
-}
-
-/* Refuses a spawn past --max-vehicles, counted over the whole world, as one process
- * words it. True when refused (the same on every rank). */
-static bool over_limit(steer_cluster *c, const steer_command *cmd, steer_reply *out)
-{
-	const char *name = cmd->entry->name;
-	if (c->max_vehicles == 0 || strcmp(name, "spawn") != 0)
-		return false;
-	size_t n = 0;
-	if (count_all(c, &n) != STEER_OK) {
-		steer_reply_fail(out, "MPI failed while counting vehicles");
-		return true;
-	}
-	size_t room = n >= c->max_vehicles ? 0 : c->max_vehicles - n;
-	bool flock = cmd->sub == 1;
-	if ((flock ? cmd->count : 1u) <= room)
-		return false;
-	if (flock)
-		steer_reply_fail(out,
-		                 "spawning %u would exceed --max-vehicles (%zu; %zu in the world)",
-		                 cmd->count, c->max_vehicles, n);
-	else
-		steer_reply_fail(out,
-		                 "limit reached (vehicles or waypoints); the world is unchanged");
-	return true;
-}
-
-/* Collective: whether every rank's command succeeded alike. A command whose outcome
- * differed between ranks has left their worlds apart, which nothing can mend: the
- * job ends, saying which command. */
-static void same_outcome(steer_cluster *c, const char *line, const steer_reply *out)
-{
-	int ok = out->ok, lo = ok, hi = ok;
-	if (MPI_Allreduce(&ok, &lo, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS ||
-	    MPI_Allreduce(&ok, &hi, 1, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS || lo != hi) {
-		fprintf(stderr,
-		        "steer: rank %d: the ranks disagree on whether '%s' succeeded (here: %s); "
-		        "their worlds now differ, so the job ends\n",
-		        c->rank, line, ok ? "yes" : out->error);
-		MPI_Abort(c->comm, 70);
-	}
-}
-
-/* The vehicle with the largest radius here (lowest id among equals), or 0: a resize
- * is refused when some vehicle would not fit, which every rank must see. */
-static uint32_t widest(const steer_world *w)
-{
-	const steer_vehicles *v = steer_world_vehicles(w);
-	uint32_t id = 0;
-	double most = -1.0;
-	for (size_t i = 0; i < v->count; i++) {
-		double r = steer_vehicle_params_at(w, i)->radius;
-		if (r > most || (r == most && v->id[i] < id)) {
-			most = r;
-			id = v->id[i];
-		}
-	}
-	return id;
-}
-
-steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const steer_host *h,
-                                   const char *line, steer_reply *out)
-{
-	steer_command cmd;
-	char err[256];
-	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK)
-		return steer_reply_fail(out, "%s", err);
-	if (refused(c, &cmd, out) || over_limit(c, &cmd, out))
-		return STEER_ERR_REFUSED;
-	/* Copies of the vehicles it names, so that every rank answers as one process
-	 * would and every rank forgets a removed vehicle's chasers. */
-	steer_id_list named = {0};
-	steer_status st = STEER_OK;
-	uint32_t ids[3 + STEER_CMD_MAX_FOLLOWERS];
-	size_t n = 0;
-	ids[n++] = cmd.id;
-	ids[n++] = cmd.other;
-	for (uint32_t k = 0; k < cmd.nids; k++)
-		ids[n++] = cmd.ids[k];
-	if (!strcmp(cmd.entry->name, "interpose"))
-		ids[n++] = cmd.count; /* B */
-	if (!strcmp(cmd.entry->name, "world") && cmd.has_size)
-		ids[n++] = widest(c->w);
-	for (size_t k = 0; k < n && st == STEER_OK; k++)
-		if (ids[k])
-			st = steer_id_list_push(&named, ids[k]);
-	uint64_t bytes = 0;
-	st = agree(c, st, err, sizeof err);
-	if (st == STEER_OK)
-		st = share(c, &named, &bytes, err, sizeof err);
-	steer_id_list_free(&named);
-	if (st != STEER_OK) {
-		drop_halo(c);
-		return steer_reply_fail(out, "%s", err);
-	}
-	steer_world_meta before = steer_world_meta_get(c->w);
-	st = steer_cmd_exec(&cmd, s, h, out);
-	c->w = s->world; /* load may have swapped it */
-	drop_halo(c);
-	bool replaced = replaces_world(&cmd) || steer_world_meta_get(c->w).next_id < before.next_id;
-	same_outcome(c, line, out);
-	steer_status moved = migrate(c, before.next_id, replaced, err, sizeof err);
-	if (moved != STEER_OK)
-		return steer_reply_fail(out, "%s", err);
-	return st;
-}
-
-/* A world with w's bounds, rules, circles, walls and polygons but no vehicles. */
-static steer_world *copy_without_vehicles(const steer_world *w, char *err, size_t errlen)
-{
-	steer_world_config cfg = *steer_world_config_get(w);
-	cfg.max_vehicles = 0;
-	steer_world *copy = steer_world_create(&cfg);
-	if (!copy) {
-		snprintf(err, errlen, "out of memory copying the world");
-		return NULL;
-	}
-	size_t n;
-	const steer_obstacle *obs = steer_world_obstacles(w, &n);
-	steer_status st = STEER_OK;
-	for (size_t k = 0; k < n && st == STEER_OK; k++)
-		st = steer_obstacle_restore(copy, &obs[k]);
-	const steer_wall *walls = steer_world_walls(w, &n);
-	for (size_t k = 0; k < n && st == STEER_OK; k++)
-		st = steer_wall_restore(copy, &walls[k]);
-	const steer_polygon *polys = steer_world_polygons(w, &n);
-	for (size_t k = 0; k < n && st == STEER_OK; k++)
-		st = steer_polygon_restore(copy, &polys[k], err, errlen);
-	if (st != STEER_OK) {
-		if (st != STEER_ERR_INVALID)
-			snprintf(err, errlen, "copying the world's geometry: %s",
-			         steer_status_str(st));
-		steer_world_destroy(copy);
-		return NULL;
-	}
-	return copy;
-}
-
-steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
-{
-	*out = NULL;
-	steer_pack *p = &c->out[c->rank];
-	steer_pack_reset(p);
-	const steer_vehicles *v = steer_world_vehicles(c->w);
-	steer_status st = STEER_OK;
-	for (size_t i = 0; i < v->count && st == STEER_OK; i++)
-		st = steer_pack_vehicle(p, c->w, i);
-	if (st != STEER_OK)
-		snprintf(err, errlen, "out of memory while gathering the world");
-	st = agree(c, st, err, errlen);
-	if (st != STEER_OK)
-		return st;
-	st = p->len > INT32_MAX ? fail(err, errlen, STEER_ERR_LIMIT, "a rank's part passed 2 GiB")
-	                        : STEER_OK;
-	st = agree(c, st, err, errlen);
-	if (st != STEER_OK)
-		return st;
-	int mine = (int)p->len;
-	int rc = MPI_Gather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, 0, c->comm);
-	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Gather");
-	size_t total = 0;
-	if (c->rank == 0) {
-		for (int r = 0; r < c->ranks; r++) {
-			c->recv_displs[r] = (int)total;
-			total += (size_t)c->recv_counts[r];
-		}
-		if (total > INT32_MAX)
-			st = fail(err, errlen, STEER_ERR_LIMIT, "the world passed 2 GiB");
-		else if (steer_reserve((void **)&c->recv, &c->recv_cap, total ? total : 1, 1) !=
-		         STEER_OK)
-			st =
-			    fail(err, errlen, STEER_ERR_NOMEM, "out of memory gathering the world");
-	}
-	st = agree(c, st, err, errlen);
-	if (st != STEER_OK)
-		return st;
-	rc = MPI_Gatherv(p->buf ? p->buf : (uint8_t *)c->recv, mine, MPI_BYTE, c->recv,
-	                 c->recv_counts, c->recv_displs, MPI_BYTE, 0, c->comm);
-	if (rc != MPI_SUCCESS)
-		return mpi_failed(err, errlen, rc, "Gatherv");
-	if (c->rank != 0)
-		return agree(c, STEER_OK, err, errlen);
-	steer_world *whole = copy_without_vehicles(c->w, err, errlen);
-	st = whole ? STEER_OK : STEER_ERR_NOMEM;
-	for (int r = 0; r < c->ranks && st == STEER_OK; r++)
-		st = steer_unpack(whole, c->recv + c->recv_displs[r], (size_t)c->recv_counts[r],
-		                  STEER_UNPACK_REFUSE, NULL, err, errlen);
-	steer_world_meta meta = steer_world_meta_get(c->w);
-	if (st == STEER_OK && steer_world_meta_set(whole, &meta) != STEER_OK)
-		st = fail(err, errlen, STEER_ERR_INVALID, "the gathered world's ids do not add up");
-	if (st == STEER_OK)
-		*out = whole;
-	else
-		steer_world_destroy(whole);
-	return agree(c, st, err, errlen);
 }

@@ -1,0 +1,53 @@
+/* The cluster's insides, shared by cluster.c (the tick: agreeing, the halo,
+ * migration, cuts) and commands.c (commands and the whole world's gather). Private to
+ * cluster/. */
+#ifndef STEER_CLUSTER_INTERNAL_H
+#define STEER_CLUSTER_INTERNAL_H
+
+#include "cluster.h"
+#include "pack.h"
+#include "partition.h"
+
+struct steer_cluster {
+	MPI_Comm comm;
+	int rank, ranks;
+	steer_world *w; /* the caller's */
+	steer_partition *part;
+	steer_cluster_options opt;
+	steer_pack *out; /* a message for each rank */
+	int *send_counts, *send_displs, *recv_counts, *recv_displs, *near;
+	uint8_t *send, *recv;
+	size_t send_cap, recv_cap;
+	steer_id_list halo;            /* the copies held for this tick */
+	steer_cluster_figure *figures; /* every rank's, for the last tick */
+	double *window_s;              /* each rank's step time over the current window */
+	unsigned window_ticks, since_cut;
+	double mine[4]; /* this rank's region lies within it (partition's box) */
+	/* The world's --max-vehicles, held here: a rank's world counts only its region,
+	 * so each is told no limit and the cluster checks the whole world's count. */
+	size_t max_vehicles;
+};
+
+/* err gets what, and st comes back: for `return steer_cluster_fail(...)`. */
+steer_status steer_cluster_fail(char *err, size_t errlen, steer_status st, const char *what);
+/* err says which MPI call failed and why; IO comes back. */
+steer_status steer_cluster_mpi_failed(char *err, size_t errlen, int rc, const char *what);
+/* Collective "did any rank fail": st where this rank failed, else the first failure
+ * of another rank, reported as such. */
+steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, size_t errlen);
+/* Collective: whether the world can be split over the ranks (not solid, no goto),
+ * the whole world's answer; else false with the reason in err. */
+bool steer_cluster_splittable(steer_cluster *c, char *err, size_t errlen);
+/* Collective: copies of the vehicles named in `want` (on any rank) to every rank
+ * that lacks them, their ids added to c->halo; *bytes grows by what this rank sent. */
+steer_status steer_cluster_share(steer_cluster *c, const steer_id_list *want, uint64_t *bytes,
+                                 char *err, size_t errlen);
+/* Detaches the copies in c->halo. */
+void steer_cluster_drop_halo(steer_cluster *c);
+/* Collective: every vehicle outside this rank's region to its owner; vehicles with
+ * ids from made_from up, or all when replaced, were made alike on every rank and are
+ * dropped where they do not belong. */
+steer_status steer_cluster_migrate(steer_cluster *c, uint32_t made_from, bool replaced, char *err,
+                                   size_t errlen);
+
+#endif
