@@ -549,15 +549,35 @@ static bool route_clear(const steer_world *w, const steer_vehicle_state *s, stee
 	return true;
 }
 
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 void steer_goto_replan(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
 	uint64_t epoch = w->geom.epoch;
 	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
 	size_t spent = 0;
-	for (size_t i = 0; i < v->count; i++) {
-		if (!(v->behaviors[i] & STEER_GOTO))
-			continue;
+	/* In id order: which routes the tick's budget reaches must depend on who the
+	 * vehicles are, not on the order storage holds them in. */
+	size_t n = 0;
+	for (size_t i = 0; i < v->count; i++)
+		n += (v->behaviors[i] & STEER_GOTO) != 0;
+	if (n == 0)
+		return;
+	uint64_t *order = malloc(n * sizeof *order);
+	if (!order)
+		return; /* out of memory: every route stays a tick longer */
+	n = 0;
+	for (size_t i = 0; i < v->count; i++)
+		if (v->behaviors[i] & STEER_GOTO)
+			order[n++] = (uint64_t)v->id[i] << 32 | i;
+	qsort(order, n, sizeof *order, by_key);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (size_t)(order[k] & UINT32_MAX);
 		steer_extra *e = extra_at(w, i);
 		steer_goto_state *go = &e->s.go;
 		uint64_t seen = go->epoch;
@@ -591,6 +611,7 @@ void steer_goto_replan(steer_world *w)
 		}
 		(void)goto_plan(w, i, go->goal, NULL, &spent); /* out of memory: the old route */
 	}
+	free(order);
 }
 
 uint64_t steer_goto_epoch(const steer_world *w)
