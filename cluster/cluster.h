@@ -61,8 +61,10 @@ typedef struct steer_cluster_figure {
 
 /* Takes part in one world over comm. w is this rank's world, the caller's (it
  * outlives the cluster): every rank passes the same world (made by the same commands
- * from the same seed), of which each keeps the vehicles in its region. NULL with a
- * message in err when the world cannot be split (solid, goto) or MPI fails. */
+ * from the same seed, or loaded from the same save), of which each keeps the vehicles
+ * in its region. The world's max_vehicles passes to the cluster (each rank's world is
+ * told none). NULL with a message in err when the world cannot be split (solid,
+ * goto) or MPI fails. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
                                     char *err, size_t errlen);
 void steer_cluster_destroy(steer_cluster *c);
@@ -75,9 +77,15 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen);
 
 /* Runs one command on the whole world: every rank runs it on its part, with copies of
  * the vehicles it names, then vehicles it made or moved go to the regions they are
- * in. Every rank gets the reply of its own part in out (the world-wide answer to
- * list, stats and the like is the caller's to assemble). Commands that would make
- * the world one the cluster cannot split (solid, goto) are refused. */
+ * in. Every rank gets one process's reply for commands about vehicles and the world
+ * (the world-wide answer to list, stats and the like is the caller's to assemble:
+ * each rank answers for its part). Refused over more than one rank, changing
+ * nothing: commands that would make a world the cluster cannot split (solid, goto,
+ * scenarios), step, rewind and goto-tick (the cluster steps with steer_cluster_step),
+ * save and load (steer_cluster_gather makes the whole world; a loaded one is split by
+ * steer_cluster_create). --max-vehicles is counted over the whole world. A command
+ * that succeeds on some ranks and fails on others ends the job (MPI_Abort), saying
+ * which. h is this rank's host (may be NULL). */
 steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const steer_host *h,
                                    const char *line, steer_reply *out);
 
