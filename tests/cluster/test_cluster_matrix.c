@@ -25,6 +25,8 @@ static int rank, ranks, threads = 1;
 /* --die-at T: the last rank kills itself at tick T of the first session (the job must
  * end, mpirun saying which rank died). */
 static long die_at = -1;
+/* --seed S: the random session's draws (another script for each). */
+static uint64_t random_seed = 1;
 
 /* A session's commands, each at a tick. */
 typedef struct cue {
@@ -199,6 +201,118 @@ static void behaviours_script(script *s)
 	add(s, 140, "seek %u 0 0", flw[2]);
 }
 
+/* Commands drawn at random, a few before every tick, naming vehicles that may have
+ * gone: every kind that changes the world (but those the cluster refuses), with
+ * parameters, edges and sizes changing under the crowd. Whatever one process answers
+ * and does, the ranks must too. */
+static int pick(int n)
+{
+	return (int)uniform(0, n) % n;
+}
+
+static void random_script(script *s)
+{
+	lcg ^= random_seed * 0x9e3779b97f4a7c15ull;
+	s->refusals = true;
+	add(s, 0, "world 1500 1100 wrap solid off");
+	add(s, 0, "reset");
+	s->next_id = 1;
+	add(s, 0, "spawn flock 300 750 550 500");
+	s->next_id += 300;
+	static const char *const keys[] = {
+	    "max_speed=%.1f",         "sight_distance=%.1f", "radius=%.2f",
+	    "max_force=%.1f",         "avoid_horizon=%.2f",  "separation_weight=%.2f",
+	    "heading_smoothing=%.2f", "wander_range=%.2f"};
+	static const double lo[] = {5, 0, 1, 10, 0.2, 0, 0, 0.1},
+	                    hi[] = {90, 160, 12, 500, 4, 3, 1, 3};
+	static const char *const bits[] = {"wander", "avoid", "flock"};
+	static const char *const edges[] = {"wrap", "bounce", "none"};
+	for (unsigned t = 1; t < 150; t++) {
+		int n = pick(4);
+		for (int k = 0; k < n; k++) {
+			uint32_t a = 1 + (uint32_t)pick((int)s->next_id + 2);
+			uint32_t b = 1 + (uint32_t)pick((int)s->next_id + 2);
+			uint32_t c = 1 + (uint32_t)pick((int)s->next_id + 2);
+			double x = uniform(-50, 1550), y = uniform(-50, 1150);
+			int key = pick(8);
+			char kv[64];
+			snprintf(kv, sizeof kv, keys[key], uniform(lo[key], hi[key]));
+			switch (pick(16)) {
+			case 0:
+				make(s, t, "spawn %.2f %.2f %s", x, y, kv);
+				break;
+			case 1: {
+				int count = 1 + pick(30);
+				add(s, t, "spawn flock %d %.2f %.2f %.2f", count, x, y,
+				    uniform(0, 200));
+				s->next_id +=
+				    (uint32_t)count; /* ids are drawn from about this range */
+				break;
+			}
+			case 2:
+				add(s, t, "remove %u", a);
+				break;
+			case 3:
+				add(s, t, "set %u %s", a, kv);
+				break;
+			case 4:
+				if (a == b)
+					add(s, t, "%s %u off", pick(2) ? "pursue" : "evade", a);
+				else
+					add(s, t, "%s %u %u", pick(2) ? "pursue" : "evade", a, b);
+				break;
+			case 5:
+				add(s, t, "%s %u %.2f %.2f",
+				    pick(2) ? "seek" : (pick(2) ? "flee" : "arrive"), a, x, y);
+				break;
+			case 6:
+				add(s, t, "%s %u %s", bits[pick(3)], a, pick(3) ? "on" : "off");
+				break;
+			case 7:
+				add(s, t, "follow %u %u %.1f %.1f", a, b, uniform(-40, 0),
+				    uniform(-20, 20));
+				break;
+			case 8:
+				add(s, t, "hide %u %u", a, b);
+				break;
+			case 9:
+				add(s, t, "interpose %u %u %u", a, b, c);
+				break;
+			case 10:
+				add(s, t, "waypoint %u %.2f %.2f", a, x, y);
+				if (pick(2))
+					add(s, t, "path %u loop %s", a, pick(2) ? "on" : "off");
+				break;
+			case 11:
+				make(s, t, "obstacle %.2f %.2f %.2f vx=%.1f vy=%.1f", x, y,
+				     uniform(5, 40), uniform(-20, 20), uniform(-20, 20));
+				break;
+			case 12:
+				make(s, t, "wall %.2f %.2f %.2f %.2f", x, y, x + uniform(-200, 200),
+				     y + uniform(-200, 200));
+				break;
+			case 13:
+				if (pick(6) == 0)
+					add(s, t, "world %.0f %.0f %s", uniform(400, 2000),
+					    uniform(400, 1500), edges[pick(3)]);
+				else
+					add(s, t, "formation %u %s 20 %u %u", a,
+					    pick(2) ? "wedge" : "ring", b, c);
+				break;
+			case 14:
+				if (pick(8) == 0)
+					add(s, t, "rate %d", 30 + pick(60));
+				else
+					add(s, t, "path %u clear", a);
+				break;
+			default:
+				add(s, t, "wander %u on", a);
+				break;
+			}
+		}
+	}
+}
+
 /* Answers that depend on the whole world, not on one rank's part: --max-vehicles
  * counted over every rank, and a resize refused while a wide vehicle lives on any
  * rank. The replies, refusals included, must be one process's. */
@@ -345,6 +459,8 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 				if (steer_cmd_parse_line(&cmd, sc.at[next].line, err, sizeof err) ==
 				    STEER_OK)
 					steer_cmd_exec(&cmd, &ps, NULL, &pr);
+				else
+					steer_reply_fail(&pr, "%s", err);
 				reply_text(&pr, a, sizeof a);
 				reply_text(&r, b, sizeof b);
 				if (strcmp(a, b) != 0 && replies_differ++ < 3)
@@ -443,6 +559,11 @@ static void every_behaviour(void)
 	run_session("behaviours", behaviours_script, 180, 20);
 }
 
+static void random_commands(void)
+{
+	run_session("random", random_script, 150, 10);
+}
+
 static void whole_world_limits(void)
 {
 	run_session("limits", limits_script, 30, 5);
@@ -508,12 +629,15 @@ int main(int argc, char **argv)
 			threads = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "--die-at"))
 			die_at = atol(argv[k + 1]);
+		else if (!strcmp(argv[k], "--seed"))
+			random_seed = strtoull(argv[k + 1], NULL, 10);
 	if (rank != 0 && !freopen("/dev/null", "w", stdout))
 		return 1;
 	RUN(flock_across_seams);
 	RUN(crowd_among_walls);
 	RUN(every_behaviour);
 	RUN(whole_world_limits);
+	RUN(random_commands);
 	RUN(big_flock_on_threads);
 	RUN(unsplittable_worlds_refused);
 	int failed = tests_failed_, any = 0;
