@@ -1,9 +1,10 @@
-/* What the benchmark programs share: a clock, the order timings are sorted in, and a
- * hash of the world's state. Each program is one file; these are small enough to be
- * inline. */
+/* What the benchmark programs share: a clock, the order timings are sorted in, a
+ * hash of the world's state and the flock they time. Each program is one file; these are small
+ * enough to be inline. */
 #ifndef STEER_BENCH_UTIL_H
 #define STEER_BENCH_UTIL_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,27 @@ static inline uint64_t bench_state_hash(const steer_vehicles *v)
 	}
 	free(slot_of);
 	return h;
+}
+
+/* n flocking boids at random over a side x side square, each heading its own way at
+ * p's max_speed, drawn from w's generator: the flock the benchmarks time. STEER_OK,
+ * or the failure that stopped it. */
+static inline steer_status bench_add_flock(steer_world *w, long n, double side,
+                                           const steer_params *p)
+{
+	steer_rng *rng = steer_world_rng(w);
+	for (long k = 0; k < n; k++) {
+		double a = steer_rng_range(rng, 0, STEER_TAU);
+		steer_vec2 pos = v2(steer_rng_range(rng, 0, side), steer_rng_range(rng, 0, side));
+		uint32_t id;
+		steer_status st = steer_vehicle_add(
+		    w, pos, v2(cos(a) * p->max_speed, sin(a) * p->max_speed), p, &id);
+		if (st == STEER_OK)
+			st = steer_vehicle_enable(w, id, STEER_FLOCK, true);
+		if (st != STEER_OK)
+			return st;
+	}
+	return STEER_OK;
 }
 
 #endif

@@ -144,17 +144,9 @@ static steer_world *make_flock(const opts *o)
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
-	steer_rng *rng = steer_world_rng(w);
-	for (long k = 0; k < o->n; k++) {
-		double a = steer_rng_range(rng, 0, STEER_TAU);
-		steer_vec2 pos = v2(steer_rng_range(rng, 0, side), steer_rng_range(rng, 0, side));
-		uint32_t id;
-		if (steer_vehicle_add(w, pos, v2(cos(a) * p.max_speed, sin(a) * p.max_speed), &p,
-		                      &id) != STEER_OK ||
-		    steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK) {
-			steer_world_destroy(w);
-			return NULL;
-		}
+	if (bench_add_flock(w, o->n, side, &p) != STEER_OK) {
+		steer_world_destroy(w);
+		return NULL;
 	}
 	if (rank == 0)
 		printf("workload: flock, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, "

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "interest.h"
 #include "scenario.h"
 #include "steer/bytes.h"
@@ -94,17 +95,9 @@ static steer_world *flock(long n, uint64_t seed, double *side)
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
-	steer_rng *rng = steer_world_rng(w);
-	for (long k = 0; k < n; k++) {
-		double a = steer_rng_range(rng, 0, STEER_TAU);
-		steer_vec2 pos = v2(steer_rng_range(rng, 0, *side), steer_rng_range(rng, 0, *side));
-		uint32_t id;
-		if (steer_vehicle_add(w, pos, v2(cos(a) * p.max_speed, sin(a) * p.max_speed), &p,
-		                      &id) != STEER_OK ||
-		    steer_vehicle_enable(w, id, STEER_FLOCK, true) != STEER_OK) {
-			steer_world_destroy(w);
-			return NULL;
-		}
+	if (bench_add_flock(w, n, *side, &p) != STEER_OK) {
+		steer_world_destroy(w);
+		return NULL;
 	}
 	return w;
 }
