@@ -89,10 +89,20 @@ steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, s
 	int mine = st != STEER_OK ? c->rank : c->ranks, first = mine;
 	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
 		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
-	if (st != STEER_OK || first == c->ranks)
+	if (first == c->ranks)
+		return STEER_OK;
+	if (c->ranks == 1)
 		return st;
-	snprintf(err, errlen, "rank %d failed (its log says why)", first);
-	return STEER_ERR_IO;
+	/* Every rank reports the first failed rank's own words. */
+	char msg[256] = "";
+	int code = st;
+	if (c->rank == first)
+		snprintf(msg, sizeof msg, "%s", err);
+	if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, c->comm) != MPI_SUCCESS ||
+	    MPI_Bcast(&code, 1, MPI_INT, first, c->comm) != MPI_SUCCESS)
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+	snprintf(err, errlen, "rank %d: %s", first, msg);
+	return (steer_status)code;
 }
 
 /* --- moving messages --------------------------------------------------------------- */
@@ -208,6 +218,7 @@ steer_status steer_cluster_migrate(steer_cluster *c, uint32_t made_from, bool re
 		snprintf(err, errlen, "out of memory while migrating vehicles");
 	/* Detached only once every rank has its messages ready: none is lost. */
 	st = steer_cluster_agree(c, st, err, errlen);
+	bool detached = st == STEER_OK;
 	for (size_t k = 0; k < gone.count && st == STEER_OK; k++)
 		(void)steer_vehicle_detach(w, gone.at[k]);
 	uint64_t migrated = 0;
@@ -222,7 +233,10 @@ steer_status steer_cluster_migrate(steer_cluster *c, uint32_t made_from, bool re
 		st = take_all(c, STEER_UNPACK_REFUSE, NULL, err, errlen);
 	c->figures[c->rank].migrated += migrated;
 	c->figures[c->rank].migrate_bytes += bytes;
-	return steer_cluster_agree(c, st, err, errlen);
+	st = steer_cluster_agree(c, st, err, errlen);
+	if (st != STEER_OK && detached)
+		c->broken = true; /* vehicles left their regions and did not arrive */
+	return st;
 }
 
 /* --- the tick ---------------------------------------------------------------------- */
@@ -544,6 +558,8 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	me->cut_bytes = cut.cut_bytes;
 	me->cut_s = cut.cut_s;
 	double t0 = MPI_Wtime();
+	if (c->broken)
+		return steer_cluster_fail(err, errlen, STEER_ERR_INVALID, BROKEN);
 	/* Commands refuse what cannot be split; this catches any other way in. */
 	if (!steer_cluster_splittable(c, err, errlen))
 		return STEER_ERR_INVALID;
@@ -593,6 +609,8 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 	if (st != STEER_OK)
 		snprintf(err, errlen, "out of memory while stepping");
 	st = steer_cluster_agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		c->broken = true; /* the other ranks stepped */
 	if (st == STEER_OK)
 		st = steer_cluster_migrate(c, UINT32_MAX, false, err, errlen);
 	me->step_s = t2 - t1;
@@ -667,7 +685,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	 * among its tiles in that proportion. */
 	double tw = (box[2] - box[0]) / TILES, th = (box[3] - box[1]) / TILES;
 	double reach = steer_world_reach(c->w);
-	double disc = 3.14159265358979 * reach * reach / (tw * th);
+	double disc = 0.5 * STEER_TAU * reach * reach / (tw * th);
 	double *count = calloc(TILES * TILES, sizeof *count);
 	double *x = malloc(TILES * TILES * sizeof *x), *y = malloc(TILES * TILES * sizeof *y);
 	double *wt = malloc(TILES * TILES * sizeof *wt);
@@ -738,7 +756,6 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	c->comm = comm;
 	c->w = w;
 	c->max_vehicles = steer_world_config_get(w)->max_vehicles;
-	steer_world_set_max_vehicles(w, 0);
 	c->opt = opt ? *opt : steer_cluster_options_default();
 	if (MPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(comm, &c->ranks) != MPI_SUCCESS) {
@@ -796,6 +813,9 @@ void steer_cluster_destroy(steer_cluster *c)
 {
 	if (!c)
 		return;
+	/* The world steps by its own figures again. */
+	steer_world_survey_set(c->w, NULL);
+	steer_world_set_reach_limit(c->w, 0.0);
 	if (c->part)
 		steer_partition_destroy(c->part);
 	for (int r = 0; c->out && r < c->ranks; r++)

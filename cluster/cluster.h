@@ -62,11 +62,12 @@ typedef struct steer_cluster_figure {
 /* Takes part in one world over comm. w is this rank's world, the caller's (it
  * outlives the cluster): every rank passes the same world (made by the same commands
  * from the same seed, or loaded from the same save), of which each keeps the vehicles
- * in its region. The world's max_vehicles passes to the cluster (each rank's world is
- * told none). NULL with a message in err when the world cannot be split (solid,
- * goto) or MPI fails. */
+ * in its region; the cluster counts its max_vehicles over the whole world. NULL with
+ * a message in err when the world cannot be split (solid, goto) or MPI fails; the
+ * world may then have lost the vehicles outside this rank's region. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
                                     char *err, size_t errlen);
+/* Collective. The world stays the caller's and steps by its own figures again. */
 void steer_cluster_destroy(steer_cluster *c);
 int steer_cluster_rank(const steer_cluster *c);
 int steer_cluster_ranks(const steer_cluster *c);
@@ -84,8 +85,12 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen);
  * scenarios), step, rewind and goto-tick (the cluster steps with steer_cluster_step),
  * save and load (steer_cluster_gather makes the whole world; a loaded one is split by
  * steer_cluster_create). --max-vehicles is counted over the whole world. A command
- * that succeeds on some ranks and fails on others ends the job (MPI_Abort), saying
- * which. h is this rank's host (may be NULL). */
+ * that changes the world and succeeds on some ranks but fails on others ends the job
+ * (MPI_Abort), saying which. h is this rank's host (may be NULL); commands about the
+ * host rather than the world (auth, name, clients, saves, quit) are the caller's to
+ * run on the rank that has one. After a failure that left the ranks' worlds
+ * incomplete (a migration cut short, a step some ranks made), every step, command
+ * and gather is refused. */
 steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const steer_host *h,
                                    const char *line, steer_reply *out);
 

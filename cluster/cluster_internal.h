@@ -23,10 +23,17 @@ struct steer_cluster {
 	double *window_s;              /* each rank's step time over the current window */
 	unsigned window_ticks, since_cut;
 	double mine[4]; /* this rank's region lies within it (partition's box) */
-	/* The world's --max-vehicles, held here: a rank's world counts only its region,
-	 * so each is told no limit and the cluster checks the whole world's count. */
+	/* The world's --max-vehicles, counted here over the whole world (a rank's own
+	 * world counts only its region, so its check never refuses first). */
 	size_t max_vehicles;
+	/* A failure left the ranks' worlds incomplete (vehicles lost in migration, a
+	 * step some ranks made): everything is refused from then on. */
+	bool broken;
 };
+
+#define BROKEN                                                                                     \
+	"the cluster's world is incomplete after an earlier failure: end the job and start "       \
+	"again from a save"
 
 /* err gets what, and st comes back: for `return steer_cluster_fail(...)`. */
 steer_status steer_cluster_fail(char *err, size_t errlen, steer_status st, const char *what);

@@ -11,7 +11,7 @@
 static bool replaces_world(const steer_command *cmd)
 {
 	const char *name = cmd->entry->name;
-	return !strcmp(name, "reset") || !strcmp(name, "scenario") || !strcmp(name, "load");
+	return !strcmp(name, "reset") || !strcmp(name, "scenario");
 }
 
 /* A command that would leave a world the ranks cannot split, refused before it runs
@@ -21,7 +21,10 @@ static bool refused(const steer_cluster *c, const steer_command *cmd, steer_repl
 	const char *name = cmd->entry->name;
 	if (!strcmp(name, "step") || !strcmp(name, "rewind") || !strcmp(name, "goto-tick") ||
 	    !strcmp(name, "save") || !strcmp(name, "load")) {
-		steer_reply_fail(out, "%s is not available over several ranks yet", name);
+		steer_reply_fail(out,
+		                 "%s is not available on a world split over MPI ranks yet (save: "
+		                 "steer_cluster_gather makes the whole world)",
+		                 name);
 		return true;
 	}
 	if (c->ranks == 1)
@@ -39,8 +42,9 @@ static bool refused(const steer_cluster *c, const steer_command *cmd, steer_repl
 	}
 	if (!strcmp(name, "scenario")) {
 		steer_reply_fail(out,
-		                 "scenario %s has solid bodies, which cannot be split over "
-		                 "ranks yet (build the world with spawn, wall and obstacle)",
+		                 "scenario %s: scenarios run with solid bodies, which cannot be "
+		                 "split over ranks yet (build the world with spawn, wall and "
+		                 "obstacle)",
 		                 cmd->name);
 		return true;
 	}
@@ -123,6 +127,8 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 	char err[256];
 	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) != STEER_OK)
 		return steer_reply_fail(out, "%s", err);
+	if (c->broken)
+		return steer_reply_fail(out, "%s", BROKEN);
 	if (refused(c, &cmd, out) || over_limit(c, &cmd, out))
 		return STEER_ERR_REFUSED;
 	/* Copies of the vehicles it names, so that every rank answers as one process
@@ -137,7 +143,8 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 		ids[n++] = cmd.ids[k];
 	if (!strcmp(cmd.entry->name, "interpose"))
 		ids[n++] = cmd.count; /* B */
-	if (!strcmp(cmd.entry->name, "world") && cmd.has_size)
+	/* The largest radius a world allows depends on its size and its edges. */
+	if (!strcmp(cmd.entry->name, "world") && (cmd.has_size || cmd.has_edges))
 		ids[n++] = widest(c->w);
 	for (size_t k = 0; k < n && st == STEER_OK; k++)
 		if (ids[k])
@@ -153,10 +160,11 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 	}
 	steer_world_meta before = steer_world_meta_get(c->w);
 	st = steer_cmd_exec(&cmd, s, h, out);
-	c->w = s->world; /* load may have swapped it */
 	steer_cluster_drop_halo(c);
 	bool replaced = replaces_world(&cmd) || steer_world_meta_get(c->w).next_id < before.next_id;
-	same_outcome(c, line, out);
+	/* A read's answer is each rank's own (list, stats: the caller's to assemble). */
+	if (steer_cmd_writes(&cmd))
+		same_outcome(c, line, out);
 	steer_status moved = steer_cluster_migrate(c, before.next_id, replaced, err, sizeof err);
 	if (moved != STEER_OK)
 		return steer_reply_fail(out, "%s", err);
@@ -176,18 +184,23 @@ static steer_world *copy_without_vehicles(const steer_world *w, char *err, size_
 	size_t n;
 	const steer_obstacle *obs = steer_world_obstacles(w, &n);
 	steer_status st = STEER_OK;
-	for (size_t k = 0; k < n && st == STEER_OK; k++)
+	uint32_t id = 0;
+	for (size_t k = 0; k < n && st == STEER_OK; k++) {
+		id = obs[k].id;
 		st = steer_obstacle_restore(copy, &obs[k]);
+	}
 	const steer_wall *walls = steer_world_walls(w, &n);
-	for (size_t k = 0; k < n && st == STEER_OK; k++)
+	for (size_t k = 0; k < n && st == STEER_OK; k++) {
+		id = walls[k].id;
 		st = steer_wall_restore(copy, &walls[k]);
+	}
+	if (st != STEER_OK)
+		snprintf(err, errlen, "copying the world's geometry: %u: %s", id,
+		         steer_status_str(st));
 	const steer_polygon *polys = steer_world_polygons(w, &n);
 	for (size_t k = 0; k < n && st == STEER_OK; k++)
 		st = steer_polygon_restore(copy, &polys[k], err, errlen);
 	if (st != STEER_OK) {
-		if (st != STEER_ERR_INVALID)
-			snprintf(err, errlen, "copying the world's geometry: %s",
-			         steer_status_str(st));
 		steer_world_destroy(copy);
 		return NULL;
 	}
@@ -197,6 +210,8 @@ static steer_world *copy_without_vehicles(const steer_world *w, char *err, size_
 steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
 {
 	*out = NULL;
+	if (c->broken)
+		return steer_cluster_fail(err, errlen, STEER_ERR_INVALID, BROKEN);
 	steer_pack *p = &c->out[c->rank];
 	steer_pack_reset(p);
 	const steer_vehicles *v = steer_world_vehicles(c->w);
