@@ -70,6 +70,24 @@ static uint32_t make(script *s, unsigned tick, const char *fmt, ...)
 	return s->next_id++;
 }
 
+/* Starts a session's world afresh: its bounds and rules, its seed (0: the default),
+ * ids from 1. */
+static void begin(script *s, const char *world, unsigned seed)
+{
+	add(s, 0, "world %s", world);
+	if (seed)
+		add(s, 0, "seed %u", seed);
+	add(s, 0, "reset");
+	s->next_id = 1;
+}
+
+/* A flock of n at tick (where: "X Y R [key=value ...]"): the next n ids. */
+static void flock(script *s, unsigned tick, unsigned n, const char *where)
+{
+	add(s, tick, "spawn flock %u %s", n, where);
+	s->next_id += n;
+}
+
 /* A generator the same on every rank, for the scripts' numbers. */
 static uint64_t lcg = 88172645463325252ull;
 static double uniform(double lo, double hi)
@@ -82,16 +100,10 @@ static double uniform(double lo, double hi)
  * arriving mid-run, removals, one boid turned wanderer and another avoider. */
 static void flock_script(script *s)
 {
-	add(s, 0, "world 1600 1200 wrap solid off");
-	add(s, 0, "seed 7");
-	add(s, 0, "reset");
-	s->next_id = 1;
-	add(s, 0, "spawn flock 900 800 600 560");
-	s->next_id += 900;
-	add(s, 0, "spawn flock 200 150 150 140 sight_distance=90 group=2");
-	s->next_id += 200;
-	add(s, 30, "spawn flock 120 1450 1050 120 max_speed=40");
-	s->next_id += 120;
+	begin(s, "1600 1200 wrap solid off", 7);
+	flock(s, 0, 900, "800 600 560");
+	flock(s, 0, 200, "150 150 140 sight_distance=90 group=2");
+	flock(s, 30, 120, "1450 1050 120 max_speed=40");
 	add(s, 45, "remove 5");
 	add(s, 45, "remove 700");
 	add(s, 60, "set 10 max_speed=30 sight_distance=120");
@@ -105,10 +117,7 @@ static void flock_script(script *s)
  * polygon, avoiding each other. */
 static void crowd_script(script *s)
 {
-	add(s, 0, "world 1200 900 bounce solid off contain on");
-	add(s, 0, "seed 3");
-	add(s, 0, "reset");
-	s->next_id = 1;
+	begin(s, "1200 900 bounce solid off contain on", 3);
 	make(s, 0, "wall 400 150 400 380");
 	make(s, 0, "wall 800 520 800 760");
 	make(s, 0, "polygon 560 400 660 400 610 500");
@@ -139,10 +148,7 @@ static void crowd_script(script *s)
  * their targets, leaders and followers, live on different ranks. */
 static void behaviours_script(script *s)
 {
-	add(s, 0, "world 2000 2000 none solid off");
-	add(s, 0, "seed 11");
-	add(s, 0, "reset");
-	s->next_id = 1;
+	begin(s, "2000 2000 none solid off", 11);
 	uint32_t circle[6];
 	for (int k = 0; k < 6; k++)
 		circle[k] = make(s, 0, "obstacle %.3f %.3f %.3f", uniform(200, 1800),
@@ -190,8 +196,7 @@ static void behaviours_script(script *s)
 	uint32_t between = make(s, 0, "spawn 1000 1900");
 	add(s, 0, "interpose %u %u %u", between, w[0], prey);
 	/* Mid-run: a flock arrives, a leader and a target go, things are retargeted. */
-	add(s, 60, "spawn flock 150 1000 1000 200");
-	s->next_id += 150;
+	flock(s, 60, 150, "1000 1000 200");
 	add(s, 90, "remove %u", leader);
 	add(s, 100, "remove %u", w[0]);
 	add(s, 110, "pursue %u %u", w[1], flw[0]);
@@ -214,11 +219,8 @@ static void random_script(script *s)
 {
 	lcg ^= random_seed * 0x9e3779b97f4a7c15ull;
 	s->refusals = true;
-	add(s, 0, "world 1500 1100 wrap solid off");
-	add(s, 0, "reset");
-	s->next_id = 1;
-	add(s, 0, "spawn flock 300 750 550 500");
-	s->next_id += 300;
+	begin(s, "1500 1100 wrap solid off", 0);
+	flock(s, 0, 300, "750 550 500");
 	static const char *const keys[] = {
 	    "max_speed=%.1f",         "sight_distance=%.1f", "radius=%.2f",
 	    "max_force=%.1f",         "avoid_horizon=%.2f",  "separation_weight=%.2f",
@@ -320,14 +322,10 @@ static void limits_script(script *s)
 {
 	s->max_vehicles = 300;
 	s->refusals = true;
-	add(s, 0, "world 1000 1000 bounce solid off");
-	add(s, 0, "reset");
-	s->next_id = 1;
-	add(s, 0, "spawn flock 280 500 500 450");
-	s->next_id += 280;
+	begin(s, "1000 1000 bounce solid off", 0);
+	flock(s, 0, 280, "500 500 450");
 	add(s, 5, "spawn flock 30 100 100 50"); /* refused: 310 > 300 */
-	add(s, 6, "spawn flock 20 900 900 50");
-	s->next_id += 20;
+	flock(s, 6, 20, "900 900 50");
 	add(s, 7, "spawn 10 10"); /* refused: full */
 	add(s, 8, "remove 3");
 	add(s, 9, "spawn 990 990"); /* room for one again */
@@ -346,11 +344,8 @@ static void limits_script(script *s)
 /* Enough boids for a tick to be split over threads within a rank. */
 static void big_flock_script(script *s)
 {
-	add(s, 0, "world 3000 3000 wrap solid off");
-	add(s, 0, "reset");
-	s->next_id = 1;
-	add(s, 0, "spawn flock 9000 1500 1500 1400");
-	s->next_id += 9000;
+	begin(s, "3000 3000 wrap solid off", 0);
+	flock(s, 0, 9000, "1500 1500 1400");
 }
 
 /* The world as a save, for comparing. */
