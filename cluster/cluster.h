@@ -98,6 +98,13 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
  * other ranks. STEER_OK or a failure with a message in err. */
 steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen);
 
+/* Whether the gather takes vehicle i of a rank's world w. */
+typedef bool (*steer_cluster_keep_fn)(const steer_world *w, size_t i, void *ud);
+/* As steer_cluster_gather, with only the vehicles keep takes on each rank (a view's,
+ * for a snapshot): the world's ids, tick and geometry with some of its vehicles. */
+steer_status steer_cluster_gather_some(steer_cluster *c, steer_cluster_keep_fn keep, void *ud,
+                                       steer_world **out, char *err, size_t errlen);
+
 /* Cuts the regions again now, from the cost measured so far. */
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen);
 

@@ -209,6 +209,12 @@ static steer_world *copy_without_vehicles(const steer_world *w, char *err, size_
 
 steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
 {
+	return steer_cluster_gather_some(c, NULL, NULL, out, err, errlen);
+}
+
+steer_status steer_cluster_gather_some(steer_cluster *c, steer_cluster_keep_fn keep, void *ud,
+                                       steer_world **out, char *err, size_t errlen)
+{
 	*out = NULL;
 	if (c->broken)
 		return steer_cluster_fail(err, errlen, STEER_ERR_INVALID, BROKEN);
@@ -217,7 +223,8 @@ steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err
 	const steer_vehicles *v = steer_world_vehicles(c->w);
 	steer_status st = STEER_OK;
 	for (size_t i = 0; i < v->count && st == STEER_OK; i++)
-		st = steer_pack_vehicle(p, c->w, i);
+		if (!keep || keep(c->w, i, ud))
+			st = steer_pack_vehicle(p, c->w, i);
 	if (st != STEER_OK)
 		snprintf(err, errlen, "out of memory while gathering the world");
 	st = steer_cluster_agree(c, st, err, errlen);

@@ -1575,7 +1575,7 @@ static steer_status x_stats(const steer_command *c, steer_session *s, const stee
 	                    "{\"tick\":%llu,\"paused\":%s,\"vehicles\":%zu,\"obstacles\":%zu,"
 	                    "\"walls\":%zu,\"polygons\":%zu,\"seed\":%llu,\"tick_rate\":",
 	                    (unsigned long long)steer_world_tick(w), s->paused ? "true" : "false",
-	                    n.vehicles, n.obstacles, n.walls, n.polygons,
+	                    n.vehicles + s->vehicles_elsewhere, n.obstacles, n.walls, n.polygons,
 	                    (unsigned long long)cfg->seed);
 	steer_json_num(b, cfg->tick_rate);
 	steer_strbuf_puts(b, ",");

@@ -460,6 +460,11 @@ void steer_world_survey_set(steer_world *w, const steer_world_survey *s)
 	w->flock_stale = true;
 }
 
+size_t steer_world_vehicles_total(const steer_world *w)
+{
+	return w->global_on ? (size_t)w->global.vehicles : w->v.count;
+}
+
 double steer_world_reach(steer_world *w)
 {
 	if (w->flock_stale) {

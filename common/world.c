@@ -452,26 +452,37 @@ size_t steer_world_param_sets(const steer_world *w)
 	return steer_palette_live(&w->params);
 }
 
-steer_flock_health steer_world_flock_health(const steer_world *w)
+steer_flock_totals steer_world_flock_totals(const steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
-	steer_flock_health h = {0, 0.0, 0.0};
-	double speed = 0.0, hx = 0.0, hy = 0.0;
+	steer_flock_totals f = {0, 0.0, 0.0, 0.0};
 	for (size_t i = 0; i < v->count; i++) {
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			continue;
-		h.flockers++;
-		speed += sqrt(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
-		hx += v->hx[i];
-		hy += v->hy[i];
+		f.flockers++;
+		f.speed += sqrt(v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+		f.hx += v->hx[i];
+		f.hy += v->hy[i];
 	}
-	if (h.flockers) {
-		double n = (double)h.flockers;
-		h.mean_speed = speed / n;
+	return f;
+}
+
+steer_flock_health steer_flock_health_of(const steer_flock_totals *f)
+{
+	steer_flock_health h = {f->flockers, 0.0, 0.0};
+	if (f->flockers) {
+		double n = (double)f->flockers;
+		h.mean_speed = f->speed / n;
 		/* Rounding may put the length of a mean of unit vectors a hair above 1. */
-		h.polarization = fmin(1.0, sqrt(hx * hx + hy * hy) / n);
+		h.polarization = fmin(1.0, sqrt(f->hx * f->hx + f->hy * f->hy) / n);
 	}
 	return h;
+}
+
+steer_flock_health steer_world_flock_health(const steer_world *w)
+{
+	steer_flock_totals f = steer_world_flock_totals(w);
+	return steer_flock_health_of(&f);
 }
 
 const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id)

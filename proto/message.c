@@ -31,7 +31,7 @@ steer_SnapshotHeader steer_wire_header(const steer_world *w, bool paused)
 	return (steer_SnapshotHeader){
 	    .tick = steer_world_tick(w),
 	    .paused = paused,
-	    .total_vehicles = (uint32_t)steer_world_vehicles(w)->count,
+	    .total_vehicles = (uint32_t)steer_world_vehicles_total(w),
 	    .width = cfg->width,
 	    .height = cfg->height,
 	    .edges = (steer_Edges)cfg->edges,

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "replay.h"
 #include "reserve.h"
+#include "steer/journal.h"
 
 typedef struct write_req {
 	uv_write_t req;
@@ -438,7 +439,7 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	c->busy = false;
 	steer_host host = s->host; /* this call's copy knows who is asking */
 	host.caller = c;
-	steer_cmd_exec(cmd, &s->session, &host, reply);
+	server_exec(s, cmd, &host, reply);
 	replay_after_command(s->replay, cmd, reply, who);
 	history_after(s->history, &s->session, cmd, reply); /* a fork tells the journal */
 	if (journal_command(s->journal, c, cmd, request_id, reply))
@@ -498,8 +499,13 @@ static void text_line(conn *c, char *line, size_t len)
 		steer_reply_free(&reply);
 		return;
 	}
-	if (!nul && split == STEER_OK)
+	if (!nul && split == STEER_OK) {
 		journal_words(c->srv->journal, argc, words); /* its record, if it writes */
+		if (c->srv->ranks) {                         /* what the other ranks run */
+			steer_strbuf_clear(&c->srv->line);
+			steer_journal_join(&c->srv->line, argc, words);
+		}
+	}
 	if (nul) {
 		reply.ok = false;
 		snprintf(reply.error, sizeof reply.error,
@@ -658,6 +664,11 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		steer_reply reply;
 		steer_reply_init(&reply);
 		journal_proto_words(c->srv->journal, &m.msg.command);
+		if (c->srv->ranks) {
+			steer_strbuf_clear(&c->srv->line);
+			if (steer_wire_command_words(&m.msg.command, &c->srv->line) != STEER_OK)
+				c->srv->line.oom = true;
+		}
 		if (!run_command(c, &cmd, rid, &reply)) {
 			steer_reply_free(&reply);
 			return;

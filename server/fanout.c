@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "log.h"
+#include "ranks.h"
 #include "reserve.h"
 #include "server.h"
 
@@ -60,6 +61,13 @@ typedef struct tick {
 	encoding encs[MAX_ENCODINGS];
 	size_t nencs;
 } tick;
+
+/* The world snapshots read: the session's, or over ranks the vehicles in the views
+ * gathered for this snapshot tick (gather_shown). */
+static steer_world *shown(const server *s)
+{
+	return s->ranks ? s->shown : s->session.world;
+}
 
 /* Plain views are snapped to 1/PLAIN_GRID of their span or finer: finer than any
  * screen draws them (the widest compact map has as many cells). */
@@ -157,11 +165,11 @@ static bool collect(tick *t, const steer_view *view, steer_order order, size_t *
 	server *s = t->s;
 	if (view->set && !t->indexed) {
 		t->indexed = true;
-		if (steer_interest_build(&s->interest, s->session.world) != 0)
+		if (steer_interest_build(&s->interest, shown(s)) != 0)
 			steer_log(STEER_LOG_WARN,
 			          "snapshot index: out of memory; scanning instead");
 	}
-	return steer_interest_collect(&s->interest, s->session.world, view, order, &s->view_idx,
+	return steer_interest_collect(&s->interest, shown(s), view, order, &s->view_idx,
 	                              &s->view_idx_cap, n) == 0;
 }
 
@@ -181,7 +189,7 @@ static void count_encoding(tick *t, sbuf *b)
 static bool build_density(tick *t, group *g, size_t n)
 {
 	server *s = t->s;
-	steer_world *w = s->session.world;
+	steer_world *w = shown(s);
 	steer_strbuf_clear(&s->scratch);
 	if (steer_density_build(&s->density, w, &g->view, g->req.cols, g->req.rows, s->view_idx,
 	                        n) != STEER_OK ||
@@ -199,8 +207,8 @@ static bool build_frame(tick *t, group *g, size_t n)
 	server *s = t->s;
 	g->frame = cframe_new();
 	if (!g->frame ||
-	    steer_compact_frame_build(&g->frame->f, s->session.world, &g->view, g->req.cols,
-	                              g->req.rows, s->view_idx, n, ++s->next_frame_seq) != STEER_OK)
+	    steer_compact_frame_build(&g->frame->f, shown(s), &g->view, g->req.cols, g->req.rows,
+	                              s->view_idx, n, ++s->next_frame_seq) != STEER_OK)
 		return false;
 	cframe_account(g->frame, &s->snapshot_live);
 	return true;
@@ -238,8 +246,8 @@ static bool prepare(tick *t, group *g, const conn *c)
 		return false;
 	if (!g->req.on) {
 		steer_strbuf_clear(&s->scratch);
-		if (steer_wire_snapshot_of(&s->scratch, s->session.world, s->session.paused,
-		                           &g->view, s->view_idx, n) != STEER_OK ||
+		if (steer_wire_snapshot_of(&s->scratch, shown(s), s->session.paused, &g->view,
+		                           s->view_idx, n) != STEER_OK ||
 		    s->scratch.oom || !(g->plain = sbuf_new(s->scratch.data, s->scratch.len)))
 			return false;
 		count_encoding(t, g->plain);
@@ -281,9 +289,8 @@ static sbuf *compact_bytes(tick *t, const group *g, const cframe *base, bool cac
 		return NULL;
 	steer_strbuf_clear(&s->scratch);
 	sbuf *b;
-	if (steer_wire_compact(&s->scratch, &s->compact_scratch, s->session.world,
-	                       s->session.paused, &g->frame->f,
-	                       base ? &base->f : NULL) != STEER_OK ||
+	if (steer_wire_compact(&s->scratch, &s->compact_scratch, shown(s), s->session.paused,
+	                       &g->frame->f, base ? &base->f : NULL) != STEER_OK ||
 	    s->scratch.oom || !(b = sbuf_new(s->scratch.data, s->scratch.len))) {
 		t->denied = DENIED_FAILED;
 		return NULL;
@@ -308,7 +315,7 @@ static sbuf *with_pick(tick *t, const conn *c, const sbuf *dense)
 		return NULL;
 	steer_strbuf_clear(&s->scratch);
 	if (steer_wire_density_picked(&s->scratch, (const uint8_t *)dense->data, dense->len,
-	                              s->session.world, c->compact.pick) != STEER_OK ||
+	                              shown(s), c->compact.pick) != STEER_OK ||
 	    s->scratch.oom)
 		return NULL;
 	sbuf *b = sbuf_new(s->scratch.data, s->scratch.len);
@@ -486,8 +493,46 @@ void server_send_geometry(server *s, conn *c)
 		(void)conn_send_shared(c, s->geometry); /* false: closed, as above */
 }
 
+/* Over ranks: the vehicles every watching client's view holds (with its margin) and
+ * those picked, gathered from the ranks into s->shown. False when none is needed or
+ * the gather failed (logged). */
+static bool gather_shown(server *s)
+{
+	steer_world_destroy(s->shown);
+	s->shown = NULL;
+	steer_view views[MAX_GROUPS];
+	uint32_t picks[MAX_GROUPS];
+	size_t nviews = 0, npicks = 0;
+	bool any = false;
+	for (conn *c = s->conns; c; c = c->next) {
+		if (!watching(c))
+			continue;
+		any = true;
+		steer_view v = key_view(c);
+		bool known = false;
+		for (size_t k = 0; k < nviews && !known; k++)
+			known = steer_view_same(&views[k], &v);
+		/* Past the table, the whole world: right, only dearer. */
+		if (!known && nviews < MAX_GROUPS)
+			views[nviews++] = v;
+		else if (!known)
+			views[0] = (steer_view){0};
+		if (c->compact.on && c->compact.pick && npicks < MAX_GROUPS)
+			picks[npicks++] = c->compact.pick;
+	}
+	if (!any)
+		return false;
+	char err[512];
+	s->shown = ranks_gather_views(s->ranks, views, nviews, picks, npicks, err, sizeof err);
+	if (!s->shown)
+		steer_log(STEER_LOG_ERROR, "snapshot: %s", err);
+	return s->shown != NULL;
+}
+
 void server_fan_out(server *s)
 {
+	if (s->ranks && !gather_shown(s))
+		return;
 	static tick t; /* 8 KiB: off the stack; the loop is single-threaded */
 	memset(&t, 0, sizeof t);
 	t.s = s;

@@ -14,6 +14,7 @@
 #include "history.h"
 #include "journal.h"
 #include "log.h"
+#include "ranks.h"
 #include "savefile.h"
 #include "server.h"
 
@@ -139,7 +140,7 @@ static void on_step_idle(uv_idle_t *h)
 			finish(j, &r);
 			continue;
 		}
-		steer_status st = history_step(s->history, &s->session);
+		steer_status st = server_tick(s);
 		if (st == STEER_OK && ++j->done < j->cmd.count) {
 			job **tail = &s->steps;
 			while (*tail)
@@ -150,7 +151,9 @@ static void on_step_idle(uv_idle_t *h)
 		steer_reply r;
 		steer_reply_init(&r);
 		if (st != STEER_OK)
-			steer_reply_fail(&r, "out of memory after %u ticks", j->done);
+			steer_reply_fail(
+			    &r, "the tick failed after %u ticks (the server's log says why)",
+			    j->done);
 		else
 			steer_strbuf_printf(&r.json, "{\"tick\":%llu}",
 			                    (unsigned long long)steer_world_tick(s->session.world));
@@ -169,14 +172,14 @@ static void disk_next(server *s);
 
 /* Child side: the ordinary save command on the world as it was at the fork; its reply
  * line goes back through fd. Never returns. */
-static void save_in_child(server *s, job *j, int fd, pid_t parent)
+static void save_in_child(server *s, steer_session *whole, job *j, int fd, pid_t parent)
 {
 	child_begin(parent, fd);
 	steer_reply r;
 	steer_reply_init(&r);
 	steer_host host = s->host;
 	host.caller = NULL;
-	steer_cmd_exec(&j->cmd, &s->session, &host, &r);
+	steer_cmd_exec(&j->cmd, whole, &host, &r);
 	steer_strbuf line;
 	steer_strbuf_init(&line);
 	steer_reply_text(&r, &line);
@@ -262,16 +265,28 @@ static void on_save_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 /* 0: the child runs and on_save_closed will answer; or -1 with the reason in j->err. */
 static int save_start(server *s, job *j)
 {
+	/* Over ranks the child writes the world gathered here. */
+	steer_world *gathered;
+	steer_session whole = s->session;
+	if (!(whole.world = (steer_world *)server_whole_world(s, &gathered))) {
+		snprintf(j->err, sizeof j->err,
+		         "save %s: the world could not be gathered from the ranks (the server's "
+		         "log says why); nothing was written",
+		         j->cmd.name);
+		return -1;
+	}
 	int fds[2];
 	if (pipe(fds) != 0) {
 		snprintf(j->err, sizeof j->err, "save %s: cannot make a pipe: %s", j->cmd.name,
 		         strerror(errno));
+		steer_world_destroy(gathered);
 		return -1;
 	}
 	int rc = uv_pipe_init(s->loop, &j->pipe, 0);
 	if (rc != 0) {
 		close(fds[0]);
 		close(fds[1]);
+		steer_world_destroy(gathered);
 		snprintf(j->err, sizeof j->err, "save %s: %s", j->cmd.name, uv_strerror(rc));
 		return -1;
 	}
@@ -281,9 +296,10 @@ static int save_start(server *s, job *j)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		save_in_child(s, j, fds[1], parent);
+		save_in_child(s, &whole, j, fds[1], parent);
 	}
 	journal_fork_end(s->journal);
+	steer_world_destroy(gathered);
 	close(fds[1]);
 	j->pid = pid;
 	if (pid < 0)
@@ -322,6 +338,36 @@ static void load_work(uv_work_t *w)
 	free(data);
 }
 
+/* Over ranks: the loaded world, whole here, is split over them (one they cannot split
+ * is refused and the running world stays); the session then holds this rank's
+ * region. The loaded world comes back, the caller's to destroy, or NULL on failure. */
+static steer_world *load_over_ranks(server *s, job *j, const steer_host *h, steer_reply *r)
+{
+	steer_world *w = j->loaded;
+	const steer_world_config *now = steer_world_config_get(s->session.world);
+	size_t max = now->max_vehicles, n = steer_world_vehicles(w)->count;
+	if (max && n > max) {
+		steer_world_destroy(w);
+		steer_reply_fail(r, "load %s: %zu vehicles exceed --max-vehicles %zu", j->cmd.name,
+		                 n, max);
+		return NULL;
+	}
+	steer_world_set_max_vehicles(w, max);
+	bool rate_changed = steer_world_config_get(w)->tick_rate != now->tick_rate;
+	char err[512];
+	if (ranks_replace(s->ranks, w, err, sizeof err) != 0) {
+		steer_world_destroy(w);
+		steer_reply_fail(r, "load %s: %s; the running world is unchanged", j->cmd.name,
+		                 err);
+		return NULL;
+	}
+	if (rate_changed && h->rate_changed)
+		h->rate_changed(h->ud);
+	steer_strbuf_printf(&r->json, "{\"tick\":%llu,\"vehicles\":%zu}",
+	                    (unsigned long long)steer_world_tick(w), n);
+	return w;
+}
+
 static void load_done(uv_work_t *w, int status)
 {
 	job *j = w->data;
@@ -349,14 +395,19 @@ static void load_done(uv_work_t *w, int status)
 	} else {
 		steer_host host = s->host;
 		host.caller = j->c;
-		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+		steer_world *whole = NULL; /* over ranks: the loaded world, for the journal */
+		if (s->ranks)
+			whole = load_over_ranks(s, j, &host, &r);
+		else
+			steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
 		history_after(s->history, &s->session, &j->cmd, &r); /* history restarts */
 		if (r.ok) {
 			char what[128];
 			snprintf(what, sizeof what, "loaded '%s'", j->cmd.name);
 			jobs_world_replaced(s, j->who, what);
-			journal_world_replaced(s->journal, s->session.world, NULL);
+			journal_world_replaced(s->journal, whole ? whole : s->session.world, NULL);
 		}
+		steer_world_destroy(whole);
 		/* The world changed under everyone: as with any load, they hear of it, even
 		 * when the client that asked is gone and conn_job_done cannot say so. */
 		if (r.ok && !j->c) {
@@ -423,6 +474,18 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 {
 	const char *name = cmd->entry->name;
 	job_kind kind;
+	if (s->ranks && (!strcmp(name, "rewind") || !strcmp(name, "goto-tick"))) {
+		steer_reply r;
+		steer_reply_init(&r);
+		steer_reply_fail(
+		    &r,
+		    "%s is not available on a world split over MPI ranks: the ranks keep "
+		    "no history to rewind (run on one process for rewind)",
+		    name);
+		conn_job_done(c, cmd, request_id, &r);
+		steer_reply_free(&r);
+		return true;
+	}
 	if (!strcmp(name, "step"))
 		kind = JOB_STEP;
 	else if (!strcmp(name, "save"))

@@ -688,6 +688,24 @@ static uint64_t newest_segment(const char *dir, bool *any)
 	return max;
 }
 
+/* start_segment with the server's whole world: over ranks, gathered from them. */
+static void checkpoint_whole(journal *j, bool continues, bool keep, const char *keep_as)
+{
+	steer_world *gathered;
+	const steer_world *w = server_whole_world(j->srv, &gathered);
+	if (!w) {
+		pthread_mutex_lock(&j->mu);
+		j->failing = j->need_fresh = true;
+		j->fail_gen++;
+		snprintf(j->error, sizeof j->error,
+		         "the world could not be gathered from the ranks for a checkpoint");
+		pthread_mutex_unlock(&j->mu);
+		return;
+	}
+	start_segment(j, w, continues, keep, keep_as);
+	steer_world_destroy(gathered);
+}
+
 journal *journal_open(server *s)
 {
 	const server_options *o = &s->opt;
@@ -757,7 +775,7 @@ journal *journal_open(server *s)
 		return NULL;
 	}
 	j->tick_now = steer_world_tick(s->session.world);
-	start_segment(j, s->session.world, false, keep_as[0] != '\0', keep_as);
+	checkpoint_whole(j, false, keep_as[0] != '\0', keep_as);
 	static const char *modes[] = {"always", "everysec", "no"};
 	steer_log(STEER_LOG_INFO, "journal in %s (fsync %s, a checkpoint every %g s)", j->dir,
 	          modes[j->mode], o->checkpoint);
@@ -914,7 +932,7 @@ void journal_tick(journal *j)
 		 * as often as it can. None when nothing was recorded since the last (a
 		 * paused, idle server): it would save the same world again. */
 		if (pending == 0 && j->batch_seq != j->ckpt_seq)
-			start_segment(j, j->srv->session.world, true, false, NULL);
+			checkpoint_whole(j, true, false, NULL);
 	}
 	j->loop_ns += thread_ns() - t0;
 }

@@ -13,6 +13,7 @@
 #include "jobs.h"
 #include "journal.h"
 #include "log.h"
+#include "ranks.h"
 #include "replay.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -319,6 +320,8 @@ static void host_stats(void *ud, steer_strbuf *json)
 	journal_stats(s->journal, json);
 	replay_stats(s->replay, json);
 	history_stats(s->history, s->session.world, json);
+	if (s->ranks)
+		ranks_stats_json(s->ranks, json);
 }
 
 /* A rate command replayed from the recorded future, maybe within on_tick: the
@@ -383,6 +386,73 @@ static void fork_to_journal(void *ud, const steer_world *w, char *keep_as, size_
 	journal_world_replaced(s->journal, w, keep_as);
 }
 
+steer_status server_tick(server *s)
+{
+	if (!s->ranks) {
+		steer_status st = history_step(s->history, &s->session);
+		if (st != STEER_OK)
+			steer_log(STEER_LOG_ERROR, "tick failed: out of memory");
+		return st;
+	}
+	char err[512];
+	steer_status st = ranks_tick(s->ranks, err, sizeof err);
+	if (st != STEER_OK)
+		steer_log(STEER_LOG_ERROR, "tick failed: %s", err);
+	return st;
+}
+
+const steer_world *server_whole_world(server *s, steer_world **gathered)
+{
+	*gathered = NULL;
+	if (!s->ranks)
+		return s->session.world;
+	char err[512];
+	if (!(*gathered = ranks_gather(s->ranks, err, sizeof err)))
+		steer_log(STEER_LOG_ERROR, "cannot gather the world from the ranks: %s", err);
+	return *gathered;
+}
+
+/* Commands about the host rather than the world: rank 0 runs them alone. */
+static bool about_host(const steer_command *cmd)
+{
+	static const char *const names[] = {"help", "auth", "name", "clients", "saves", "quit"};
+	for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+		if (!strcmp(cmd->entry->name, names[k]))
+			return true;
+	return false;
+}
+
+void server_exec(server *s, const steer_command *cmd, const steer_host *h, steer_reply *r)
+{
+	if (!s->ranks || about_host(cmd)) {
+		steer_cmd_exec(cmd, &s->session, h, r);
+		return;
+	}
+	const char *name = cmd->entry->name;
+	if (!strcmp(name, "stats")) {
+		ranks_stats(s->ranks, cmd, h, r);
+		return;
+	}
+	if (!strcmp(name, "list")) {
+		/* A page in id order of the whole world: from the world gathered. */
+		char err[512];
+		steer_world *whole = ranks_gather(s->ranks, err, sizeof err);
+		if (!whole) {
+			steer_reply_fail(r, "list: %s", err);
+			return;
+		}
+		steer_session all = {.world = whole, .paused = s->session.paused};
+		steer_cmd_exec(cmd, &all, h, r);
+		steer_world_destroy(whole);
+		return;
+	}
+	if (s->line.oom || s->line.len == 0) {
+		steer_reply_fail(r, "%s: out of memory keeping its words; nothing was run", name);
+		return;
+	}
+	ranks_command(s->ranks, h, s->line.data, r);
+}
+
 static void run_ticks(server *s);
 
 /* The ticks due, then the journal's mark of them (and of the commands before). */
@@ -417,8 +487,8 @@ static void run_ticks(server *s)
 		if (s->debt_ns < dt_ns)
 			break;
 		uint64_t t0 = uv_hrtime();
-		if (history_step(s->history, &s->session) != STEER_OK) {
-			steer_log(STEER_LOG_ERROR, "tick failed: out of memory; pausing");
+		if (server_tick(s) != STEER_OK) {
+			steer_log(STEER_LOG_ERROR, "pausing the world");
 			s->session.paused = true;
 			return;
 		}
@@ -573,7 +643,12 @@ static int autosave_now(server *s)
 	char *data;
 	size_t len;
 	char err[256];
-	steer_status st = steer_save_encode(s->session.world, &data, &len);
+	steer_world *gathered;
+	const steer_world *w = server_whole_world(s, &gathered);
+	if (!w)
+		return -1;
+	steer_status st = steer_save_encode(w, &data, &len);
+	steer_world_destroy(gathered);
 	if (st != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "autosave: %s",
 		          st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"
@@ -679,6 +754,21 @@ static steer_world *initial_world(const server_options *o)
 		return restored_world(o);
 	}
 	steer_world_config cfg = steer_world_config_default();
+	if (ranks_launched()) {
+		if (o->scenario) {
+			steer_log(STEER_LOG_ERROR,
+			          "--scenario %s: scenarios run with solid bodies, which cannot be "
+			          "split over MPI ranks yet; run it on one process, or build the "
+			          "world with spawn, wall and obstacle",
+			          o->scenario);
+			return NULL;
+		}
+		/* Bodies are pushed apart one after another across the whole world: not
+		 * split over ranks yet. */
+		cfg.solid = false;
+		steer_log(STEER_LOG_WARN, "over MPI ranks the world starts with solid bodies off "
+		                          "(they cannot be split over ranks yet)");
+	}
 	cfg.width = o->width;
 	cfg.height = o->height;
 	cfg.edges = o->edges;
@@ -709,9 +799,14 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	s->opt = *opt;
 	s->started_ns = uv_hrtime();
 	steer_strbuf_init(&s->scratch);
+	steer_strbuf_init(&s->line);
 	steer_interest_init(&s->interest);
 	steer_compact_scratch_init(&s->compact_scratch);
 	steer_density_init(&s->density);
+	if (opt->replay && ranks_launched()) {
+		steer_log(STEER_LOG_ERROR, "--replay runs on one process: start it without mpirun");
+		return -1;
+	}
 	if (opt->replay) {
 		/* Its own journal would set the live one aside, and record nothing new. */
 		s->opt.journal = false;
@@ -734,7 +829,14 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		s->session.world = NULL;
 		return -1;
 	}
-	s->history = history_new((size_t)(opt->rewind_memory * 1024 * 1024), opt->rewind_every);
+	if (ranks_launched()) {
+		s->ranks_told = true;
+		if (!(s->ranks = ranks_lead(&s->session, opt)))
+			return -1;
+	}
+	/* Over ranks there is no rewind: its checkpoints would hold one region. */
+	double rewind_mb = s->ranks ? 0.0 : opt->rewind_memory;
+	s->history = history_new((size_t)(rewind_mb * 1024 * 1024), opt->rewind_every);
 	if (!s->history) {
 		steer_log(STEER_LOG_ERROR, "out of memory");
 		return -1;
@@ -831,6 +933,11 @@ void server_free(server *s)
 	replay_free(s->replay);
 	s->replay = NULL;
 	s->journal = NULL;
+	ranks_finish(s->ranks);
+	s->ranks = NULL;
+	steer_world_destroy(s->shown);
+	s->shown = NULL;
+	steer_strbuf_free(&s->line);
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;
 	history_free(s->history);

@@ -110,6 +110,13 @@ typedef struct server {
 	struct journal *journal;  /* NULL: none (journal.h) */
 	struct replay *replay;    /* --replay, or NULL (replay.h) */
 	struct history *history;  /* rewind's checkpoints and commands (history.h) */
+	/* mpirun -np N (ranks.h): the world split over the ranks, or NULL. The session
+	 * then holds this rank's region; `shown` is what snapshots read: the vehicles in
+	 * the clients' views, gathered each snapshot tick (fanout.c). */
+	struct ranks *ranks;
+	bool ranks_told; /* the other ranks were given the world, or told to stop */
+	steer_world *shown;
+	steer_strbuf line; /* the command being run, as words, for the other ranks */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 
@@ -142,6 +149,16 @@ bool server_before_tick(server *s, char *why, size_t n);
 void server_rearm_clock(server *s);
 /* The journal's mark of the ticks run (none while they replay the past). */
 void server_mark_ticks(server *s);
+/* One tick of the world, on every rank when it is split. STEER_OK, or a failure
+ * (logged). */
+steer_status server_tick(server *s);
+/* Runs a command other than the jobs' (jobs.h) on the world: over ranks, on every
+ * rank (s->line holds its words), bar the host's own commands. */
+void server_exec(server *s, const steer_command *cmd, const steer_host *h, steer_reply *r);
+/* The whole world, for a save or a checkpoint: the session's, or when it is split
+ * over ranks, gathered (then *gathered holds it, the caller's to destroy). NULL after
+ * logging why. */
+const steer_world *server_whole_world(server *s, steer_world **gathered);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones

@@ -82,6 +82,9 @@ typedef struct steer_session {
 	steer_flock_health health;
 	uint64_t health_tick;
 	bool health_valid;
+	/* A world split over processes (server/ranks.c): the vehicles the other parts
+	 * hold, counted by stats. */
+	size_t vehicles_elsewhere;
 } steer_session;
 
 /* Services only the host can provide. Any pointer may be NULL: the command that needs

@@ -240,6 +240,9 @@ steer_world_survey steer_world_survey_own(steer_world *w);
 /* Steps with s, the whole world's figures, instead of its own from now on; NULL goes
  * back to its own. s must cover this world's vehicles (its maxima at least theirs). */
 void steer_world_survey_set(steer_world *w, const steer_world_survey *s);
+/* The vehicles of the whole world this one is part of: its own, or the count of the
+ * figures it was told (a snapshot of a few vehicles says how many there are). */
+size_t steer_world_vehicles_total(const steer_world *w);
 /* How far from itself any of this world's vehicles reads another vehicle in a tick
  * with the figures in effect: the flockers' sight and the avoiders' search reach.
  * A region's copies of its neighbours' vehicles must cover this distance. */
@@ -304,6 +307,13 @@ typedef struct steer_flock_health {
 } steer_flock_health;
 
 steer_flock_health steer_world_flock_health(const steer_world *w);
+/* What the health is made of: parts of one world (server/ranks.c) add theirs. */
+typedef struct steer_flock_totals {
+	size_t flockers;
+	double speed, hx, hy; /* sums of speeds and of unit headings */
+} steer_flock_totals;
+steer_flock_totals steer_world_flock_totals(const steer_world *w);
+steer_flock_health steer_flock_health_of(const steer_flock_totals *f);
 
 steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_params *prm);
 steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 vel);

@@ -438,8 +438,8 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 	cfg.max_vehicles = sc.max_vehicles;
 	steer_world *w = steer_world_create(&cfg);
 	steer_world *plain = rank == 0 ? steer_world_create(&cfg) : NULL;
-	steer_session s = {w, false, {0, 0.0, 0.0}, 0, false};
-	steer_session ps = {plain, false, {0, 0.0, 0.0}, 0, false};
+	steer_session s = {.world = w};
+	steer_session ps = {.world = plain};
 	steer_cluster *c = make_cluster(MPI_COMM_WORLD, w, 7);
 	if (!c)
 		return;
@@ -606,7 +606,7 @@ static void unsplittable_worlds_refused(void)
 		steer_world_destroy(w);
 		return;
 	}
-	steer_session s = {w, false, {0, 0.0, 0.0}, 0, false};
+	steer_session s = {.world = w};
 	const char *bad[] = {"world solid on", "scenario flock", "step 3", "save x", "load x"};
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
 		steer_reply r;

@@ -38,14 +38,16 @@ class Server:
     """A steer-server on --port 0 --cmd-port 0; stops in stop(), or at exit if a
     failed test never got there."""
 
-    def __init__(self, *args, data_dir=None, env=None, cwd=None, preexec_fn=None):
+    def __init__(self, *args, data_dir=None, env=None, cwd=None, preexec_fn=None,
+                 launcher=()):
         self.data_dir = data_dir
         # Never the real user's state directory: a test's saves stay in its own.
         self.state = None
         if data_dir is None and env is None:
             self.state = tempfile.mkdtemp(prefix="steer-state-")
             env = dict(os.environ, XDG_STATE_HOME=self.state)
-        cmd = [SERVER, "--port", "0", "--cmd-port", "0"] + list(args)
+        # launcher: what runs the server, e.g. mpirun with its flags.
+        cmd = list(launcher) + [SERVER, "--port", "0", "--cmd-port", "0"] + list(args)
         if data_dir:
             cmd += ["--data-dir", data_dir]
         # The log goes to a file, not a pipe: an unread pipe fills up and would

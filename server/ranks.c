@@ -1,0 +1,489 @@
+#include "ranks.h"
+
+#include <mpi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "log.h"
+#include "savefile.h"
+
+/* What rank 0 asks the others to take part in; each is followed by its payload. */
+typedef enum op {
+	OP_STOP = 1,
+	OP_WORLD,   /* a save's bytes: the new world, split */
+	OP_TICK,    /* one tick */
+	OP_COMMAND, /* a command line */
+	OP_STATS,   /* the world's counts and flock sums */
+	OP_GATHER,  /* the whole world to rank 0 */
+	OP_VIEWS,   /* the vehicles in views to rank 0 */
+} op;
+
+/* An op's header, broadcast first: the payload's length follows. */
+typedef struct op_head {
+	uint64_t op, len, max_vehicles;
+} op_head;
+
+/* Each rank's counts and flock sums, as doubles for one gather. */
+enum { STAT_VEHICLES, STAT_FLOCKERS, STAT_SPEED, STAT_HX, STAT_HY, STAT_N };
+
+struct ranks {
+	MPI_Comm comm;
+	int rank, size, threads;
+	steer_cluster *cluster;
+	steer_session *session;        /* rank 0: the server's; the others: their own */
+	double *stat;                  /* rank 0: every rank's stats_part */
+	steer_cluster_figure *figures; /* rank 0: every rank's last tick */
+};
+
+static void free_ranks(ranks *r)
+{
+	free(r->stat);
+	free(r->figures);
+	free(r);
+}
+
+/* Broadcasts of payloads larger than an int counts: in pieces. */
+#define PIECE ((size_t)1 << 30)
+
+bool ranks_launched(void)
+{
+	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+	if (!n)
+		n = getenv("PMI_SIZE");
+	return n && atoi(n) > 1;
+}
+
+int ranks_init(int *argc, char ***argv, int *rank, int *size)
+{
+	int got;
+	/* Only the loop's thread calls MPI; the tick's pool and the journal's writer
+	 * never do. */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &got) != MPI_SUCCESS ||
+	    MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS ||
+	    MPI_Comm_size(MPI_COMM_WORLD, size) != MPI_SUCCESS) {
+		steer_log(STEER_LOG_ERROR, "MPI did not start");
+		return -1;
+	}
+	/* mpirun passes an interrupt on to every rank; rank 0 alone decides when the
+	 * others stop (after its autosave, which needs them). */
+	if (*rank != 0) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+	}
+	return 0;
+}
+
+void ranks_exit(void)
+{
+	MPI_Finalize();
+}
+
+int ranks_count(const ranks *r)
+{
+	return r->size;
+}
+
+/* A failed collective leaves the ranks out of step for good: the job ends. */
+static void mpi_check(int rc, const char *what)
+{
+	if (rc == MPI_SUCCESS)
+		return;
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	MPI_Error_string(rc, msg, &len);
+	fprintf(stderr, "steer-server: MPI_%s failed: %s; the job ends\n", what, msg);
+	MPI_Abort(MPI_COMM_WORLD, 70);
+}
+
+static void bcast_bytes(void *data, size_t len, MPI_Comm comm)
+{
+	for (size_t off = 0; off < len; off += PIECE) {
+		size_t n = len - off < PIECE ? len - off : PIECE;
+		mpi_check(MPI_Bcast((char *)data + off, (int)n, MPI_BYTE, 0, comm), "Bcast");
+	}
+}
+
+/* Rank 0: starts an op on every rank. */
+static void start(ranks *r, op what, const void *payload, size_t len, uint64_t max_vehicles)
+{
+	op_head h = {what, len, max_vehicles};
+	mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, r->comm), "Bcast");
+	if (len)
+		bcast_bytes((void *)payload, len, r->comm);
+}
+
+/* --- the world ---------------------------------------------------------------- */
+
+/* Every rank: the world of a save's bytes, split. The session then holds this
+ * rank's region; on failure the old world stays (0, or -1 with why in err: the same
+ * on every rank). */
+static int split(ranks *r, const char *data, size_t len, size_t max_vehicles, char *err,
+                 size_t errlen)
+{
+	steer_world *w = steer_save_decode(data, len, err, errlen);
+	int ok = w != NULL;
+	if (w) {
+		steer_world_set_max_vehicles(w, max_vehicles);
+		if (steer_world_set_threads(w, r->threads) != STEER_OK) {
+			snprintf(err, errlen, "cannot start %d threads for the tick", r->threads);
+			ok = 0;
+		}
+	}
+	int all = 0;
+	mpi_check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm), "Allreduce");
+	if (!all) {
+		if (ok)
+			snprintf(err, errlen, "another rank could not read the world");
+		steer_world_destroy(w);
+		return -1;
+	}
+	steer_cluster_options copt = steer_cluster_options_default();
+	/* Every few seconds at the usual rate, besides on imbalance. */
+	copt.rebalance_ticks = 300;
+	/* Made before the old one ends: a world that cannot be split (solid, goto)
+	 * leaves the old world and its cluster as they were. */
+	steer_cluster *c = steer_cluster_create(r->comm, w, &copt, err, errlen);
+	if (!c) {
+		steer_world_destroy(w);
+		return -1;
+	}
+	if (r->cluster)
+		steer_cluster_destroy(r->cluster);
+	steer_world_destroy(r->session->world);
+	r->cluster = c;
+	r->session->world = w;
+	r->session->health_valid = false;
+	return 0;
+}
+
+int ranks_replace(ranks *r, const steer_world *w, char *err, size_t errlen)
+{
+	char *data = NULL;
+	size_t len = 0;
+	steer_status st = steer_save_encode(w, &data, &len);
+	if (st != STEER_OK) {
+		snprintf(err, errlen, "%s",
+		         st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"
+		                               : "out of memory encoding the world");
+		return -1;
+	}
+	size_t max = steer_world_config_get(w)->max_vehicles;
+	start(r, OP_WORLD, data, len, max);
+	int rc = split(r, data, len, max, err, errlen);
+	free(data);
+	return rc;
+}
+
+ranks *ranks_lead(steer_session *session, const server_options *opt)
+{
+	ranks *r = calloc(1, sizeof *r);
+	int size = 0;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	double *stat = r ? malloc(sizeof *stat * STAT_N * (size_t)size) : NULL;
+	steer_cluster_figure *fig = r ? malloc(sizeof *fig * (size_t)size) : NULL;
+	if (!r || !stat || !fig) {
+		steer_log(STEER_LOG_ERROR, "out of memory");
+		free(r);
+		free(stat);
+		free(fig);
+		ranks_dismiss();
+		return NULL;
+	}
+	r->comm = MPI_COMM_WORLD;
+	r->rank = 0;
+	r->size = size;
+	r->threads = opt->threads;
+	r->session = session;
+	r->stat = stat;
+	r->figures = fig;
+	/* The world is whole here: its bytes go to every rank, this one too, so that
+	 * every rank starts from the same bytes; each keeps its region. */
+	char err[512];
+	if (ranks_replace(r, session->world, err, sizeof err) != 0) {
+		steer_log(STEER_LOG_ERROR, "cannot split the world over %d ranks: %s", r->size,
+		          err);
+		start(r, OP_STOP, NULL, 0, 0);
+		free_ranks(r);
+		return NULL;
+	}
+	steer_log(STEER_LOG_INFO, "the world is split over %d ranks", r->size);
+	return r;
+}
+
+void ranks_dismiss(void)
+{
+	op_head h = {OP_STOP, 0, 0};
+	mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, MPI_COMM_WORLD), "Bcast");
+}
+
+void ranks_finish(ranks *r)
+{
+	if (!r)
+		return;
+	start(r, OP_STOP, NULL, 0, 0);
+	steer_cluster_destroy(r->cluster);
+	free_ranks(r);
+}
+
+/* --- ticks and commands --------------------------------------------------------- */
+
+steer_status ranks_tick(ranks *r, char *err, size_t errlen)
+{
+	start(r, OP_TICK, NULL, 0, 0);
+	return steer_cluster_step(r->cluster, err, errlen);
+}
+
+void ranks_command(ranks *r, const steer_host *h, const char *line, steer_reply *reply)
+{
+	start(r, OP_COMMAND, line, strlen(line) + 1, 0);
+	steer_cluster_command(r->cluster, r->session, h, line, reply);
+	r->session->health_valid = false;
+}
+
+static void stats_part(ranks *r, double *out)
+{
+	double mine[STAT_N];
+	steer_flock_totals f = steer_world_flock_totals(r->session->world);
+	mine[STAT_VEHICLES] = (double)steer_world_vehicles(r->session->world)->count;
+	mine[STAT_FLOCKERS] = (double)f.flockers;
+	mine[STAT_SPEED] = f.speed;
+	mine[STAT_HX] = f.hx;
+	mine[STAT_HY] = f.hy;
+	mpi_check(MPI_Gather(mine, STAT_N, MPI_DOUBLE, out, STAT_N, MPI_DOUBLE, 0, r->comm),
+	          "Gather");
+}
+
+void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_reply *reply)
+{
+	start(r, OP_STATS, NULL, 0, 0);
+	double *all = r->stat;
+	stats_part(r, all);
+	/* Summed in rank order: the same figures for the same rank count (one process
+	 * adds in another order, so their last bits may differ). */
+	steer_flock_totals f = {0, 0, 0, 0};
+	size_t others = 0;
+	for (int k = 0; k < r->size; k++) {
+		const double *p = all + (size_t)k * STAT_N;
+		if (k != r->rank)
+			others += (size_t)p[STAT_VEHICLES];
+		f.flockers += (size_t)p[STAT_FLOCKERS];
+		f.speed += p[STAT_SPEED];
+		f.hx += p[STAT_HX];
+		f.hy += p[STAT_HY];
+	}
+	steer_session *s = r->session;
+	s->health = steer_flock_health_of(&f);
+	s->health_tick = steer_world_tick(s->world);
+	s->health_valid = true;
+	s->vehicles_elsewhere = others;
+	steer_cmd_exec(cmd, s, h, reply);
+	s->vehicles_elsewhere = 0;
+	s->health_valid = false;
+}
+
+/* --- gathers ---------------------------------------------------------------------- */
+
+steer_world *ranks_gather(ranks *r, char *err, size_t errlen)
+{
+	start(r, OP_GATHER, NULL, 0, 0);
+	steer_world *w = NULL;
+	if (steer_cluster_gather(r->cluster, &w, err, errlen) != STEER_OK)
+		return NULL;
+	return w;
+}
+
+/* The views and picks of a snapshot, as broadcast. */
+typedef struct views {
+	const steer_view *view;
+	size_t nviews;
+	const uint32_t *pick;
+	size_t npicks;
+} views;
+
+static bool in_views(const steer_world *w, size_t i, void *ud)
+{
+	const views *v = ud;
+	const steer_vehicles *veh = steer_world_vehicles(w);
+	for (size_t k = 0; k < v->nviews; k++) {
+		const steer_view *view = &v->view[k];
+		if (!view->set ||
+		    steer_view_contains(view, veh->px[i], veh->py[i], steer_view_margin(view)))
+			return true;
+	}
+	for (size_t k = 0; k < v->npicks; k++)
+		if (v->pick[k] == veh->id[i])
+			return true;
+	return false;
+}
+
+/* Every rank: the views' vehicles to rank 0. The payload: the view count, the views,
+ * then the picks. */
+static steer_world *gather_views(ranks *r, const char *payload, size_t len, char *err,
+                                 size_t errlen)
+{
+	uint64_t nviews;
+	memcpy(&nviews, payload, sizeof nviews);
+	size_t at = sizeof nviews + (size_t)nviews * sizeof(steer_view);
+	steer_view *view = malloc(nviews ? (size_t)nviews * sizeof *view : 1);
+	uint32_t *pick = malloc(len > at ? len - at : 1);
+	steer_world *w = NULL;
+	steer_status st = STEER_OK;
+	if (!view || !pick) {
+		/* Still part of the collective: an empty share, and the failure agreed. */
+		snprintf(err, errlen, "out of memory for a snapshot's views");
+		st = STEER_ERR_NOMEM;
+	}
+	views v = {view, view ? (size_t)nviews : 0, pick, pick ? (len - at) / sizeof *pick : 0};
+	if (view)
+		memcpy(view, payload + sizeof nviews, (size_t)nviews * sizeof *view);
+	if (pick && len > at)
+		memcpy(pick, payload + at, len - at);
+	if (st != STEER_OK)
+		v.nviews = v.npicks = 0;
+	/* The snapshot's header says how many vehicles the whole world has. */
+	unsigned long mine = steer_world_vehicles(r->session->world)->count, total = 0;
+	mpi_check(MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, r->comm), "Reduce");
+	if (steer_cluster_gather_some(r->cluster, in_views, &v, &w, err, errlen) != STEER_OK) {
+		w = NULL;
+	} else if (st != STEER_OK) {
+		steer_world_destroy(w);
+		w = NULL;
+	} else if (w) {
+		steer_world_survey all = steer_world_survey_own(w);
+		all.vehicles = total;
+		steer_world_survey_set(w, &all);
+	}
+	free(view);
+	free(pick);
+	return w;
+}
+
+steer_world *ranks_gather_views(ranks *r, const steer_view *view, size_t nviews,
+                                const uint32_t *picks, size_t npicks, char *err, size_t errlen)
+{
+	uint64_t n = nviews;
+	size_t len = sizeof n + nviews * sizeof *view + npicks * sizeof *picks;
+	char *payload = malloc(len);
+	if (!payload) {
+		snprintf(err, errlen, "out of memory for a snapshot's views");
+		return NULL;
+	}
+	memcpy(payload, &n, sizeof n);
+	memcpy(payload + sizeof n, view, nviews * sizeof *view);
+	if (npicks)
+		memcpy(payload + sizeof n + nviews * sizeof *view, picks, npicks * sizeof *picks);
+	start(r, OP_VIEWS, payload, len, 0);
+	steer_world *w = gather_views(r, payload, len, err, errlen);
+	free(payload);
+	return w;
+}
+
+/* --- figures ------------------------------------------------------------------------ */
+
+void ranks_stats_json(const ranks *r, steer_strbuf *json)
+{
+	steer_cluster_figure *f = r->figures;
+	steer_cluster_figures(r->cluster, f);
+	double sum = 0, most = -1;
+	int slowest = 0;
+	for (int k = 0; k < r->size; k++) {
+		sum += f[k].step_s;
+		if (f[k].step_s > most) {
+			most = f[k].step_s;
+			slowest = k;
+		}
+	}
+	double mean = sum / r->size;
+	steer_strbuf_printf(json, ",\"ranks\":%d,\"region_cuts\":%u,\"rank_figures\":[", r->size,
+	                    steer_cluster_cuts(r->cluster));
+	for (int k = 0; k < r->size; k++) {
+		steer_strbuf_printf(
+		    json,
+		    "%s{\"rank\":%d,\"vehicles\":%llu,\"halo\":%llu,"
+		    "\"halo_bytes\":%llu,\"migrated\":%llu,\"tick_ms\":",
+		    k ? "," : "", k, (unsigned long long)f[k].owned, (unsigned long long)f[k].halo,
+		    (unsigned long long)f[k].halo_bytes, (unsigned long long)f[k].migrated);
+		steer_json_num(json, f[k].step_s * 1e3);
+		steer_strbuf_puts(json, ",\"exchange_ms\":");
+		steer_json_num(json, f[k].exchange_s * 1e3);
+		steer_strbuf_puts(json, "}");
+	}
+	steer_strbuf_printf(json, "],\"slowest_rank\":%d,\"rank_balance\":", slowest);
+	/* The slowest rank's tick over the mean: 1 is perfect balance. */
+	steer_json_num(json, mean > 0 ? most / mean : 1.0);
+}
+
+/* --- the other ranks ----------------------------------------------------------------- */
+
+int ranks_follow(const server_options *opt)
+{
+	steer_session session = {0};
+	ranks r = {.comm = MPI_COMM_WORLD, .threads = opt->threads, .session = &session};
+	MPI_Comm_rank(r.comm, &r.rank);
+	MPI_Comm_size(r.comm, &r.size);
+	char *payload = NULL;
+	size_t cap = 0;
+	int status = 0;
+	char err[512];
+	for (;;) {
+		op_head h;
+		mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, r.comm), "Bcast");
+		if (h.op == OP_STOP)
+			break;
+		if (h.len > cap) {
+			char *p = realloc(payload, h.len);
+			if (!p) {
+				fprintf(stderr,
+				        "steer-server: rank %d: out of memory for %llu bytes\n",
+				        r.rank, (unsigned long long)h.len);
+				MPI_Abort(r.comm, 71);
+			}
+			payload = p;
+			cap = h.len;
+		}
+		if (h.len)
+			bcast_bytes(payload, h.len, r.comm);
+		steer_reply reply;
+		steer_reply_init(&reply);
+		switch ((op)h.op) {
+		case OP_WORLD:
+			if (split(&r, payload, h.len, h.max_vehicles, err, sizeof err) != 0 &&
+			    !r.cluster)
+				status = 1; /* rank 0 says why, and stops us */
+			break;
+		case OP_TICK:
+			(void)steer_cluster_step(r.cluster, err, sizeof err); /* rank 0 reports */
+			break;
+		case OP_COMMAND:
+			steer_cluster_command(r.cluster, &session, NULL, payload, &reply);
+			break;
+		case OP_STATS:
+			stats_part(&r, NULL);
+			break;
+		case OP_GATHER: {
+			steer_world *w = NULL;
+			(void)steer_cluster_gather(r.cluster, &w, err, sizeof err);
+			break;
+		}
+		case OP_VIEWS:
+			(void)gather_views(&r, payload, h.len, err, sizeof err);
+			break;
+		case OP_STOP:
+			break;
+		default:
+			fprintf(stderr, "steer-server: rank %d: unknown op %llu from rank 0\n",
+			        r.rank, (unsigned long long)h.op);
+			MPI_Abort(r.comm, 70);
+		}
+		steer_reply_free(&reply);
+	}
+	free(payload);
+	if (r.cluster)
+		steer_cluster_destroy(r.cluster);
+	steer_world_destroy(session.world);
+	return status;
+}

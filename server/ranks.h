@@ -1,0 +1,64 @@
+/* The server over MPI ranks: `mpirun -np N steer-server [flags]`. Every rank holds one
+ * region of the world (cluster/cluster.h); rank 0 also runs the server itself (both
+ * ports, the clients, the journal). Rank 0 leads: each operation it starts (a tick, a
+ * command, a snapshot's views, a gather, a new world) is broadcast first, and the
+ * other ranks, in ranks_follow, take part in it. They hold no connection and write no
+ * file. */
+#ifndef STEER_RANKS_H
+#define STEER_RANKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "options.h"
+#include "steer/command.h"
+#include "steer/strbuf.h"
+#include "steer/wire.h"
+
+typedef struct ranks ranks;
+
+/* Whether this process was started by mpirun with other ranks beside it. */
+bool ranks_launched(void);
+/* Starts MPI. 0 with this rank's number and the rank count, or -1 after logging why. */
+int ranks_init(int *argc, char ***argv, int *rank, int *size);
+/* Ends MPI, after ranks_finish or ranks_follow. */
+void ranks_exit(void);
+
+/* Rank 0: splits the session's world, whole on this rank, over every rank; the
+ * session is the server's. NULL after logging why (the world cannot be split: a
+ * solid world, goto) and the other ranks are told to stop. */
+ranks *ranks_lead(steer_session *session, const server_options *opt);
+/* Rank 0, when the server could not start: tells the others to stop. */
+void ranks_dismiss(void);
+/* Rank 0, once the server has stopped: tells the others to stop and frees r. */
+void ranks_finish(ranks *r);
+/* Every other rank: takes part in what rank 0 starts until it says stop. The exit
+ * status. */
+int ranks_follow(const server_options *opt);
+
+int ranks_count(const ranks *r);
+
+/* One tick of the whole world. STEER_OK, or a failure with a message in err. */
+steer_status ranks_tick(ranks *r, char *err, size_t errlen);
+/* Runs a command that changes or reads the world on every rank (the cluster's
+ * refusals apply); reply is one process's, bar stats and list (see below). */
+void ranks_command(ranks *r, const steer_host *h, const char *line, steer_reply *reply);
+/* stats: the whole world's counts and flock figures, then the command on rank 0. */
+void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_reply *reply);
+/* The whole world gathered on this rank (the caller's to destroy), or NULL with why
+ * in err. */
+steer_world *ranks_gather(ranks *r, char *err, size_t errlen);
+/* The vehicles within any of the views (with their margins: what a snapshot of each
+ * reads) or named in picks, gathered on this rank into a world with the whole
+ * world's tick, ids and geometry (the caller's to destroy). NULL with why in err. */
+steer_world *ranks_gather_views(ranks *r, const steer_view *views, size_t nviews,
+                                const uint32_t *picks, size_t npicks, char *err, size_t errlen);
+/* Replaces the world on every rank with w (whole, on this rank; the caller keeps
+ * it): the session then holds this rank's region of it. 0, or -1 with why in err;
+ * the old world is then kept. */
+int ranks_replace(ranks *r, const steer_world *w, char *err, size_t errlen);
+/* Appends the ranks' figures to a stats object: the rank count, each rank's
+ * vehicles, halo and tick time, and the slowest rank. */
+void ranks_stats_json(const ranks *r, steer_strbuf *json);
+
+#endif

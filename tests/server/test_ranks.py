@@ -1,0 +1,280 @@
+"""`mpirun -np N steer-server`: one world over N ranks, served by rank 0. Clients see
+the same world through it as through one process (snapshots, replies, save bytes);
+a save or a journal made at one rank count is loaded or recovered at another; what
+cannot be split is refused and the server carries on; a rank that dies ends the job
+and says which."""
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+from steertest import Checks, Server, expect
+
+MPIRUN = os.environ.get("STEER_MPIRUN", "mpirun")
+checks = Checks()
+
+def mpirun(n):
+    return [MPIRUN, "--oversubscribe", "-np", str(n)]
+
+
+def data_dir(prefix):
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def run_script(c):
+    """A world with a bit of everything that can be split over ranks (no solid bodies,
+    no goto): two flocks across the wrap seams, a wall, circles and a polygon, a
+    seeker and its pursuer, a leader and its formation. The ids of a few."""
+    for line in ("spawn flock 300 500 300 200",
+                 "spawn flock 120 80 60 70 group=1", "obstacle 640 300 40 vx=3",
+                 "wall 100 520 900 560", "polygon 200 200 260 200 240 260"):
+        c.ok(line)
+    seeker = c.ok("spawn 50 50 avoid_neighbours=8")["id"]
+    c.ok(f"avoid {seeker} on")
+    c.ok(f"seek {seeker} 900 500")
+    hunter = c.ok("spawn 900 100")["id"]
+    c.ok(f"wander {hunter} on")
+    c.ok(f"avoid {hunter} on")
+    c.ok(f"pursue {hunter} {seeker}")
+    leader = c.ok("spawn 500 500")["id"]
+    wing = [c.ok(f"spawn {480 - 20 * k} 500")["id"] for k in range(2)]
+    c.ok(f"arrive {leader} 100 300")
+    c.ok(f"formation {leader} wedge 20 {wing[0]} {wing[1]}")
+    for line in ("step 40", "remove 7", "spawn flock 50 950 550 40", "set 3 max_speed=80",
+                 "step 25"):
+        c.ok(line)
+    return seeker, wing[1]
+
+
+def start_together(*clients):
+    """Pauses each server, then steps each to the same tick (their clocks ran on
+    from their start until then)."""
+    ticks = []
+    for c in clients:
+        c.ok("pause")
+        c.ok("world solid off")
+        ticks.append(c.ok("stats")["tick"])
+    for c, t in zip(clients, ticks):
+        if t < max(ticks):
+            c.ok(f"step {max(ticks) - t}")
+
+
+def save_bytes(srv, c, name):
+    c.ok(f"save {name}")
+    with open(os.path.join(srv.data_dir, name + ".steer"), "rb") as f:
+        return f.read()
+
+
+def vehicles(snap):
+    """A snapshot's header and vehicles, in id order."""
+    rows = zip(snap.id, snap.x, snap.y, snap.vx, snap.vy, snap.group, snap.behaviors,
+               snap.fx, snap.fy)
+    return (snap.header.tick, snap.header.total_vehicles, len(snap.obstacles),
+            len(snap.routes), sorted(rows))
+
+
+def stopped(srv):
+    """Stops srv with SIGTERM. mpirun exits 1 when signalled, whatever its ranks
+    did: under it, the log must say the server stopped and no rank failed."""
+    code, log = srv.stop()
+    if srv.proc.args[0] == MPIRUN:
+        expect(code in (0, 1) and log.rstrip().endswith("stopped") and
+               "non-zero" not in log, f"exit {code}: {log[-2000:]}")
+    else:
+        expect(code == 0, f"exit {code}: {log[-2000:]}")
+    return log
+
+
+def test_clients_see_the_same_world_as_one_process():
+    d1, d3 = data_dir("steer-one-"), data_dir("steer-three-")
+    one = Server(data_dir=d1)
+    three = Server(data_dir=d3, launcher=mpirun(3))
+    try:
+        c1, c3 = one.text(), three.text()
+        start_together(c1, c3)
+        seeker, wing = run_script(c1)
+        run_script(c3)
+        expect(save_bytes(one, c1, "a") == save_bytes(three, c3, "a"),
+               "the saves of one process and of 3 ranks differ")
+        # Two watchers of the whole world and one of a corner, through rank 0.
+        p1, a, b = one.proto(), three.proto(), three.proto()
+        want = vehicles(p1.fresh_snapshot())
+        expect(len(want[4]) > 400, f"only {len(want[4])} vehicles in view")
+        for p in (a, b):
+            expect(vehicles(p.fresh_snapshot()) == want,
+                   "a client of the ranks sees another world than one process's")
+        p1.viewport(0, 0, 400, 300)
+        b.viewport(0, 0, 400, 300)
+        time.sleep(0.3)
+        corner = vehicles(p1.fresh_snapshot())
+        expect(0 < len(corner[4]) < len(want[4]), f"{len(corner[4])} vehicles in the corner")
+        expect(vehicles(b.fresh_snapshot()) == corner, "the corner differs")
+        # Replies about vehicles and the world are one process's.
+        for line in (f"get {seeker}", f"get {wing}", "list 1 40", "list 400 100", "world"):
+            expect(c1.cmd(line) == c3.cmd(line), f"'{line}' answers differently")
+        s1, s3 = c1.ok("stats"), c3.ok("stats")
+        for key in ("tick", "vehicles", "obstacles", "walls", "polygons", "flockers"):
+            expect(s1[key] == s3[key], f"stats {key}: {s1[key]} vs {s3[key]}")
+        expect(abs(s1["flock_mean_speed"] - s3["flock_mean_speed"]) < 1e-9, "mean speed")
+        expect(s3["ranks"] == 3 and len(s3["rank_figures"]) == 3, s3)
+        expect(sum(r["vehicles"] for r in s3["rank_figures"]) == s3["vehicles"],
+               "the ranks' vehicles do not add up to the world's")
+        expect(0 <= s3["slowest_rank"] < 3 and s3["rank_balance"] >= 1.0, s3)
+        # Running on: the clock's ticks too.
+        c1.ok("resume")
+        c3.ok("resume")
+        time.sleep(1.0)
+        c1.ok("pause")
+        c3.ok("pause")
+        t1, t3 = c1.ok("stats")["tick"], c3.ok("stats")["tick"]
+        t = max(t1, t3) + 5
+        c1.ok(f"step {t - t1}")
+        c3.ok(f"step {t - t3}")
+        expect(save_bytes(one, c1, "b") == save_bytes(three, c3, "b"),
+               f"after running to tick {t} the worlds differ")
+        for p in (p1, a, b):
+            p.close()
+    finally:
+        stopped(one)
+        stopped(three)
+        shutil.rmtree(d1, ignore_errors=True)
+        shutil.rmtree(d3, ignore_errors=True)
+
+
+def test_a_save_loads_at_another_rank_count():
+    d = data_dir("steer-saves-")
+    three = Server(data_dir=d, launcher=mpirun(3))
+    try:
+        c = three.text()
+        start_together(c)
+        run_script(c)
+        c.ok("save shared")
+    finally:
+        stopped(three)
+    got = []
+    for launcher in ((), mpirun(2)):
+        srv = Server(data_dir=d, launcher=launcher)
+        try:
+            c = srv.text()
+            c.ok("pause")
+            loaded = c.ok("load shared")
+            expect(loaded["vehicles"] > 400, loaded)
+            c.ok("step 30")
+            got.append(save_bytes(srv, c, f"after{len(got)}"))
+        finally:
+            stopped(srv)
+    expect(got[0] == got[1], "one process and 2 ranks go on differently from one save")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def rank_pid(mpirun_pid, rank):
+    """The pid of the given rank among mpirun's children."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != mpirun_pid:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return int(pid)
+    raise AssertionError(f"no rank {rank} under mpirun {mpirun_pid}")
+
+
+def test_a_killed_job_recovers_at_another_rank_count():
+    d = data_dir("steer-journal-")
+    three = Server("--journal-fsync", "always", data_dir=d, launcher=mpirun(3))
+    c = three.text()
+    start_together(c)
+    run_script(c)
+    before = save_bytes(three, c, "before")
+    os.remove(os.path.join(d, "before.steer"))
+    # Rank 0 dies: the job ends, mpirun says so.
+    os.kill(rank_pid(three.proc.pid, 0), signal.SIGKILL)
+    code, log = three.stop()
+    expect(code != 0, "mpirun exited 0 after its rank 0 was killed")
+    got = []
+    for launcher in ((), mpirun(2)):
+        copy = data_dir("steer-recover-")
+        shutil.copytree(d, copy, dirs_exist_ok=True)
+        srv = Server("--recover", data_dir=copy, launcher=launcher)
+        try:
+            c = srv.text()
+            expect(c.ok("stats")["paused"], "the recovered world is not paused")
+            got.append(save_bytes(srv, c, "recovered"))
+        finally:
+            stopped(srv)
+            shutil.rmtree(copy, ignore_errors=True)
+    expect(got[0] == before, "one process recovered another world")
+    expect(got[1] == before, "2 ranks recovered another world")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_what_cannot_be_split_is_refused():
+    srv = Server(launcher=mpirun(2))
+    try:
+        c = srv.text()
+        c.ok("spawn flock 100 500 300 100")
+        for line, why in (("world solid on", "solid"), ("scenario flock", "solid"),
+                          ("goto 1 10 10", "goto"), ("rewind 5", "MPI ranks"),
+                          ("goto-tick 3", "MPI ranks"), ("load nosuch", "nosuch")):
+            reply = c.cmd(line)
+            expect(reply.startswith("ERR") and why in reply, f"{line} -> {reply}")
+        expect(c.ok("stats")["vehicles"] == 100, "the world changed")
+        expect(c.cmd("spawn 1 2 3").startswith("ERR"), "a bad spawn was taken")
+        expect(c.ok("stats")["vehicles"] == 100, "the world changed")
+    finally:
+        stopped(srv)
+    for args, why in ((("--scenario", "flock"), "solid"), (("--replay", "live"), "one process")):
+        srv = None
+        try:
+            srv = Server(*args, launcher=mpirun(2))
+            expect(False, f"{args} started over ranks")
+        except RuntimeError as e:
+            expect(why in str(e), f"{args}: {e}")
+
+
+def test_a_rank_that_dies_ends_the_job():
+    srv = Server(launcher=mpirun(3))
+    c = srv.text()
+    c.ok("spawn flock 200 500 300 150")
+    os.kill(rank_pid(srv.proc.pid, 2), signal.SIGKILL)
+    try:
+        srv.proc.wait(timeout=30)
+    except Exception:
+        expect(False, "the job went on after a rank died")
+    code, log = srv.stop()
+    expect(code != 0, "mpirun exited 0")
+    expect("rank 2" in log and "signal 9" in log, log[-1500:])
+
+
+def test_stop_saves_the_whole_world():
+    d = data_dir("steer-stop-")
+    srv = Server("--autosave", "3600", data_dir=d, launcher=mpirun(3))
+    c = srv.text()
+    c.ok("spawn flock 500 500 300 250")
+    stopped(srv)
+    with open(os.path.join(d, "autosave.steer"), "rb") as f:
+        saved = f.read()
+    one = Server(data_dir=d)
+    try:
+        c = one.text()
+        expect(c.ok("load autosave")["vehicles"] == 500, "the autosave lost vehicles")
+    finally:
+        stopped(one)
+    expect(len(saved) > 0, "empty autosave")
+    shutil.rmtree(d, ignore_errors=True)
+
+
+for t in (test_clients_see_the_same_world_as_one_process, test_a_save_loads_at_another_rank_count,
+          test_a_killed_job_recovers_at_another_rank_count, test_what_cannot_be_split_is_refused,
+          test_a_rank_that_dies_ends_the_job, test_stop_saves_the_whole_world):
+    checks.run(t)
+sys.exit(checks.done())
