@@ -26,17 +26,36 @@ bool tui_json_number(const char *json, const char *key, double *out)
 	return true;
 }
 
+/* Over MPI ranks: the rank count, the slowest rank and its tick time, from "ranks",
+ * "slowest_rank" and that rank's entry in "rank_figures". */
+static void slowest_rank(const char *json, tui_stats_sample *s)
+{
+	double ranks, slowest, ms;
+	if (!tui_json_number(json, "ranks", &ranks) || ranks < 1 || ranks > 1e6 ||
+	    !tui_json_number(json, "slowest_rank", &slowest) || slowest < 0 || slowest >= ranks)
+		return;
+	char entry[48];
+	snprintf(entry, sizeof entry, "{\"rank\":%d,", (int)slowest);
+	const char *at = strstr(json, entry);
+	if (!at || !tui_json_number(at, "tick_ms", &ms))
+		return;
+	s->ranks = (int)ranks;
+	s->slowest_rank = (int)slowest;
+	s->v[TUI_STAT_SLOWEST_RANK_MS] = ms;
+}
+
 tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
 {
 	static const char *const keys[TUI_STATS_SERIES] = {
-	    "tick_ms_p50",      "tick_ms_p99",        "vehicles",
-	    "flock_mean_speed", "flock_polarization", NULL,
+	    "tick_ms_p50",        "tick_ms_p99", "vehicles", "flock_mean_speed",
+	    "flock_polarization", NULL,          NULL,
 	};
-	tui_stats_sample s;
+	tui_stats_sample s = {.ranks = 0, .slowest_rank = 0};
 	for (int k = 0; k < TUI_STATS_SERIES; k++)
 		if (!keys[k] || !tui_json_number(json, keys[k], &s.v[k]))
 			s.v[k] = NAN;
 	s.v[TUI_STAT_BYTES_PER_S] = bytes_per_s;
+	slowest_rank(json, &s);
 	return s;
 }
 
@@ -104,8 +123,8 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
                     int maxlines)
 {
 	static const char *const labels[TUI_STATS_SERIES] = {
-	    "tick ms p50",     "tick ms p99",  "vehicles",
-	    "flock speed u/s", "polarization", "snapshot B/s",
+	    "tick ms p50",  "tick ms p99",  "vehicles", "flock speed u/s",
+	    "polarization", "snapshot B/s", NULL,
 	};
 	enum { LABEL = 16, VALUE = 10 };
 	if (maxlines < 1 || cols < 1)
@@ -116,10 +135,20 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 	snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols,
 	         st->count ? "stats, one sample a second, newest right (S closes)"
 	                   : "stats: waiting for the server's first figures (S closes)");
+	const tui_stats_sample *last =
+	    st->count ? &st->ring[(st->next + TUI_STATS_HISTORY - 1) % TUI_STATS_HISTORY] : NULL;
 	for (int k = 0; k < TUI_STATS_SERIES && n < maxlines; k++) {
-		char val[32], line[64];
+		char val[32], line[64], label[LABEL + 1];
+		if (k == TUI_STAT_SLOWEST_RANK_MS) {
+			if (!last || last->ranks < 2)
+				continue; /* one process */
+			snprintf(label, sizeof label, "slowest r%d/%d ms", last->slowest_rank,
+			         last->ranks);
+		} else {
+			snprintf(label, sizeof label, "%s", labels[k]);
+		}
 		format_value(st->count ? value(st, k, 0) : NAN, k, val, sizeof val);
-		int w = snprintf(line, sizeof line, " %-*s %*s ", LABEL, labels[k], VALUE - 1, val);
+		int w = snprintf(line, sizeof line, " %-*s %*s ", LABEL, label, VALUE - 1, val);
 		if (w >= cols) {
 			snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols, line);
 			continue;

@@ -9,12 +9,15 @@
 #include <stdint.h>
 
 #define TUI_STATS_HISTORY 600 /* samples: ten minutes at one a second */
-#define TUI_STATS_SERIES  6
+#define TUI_STATS_SERIES  7
 #define TUI_STATS_LINE    1024 /* bytes for one panel line (UTF-8 bars are 3 bytes) */
 
 /* One sample; NAN where the server did not say (older servers have no flock figures). */
 typedef struct tui_stats_sample {
 	double v[TUI_STATS_SERIES];
+	/* A world split over MPI ranks: how many, and which one ticked slowest (its tick
+	 * time is TUI_STAT_SLOWEST_RANK_MS); ranks 0 for one process. */
+	int ranks, slowest_rank;
 } tui_stats_sample;
 
 enum {
@@ -24,6 +27,7 @@ enum {
 	TUI_STAT_FLOCK_SPEED,
 	TUI_STAT_POLARIZATION,
 	TUI_STAT_BYTES_PER_S,
+	TUI_STAT_SLOWEST_RANK_MS,
 };
 
 typedef struct tui_stats {
@@ -46,8 +50,9 @@ bool tui_json_number(const char *json, const char *key, double *out);
 void tui_sparkline(const tui_stats *st, int series, int width, bool utf8, char *out);
 
 /* The panel's lines for a width of cols: a title, then one line per series (label,
- * latest value or "-", sparkline). Returns the number of lines written (at most
- * maxlines); each out[k] holds TUI_STATS_LINE bytes. */
+ * latest value or "-", sparkline); the slowest rank's line only while the latest
+ * sample comes from a world split over ranks ("slowest r2/4 ms"). Returns the number of lines
+ * written (at most maxlines); each out[k] holds TUI_STATS_LINE bytes. */
 int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_STATS_LINE],
                     int maxlines);
 

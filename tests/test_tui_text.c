@@ -249,6 +249,20 @@ static void stats_ring_and_panel(void)
 	CHECK(!strcmp(spark, "    #"), "'%s'", spark);
 	n = tui_stats_panel(&st, 10, true, lines, 3);
 	CHECK(n == 3, "maxlines: %d", n);
+	/* Over MPI ranks a line names the slowest rank and draws its tick time. */
+	const char *split = "{\"vehicles\":9,\"ranks\":3,\"rank_figures\":[{\"rank\":0,"
+	                    "\"vehicles\":3,\"tick_ms\":1.5},{\"rank\":1,\"vehicles\":3,"
+	                    "\"tick_ms\":4.25},{\"rank\":2,\"vehicles\":3,\"tick_ms\":2}],"
+	                    "\"slowest_rank\":1,\"rank_balance\":1.64}";
+	tui_stats_sample r = tui_stats_from_json(split, NAN);
+	CHECK(r.ranks == 3 && r.slowest_rank == 1 && r.v[TUI_STAT_SLOWEST_RANK_MS] == 4.25,
+	      "ranks %d slowest %d ms %g", r.ranks, r.slowest_rank, r.v[TUI_STAT_SLOWEST_RANK_MS]);
+	tui_stats_push(&st, &r);
+	n = tui_stats_panel(&st, 80, false, lines, 9);
+	CHECK(n == 8 && strstr(lines[7], "slowest r1/3 ms") && strstr(lines[7], "4.25"),
+	      "%d lines, last '%s'", n, lines[n - 1]);
+	tui_stats_push(&st, &a); /* one process again: no rank line */
+	CHECK(tui_stats_panel(&st, 80, false, lines, 9) == 7, "a rank line for one process");
 }
 
 /* The rewind history's note and the '[' ']' keys: from the replies, pure. */
