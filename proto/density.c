@@ -95,6 +95,19 @@ steer_status steer_density_build(steer_density *d, const steer_world *w, const s
 	return d->cells.oom ? STEER_ERR_NOMEM : STEER_OK;
 }
 
+steer_status steer_density_encode(steer_density *d)
+{
+	size_t cells = (size_t)d->cols * d->rows;
+	d->in_view = d->max_count = 0;
+	for (size_t c = 0; c < cells; c++) {
+		d->in_view += d->cell[c].count;
+		if (d->cell[c].count > d->max_count)
+			d->max_count = d->cell[c].count;
+	}
+	encode_cells(d, cells);
+	return d->cells.oom ? STEER_ERR_NOMEM : STEER_OK;
+}
+
 steer_status steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
                                 const steer_density *d)
 {

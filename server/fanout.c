@@ -69,6 +69,23 @@ static steer_world *shown(const server *s)
 	return s->ranks ? s->shown : s->session.world;
 }
 
+/* Over ranks, this snapshot tick's distinct views and how many vehicles of the whole
+ * world each holds with its margin (gather_shown); the loop is single-threaded. */
+static struct {
+	steer_view view[MAX_GROUPS];
+	uint64_t count[MAX_GROUPS];
+	size_t n;
+} counted;
+
+/* The whole world's count in view, when counted this tick; else fallback. */
+static size_t count_in(const steer_view *view, size_t fallback)
+{
+	for (size_t k = 0; k < counted.n; k++)
+		if (steer_view_same(&counted.view[k], view))
+			return (size_t)counted.count[k];
+	return fallback;
+}
+
 /* Plain views are snapped to 1/PLAIN_GRID of their span or finer: finer than any
  * screen draws them (the widest compact map has as many cells). */
 #define PLAIN_GRID 4096.0
@@ -191,8 +208,13 @@ static bool build_density(tick *t, group *g, size_t n)
 	server *s = t->s;
 	steer_world *w = shown(s);
 	steer_strbuf_clear(&s->scratch);
-	if (steer_density_build(&s->density, w, &g->view, g->req.cols, g->req.rows, s->view_idx,
-	                        n) != STEER_OK ||
+	char err[512];
+	steer_status counted_here = s->ranks
+	                                ? ranks_density(s->ranks, &s->density, &g->view,
+	                                                g->req.cols, g->req.rows, err, sizeof err)
+	                                : steer_density_build(&s->density, w, &g->view, g->req.cols,
+	                                                      g->req.rows, s->view_idx, n);
+	if (counted_here != STEER_OK ||
 	    steer_wire_density(&s->scratch, w, s->session.paused, &s->density) != STEER_OK ||
 	    s->scratch.oom || !(g->dense = sbuf_new(s->scratch.data, s->scratch.len)))
 		return false;
@@ -254,6 +276,10 @@ static bool prepare(tick *t, group *g, const conn *c)
 		t->denied = DENIED_NONE;
 		return true;
 	}
+	/* Over ranks the shown world holds only views drawn as vehicles: the count that
+	 * decides is the whole world's. */
+	if (s->ranks)
+		n = count_in(&g->view, n);
 	g->n = n;
 	t->denied = DENIED_NONE;
 	return ensure(t, g, steer_density_wanted(&g->req, n, c->dense_last), true);
@@ -493,35 +519,57 @@ void server_send_geometry(server *s, conn *c)
 		(void)conn_send_shared(c, s->geometry); /* false: closed, as above */
 }
 
-/* Over ranks: the vehicles every watching client's view holds (with its margin) and
- * those picked, gathered from the ranks into s->shown. False when none is needed or
- * the gather failed (logged). */
+/* Whether c's snapshot is drawn as density cells, as prepare and offer decide it. */
+static bool dense_for(const conn *c, size_t n)
+{
+	return c->compact.on && steer_density_wanted(&c->compact, n, c->dense_last);
+}
+
+/* Over ranks: counts what each watching client's view holds, then gathers from the
+ * ranks into s->shown the vehicles of the views drawn as vehicles (the views drawn as
+ * cells are counted by the ranks when encoded, build_density) and the picked ones. No
+ * rank sends the whole world unless a client watches all of it as vehicles. False
+ * when no one watches or the gather failed (logged). */
 static bool gather_shown(server *s)
 {
 	steer_world_destroy(s->shown);
 	s->shown = NULL;
-	steer_view views[MAX_GROUPS];
-	uint32_t picks[MAX_GROUPS];
-	size_t nviews = 0, npicks = 0;
-	bool any = false;
+	counted.n = 0;
+	bool all = false;
 	for (conn *c = s->conns; c; c = c->next) {
 		if (!watching(c))
 			continue;
-		any = true;
 		steer_view v = key_view(c);
 		bool known = false;
-		for (size_t k = 0; k < nviews && !known; k++)
-			known = steer_view_same(&views[k], &v);
-		/* Past the table, the whole world: right, only dearer. */
-		if (!known && nviews < MAX_GROUPS)
-			views[nviews++] = v;
+		for (size_t k = 0; k < counted.n && !known; k++)
+			known = steer_view_same(&counted.view[k], &v);
+		if (!known && counted.n < MAX_GROUPS)
+			counted.view[counted.n++] = v;
 		else if (!known)
-			views[0] = (steer_view){0};
+			all = true; /* past the table: every vehicle, right, only dearer */
+	}
+	if (counted.n == 0)
+		return false;
+	ranks_count_views(s->ranks, counted.view, counted.n, counted.count);
+	steer_view views[MAX_GROUPS];
+	uint32_t picks[MAX_GROUPS];
+	size_t nviews = 0, npicks = 0;
+	for (conn *c = s->conns; c; c = c->next) {
+		if (!watching(c))
+			continue;
+		steer_view v = key_view(c);
+		if (all || !dense_for(c, count_in(&v, SIZE_MAX))) {
+			bool known = false;
+			for (size_t k = 0; k < nviews && !known; k++)
+				known = steer_view_same(&views[k], &v);
+			if (!known)
+				views[nviews++] = all ? (steer_view){0} : v;
+		}
 		if (c->compact.on && c->compact.pick && npicks < MAX_GROUPS)
 			picks[npicks++] = c->compact.pick;
+		if (all)
+			break;
 	}
-	if (!any)
-		return false;
 	char err[512];
 	s->shown = ranks_gather_views(s->ranks, views, nviews, picks, npicks, err, sizeof err);
 	if (!s->shown)

@@ -20,6 +20,8 @@ typedef enum op {
 	OP_STATS,   /* the world's counts and flock sums */
 	OP_GATHER,  /* the whole world to rank 0 */
 	OP_VIEWS,   /* the vehicles in views to rank 0 */
+	OP_COUNT,   /* how many vehicles views hold, to rank 0 */
+	OP_DENSITY, /* a view's density cells, added up on rank 0 */
 } op;
 
 /* An op's header, broadcast first: the payload's length follows. */
@@ -382,6 +384,101 @@ steer_world *ranks_gather_views(ranks *r, const steer_view *view, size_t nviews,
 	return w;
 }
 
+/* Every rank: its vehicles within each view (with its margin; an unset view holds
+ * them all), summed on rank 0 into counts. */
+static void count_views(ranks *r, const steer_view *view, size_t n, uint64_t *counts)
+{
+	uint64_t *mine = calloc(n ? n : 1, sizeof *mine);
+	if (!mine) {
+		fprintf(stderr, "steer-server: rank %d: out of memory counting views\n", r->rank);
+		MPI_Abort(r->comm, 71);
+	}
+	const steer_vehicles *v = steer_world_vehicles(r->session->world);
+	for (size_t k = 0; k < n; k++) {
+		if (!view[k].set) {
+			mine[k] = v->count;
+			continue;
+		}
+		double margin = steer_view_margin(&view[k]);
+		for (size_t i = 0; i < v->count; i++)
+			mine[k] += steer_view_contains(&view[k], v->px[i], v->py[i], margin);
+	}
+	mpi_check(MPI_Reduce(mine, counts, (int)n, MPI_UINT64_T, MPI_SUM, 0, r->comm), "Reduce");
+	free(mine);
+}
+
+int ranks_count_views(ranks *r, const steer_view *view, size_t n, uint64_t *counts)
+{
+	start(r, OP_COUNT, view, n * sizeof *view, 0);
+	count_views(r, view, n, counts);
+	return 0;
+}
+
+/* The payload of OP_DENSITY. */
+typedef struct density_req {
+	steer_view view;
+	uint32_t cols, rows;
+} density_req;
+
+/* Every rank: its own vehicles counted into the request's cells (into d), the counts
+ * and heading sums added up on rank 0, which encodes them. STEER_OK, or the first
+ * failure (the same on every rank). */
+static steer_status density_part(ranks *r, const density_req *q, steer_density *d, char *err,
+                                 size_t errlen)
+{
+	const steer_vehicles *v = steer_world_vehicles(r->session->world);
+	size_t n = v->count, cells = (size_t)q->cols * q->rows;
+	uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	uint32_t *count = malloc(cells * sizeof *count);
+	double *heading = malloc(cells * 2 * sizeof *heading);
+	steer_status st = idx && count && heading ? STEER_OK : STEER_ERR_NOMEM;
+	for (size_t i = 0; i < n && idx; i++)
+		idx[i] = (uint32_t)i;
+	if (st == STEER_OK)
+		st = steer_density_build(d, r->session->world, &q->view, q->cols, q->rows, idx, n);
+	int ok = st == STEER_OK, all = 0;
+	mpi_check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm), "Allreduce");
+	if (all) {
+		for (size_t c = 0; c < cells; c++) {
+			count[c] = d->cell[c].count;
+			heading[2 * c] = d->cell[c].hx;
+			heading[2 * c + 1] = d->cell[c].hy;
+		}
+		/* Rank 0 receives in place: its own part is in the buffers already. */
+		bool root = r->rank == 0;
+		mpi_check(MPI_Reduce(root ? MPI_IN_PLACE : count, count, (int)cells, MPI_UINT32_T,
+		                     MPI_SUM, 0, r->comm),
+		          "Reduce");
+		mpi_check(MPI_Reduce(root ? MPI_IN_PLACE : heading, heading, (int)(2 * cells),
+		                     MPI_DOUBLE, MPI_SUM, 0, r->comm),
+		          "Reduce");
+		if (root) {
+			for (size_t c = 0; c < cells; c++)
+				d->cell[c] = (steer_density_cell){heading[2 * c],
+				                                  heading[2 * c + 1], count[c]};
+			st = steer_density_encode(d);
+		}
+	} else {
+		snprintf(err, errlen, "%s",
+		         st == STEER_ERR_INVALID ? "a view the cells cannot cover"
+		                                 : "out of memory counting cells");
+		if (st == STEER_OK)
+			st = STEER_ERR_NOMEM; /* another rank's */
+	}
+	free(idx);
+	free(count);
+	free(heading);
+	return st;
+}
+
+steer_status ranks_density(ranks *r, steer_density *d, const steer_view *view, uint32_t cols,
+                           uint32_t rows, char *err, size_t errlen)
+{
+	density_req q = {*view, cols, rows};
+	start(r, OP_DENSITY, &q, sizeof q, 0);
+	return density_part(r, &q, d, err, errlen);
+}
+
 /* --- figures ------------------------------------------------------------------------ */
 
 void ranks_stats_json(const ranks *r, steer_strbuf *json)
@@ -428,6 +525,8 @@ int ranks_follow(const server_options *opt)
 	char *payload = NULL;
 	size_t cap = 0;
 	int status = 0;
+	steer_density density;
+	steer_density_init(&density);
 	char err[512];
 	for (;;) {
 		op_head h;
@@ -472,6 +571,16 @@ int ranks_follow(const server_options *opt)
 		case OP_VIEWS:
 			(void)gather_views(&r, payload, h.len, err, sizeof err);
 			break;
+		case OP_COUNT:
+			count_views(&r, (const steer_view *)payload, h.len / sizeof(steer_view),
+			            NULL);
+			break;
+		case OP_DENSITY: {
+			density_req q;
+			memcpy(&q, payload, sizeof q);
+			(void)density_part(&r, &q, &density, err, sizeof err);
+			break;
+		}
 		case OP_STOP:
 			break;
 		default:
@@ -482,6 +591,7 @@ int ranks_follow(const server_options *opt)
 		steer_reply_free(&reply);
 	}
 	free(payload);
+	steer_density_free(&density);
 	if (r.cluster)
 		steer_cluster_destroy(r.cluster);
 	steer_world_destroy(session.world);

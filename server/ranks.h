@@ -53,6 +53,15 @@ steer_world *ranks_gather(ranks *r, char *err, size_t errlen);
  * world's tick, ids and geometry (the caller's to destroy). NULL with why in err. */
 steer_world *ranks_gather_views(ranks *r, const steer_view *views, size_t nviews,
                                 const uint32_t *picks, size_t npicks, char *err, size_t errlen);
+/* How many vehicles of the whole world each view holds, with its margin (an unset
+ * view: all of them), into counts[n]. */
+int ranks_count_views(ranks *r, const steer_view *view, size_t n, uint64_t *counts);
+/* The whole world's vehicles in view counted into cols x rows cells (a density
+ * snapshot's), into d, encoded: each rank counts its own and rank 0 adds them up.
+ * The heading sums are added in rank order, so a cell's arrow may differ from one
+ * process's by a rounding. STEER_OK, or a failure with why in err. */
+steer_status ranks_density(ranks *r, steer_density *d, const steer_view *view, uint32_t cols,
+                           uint32_t rows, char *err, size_t errlen);
 /* Replaces the world on every rank with w (whole, on this rank; the caller keeps
  * it): the session then holds this rank's region of it. 0, or -1 with why in err;
  * the old world is then kept. */

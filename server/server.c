@@ -320,8 +320,12 @@ static void host_stats(void *ud, steer_strbuf *json)
 	journal_stats(s->journal, json);
 	replay_stats(s->replay, json);
 	history_stats(s->history, s->session.world, json);
-	if (s->ranks)
+	if (s->ranks) {
 		ranks_stats_json(s->ranks, json);
+		/* What the last snapshot tick brought to rank 0: only views drawn as vehicles. */
+		steer_strbuf_printf(json, ",\"snapshot_vehicles_gathered\":%zu",
+		                    s->shown ? steer_world_vehicles(s->shown)->count : 0);
+	}
 }
 
 /* A rate command replayed from the recorded future, maybe within on_tick: the
