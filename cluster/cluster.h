@@ -98,12 +98,16 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
  * other ranks. STEER_OK or a failure with a message in err. */
 steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen);
 
-/* Whether the gather takes vehicle i of a rank's world w. */
+/* Whether steer_cluster_fetch takes vehicle i of a rank's world w. */
 typedef bool (*steer_cluster_keep_fn)(const steer_world *w, size_t i, void *ud);
-/* As steer_cluster_gather, with only the vehicles keep takes on each rank (a view's,
- * for a snapshot): the world's ids, tick and geometry with some of its vehicles. */
-steer_status steer_cluster_gather_some(steer_cluster *c, steer_cluster_keep_fn keep, void *ud,
-                                       steer_world **out, char *err, size_t errlen);
+/* Copies on rank 0 of the other ranks' vehicles that keep takes (a snapshot's views),
+ * added to rank 0's world until steer_cluster_drop_fetched, and nothing done to the
+ * world in between: so that rank 0 reads them in place, with its own geometry. A
+ * failure leaves no copy. */
+steer_status steer_cluster_fetch(steer_cluster *c, steer_cluster_keep_fn keep, void *ud, char *err,
+                                 size_t errlen);
+/* Rank 0 alone: removes the fetched copies. */
+void steer_cluster_drop_fetched(steer_cluster *c);
 
 /* Cuts the regions again now, from the cost measured so far. */
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen);

@@ -207,22 +207,18 @@ static steer_world *copy_without_vehicles(const steer_world *w, char *err, size_
 	return copy;
 }
 
-steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
+/* Collective: every rank's vehicles that keep takes (all when keep is NULL; none of
+ * rank 0's when skip_root) into c->recv on rank 0, rank r's at c->recv_displs[r]. */
+static steer_status gather_packs(steer_cluster *c, steer_cluster_keep_fn keep, void *ud,
+                                 bool skip_root, char *err, size_t errlen)
 {
-	return steer_cluster_gather_some(c, NULL, NULL, out, err, errlen);
-}
-
-steer_status steer_cluster_gather_some(steer_cluster *c, steer_cluster_keep_fn keep, void *ud,
-                                       steer_world **out, char *err, size_t errlen)
-{
-	*out = NULL;
 	if (c->broken)
 		return steer_cluster_fail(err, errlen, STEER_ERR_INVALID, BROKEN);
 	steer_pack *p = &c->out[c->rank];
 	steer_pack_reset(p);
 	const steer_vehicles *v = steer_world_vehicles(c->w);
 	steer_status st = STEER_OK;
-	for (size_t i = 0; i < v->count && st == STEER_OK; i++)
+	for (size_t i = 0; i < v->count && st == STEER_OK && !(skip_root && c->rank == 0); i++)
 		if (!keep || keep(c->w, i, ud))
 			st = steer_pack_vehicle(p, c->w, i);
 	if (st != STEER_OK)
@@ -261,6 +257,15 @@ steer_status steer_cluster_gather_some(steer_cluster *c, steer_cluster_keep_fn k
 	                 c->recv_counts, c->recv_displs, MPI_BYTE, 0, c->comm);
 	if (rc != MPI_SUCCESS)
 		return steer_cluster_mpi_failed(err, errlen, rc, "Gatherv");
+	return STEER_OK;
+}
+
+steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	steer_status st = gather_packs(c, NULL, NULL, false, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	if (c->rank != 0)
 		return steer_cluster_agree(c, STEER_OK, err, errlen);
 	steer_world *whole = copy_without_vehicles(c->w, err, errlen);
@@ -277,4 +282,23 @@ steer_status steer_cluster_gather_some(steer_cluster *c, steer_cluster_keep_fn k
 	else
 		steer_world_destroy(whole);
 	return steer_cluster_agree(c, st, err, errlen);
+}
+
+steer_status steer_cluster_fetch(steer_cluster *c, steer_cluster_keep_fn keep, void *ud, char *err,
+                                 size_t errlen)
+{
+	steer_status st = gather_packs(c, keep, ud, true, err, errlen);
+	if (st != STEER_OK || c->rank != 0)
+		return st;
+	for (int r = 1; r < c->ranks && st == STEER_OK; r++)
+		st = steer_unpack(c->w, c->recv + c->recv_displs[r], (size_t)c->recv_counts[r],
+		                  STEER_UNPACK_SKIP, &c->halo, err, errlen);
+	if (st != STEER_OK)
+		steer_cluster_drop_halo(c);
+	return st;
+}
+
+void steer_cluster_drop_fetched(steer_cluster *c)
+{
+	steer_cluster_drop_halo(c);
 }

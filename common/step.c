@@ -462,7 +462,12 @@ void steer_world_survey_set(steer_world *w, const steer_world_survey *s)
 
 size_t steer_world_vehicles_total(const steer_world *w)
 {
-	return w->global_on ? (size_t)w->global.vehicles : w->v.count;
+	return w->total_told ? w->total_told : w->v.count;
+}
+
+void steer_world_set_vehicles_total(steer_world *w, size_t n)
+{
+	w->total_told = n;
 }
 
 double steer_world_reach(steer_world *w)

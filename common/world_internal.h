@@ -85,6 +85,7 @@ struct steer_world {
 	 * (steer_world_survey_set), and the reach its halo covers (0: unchecked). */
 	steer_world_survey global;
 	bool global_on;
+	size_t total_told; /* steer_world_set_vehicles_total's count; 0: its own */
 	double reach_limit;
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */

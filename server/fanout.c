@@ -62,13 +62,6 @@ typedef struct tick {
 	size_t nencs;
 } tick;
 
-/* The world snapshots read: the session's, or over ranks the vehicles in the views
- * gathered for this snapshot tick (gather_shown). */
-static steer_world *shown(const server *s)
-{
-	return s->ranks ? s->shown : s->session.world;
-}
-
 /* Over ranks, this snapshot tick's distinct views and how many vehicles of the whole
  * world each holds with its margin (gather_shown); the loop is single-threaded. */
 static struct {
@@ -182,11 +175,11 @@ static bool collect(tick *t, const steer_view *view, steer_order order, size_t *
 	server *s = t->s;
 	if (view->set && !t->indexed) {
 		t->indexed = true;
-		if (steer_interest_build(&s->interest, shown(s)) != 0)
+		if (steer_interest_build(&s->interest, s->session.world) != 0)
 			steer_log(STEER_LOG_WARN,
 			          "snapshot index: out of memory; scanning instead");
 	}
-	return steer_interest_collect(&s->interest, shown(s), view, order, &s->view_idx,
+	return steer_interest_collect(&s->interest, s->session.world, view, order, &s->view_idx,
 	                              &s->view_idx_cap, n) == 0;
 }
 
@@ -206,7 +199,7 @@ static void count_encoding(tick *t, sbuf *b)
 static bool build_density(tick *t, group *g, size_t n)
 {
 	server *s = t->s;
-	steer_world *w = shown(s);
+	steer_world *w = s->session.world;
 	steer_strbuf_clear(&s->scratch);
 	char err[512];
 	steer_status counted_here = s->ranks
@@ -229,8 +222,8 @@ static bool build_frame(tick *t, group *g, size_t n)
 	server *s = t->s;
 	g->frame = cframe_new();
 	if (!g->frame ||
-	    steer_compact_frame_build(&g->frame->f, shown(s), &g->view, g->req.cols, g->req.rows,
-	                              s->view_idx, n, ++s->next_frame_seq) != STEER_OK)
+	    steer_compact_frame_build(&g->frame->f, s->session.world, &g->view, g->req.cols,
+	                              g->req.rows, s->view_idx, n, ++s->next_frame_seq) != STEER_OK)
 		return false;
 	cframe_account(g->frame, &s->snapshot_live);
 	return true;
@@ -264,20 +257,23 @@ static bool prepare(tick *t, group *g, const conn *c)
 	if (!grant(t))
 		return false;
 	t->denied = DENIED_FAILED;
-	if (!collect(t, &g->view, g->req.on ? STEER_ORDER_ID : STEER_ORDER_INDEX, &n))
+	/* In id order, plain too: which 256 routes a crowded view sends, and the order
+	 * vehicles come in, then depend on the world alone, not on how its storage came
+	 * to be ordered (one process's, or over ranks copies after rank 0's own). */
+	if (!collect(t, &g->view, STEER_ORDER_ID, &n))
 		return false;
 	if (!g->req.on) {
 		steer_strbuf_clear(&s->scratch);
-		if (steer_wire_snapshot_of(&s->scratch, shown(s), s->session.paused, &g->view,
-		                           s->view_idx, n) != STEER_OK ||
+		if (steer_wire_snapshot_of(&s->scratch, s->session.world, s->session.paused,
+		                           &g->view, s->view_idx, n) != STEER_OK ||
 		    s->scratch.oom || !(g->plain = sbuf_new(s->scratch.data, s->scratch.len)))
 			return false;
 		count_encoding(t, g->plain);
 		t->denied = DENIED_NONE;
 		return true;
 	}
-	/* Over ranks the shown world holds only views drawn as vehicles: the count that
-	 * decides is the whole world's. */
+	/* Over ranks the world holds copies of only the views drawn as vehicles: the
+	 * count that decides is the whole world's. */
 	if (s->ranks)
 		n = count_in(&g->view, n);
 	g->n = n;
@@ -315,8 +311,9 @@ static sbuf *compact_bytes(tick *t, const group *g, const cframe *base, bool cac
 		return NULL;
 	steer_strbuf_clear(&s->scratch);
 	sbuf *b;
-	if (steer_wire_compact(&s->scratch, &s->compact_scratch, shown(s), s->session.paused,
-	                       &g->frame->f, base ? &base->f : NULL) != STEER_OK ||
+	if (steer_wire_compact(&s->scratch, &s->compact_scratch, s->session.world,
+	                       s->session.paused, &g->frame->f,
+	                       base ? &base->f : NULL) != STEER_OK ||
 	    s->scratch.oom || !(b = sbuf_new(s->scratch.data, s->scratch.len))) {
 		t->denied = DENIED_FAILED;
 		return NULL;
@@ -341,7 +338,7 @@ static sbuf *with_pick(tick *t, const conn *c, const sbuf *dense)
 		return NULL;
 	steer_strbuf_clear(&s->scratch);
 	if (steer_wire_density_picked(&s->scratch, (const uint8_t *)dense->data, dense->len,
-	                              shown(s), c->compact.pick) != STEER_OK ||
+	                              s->session.world, c->compact.pick) != STEER_OK ||
 	    s->scratch.oom)
 		return NULL;
 	sbuf *b = sbuf_new(s->scratch.data, s->scratch.len);
@@ -525,20 +522,21 @@ static bool dense_for(const conn *c, size_t n)
 	return c->compact.on && steer_density_wanted(&c->compact, n, c->dense_last);
 }
 
-/* Over ranks: counts what each watching client's view holds, then gathers from the
- * ranks into s->shown the vehicles of the views drawn as vehicles (the views drawn as
- * cells are counted by the ranks when encoded, build_density) and the picked ones. No
- * rank sends the whole world unless a client watches all of it as vehicles. False
- * when no one watches or the gather failed (logged). */
-static bool gather_shown(server *s)
+/* Over ranks: counts what each watching client's view holds, then fetches copies of
+ * the other ranks' vehicles in the views drawn as vehicles, and of the picked ones,
+ * into rank 0's world until the fan-out ends (the views drawn as cells are counted by
+ * the ranks when encoded, build_density). No rank sends its whole region unless a
+ * client watches all of it as vehicles. False when no one watches or the fetch
+ * failed (logged). */
+static bool fetch_views(server *s)
 {
-	steer_world_destroy(s->shown);
-	s->shown = NULL;
 	counted.n = 0;
 	bool all = false;
+	size_t watchers = 0;
 	for (conn *c = s->conns; c; c = c->next) {
 		if (!watching(c))
 			continue;
+		watchers++;
 		steer_view v = key_view(c);
 		bool known = false;
 		for (size_t k = 0; k < counted.n && !known; k++)
@@ -550,36 +548,40 @@ static bool gather_shown(server *s)
 	}
 	if (counted.n == 0)
 		return false;
+	/* The whole world's count, for the snapshots' headers. */
+	steer_view whole = {0};
+	uint64_t total = 0;
+	ranks_count_views(s->ranks, &whole, 1, &total);
 	ranks_count_views(s->ranks, counted.view, counted.n, counted.count);
 	steer_view views[MAX_GROUPS];
-	uint32_t picks[MAX_GROUPS];
+	uint32_t *picks = malloc(watchers * sizeof *picks);
 	size_t nviews = 0, npicks = 0;
 	for (conn *c = s->conns; c; c = c->next) {
 		if (!watching(c))
 			continue;
-		steer_view v = key_view(c);
+		steer_view v = all ? whole : key_view(c);
 		if (all || !dense_for(c, count_in(&v, SIZE_MAX))) {
 			bool known = false;
 			for (size_t k = 0; k < nviews && !known; k++)
 				known = steer_view_same(&views[k], &v);
 			if (!known)
-				views[nviews++] = all ? (steer_view){0} : v;
+				views[nviews++] = v;
 		}
-		if (c->compact.on && c->compact.pick && npicks < MAX_GROUPS)
+		if (c->compact.on && c->compact.pick && picks)
 			picks[npicks++] = c->compact.pick;
-		if (all)
-			break;
 	}
 	char err[512];
-	s->shown = ranks_gather_views(s->ranks, views, nviews, picks, npicks, err, sizeof err);
-	if (!s->shown)
+	steer_status st =
+	    ranks_fetch_views(s->ranks, views, nviews, picks, npicks, total, err, sizeof err);
+	free(picks);
+	if (st != STEER_OK)
 		steer_log(STEER_LOG_ERROR, "snapshot: %s", err);
-	return s->shown != NULL;
+	return st == STEER_OK;
 }
 
 void server_fan_out(server *s)
 {
-	if (s->ranks && !gather_shown(s))
+	if (s->ranks && !fetch_views(s))
 		return;
 	static tick t; /* 8 KiB: off the stack; the loop is single-threaded */
 	memset(&t, 0, sizeof t);
@@ -617,4 +619,6 @@ void server_fan_out(server *s)
 	s->clients_throttled = throttled;
 	s->snapshots_throttled += throttled;
 	s->encodings_last = t.encodings;
+	if (s->ranks)
+		ranks_drop_views(s->ranks);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "log.h"
@@ -39,6 +40,8 @@ struct ranks {
 	steer_session *session;        /* rank 0: the server's; the others: their own */
 	double *stat;                  /* rank 0: every rank's stats_part */
 	steer_cluster_figure *figures; /* rank 0: every rank's last tick */
+	size_t fetched;                /* rank 0: the copies in its world until ranks_drop_views */
+	size_t fetched_last;           /* rank 0: those the last snapshot tick brought */
 };
 
 static void free_ranks(ranks *r)
@@ -68,6 +71,12 @@ int ranks_init(int *argc, char ***argv, int *rank, int *size)
 	    MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(MPI_COMM_WORLD, size) != MPI_SUCCESS) {
 		steer_log(STEER_LOG_ERROR, "MPI did not start");
+		return -1;
+	}
+	if (got < MPI_THREAD_FUNNELED) {
+		steer_log(STEER_LOG_ERROR, "this MPI library does not allow threads beside the one "
+		                           "that calls it (MPI_THREAD_FUNNELED)");
+		MPI_Finalize();
 		return -1;
 	}
 	/* mpirun passes an interrupt on to every rank; rank 0 alone decides when the
@@ -174,9 +183,12 @@ int ranks_replace(ranks *r, const steer_world *w, char *err, size_t errlen)
 		return -1;
 	}
 	size_t max = steer_world_config_get(w)->max_vehicles;
+	size_t count = steer_world_vehicles(w)->count;
 	start(r, OP_WORLD, data, len, max);
 	int rc = split(r, data, len, max, err, errlen);
 	free(data);
+	if (rc == 0)
+		steer_world_set_vehicles_total(r->session->world, count);
 	return rc;
 }
 
@@ -212,7 +224,12 @@ ranks *ranks_lead(steer_session *session, const server_options *opt)
 		free_ranks(r);
 		return NULL;
 	}
-	steer_log(STEER_LOG_INFO, "the world is split over %d ranks", r->size);
+	/* mpirun passes a signal on to every rank and kills them all a second later:
+	 * the autosave of a big world needs the stop to start at rank 0. */
+	steer_log(STEER_LOG_INFO,
+	          "the world is split over %d ranks; rank 0 is pid %ld: SIGTERM it to stop the "
+	          "job (autosave included)",
+	          r->size, (long)getpid());
 	return r;
 }
 
@@ -264,8 +281,8 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 	start(r, OP_STATS, NULL, 0, 0);
 	double *all = r->stat;
 	stats_part(r, all);
-	/* Summed in rank order: the same figures for the same rank count (one process
-	 * adds in another order, so their last bits may differ). */
+	/* Summed over the ranks' regions, which move as they are cut again: the last
+	 * digits may differ from one process's and from run to run. */
 	steer_flock_totals f = {0, 0, 0, 0};
 	size_t others = 0;
 	for (int k = 0; k < r->size; k++) {
@@ -322,66 +339,60 @@ static bool in_views(const steer_world *w, size_t i, void *ud)
 	return false;
 }
 
-/* Every rank: the views' vehicles to rank 0. The payload: the view count, the views,
- * then the picks. */
-static steer_world *gather_views(ranks *r, const char *payload, size_t len, char *err,
-                                 size_t errlen)
+/* Every rank: copies of the views' vehicles to rank 0's world. The payload: the view
+ * count, the views, then the picks. */
+static steer_status fetch_views(ranks *r, const char *payload, size_t len, char *err, size_t errlen)
 {
 	uint64_t nviews;
 	memcpy(&nviews, payload, sizeof nviews);
 	size_t at = sizeof nviews + (size_t)nviews * sizeof(steer_view);
 	steer_view *view = malloc(nviews ? (size_t)nviews * sizeof *view : 1);
 	uint32_t *pick = malloc(len > at ? len - at : 1);
-	steer_world *w = NULL;
-	steer_status st = STEER_OK;
-	if (!view || !pick) {
-		/* Still part of the collective: an empty share, and the failure agreed. */
-		snprintf(err, errlen, "out of memory for a snapshot's views");
-		st = STEER_ERR_NOMEM;
-	}
-	views v = {view, view ? (size_t)nviews : 0, pick, pick ? (len - at) / sizeof *pick : 0};
-	if (view)
+	views v = {view, 0, pick, 0};
+	if (view && pick) {
 		memcpy(view, payload + sizeof nviews, (size_t)nviews * sizeof *view);
-	if (pick && len > at)
-		memcpy(pick, payload + at, len - at);
-	if (st != STEER_OK)
-		v.nviews = v.npicks = 0;
-	/* The snapshot's header says how many vehicles the whole world has. */
-	unsigned long mine = steer_world_vehicles(r->session->world)->count, total = 0;
-	mpi_check(MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, r->comm), "Reduce");
-	if (steer_cluster_gather_some(r->cluster, in_views, &v, &w, err, errlen) != STEER_OK) {
-		w = NULL;
-	} else if (st != STEER_OK) {
-		steer_world_destroy(w);
-		w = NULL;
-	} else if (w) {
-		steer_world_survey all = steer_world_survey_own(w);
-		all.vehicles = total;
-		steer_world_survey_set(w, &all);
+		if (len > at)
+			memcpy(pick, payload + at, len - at);
+		v.nviews = (size_t)nviews;
+		v.npicks = (len - at) / sizeof *pick;
 	}
+	/* Out of memory here still takes part, with nothing to send. */
+	steer_status st = steer_cluster_fetch(r->cluster, in_views, &v, err, errlen);
 	free(view);
 	free(pick);
-	return w;
+	return st;
 }
 
-steer_world *ranks_gather_views(ranks *r, const steer_view *view, size_t nviews,
-                                const uint32_t *picks, size_t npicks, char *err, size_t errlen)
+steer_status ranks_fetch_views(ranks *r, const steer_view *view, size_t nviews,
+                               const uint32_t *picks, size_t npicks, uint64_t total, char *err,
+                               size_t errlen)
 {
 	uint64_t n = nviews;
 	size_t len = sizeof n + nviews * sizeof *view + npicks * sizeof *picks;
 	char *payload = malloc(len);
 	if (!payload) {
 		snprintf(err, errlen, "out of memory for a snapshot's views");
-		return NULL;
+		return STEER_ERR_NOMEM;
 	}
 	memcpy(payload, &n, sizeof n);
 	memcpy(payload + sizeof n, view, nviews * sizeof *view);
 	if (npicks)
 		memcpy(payload + sizeof n + nviews * sizeof *view, picks, npicks * sizeof *picks);
 	start(r, OP_VIEWS, payload, len, 0);
-	steer_world *w = gather_views(r, payload, len, err, errlen);
+	size_t own = steer_world_vehicles(r->session->world)->count;
+	steer_status st = fetch_views(r, payload, len, err, errlen);
 	free(payload);
-	return w;
+	r->fetched = st == STEER_OK ? steer_world_vehicles(r->session->world)->count - own : 0;
+	r->fetched_last = r->fetched;
+	/* A snapshot's header says how many vehicles the whole world has. */
+	steer_world_set_vehicles_total(r->session->world, (size_t)total);
+	return st;
+}
+
+void ranks_drop_views(ranks *r)
+{
+	steer_cluster_drop_fetched(r->cluster);
+	r->fetched = 0;
 }
 
 /* Every rank: its vehicles within each view (with its margin; an unset view holds
@@ -427,7 +438,9 @@ static steer_status density_part(ranks *r, const density_req *q, steer_density *
                                  size_t errlen)
 {
 	const steer_vehicles *v = steer_world_vehicles(r->session->world);
-	size_t n = v->count, cells = (size_t)q->cols * q->rows;
+	/* Rank 0's own vehicles only: the copies a snapshot tick fetched are appended
+	 * after them, and counted by the ranks that own them. */
+	size_t n = v->count - (r->rank == 0 ? r->fetched : 0), cells = (size_t)q->cols * q->rows;
 	uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
 	uint32_t *count = malloc(cells * sizeof *count);
 	double *heading = malloc(cells * 2 * sizeof *heading);
@@ -512,6 +525,8 @@ void ranks_stats_json(const ranks *r, steer_strbuf *json)
 	steer_strbuf_printf(json, "],\"slowest_rank\":%d,\"rank_balance\":", slowest);
 	/* The slowest rank's tick over the mean: 1 is perfect balance. */
 	steer_json_num(json, mean > 0 ? most / mean : 1.0);
+	/* What the last snapshot tick brought to rank 0: only views drawn as vehicles. */
+	steer_strbuf_printf(json, ",\"snapshot_vehicles_gathered\":%zu", r->fetched_last);
 }
 
 /* --- the other ranks ----------------------------------------------------------------- */
@@ -569,7 +584,7 @@ int ranks_follow(const server_options *opt)
 			break;
 		}
 		case OP_VIEWS:
-			(void)gather_views(&r, payload, h.len, err, sizeof err);
+			(void)fetch_views(&r, payload, h.len, err, sizeof err);
 			break;
 		case OP_COUNT:
 			count_views(&r, (const steer_view *)payload, h.len / sizeof(steer_view),
@@ -589,6 +604,12 @@ int ranks_follow(const server_options *opt)
 			MPI_Abort(r.comm, 70);
 		}
 		steer_reply_free(&reply);
+		/* A world's bytes (a load) need not be held for the rest of the run. */
+		if (cap > ((size_t)1 << 20)) {
+			free(payload);
+			payload = NULL;
+			cap = 0;
+		}
 	}
 	free(payload);
 	steer_density_free(&density);

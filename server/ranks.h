@@ -48,11 +48,15 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 /* The whole world gathered on this rank (the caller's to destroy), or NULL with why
  * in err. */
 steer_world *ranks_gather(ranks *r, char *err, size_t errlen);
-/* The vehicles within any of the views (with their margins: what a snapshot of each
- * reads) or named in picks, gathered on this rank into a world with the whole
- * world's tick, ids and geometry (the caller's to destroy). NULL with why in err. */
-steer_world *ranks_gather_views(ranks *r, const steer_view *views, size_t nviews,
-                                const uint32_t *picks, size_t npicks, char *err, size_t errlen);
+/* Copies of the other ranks' vehicles within any of the views (with their margins:
+ * what a snapshot of each reads) or named in picks, added to this rank's world, which
+ * is told the whole world's vehicle count (total) for the snapshots' headers, until
+ * ranks_drop_views. STEER_OK, or a failure with why in err (no copy is left). */
+steer_status ranks_fetch_views(ranks *r, const steer_view *views, size_t nviews,
+                               const uint32_t *picks, size_t npicks, uint64_t total, char *err,
+                               size_t errlen);
+/* Removes the copies ranks_fetch_views added; before any other operation. */
+void ranks_drop_views(ranks *r);
 /* How many vehicles of the whole world each view holds, with its margin (an unset
  * view: all of them), into counts[n]. */
 int ranks_count_views(ranks *r, const steer_view *view, size_t n, uint64_t *counts);

@@ -320,12 +320,8 @@ static void host_stats(void *ud, steer_strbuf *json)
 	journal_stats(s->journal, json);
 	replay_stats(s->replay, json);
 	history_stats(s->history, s->session.world, json);
-	if (s->ranks) {
+	if (s->ranks)
 		ranks_stats_json(s->ranks, json);
-		/* What the last snapshot tick brought to rank 0: only views drawn as vehicles. */
-		steer_strbuf_printf(json, ",\"snapshot_vehicles_gathered\":%zu",
-		                    s->shown ? steer_world_vehicles(s->shown)->count : 0);
-	}
 }
 
 /* A rate command replayed from the recorded future, maybe within on_tick: the
@@ -920,7 +916,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	steer_log(STEER_LOG_INFO,
 	          "world %gx%g %s, %zu vehicles, tick %llu, %g Hz, snapshots %g Hz, seed %llu",
 	          cfg->width, cfg->height, steer_edges_name(cfg->edges),
-	          steer_world_vehicles(s->session.world)->count,
+	          steer_world_vehicles_total(s->session.world),
 	          (unsigned long long)steer_world_tick(s->session.world), cfg->tick_rate,
 	          opt->snapshot_rate, (unsigned long long)cfg->seed);
 	return 0;
@@ -939,8 +935,6 @@ void server_free(server *s)
 	s->journal = NULL;
 	ranks_finish(s->ranks);
 	s->ranks = NULL;
-	steer_world_destroy(s->shown);
-	s->shown = NULL;
 	steer_strbuf_free(&s->line);
 	steer_world_destroy(s->session.world);
 	s->session.world = NULL;

@@ -106,17 +106,16 @@ typedef struct server {
 	bool stopping;
 	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
-	auth_guard auth_guard;    /* wrong tokens per address */
-	struct journal *journal;  /* NULL: none (journal.h) */
-	struct replay *replay;    /* --replay, or NULL (replay.h) */
-	struct history *history;  /* rewind's checkpoints and commands (history.h) */
+	auth_guard auth_guard;   /* wrong tokens per address */
+	struct journal *journal; /* NULL: none (journal.h) */
+	struct replay *replay;   /* --replay, or NULL (replay.h) */
+	struct history *history; /* rewind's checkpoints and commands (history.h) */
 	/* mpirun -np N (ranks.h): the world split over the ranks, or NULL. The session
-	 * then holds this rank's region; `shown` is what snapshots read: the vehicles in
-	 * the clients' views, gathered each snapshot tick (fanout.c). */
+	 * then holds this rank's region, and for each snapshot tick copies of the other
+	 * ranks' vehicles in the clients' views (fanout.c). */
 	struct ranks *ranks;
-	bool ranks_told; /* the other ranks were given the world, or told to stop */
-	steer_world *shown;
-	steer_strbuf line; /* the command being run, as words, for the other ranks */
+	bool ranks_told;          /* the other ranks were given the world, or told to stop */
+	steer_strbuf line;        /* the command being run, as words, for the other ranks */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 

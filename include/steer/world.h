@@ -240,9 +240,12 @@ steer_world_survey steer_world_survey_own(steer_world *w);
 /* Steps with s, the whole world's figures, instead of its own from now on; NULL goes
  * back to its own. s must cover this world's vehicles (its maxima at least theirs). */
 void steer_world_survey_set(steer_world *w, const steer_world_survey *s);
-/* The vehicles of the whole world this one is part of: its own, or the count of the
- * figures it was told (a snapshot of a few vehicles says how many there are). */
+/* The vehicles of the whole world this one is part of, as a snapshot's header says:
+ * the count last told (server/ranks.c, over ranks), else its own. */
 size_t steer_world_vehicles_total(const steer_world *w);
+/* Tells the world the whole world's count (0: its own again). Read only by
+ * steer_world_vehicles_total. */
+void steer_world_set_vehicles_total(steer_world *w, size_t n);
 /* How far from itself any of this world's vehicles reads another vehicle in a tick
  * with the figures in effect: the flockers' sight and the avoiders' search reach.
  * A region's copies of its neighbours' vehicles must cover this distance. */
