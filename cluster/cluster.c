@@ -60,13 +60,9 @@ bool steer_cluster_splittable(steer_cluster *c, char *err, size_t errlen)
 	const steer_world *w = c->w;
 	const steer_vehicles *v = steer_world_vehicles(w);
 	int bad = 0;
-	if (c->ranks > 1) {
-		if (steer_world_config_get(w)->solid)
-			bad = 1;
-		for (size_t i = 0; i < v->count && !bad; i++)
-			if (v->behaviors[i] & STEER_GOTO)
-				bad = 2;
-	}
+	if (c->ranks > 1 && steer_world_config_get(w)->solid)
+		bad = 1;
+	(void)v;
 	int all = bad;
 	if (MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
 		all = 3;
@@ -75,10 +71,6 @@ bool steer_cluster_splittable(steer_cluster *c, char *err, size_t errlen)
 		         "a solid world cannot be split over ranks yet: its bodies "
 		         "are pushed apart one after another across the whole world "
 		         "(run it on one rank, or turn solid off)");
-	else if (all == 2)
-		snprintf(err, errlen,
-		         "goto cannot run over several ranks yet: its planning budget "
-		         "is shared by the whole world (run it on one rank)");
 	else if (all == 3)
 		snprintf(err, errlen, "MPI failed while checking the world");
 	return all == 0;
@@ -743,6 +735,78 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	return st;
 }
 
+/* --- goto's budget ---------------------------------------------------------------- */
+
+/* A vehicle is this rank's own when it lies in its region: the halo's and the
+ * targets' copies lie in others'. */
+static bool replan_own(void *ud, const steer_world *w, size_t i)
+{
+	const steer_cluster *c = ud;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	return steer_partition_owner(c->part, v->px[i], v->py[i]) == c->rank;
+}
+
+typedef struct plan_cost {
+	uint32_t id, pad;
+	uint64_t cells;
+} plan_cost;
+
+static int by_plan_id(const void *a, const void *b)
+{
+	uint32_t x = ((const plan_cost *)a)->id, y = ((const plan_cost *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* Every rank's plans of the tick to every rank; the budget admitted over all of them
+ * in id order, as one process spends it (steer_replan_admit). */
+static steer_status replan_agree(void *ud, const uint32_t *ids, const uint64_t *cells, size_t n,
+                                 bool *admit)
+{
+	steer_cluster *c = ud;
+	int mine = (int)(n * sizeof(plan_cost));
+	if (MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm) != MPI_SUCCESS)
+		return STEER_ERR_IO;
+	size_t total = 0;
+	for (int r = 0; r < c->ranks; r++) {
+		c->recv_displs[r] = (int)total;
+		total += (size_t)c->recv_counts[r];
+	}
+	size_t count = total / sizeof(plan_cost);
+	plan_cost *all = malloc(count ? total : 1), *own = malloc(n ? n * sizeof *own : 1);
+	uint64_t *spent = malloc(count ? count * sizeof *spent : 1);
+	bool *ok = malloc(count ? count : 1);
+	if (!all || !own || !spent || !ok) {
+		/* Inside a collective with no way to tell the others: the job ends. */
+		fprintf(stderr, "steer: rank %d: out of memory agreeing on goto's plans\n",
+		        c->rank);
+		MPI_Abort(c->comm, 71);
+	}
+	for (size_t k = 0; k < n; k++)
+		own[k] = (plan_cost){ids[k], 0, cells[k]};
+	steer_status st = STEER_OK;
+	if (MPI_Allgatherv(own, mine, MPI_BYTE, all, c->recv_counts, c->recv_displs, MPI_BYTE,
+	                   c->comm) != MPI_SUCCESS)
+		st = STEER_ERR_IO;
+	if (st == STEER_OK) {
+		qsort(all, count, sizeof *all, by_plan_id);
+		for (size_t k = 0; k < count; k++)
+			spent[k] = all[k].cells;
+		steer_replan_admit(spent, count, ok);
+		/* This rank's plans are ids ascending, as is the merged list. */
+		size_t j = 0;
+		for (size_t k = 0; k < n; k++) {
+			while (j < count && all[j].id != ids[k])
+				j++;
+			admit[k] = j < count && ok[j];
+		}
+	}
+	free(all);
+	free(own);
+	free(spent);
+	free(ok);
+	return st;
+}
+
 /* --- create --------------------------------------------------------------------------- */
 
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
@@ -806,6 +870,8 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 		steer_cluster_destroy(c);
 		return NULL;
 	}
+	steer_replan_share share = {replan_own, replan_agree, c};
+	steer_world_set_replan_share(w, &share);
 	return c;
 }
 
@@ -813,8 +879,9 @@ void steer_cluster_destroy(steer_cluster *c)
 {
 	if (!c)
 		return;
-	/* The world steps by its own figures again. */
+	/* The world steps by its own figures, and plans alone, again. */
 	steer_world_survey_set(c->w, NULL);
+	steer_world_set_replan_share(c->w, NULL);
 	steer_world_set_reach_limit(c->w, 0.0);
 	if (c->part)
 		steer_partition_destroy(c->part);

@@ -15,9 +15,12 @@
  *      there (migration).
  * Regions are cut again from measured cost (steer_cluster_options).
  *
+ * goto's planning budget is the whole world's: each rank plans its own vehicles and
+ * the ranks admit the same prefix of the id order one process would reach
+ * (steer_replan_share).
+ *
  * Not supported over more than one rank, and refused: solid worlds (the bodies pass
- * resolves contacts one after another across the whole world) and goto (its
- * planning budget is shared by the whole world within a tick).
+ * resolves contacts one after another across the whole world).
  *
  * Every function taking a steer_cluster is collective: every rank calls it, in the
  * same order, with the same arguments (except where said). */
@@ -63,7 +66,7 @@ typedef struct steer_cluster_figure {
  * outlives the cluster): every rank passes the same world (made by the same commands
  * from the same seed, or loaded from the same save), of which each keeps the vehicles
  * in its region; the cluster counts its max_vehicles over the whole world. NULL with
- * a message in err when the world cannot be split (solid, goto) or MPI fails; the
+ * a message in err when the world cannot be split (solid) or MPI fails; the
  * world may then have lost the vehicles outside this rank's region. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
                                     char *err, size_t errlen);
@@ -81,7 +84,7 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen);
  * in. Every rank gets one process's reply for commands about vehicles and the world
  * (the world-wide answer to list, stats and the like is the caller's to assemble:
  * each rank answers for its part). Refused over more than one rank, changing
- * nothing: commands that would make a world the cluster cannot split (solid, goto,
+ * nothing: commands that would make a world the cluster cannot split (solid,
  * scenarios), step, rewind and goto-tick (the cluster steps with steer_cluster_step),
  * save and load (steer_cluster_gather makes the whole world; a loaded one is split by
  * steer_cluster_create). --max-vehicles is counted over the whole world. A command

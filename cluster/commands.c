@@ -6,12 +6,22 @@
 
 #include "cluster_internal.h"
 #include "reserve.h"
+#include "scenario.h"
 
 /* Whether the command replaces the whole world (each rank then holds all of it). */
 static bool replaces_world(const steer_command *cmd)
 {
 	const char *name = cmd->entry->name;
 	return !strcmp(name, "reset") || !strcmp(name, "scenario");
+}
+
+/* Whether name is a scenario (an unknown one is refused as one process refuses it). */
+static bool scenario_known(const char *name)
+{
+	for (int k = 0; steer_scenario_names[k]; k++)
+		if (!strcmp(steer_scenario_names[k], name))
+			return true;
+	return false;
 }
 
 /* A command that would leave a world the ranks cannot split, refused before it runs
@@ -29,18 +39,13 @@ static bool refused(const steer_cluster *c, const steer_command *cmd, steer_repl
 	}
 	if (c->ranks == 1)
 		return false;
-	if (!strcmp(name, "goto") && cmd->sub != 1) {
-		steer_reply_fail(out, "goto cannot run over several ranks yet: its planning budget "
-		                      "is shared by the whole world (run it on one rank)");
-		return true;
-	}
 	if (!strcmp(name, "world") && cmd->solid == 1) {
 		steer_reply_fail(out,
 		                 "a solid world cannot be split over ranks yet: its bodies are "
 		                 "pushed apart one after another across the whole world");
 		return true;
 	}
-	if (!strcmp(name, "scenario")) {
+	if (!strcmp(name, "scenario") && scenario_known(cmd->name)) {
 		steer_reply_fail(out,
 		                 "scenario %s: scenarios run with solid bodies, which cannot be "
 		                 "split over ranks yet (build the world with spawn, wall and "

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner.h"
 #include "reserve.h"
 
 enum { PACK_NEW_SET = 1u << 0, PACK_EXTRAS = 1u << 1 };
@@ -71,7 +72,11 @@ steer_status steer_pack_vehicle(steer_pack *p, const steer_world *w, size_t i)
 	               v->hx[i], v->hy[i], v->fx[i], v->fy[i]};
 	put(p, d, sizeof d);
 	if (extras) {
-		put(p, s, sizeof *s);
+		/* Geometry epochs are numbered per process: what travels is whether the
+		 * route was up to date, as a save keeps it. */
+		steer_vehicle_state t = *s;
+		t.go.epoch = s->go.epoch == steer_goto_epoch(w) ? STEER_GOTO_FRESH : 0;
+		put(p, &t, sizeof t);
 		if (s->path.count)
 			put(p, s->path.points, s->path.count * sizeof(steer_vec2));
 	}
@@ -165,6 +170,8 @@ steer_status steer_unpack(steer_world *w, const uint8_t *msg, size_t len, steer_
 			}
 			uint32_t n = rec.state.path.count;
 			rec.state.path.points = NULL;
+			if (rec.state.go.epoch == STEER_GOTO_FRESH)
+				rec.state.go.epoch = steer_goto_epoch(w);
 			if (n > STEER_MAX_WAYPOINTS) {
 				st = fail(err, errlen, "too many waypoints", id);
 				break;

@@ -555,56 +555,173 @@ static int by_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Whether vehicle i's route is to be planned again this tick; *seen gets its epoch
+ * before it looked (marking it up to date is part of looking). */
+static bool wants_route(steer_world *w, size_t i, uint64_t epoch, uint64_t retry, uint64_t *seen)
+{
+	steer_extra *e = extra_at(w, i);
+	steer_goto_state *go = &e->s.go;
+	*seen = go->epoch;
+	bool changed = go->epoch != epoch;
+	bool due = w->tick - go->tried >= retry;
+	if (!changed && !due)
+		return false;
+	bool redo = false;
+	if (changed) {
+		/* An unreachable goal is tried again once a second while things change;
+		 * until then the change is kept in view. */
+		if (go->reached || due)
+			go->epoch = epoch;
+		redo = !route_clear(w, &e->s, &w->avoid_hits[0]) || (!go->reached && due);
+	}
+	/* Pushed (by bodies, by avoidance) round a corner the wrong way, a vehicle can end
+	 * up with a wall between it and its waypoint: at most once a second, a thinner
+	 * disc than the route's, so that one grazing an obstacle is not. */
+	const steer_path *p = &e->s.path;
+	if (!redo && due && p->index < p->count)
+		redo = !steer_plan_clear(w, pos_of(&w->v, i), p->points[p->index], 0.5 * go->radius,
+		                         &w->avoid_hits[0]);
+	return redo;
+}
+
+/* The goto vehicles (those share->own takes, when shared) as (id << 32 | index), in
+ * id order: which routes the tick's budget reaches must depend on who the vehicles
+ * are, not on the order storage holds them in. NULL with *n 0 when there are none
+ * or memory ran out. */
+static uint64_t *goto_order(steer_world *w, size_t *n)
+{
+	const steer_vehicles *v = &w->v;
+	const steer_replan_share *sh = w->replan_shared ? &w->replan : NULL;
+	*n = 0;
+	for (size_t i = 0; i < v->count; i++)
+		*n += (v->behaviors[i] & STEER_GOTO) != 0;
+	uint64_t *order = *n ? malloc(*n * sizeof *order) : NULL;
+	if (!order) {
+		*n = 0;
+		return NULL;
+	}
+	*n = 0;
+	for (size_t i = 0; i < v->count; i++)
+		if ((v->behaviors[i] & STEER_GOTO) && (!sh || sh->own(sh->ud, w, i)))
+			order[(*n)++] = (uint64_t)v->id[i] << 32 | i;
+	qsort(order, *n, sizeof *order, by_key);
+	return order;
+}
+
+void steer_replan_admit(const uint64_t *cells, size_t n, bool *admit)
+{
+	uint64_t spent = 0;
+	for (size_t k = 0; k < n; k++) {
+		admit[k] = spent < STEER_REPLAN_CELLS_PER_TICK;
+		if (admit[k])
+			spent += cells[k];
+	}
+}
+
+/* A plan made on speculation, and what it replaced. */
+typedef struct planned {
+	size_t i;
+	uint64_t seen;
+	steer_goto_state go;
+	uint32_t count, index;
+	bool loop;
+	steer_vec2 *points; /* the old path's points (count of them), or NULL */
+} planned;
+
+/* Undoes a plan the whole world's budget did not admit: the old route, looked at
+ * again next tick. */
+static void undo_plan(steer_world *w, const planned *p)
+{
+	steer_extra *e = extra_at(w, p->i);
+	steer_path *path = &e->s.path;
+	/* The plan only grew the points' buffer. */
+	if (p->count)
+		memcpy(path->points, p->points, p->count * sizeof *path->points);
+	path->count = p->count;
+	path->index = p->index;
+	path->loop = p->loop;
+	e->s.go = p->go;
+	e->s.go.epoch = p->seen;
+}
+
+/* steer_goto_replan over parts of one world: every part plans its own vehicles in id
+ * order within the budget, the parts agree which plans the whole world's budget
+ * admits (the same prefix of the id order one world would reach), and the rest are
+ * undone. A plan's cells depend on the geometry and the vehicle alone, so a part's
+ * plan costs what it would in one world. */
+static void replan_shared(steer_world *w, uint64_t *order, size_t n)
+{
+	uint64_t epoch = w->geom.epoch;
+	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
+	planned *made = n ? malloc(n * sizeof *made) : NULL;
+	uint32_t *ids = n ? malloc(n * sizeof *ids) : NULL;
+	uint64_t *cells = n ? malloc(n * sizeof *cells) : NULL;
+	bool *admit = n ? malloc(n * sizeof *admit) : NULL;
+	size_t m = 0, spent = 0;
+	bool ok = !n || (made && ids && cells && admit);
+	for (size_t k = 0; k < n && ok; k++) {
+		size_t i = (size_t)(order[k] & UINT32_MAX);
+		uint64_t seen;
+		if (!wants_route(w, i, epoch, retry, &seen))
+			continue;
+		steer_extra *e = extra_at(w, i);
+		/* Past this part's budget the whole world's is spent too. */
+		if (spent >= STEER_REPLAN_CELLS_PER_TICK) {
+			e->s.go.epoch = seen;
+			continue;
+		}
+		const steer_path *path = &e->s.path;
+		planned *p = &made[m];
+		*p = (planned){i, seen, e->s.go, path->count, path->index, path->loop, NULL};
+		if (path->count && !(p->points = malloc(path->count * sizeof *p->points))) {
+			e->s.go.epoch = seen; /* out of memory: the old route, a tick longer */
+			continue;
+		}
+		if (path->count)
+			memcpy(p->points, path->points, path->count * sizeof *p->points);
+		size_t before = spent;
+		(void)goto_plan(w, i, e->s.go.goal, NULL,
+		                &spent); /* out of memory: the old route */
+		ids[m] = w->v.id[i];
+		cells[m] = spent - before;
+		m++;
+	}
+	/* Every part, every tick, even with nothing planned: the parts agree together. */
+	steer_status st = w->replan.agree(w->replan.ud, ids, cells, m, admit);
+	for (size_t k = 0; k < m; k++) {
+		if (st != STEER_OK || !admit[k])
+			undo_plan(w, &made[k]);
+		free(made[k].points);
+	}
+	free(made);
+	free(ids);
+	free(cells);
+	free(admit);
+}
+
 void steer_goto_replan(steer_world *w)
 {
-	steer_vehicles *v = &w->v;
+	size_t n;
+	uint64_t *order = goto_order(w, &n);
+	if (w->replan_shared) {
+		replan_shared(w, order, n);
+		free(order);
+		return;
+	}
+	if (n == 0)
+		return; /* none, or out of memory: every route stays a tick longer */
 	uint64_t epoch = w->geom.epoch;
 	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
 	size_t spent = 0;
-	/* In id order: which routes the tick's budget reaches must depend on who the
-	 * vehicles are, not on the order storage holds them in. */
-	size_t n = 0;
-	for (size_t i = 0; i < v->count; i++)
-		n += (v->behaviors[i] & STEER_GOTO) != 0;
-	if (n == 0)
-		return;
-	uint64_t *order = malloc(n * sizeof *order);
-	if (!order)
-		return; /* out of memory: every route stays a tick longer */
-	n = 0;
-	for (size_t i = 0; i < v->count; i++)
-		if (v->behaviors[i] & STEER_GOTO)
-			order[n++] = (uint64_t)v->id[i] << 32 | i;
-	qsort(order, n, sizeof *order, by_key);
 	for (size_t k = 0; k < n; k++) {
 		size_t i = (size_t)(order[k] & UINT32_MAX);
-		steer_extra *e = extra_at(w, i);
-		steer_goto_state *go = &e->s.go;
-		uint64_t seen = go->epoch;
-		bool changed = go->epoch != epoch;
-		bool due = w->tick - go->tried >= retry;
-		if (!changed && !due)
-			continue;
-		bool redo = false;
-		if (changed) {
-			/* An unreachable goal is tried again once a second while things
-			 * change; until then the change is kept in view. */
-			if (go->reached || due)
-				go->epoch = epoch;
-			redo = !route_clear(w, &e->s, &w->avoid_hits[0]) || (!go->reached && due);
-		}
-		/* Pushed (by bodies, by avoidance) round a corner the wrong way, a vehicle can
-		 * end up with a wall between it and its waypoint: at most once a second, a
-		 * thinner disc than the route's, so that one grazing an obstacle is not. */
-		const steer_path *p = &e->s.path;
-		if (!redo && due && p->index < p->count)
-			redo = !steer_plan_clear(w, pos_of(v, i), p->points[p->index],
-			                         0.5 * go->radius, &w->avoid_hits[0]);
-		if (!redo)
+		uint64_t seen;
+		if (!wants_route(w, i, epoch, retry, &seen))
 			continue;
 		/* Past the tick's budget, the vehicle keeps its route a tick longer and is
 		 * looked at again then: a wall across a thousand routes must not hold one
 		 * tick for a thousand plans. */
+		steer_goto_state *go = &extra_at(w, i)->s.go;
 		if (spent >= STEER_REPLAN_CELLS_PER_TICK) {
 			go->epoch = seen;
 			continue;
@@ -612,6 +729,22 @@ void steer_goto_replan(steer_world *w)
 		(void)goto_plan(w, i, go->goal, NULL, &spent); /* out of memory: the old route */
 	}
 	free(order);
+}
+
+void steer_goto_replan_skipped(steer_world *w)
+{
+	/* The other parts wait for this one's word. */
+	if (w->replan_shared) {
+		bool none;
+		(void)w->replan.agree(w->replan.ud, NULL, NULL, 0, &none);
+	}
+}
+
+void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share)
+{
+	w->replan_shared = share != NULL;
+	if (share)
+		w->replan = *share;
 }
 
 uint64_t steer_goto_epoch(const steer_world *w)

@@ -79,6 +79,9 @@ steer_status steer_vehicle_goto_off(steer_world *w, uint32_t id);
  * of an unreachable goal; within STEER_REPLAN_CELLS_PER_TICK. Memory running out
  * keeps the old routes. */
 void steer_goto_replan(steer_world *w);
+/* The step failed before replanning: a world sharing its budget still tells the
+ * other parts it planned nothing. */
+void steer_goto_replan_skipped(steer_world *w);
 
 /* After a load: marks the goto vehicles saved as up to date with their geometry as up
  * to date with the loaded world's, so the loaded world replans exactly when the saved

@@ -773,8 +773,10 @@ steer_status steer_world_step(steer_world *w)
 		st = steer_avoid_index(w);
 	if (st == STEER_OK)
 		st = steer_bodies_note_starts(w); /* the tunnelling guard's starts */
-	if (st != STEER_OK)
+	if (st != STEER_OK) {
+		steer_goto_replan_skipped(w);
 		return st;
+	}
 	/* Planning writes routes: here, on one thread, from the tick's starting state. */
 	steer_goto_replan(w);
 	steer_bodies_plan_near(w);

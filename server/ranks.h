@@ -26,7 +26,7 @@ void ranks_exit(void);
 
 /* Rank 0: splits the session's world, whole on this rank, over every rank; the
  * session is the server's. NULL after logging why (the world cannot be split: a
- * solid world, goto) and the other ranks are told to stop. */
+ * solid world) and the other ranks are told to stop. */
 ranks *ranks_lead(steer_session *session, const server_options *opt);
 /* Rank 0, when the server could not start: tells the others to stop. */
 void ranks_dismiss(void);

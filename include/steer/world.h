@@ -240,6 +240,25 @@ steer_world_survey steer_world_survey_own(steer_world *w);
 /* Steps with s, the whole world's figures, instead of its own from now on; NULL goes
  * back to its own. s must cover this world's vehicles (its maxima at least theirs). */
 void steer_world_survey_set(steer_world *w, const steer_world_survey *s);
+/* goto over parts of one world (cluster/): a tick's planning budget is the whole
+ * world's, spent in id order. With a share, the world plans only the goto vehicles
+ * `own` says are its own (copies of other parts' vehicles are left as they are),
+ * within the budget, then calls `agree` every tick, as every part does, even with
+ * nothing planned: given this part's plans (ids ascending, the grid cells each
+ * expanded), it sets admit[k] as steer_replan_admit over every part's plans in id
+ * order would. The world undoes the plans not admitted (or all of them when agree
+ * fails). NULL: the world plans alone. */
+typedef struct steer_replan_share {
+	bool (*own)(void *ud, const steer_world *w, size_t i);
+	steer_status (*agree)(void *ud, const uint32_t *ids, const uint64_t *cells, size_t n,
+	                      bool *admit);
+	void *ud;
+} steer_replan_share;
+void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share);
+/* Which of a tick's plans, in id order with the cells each expanded, the budget
+ * admits: each while the cells spent by those admitted before it are under it. */
+void steer_replan_admit(const uint64_t *cells, size_t n, bool *admit);
+
 /* The vehicles of the whole world this one is part of, as a snapshot's header says:
  * the count last told (server/ranks.c, over ranks), else its own. */
 size_t steer_world_vehicles_total(const steer_world *w);

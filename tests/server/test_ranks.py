@@ -1,7 +1,7 @@
 """`mpirun -np N steer-server`: one world over N ranks, served by rank 0. Clients see
 the same world through it as through one process (snapshots, replies, save bytes);
 a save or a journal made at one rank count is loaded or recovered at another; what
-cannot be split is refused and the server carries on; a rank that dies ends the job
+cannot be split yet (solid bodies, rewind) is refused and the server carries on; a rank that dies ends the job
 and says which."""
 import os
 import shutil
@@ -25,9 +25,9 @@ def data_dir(prefix):
 
 
 def run_script(c):
-    """A world with a bit of everything that can be split over ranks (no solid bodies,
-    no goto): two flocks across the wrap seams, a wall, circles and a polygon, a
-    seeker and its pursuer, a leader and its formation. The ids of a few."""
+    """A world with a bit of everything that can be split over ranks (no solid
+    bodies): two flocks across the wrap seams, a wall, circles and a polygon, a seeker
+    and its pursuer, a leader and its formation, goto routes. The ids of a few."""
     for line in ("spawn flock 300 500 300 200",
                  "spawn flock 120 80 60 70 group=1", "obstacle 640 300 40 vx=3",
                  "wall 100 520 900 560", "polygon 200 200 260 200 240 260"):
@@ -42,6 +42,9 @@ def run_script(c):
     leader = c.ok("spawn 500 500")["id"]
     wing = [c.ok(f"spawn {480 - 20 * k} 500")["id"] for k in range(2)]
     c.ok(f"arrive {leader} 100 300")
+    for k in range(6):  # routes round the wall and the polygon, across regions
+        walker = c.ok(f"spawn {150 + 120 * k} 580")["id"]
+        c.ok(f"goto {walker} {900 - 100 * k} 120")
     c.ok(f"formation {leader} wedge 20 {wing[0]} {wing[1]}")
     for k in range(1, 300):  # more routes than a snapshot holds
         c.ok(f"seek {k} {100 + 3 * k} 300")
@@ -307,8 +310,9 @@ def test_what_cannot_be_split_is_refused():
         c = srv.text()
         c.ok("spawn flock 100 500 300 100")
         for line, why in (("world solid on", "solid"), ("scenario flock", "solid"),
-                          ("goto 1 10 10", "goto"), ("rewind 5", "MPI ranks"),
-                          ("goto-tick 3", "MPI ranks"), ("load nosuch", "nosuch")):
+                          ("rewind 5", "MPI ranks"),
+                          ("goto-tick 3", "MPI ranks"), ("load nosuch", "nosuch"),
+                          ("scenario nope", "no scenario 'nope'")):
             reply = c.cmd(line)
             expect(reply.startswith("ERR") and why in reply, f"{line} -> {reply}")
         expect(c.ok("stats")["vehicles"] == 100, "the world changed")
