@@ -314,6 +314,31 @@ class Checks:
         return 1 if self.failed else 0
 
 
+def cells_of(d):
+    """(col, row, count, heading) of each occupied cell, from the cells blob as
+    docs/PROTOCOL.md describes it: varint skip, varint count, heading byte."""
+    out, at, i, data = [], 0, 0, d.cells
+
+    def varint():
+        nonlocal i
+        x, shift = 0, 0
+        while True:
+            b = data[i]
+            i += 1
+            x |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return x
+    while i < len(data):
+        at += varint()
+        count = varint()
+        heading = data[i]
+        i += 1
+        out.append((at % d.cols, at // d.cols, count, heading))
+        at += 1
+    return out
+
+
 def expect(cond, what):
     if not cond:
         raise AssertionError(what)

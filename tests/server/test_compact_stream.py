@@ -9,7 +9,7 @@ import sys
 import time
 
 import steer_pb2
-from steertest import Checks, ProtoClient, Server, expect, split_frames
+from steertest import Checks, ProtoClient, Server, cells_of, expect, split_frames
 
 checks = Checks()
 srv = Server("--scenario", "flock", "--snapshot-rate", "20")
@@ -262,31 +262,6 @@ def test_stalled_reader_gets_deltas_on_what_it_has():
     p.close()
     code, err = big.stop()
     expect(code == 0, f"exit {code}: {err[-2000:]}")
-
-
-def cells_of(d):
-    """(col, row, count, heading) of each occupied cell, from the cells blob as
-    docs/PROTOCOL.md describes it: varint skip, varint count, heading byte."""
-    out, at, i, data = [], 0, 0, d.cells
-
-    def varint():
-        nonlocal i
-        x, shift = 0, 0
-        while True:
-            b = data[i]
-            i += 1
-            x |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                return x
-    while i < len(data):
-        at += varint()
-        count = varint()
-        heading = data[i]
-        i += 1
-        out.append((at % d.cols, at // d.cols, count, heading))
-        at += 1
-    return out
 
 
 def test_zoomed_out_views_get_density_bounded_by_the_screen():
