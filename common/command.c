@@ -1261,6 +1261,7 @@ static steer_status x_list(const steer_command *c, steer_session *s, const steer
 	(void)h;
 	const steer_world *w = s->world;
 	world_counts all = count_world(w);
+	all.vehicles += s->vehicles_elsewhere;
 	if (!c->sub && all.vehicles + all.obstacles + all.walls + all.polygons > STEER_LIST_MAX)
 		return steer_reply_fail(
 		    r,

@@ -23,6 +23,7 @@ typedef enum op {
 	OP_VIEWS,   /* the vehicles in views to rank 0 */
 	OP_COUNT,   /* how many vehicles views hold, to rank 0 */
 	OP_DENSITY, /* a view's density cells, added up on rank 0 */
+	OP_LIST,    /* copies of a list page's vehicles to rank 0 */
 } op;
 
 /* An op's header, broadcast first: the payload's length follows. */
@@ -492,6 +493,77 @@ steer_status ranks_density(ranks *r, steer_density *d, const steer_view *view, u
 	return density_part(r, &q, d, err, errlen);
 }
 
+/* The payload of OP_LIST: the page asked for. */
+typedef struct list_req {
+	uint32_t from, count; /* count 0: every vehicle (an unpaged list) */
+} list_req;
+
+static bool in_list(const steer_world *w, size_t i, void *ud)
+{
+	const uint32_t *range = ud; /* from, last */
+	uint32_t id = steer_world_vehicles(w)->id[i];
+	return id >= range[0] && id <= range[1];
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every rank: copies to rank 0 of its count + 1 lowest ids from `from` on (or all):
+ * together they hold the page's vehicles, and one more when there is a next page. */
+static steer_status fetch_list(ranks *r, const list_req *q, char *err, size_t errlen)
+{
+	const steer_vehicles *v = steer_world_vehicles(r->session->world);
+	uint32_t range[2] = {q->count ? q->from : 0, UINT32_MAX};
+	uint32_t *ids =
+	    q->count && r->rank != 0 ? malloc((v->count ? v->count : 1) * sizeof *ids) : NULL;
+	size_t n = 0;
+	for (size_t i = 0; ids && i < v->count; i++)
+		if (v->id[i] >= q->from)
+			ids[n++] = v->id[i];
+	if (ids && n > (size_t)q->count + 1) {
+		qsort(ids, n, sizeof *ids, by_u32);
+		range[1] = ids[q->count];
+	}
+	free(ids);
+	/* Out of memory: every id from `from` on, right, only dearer. */
+	return steer_cluster_fetch(r->cluster, in_list, range, err, errlen);
+}
+
+void ranks_list(ranks *r, const steer_command *cmd, const steer_host *h, steer_reply *reply)
+{
+	steer_view whole = {0};
+	uint64_t total = 0;
+	ranks_count_views(r, &whole, 1, &total);
+	steer_session *s = r->session;
+	size_t geometry = 0, n;
+	steer_world_obstacles(s->world, &n);
+	geometry += n;
+	steer_world_walls(s->world, &n);
+	geometry += n;
+	steer_world_polygons(s->world, &n);
+	geometry += n;
+	/* An unpaged list of more than a reply holds is refused by the count alone. */
+	bool refused = !cmd->sub && total + geometry > STEER_LIST_MAX;
+	if (!refused) {
+		list_req q = {cmd->sub ? cmd->id : 0, cmd->sub ? cmd->count : 0};
+		start(r, OP_LIST, &q, sizeof q, 0);
+		char err[512];
+		if (fetch_list(r, &q, err, sizeof err) != STEER_OK) {
+			steer_reply_fail(reply, "list: %s", err);
+			return;
+		}
+	}
+	size_t here = steer_world_vehicles(s->world)->count;
+	s->vehicles_elsewhere = total > here ? (size_t)total - here : 0;
+	steer_cmd_exec(cmd, s, h, reply);
+	s->vehicles_elsewhere = 0;
+	if (!refused)
+		steer_cluster_drop_fetched(r->cluster);
+}
+
 /* --- figures ------------------------------------------------------------------------ */
 
 void ranks_stats_json(const ranks *r, steer_strbuf *json)
@@ -590,6 +662,12 @@ int ranks_follow(const server_options *opt)
 			count_views(&r, (const steer_view *)payload, h.len / sizeof(steer_view),
 			            NULL);
 			break;
+		case OP_LIST: {
+			list_req q;
+			memcpy(&q, payload, sizeof q);
+			(void)fetch_list(&r, &q, err, sizeof err);
+			break;
+		}
 		case OP_DENSITY: {
 			density_req q;
 			memcpy(&q, payload, sizeof q);

@@ -45,6 +45,9 @@ steer_status ranks_tick(ranks *r, char *err, size_t errlen);
 void ranks_command(ranks *r, const steer_host *h, const char *line, steer_reply *reply);
 /* stats: the whole world's counts and flock figures, then the command on rank 0. */
 void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_reply *reply);
+/* list: copies of the page's vehicles fetched from the ranks (never the whole world
+ * unless it is listed whole), then the command on rank 0; one process's reply. */
+void ranks_list(ranks *r, const steer_command *cmd, const steer_host *h, steer_reply *reply);
 /* The whole world gathered on this rank (the caller's to destroy), or NULL with why
  * in err. */
 steer_world *ranks_gather(ranks *r, char *err, size_t errlen);

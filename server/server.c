@@ -434,16 +434,7 @@ void server_exec(server *s, const steer_command *cmd, const steer_host *h, steer
 		return;
 	}
 	if (!strcmp(name, "list")) {
-		/* A page in id order of the whole world: from the world gathered. */
-		char err[512];
-		steer_world *whole = ranks_gather(s->ranks, err, sizeof err);
-		if (!whole) {
-			steer_reply_fail(r, "list: %s", err);
-			return;
-		}
-		steer_session all = {.world = whole, .paused = s->session.paused};
-		steer_cmd_exec(cmd, &all, h, r);
-		steer_world_destroy(whole);
+		ranks_list(s->ranks, cmd, h, r);
 		return;
 	}
 	if (s->line.oom || s->line.len == 0) {

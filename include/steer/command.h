@@ -83,7 +83,7 @@ typedef struct steer_session {
 	uint64_t health_tick;
 	bool health_valid;
 	/* A world split over processes (server/ranks.c): the vehicles the other parts
-	 * hold, counted by stats. */
+	 * hold and this world has no copy of, counted by stats and list. */
 	size_t vehicles_elsewhere;
 } steer_session;
 

@@ -176,7 +176,8 @@ def test_clients_see_the_same_world_as_one_process():
         got = c3.ok("stats")["snapshot_vehicles_gathered"]
         expect(got == 0, f"{got} vehicles gathered for a view drawn as cells")
         # Replies about vehicles and the world are one process's.
-        for line in (f"get {seeker}", f"get {wing}", "list 1 40", "list 400 100", "world"):
+        for line in (f"get {seeker}", f"get {wing}", "list", "list 1 40", "list 400 100",
+                     "list 700 10000", "list 0 1", "world"):
             expect(c1.cmd(line) == c3.cmd(line), f"'{line}' answers differently")
         s1, s3 = c1.ok("stats"), c3.ok("stats")
         for key in ("tick", "vehicles", "obstacles", "walls", "polygons", "flockers"):
