@@ -94,11 +94,6 @@ void ranks_exit(void)
 	MPI_Finalize();
 }
 
-int ranks_count(const ranks *r)
-{
-	return r->size;
-}
-
 /* A failed collective leaves the ranks out of step for good: the job ends. */
 static void mpi_check(int rc, const char *what)
 {

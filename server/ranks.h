@@ -36,8 +36,6 @@ void ranks_finish(ranks *r);
  * status. */
 int ranks_follow(const server_options *opt);
 
-int ranks_count(const ranks *r);
-
 /* One tick of the whole world. STEER_OK, or a failure with a message in err. */
 steer_status ranks_tick(ranks *r, char *err, size_t errlen);
 /* Runs a command that changes or reads the world on every rank (the cluster's
