@@ -63,7 +63,7 @@ typedef struct tick {
 } tick;
 
 /* Over ranks, this snapshot tick's distinct views and how many vehicles of the whole
- * world each holds with its margin (gather_shown); the loop is single-threaded. */
+ * world each holds with its margin (fetch_views); the loop is single-threaded. */
 static struct {
 	steer_view view[MAX_GROUPS];
 	uint64_t count[MAX_GROUPS];
