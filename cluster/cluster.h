@@ -19,8 +19,12 @@
  * the ranks admit the same prefix of the id order one process would reach
  * (steer_replan_share).
  *
- * Not supported over more than one rank, and refused: solid worlds (the bodies pass
- * resolves contacts one after another across the whole world).
+ * Solid bodies: the bodies pass resolves contacts one after another in the order
+ * of the whole world's grid, each seeing the pushes before it. Each rank finds its
+ * own vehicles' contacts among exact copies of its neighbours (refreshed, and
+ * widened, before every round of contacts) and sends them, with the vehicles in
+ * them, to rank 0, which merges them into one process's order, resolves them and
+ * sends each rank its vehicles' new positions (steer_bodies_share).
  *
  * Every function taking a steer_cluster is collective: every rank calls it, in the
  * same order, with the same arguments (except where said). */
@@ -66,8 +70,8 @@ typedef struct steer_cluster_figure {
  * outlives the cluster): every rank passes the same world (made by the same commands
  * from the same seed, or loaded from the same save), of which each keeps the vehicles
  * in its region; the cluster counts its max_vehicles over the whole world. NULL with
- * a message in err when the world cannot be split (solid) or MPI fails; the
- * world may then have lost the vehicles outside this rank's region. */
+ * a message in err when MPI fails or memory runs out; the world may then have lost
+ * the vehicles outside this rank's region. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
                                     char *err, size_t errlen);
 /* Collective. The world stays the caller's and steps by its own figures again. */
@@ -83,9 +87,8 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen);
  * the vehicles it names, then vehicles it made or moved go to the regions they are
  * in. Every rank gets one process's reply for commands about vehicles and the world
  * (the world-wide answer to list, stats and the like is the caller's to assemble:
- * each rank answers for its part). Refused over more than one rank, changing
- * nothing: commands that would make a world the cluster cannot split (solid,
- * scenarios), step, rewind and goto-tick (the cluster steps with steer_cluster_step),
+ * each rank answers for its part). Refused, changing nothing: step, rewind and
+ * goto-tick (the cluster steps with steer_cluster_step),
  * save and load (steer_cluster_gather makes the whole world; a loaded one is split by
  * steer_cluster_create). --max-vehicles is counted over the whole world. A command
  * that changes the world and succeeds on some ranks but fails on others ends the job

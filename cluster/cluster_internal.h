@@ -18,7 +18,11 @@ struct steer_cluster {
 	int *send_counts, *send_displs, *recv_counts, *recv_displs, *near;
 	uint8_t *send, *recv;
 	size_t send_cap, recv_cap;
-	steer_id_list halo;            /* the copies held for this tick */
+	steer_id_list halo; /* the copies held for this tick */
+	int *halo_src;      /* the rank each came from, parallel to halo.at */
+	size_t halo_src_cap;
+	/* What went wrong in a collective the world's bodies pass asked for. */
+	char bodies_err[256];
 	steer_cluster_figure *figures; /* every rank's, for the last tick */
 	double *window_s;              /* each rank's step time over the current window */
 	unsigned window_ticks, since_cut;
@@ -42,9 +46,6 @@ steer_status steer_cluster_mpi_failed(char *err, size_t errlen, int rc, const ch
 /* Collective "did any rank fail": st where this rank failed, else the first failure
  * of another rank, reported as such. */
 steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, size_t errlen);
-/* Collective: whether the world can be split over the ranks (not solid, no goto),
- * the whole world's answer; else false with the reason in err. */
-bool steer_cluster_splittable(steer_cluster *c, char *err, size_t errlen);
 /* Collective: copies of the vehicles named in `want` (on any rank) to every rank
  * that lacks them, their ids added to c->halo; *bytes grows by what this rank sent. */
 steer_status steer_cluster_share(steer_cluster *c, const steer_id_list *want, uint64_t *bytes,

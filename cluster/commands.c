@@ -15,18 +15,9 @@ static bool replaces_world(const steer_command *cmd)
 	return !strcmp(name, "reset") || !strcmp(name, "scenario");
 }
 
-/* Whether name is a scenario (an unknown one is refused as one process refuses it). */
-static bool scenario_known(const char *name)
-{
-	for (int k = 0; steer_scenario_names[k]; k++)
-		if (!strcmp(steer_scenario_names[k], name))
-			return true;
-	return false;
-}
-
-/* A command that would leave a world the ranks cannot split, refused before it runs
- * (the same answer on every rank); or one that steps the world outside the cluster. */
-static bool refused(const steer_cluster *c, const steer_command *cmd, steer_reply *out)
+/* A command that steps the world outside the cluster, or reads or writes a save
+ * where each rank holds only its part: refused before it runs. */
+static bool refused(const steer_command *cmd, steer_reply *out)
 {
 	const char *name = cmd->entry->name;
 	if (!strcmp(name, "step") || !strcmp(name, "rewind") || !strcmp(name, "goto-tick") ||
@@ -35,22 +26,6 @@ static bool refused(const steer_cluster *c, const steer_command *cmd, steer_repl
 		                 "%s is not available on a world split over MPI ranks yet (save: "
 		                 "steer_cluster_gather makes the whole world)",
 		                 name);
-		return true;
-	}
-	if (c->ranks == 1)
-		return false;
-	if (!strcmp(name, "world") && cmd->solid == 1) {
-		steer_reply_fail(out,
-		                 "a solid world cannot be split over ranks yet: its bodies are "
-		                 "pushed apart one after another across the whole world");
-		return true;
-	}
-	if (!strcmp(name, "scenario") && scenario_known(cmd->name)) {
-		steer_reply_fail(out,
-		                 "scenario %s: scenarios run with solid bodies, which cannot be "
-		                 "split over ranks yet (build the world with spawn, wall and "
-		                 "obstacle)",
-		                 cmd->name);
 		return true;
 	}
 	return false;
@@ -134,7 +109,7 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
 		return steer_reply_fail(out, "%s", err);
 	if (c->broken)
 		return steer_reply_fail(out, "%s", BROKEN);
-	if (refused(c, &cmd, out) || over_limit(c, &cmd, out))
+	if (refused(&cmd, out) || over_limit(c, &cmd, out))
 		return STEER_ERR_REFUSED;
 	/* Copies of the vehicles it names, so that every rank answers as one process
 	 * would and every rank forgets a removed vehicle's chasers. */

@@ -72,8 +72,18 @@ void steer_bodies_free(steer_bodies *b)
 	free(b->oy);
 	free(b->ovx);
 	free(b->ovy);
-	free(b->rx);
-	free(b->ry);
+	free(b->tid);
+	free(b->cspan);
+	free(b->sent);
+	free(b->row_at);
+	free(b->owned);
+	free(b->tslot);
+	free(b->tx);
+	free(b->ty);
+	free(b->tr);
+	free(b->tm);
+	free(b->trx);
+	free(b->try_);
 	free(b->mark);
 	free(b->mark_at);
 	steer_bodies_init(b);
@@ -103,6 +113,12 @@ static steer_status buf_append(steer_body_buf *to, const steer_body_buf *from)
 static inline const steer_params *params_of(const steer_world *w, size_t i)
 {
 	return steer_palette_get(&w->params, w->v.param_set[i]);
+}
+
+/* Over parts of one world, whether slot i holds a copy of another part's vehicle. */
+static inline bool is_copy(const steer_world *w, size_t i)
+{
+	return w->bodies_shared && !(i < w->bodies.owned_count && w->bodies.owned[i]);
 }
 
 static inline double axis_delta(double d, double size, bool wrap)
@@ -266,6 +282,7 @@ static steer_status find_circles(const scan_job *j)
 	const steer_grid *g = j->g;
 	const steer_vehicles *v = &w->v;
 	steer_body_buf *out = &j->b->circles;
+	steer_bodies *b = j->b;
 	out->count = 0;
 	out->st = STEER_OK;
 	for (size_t k = 0; k < w->obs_count; k++) {
@@ -285,8 +302,20 @@ static steer_status find_circles(const scan_job *j)
 					double dy =
 					    axis_delta(v->py[i] - o->y, w->cfg.height, j->wrap);
 					double r = o->r + params_of(w, i)->radius + j->margin;
-					if (dx * dx + dy * dy < r * r)
-						buf_push(out, i, (uint32_t)k);
+					if (!(dx * dx + dy * dy < r * r))
+						continue;
+					if (w->bodies_shared) {
+						uint32_t span =
+						    (uint32_t)((ky - sy.first) *
+						                   (sx.last - sx.first + 1) +
+						               (kx - sx.first));
+						if (steer_reserve((void **)&b->cspan, &b->cspan_cap,
+						                  out->count + 1,
+						                  sizeof *b->cspan) != STEER_OK)
+							return STEER_ERR_NOMEM;
+						b->cspan[out->count] = span;
+					}
+					buf_push(out, i, (uint32_t)k);
 				}
 			}
 		}
@@ -391,19 +420,29 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg, double *
 	return STEER_OK;
 }
 
+/* Over parts of one world, the whole world's answers contact_grid asks for: whether
+ * every vehicle is in the flock's grid, the largest move, the crowding of the flock's
+ * grid (when it may serve) and the vehicles. */
+typedef struct grid_facts {
+	bool all_in;
+	double moved, crowd;
+	size_t count;
+} grid_facts;
+
 /* The grid the contacts are found over: the flock's, filed under the positions the
  * tick began with, when every vehicle is in it and its cells are wide enough for the
  * reach plus the moves and not too crowded; else one of all vehicles where they are
  * now. Sets j->g, j->pg and j->extra, how far vehicles may be from where it filed
  * them. Pairs are looked for among the flock's flagged members alone when its scan
  * noted them this tick for this reach and moves no longer than these. */
-static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
+static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok, const grid_facts *f)
 {
 	steer_bodies *b = j->b;
 	const steer_grid *fg = &w->grid;
 	double reach = sqrt(j->near2);
-	if (flock_ok && fg->count == w->v.count && fg->count > 0) {
-		double moved = largest_move(w);
+	bool all_in = f ? f->all_in : fg->count == w->v.count && fg->count > 0;
+	if (flock_ok && all_in) {
+		double moved = f ? f->moved : largest_move(w);
 		double span = (reach + 2.0 * moved) * REACH_SLACK;
 		double crowd = 0.0;
 		bool near = b->near.at && b->near_tick == w->tick &&
@@ -411,7 +450,9 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 		            moved <= b->near_move * REACH_SLACK &&
 		            near_members(b, fg, &crowd) == STEER_OK;
 		if (!near)
-			crowd = crowding(fg);
+			crowd = f ? 0.0 : crowding(fg);
+		if (f)
+			crowd = f->crowd;
 		if (span <= fg->cw && span <= fg->ch &&
 		    crowd <= CROWDING_LIMIT * (double)fg->count) {
 			j->g = j->pg = fg;
@@ -431,7 +472,9 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok)
 	g->kernel = w->kernel;
 	/* Cells of about one vehicle each when the reach is shorter than that. */
 	double area = w->cfg.width * w->cfg.height;
-	double cell = fmax(reach * REACH_SLACK, sqrt(area / (double)(w->v.count + 1)));
+	size_t count = f ? f->count : w->v.count;
+	double cell = fmax(reach * REACH_SLACK, sqrt(area / (double)(count + 1)));
+	g->cap_members = f ? f->count : 0;
 	if (steer_grid_build(g, w->cfg.width, w->cfg.height, j->wrap, cell, w->v.count, w->v.px,
 	                     w->v.py, NULL, 0) != STEER_OK)
 		return STEER_ERR_NOMEM;
@@ -447,7 +490,8 @@ steer_status steer_bodies_note_starts(steer_world *w)
 	size_t nsegs = 0, n = w->v.count;
 	(void)steer_geom_segments(w, &nsegs);
 	b->starts_noted = false;
-	if (!w->cfg.solid || nsegs == 0 || n == 0)
+	/* Over parts, the starts also tell how far the vehicles have gone since. */
+	if (!w->cfg.solid || (nsegs == 0 && !w->bodies_shared) || n == 0)
 		return STEER_OK;
 	if (n > b->starts_cap) {
 		size_t cap;
@@ -568,6 +612,8 @@ static void guard_part(void *arg, int part)
 	size_t to = steer_part_from(w->v.count, part + 1, j->parts);
 	for (size_t i = steer_part_from(w->v.count, part, j->parts); i < to && st == STEER_OK;
 	     i++) {
+		if (is_copy(w, i))
+			continue; /* its owner moves it */
 		if (j->starts)
 			st = guard_one(w, i, &w->avoid_hits[part]);
 		if (st == STEER_OK && j->regions)
@@ -583,8 +629,12 @@ static steer_status guard_moves(steer_world *w, int parts, bool *freed)
 	*freed = false;
 	size_t nregions = 0;
 	(void)steer_geom_regions(w, &nregions);
-	guard_job j = {
-	    .w = w, .starts = w->bodies.starts_noted, .regions = nregions > 0, .parts = parts};
+	size_t nsegs = 0;
+	(void)steer_geom_segments(w, &nsegs);
+	guard_job j = {.w = w,
+	               .starts = w->bodies.starts_noted && nsegs > 0,
+	               .regions = nregions > 0,
+	               .parts = parts};
 	w->bodies.starts_noted = false;
 	if (!j.starts && !j.regions)
 		return STEER_OK;
@@ -665,8 +715,8 @@ static steer_status involve(steer_world *w, steer_bodies *b, uint32_t i)
 		size_t cap;
 		if (steer_grow_cap(b->inv_cap, b->inv_count + 1, sizeof(double), &cap) != STEER_OK)
 			return STEER_ERR_NOMEM;
-		void **arr[] = {(void **)&b->ox,  (void **)&b->oy, (void **)&b->ovx,
-		                (void **)&b->ovy, (void **)&b->rx, (void **)&b->ry};
+		void **arr[] = {(void **)&b->ox, (void **)&b->oy, (void **)&b->ovx,
+		                (void **)&b->ovy};
 		for (size_t k = 0; k < sizeof arr / sizeof *arr; k++)
 			if (steer_resize(arr[k], cap, sizeof(double)) != STEER_OK)
 				return STEER_ERR_NOMEM;
@@ -697,14 +747,13 @@ static steer_vec2 tie_direction(const steer_world *w, uint32_t a, uint32_t b)
 /* Vehicle i out of a segment, all the way (segments do not move): along the normal
  * to the side it was found on when it is beside the segment, else straight away from
  * the nearer end. True when the overlap was above the settling threshold. */
-static bool resolve_segment(steer_world *w, uint32_t i, uint32_t mark)
+static bool resolve_segment(const steer_world *w, steer_bodies *b, uint32_t i, uint32_t mark)
 {
-	steer_vehicles *v = &w->v;
 	size_t nsegs = 0;
 	const steer_segment *s = &steer_geom_segments(w, &nsegs)[mark & ~SIDE_BIT];
-	double r = params_of(w, i)->radius;
+	double r = b->tr[i];
 	steer_vec2 a, e;
-	steer_geom_seg_rel(w, s, pos_of(v, i), &a, &e);
+	steer_geom_seg_rel(w, s, v2(b->tx[i], b->ty[i]), &a, &e);
 	steer_vec2 n = mark & SIDE_BIT ? v2_scale(s->n, -1.0) : s->n;
 	steer_vec2 ab = v2_sub(e, a);
 	double l2 = v2_len2(ab), u = l2 > 0.0 ? -v2_dot(a, ab) / l2 : 0.0;
@@ -720,8 +769,8 @@ static bool resolve_segment(steer_world *w, uint32_t i, uint32_t mark)
 	}
 	if (over <= 0.0)
 		return false;
-	v->px[i] += n.x * over;
-	v->py[i] += n.y * over;
+	b->tx[i] += n.x * over;
+	b->ty[i] += n.y * over;
 	return over > SETTLED_SHARE * TOLERANCE * r;
 }
 
@@ -729,12 +778,76 @@ static bool resolve_segment(steer_world *w, uint32_t i, uint32_t mark)
  * rule would after the pass, so that the next passes see where it will be: a body
  * pressed against the edge then slides along it rather than being pushed through,
  * out of sight of the passes. */
-static inline void keep_in_bounds(const steer_world *w, steer_vehicles *v, uint32_t i)
+static inline void keep_in_bounds(const steer_world *w, double *x, double *y)
 {
 	if (w->cfg.edges != STEER_EDGE_BOUNCE)
 		return;
-	v->px[i] = fmin(fmax(v->px[i], 0.0), w->cfg.width);
-	v->py[i] = fmin(fmax(v->py[i], 0.0), w->cfg.height);
+	*x = fmin(fmax(*x, 0.0), w->cfg.width);
+	*y = fmin(fmax(*y, 0.0), w->cfg.height);
+}
+
+/* Room for n rows in the round's table. */
+static steer_status table_reserve(steer_bodies *b, size_t n)
+{
+	if (n <= b->t_cap)
+		return STEER_OK;
+	size_t cap;
+	if (steer_grow_cap(b->t_cap, n, sizeof(double), &cap) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	void **d[] = {(void **)&b->tx, (void **)&b->ty,  (void **)&b->tr,
+	              (void **)&b->tm, (void **)&b->trx, (void **)&b->try_};
+	for (size_t k = 0; k < sizeof d / sizeof *d; k++)
+		if (steer_resize(d[k], cap, sizeof(double)) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	if (steer_resize((void **)&b->tid, cap, sizeof *b->tid) != STEER_OK ||
+	    steer_resize((void **)&b->tslot, cap, sizeof *b->tslot) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	b->t_cap = cap;
+	return STEER_OK;
+}
+
+/* The table's row k: the vehicle at slot i of w as it is now. */
+static void table_row(const steer_world *w, steer_bodies *b, size_t k, uint32_t i)
+{
+	const steer_params *p = params_of(w, i);
+	b->tid[k] = w->v.id[i];
+	b->tslot[k] = i;
+	b->tx[k] = b->trx[k] = w->v.px[i];
+	b->ty[k] = b->try_[k] = w->v.py[i];
+	b->tr[k] = p->radius;
+	b->tm[k] = p->mass;
+}
+
+/* One world's round: the table holds inv's rows as they are now, and the contacts
+ * name rows rather than slots. */
+static steer_status table_of_inv(const steer_world *w, steer_bodies *b)
+{
+	if (table_reserve(b, b->inv_count) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < b->inv_count; k++)
+		table_row(w, b, k, b->inv[k]);
+	b->t_count = b->inv_count;
+	for (size_t k = 0; k < b->pairs.count; k++) {
+		b->pairs.at[k].a = b->mark_at[b->pairs.at[k].a];
+		b->pairs.at[k].b = b->mark_at[b->pairs.at[k].b];
+	}
+	for (size_t k = 0; k < b->circles.count; k++)
+		b->circles.at[k].a = b->mark_at[b->circles.at[k].a];
+	for (size_t k = 0; k < b->segs.count; k++)
+		b->segs.at[k].a = b->mark_at[b->segs.at[k].a];
+	return STEER_OK;
+}
+
+/* The table's positions into the world, for the rows that are this world's. */
+static void write_back(steer_world *w, const steer_bodies *b)
+{
+	for (size_t k = 0; k < b->t_count; k++) {
+		uint32_t i = b->tslot[k];
+		if (i != STEER_BODY_ELSEWHERE) {
+			w->v.px[i] = b->tx[k];
+			w->v.py[i] = b->ty[k];
+		}
+	}
 }
 
 /* One pass over the contacts, each resolved in turn: vehicles out of the circles (all
@@ -743,56 +856,57 @@ static inline void keep_in_bounds(const steer_world *w, steer_vehicles *v, uint3
  * pass leaves unresolved is then a circle's overlap, which circles_give_way can
  * undo, rather than one between vehicles pressed by a circle. True while some
  * overlap is still above the settling threshold. */
-static bool resolve_pass(steer_world *w, const steer_bodies *b, bool wrap)
+static bool resolve_pass(const steer_world *w, steer_bodies *b, bool wrap)
 {
-	steer_vehicles *v = &w->v;
+	double *x = b->tx, *y = b->ty;
+	const double *rad = b->tr, *mass = b->tm;
 	double W = w->cfg.width, H = w->cfg.height;
 	bool unsettled = false;
 	for (size_t k = 0; k < b->circles.count; k++) {
 		uint32_t i = b->circles.at[k].a;
 		const steer_obstacle *o = &w->obs[b->circles.at[k].b];
-		double r = params_of(w, i)->radius;
-		double dx = axis_delta(v->px[i] - o->x, W, wrap);
-		double dy = axis_delta(v->py[i] - o->y, H, wrap);
+		double r = rad[i];
+		double dx = axis_delta(x[i] - o->x, W, wrap);
+		double dy = axis_delta(y[i] - o->y, H, wrap);
 		double rs = o->r + r, d2 = dx * dx + dy * dy;
 		if (d2 >= rs * rs)
 			continue;
 		double d = sqrt(d2), over = rs - d;
 		if (over > SETTLED_SHARE * TOLERANCE * fmin(r, o->r))
 			unsettled = true;
-		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], o->id);
-		v->px[i] += n.x * over;
-		v->py[i] += n.y * over;
-		keep_in_bounds(w, v, i);
+		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, b->tid[i], o->id);
+		x[i] += n.x * over;
+		y[i] += n.y * over;
+		keep_in_bounds(w, &x[i], &y[i]);
 	}
 	for (size_t k = 0; k < b->pairs.count; k++) {
 		uint32_t i = b->pairs.at[k].a, j = b->pairs.at[k].b;
-		const steer_params *pi = params_of(w, i), *pj = params_of(w, j);
-		double dx = axis_delta(v->px[j] - v->px[i], W, wrap);
-		double dy = axis_delta(v->py[j] - v->py[i], H, wrap);
-		double rs = pi->radius + pj->radius, d2 = dx * dx + dy * dy;
+		double dx = axis_delta(x[j] - x[i], W, wrap);
+		double dy = axis_delta(y[j] - y[i], H, wrap);
+		double rs = rad[i] + rad[j], d2 = dx * dx + dy * dy;
 		if (d2 >= rs * rs)
 			continue;
 		double d = sqrt(d2), over = rs - d;
-		if (over > SETTLED_SHARE * TOLERANCE * fmin(pi->radius, pj->radius))
+		if (over > SETTLED_SHARE * TOLERANCE * fmin(rad[i], rad[j]))
 			unsettled = true;
-		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], v->id[j]);
-		double wi = pj->mass / (pi->mass + pj->mass), wj = pi->mass / (pi->mass + pj->mass);
-		v->px[i] -= n.x * over * wi;
-		v->py[i] -= n.y * over * wi;
-		v->px[j] += n.x * over * wj;
-		v->py[j] += n.y * over * wj;
-		keep_in_bounds(w, v, i);
-		keep_in_bounds(w, v, j);
+		steer_vec2 n =
+		    d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, b->tid[i], b->tid[j]);
+		double wi = mass[j] / (mass[i] + mass[j]), wj = mass[i] / (mass[i] + mass[j]);
+		x[i] -= n.x * over * wi;
+		y[i] -= n.y * over * wi;
+		x[j] += n.x * over * wj;
+		y[j] += n.y * over * wj;
+		keep_in_bounds(w, &x[i], &y[i]);
+		keep_in_bounds(w, &x[j], &y[j]);
 	}
 	for (size_t k = 0; k < b->segs.count; k++)
-		unsettled |= resolve_segment(w, b->segs.at[k].a, b->segs.at[k].b);
+		unsettled |= resolve_segment(w, b, b->segs.at[k].a, b->segs.at[k].b);
 	return unsettled;
 }
 
 /* Passes until the contacts settle, MAX_PASSES of them, or until the next would
  * take the tick's work past its budget (the tick's first pass always runs). */
-static void settle(steer_world *w, steer_bodies *b, bool wrap)
+static void settle(const steer_world *w, steer_bodies *b, bool wrap)
 {
 	uint64_t contacts = b->pairs.count + b->circles.count + b->segs.count;
 	for (int pass = 0; pass < MAX_PASSES; pass++) {
@@ -810,10 +924,9 @@ static void settle(steer_world *w, steer_bodies *b, bool wrap)
 /* Whether some vehicle has moved further than limit since the round's detection. */
 static bool moved_beyond(const steer_world *w, const steer_bodies *b, bool wrap, double limit)
 {
-	for (size_t k = 0; k < b->inv_count; k++) {
-		uint32_t i = b->inv[k];
-		double dx = axis_delta(w->v.px[i] - b->rx[k], w->cfg.width, wrap);
-		double dy = axis_delta(w->v.py[i] - b->ry[k], w->cfg.height, wrap);
+	for (size_t k = 0; k < b->t_count; k++) {
+		double dx = axis_delta(b->tx[k] - b->trx[k], w->cfg.width, wrap);
+		double dy = axis_delta(b->ty[k] - b->try_[k], w->cfg.height, wrap);
 		if (dx * dx + dy * dy > limit * limit)
 			return true;
 	}
@@ -851,6 +964,8 @@ static steer_status out_of_regions(steer_world *w, const steer_bodies *b)
 	size_t nregions = 0;
 	(void)steer_geom_regions(w, &nregions);
 	for (size_t k = 0; nregions > 0 && k < b->inv_count; k++) {
+		if (is_copy(w, b->inv[k]))
+			continue;
 		bool moved = false;
 		steer_status st = free_one(w, b->inv[k], &moved);
 		if (st != STEER_OK)
@@ -866,21 +981,20 @@ static steer_status out_of_regions(steer_world *w, const steer_bodies *b)
  * when some circle moved. */
 static bool circles_give_way(steer_world *w, const steer_bodies *b, bool wrap)
 {
-	const steer_vehicles *v = &w->v;
 	bool moved = false;
 	for (size_t k = 0; k < b->circles.count; k++) {
 		uint32_t i = b->circles.at[k].a;
 		steer_obstacle *o = &w->obs[b->circles.at[k].b];
-		double r = params_of(w, i)->radius;
-		double dx = axis_delta(v->px[i] - o->x, w->cfg.width, wrap);
-		double dy = axis_delta(v->py[i] - o->y, w->cfg.height, wrap);
+		double r = b->tr[i];
+		double dx = axis_delta(b->tx[i] - o->x, w->cfg.width, wrap);
+		double dy = axis_delta(b->ty[i] - o->y, w->cfg.height, wrap);
 		double rs = o->r + r, d2 = dx * dx + dy * dy;
 		if (d2 >= rs * rs)
 			continue;
 		double d = sqrt(d2), over = rs - d;
 		if (over <= SETTLED_SHARE * TOLERANCE * fmin(r, o->r))
 			continue;
-		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, v->id[i], o->id);
+		steer_vec2 n = d > 0.0 ? v2(dx / d, dy / d) : tie_direction(w, b->tid[i], o->id);
 		o->x -= n.x * over;
 		o->y -= n.y * over;
 		double vn = o->vx * n.x + o->vy * n.y;
@@ -971,7 +1085,7 @@ static steer_status new_marks(steer_world *w, steer_bodies *b)
 static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *again)
 {
 	steer_bodies *b = j->b;
-	steer_status st = contact_grid(w, j, first);
+	steer_status st = contact_grid(w, j, first, NULL);
 	if (st == STEER_OK && j->near2 > 0.0)
 		st = find_pairs(j);
 	else
@@ -989,20 +1103,698 @@ static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *agai
 		st = involve(w, b, b->circles.at[k].a);
 	for (size_t k = 0; st == STEER_OK && k < b->segs.count; k++)
 		st = involve(w, b, b->segs.at[k].a);
+	if (st == STEER_OK)
+		st = table_of_inv(w, b);
 	if (st != STEER_OK)
 		return st;
-	for (size_t k = 0; k < b->inv_count; k++) {
-		b->rx[k] = w->v.px[b->inv[k]];
-		b->ry[k] = w->v.py[b->inv[k]];
-	}
 	settle(w, b, j->wrap);
 	*again = moved_beyond(w, b, j->wrap, 0.5 * j->margin);
+	write_back(w, b);
 	return STEER_OK;
+}
+
+/* --- over parts of one world ---------------------------------------------------------- */
+
+/* A message between parts: plain bytes of this build, appended in order. */
+typedef struct msg_out {
+	uint8_t *buf;
+	size_t len, cap;
+	steer_status st;
+} msg_out;
+
+static void put(msg_out *m, const void *p, size_t n)
+{
+	if (m->st != STEER_OK)
+		return;
+	if (steer_reserve((void **)&m->buf, &m->cap, m->len + n, 1) != STEER_OK) {
+		m->st = STEER_ERR_NOMEM;
+		return;
+	}
+	memcpy(m->buf + m->len, p, n);
+	m->len += n;
+}
+
+static void put_u32(msg_out *m, uint32_t v)
+{
+	put(m, &v, sizeof v);
+}
+
+static void put_f64(msg_out *m, double v)
+{
+	put(m, &v, sizeof v);
+}
+
+typedef struct msg_in {
+	const uint8_t *at, *end;
+	bool short_read;
+} msg_in;
+
+static void get(msg_in *m, void *p, size_t n)
+{
+	if ((size_t)(m->end - m->at) < n) {
+		m->short_read = true;
+		memset(p, 0, n);
+		return;
+	}
+	memcpy(p, m->at, n);
+	m->at += n;
+}
+
+static uint32_t get_u32(msg_in *m)
+{
+	uint32_t v;
+	get(m, &v, sizeof v);
+	return v;
+}
+
+static double get_f64(msg_in *m)
+{
+	double v;
+	get(m, &v, sizeof v);
+	return v;
+}
+
+static inline bool own(const steer_bodies_share *sh, const steer_world *w, size_t i)
+{
+	(void)sh;
+	return !is_copy(w, i);
+}
+
+/* Which slots hold this part's own vehicles, from where they were when the tick
+ * began (every slot's start is noted over parts). */
+static steer_status note_owned(steer_world *w, const steer_bodies_share *sh)
+{
+	steer_bodies *b = &w->bodies;
+	size_t n = w->v.count;
+	b->owned_count = 0;
+	if (n > 0 && !b->starts_noted)
+		return STEER_ERR_INVALID; /* steer_bodies_note_starts did not run */
+	if (steer_reserve((void **)&b->owned, &b->owned_cap, n + 1, 1) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		b->owned[i] = sh->own(sh->ud, b->px0[i], b->py0[i]);
+	b->owned_count = n;
+	return STEER_OK;
+}
+
+/* The positions of the copies refresh named, where their owners have them. */
+static void place_copies(steer_world *w, const uint32_t *ids, const double *xy, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		long i = steer_vehicle_index(w, ids[k]);
+		if (i >= 0 && !own(NULL, w, (size_t)i)) {
+			w->v.px[i] = xy[2 * k];
+			w->v.py[i] = xy[2 * k + 1];
+		}
+	}
+}
+
+/* Room in mark for every slot, copies added since the tick began included. */
+static steer_status grow_marks(steer_world *w, steer_bodies *b)
+{
+	size_t n = w->v.count, old = b->mark_cap, cap;
+	if (n <= old)
+		return STEER_OK;
+	if (steer_grow_cap(old, n, sizeof *b->mark, &cap) != STEER_OK ||
+	    steer_resize((void **)&b->mark, cap, sizeof *b->mark) != STEER_OK ||
+	    steer_resize((void **)&b->mark_at, cap, sizeof *b->mark_at) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	memset(b->mark + old, 0, (cap - old) * sizeof *b->mark); /* gen is never 0 */
+	b->mark_cap = cap;
+	return STEER_OK;
+}
+
+/* This part's own vehicles: how many; how many are not in the flock's grid; the
+ * largest squared speed and distance gone since the tick began. */
+typedef struct own_facts {
+	uint64_t count, outside;
+	double speed2, gone2;
+} own_facts;
+
+static own_facts own_of(const steer_world *w, const steer_bodies_share *sh)
+{
+	const steer_vehicles *v = &w->v;
+	const steer_bodies *b = &w->bodies;
+	const steer_grid *fg = &w->grid;
+	own_facts f = {0, 0, 0.0, 0.0};
+	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
+	for (size_t i = 0; i < v->count; i++) {
+		if (!own(sh, w, i))
+			continue;
+		f.count++;
+		double s = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
+		f.speed2 = s > f.speed2 ? s : f.speed2;
+		{
+			double dx = axis_delta(v->px[i] - b->px0[i], w->cfg.width, wrap);
+			double dy = axis_delta(v->py[i] - b->py0[i], w->cfg.height, wrap);
+			f.gone2 = fmax(f.gone2, dx * dx + dy * dy);
+		}
+	}
+	uint64_t in = 0;
+	for (size_t m = 0; m < fg->count; m++)
+		in += own(sh, w, fg->items[m]);
+	f.outside = f.count - in;
+	return f;
+}
+
+typedef struct cell_count {
+	uint32_t cell, count;
+} cell_count;
+
+static int by_cell(const void *a, const void *b)
+{
+	const cell_count *x = a, *y = b;
+	return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+/* Collective: the flock grid's crowding (see crowding) over the whole world. A cell
+ * inside this part's region holds its own vehicles alone; the others' counts are
+ * added up over the parts first. Whole numbers: the same sum in any order. */
+static steer_status shared_crowd(steer_world *w, const steer_bodies_share *sh, double *crowd)
+{
+	const steer_grid *g = &w->grid;
+	cell_count *list = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t inner = 0;
+	steer_status st = STEER_OK;
+	/* Rounding may file a vehicle a hair outside its cell's box. */
+	double slack = 1e-9 * fmax(w->cfg.width, w->cfg.height);
+	for (int cy = 0; cy < g->ny && st == STEER_OK; cy++)
+		for (int cx = 0; cx < g->nx && st == STEER_OK; cx++) {
+			size_t c = (size_t)cy * (size_t)g->nx + (size_t)cx;
+			uint64_t o = 0;
+			for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++)
+				o += own(sh, w, g->items[m]);
+			if (o == 0)
+				continue;
+			/* Edge cells hold whatever lies beyond the grid too. */
+			bool edge = cx == 0 || cy == 0 || cx == g->nx - 1 || cy == g->ny - 1;
+			double x0 = cx * g->cw, y0 = cy * g->ch;
+			if (!edge && sh->inside(sh->ud, x0 - slack, y0 - slack, x0 + g->cw + slack,
+			                        y0 + g->ch + slack)) {
+				inner += o * o;
+				continue;
+			}
+			if (steer_reserve((void **)&list, &cap, n + 1, sizeof *list) != STEER_OK)
+				st = STEER_ERR_NOMEM;
+			else
+				list[n++] = (cell_count){(uint32_t)c, (uint32_t)o};
+		}
+	uint8_t *all = NULL;
+	size_t len = 0;
+	st = sh->allgather(sh->ud, st, list, n * sizeof *list, &all, &len);
+	free(list);
+	uint64_t sums[1] = {inner};
+	st = sh->reduce(sh->ud, st, sums, 1, NULL, 0);
+	if (st != STEER_OK) {
+		free(all);
+		return st;
+	}
+	size_t total = len / sizeof(cell_count);
+	cell_count *at = (cell_count *)(void *)all;
+	if (total)
+		qsort(at, total, sizeof *at, by_cell);
+	uint64_t sum = sums[0];
+	for (size_t k = 0; k < total;) {
+		uint64_t c = 0;
+		size_t e = k;
+		for (; e < total && at[e].cell == at[k].cell; e++)
+			c += at[e].count;
+		sum += c * c;
+		k = e;
+	}
+	free(all);
+	*crowd = (double)sum;
+	return STEER_OK;
+}
+
+/* This part's share of the round, for part 0: its own vehicles in contact (id,
+ * position, radius, mass), then the contacts they lead in the grid's order: pairs
+ * (the first one's cell, both ids), circle contacts (circle, place in its search,
+ * id) and segment contacts (id, mark). The slots sent go to b->sent. */
+static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh, msg_out *m)
+{
+	steer_world *w = j->w;
+	steer_bodies *b = j->b;
+	const steer_vehicles *v = &w->v;
+	if (steer_reserve((void **)&b->sent, &b->sent_cap, b->inv_count + 1, sizeof *b->sent) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
+	b->sent_count = 0;
+	for (size_t k = 0; k < b->inv_count; k++)
+		if (own(sh, w, b->inv[k]))
+			b->sent[b->sent_count++] = b->inv[k];
+	uint32_t pairs = 0, circles = 0, segs = 0;
+	for (size_t k = 0; k < b->pairs.count; k++)
+		pairs += own(sh, w, b->pairs.at[k].a);
+	for (size_t k = 0; k < b->circles.count; k++)
+		circles += own(sh, w, b->circles.at[k].a);
+	for (size_t k = 0; k < b->segs.count; k++)
+		segs += own(sh, w, b->segs.at[k].a);
+	put_u32(m, (uint32_t)b->sent_count);
+	put_u32(m, pairs);
+	put_u32(m, circles);
+	put_u32(m, segs);
+	for (size_t k = 0; k < b->sent_count; k++) {
+		uint32_t i = b->sent[k];
+		const steer_params *p = params_of(w, i);
+		put_u32(m, v->id[i]);
+		put_f64(m, v->px[i]);
+		put_f64(m, v->py[i]);
+		put_f64(m, p->radius);
+		put_f64(m, p->mass);
+	}
+	/* Each pair's first vehicle's cell: the pairs come in the grid's order, so one
+	 * walk along its members finds them all. */
+	const steer_grid *g = j->pg;
+	size_t at = 0, c = 0;
+	for (size_t k = 0; k < b->pairs.count; k++) {
+		uint32_t a = b->pairs.at[k].a;
+		while (at < g->count && g->items[at] != a)
+			at++;
+		while (g->start[c + 1] <= at)
+			c++;
+		if (!own(sh, w, a))
+			continue;
+		put_u32(m, (uint32_t)c);
+		put_u32(m, v->id[a]);
+		put_u32(m, v->id[b->pairs.at[k].b]);
+	}
+	for (size_t k = 0; k < b->circles.count; k++) {
+		uint32_t i = b->circles.at[k].a;
+		if (!own(sh, w, i))
+			continue;
+		put_u32(m, b->circles.at[k].b);
+		put_u32(m, b->cspan[k]);
+		put_u32(m, v->id[i]);
+	}
+	for (size_t k = 0; k < b->segs.count; k++) {
+		uint32_t i = b->segs.at[k].a;
+		if (!own(sh, w, i))
+			continue;
+		put_u32(m, v->id[i]);
+		put_u32(m, b->segs.at[k].b);
+	}
+	return m->st;
+}
+
+typedef struct id_row {
+	uint32_t id, row;
+} id_row;
+
+static int by_id(const void *a, const void *b)
+{
+	const id_row *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+typedef struct pair_key {
+	uint32_t cell, id; /* the first vehicle's */
+	uint64_t seq;      /* its part's order among its pairs */
+	uint32_t a, b;     /* rows */
+} pair_key;
+
+static int by_pair_key(const void *a, const void *b)
+{
+	const pair_key *x = a, *y = b;
+	if (x->cell != y->cell)
+		return (x->cell > y->cell) - (x->cell < y->cell);
+	if (x->id != y->id)
+		return (x->id > y->id) - (x->id < y->id);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+typedef struct circle_key {
+	uint32_t obstacle, span, id, row;
+} circle_key;
+
+static int by_circle_key(const void *a, const void *b)
+{
+	const circle_key *x = a, *y = b;
+	if (x->obstacle != y->obstacle)
+		return (x->obstacle > y->obstacle) - (x->obstacle < y->obstacle);
+	if (x->span != y->span)
+		return (x->span > y->span) - (x->span < y->span);
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The row of vehicle id, or UINT32_MAX. */
+static uint32_t row_of(const id_row *index, size_t n, uint32_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (index[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && index[lo].id == id ? index[lo].row : UINT32_MAX;
+}
+
+/* Part 0: every part's share of the round (all, part p's at at[p]) as the table and
+ * the contact lists, in one world's order. INVALID when the shares disagree (a
+ * contact naming a vehicle no part sent, or a vehicle sent twice). */
+static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *all,
+                                const size_t *at, int parts)
+{
+	size_t rows = 0, npairs = 0, ncircles = 0, nsegs = 0;
+	for (int p = 0; p < parts; p++) {
+		msg_in m = {all + at[p], all + at[p + 1], false};
+		rows += get_u32(&m);
+		npairs += get_u32(&m);
+		ncircles += get_u32(&m);
+		nsegs += get_u32(&m);
+		if (m.short_read)
+			return STEER_ERR_INVALID;
+	}
+	if (rows >= UINT32_MAX || table_reserve(b, rows) != STEER_OK ||
+	    steer_reserve((void **)&b->row_at, &b->row_at_cap, (size_t)parts + 1,
+	                  sizeof *b->row_at) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	id_row *index = malloc((rows ? rows : 1) * sizeof *index);
+	pair_key *pk = malloc((npairs ? npairs : 1) * sizeof *pk);
+	circle_key *ck = malloc((ncircles ? ncircles : 1) * sizeof *ck);
+	steer_status st = index && pk && ck ? STEER_OK : STEER_ERR_NOMEM;
+	b->pairs.count = b->circles.count = b->segs.count = 0;
+	size_t r = 0;
+	/* The rows first (every contact may name any part's), then the contacts. */
+	for (int p = 0; p < parts && st == STEER_OK; p++) {
+		msg_in m = {all + at[p], all + at[p + 1], false};
+		uint32_t n = get_u32(&m);
+		m.at += 3 * sizeof(uint32_t);
+		b->row_at[p] = r;
+		for (uint32_t k = 0; k < n; k++, r++) {
+			b->tid[r] = get_u32(&m);
+			b->tx[r] = b->trx[r] = get_f64(&m);
+			b->ty[r] = b->try_[r] = get_f64(&m);
+			b->tr[r] = get_f64(&m);
+			b->tm[r] = get_f64(&m);
+			b->tslot[r] = STEER_BODY_ELSEWHERE;
+			index[r] = (id_row){b->tid[r], (uint32_t)r};
+		}
+		if (m.short_read)
+			st = STEER_ERR_INVALID;
+	}
+	b->row_at[parts] = r;
+	b->t_count = r;
+	if (st == STEER_OK && rows)
+		qsort(index, rows, sizeof *index, by_id);
+	for (size_t k = 1; st == STEER_OK && k < rows; k++)
+		if (index[k].id == index[k - 1].id)
+			st = STEER_ERR_INVALID;
+	size_t np = 0, nc = 0;
+	for (int p = 0; p < parts && st == STEER_OK; p++) {
+		msg_in m = {all + at[p], all + at[p + 1], false};
+		uint32_t n = get_u32(&m), pairs = get_u32(&m), circles = get_u32(&m),
+		         segs = get_u32(&m);
+		m.at += (size_t)n * (sizeof(uint32_t) + 4 * sizeof(double));
+		for (uint32_t k = 0; k < pairs && st == STEER_OK; k++, np++) {
+			uint32_t cell = get_u32(&m), ia = get_u32(&m), ib = get_u32(&m);
+			pk[np] = (pair_key){cell, ia, np, row_of(index, rows, ia),
+			                    row_of(index, rows, ib)};
+			if (pk[np].a == UINT32_MAX || pk[np].b == UINT32_MAX)
+				st = STEER_ERR_INVALID;
+		}
+		for (uint32_t k = 0; k < circles && st == STEER_OK; k++, nc++) {
+			uint32_t o = get_u32(&m), span = get_u32(&m), id = get_u32(&m);
+			ck[nc] = (circle_key){o, span, id, row_of(index, rows, id)};
+			if (ck[nc].row == UINT32_MAX || o >= w->obs_count)
+				st = STEER_ERR_INVALID;
+		}
+		for (uint32_t k = 0; k < segs && st == STEER_OK; k++) {
+			uint32_t id = get_u32(&m), mark = get_u32(&m),
+			         row = row_of(index, rows, id);
+			if (row == UINT32_MAX)
+				st = STEER_ERR_INVALID;
+			buf_push(&b->segs, row, mark);
+		}
+		if (m.short_read)
+			st = STEER_ERR_INVALID;
+	}
+	if (st == STEER_OK && np)
+		qsort(pk, np, sizeof *pk, by_pair_key);
+	if (st == STEER_OK && nc)
+		qsort(ck, nc, sizeof *ck, by_circle_key);
+	for (size_t k = 0; st == STEER_OK && k < np; k++)
+		buf_push(&b->pairs, pk[k].a, pk[k].b);
+	for (size_t k = 0; st == STEER_OK && k < nc; k++)
+		buf_push(&b->circles, ck[k].row, ck[k].obstacle);
+	if (st == STEER_OK &&
+	    (b->pairs.st != STEER_OK || b->circles.st != STEER_OK || b->segs.st != STEER_OK))
+		st = STEER_ERR_NOMEM;
+	free(index);
+	free(pk);
+	free(ck);
+	if (st != STEER_OK)
+		b->t_count = 0;
+	return st;
+}
+
+/* Part 0's answer to each part: the flags, then the positions of the rows it sent,
+ * in its order; after a give-way, every circle's state before them. */
+static steer_status encode_answers(const steer_world *w, const steer_bodies *b, int parts,
+                                   uint8_t flags, bool circles, msg_out *m, size_t *to)
+{
+	for (int p = 0; p < parts; p++) {
+		to[p] = m->len;
+		put(m, &flags, 1);
+		for (size_t k = 0; circles && k < w->obs_count; k++) {
+			put_f64(m, w->obs[k].x);
+			put_f64(m, w->obs[k].y);
+			put_f64(m, w->obs[k].vx);
+			put_f64(m, w->obs[k].vy);
+		}
+		for (size_t r = b->row_at[p]; r < b->row_at[p + 1]; r++) {
+			put_f64(m, b->tx[r]);
+			put_f64(m, b->ty[r]);
+		}
+	}
+	to[parts] = m->len;
+	return m->st;
+}
+
+#define ANSWER_AGAIN 1u
+#define ANSWER_OVER  2u
+#define ANSWER_MOVED 4u
+
+/* Applies part 0's answer (see encode_answers): the positions of the rows this part
+ * sent; the circles' states when the answer says they moved. The flags come back. */
+static steer_status apply_answer(steer_world *w, const uint8_t *buf, size_t len, bool circles,
+                                 uint8_t *flags)
+{
+	steer_bodies *b = &w->bodies;
+	msg_in m = {buf, buf + len, false};
+	get(&m, flags, 1);
+	bool moved = circles && (*flags & ANSWER_MOVED);
+	for (size_t k = 0; circles && k < w->obs_count; k++) {
+		double x = get_f64(&m), y = get_f64(&m), vx = get_f64(&m), vy = get_f64(&m);
+		if (moved) {
+			w->obs[k].x = x;
+			w->obs[k].y = y;
+			w->obs[k].vx = vx;
+			w->obs[k].vy = vy;
+		}
+	}
+	for (size_t k = 0; k < b->sent_count; k++) {
+		double x = get_f64(&m), y = get_f64(&m);
+		w->v.px[b->sent[k]] = x;
+		w->v.py[b->sent[k]] = y;
+	}
+	return m.short_read || m.at != m.end ? STEER_ERR_INVALID : STEER_OK;
+}
+
+/* Collective: part 0 resolves what the parts sent (all, at), or only answers the
+ * give-way; every part applies its answer. */
+static steer_status resolve_on_part0(steer_world *w, const scan_job *j,
+                                     const steer_bodies_share *sh, steer_status st,
+                                     const uint8_t *all, const size_t *at, bool give_way,
+                                     uint8_t *flags)
+{
+	steer_bodies *b = j->b;
+	msg_out out = {0};
+	size_t *to = NULL;
+	if (sh->part == 0 && st == STEER_OK) {
+		uint8_t f = 0;
+		to = malloc(((size_t)sh->parts + 1) * sizeof *to);
+		st = to ? STEER_OK : STEER_ERR_NOMEM;
+		if (st == STEER_OK && !give_way) {
+			st = build_table(w, b, all, at, sh->parts);
+			if (st == STEER_OK) {
+				settle(w, b, j->wrap);
+				f |= moved_beyond(w, b, j->wrap, 0.5 * j->margin) ? ANSWER_AGAIN
+				                                                  : 0u;
+				f |= b->over_budget ? ANSWER_OVER : 0u;
+			}
+		} else if (st == STEER_OK && b->t_count && circles_give_way(w, b, j->wrap)) {
+			settle(w, b, j->wrap);
+			f |= ANSWER_MOVED;
+		}
+		if (st == STEER_OK)
+			st = encode_answers(w, b, sh->parts, f, give_way, &out, to);
+	}
+	uint8_t *mine = NULL;
+	size_t len = 0;
+	st = sh->scatter(sh->ud, st, out.buf, to, &mine, &len);
+	free(out.buf);
+	free(to);
+	if (st == STEER_OK)
+		st = apply_answer(w, mine, len, give_way, flags);
+	free(mine);
+	return st;
+}
+
+/* Collective: one round over parts (see round_of). */
+static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies_share *sh,
+                                 bool first, uint64_t count, bool *again)
+{
+	steer_bodies *b = j->b;
+	own_facts o = own_of(w, sh);
+	uint64_t sums[1] = {o.outside};
+	double maxs[2] = {o.speed2, o.gone2};
+	steer_status st = sh->reduce(sh->ud, STEER_OK, sums, 1, maxs, 2);
+	if (st != STEER_OK)
+		return st;
+	/* Copies of every vehicle a contact of this part's own may name, where they are
+	 * now: own vehicles have gone at most sqrt(gone2) from this region. */
+	double extent =
+	    w->cfg.edges == STEER_EDGE_NONE ? STEER_MAX_COORD : fmax(w->cfg.width, w->cfg.height);
+	double reach = (sqrt(j->near2) + sqrt(maxs[1])) * REACH_SLACK + extent * 1e-12;
+	uint32_t *ids = NULL;
+	double *xy = NULL;
+	size_t n = 0;
+	st = sh->refresh(sh->ud, STEER_OK, w, reach, &ids, &xy, &n);
+	if (st == STEER_OK)
+		place_copies(w, ids, xy, n);
+	free(ids);
+	free(xy);
+	if (st != STEER_OK)
+		return st;
+	grid_facts f = {.all_in = sums[0] == 0 && count > 0,
+	                .moved = sqrt(maxs[0]) * steer_world_dt(w),
+	                .count = (size_t)count};
+	const steer_grid *fg = &w->grid;
+	double span = (sqrt(j->near2) + 2.0 * f.moved) * REACH_SLACK;
+	if (first && f.all_in && span <= fg->cw && span <= fg->ch) {
+		st = shared_crowd(w, sh, &f.crowd);
+		if (st != STEER_OK)
+			return st;
+	}
+	st = grow_marks(w, b);
+	if (st == STEER_OK)
+		st = contact_grid(w, j, first, &f);
+	if (st == STEER_OK && j->near2 > 0.0)
+		st = find_pairs(j);
+	else
+		b->pairs.count = 0;
+	if (st == STEER_OK)
+		st = find_circles(j);
+	if (st == STEER_OK)
+		st = find_segs(j);
+	for (size_t k = 0; st == STEER_OK && k < b->pairs.count; k++) {
+		st = involve(w, b, b->pairs.at[k].a);
+		if (st == STEER_OK)
+			st = involve(w, b, b->pairs.at[k].b);
+	}
+	for (size_t k = 0; st == STEER_OK && k < b->circles.count; k++)
+		st = involve(w, b, b->circles.at[k].a);
+	for (size_t k = 0; st == STEER_OK && k < b->segs.count; k++)
+		st = involve(w, b, b->segs.at[k].a);
+	msg_out m = {0};
+	if (st == STEER_OK)
+		st = encode_round(j, sh, &m);
+	uint8_t *all = NULL;
+	size_t *at = sh->part == 0 ? malloc(((size_t)sh->parts + 1) * sizeof *at) : NULL;
+	if (sh->part == 0 && !at && st == STEER_OK)
+		st = STEER_ERR_NOMEM;
+	st = sh->gather(sh->ud, st, m.buf, m.len, &all, at);
+	free(m.buf);
+	uint8_t flags = 0;
+	st = resolve_on_part0(w, j, sh, st, all, at, false, &flags);
+	free(all);
+	free(at);
+	*again = flags & ANSWER_AGAIN;
+	b->over_budget = flags & ANSWER_OVER;
+	return st;
+}
+
+/* steer_bodies_resolve over parts of one world. */
+static steer_status resolve_shared(steer_world *w, const steer_bodies_share *sh)
+{
+	steer_bodies *b = &w->bodies;
+	bool freed = false;
+	int parts = steer_world_parts(w, w->v.count);
+	steer_status st = note_owned(w, sh);
+	if (st == STEER_OK)
+		st = guard_moves(w, parts, &freed);
+	if (st == STEER_OK)
+		st = new_marks(w, b);
+	uint64_t sums[2] = {0, freed};
+	for (size_t i = 0; i < w->v.count; i++)
+		sums[0] += own(sh, w, i);
+	double maxs[1] = {largest_radius(w)};
+	st = sh->reduce(sh->ud, st, sums, 2, maxs, 1);
+	if (st != STEER_OK || sums[0] == 0)
+		return st;
+	double maxr = maxs[0];
+	scan_job j = {.w = w,
+	              .b = b,
+	              .wrap = w->cfg.edges == STEER_EDGE_WRAP,
+	              .margin = MARGIN_SHARE * maxr,
+	              .parts = parts};
+	bool again = true;
+	b->work = 0;
+	b->passes = b->rounds = 0;
+	b->budget = (uint64_t)WORK_PER_VEHICLE * sums[0];
+	if (b->budget < WORK_FLOOR)
+		b->budget = WORK_FLOOR;
+	b->over_budget = false;
+	b->t_count = 0;
+	b->sent_count = 0;
+	for (int r = 0; r < MAX_ROUNDS && again && !b->over_budget; r++) {
+		b->rounds++;
+		double reach = 2.0 * maxr + j.margin;
+		j.near2 = reach * reach;
+		st = shared_round(w, &j, sh, r == 0 && sums[1] == 0, sums[0], &again);
+		if (st != STEER_OK)
+			return st;
+	}
+	uint8_t flags = 0;
+	st = resolve_on_part0(w, &j, sh, STEER_OK, NULL, NULL, true, &flags);
+	if (st != STEER_OK)
+		return st;
+	if (flags & ANSWER_MOVED) {
+		steer_geom_circles_moved(w);
+		(void)steer_geom_update(w);
+	}
+	st = out_of_regions(w, b);
+	if (st == STEER_OK)
+		settle_velocities(w, b, j.wrap);
+	return st;
+}
+
+void steer_world_set_bodies_share(steer_world *w, const steer_bodies_share *share)
+{
+	w->bodies_shared = share != NULL;
+	if (share)
+		w->bodies_share = *share;
+}
+
+double steer_bodies_halo_reach(const steer_world *w)
+{
+	double maxr = largest_radius(w);
+	double move = largest_speed(w) * steer_world_dt(w);
+	double extent =
+	    w->cfg.edges == STEER_EDGE_NONE ? STEER_MAX_COORD : fmax(w->cfg.width, w->cfg.height);
+	return ((2.0 + MARGIN_SHARE) * maxr + 2.0 * move) * REACH_SLACK * REACH_SLACK +
+	       extent * 1e-12;
 }
 
 steer_status steer_bodies_resolve(steer_world *w)
 {
 	steer_bodies *b = &w->bodies;
+	if (w->bodies_shared)
+		return resolve_shared(w, &w->bodies_share);
 	if (w->v.count == 0)
 		return STEER_OK;
 	bool freed;
@@ -1036,6 +1828,7 @@ steer_status steer_bodies_resolve(steer_world *w)
 	if (circles_give_way(w, b, j.wrap)) {
 		/* The vehicles they pressed settle among themselves, the circles clear. */
 		settle(w, b, j.wrap);
+		write_back(w, b);
 		steer_geom_circles_moved(w);
 		(void)steer_geom_update(w); /* NOMEM: queries take the slow path until the next */
 	}

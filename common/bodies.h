@@ -36,6 +36,8 @@ typedef struct steer_body_buf {
 	steer_status st;
 } steer_body_buf;
 
+#define STEER_BODY_ELSEWHERE UINT32_MAX
+
 /* The pass's scratch, kept by the world between ticks. */
 typedef struct steer_bodies {
 	steer_grid grid; /* all vehicles, when the flock's grid will not do */
@@ -49,10 +51,29 @@ typedef struct steer_bodies {
 	size_t starts_cap;
 	bool starts_noted;
 	/* The vehicles in some contact this tick: their slots, and where they were and
-	 * how fast they went after the moves (ox..), and at the last detection (rx..). */
+	 * how fast they went after the moves (ox..). */
 	uint32_t *inv;
-	double *ox, *oy, *ovx, *ovy, *rx, *ry;
+	double *ox, *oy, *ovx, *ovy;
 	size_t inv_count, inv_cap;
+	/* A round's bodies as the passes resolve them: each vehicle's id, position,
+	 * radius, mass and position at the round's start, and its slot in this world
+	 * (STEER_BODY_ELSEWHERE: another part's vehicle, resolved here). The contact
+	 * lists index it while the passes run. In one world its rows are inv's. */
+	uint32_t *tid, *tslot;
+	double *tx, *ty, *tr, *tm, *trx, *try_;
+	size_t t_count, t_cap;
+	/* Over parts of one world: each circle contact's place in its circle's search
+	 * (the cells' rows and columns around it), parallel to circles; and the slots
+	 * of the rows this part sent to be resolved, in order. */
+	uint32_t *cspan, *sent;
+	size_t cspan_cap, sent_count, sent_cap;
+	/* Whether each slot held this part's own vehicle when the pass began (slots
+	 * past owned_count hold copies). */
+	uint8_t *owned;
+	size_t owned_count, owned_cap;
+	/* Part 0: where each part's rows begin in the table (parts + 1 entries). */
+	size_t *row_at;
+	size_t row_at_cap;
 	/* Per slot: the tick's mark when the vehicle is in inv (at its mark_at). */
 	uint32_t *mark, *mark_at;
 	size_t mark_cap;

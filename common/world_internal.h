@@ -85,9 +85,11 @@ struct steer_world {
 	 * (steer_world_survey_set), and the reach its halo covers (0: unchecked). */
 	steer_world_survey global;
 	bool global_on;
-	size_t total_told; /* steer_world_set_vehicles_total's count; 0: its own */
-	steer_replan_share replan; /* goto's budget shared with other parts, when */
-	bool replan_shared;        /* steer_world_set_replan_share */
+	size_t total_told;               /* steer_world_set_vehicles_total's count; 0: its own */
+	steer_replan_share replan;       /* goto's budget shared with other parts, when */
+	bool replan_shared;              /* steer_world_set_replan_share */
+	steer_bodies_share bodies_share; /* solid bodies shared with other parts, when */
+	bool bodies_shared;              /* steer_world_set_bodies_share */
 	double reach_limit;
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */

@@ -151,8 +151,8 @@ static int split(ranks *r, const char *data, size_t len, size_t max_vehicles, ch
 	steer_cluster_options copt = steer_cluster_options_default();
 	/* Every few seconds at the usual rate, besides on imbalance. */
 	copt.rebalance_ticks = 300;
-	/* Made before the old one ends: a world that cannot be split (solid)
-	 * leaves the old world and its cluster as they were. */
+	/* Made before the old one ends: a world that cannot be split leaves the old
+	 * world and its cluster as they were. */
 	steer_cluster *c = steer_cluster_create(r->comm, w, &copt, err, errlen);
 	if (!c) {
 		steer_world_destroy(w);

@@ -745,21 +745,6 @@ static steer_world *initial_world(const server_options *o)
 		return restored_world(o);
 	}
 	steer_world_config cfg = steer_world_config_default();
-	if (ranks_launched()) {
-		if (o->scenario) {
-			steer_log(STEER_LOG_ERROR,
-			          "--scenario %s: scenarios run with solid bodies, which cannot be "
-			          "split over MPI ranks yet; run it on one process, or build the "
-			          "world with spawn, wall and obstacle",
-			          o->scenario);
-			return NULL;
-		}
-		/* Bodies are pushed apart one after another across the whole world: not
-		 * split over ranks yet. */
-		cfg.solid = false;
-		steer_log(STEER_LOG_WARN, "over MPI ranks the world starts with solid bodies off "
-		                          "(they cannot be split over ranks yet)");
-	}
 	cfg.width = o->width;
 	cfg.height = o->height;
 	cfg.edges = o->edges;

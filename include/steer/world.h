@@ -255,6 +255,45 @@ typedef struct steer_replan_share {
 	void *ud;
 } steer_replan_share;
 void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share);
+/* Solid bodies over parts of one world (cluster/). Each part finds the contacts of
+ * its own vehicles, as one world would in its grid's order, and part 0 resolves them
+ * all in that order: the same bits as one world. Every call below is collective
+ * (every part makes it, in the same order) and takes this part's status so far: it
+ * returns the first failure of any part, on every part, and then the pass stops
+ * everywhere. Memory a call returns (*all, *mine) is malloc'd; the caller frees it.
+ * NULL: the world resolves alone. */
+typedef struct steer_bodies_share {
+	int part, parts; /* this part's number, and how many; part 0 resolves */
+	void *ud;
+	/* Whether a vehicle that was at (x, y) when the tick began is this part's own
+	 * rather than a copy of another part's. Local. */
+	bool (*own)(void *ud, double x, double y);
+	/* Whether the closed box lies inside this part's region. Local. */
+	bool (*inside)(void *ud, double x0, double y0, double x1, double y1);
+	/* sums[] added up and maxs[] the largest over the parts, in place. */
+	steer_status (*reduce)(void *ud, steer_status st, uint64_t *sums, size_t nsums,
+	                       double *maxs, size_t nmaxs);
+	/* Every part's bytes, in part order, to every part. */
+	steer_status (*allgather)(void *ud, steer_status st, const void *mine, size_t len,
+	                          uint8_t **all, size_t *all_len);
+	/* Every part's bytes to part 0, in part order: part p's start at at[p] (at has
+	 * parts + 1 entries; part 0 only). */
+	steer_status (*gather)(void *ud, steer_status st, const void *mine, size_t len,
+	                       uint8_t **all, size_t *at);
+	/* Part 0's all[at[p] .. at[p + 1]) to part p (all and at are read on part 0 only). */
+	steer_status (*scatter)(void *ud, steer_status st, const uint8_t *all, const size_t *at,
+	                        uint8_t **mine, size_t *len);
+	/* Copies are added (appended to the world) of every other part's vehicle within
+	 * reach of this part's region, where it is now, that this part lacks; and every
+	 * copy it held already comes back in ids, its owner's position now in xy (two
+	 * per id; n of them). */
+	steer_status (*refresh)(void *ud, steer_status st, steer_world *w, double reach,
+	                        uint32_t **ids, double **xy, size_t *n);
+} steer_bodies_share;
+void steer_world_set_bodies_share(steer_world *w, const steer_bodies_share *share);
+/* How far from a part's region, at the tick's start, the copies it holds must reach
+ * for its solid bodies' first contacts: the contact reach plus two moves. */
+double steer_bodies_halo_reach(const steer_world *w);
 /* Which of a tick's plans, in id order with the cells each expanded, the budget
  * admits: each while the cells spent by those admitted before it are under it. */
 void steer_replan_admit(const uint64_t *cells, size_t n, bool *admit);

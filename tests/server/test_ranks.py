@@ -1,8 +1,8 @@
 """`mpirun -np N steer-server`: one world over N ranks, served by rank 0. Clients see
 the same world through it as through one process (snapshots, replies, save bytes);
-a save or a journal made at one rank count is loaded or recovered at another; what
-cannot be split yet (solid bodies, rewind) is refused and the server carries on; a rank that dies ends the job
-and says which."""
+a save or a journal made at one rank count is loaded or recovered at another; a
+scenario runs as on one process; what the ranks do not keep (rewind's history) is
+refused and the server carries on; a rank that dies ends the job and says which."""
 import os
 import shutil
 import signal
@@ -25,9 +25,9 @@ def data_dir(prefix):
 
 
 def run_script(c):
-    """A world with a bit of everything that can be split over ranks (no solid
-    bodies): two flocks across the wrap seams, a wall, circles and a polygon, a seeker
-    and its pursuer, a leader and its formation, goto routes. The ids of a few."""
+    """A solid world with a bit of everything: two flocks across the wrap seams, a
+    wall, circles and a polygon, a seeker and its pursuer, a leader and its
+    formation, goto routes. The ids of a few."""
     for line in ("spawn flock 300 500 300 200",
                  "spawn flock 120 80 60 70 group=1", "obstacle 640 300 40 vx=3",
                  "wall 100 520 900 560", "polygon 200 200 260 200 240 260"):
@@ -60,7 +60,6 @@ def start_together(*clients):
     ticks = []
     for c in clients:
         c.ok("pause")
-        c.ok("world solid off")
         ticks.append(c.ok("stats")["tick"])
     for c, t in zip(clients, ticks):
         if t < max(ticks):
@@ -287,8 +286,7 @@ def test_what_cannot_be_split_is_refused():
     try:
         c = srv.text()
         c.ok("spawn flock 100 500 300 100")
-        for line, why in (("world solid on", "solid"), ("scenario flock", "solid"),
-                          ("rewind 5", "MPI ranks"),
+        for line, why in (("rewind 5", "MPI ranks"),
                           ("goto-tick 3", "MPI ranks"), ("load nosuch", "nosuch"),
                           ("scenario nope", "no scenario 'nope'")):
             reply = c.cmd(line)
@@ -298,13 +296,34 @@ def test_what_cannot_be_split_is_refused():
         expect(c.ok("stats")["vehicles"] == 100, "the world changed")
     finally:
         stopped(srv)
-    for args, why in ((("--scenario", "flock"), "solid"), (("--replay", "live"), "one process")):
+    for args, why in ((("--replay", "live"), "one process"),):
         srv = None
         try:
             srv = Server(*args, launcher=mpirun(2))
             expect(False, f"{args} started over ranks")
         except RuntimeError as e:
             expect(why in str(e), f"{args}: {e}")
+
+
+def test_a_scenario_runs_as_on_one_process():
+    d1, d2 = data_dir("steer-one-"), data_dir("steer-two-")
+    one = Server("--scenario", "doorway", data_dir=d1)
+    two = Server("--scenario", "doorway", data_dir=d2, launcher=mpirun(2))
+    try:
+        c1, c2 = one.text(), two.text()
+        start_together(c1, c2)
+        for c in (c1, c2):
+            c.ok("step 60")
+            c.ok("scenario crossing")
+            c.ok("step 90")
+        expect(c1.ok("stats")["vehicles"] > 100, "the scenarios hold too few vehicles")
+        expect(save_bytes(one, c1, "s") == save_bytes(two, c2, "s"),
+               "a scenario ran differently on 2 ranks than on one process")
+    finally:
+        stopped(one)
+        stopped(two)
+    shutil.rmtree(d1, ignore_errors=True)
+    shutil.rmtree(d2, ignore_errors=True)
 
 
 def test_a_rank_that_dies_ends_the_job():
@@ -341,6 +360,7 @@ def test_stop_saves_the_whole_world():
 
 for t in (test_clients_see_the_same_world_as_one_process, test_a_save_loads_at_another_rank_count,
           test_a_killed_job_recovers_at_another_rank_count, test_what_cannot_be_split_is_refused,
+          test_a_scenario_runs_as_on_one_process,
           test_a_rank_that_dies_ends_the_job, test_stop_saves_the_whole_world):
     checks.run(t)
 sys.exit(checks.done())
