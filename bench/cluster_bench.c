@@ -2,14 +2,14 @@
  * (cluster/cluster.h), and what the ranks pay for sharing it.
  *
  *   mpirun -np R steer-cluster-bench --n N --ticks T --warmup W --world flock|crowd
- *          [--threads K] [--seed S] [--cut-every C] [--no-hash]
+ *          [--threads K] [--seed S] [--cut-every C] [--solid] [--no-hash]
  *   mpirun -np R steer-cluster-bench --probe      (the transport alone, no world)
  *
  * Every rank builds the same world from the seed: the flock of steer-bench (a wrap
  * world of about ten boids within sight of each), or a clustered crowd (dense discs
  * of avoiders of unequal size and density in a bounce world, each walking to the
- * matching point of the next disc). Neither is solid: the cluster refuses solid
- * worlds. Then the cluster splits it, W ticks run untimed and T are measured. Rank 0
+ * matching point of the next disc); solid bodies with --solid. Then the cluster
+ * splits it, W ticks run untimed and T are measured. Rank 0
  * prints, per rank, the medians over the measured ticks of steer_cluster_figures,
  * the balance (the slowest rank's step time over the mean, median over ticks), the
  * bytes the ranks send each other at 60 Hz, and a RESULT line for
@@ -39,6 +39,7 @@ typedef struct opts {
 	uint64_t seed;
 	unsigned cut_every;
 	int hash;
+	int solid; /* --solid: bodies pushed apart */
 	int probe; /* --probe: time the transport alone instead */
 } opts;
 
@@ -49,7 +50,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: mpirun -np R steer-cluster-bench [--n N] [--ticks T] [--warmup W]\n"
 	        "                    [--world flock|crowd] [--threads K] [--seed S]\n"
-	        "                    [--cut-every C] [--no-hash]\n"
+	        "                    [--cut-every C] [--solid] [--no-hash]\n"
 	        "       mpirun -np R steer-cluster-bench --probe\n"
 	        "  --n N          vehicles in the whole world (default 1000000)\n"
 	        "  --ticks T      measured ticks (default 20)\n"
@@ -59,6 +60,7 @@ static void usage(FILE *f)
 	        "  --threads K    threads inside each rank (default 1)\n"
 	        "  --seed S       the world's seed (default 1)\n"
 	        "  --cut-every C  cut the regions again every C ticks (default 0: on imbalance)\n"
+	        "  --solid        solid bodies, pushed apart after the moves (default off)\n"
 	        "  --no-hash      skip gathering and hashing the world at the end\n"
 	        "  --probe        time the transport alone: MPI_Alltoallv of a few sizes,\n"
 	        "                 the cluster's own exchange call, no world\n",
@@ -84,6 +86,10 @@ static int parse(int argc, char **argv, opts *o)
 			if (rank == 0)
 				usage(stdout);
 			return 1;
+		}
+		if (!strcmp(a, "--solid")) {
+			o->solid = 1;
+			continue;
 		}
 		if (!strcmp(a, "--no-hash")) {
 			o->hash = 0;
@@ -140,7 +146,7 @@ static steer_world *make_flock(const opts *o)
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = cfg.height = side;
 	cfg.seed = o->seed;
-	cfg.solid = false;
+	cfg.solid = o->solid;
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
@@ -150,8 +156,8 @@ static steer_world *make_flock(const opts *o)
 	}
 	if (rank == 0)
 		printf("workload: flock, N=%ld, wrap world %.0f x %.0f, sight_distance %.0f, "
-		       "solid off\n",
-		       o->n, side, side, p.sight_distance);
+		       "solid %s\n",
+		       o->n, side, side, p.sight_distance, o->solid ? "on" : "off");
 	return w;
 }
 
@@ -169,7 +175,7 @@ static steer_world *make_crowd(const opts *o)
 	cfg.width = cfg.height = side;
 	cfg.edges = STEER_EDGE_BOUNCE;
 	cfg.seed = o->seed;
-	cfg.solid = false;
+	cfg.solid = o->solid;
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
@@ -206,8 +212,8 @@ static steer_world *make_crowd(const opts *o)
 	}
 	if (rank == 0) {
 		printf("workload: crowd, N=%ld, bounce world %.0f x %.0f, %d discs of avoiders "
-		       "(radius %g, max_speed %g, solid off) arriving at the next disc:",
-		       o->n, side, side, CLUSTERS, p.radius, p.max_speed);
+		       "(radius %g, max_speed %g, solid %s) arriving at the next disc:",
+		       o->n, side, side, CLUSTERS, p.radius, p.max_speed, o->solid ? "on" : "off");
 		for (int k = 0; k < CLUSTERS; k++)
 			printf(" %ld in r %.0f (%dx)", count[k], r[k], 2 + k % 4);
 		printf("\n");
