@@ -29,6 +29,7 @@ const char *const tui_help_text[] = {
     "  .              pause and advance one tick",
     "  [  ]           rewind one second of ticks / go forward one, up to the live",
     "                 tick (the server keeps recent history in memory)",
+    "                 (a server split over MPI ranks keeps none: it refuses [ ])",
     "  d              debug aids: steering force and avoidance feeler",
     "  D              density cells: auto (zoomed out) / always / never",
     "  S              stats panel: sparklines of the last minutes",

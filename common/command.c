@@ -1864,11 +1864,11 @@ const steer_cmd_entry steer_cmd_table[] = {
      p_step, x_step},
     {"rewind", "TICKS",
      "bring the world back TICKS ticks (kept in memory: see stats' oldest_tick), paused; "
-     "answered when done",
+     "answered when done (a server split over MPI ranks refuses it: it keeps no history)",
      W, 1, 1, p_rewind, x_history},
     {"goto-tick", "T | live",
      "bring the world to tick T of this session, or forward to its live tick, paused; "
-     "answered when done",
+     "answered when done (a server split over MPI ranks refuses it: it keeps no history)",
      W, 1, 1, p_goto_tick, x_history},
     {"world", "[W H] [wrap|bounce|none] [solid on|off] [contain on|off]",
      "resize the world, set its edges and its rules (solid bodies, contained by the bounds); "

@@ -548,11 +548,15 @@ static bool fetch_views(server *s)
 	}
 	if (counted.n == 0)
 		return false;
-	/* The whole world's count, for the snapshots' headers. */
-	steer_view whole = {0};
-	uint64_t total = 0;
-	ranks_count_views(s->ranks, &whole, 1, &total);
-	ranks_count_views(s->ranks, counted.view, counted.n, counted.count);
+	/* One count over the ranks: the whole world (an unset view), for the snapshots'
+	 * headers, then each distinct view. */
+	steer_view whole = {0}, ask[MAX_GROUPS + 1];
+	uint64_t got[MAX_GROUPS + 1];
+	ask[0] = whole;
+	memcpy(ask + 1, counted.view, counted.n * sizeof *ask);
+	ranks_count_views(s->ranks, ask, counted.n + 1, got);
+	uint64_t total = got[0];
+	memcpy(counted.count, got + 1, counted.n * sizeof *got);
 	steer_view views[MAX_GROUPS];
 	uint32_t *picks = malloc(watchers * sizeof *picks);
 	size_t nviews = 0, npicks = 0;

@@ -455,6 +455,11 @@ static void help_text_lays_out_the_table(void)
 	for (size_t k = 0; k < steer_cmd_count; k++)
 		CHECK(strstr(b.data, steer_cmd_table[k].help), "%s missing",
 		      steer_cmd_table[k].name);
+	/* What a server over MPI ranks refuses says so where it is listed. */
+	const char *no_history[] = {"rewind", "goto-tick"};
+	for (size_t k = 0; k < 2; k++)
+		CHECK(strstr(steer_cmd_find(no_history[k])->help, "over MPI ranks refuses it"),
+		      "%s's help does not say ranks refuse it", no_history[k]);
 
 	steer_strbuf_clear(&b);
 	CHECK(steer_cmdhelp_one(&b, "set", NULL, 0, 0) == STEER_OK, "help set");

@@ -51,7 +51,8 @@ static void help_fits_80x24(void)
 	                      "flocking",
 	                      "(off view)",
 	                      "(across the edge)",
-	                      "walls and polygon outlines"};
+	                      "walls and polygon outlines",
+	                      "MPI ranks"};
 	for (size_t k = 0; k < sizeof must / sizeof must[0]; k++)
 		CHECK(has_line(&p, must[k]), "help does not mention '%s'", must[k]);
 	/* a row read back is the line itself */
