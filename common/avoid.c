@@ -183,13 +183,18 @@ static void offer_cells(near_set *s, gathered *gt, const steer_world *w, steer_v
 		return;
 	int ny = g->ny, nx = g->nx;
 	size_t row = (size_t)(y < 0 ? y + ny : y >= ny ? y - ny : y) * (size_t)nx;
+	/* A part beyond either end is the other end's cells, and only those: a ring's
+	 * new end may lie wholly beyond the grid, next to cells a ring before took. */
 	if (x0 < 0) {
+		int hi = x1 < 0 ? x1 : -1;
 		offer_run(s, gt, w, p, self, g->start[row + (size_t)(x0 + nx)],
-		          g->start[row + (size_t)nx]);
+		          g->start[row + (size_t)(hi + nx) + 1]);
 		x0 = 0;
 	}
 	if (x1 >= nx) {
-		offer_run(s, gt, w, p, self, g->start[row], g->start[row + (size_t)(x1 - nx) + 1]);
+		int lo = x0 > nx ? x0 : nx;
+		offer_run(s, gt, w, p, self, g->start[row + (size_t)(lo - nx)],
+		          g->start[row + (size_t)(x1 - nx) + 1]);
 		x1 = nx - 1;
 	}
 	if (x0 <= x1)

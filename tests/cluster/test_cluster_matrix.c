@@ -183,6 +183,38 @@ static void solid_flock_script(script *s)
 	add(s, 40, "remove 17");
 }
 
+/* A solid wrap world with flocks, circles, a wall, a polygon, a seeker and its
+ * wandering, avoiding pursuer, a formation and goto routes (test_ranks's script). */
+static void mixed_script(script *s)
+{
+	begin(s, "1000 600 wrap solid on", 0);
+	flock(s, 0, 300, "500 300 200");
+	flock(s, 0, 120, "80 60 70 group=1");
+	make(s, 0, "obstacle 640 300 40 vx=3");
+	make(s, 0, "wall 100 520 900 560");
+	make(s, 0, "polygon 200 200 260 200 240 260");
+	uint32_t seeker = make(s, 0, "spawn 50 50 avoid_neighbours=8");
+	add(s, 0, "avoid %u on", seeker);
+	add(s, 0, "seek %u 900 500", seeker);
+	uint32_t hunter = make(s, 0, "spawn 900 100");
+	add(s, 0, "wander %u on", hunter);
+	add(s, 0, "avoid %u on", hunter);
+	add(s, 0, "pursue %u %u", hunter, seeker);
+	uint32_t leader = make(s, 0, "spawn 500 500");
+	uint32_t wing0 = make(s, 0, "spawn 480 500"), wing1 = make(s, 0, "spawn 460 500");
+	add(s, 0, "arrive %u 100 300", leader);
+	for (int k = 0; k < 6; k++) {
+		uint32_t walker = make(s, 0, "spawn %d 580", 150 + 120 * k);
+		add(s, 0, "goto %u %d 120", walker, 900 - 100 * k);
+	}
+	add(s, 0, "formation %u wedge 20 %u %u", leader, wing0, wing1);
+	for (int k = 1; k < 300; k++)
+		add(s, 1, "seek %d %d 300", k, 100 + 3 * k);
+	add(s, 41, "remove 7");
+	flock(s, 41, 50, "950 550 40");
+	add(s, 41, "set 3 max_speed=80");
+}
+
 /* A scenario as one process loads it: walls, a doorway, solid bodies. */
 static void scenario_script(script *s)
 {
@@ -652,6 +684,11 @@ static void solid_flock(void)
 	run_session("solid flock", solid_flock_script, 120, 10);
 }
 
+static void solid_mixed(void)
+{
+	run_session("mixed", mixed_script, 120, 10);
+}
+
 static void scenarios(void)
 {
 	run_session("scenarios", scenario_script, 160, 10);
@@ -725,6 +762,7 @@ int main(int argc, char **argv)
 	RUN(crowd_among_walls);
 	RUN(solid_pile);
 	RUN(solid_flock);
+	RUN(solid_mixed);
 	RUN(scenarios);
 	RUN(every_behaviour);
 	RUN(goto_routes);
