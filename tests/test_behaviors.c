@@ -580,6 +580,48 @@ static void free_target_follows_the_geometry(void)
 	steer_world_destroy(s.world);
 }
 
+/* An avoider's velocity after one tick among: B near it, C farther (past a cell of
+ * the grid once fillers make the cells small) coming at it (it avoids the nearest
+ * two, far enough ahead that both matter), and n still, non-avoiding fillers far
+ * away, which make the grid's cells smaller; everything shifted dx along x. */
+static steer_vec2 avoider_step(double dx, int n, double far)
+{
+	steer_world *w = make_world(1000, 600, STEER_EDGE_WRAP, 1);
+	steer_world_set_solid(w, false);
+	steer_params p = steer_params_default();
+	p.avoid_neighbours = 2;
+	p.avoid_horizon = 3.0;
+	uint32_t a = add_vehicle(w, 480 + dx, 10, 20, 0, &p);
+	steer_vehicle_enable(w, a, STEER_AVOID, true);
+	steer_vehicle_target(w, a, STEER_SEEK, v2(fmod(680 + dx, 1000), 10));
+	add_vehicle(w, fmod(494 + dx, 1000), 10, 20, 0, NULL);
+	add_vehicle(w, fmod(480 + far + dx, 1000), 12, -40, 0, NULL);
+	for (int k = 0; k < n; k++)
+		add_vehicle(w, fmod(700 + dx + (k % 20) * 5, 1000), 300 + (k / 20) * 5, 0, 0, NULL);
+	step(w, 1);
+	steer_vec2 v = vel(w, a);
+	steer_world_destroy(w);
+	return v;
+}
+
+/* Across a wrap world's seam the avoider meets each neighbour once, so what it does
+ * depends on the neighbours alone, not on where the seam or the grid's cells fall:
+ * the same bits next to the seam as in the middle, for any cell size. */
+static void avoid_meets_a_neighbour_once_across_the_seam(void)
+{
+	int differ = 0;
+	for (int n = 0; n <= 600; n += 50)
+		for (double far = 60; far <= 180; far += 20) {
+			steer_vec2 mid = avoider_step(0, n, far), seam = avoider_step(506, n, far);
+			if ((mid.x != seam.x || mid.y != seam.y) && differ++ < 3)
+				CHECK(
+				    0,
+				    "with %d fillers, C %g ahead: (%a, %a) in the middle, (%a, %a) "
+				    "next to the seam",
+				    n, far, mid.x, mid.y, seam.x, seam.y);
+		}
+}
+
 int main(void)
 {
 	RUN(seek_reaches_and_overshoots);
@@ -590,6 +632,7 @@ int main(void)
 	RUN(arrive_target_inside_a_circle);
 	RUN(seek_target_inside_a_polygon);
 	RUN(waypoint_inside_a_circle);
+	RUN(avoid_meets_a_neighbour_once_across_the_seam);
 	RUN(get_reports_free_targets);
 	RUN(free_target_follows_the_geometry);
 	RUN(pursue_beats_seek);
