@@ -1372,6 +1372,8 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 		uint32_t a = b->pairs.at[k].a;
 		while (at < g->count && g->items[at] != a)
 			at++;
+		if (at == g->count)
+			return STEER_ERR_INVALID; /* not in the grid's order: a bug */
 		while (g->start[c + 1] <= at)
 			c++;
 		if (!own(sh, w, a))
