@@ -454,7 +454,7 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok, con
 		if (f)
 			crowd = f->crowd;
 		if (span <= fg->cw && span <= fg->ch &&
-		    crowd <= CROWDING_LIMIT * (double)fg->count) {
+		    crowd <= CROWDING_LIMIT * (double)(f ? f->count : fg->count)) {
 			j->g = j->pg = fg;
 			j->cells = NULL;
 			j->extra = moved;

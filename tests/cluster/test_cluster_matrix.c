@@ -183,6 +183,16 @@ static void solid_flock_script(script *s)
 	add(s, 40, "remove 17");
 }
 
+/* A solid flock spread thinner, where one process finds the contacts over the
+ * flock's own grid: whether it may is the whole world's crowding against the whole
+ * world's count. */
+static void thin_solid_flock_script(script *s)
+{
+	begin(s, "1600 1200 wrap solid on", 4);
+	flock(s, 0, 600, "800 600 560");
+	add(s, 30, "remove 9");
+}
+
 /* A solid wrap world with flocks, circles, a wall, a polygon, a seeker and its
  * wandering, avoiding pursuer, a formation and goto routes (test_ranks's script). */
 static void mixed_script(script *s)
@@ -684,6 +694,11 @@ static void solid_flock(void)
 	run_session("solid flock", solid_flock_script, 120, 10);
 }
 
+static void thin_solid_flock(void)
+{
+	run_session("thin solid flock", thin_solid_flock_script, 80, 10);
+}
+
 static void solid_mixed(void)
 {
 	run_session("mixed", mixed_script, 120, 10);
@@ -762,6 +777,7 @@ int main(int argc, char **argv)
 	RUN(crowd_among_walls);
 	RUN(solid_pile);
 	RUN(solid_flock);
+	RUN(thin_solid_flock);
 	RUN(solid_mixed);
 	RUN(scenarios);
 	RUN(every_behaviour);
