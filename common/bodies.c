@@ -1080,12 +1080,12 @@ static steer_status new_marks(steer_world *w, steer_bodies *b)
 	return STEER_OK;
 }
 
-/* One round: the contacts found, the vehicles in them noted, then passes until they
- * settle. *again: some vehicle went far enough to meet one not found. */
-static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *again)
+/* A round's contacts, over the grid contact_grid picks (f: the whole world's
+ * answers, over parts), in its order, and the vehicles in them noted. */
+static steer_status find_contacts(steer_world *w, scan_job *j, bool first, const grid_facts *f)
 {
 	steer_bodies *b = j->b;
-	steer_status st = contact_grid(w, j, first, NULL);
+	steer_status st = contact_grid(w, j, first, f);
 	if (st == STEER_OK && j->near2 > 0.0)
 		st = find_pairs(j);
 	else
@@ -1103,6 +1103,15 @@ static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *agai
 		st = involve(w, b, b->circles.at[k].a);
 	for (size_t k = 0; st == STEER_OK && k < b->segs.count; k++)
 		st = involve(w, b, b->segs.at[k].a);
+	return st;
+}
+
+/* One round: the contacts found, the vehicles in them noted, then passes until they
+ * settle. *again: some vehicle went far enough to meet one not found. */
+static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *again)
+{
+	steer_bodies *b = j->b;
+	steer_status st = find_contacts(w, j, first, NULL);
 	if (st == STEER_OK)
 		st = table_of_inv(w, b);
 	if (st != STEER_OK)
@@ -1684,24 +1693,7 @@ static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies
 	}
 	st = grow_marks(w, b);
 	if (st == STEER_OK)
-		st = contact_grid(w, j, first, &f);
-	if (st == STEER_OK && j->near2 > 0.0)
-		st = find_pairs(j);
-	else
-		b->pairs.count = 0;
-	if (st == STEER_OK)
-		st = find_circles(j);
-	if (st == STEER_OK)
-		st = find_segs(j);
-	for (size_t k = 0; st == STEER_OK && k < b->pairs.count; k++) {
-		st = involve(w, b, b->pairs.at[k].a);
-		if (st == STEER_OK)
-			st = involve(w, b, b->pairs.at[k].b);
-	}
-	for (size_t k = 0; st == STEER_OK && k < b->circles.count; k++)
-		st = involve(w, b, b->circles.at[k].a);
-	for (size_t k = 0; st == STEER_OK && k < b->segs.count; k++)
-		st = involve(w, b, b->segs.at[k].a);
+		st = find_contacts(w, j, first, &f);
 	msg_out m = {0};
 	if (st == STEER_OK)
 		st = encode_round(j, sh, &m);
