@@ -28,6 +28,15 @@ static int rank, ranks, threads = 1;
 static long die_at = -1;
 /* --seed S: the random session's draws (another script for each). */
 static uint64_t random_seed = 1;
+/* --quick: the solid sessions run fewer ticks (the sanitizer build runs several
+ * times slower), each still past the tick where its bug or control showed. */
+static bool quick;
+
+/* A session's ticks: all, or under --quick this many. */
+static unsigned ticks_of(unsigned all, unsigned few)
+{
+	return quick ? few : all;
+}
 
 /* A session's commands, each at a tick. */
 typedef struct cue {
@@ -686,27 +695,27 @@ static void crowd_among_walls(void)
 
 static void solid_pile(void)
 {
-	run_session("pile", pile_script, 180, 20);
+	run_session("pile", pile_script, ticks_of(180, 70), 10);
 }
 
 static void solid_flock(void)
 {
-	run_session("solid flock", solid_flock_script, 120, 10);
+	run_session("solid flock", solid_flock_script, ticks_of(120, 30), 5);
 }
 
 static void thin_solid_flock(void)
 {
-	run_session("thin solid flock", thin_solid_flock_script, 80, 10);
+	run_session("thin solid flock", thin_solid_flock_script, ticks_of(80, 20), 5);
 }
 
 static void solid_mixed(void)
 {
-	run_session("mixed", mixed_script, 120, 10);
+	run_session("mixed", mixed_script, ticks_of(120, 70), 5);
 }
 
 static void scenarios(void)
 {
-	run_session("scenarios", scenario_script, 160, 10);
+	run_session("scenarios", scenario_script, ticks_of(160, 70), 5);
 }
 
 static void every_behaviour(void)
@@ -764,6 +773,9 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	for (int k = 1; k < argc; k++)
+		if (!strcmp(argv[k], "--quick"))
+			quick = true;
 	for (int k = 1; k + 1 < argc; k++)
 		if (!strcmp(argv[k], "--threads"))
 			threads = atoi(argv[k + 1]);
