@@ -800,9 +800,10 @@ static steer_status replan_agree(void *ud, const uint32_t *ids, const uint64_t *
 /* --- solid bodies over ranks ------------------------------------------------------------ */
 
 /* The collectives the world's bodies pass asks for (steer_bodies_share): every rank
- * finds its own vehicles' contacts, and rank 0 resolves them all in one process's
- * order. Each takes the rank's status so far and agrees on it first, so that no rank
- * enters a collective another skips. */
+ * finds its own vehicles' contacts and resolves the islands wholly its own, and rank
+ * 0 those that cross between ranks, in one process's order. Each takes the rank's
+ * status so far and agrees on it first, so that no rank enters a collective another
+ * skips. */
 
 static bool bodies_own(void *ud, double x, double y)
 {

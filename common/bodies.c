@@ -76,6 +76,15 @@ void steer_bodies_free(steer_bodies *b)
 	free(b->cspan);
 	free(b->sent);
 	free(b->row_at);
+	free(b->lrow_at);
+	free(b->island);
+	free(b->lrow);
+	free(b->local);
+	free(b->lcspan);
+	free(b->border);
+	buf_free(&b->lpairs);
+	buf_free(&b->lcircles);
+	buf_free(&b->lsegs);
 	free(b->owned);
 	free(b->tslot);
 	free(b->tx);
@@ -905,20 +914,32 @@ static bool resolve_pass(const steer_world *w, steer_bodies *b, bool wrap)
 }
 
 /* Passes until the contacts settle, MAX_PASSES of them, or until the next would
- * take the tick's work past its budget (the tick's first pass always runs). */
-static void settle(const steer_world *w, steer_bodies *b, bool wrap)
+ * take the tick's work past its budget (the tick's first pass always runs).
+ *
+ * Over parts (sh, collective), each part passes over its own table at once: the
+ * islands in different tables share no vehicle, so the order between them changes
+ * nothing. The budget counts the whole world's contacts, and the passes go on while
+ * any part's are unsettled: every part takes the same passes one world would. */
+static steer_status settle(const steer_world *w, steer_bodies *b, bool wrap,
+                           const steer_bodies_share *sh, steer_status st)
 {
-	uint64_t contacts = b->pairs.count + b->circles.count + b->segs.count;
-	for (int pass = 0; pass < MAX_PASSES; pass++) {
-		if (b->passes > 0 && b->work + contacts > b->budget) {
+	uint64_t contacts[1] = {b->pairs.count + b->circles.count + b->segs.count};
+	if (sh)
+		st = sh->reduce(sh->ud, st, contacts, 1, NULL, 0);
+	for (int pass = 0; st == STEER_OK && pass < MAX_PASSES; pass++) {
+		if (b->passes > 0 && b->work + contacts[0] > b->budget) {
 			b->over_budget = true;
-			return;
+			break;
 		}
-		b->work += contacts;
+		b->work += contacts[0];
 		b->passes++;
-		if (!resolve_pass(w, b, wrap))
-			return;
+		uint64_t unsettled[1] = {resolve_pass(w, b, wrap)};
+		if (sh)
+			st = sh->reduce(sh->ud, st, unsettled, 1, NULL, 0);
+		if (!unsettled[0])
+			break;
 	}
+	return st;
 }
 
 /* Whether some vehicle has moved further than limit since the round's detection. */
@@ -1116,7 +1137,7 @@ static steer_status round_of(steer_world *w, scan_job *j, bool first, bool *agai
 		st = table_of_inv(w, b);
 	if (st != STEER_OK)
 		return st;
-	settle(w, b, j->wrap);
+	(void)settle(w, b, j->wrap, NULL, STEER_OK); /* alone, nothing fails */
 	*again = moved_beyond(w, b, j->wrap, 0.5 * j->margin);
 	write_back(w, b);
 	return STEER_OK;
@@ -1337,10 +1358,124 @@ static steer_status shared_crowd(steer_world *w, const steer_bodies_share *sh, d
 	return STEER_OK;
 }
 
-/* This part's share of the round, for part 0: its own vehicles in contact (id,
- * position, radius, mass), then the contacts they lead in the grid's order: pairs
- * (the first one's cell, both ids), circle contacts (circle, place in its search,
- * id) and segment contacts (id, mark). The slots sent go to b->sent. */
+/* The lowest member of inv entry k's island, halving the path there. */
+static uint32_t island_of(uint32_t *up, uint32_t k)
+{
+	while (up[k] != k) {
+		up[k] = up[up[k]];
+		k = up[k];
+	}
+	return k;
+}
+
+/* Which of this part's own vehicles in contact it resolves itself: those in an
+ * island (vehicles joined by the round's pairs) that holds no copy. Every vehicle
+ * within contact reach of an own one is here (the copies reach that far), so such
+ * an island is whole, and no other part's contact names its vehicles. The rest go to
+ * part 0. Fills lrow, local and the local contacts (see steer_bodies). */
+static steer_status split_islands(const steer_world *w, steer_bodies *b,
+                                  const steer_bodies_share *sh)
+{
+	size_t n = b->inv_count;
+	if (steer_reserve((void **)&b->island, &b->island_cap, n + 1, sizeof *b->island) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&b->lrow, &b->lrow_cap, n + 1, sizeof *b->lrow) != STEER_OK ||
+	    steer_reserve((void **)&b->local, &b->local_cap, n + 1, sizeof *b->local) != STEER_OK ||
+	    steer_reserve((void **)&b->border, &b->border_cap, n + 1, 1) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	uint32_t *up = b->island;
+	for (size_t k = 0; k < n; k++) {
+		up[k] = (uint32_t)k;
+		b->border[k] = 0;
+	}
+	for (size_t k = 0; k < b->pairs.count; k++) {
+		uint32_t ra = island_of(up, b->mark_at[b->pairs.at[k].a]);
+		uint32_t rb = island_of(up, b->mark_at[b->pairs.at[k].b]);
+		if (ra != rb)
+			up[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!own(sh, w, b->inv[k]))
+			b->border[island_of(up, (uint32_t)k)] = 1;
+	b->local_count = 0;
+	for (size_t k = 0; k < n; k++) {
+		bool here = own(sh, w, b->inv[k]) && !b->border[island_of(up, (uint32_t)k)];
+		b->lrow[k] = here ? (uint32_t)b->local_count : UINT32_MAX;
+		if (here)
+			b->local[b->local_count++] = b->inv[k];
+	}
+	steer_body_buf *lists[] = {&b->lpairs, &b->lcircles, &b->lsegs};
+	for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+		lists[k]->count = 0;
+		lists[k]->st = STEER_OK;
+	}
+	/* A pair led by a local vehicle joins two of the same island. */
+	for (size_t k = 0; k < b->pairs.count; k++) {
+		uint32_t ra = b->lrow[b->mark_at[b->pairs.at[k].a]];
+		if (ra != UINT32_MAX)
+			buf_push(&b->lpairs, ra, b->lrow[b->mark_at[b->pairs.at[k].b]]);
+	}
+	if (steer_reserve((void **)&b->lcspan, &b->lcspan_cap, b->circles.count + 1,
+	                  sizeof *b->lcspan) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < b->circles.count; k++) {
+		uint32_t r = b->lrow[b->mark_at[b->circles.at[k].a]];
+		if (r == UINT32_MAX)
+			continue;
+		b->lcspan[b->lcircles.count] = b->cspan[k];
+		buf_push(&b->lcircles, r, b->circles.at[k].b);
+	}
+	for (size_t k = 0; k < b->segs.count; k++) {
+		uint32_t r = b->lrow[b->mark_at[b->segs.at[k].a]];
+		if (r != UINT32_MAX)
+			buf_push(&b->lsegs, r, b->segs.at[k].b);
+	}
+	for (size_t k = 0; k < sizeof lists / sizeof *lists; k++)
+		if (lists[k]->st != STEER_OK)
+			return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
+/* Whether vehicle slot i goes to part 0 this round: an own one outside the local
+ * islands. */
+static inline bool to_part0(const steer_world *w, const steer_bodies *b,
+                            const steer_bodies_share *sh, uint32_t i)
+{
+	return own(sh, w, i) && b->lrow[b->mark_at[i]] == UINT32_MAX;
+}
+
+/* The local islands' rows and contacts after what the table holds (part 0's merged
+ * rows, or nothing): the whole table this part passes over. */
+static steer_status append_local(const steer_world *w, steer_bodies *b)
+{
+	size_t base = b->t_count;
+	if (base + b->local_count >= UINT32_MAX ||
+	    table_reserve(b, base + b->local_count) != STEER_OK ||
+	    steer_reserve((void **)&b->cspan, &b->cspan_cap,
+	                  b->circles.count + b->lcircles.count + 1, sizeof *b->cspan) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < b->local_count; k++)
+		table_row(w, b, base + k, b->local[k]);
+	b->t_count = base + b->local_count;
+	uint32_t o = (uint32_t)base;
+	for (size_t k = 0; k < b->lpairs.count; k++)
+		buf_push(&b->pairs, b->lpairs.at[k].a + o, b->lpairs.at[k].b + o);
+	for (size_t k = 0; k < b->lcircles.count; k++) {
+		b->cspan[b->circles.count] = b->lcspan[k];
+		buf_push(&b->circles, b->lcircles.at[k].a + o, b->lcircles.at[k].b);
+	}
+	for (size_t k = 0; k < b->lsegs.count; k++)
+		buf_push(&b->segs, b->lsegs.at[k].a + o, b->lsegs.at[k].b);
+	if (b->pairs.st != STEER_OK || b->circles.st != STEER_OK || b->segs.st != STEER_OK)
+		return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
+/* This part's share of the round, for part 0: its own vehicles in contact outside
+ * the local islands (id, position, radius, mass), then the contacts they lead in the
+ * grid's order: pairs (the first one's cell, both ids), circle contacts (circle,
+ * place in its search, id) and segment contacts (id, mark). The slots sent go to
+ * b->sent. */
 static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh, msg_out *m)
 {
 	steer_world *w = j->w;
@@ -1351,15 +1486,15 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 		return STEER_ERR_NOMEM;
 	b->sent_count = 0;
 	for (size_t k = 0; k < b->inv_count; k++)
-		if (own(sh, w, b->inv[k]))
+		if (to_part0(w, b, sh, b->inv[k]))
 			b->sent[b->sent_count++] = b->inv[k];
 	uint32_t pairs = 0, circles = 0, segs = 0;
 	for (size_t k = 0; k < b->pairs.count; k++)
-		pairs += own(sh, w, b->pairs.at[k].a);
+		pairs += to_part0(w, b, sh, b->pairs.at[k].a);
 	for (size_t k = 0; k < b->circles.count; k++)
-		circles += own(sh, w, b->circles.at[k].a);
+		circles += to_part0(w, b, sh, b->circles.at[k].a);
 	for (size_t k = 0; k < b->segs.count; k++)
-		segs += own(sh, w, b->segs.at[k].a);
+		segs += to_part0(w, b, sh, b->segs.at[k].a);
 	put_u32(m, (uint32_t)b->sent_count);
 	put_u32(m, pairs);
 	put_u32(m, circles);
@@ -1385,7 +1520,7 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 			return STEER_ERR_INVALID; /* not in the grid's order: a bug */
 		while (g->start[c + 1] <= at)
 			c++;
-		if (!own(sh, w, a))
+		if (!to_part0(w, b, sh, a))
 			continue;
 		put_u32(m, (uint32_t)c);
 		put_u32(m, v->id[a]);
@@ -1393,7 +1528,7 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 	}
 	for (size_t k = 0; k < b->circles.count; k++) {
 		uint32_t i = b->circles.at[k].a;
-		if (!own(sh, w, i))
+		if (!to_part0(w, b, sh, i))
 			continue;
 		put_u32(m, b->circles.at[k].b);
 		put_u32(m, b->cspan[k]);
@@ -1401,7 +1536,7 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 	}
 	for (size_t k = 0; k < b->segs.count; k++) {
 		uint32_t i = b->segs.at[k].a;
-		if (!own(sh, w, i))
+		if (!to_part0(w, b, sh, i))
 			continue;
 		put_u32(m, v->id[i]);
 		put_u32(m, b->segs.at[k].b);
@@ -1488,6 +1623,7 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 	circle_key *ck = malloc((ncircles ? ncircles : 1) * sizeof *ck);
 	steer_status st = index && pk && ck ? STEER_OK : STEER_ERR_NOMEM;
 	b->pairs.count = b->circles.count = b->segs.count = 0;
+	b->pairs.st = b->circles.st = b->segs.st = STEER_OK;
 	size_t r = 0;
 	/* The rows first (every contact may name any part's), then the contacts. */
 	for (int p = 0; p < parts && st == STEER_OK; p++) {
@@ -1549,8 +1685,13 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 		qsort(ck, nc, sizeof *ck, by_circle_key);
 	for (size_t k = 0; st == STEER_OK && k < np; k++)
 		buf_push(&b->pairs, pk[k].a, pk[k].b);
-	for (size_t k = 0; st == STEER_OK && k < nc; k++)
+	if (st == STEER_OK &&
+	    steer_reserve((void **)&b->cspan, &b->cspan_cap, nc + 1, sizeof *b->cspan) != STEER_OK)
+		st = STEER_ERR_NOMEM;
+	for (size_t k = 0; st == STEER_OK && k < nc; k++) {
+		b->cspan[k] = ck[k].span;
 		buf_push(&b->circles, ck[k].row, ck[k].obstacle);
+	}
 	if (st == STEER_OK &&
 	    (b->pairs.st != STEER_OK || b->circles.st != STEER_OK || b->segs.st != STEER_OK))
 		st = STEER_ERR_NOMEM;
@@ -1563,7 +1704,8 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 }
 
 /* Part 0's answer to each part: the flags, then the positions of the rows it sent,
- * in its order; after a give-way, every circle's state before them. */
+ * in its order. After the circles gave way (circles): every circle's state before
+ * them, and the positions of the part's local rows after them. */
 static steer_status encode_answers(const steer_world *w, const steer_bodies *b, int parts,
                                    uint8_t flags, bool circles, msg_out *m, size_t *to)
 {
@@ -1580,22 +1722,27 @@ static steer_status encode_answers(const steer_world *w, const steer_bodies *b, 
 			put_f64(m, b->tx[r]);
 			put_f64(m, b->ty[r]);
 		}
+		for (size_t r = circles ? b->lrow_at[p] : 0; circles && r < b->lrow_at[p + 1];
+		     r++) {
+			put_f64(m, b->tx[r]);
+			put_f64(m, b->ty[r]);
+		}
 	}
 	to[parts] = m->len;
 	return m->st;
 }
 
-#define ANSWER_AGAIN 1u
-#define ANSWER_OVER  2u
-#define ANSWER_MOVED 4u
+#define ANSWER_MOVED 1u
 
 /* Applies part 0's answer (see encode_answers): the positions of the rows this part
- * sent; the circles' states when the answer says they moved. The flags come back. */
+ * sent; the circles' states and the local rows' positions after a give-way, when
+ * the answer says the circles moved. */
 static steer_status apply_answer(steer_world *w, const uint8_t *buf, size_t len, bool circles,
                                  uint8_t *flags)
 {
 	steer_bodies *b = &w->bodies;
 	msg_in m = {buf, buf + len, false};
+	*flags = 0;
 	get(&m, flags, 1);
 	bool moved = circles && (*flags & ANSWER_MOVED);
 	for (size_t k = 0; circles && k < w->obs_count; k++) {
@@ -1612,50 +1759,41 @@ static steer_status apply_answer(steer_world *w, const uint8_t *buf, size_t len,
 		w->v.px[b->sent[k]] = x;
 		w->v.py[b->sent[k]] = y;
 	}
+	for (size_t k = 0; circles && k < b->local_count; k++) {
+		double x = get_f64(&m), y = get_f64(&m);
+		w->v.px[b->local[k]] = x;
+		w->v.py[b->local[k]] = y;
+	}
 	return m.short_read || m.at != m.end ? STEER_ERR_INVALID : STEER_OK;
 }
 
-/* Collective: part 0 resolves what the parts sent (all, at), or only answers the
- * give-way; every part applies its answer. */
-static steer_status resolve_on_part0(steer_world *w, const scan_job *j,
-                                     const steer_bodies_share *sh, steer_status st,
-                                     const uint8_t *all, const size_t *at, bool give_way,
-                                     uint8_t *flags)
+/* Collective: part 0's answers (see encode_answers, with flags) scattered, and each
+ * part's applied; *got: the flags. */
+static steer_status answer_parts(steer_world *w, const steer_bodies_share *sh, steer_status st,
+                                 uint8_t flags, bool circles, uint8_t *got)
 {
-	steer_bodies *b = j->b;
 	msg_out out = {0};
 	size_t *to = NULL;
 	if (sh->part == 0 && st == STEER_OK) {
-		uint8_t f = 0;
 		to = malloc(((size_t)sh->parts + 1) * sizeof *to);
-		st = to ? STEER_OK : STEER_ERR_NOMEM;
-		if (st == STEER_OK && !give_way) {
-			st = build_table(w, b, all, at, sh->parts);
-			if (st == STEER_OK) {
-				settle(w, b, j->wrap);
-				f |= moved_beyond(w, b, j->wrap, 0.5 * j->margin) ? ANSWER_AGAIN
-				                                                  : 0u;
-				f |= b->over_budget ? ANSWER_OVER : 0u;
-			}
-		} else if (st == STEER_OK && b->t_count && circles_give_way(w, b, j->wrap)) {
-			settle(w, b, j->wrap);
-			f |= ANSWER_MOVED;
-		}
-		if (st == STEER_OK)
-			st = encode_answers(w, b, sh->parts, f, give_way, &out, to);
+		st = to ? encode_answers(w, &w->bodies, sh->parts, flags, circles, &out, to)
+		        : STEER_ERR_NOMEM;
 	}
 	uint8_t *mine = NULL;
 	size_t len = 0;
 	st = sh->scatter(sh->ud, st, out.buf, to, &mine, &len);
 	free(out.buf);
 	free(to);
+	*got = 0;
 	if (st == STEER_OK)
-		st = apply_answer(w, mine, len, give_way, flags);
+		st = apply_answer(w, mine, len, circles, got);
 	free(mine);
 	return st;
 }
 
-/* Collective: one round over parts (see round_of). */
+/* Collective: one round over parts (see round_of). Each part finds its own vehicles'
+ * contacts and resolves the islands wholly its own; part 0 resolves the islands
+ * that cross between parts, merged into one world's order. */
 static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies_share *sh,
                                  bool first, uint64_t count, bool *again)
 {
@@ -1694,6 +1832,8 @@ static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies
 	st = grow_marks(w, b);
 	if (st == STEER_OK)
 		st = find_contacts(w, j, first, &f);
+	if (st == STEER_OK)
+		st = split_islands(w, b, sh);
 	msg_out m = {0};
 	if (st == STEER_OK)
 		st = encode_round(j, sh, &m);
@@ -1703,12 +1843,191 @@ static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies
 		st = STEER_ERR_NOMEM;
 	st = sh->gather(sh->ud, st, m.buf, m.len, &all, at);
 	free(m.buf);
-	uint8_t flags = 0;
-	st = resolve_on_part0(w, j, sh, st, all, at, false, &flags);
+	if (st == STEER_OK && sh->part == 0) {
+		st = build_table(w, b, all, at, sh->parts);
+	} else if (st == STEER_OK) {
+		b->t_count = 0;
+		b->pairs.count = b->circles.count = b->segs.count = 0;
+	}
 	free(all);
 	free(at);
-	*again = flags & ANSWER_AGAIN;
-	b->over_budget = flags & ANSWER_OVER;
+	if (st == STEER_OK)
+		st = append_local(w, b);
+	st = settle(w, b, j->wrap, sh, st);
+	uint64_t moved[1] = {st == STEER_OK && moved_beyond(w, b, j->wrap, 0.5 * j->margin)};
+	st = sh->reduce(sh->ud, st, moved, 1, NULL, 0);
+	if (st == STEER_OK)
+		write_back(w, b); /* the local rows */
+	*again = moved[0] > 0;
+	uint8_t flags;
+	return answer_parts(w, sh, st, 0, false, &flags);
+}
+
+/* Whether some circle still overlaps a vehicle of the table past the settling
+ * threshold: only then does any circle give way. */
+static bool pressing(const steer_world *w, const steer_bodies *b, bool wrap)
+{
+	for (size_t k = 0; k < b->circles.count; k++) {
+		uint32_t i = b->circles.at[k].a;
+		const steer_obstacle *o = &w->obs[b->circles.at[k].b];
+		double dx = axis_delta(b->tx[i] - o->x, w->cfg.width, wrap);
+		double dy = axis_delta(b->ty[i] - o->y, w->cfg.height, wrap);
+		double rs = o->r + b->tr[i], d2 = dx * dx + dy * dy;
+		if (d2 < rs * rs &&
+		    rs - sqrt(d2) > SETTLED_SHARE * TOLERANCE * fmin(b->tr[i], o->r))
+			return true;
+	}
+	return false;
+}
+
+/* A part's table of local islands, for part 0 when circles give way: its rows (id,
+ * position, radius, mass), then its contacts in row terms: pairs, circle contacts
+ * (with their place in the circle's search) and segment contacts. */
+static steer_status encode_table(const steer_bodies *b, msg_out *m)
+{
+	put_u32(m, (uint32_t)b->t_count);
+	put_u32(m, (uint32_t)b->pairs.count);
+	put_u32(m, (uint32_t)b->circles.count);
+	put_u32(m, (uint32_t)b->segs.count);
+	for (size_t r = 0; r < b->t_count; r++) {
+		put_u32(m, b->tid[r]);
+		put_f64(m, b->tx[r]);
+		put_f64(m, b->ty[r]);
+		put_f64(m, b->tr[r]);
+		put_f64(m, b->tm[r]);
+	}
+	for (size_t k = 0; k < b->pairs.count; k++) {
+		put_u32(m, b->pairs.at[k].a);
+		put_u32(m, b->pairs.at[k].b);
+	}
+	for (size_t k = 0; k < b->circles.count; k++) {
+		put_u32(m, b->circles.at[k].a);
+		put_u32(m, b->circles.at[k].b);
+		put_u32(m, b->cspan[k]);
+	}
+	for (size_t k = 0; k < b->segs.count; k++) {
+		put_u32(m, b->segs.at[k].a);
+		put_u32(m, b->segs.at[k].b);
+	}
+	return m->st;
+}
+
+/* Part 0: every other part's table (see encode_table) after its own, each part's
+ * local rows noted in lrow_at. INVALID when a contact names a row its part did not
+ * send. */
+static steer_status append_tables(const steer_world *w, steer_bodies *b, const uint8_t *all,
+                                  const size_t *at, int parts)
+{
+	if (steer_reserve((void **)&b->lrow_at, &b->lrow_at_cap, (size_t)parts + 1,
+	                  sizeof *b->lrow_at) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	b->lrow_at[0] = b->row_at[parts];
+	b->lrow_at[1] = b->t_count;
+	for (int p = 1; p < parts; p++) {
+		msg_in m = {all + at[p], all + at[p + 1], false};
+		uint32_t n = get_u32(&m), pairs = get_u32(&m), circles = get_u32(&m),
+		         segs = get_u32(&m);
+		size_t base = b->t_count;
+		if (m.short_read)
+			return STEER_ERR_INVALID;
+		if (base + n >= UINT32_MAX || table_reserve(b, base + n) != STEER_OK ||
+		    steer_reserve((void **)&b->cspan, &b->cspan_cap, b->circles.count + circles + 1,
+		                  sizeof *b->cspan) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		for (size_t r = base; r < base + n; r++) {
+			b->tid[r] = get_u32(&m);
+			b->tx[r] = b->trx[r] = get_f64(&m);
+			b->ty[r] = b->try_[r] = get_f64(&m);
+			b->tr[r] = get_f64(&m);
+			b->tm[r] = get_f64(&m);
+			b->tslot[r] = STEER_BODY_ELSEWHERE;
+		}
+		uint32_t o = (uint32_t)base;
+		bool bad = false;
+		for (uint32_t k = 0; k < pairs; k++) {
+			uint32_t ra = get_u32(&m), rb = get_u32(&m);
+			bad |= ra >= n || rb >= n;
+			buf_push(&b->pairs, ra + o, rb + o);
+		}
+		for (uint32_t k = 0; k < circles; k++) {
+			uint32_t r = get_u32(&m), c = get_u32(&m);
+			bad |= r >= n || c >= w->obs_count;
+			b->cspan[b->circles.count] = get_u32(&m);
+			buf_push(&b->circles, r + o, c);
+		}
+		for (uint32_t k = 0; k < segs; k++) {
+			uint32_t r = get_u32(&m), mark = get_u32(&m);
+			bad |= r >= n;
+			buf_push(&b->segs, r + o, mark);
+		}
+		if (bad || m.short_read || m.at != m.end)
+			return STEER_ERR_INVALID;
+		b->t_count = base + n;
+		b->lrow_at[p + 1] = b->t_count;
+	}
+	if (b->pairs.st != STEER_OK || b->circles.st != STEER_OK || b->segs.st != STEER_OK)
+		return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
+/* The table's circle contacts in one world's order (see by_circle_key). Each
+ * vehicle's own contacts keep their order, so the passes see no change. */
+static steer_status sort_circles(steer_bodies *b)
+{
+	size_t n = b->circles.count;
+	circle_key *ck = malloc((n ? n : 1) * sizeof *ck);
+	if (!ck)
+		return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t r = b->circles.at[k].a;
+		ck[k] = (circle_key){b->circles.at[k].b, b->cspan[k], b->tid[r], r};
+	}
+	if (n)
+		qsort(ck, n, sizeof *ck, by_circle_key);
+	for (size_t k = 0; k < n; k++) {
+		b->circles.at[k] = (steer_body_pair){ck[k].row, ck[k].obstacle};
+		b->cspan[k] = ck[k].span;
+	}
+	free(ck);
+	return STEER_OK;
+}
+
+/* Collective: the circles give way (see circles_give_way) after the rounds. When no
+ * circle presses on any part, none moves and nothing is sent; else every part's
+ * local islands join part 0's table, which gives way and settles as one world's
+ * does. *moved: some circle moved. */
+static steer_status shared_give_way(steer_world *w, const scan_job *j, const steer_bodies_share *sh,
+                                    bool *moved)
+{
+	steer_bodies *b = j->b;
+	*moved = false;
+	uint64_t press[1] = {pressing(w, b, j->wrap)};
+	steer_status st = sh->reduce(sh->ud, STEER_OK, press, 1, NULL, 0);
+	if (st != STEER_OK || press[0] == 0)
+		return st;
+	msg_out m = {0};
+	if (sh->part != 0)
+		st = encode_table(b, &m);
+	uint8_t *all = NULL;
+	size_t *at = sh->part == 0 ? malloc(((size_t)sh->parts + 1) * sizeof *at) : NULL;
+	if (sh->part == 0 && !at && st == STEER_OK)
+		st = STEER_ERR_NOMEM;
+	st = sh->gather(sh->ud, st, m.buf, m.len, &all, at);
+	free(m.buf);
+	uint8_t flags = 0;
+	if (st == STEER_OK && sh->part == 0) {
+		st = append_tables(w, b, all, at, sh->parts);
+		if (st == STEER_OK)
+			st = sort_circles(b);
+		if (st == STEER_OK && circles_give_way(w, b, j->wrap)) {
+			(void)settle(w, b, j->wrap, NULL, STEER_OK);
+			flags |= ANSWER_MOVED;
+		}
+	}
+	free(all);
+	free(at);
+	st = answer_parts(w, sh, st, flags, true, &flags);
+	*moved = st == STEER_OK && (flags & ANSWER_MOVED);
 	return st;
 }
 
@@ -1744,7 +2063,7 @@ static steer_status resolve_shared(steer_world *w, const steer_bodies_share *sh)
 		b->budget = WORK_FLOOR;
 	b->over_budget = false;
 	b->t_count = 0;
-	b->sent_count = 0;
+	b->sent_count = b->local_count = 0;
 	for (int r = 0; r < MAX_ROUNDS && again && !b->over_budget; r++) {
 		b->rounds++;
 		double reach = 2.0 * maxr + j.margin;
@@ -1753,11 +2072,11 @@ static steer_status resolve_shared(steer_world *w, const steer_bodies_share *sh)
 		if (st != STEER_OK)
 			return st;
 	}
-	uint8_t flags = 0;
-	st = resolve_on_part0(w, &j, sh, STEER_OK, NULL, NULL, true, &flags);
+	bool moved = false;
+	st = shared_give_way(w, &j, sh, &moved);
 	if (st != STEER_OK)
 		return st;
-	if (flags & ANSWER_MOVED) {
+	if (moved) {
 		steer_geom_circles_moved(w);
 		(void)steer_geom_update(w);
 	}
@@ -1821,7 +2140,7 @@ steer_status steer_bodies_resolve(steer_world *w)
 	}
 	if (circles_give_way(w, b, j.wrap)) {
 		/* The vehicles they pressed settle among themselves, the circles clear. */
-		settle(w, b, j.wrap);
+		(void)settle(w, b, j.wrap, NULL, STEER_OK);
 		write_back(w, b);
 		steer_geom_circles_moved(w);
 		(void)steer_geom_update(w); /* NOMEM: queries take the slow path until the next */

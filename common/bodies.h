@@ -71,9 +71,21 @@ typedef struct steer_bodies {
 	 * past owned_count hold copies). */
 	uint8_t *owned;
 	size_t owned_count, owned_cap;
-	/* Part 0: where each part's rows begin in the table (parts + 1 entries). */
-	size_t *row_at;
-	size_t row_at_cap;
+	/* Part 0: where each part's rows begin in the table (parts + 1 entries); and,
+	 * when every part's local rows came for the circles to give way, where each
+	 * part's local rows begin. */
+	size_t *row_at, *lrow_at;
+	size_t row_at_cap, lrow_at_cap;
+	/* Over parts: the islands of a round's contacts (vehicles joined by pairs), by
+	 * inv index: each one's lowest member, and whether it holds a copy. An island of
+	 * own vehicles alone is resolved where it lies: lrow gives each of its members'
+	 * row in the local table (UINT32_MAX: the vehicle goes to part 0 or is a copy),
+	 * local their slots in that order, and lpairs.. its contacts in row terms (with
+	 * lcspan, the circle contacts' cspan). */
+	uint32_t *island, *lrow, *local, *lcspan;
+	uint8_t *border;
+	size_t island_cap, lrow_cap, local_count, local_cap, lcspan_cap, border_cap;
+	steer_body_buf lpairs, lcircles, lsegs;
 	/* Per slot: the tick's mark when the vehicle is in inv (at its mark_at). */
 	uint32_t *mark, *mark_at;
 	size_t mark_cap;

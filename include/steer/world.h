@@ -256,14 +256,15 @@ typedef struct steer_replan_share {
 } steer_replan_share;
 void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share);
 /* Solid bodies over parts of one world (cluster/). Each part finds the contacts of
- * its own vehicles, as one world would in its grid's order, and part 0 resolves them
- * all in that order: the same bits as one world. Every call below is collective
+ * its own vehicles, as one world would in its grid's order, and resolves the islands
+ * of them that are wholly its own; part 0 resolves those that cross between parts,
+ * merged into that order: the same bits as one world. Every call below is collective
  * (every part makes it, in the same order) and takes this part's status so far: it
  * returns the first failure of any part, on every part, and then the pass stops
  * everywhere. Memory a call returns (*all, *mine) is malloc'd; the caller frees it.
  * NULL: the world resolves alone. */
 typedef struct steer_bodies_share {
-	int part, parts; /* this part's number, and how many; part 0 resolves */
+	int part, parts; /* this part's number, and how many; part 0 merges */
 	void *ud;
 	/* Whether a vehicle that was at (x, y) when the tick began is this part's own
 	 * rather than a copy of another part's. Local. */
