@@ -14,7 +14,7 @@
 
 steer_cluster_options steer_cluster_options_default(void)
 {
-	steer_cluster_options o = {0, 0.10, 60};
+	steer_cluster_options o = {0, 0.10, 60, false};
 	return o;
 }
 
@@ -1174,8 +1174,11 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 				steer_partition_box(c->part, c->rank, c->mine);
 		}
 	}
-	/* Every rank holds the whole world: each keeps its region's, then cuts by cost. */
-	if (st == STEER_OK)
+	/* Each rank keeps its region's vehicles, or gets them from rank 0; then the
+	 * regions are cut by cost. */
+	if (st == STEER_OK && c->opt.whole_on_rank0)
+		st = steer_cluster_migrate(c, UINT32_MAX, false, err, errlen);
+	else if (st == STEER_OK)
 		st = steer_cluster_migrate(c, 0, true, err, errlen);
 	if (st == STEER_OK && c->ranks > 1) {
 		c->figures[c->rank].step_s = 0.0; /* nothing measured: the model alone */

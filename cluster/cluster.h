@@ -47,6 +47,9 @@ typedef struct steer_cluster_options {
 	 * than this fraction above the mean (0: never on imbalance). */
 	double imbalance;
 	unsigned window;
+	/* At create: rank 0's world holds every vehicle and the others' none, and rank 0
+	 * sends each region its vehicles (else every rank holds the whole world). */
+	bool whole_on_rank0;
 } steer_cluster_options;
 
 steer_cluster_options steer_cluster_options_default(void);
@@ -69,7 +72,9 @@ typedef struct steer_cluster_figure {
 /* Takes part in one world over comm. w is this rank's world, the caller's (it
  * outlives the cluster): every rank passes the same world (made by the same commands
  * from the same seed, or loaded from the same save), of which each keeps the vehicles
- * in its region; the cluster counts its max_vehicles over the whole world. NULL with
+ * in its region; or, with whole_on_rank0, the same world without its vehicles but on
+ * rank 0 (steer_save_encode_shell's). The cluster counts its max_vehicles over the
+ * whole world. NULL with
  * a message in err when MPI fails or memory runs out; the world may then have lost
  * the vehicles outside this rank's region. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,

@@ -206,25 +206,28 @@ steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
 	return steer_save_encode_max(w, STEER_SAVE_MAX_BYTES, out, len);
 }
 
-steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char **out, size_t *len)
+/* The file of w, its vehicles left out unless vehicles. */
+static steer_status encode(const steer_world *w, size_t max_bytes, bool vehicles, char **out,
+                           size_t *len)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
+	size_t count = vehicles ? v->count : 0;
 	size_t nobs, nwalls, npolys;
 	const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
 	const steer_wall *walls = steer_world_walls(w, &nwalls);
 	const steer_polygon *polys = steer_world_polygons(w, &npolys);
-	record_counts n = {v->count, nobs, nwalls, npolys};
+	record_counts n = {count, nobs, nwalls, npolys};
 	writer o = {NULL, 0, 0, max_bytes, false, false};
 	/* Vehicles in id order: the same world gives the same bytes however its storage
 	 * came to be ordered (a world gathered from many processes, say). */
-	uint64_t *order = malloc((v->count ? v->count : 1) * sizeof *order);
+	uint64_t *order = malloc((count ? count : 1) * sizeof *order);
 	if (!order)
 		return STEER_ERR_NOMEM;
-	for (size_t i = 0; i < v->count; i++)
+	for (size_t i = 0; i < count; i++)
 		order[i] = (uint64_t)v->id[i] << 32 | i; /* ids are unique: the key sorts by id */
-	qsort(order, v->count, sizeof *order, by_key);
+	qsort(order, count, sizeof *order, by_key);
 	put_world(&o, w, &n);
-	for (size_t k = 0; k < v->count; k++) {
+	for (size_t k = 0; k < count; k++) {
 		size_t i = (size_t)(order[k] & UINT32_MAX);
 		vehicle_out r;
 		steer_vehicle_record_get(w, i, &r.rec);
@@ -254,6 +257,16 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
 	*out = o.p;
 	*len = o.len;
 	return STEER_OK;
+}
+
+steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char **out, size_t *len)
+{
+	return encode(w, max_bytes, true, out, len);
+}
+
+steer_status steer_save_encode_shell(const steer_world *w, char **out, size_t *len)
+{
+	return encode(w, STEER_SAVE_MAX_BYTES, false, out, len);
 }
 
 /* --- decoding: lines and fields ------------------------------------------------- */

@@ -70,6 +70,9 @@ steer_status steer_save_encode(const steer_world *w, char **out, size_t *len);
 /* The same, refusing with STEER_ERR_LIMIT (nothing returned) a file that would be over
  * max_bytes; steer_save_encode is this with STEER_SAVE_MAX_BYTES. */
 steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char **out, size_t *len);
+/* w's file without its vehicles: its size, rules, tick, ids, generator and geometry,
+ * so that vehicles can join the world it decodes to as they were in w (cluster/). */
+steer_status steer_save_encode_shell(const steer_world *w, char **out, size_t *len);
 
 /* Parses a buffer produced by steer_save_encode into a NEW world (max_vehicles 0). On
  * any error returns NULL and writes a message a user can act on into err (e.g.

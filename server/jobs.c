@@ -46,8 +46,9 @@ struct job {
 	/* JOB_LOAD: filled on the thread pool, read back on the loop. */
 	uv_work_t work;
 	steer_world *loaded;
-	bool read_failed; /* the file could not be read, rather than decoded */
-	bool abandoned;   /* the server stopped meanwhile: never swapped in */
+	steer_world *region; /* over ranks: a second copy of loaded, for rank 0's region */
+	bool read_failed;    /* the file could not be read, rather than decoded */
+	bool abandoned;      /* the server stopped meanwhile: never swapped in */
 	char err[256];
 };
 
@@ -335,6 +336,15 @@ static void load_work(uv_work_t *w)
 		return;
 	}
 	j->loaded = steer_save_decode(data, len, j->err, sizeof j->err);
+	/* Over ranks a second copy becomes rank 0's region, decoded here rather than
+	 * made on the loop: the first stays whole for the journal. */
+	if (j->loaded && s->ranks) {
+		j->region = steer_save_decode(data, len, j->err, sizeof j->err);
+		if (!j->region) {
+			steer_world_destroy(j->loaded);
+			j->loaded = NULL;
+		}
+	}
 	free(data);
 }
 
@@ -343,19 +353,23 @@ static void load_work(uv_work_t *w)
  * region. The loaded world comes back, the caller's to destroy, or NULL on failure. */
 static steer_world *load_over_ranks(server *s, job *j, const steer_host *h, steer_reply *r)
 {
-	steer_world *w = j->loaded;
+	steer_world *w = j->loaded, *region = j->region;
+	j->region = NULL;
 	const steer_world_config *now = steer_world_config_get(s->session.world);
 	size_t max = now->max_vehicles, n = steer_world_vehicles(w)->count;
 	if (max && n > max) {
 		steer_world_destroy(w);
+		steer_world_destroy(region);
 		steer_reply_fail(r, "load %s: %zu vehicles exceed --max-vehicles %zu", j->cmd.name,
 		                 n, max);
 		return NULL;
 	}
 	steer_world_set_max_vehicles(w, max);
+	steer_world_set_max_vehicles(region, max);
 	bool rate_changed = steer_world_config_get(w)->tick_rate != now->tick_rate;
 	char err[512];
-	if (ranks_replace(s->ranks, w, err, sizeof err) != 0) {
+	if (ranks_replace(s->ranks, region, err, sizeof err) != 0) {
+		steer_world_destroy(region);
 		steer_world_destroy(w);
 		steer_reply_fail(r, "load %s: %s; the running world is unchanged", j->cmd.name,
 		                 err);
@@ -377,6 +391,7 @@ static void load_done(uv_work_t *w, int status)
 		s->disk = j->next;
 	if (j->abandoned) { /* the stop answered its client already */
 		steer_world_destroy(j->loaded);
+		steer_world_destroy(j->region);
 		free(j);
 		return;
 	}
@@ -384,6 +399,7 @@ static void load_done(uv_work_t *w, int status)
 	steer_reply_init(&r);
 	if (status != 0) {
 		steer_world_destroy(j->loaded);
+		steer_world_destroy(j->region);
 		steer_reply_fail(&r,
 		                 "load %s: the server is stopping; the running world is unchanged",
 		                 j->cmd.name);

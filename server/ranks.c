@@ -125,13 +125,15 @@ static void start(ranks *r, op what, const void *payload, size_t len, uint64_t m
 
 /* --- the world ---------------------------------------------------------------- */
 
-/* Every rank: the world of a save's bytes, split. The session then holds this
- * rank's region; on failure the old world stays (0, or -1 with why in err: the same
- * on every rank). */
-static int split(ranks *r, const char *data, size_t len, size_t max_vehicles, char *err,
-                 size_t errlen)
+/* Every rank: a new world split over the ranks. Rank 0 passes it whole in mine, and
+ * sends each rank its region's vehicles; the others decode the world without its
+ * vehicles from shell (steer_save_encode_shell's bytes). The session then holds this
+ * rank's region (on rank 0, mine itself). On failure the old world stays, and rank 0
+ * keeps mine (0, or -1 with why in err: the same on every rank). */
+static int split(ranks *r, steer_world *mine, const char *shell, size_t len, size_t max_vehicles,
+                 char *err, size_t errlen)
 {
-	steer_world *w = steer_save_decode(data, len, err, errlen);
+	steer_world *w = mine ? mine : steer_save_decode(shell, len, err, errlen);
 	int ok = w != NULL;
 	if (w) {
 		steer_world_set_max_vehicles(w, max_vehicles);
@@ -145,33 +147,38 @@ static int split(ranks *r, const char *data, size_t len, size_t max_vehicles, ch
 	if (!all) {
 		if (ok)
 			snprintf(err, errlen, "another rank could not read the world");
-		steer_world_destroy(w);
+		if (w != mine)
+			steer_world_destroy(w);
 		return -1;
 	}
 	steer_cluster_options copt = steer_cluster_options_default();
 	/* Every few seconds at the usual rate, besides on imbalance. */
 	copt.rebalance_ticks = 300;
+	copt.whole_on_rank0 = true;
 	/* Made before the old one ends: a world that cannot be split leaves the old
-	 * world and its cluster as they were. */
+	 * world and its cluster as they were (rank 0's mine has lost the vehicles sent
+	 * away: the caller's copy to drop). */
 	steer_cluster *c = steer_cluster_create(r->comm, w, &copt, err, errlen);
 	if (!c) {
-		steer_world_destroy(w);
+		if (w != mine)
+			steer_world_destroy(w);
 		return -1;
 	}
 	if (r->cluster)
 		steer_cluster_destroy(r->cluster);
-	steer_world_destroy(r->session->world);
+	if (r->session->world != w)
+		steer_world_destroy(r->session->world);
 	r->cluster = c;
 	r->session->world = w;
 	r->session->health_valid = false;
 	return 0;
 }
 
-int ranks_replace(ranks *r, const steer_world *w, char *err, size_t errlen)
+int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen)
 {
-	char *data = NULL;
+	char *shell = NULL;
 	size_t len = 0;
-	steer_status st = steer_save_encode(w, &data, &len);
+	steer_status st = steer_save_encode_shell(w, &shell, &len);
 	if (st != STEER_OK) {
 		snprintf(err, errlen, "%s",
 		         st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"
@@ -180,9 +187,9 @@ int ranks_replace(ranks *r, const steer_world *w, char *err, size_t errlen)
 	}
 	size_t max = steer_world_config_get(w)->max_vehicles;
 	size_t count = steer_world_vehicles(w)->count;
-	start(r, OP_WORLD, data, len, max);
-	int rc = split(r, data, len, max, err, errlen);
-	free(data);
+	start(r, OP_WORLD, shell, len, max);
+	int rc = split(r, w, shell, len, max, err, errlen);
+	free(shell);
 	if (rc == 0)
 		steer_world_set_vehicles_total(r->session->world, count);
 	return rc;
@@ -632,7 +639,7 @@ int ranks_follow(const server_options *opt)
 		steer_reply_init(&reply);
 		switch ((op)h.op) {
 		case OP_WORLD:
-			if (split(&r, payload, h.len, h.max_vehicles, err, sizeof err) != 0 &&
+			if (split(&r, NULL, payload, h.len, h.max_vehicles, err, sizeof err) != 0 &&
 			    !r.cluster)
 				status = 1; /* rank 0 says why, and stops us */
 			break;

@@ -67,10 +67,11 @@ int ranks_count_views(ranks *r, const steer_view *view, size_t n, uint64_t *coun
  * process's by a rounding. STEER_OK, or a failure with why in err. */
 steer_status ranks_density(ranks *r, steer_density *d, const steer_view *view, uint32_t cols,
                            uint32_t rows, char *err, size_t errlen);
-/* Replaces the world on every rank with w (whole, on this rank; the caller keeps
- * it): the session then holds this rank's region of it. 0, or -1 with why in err;
- * the old world is then kept. */
-int ranks_replace(ranks *r, const steer_world *w, char *err, size_t errlen);
+/* Replaces the world on every rank with w (whole, on this rank): w becomes the
+ * session's world and keeps this rank's region, the other ranks getting theirs from
+ * it. 0, or -1 with why in err: the old world is then kept, and w, which may have
+ * lost vehicles, is still the caller's. */
+int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen);
 /* Appends the ranks' figures to a stats object: the rank count, each rank's
  * vehicles, halo and tick time, and the slowest rank. */
 void ranks_stats_json(const ranks *r, steer_strbuf *json);

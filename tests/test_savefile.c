@@ -377,6 +377,56 @@ static void hand_built_world_round_trips_bit_for_bit(void)
 	steer_world_destroy(w);
 }
 
+/* A world split over ranks starts from its shell: every rank must decode the same
+ * rules, clock, ids, generator and geometry, and no vehicle. */
+static void a_shell_is_the_world_without_its_vehicles(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_BOUNCE, 40);
+	char err[256];
+	steer_wall_add(w, v2(0.1, 0.2), v2(300.3, 0.7), NULL);
+	steer_vec2 tri[3] = {v2(600, 300), v2(650, 300), v2(620, 350)};
+	CHECK(steer_polygon_add(w, tri, 3, false, NULL, err, sizeof err) == STEER_OK, "%s", err);
+	step(w, 90);
+	char *shell = NULL;
+	size_t n = 0;
+	CHECK(steer_save_encode_shell(w, &shell, &n) == STEER_OK, "the shell was not encoded");
+	steer_world *s = shell ? load(shell, n, err, sizeof err) : NULL;
+	CHECK(s, "the shell does not decode: %s", err);
+	if (s) {
+		CHECK(steer_world_vehicles(s)->count == 0, "the shell holds %zu vehicles",
+		      steer_world_vehicles(s)->count);
+		steer_world_meta a = steer_world_meta_get(w), b = steer_world_meta_get(s);
+		CHECK(a.tick == b.tick && a.next_id == b.next_id && a.rng.state == b.rng.state &&
+		          a.rng.inc == b.rng.inc,
+		      "the shell's tick, next id or generator differ");
+		const steer_world_config *cw = steer_world_config_get(w),
+		                         *cs = steer_world_config_get(s);
+		CHECK(cw->width == cs->width && cw->height == cs->height &&
+		          cw->edges == cs->edges && cw->tick_rate == cs->tick_rate &&
+		          cw->seed == cs->seed && cw->solid == cs->solid &&
+		          cw->contain == cs->contain,
+		      "the shell's rules differ");
+		size_t k[2][3];
+		const steer_obstacle *o[2] = {steer_world_obstacles(w, &k[0][0]),
+		                              steer_world_obstacles(s, &k[1][0])};
+		(void)steer_world_walls(w, &k[0][1]);
+		(void)steer_world_walls(s, &k[1][1]);
+		(void)steer_world_polygons(w, &k[0][2]);
+		(void)steer_world_polygons(s, &k[1][2]);
+		CHECK(k[0][0] > 0 && k[0][1] > 0 && k[0][2] > 0,
+		      "the world has no geometry to test");
+		CHECK(memcmp(k[0], k[1], sizeof k[0]) == 0, "the shell's geometry counts differ");
+		for (size_t i = 0; k[0][0] == k[1][0] && i < k[0][0]; i++)
+			CHECK(o[0][i].id == o[1][i].id && o[0][i].x == o[1][i].x &&
+			          o[0][i].y == o[1][i].y && o[0][i].vx == o[1][i].vx &&
+			          o[0][i].vy == o[1][i].vy && o[0][i].r == o[1][i].r,
+			      "the shell's circle %zu differs", i);
+	}
+	steer_world_destroy(s);
+	free(shell);
+	steer_world_destroy(w);
+}
+
 static void encoding_is_canonical(void)
 {
 	steer_world *worlds[2] = {rich_world(STEER_EDGE_BOUNCE, 30),
@@ -891,6 +941,7 @@ int main(void)
 	RUN(every_scenario_round_trips_bit_for_bit);
 	RUN(hand_built_world_round_trips_bit_for_bit);
 	RUN(encoding_is_canonical);
+	RUN(a_shell_is_the_world_without_its_vehicles);
 	RUN(every_truncation_is_refused);
 	RUN(every_single_byte_corruption_is_refused);
 	RUN(wrong_version_names_both);

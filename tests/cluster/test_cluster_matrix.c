@@ -538,10 +538,12 @@ static void reply_text(const steer_reply *r, char *out, size_t n)
 	steer_strbuf_free(&b);
 }
 
-static steer_cluster *make_cluster(MPI_Comm comm, steer_world *w, unsigned rebalance)
+static steer_cluster *make_cluster(MPI_Comm comm, steer_world *w, unsigned rebalance,
+                                   bool whole_on_rank0)
 {
 	steer_cluster_options opt = steer_cluster_options_default();
 	opt.rebalance_ticks = rebalance;
+	opt.whole_on_rank0 = whole_on_rank0;
 	char err[256];
 	if (steer_world_set_threads(w, threads) != STEER_OK)
 		abort();
@@ -565,7 +567,7 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 	steer_world *plain = rank == 0 ? steer_world_create(&cfg) : NULL;
 	steer_session s = {.world = w};
 	steer_session ps = {.world = plain};
-	steer_cluster *c = make_cluster(MPI_COMM_WORLD, w, 7);
+	steer_cluster *c = make_cluster(MPI_COMM_WORLD, w, 7, false);
 	if (!c)
 		return;
 	size_t next = 0;
@@ -622,7 +624,9 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 		ok = st == STEER_OK && same_world(MPI_COMM_WORLD, c, plain, label, t + 1);
 	}
 	/* The whole world saved, loaded by one rank fewer (a save loads at any rank
-	 * count), split again and run on; the rank left out waits. */
+	 * count) as the server loads one (rank 0 decodes it whole, the others its shell,
+	 * and rank 0 sends each its region's vehicles), and run on; the rank left out
+	 * waits. */
 	int again = ranks > 1 ? ranks - 1 : 1;
 	MPI_Comm fewer = MPI_COMM_NULL;
 	MPI_Comm_split(MPI_COMM_WORLD, rank < again ? 0 : MPI_UNDEFINED, rank, &fewer);
@@ -630,25 +634,30 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 		char err[256];
 		steer_world *whole = NULL;
 		ok = steer_cluster_gather(c, &whole, err, sizeof err) == STEER_OK;
-		char *buf = NULL;
-		size_t len = 0;
-		if (rank == 0)
+		char *buf = NULL, *shell = NULL;
+		size_t len = 0, shell_len = 0;
+		if (rank == 0) {
 			buf = encode(whole, &len);
+			if (steer_save_encode_shell(whole, &shell, &shell_len) != STEER_OK)
+				abort();
+		}
 		steer_world_destroy(whole);
-		unsigned long n = len;
+		unsigned long n = shell_len;
 		MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, MPI_COMM_WORLD);
 		if (rank != 0)
-			buf = malloc(n ? n : 1);
-		MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
-		steer_world *loaded = steer_save_decode(buf, n, err, sizeof err);
+			shell = malloc(n ? n : 1);
+		MPI_Bcast(shell, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+		steer_world *loaded = rank == 0 ? steer_save_decode(buf, len, err, sizeof err)
+		                                : steer_save_decode(shell, n, err, sizeof err);
 		free(buf);
+		free(shell);
 		CHECK(loaded, "%s: the gathered save does not load: %s", label, err);
 		steer_cluster_destroy(c);
 		c = NULL;
 		steer_world_destroy(w);
 		w = loaded;
 		if (fewer != MPI_COMM_NULL)
-			c = make_cluster(fewer, w, 3);
+			c = make_cluster(fewer, w, 3, true);
 		for (unsigned t = 0; c && t < more && ok; t++) {
 			steer_status st = steer_cluster_step(c, err, sizeof err);
 			CHECK(st == STEER_OK, "%s: step after loading failed: %s", label, err);
