@@ -1598,6 +1598,18 @@ static uint32_t row_of(const id_row *index, size_t n, uint32_t id)
 	return lo < n && index[lo].id == id ? index[lo].row : UINT32_MAX;
 }
 
+/* The table's row r: another part's vehicle as a message names it (id, position,
+ * radius, mass). */
+static void get_row(msg_in *m, steer_bodies *b, size_t r)
+{
+	b->tid[r] = get_u32(m);
+	b->tx[r] = b->trx[r] = get_f64(m);
+	b->ty[r] = b->try_[r] = get_f64(m);
+	b->tr[r] = get_f64(m);
+	b->tm[r] = get_f64(m);
+	b->tslot[r] = STEER_BODY_ELSEWHERE;
+}
+
 /* Part 0: every part's share of the round (all, part p's at at[p]) as the table and
  * the contact lists, in one world's order. INVALID when the shares disagree (a
  * contact naming a vehicle no part sent, or a vehicle sent twice). */
@@ -1632,12 +1644,7 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 		m.at += 3 * sizeof(uint32_t);
 		b->row_at[p] = r;
 		for (uint32_t k = 0; k < n; k++, r++) {
-			b->tid[r] = get_u32(&m);
-			b->tx[r] = b->trx[r] = get_f64(&m);
-			b->ty[r] = b->try_[r] = get_f64(&m);
-			b->tr[r] = get_f64(&m);
-			b->tm[r] = get_f64(&m);
-			b->tslot[r] = STEER_BODY_ELSEWHERE;
+			get_row(&m, b, r);
 			index[r] = (id_row){b->tid[r], (uint32_t)r};
 		}
 		if (m.short_read)
@@ -1934,14 +1941,8 @@ static steer_status append_tables(const steer_world *w, steer_bodies *b, const u
 		    steer_reserve((void **)&b->cspan, &b->cspan_cap, b->circles.count + circles + 1,
 		                  sizeof *b->cspan) != STEER_OK)
 			return STEER_ERR_NOMEM;
-		for (size_t r = base; r < base + n; r++) {
-			b->tid[r] = get_u32(&m);
-			b->tx[r] = b->trx[r] = get_f64(&m);
-			b->ty[r] = b->try_[r] = get_f64(&m);
-			b->tr[r] = get_f64(&m);
-			b->tm[r] = get_f64(&m);
-			b->tslot[r] = STEER_BODY_ELSEWHERE;
-		}
+		for (size_t r = base; r < base + n; r++)
+			get_row(&m, b, r);
 		uint32_t o = (uint32_t)base;
 		bool bad = false;
 		for (uint32_t k = 0; k < pairs; k++) {
