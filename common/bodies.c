@@ -1798,6 +1798,20 @@ static steer_status answer_parts(steer_world *w, const steer_bodies_share *sh, s
 	return st;
 }
 
+/* Collective: m's bytes (freed here) to part 0, where *all holds every part's, part
+ * p's from (*at)[p] (both malloc'd there, the caller's to free). */
+static steer_status gather_part0(const steer_bodies_share *sh, steer_status st, msg_out *m,
+                                 uint8_t **all, size_t **at)
+{
+	*at = sh->part == 0 ? malloc(((size_t)sh->parts + 1) * sizeof **at) : NULL;
+	if (sh->part == 0 && !*at && st == STEER_OK)
+		st = STEER_ERR_NOMEM;
+	st = sh->gather(sh->ud, st, m->buf, m->len, all, *at);
+	free(m->buf);
+	m->buf = NULL;
+	return st;
+}
+
 /* Collective: one round over parts (see round_of). Each part finds its own vehicles'
  * contacts and resolves the islands wholly its own; part 0 resolves the islands
  * that cross between parts, merged into one world's order. */
@@ -1845,11 +1859,8 @@ static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies
 	if (st == STEER_OK)
 		st = encode_round(j, sh, &m);
 	uint8_t *all = NULL;
-	size_t *at = sh->part == 0 ? malloc(((size_t)sh->parts + 1) * sizeof *at) : NULL;
-	if (sh->part == 0 && !at && st == STEER_OK)
-		st = STEER_ERR_NOMEM;
-	st = sh->gather(sh->ud, st, m.buf, m.len, &all, at);
-	free(m.buf);
+	size_t *at = NULL;
+	st = gather_part0(sh, st, &m, &all, &at);
 	if (st == STEER_OK && sh->part == 0) {
 		st = build_table(w, b, all, at, sh->parts);
 	} else if (st == STEER_OK) {
@@ -2010,11 +2021,8 @@ static steer_status shared_give_way(steer_world *w, const scan_job *j, const ste
 	if (sh->part != 0)
 		st = encode_table(b, &m);
 	uint8_t *all = NULL;
-	size_t *at = sh->part == 0 ? malloc(((size_t)sh->parts + 1) * sizeof *at) : NULL;
-	if (sh->part == 0 && !at && st == STEER_OK)
-		st = STEER_ERR_NOMEM;
-	st = sh->gather(sh->ud, st, m.buf, m.len, &all, at);
-	free(m.buf);
+	size_t *at = NULL;
+	st = gather_part0(sh, st, &m, &all, &at);
 	uint8_t flags = 0;
 	if (st == STEER_OK && sh->part == 0) {
 		st = append_tables(w, b, all, at, sh->parts);
