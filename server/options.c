@@ -38,6 +38,9 @@ void server_options_default(server_options *o)
 	o->speed = 1;
 	o->rewind_memory = 512;
 	o->rewind_every = 2;
+	/* Long past any pause a working rank's beat thread could see (a minute of no
+	 * scheduling at all), short enough that a supervisor restarts the job soon. */
+	o->rank_timeout = 60;
 }
 
 static void usage(FILE *f)
@@ -100,6 +103,9 @@ static void usage(FILE *f)
 	        "  --rewind-memory MB   memory for rewind/goto-tick's checkpoints and commands\n"
 	        "                       (default 512; 0 = off)\n"
 	        "  --rewind-every S     seconds of ticks between checkpoints (default 2)\n"
+	        "  --rank-timeout S     under mpirun: end the job when a rank has sent nothing\n"
+	        "                       for S seconds (default 60; 0 = wait); a silence is\n"
+	        "                       logged, naming the rank, after 5 s\n"
 	        "  --verbose            log debug events too\n"
 	        "  --version            print the version and exit\n"
 	        "  --help               this text\n"
@@ -379,6 +385,18 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		} else if (value_of(&c, "--rewind-every", &v)) {
 			if (num(a, v, 0.01, 3600, &o->rewind_every))
 				return -1;
+		} else if (value_of(&c, "--rank-timeout", &v)) {
+			if (num(a, v, 0, 1e6, &o->rank_timeout))
+				return -1;
+			/* The ranks beat once a second: a shorter silence is no sign. */
+			if (o->rank_timeout > 0 && o->rank_timeout < 2) {
+				fprintf(stderr,
+				        "steer-server: --rank-timeout: '%s' is too short: give 0 "
+				        "(wait) "
+				        "or 2 seconds or more\n",
+				        v);
+				return -1;
+			}
 		} else if (c.missing) {
 			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
 			return -1;

@@ -54,6 +54,7 @@ typedef struct server_options {
 	bool writable;
 	double rewind_memory; /* MB of checkpoints and commands kept to rewind; 0 = off */
 	double rewind_every;  /* seconds between checkpoints */
+	double rank_timeout;  /* over MPI ranks: seconds of a rank's silence that end the job */
 } server_options;
 
 void server_options_default(server_options *o);

@@ -10,6 +10,7 @@
 
 #include "cluster.h"
 #include "log.h"
+#include "rankwatch.h"
 #include "savefile.h"
 
 /* What rank 0 asks the others to take part in; each is followed by its payload. */
@@ -25,6 +26,24 @@ typedef enum op {
 	OP_DENSITY, /* a view's density cells, added up on rank 0 */
 	OP_LIST,    /* copies of a list page's vehicles to rank 0 */
 } op;
+
+/* How the watch's log names each op. */
+static const char *const op_names[] = {
+    [OP_STOP] = "a stop",
+    [OP_WORLD] = "a new world",
+    [OP_TICK] = "a tick",
+    [OP_COMMAND] = "a command",
+    [OP_STATS] = "stats",
+    [OP_GATHER] = "a gather of the world",
+    [OP_VIEWS] = "a snapshot's views",
+    [OP_COUNT] = "a count of views",
+    [OP_DENSITY] = "a density view",
+    [OP_LIST] = "a list",
+};
+
+/* This process's watch over the other ranks (rankwatch.h), from ranks_init to
+ * ranks_exit; NULL without MPI_THREAD_MULTIPLE. */
+static rankwatch *watch;
 
 /* An op's header, broadcast first: the payload's length follows. */
 typedef struct op_head {
@@ -66,9 +85,9 @@ bool ranks_launched(void)
 int ranks_init(int *argc, char ***argv, int *rank, int *size)
 {
 	int got;
-	/* Only the loop's thread calls MPI; the tick's pool and the journal's writer
-	 * never do. */
-	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &got) != MPI_SUCCESS ||
+	/* The loop's thread calls MPI for the world; the watch's thread, for its beats
+	 * alone. The tick's pool and the journal's writer never do. */
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &got) != MPI_SUCCESS ||
 	    MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(MPI_COMM_WORLD, size) != MPI_SUCCESS) {
 		steer_log(STEER_LOG_ERROR, "MPI did not start");
@@ -80,6 +99,24 @@ int ranks_init(int *argc, char ***argv, int *rank, int *size)
 		MPI_Finalize();
 		return -1;
 	}
+	/* Every rank watches, or none: a beat nobody takes, or a rank whose silence is
+	 * only its not beating, would be worse than no watch. */
+	int can = got >= MPI_THREAD_MULTIPLE, all = 0;
+	MPI_Allreduce(&can, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (all) {
+		watch = rankwatch_start(*rank, *size);
+		int up = watch != NULL, every = 0;
+		MPI_Allreduce(&up, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (!every) {
+			rankwatch_stop(watch);
+			watch = NULL;
+		}
+	}
+	if (!watch && *rank == 0)
+		steer_log(STEER_LOG_WARN,
+		          "the ranks run unwatched: a rank that stops is not named, "
+		          "and the job waits for it (this MPI library gives no "
+		          "MPI_THREAD_MULTIPLE, or the watch did not start)");
 	/* mpirun passes an interrupt on to every rank; rank 0 alone decides when the
 	 * others stop (after its autosave, which needs them). */
 	if (*rank != 0) {
@@ -91,6 +128,8 @@ int ranks_init(int *argc, char ***argv, int *rank, int *size)
 
 void ranks_exit(void)
 {
+	rankwatch_stop(watch);
+	watch = NULL;
 	MPI_Finalize();
 }
 
@@ -114,13 +153,32 @@ static void bcast_bytes(void *data, size_t len, MPI_Comm comm)
 	}
 }
 
-/* Rank 0: starts an op on every rank. */
+static uint64_t world_tick(const ranks *r)
+{
+	return r->session && r->session->world ? steer_world_tick(r->session->world) : 0;
+}
+
+/* Rank 0: starts an op on every rank; done ends it. */
 static void start(ranks *r, op what, const void *payload, size_t len, uint64_t max_vehicles)
 {
+	rankwatch_busy(watch, op_names[what], world_tick(r));
 	op_head h = {what, len, max_vehicles};
 	mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, r->comm), "Bcast");
 	if (len)
 		bcast_bytes((void *)payload, len, r->comm);
+}
+
+static void done(void)
+{
+	rankwatch_idle(watch);
+}
+
+/* Rank 0: the others stop, and so does the watch, before they go silent. */
+static void stop_followers(ranks *r)
+{
+	start(r, OP_STOP, NULL, 0, 0);
+	rankwatch_stop(watch);
+	watch = NULL;
 }
 
 /* --- the world ---------------------------------------------------------------- */
@@ -189,6 +247,7 @@ int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen)
 	size_t count = steer_world_vehicles(w)->count;
 	start(r, OP_WORLD, shell, len, max);
 	int rc = split(r, w, shell, len, max, err, errlen);
+	done();
 	free(shell);
 	if (rc == 0)
 		steer_world_set_vehicles_total(r->session->world, count);
@@ -217,13 +276,14 @@ ranks *ranks_lead(steer_session *session, const server_options *opt)
 	r->session = session;
 	r->stat = stat;
 	r->figures = fig;
+	rankwatch_arm(watch, opt->rank_timeout);
 	/* The world is whole here: its bytes go to every rank, this one too, so that
 	 * every rank starts from the same bytes; each keeps its region. */
 	char err[512];
 	if (ranks_replace(r, session->world, err, sizeof err) != 0) {
 		steer_log(STEER_LOG_ERROR, "cannot split the world over %d ranks: %s", r->size,
 		          err);
-		start(r, OP_STOP, NULL, 0, 0);
+		stop_followers(r);
 		free_ranks(r);
 		return NULL;
 	}
@@ -233,20 +293,23 @@ ranks *ranks_lead(steer_session *session, const server_options *opt)
 	          "the world is split over %d ranks; rank 0 is pid %ld: SIGTERM it to stop the "
 	          "job (autosave included)",
 	          r->size, (long)getpid());
+	if (watch && opt->rank_timeout > 0)
+		steer_log(STEER_LOG_INFO, "a rank silent for %g s ends the job (--rank-timeout)",
+		          opt->rank_timeout);
 	return r;
 }
 
 void ranks_dismiss(void)
 {
-	op_head h = {OP_STOP, 0, 0};
-	mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, MPI_COMM_WORLD), "Bcast");
+	ranks r = {.comm = MPI_COMM_WORLD};
+	stop_followers(&r);
 }
 
 void ranks_finish(ranks *r)
 {
 	if (!r)
 		return;
-	start(r, OP_STOP, NULL, 0, 0);
+	stop_followers(r);
 	steer_cluster_destroy(r->cluster);
 	free_ranks(r);
 }
@@ -256,13 +319,16 @@ void ranks_finish(ranks *r)
 steer_status ranks_tick(ranks *r, char *err, size_t errlen)
 {
 	start(r, OP_TICK, NULL, 0, 0);
-	return steer_cluster_step(r->cluster, err, errlen);
+	steer_status st = steer_cluster_step(r->cluster, err, errlen);
+	done();
+	return st;
 }
 
 void ranks_command(ranks *r, const steer_host *h, const char *line, steer_reply *reply)
 {
 	start(r, OP_COMMAND, line, strlen(line) + 1, 0);
 	steer_cluster_command(r->cluster, r->session, h, line, reply);
+	done();
 	r->session->health_valid = false;
 }
 
@@ -284,6 +350,7 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 	start(r, OP_STATS, NULL, 0, 0);
 	double *all = r->stat;
 	stats_part(r, all);
+	done();
 	/* Summed over the ranks' regions, which move as they are cut again: the last
 	 * digits may differ from one process's and from run to run. */
 	steer_flock_totals f = {0, 0, 0, 0};
@@ -313,9 +380,9 @@ steer_world *ranks_gather(ranks *r, char *err, size_t errlen)
 {
 	start(r, OP_GATHER, NULL, 0, 0);
 	steer_world *w = NULL;
-	if (steer_cluster_gather(r->cluster, &w, err, errlen) != STEER_OK)
-		return NULL;
-	return w;
+	steer_status st = steer_cluster_gather(r->cluster, &w, err, errlen);
+	done();
+	return st == STEER_OK ? w : NULL;
 }
 
 /* The views and picks of a snapshot, as broadcast. */
@@ -384,6 +451,7 @@ steer_status ranks_fetch_views(ranks *r, const steer_view *view, size_t nviews,
 	start(r, OP_VIEWS, payload, len, 0);
 	size_t own = steer_world_vehicles(r->session->world)->count;
 	steer_status st = fetch_views(r, payload, len, err, errlen);
+	done();
 	free(payload);
 	r->fetched = st == STEER_OK ? steer_world_vehicles(r->session->world)->count - own : 0;
 	r->fetched_last = r->fetched;
@@ -425,6 +493,7 @@ int ranks_count_views(ranks *r, const steer_view *view, size_t n, uint64_t *coun
 {
 	start(r, OP_COUNT, view, n * sizeof *view, 0);
 	count_views(r, view, n, counts);
+	done();
 	return 0;
 }
 
@@ -492,7 +561,9 @@ steer_status ranks_density(ranks *r, steer_density *d, const steer_view *view, u
 {
 	density_req q = {*view, cols, rows};
 	start(r, OP_DENSITY, &q, sizeof q, 0);
-	return density_part(r, &q, d, err, errlen);
+	steer_status st = density_part(r, &q, d, err, errlen);
+	done();
+	return st;
 }
 
 /* The payload of OP_LIST: the page asked for. */
@@ -553,7 +624,9 @@ void ranks_list(ranks *r, const steer_command *cmd, const steer_host *h, steer_r
 		list_req q = {cmd->sub ? cmd->id : 0, cmd->sub ? cmd->count : 0};
 		start(r, OP_LIST, &q, sizeof q, 0);
 		char err[512];
-		if (fetch_list(r, &q, err, sizeof err) != STEER_OK) {
+		steer_status st = fetch_list(r, &q, err, sizeof err);
+		done();
+		if (st != STEER_OK) {
 			steer_reply_fail(reply, "list: %s", err);
 			return;
 		}
@@ -617,11 +690,15 @@ int ranks_follow(const server_options *opt)
 	steer_density density;
 	steer_density_init(&density);
 	char err[512];
+	rankwatch_arm(watch, opt->rank_timeout);
 	for (;;) {
 		op_head h;
 		mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, r.comm), "Bcast");
 		if (h.op == OP_STOP)
 			break;
+		rankwatch_busy(watch,
+		               h.op < sizeof op_names / sizeof *op_names ? op_names[h.op] : NULL,
+		               session.world ? steer_world_tick(session.world) : 0);
 		if (h.len > cap) {
 			char *p = realloc(payload, h.len);
 			if (!p) {
@@ -684,6 +761,7 @@ int ranks_follow(const server_options *opt)
 			MPI_Abort(r.comm, 70);
 		}
 		steer_reply_free(&reply);
+		rankwatch_idle(watch);
 		/* A world's bytes (a load) need not be held for the rest of the run. */
 		if (cap > ((size_t)1 << 20)) {
 			free(payload);
@@ -691,6 +769,9 @@ int ranks_follow(const server_options *opt)
 			cap = 0;
 		}
 	}
+	/* Rank 0 may stop its beats now: nothing is left to wait for. */
+	rankwatch_stop(watch);
+	watch = NULL;
 	free(payload);
 	steer_density_free(&density);
 	if (r.cluster)

@@ -2,7 +2,8 @@
 the same world through it as through one process (snapshots, replies, save bytes);
 a save or a journal made at one rank count is loaded or recovered at another; a
 scenario runs as on one process; what the ranks do not keep (rewind's history) is
-refused and the server carries on; a rank that dies ends the job and says which."""
+refused and the server carries on; a rank that dies ends the job and says which, and
+so does one that stops answering, past --rank-timeout."""
 import os
 import shutil
 import signal
@@ -340,6 +341,54 @@ def test_a_rank_that_dies_ends_the_job():
     expect("rank 2" in log and "signal 9" in log, log[-1500:])
 
 
+def log_says(srv, what, seconds):
+    """Whether the server's log says what within seconds."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if what in srv.log_text():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_stopped_rank_is_named_then_ends_the_job():
+    srv = Server("--rank-timeout", "6", launcher=mpirun(3))
+    two = None
+    try:
+        c = srv.text()
+        c.ok("spawn flock 200 500 300 150")
+        time.sleep(4)  # the ranks beat: a healthy job names nobody
+        expect("sent nothing" not in srv.log_text(), srv.log_text()[-1500:])
+        two = rank_pid(srv.proc.pid, 2)
+        # Stopped a while, then let go: named, heard again, and the world goes on.
+        os.kill(two, signal.SIGSTOP)
+        expect(log_says(srv, "rank 0: rank 2 has sent nothing", 20),
+               "a stopped rank 2 was not named: " + srv.log_text()[-1500:])
+        os.kill(two, signal.SIGCONT)
+        expect(log_says(srv, "rank 2 is heard again", 20), srv.log_text()[-1500:])
+        tick = c.ok("stats")["tick"]
+        time.sleep(1)
+        expect(c.ok("stats")["tick"] > tick, "the world stands still after rank 2 came back")
+        # Stopped for good: past --rank-timeout the job ends, saying why.
+        os.kill(two, signal.SIGSTOP)
+        try:
+            srv.proc.wait(timeout=60)
+        except Exception:
+            expect(False, "the job went on waiting for a stopped rank")
+        code, log = srv.stop()
+        expect(code != 0, "mpirun exited 0")
+        expect("rank 2 has sent nothing for 6 s (--rank-timeout 6)" in log and "--recover" in log,
+               log[-1500:])
+    finally:
+        if two is not None:
+            try:
+                os.kill(two, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        if srv.proc.poll() is None:
+            srv.stop()
+
+
 def test_stop_saves_the_whole_world():
     d = data_dir("steer-stop-")
     srv = Server("--autosave", "3600", data_dir=d, launcher=mpirun(3))
@@ -361,6 +410,7 @@ def test_stop_saves_the_whole_world():
 for t in (test_clients_see_the_same_world_as_one_process, test_a_save_loads_at_another_rank_count,
           test_a_killed_job_recovers_at_another_rank_count, test_what_cannot_be_split_is_refused,
           test_a_scenario_runs_as_on_one_process,
-          test_a_rank_that_dies_ends_the_job, test_stop_saves_the_whole_world):
+          test_a_rank_that_dies_ends_the_job, test_a_stopped_rank_is_named_then_ends_the_job,
+          test_stop_saves_the_whole_world):
     checks.run(t)
 sys.exit(checks.done())
