@@ -240,16 +240,17 @@ static steer_status gather_packs(steer_cluster *c, steer_cluster_keep_fn keep, v
 	return STEER_OK;
 }
 
-steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
+steer_status steer_cluster_gather_packed(steer_cluster *c, char *err, size_t errlen)
+{
+	return gather_packs(c, NULL, NULL, false, err, errlen);
+}
+
+steer_status steer_cluster_packed_world(const steer_cluster *c, steer_world **out, char *err,
+                                        size_t errlen)
 {
 	*out = NULL;
-	steer_status st = gather_packs(c, NULL, NULL, false, err, errlen);
-	if (st != STEER_OK)
-		return st;
-	if (c->rank != 0)
-		return steer_cluster_agree(c, STEER_OK, err, errlen);
 	steer_world *whole = copy_without_vehicles(c->w, err, errlen);
-	st = whole ? STEER_OK : STEER_ERR_NOMEM;
+	steer_status st = whole ? STEER_OK : STEER_ERR_NOMEM;
 	for (int r = 0; r < c->ranks && st == STEER_OK; r++)
 		st = steer_unpack(whole, c->recv + c->recv_displs[r], (size_t)c->recv_counts[r],
 		                  STEER_UNPACK_REFUSE, NULL, err, errlen);
@@ -261,6 +262,17 @@ steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err
 		*out = whole;
 	else
 		steer_world_destroy(whole);
+	return st;
+}
+
+steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	steer_status st = steer_cluster_gather_packed(c, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	if (c->rank == 0)
+		st = steer_cluster_packed_world(c, out, err, errlen);
 	return steer_cluster_agree(c, st, err, errlen);
 }
 

@@ -171,16 +171,22 @@ static void on_step_idle(uv_idle_t *h)
 
 static void disk_next(server *s);
 
-/* Child side: the ordinary save command on the world as it was at the fork; its reply
- * line goes back through fd. Never returns. */
-static void save_in_child(server *s, steer_session *whole, job *j, int fd, pid_t parent)
+/* Child side: the ordinary save command on the world as it was at the fork (over
+ * ranks, built here from what they sent); its reply line goes back through fd. Never
+ * returns. */
+static void save_in_child(server *s, job *j, int fd, pid_t parent)
 {
 	child_begin(parent, fd);
 	steer_reply r;
 	steer_reply_init(&r);
 	steer_host host = s->host;
 	host.caller = NULL;
-	steer_cmd_exec(&j->cmd, whole, &host, &r);
+	steer_session whole = s->session;
+	char err[512];
+	if (!(whole.world = (steer_world *)server_forked_world(s, err, sizeof err)))
+		steer_reply_fail(&r, "save %s: %s; nothing was written", j->cmd.name, err);
+	else
+		steer_cmd_exec(&j->cmd, &whole, &host, &r);
 	steer_strbuf line;
 	steer_strbuf_init(&line);
 	steer_reply_text(&r, &line);
@@ -266,10 +272,8 @@ static void on_save_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 /* 0: the child runs and on_save_closed will answer; or -1 with the reason in j->err. */
 static int save_start(server *s, job *j)
 {
-	/* Over ranks the child writes the world gathered here. */
-	steer_world *gathered;
-	steer_session whole = s->session;
-	if (!(whole.world = (steer_world *)server_whole_world(s, &gathered))) {
+	/* Over ranks the child writes the world whose vehicles are gathered here. */
+	if (server_gather_for_fork(s) != 0) {
 		snprintf(j->err, sizeof j->err,
 		         "save %s: the world could not be gathered from the ranks (the server's "
 		         "log says why); nothing was written",
@@ -280,14 +284,12 @@ static int save_start(server *s, job *j)
 	if (pipe(fds) != 0) {
 		snprintf(j->err, sizeof j->err, "save %s: cannot make a pipe: %s", j->cmd.name,
 		         strerror(errno));
-		steer_world_destroy(gathered);
 		return -1;
 	}
 	int rc = uv_pipe_init(s->loop, &j->pipe, 0);
 	if (rc != 0) {
 		close(fds[0]);
 		close(fds[1]);
-		steer_world_destroy(gathered);
 		snprintf(j->err, sizeof j->err, "save %s: %s", j->cmd.name, uv_strerror(rc));
 		return -1;
 	}
@@ -297,10 +299,9 @@ static int save_start(server *s, job *j)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		save_in_child(s, &whole, j, fds[1], parent);
+		save_in_child(s, j, fds[1], parent);
 	}
 	journal_fork_end(s->journal);
-	steer_world_destroy(gathered);
 	close(fds[1]);
 	j->pid = pid;
 	if (pid < 0)

@@ -568,15 +568,19 @@ static void flush(journal *j, bool force)
 
 /* Child side: writes w as segment seg's checkpoint under its temporary name and syncs
  * it. Exit status 0 when it is whole on the disk. */
-static void ckpt_child(const char *dir, uint64_t seg, const steer_world *w, pid_t parent)
+/* w: NULL for the server's whole world (server_gather_for_fork). */
+static void ckpt_child(journal *j, uint64_t seg, const steer_world *w, pid_t parent)
 {
 	child_begin(parent, -1);
+	char err[512];
+	if (!w && !(w = server_forked_world(j->srv, err, sizeof err)))
+		_exit(1);
 	char *data;
 	size_t len;
 	if (steer_save_encode(w, &data, &len) != STEER_OK)
 		_exit(1);
 	char path[4200];
-	journal_segment_path(path, sizeof path, dir, seg, "steer.tmp");
+	journal_segment_path(path, sizeof path, j->dir, seg, "steer.tmp");
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		_exit(errno == ENOSPC ? 2 : 1);
@@ -585,7 +589,8 @@ static void ckpt_child(const char *dir, uint64_t seg, const steer_world *w, pid_
 	_exit(close(fd) == 0 ? 0 : 1);
 }
 
-/* Starts segment j->seg + 1 with w as its checkpoint. */
+/* Starts segment j->seg + 1 with w as its checkpoint (NULL: the server's whole world,
+ * gathered for the fork). */
 static void start_segment(journal *j, const steer_world *w, bool continues, bool keep,
                           const char *keep_as)
 {
@@ -610,7 +615,7 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	pthread_mutex_lock(&j->fork_mu);
 	pid_t pid = fork();
 	if (pid == 0)
-		ckpt_child(j->dir, seg, w, parent);
+		ckpt_child(j, seg, w, parent);
 	pthread_mutex_unlock(&j->fork_mu);
 	if (pid < 0) {
 		int e = errno;
@@ -627,7 +632,8 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	o->seq = j->ckpt_seq = ++j->batch_seq;
 	o->seg = seg;
 	o->pid = pid;
-	o->begin_tick = steer_world_tick(w);
+	uint64_t tick = steer_world_tick(w ? w : j->srv->session.world);
+	o->begin_tick = tick;
 	o->begin_flags = (uint8_t)((j->srv->session.paused ? STEER_JOURNAL_BEGIN_PAUSED : 0) |
 	                           (continues ? STEER_JOURNAL_BEGIN_CONTINUES : 0));
 	o->keep = keep;
@@ -635,7 +641,7 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	j->last_ckpt_ms = uv_now(j->srv->loop);
 	push(j, o);
 	/* The BEGIN marks w's tick: the next batch goes on from it. */
-	j->tick_now = j->last_mark_tick = steer_world_tick(w);
+	j->tick_now = j->last_mark_tick = tick;
 	j->marked_once = true;
 }
 
@@ -688,12 +694,11 @@ static uint64_t newest_segment(const char *dir, bool *any)
 	return max;
 }
 
-/* start_segment with the server's whole world: over ranks, gathered from them. */
+/* start_segment with the server's whole world: over ranks, its vehicles gathered here
+ * and the world built in the child. */
 static void checkpoint_whole(journal *j, bool continues, bool keep, const char *keep_as)
 {
-	steer_world *gathered;
-	const steer_world *w = server_whole_world(j->srv, &gathered);
-	if (!w) {
+	if (server_gather_for_fork(j->srv) != 0) {
 		pthread_mutex_lock(&j->mu);
 		j->failing = j->need_fresh = true;
 		j->fail_gen++;
@@ -702,8 +707,7 @@ static void checkpoint_whole(journal *j, bool continues, bool keep, const char *
 		pthread_mutex_unlock(&j->mu);
 		return;
 	}
-	start_segment(j, w, continues, keep, keep_as);
-	steer_world_destroy(gathered);
+	start_segment(j, NULL, continues, keep, keep_as);
 }
 
 journal *journal_open(server *s)

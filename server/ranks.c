@@ -21,6 +21,7 @@ typedef enum op {
 	OP_COMMAND, /* a command line */
 	OP_STATS,   /* the world's counts and flock sums */
 	OP_GATHER,  /* the whole world to rank 0 */
+	OP_PACKED,  /* the whole world's vehicles to rank 0, packed */
 	OP_VIEWS,   /* the vehicles in views to rank 0 */
 	OP_COUNT,   /* how many vehicles views hold, to rank 0 */
 	OP_DENSITY, /* a view's density cells, added up on rank 0 */
@@ -35,6 +36,7 @@ static const char *const op_names[] = {
     [OP_COMMAND] = "a command",
     [OP_STATS] = "stats",
     [OP_GATHER] = "a gather of the world",
+    [OP_PACKED] = "a gather of the world",
     [OP_VIEWS] = "a snapshot's views",
     [OP_COUNT] = "a count of views",
     [OP_DENSITY] = "a density view",
@@ -383,6 +385,20 @@ steer_world *ranks_gather(ranks *r, char *err, size_t errlen)
 	steer_status st = steer_cluster_gather(r->cluster, &w, err, errlen);
 	done();
 	return st == STEER_OK ? w : NULL;
+}
+
+int ranks_gather_packed(ranks *r, char *err, size_t errlen)
+{
+	start(r, OP_PACKED, NULL, 0, 0);
+	steer_status st = steer_cluster_gather_packed(r->cluster, err, errlen);
+	done();
+	return st == STEER_OK ? 0 : -1;
+}
+
+steer_world *ranks_packed_world(ranks *r, char *err, size_t errlen)
+{
+	steer_world *w = NULL;
+	return steer_cluster_packed_world(r->cluster, &w, err, errlen) == STEER_OK ? w : NULL;
 }
 
 /* The views and picks of a snapshot, as broadcast. */
@@ -734,6 +750,9 @@ int ranks_follow(const server_options *opt)
 			(void)steer_cluster_gather(r.cluster, &w, err, sizeof err);
 			break;
 		}
+		case OP_PACKED:
+			(void)steer_cluster_gather_packed(r.cluster, err, sizeof err);
+			break;
 		case OP_VIEWS:
 			(void)fetch_views(&r, payload, h.len, err, sizeof err);
 			break;

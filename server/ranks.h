@@ -49,6 +49,12 @@ void ranks_list(ranks *r, const steer_command *cmd, const steer_host *h, steer_r
 /* The whole world gathered on this rank (the caller's to destroy), or NULL with why
  * in err. */
 steer_world *ranks_gather(ranks *r, char *err, size_t errlen);
+/* ranks_gather in two halves around a fork: ranks_gather_packed, the collective,
+ * leaves every rank's vehicles packed on this rank (0, or -1 with why in err), and
+ * ranks_packed_world, in the child forked next, builds the whole world from them (the
+ * caller's; NULL with why in err). */
+int ranks_gather_packed(ranks *r, char *err, size_t errlen);
+steer_world *ranks_packed_world(ranks *r, char *err, size_t errlen);
 /* Copies of the other ranks' vehicles within any of the views (with their margins:
  * what a snapshot of each reads) or named in picks, added to this rank's world, which
  * is told the whole world's vehicle count (total) for the snapshots' headers, until

@@ -412,6 +412,22 @@ const steer_world *server_whole_world(server *s, steer_world **gathered)
 	return *gathered;
 }
 
+int server_gather_for_fork(server *s)
+{
+	char err[512];
+	if (s->ranks && ranks_gather_packed(s->ranks, err, sizeof err) != 0) {
+		steer_log(STEER_LOG_ERROR, "cannot gather the world from the ranks: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+const steer_world *server_forked_world(server *s, char *err, size_t errlen)
+{
+	/* The child's copy of the world is freed with the child. */
+	return s->ranks ? ranks_packed_world(s->ranks, err, errlen) : s->session.world;
+}
+
 /* Commands about the host rather than the world: rank 0 runs them alone. */
 static bool about_host(const steer_command *cmd)
 {

@@ -158,6 +158,13 @@ void server_exec(server *s, const steer_command *cmd, const steer_host *h, steer
  * over ranks, gathered (then *gathered holds it, the caller's to destroy). NULL after
  * logging why. */
 const steer_world *server_whole_world(server *s, steer_world **gathered);
+/* The same for a fork that writes the world, in two halves, so that the loop is held
+ * only while the ranks send their vehicles: server_gather_for_fork, before the fork
+ * (0, or -1 after logging why), and server_forked_world in the child (the session's
+ * world, or over ranks the whole world built from what was sent; NULL with why in
+ * err). */
+int server_gather_for_fork(server *s);
+const steer_world *server_forked_world(server *s, char *err, size_t errlen);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones
