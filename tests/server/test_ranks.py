@@ -255,10 +255,21 @@ def rank_pid(mpirun_pid, rank):
 
 def test_a_killed_job_recovers_at_another_rank_count():
     d = data_dir("steer-journal-")
-    three = Server("--journal-fsync", "always", data_dir=d, launcher=mpirun(3))
+    three = Server("--journal-fsync", "always", "--checkpoint", "1", data_dir=d,
+                   launcher=mpirun(3))
     c = three.text()
     start_together(c)
     run_script(c)
+    # A checkpoint over ranks (its world built in the forked child) is what recovery
+    # starts from.
+    seg = c.ok("stats")["journal"]["segment"]
+    deadline = time.monotonic() + 30
+    while c.ok("stats")["journal"]["segment"] == seg:
+        expect(time.monotonic() < deadline, "no checkpoint was written")
+        time.sleep(0.2)
+    time.sleep(1)  # its child writes it
+    journal = c.ok("stats")["journal"]
+    expect(not journal["failing"], journal)
     before = save_bytes(three, c, "before")
     os.remove(os.path.join(d, "before.steer"))
     # Rank 0 dies: the job ends, mpirun says so.
