@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cluster.h"
@@ -165,7 +166,10 @@ static void start(ranks *r, op what, const void *payload, size_t len, uint64_t m
 {
 	rankwatch_busy(watch, op_names[what], world_tick(r));
 	op_head h = {what, len, max_vehicles};
-	mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, r->comm), "Bcast");
+	/* Non-blocking, to match the other ranks' wait_for_op. */
+	MPI_Request req;
+	mpi_check(MPI_Ibcast(&h, sizeof h, MPI_BYTE, 0, r->comm, &req), "Ibcast");
+	mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), "Wait");
 	if (len)
 		bcast_bytes((void *)payload, len, r->comm);
 }
@@ -293,8 +297,8 @@ ranks *ranks_lead(steer_session *session, const server_options *opt)
 	 * the autosave of a big world needs the stop to start at rank 0. */
 	steer_log(STEER_LOG_INFO,
 	          "the world is split over %d ranks; rank 0 is pid %ld: SIGTERM it to stop the "
-	          "job (autosave included)",
-	          r->size, (long)getpid());
+	          "job%s",
+	          r->size, (long)getpid(), opt->autosave > 0 ? " (autosave included)" : "");
 	if (watch && opt->rank_timeout > 0)
 		steer_log(STEER_LOG_INFO, "a rank silent for %g s ends the job (--rank-timeout)",
 		          opt->rank_timeout);
@@ -694,6 +698,38 @@ void ranks_stats_json(const ranks *r, steer_strbuf *json)
 
 /* --- the other ranks ----------------------------------------------------------------- */
 
+/* The next op's header from rank 0. A blocking broadcast would spin on a core for as
+ * long as the world is idle (paused, or between ticks); this polls: at full speed for
+ * a moment, since ops come in bursts, then with naps that grow to NAP_SHORT_NS, which
+ * bounds how late a tick starts, and past an idle IDLE_NS (a paused world) to
+ * NAP_LONG_NS. */
+#define SPIN_NS      50000L
+#define NAP_SHORT_NS 200000L
+#define IDLE_NS      100000000L
+#define NAP_LONG_NS  2000000L
+static void wait_for_op(ranks *r, op_head *h)
+{
+	MPI_Request req;
+	mpi_check(MPI_Ibcast(h, sizeof *h, MPI_BYTE, 0, r->comm, &req), "Ibcast");
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long nap = 0;
+	for (;;) {
+		int done = 0;
+		mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "Test");
+		if (done)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long waited = (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec);
+		if (waited < SPIN_NS)
+			continue;
+		long cap = waited < IDLE_NS ? NAP_SHORT_NS : NAP_LONG_NS;
+		nap = nap == 0 ? 10000L : nap * 2 < cap ? nap * 2 : cap;
+		struct timespec ts = {0, nap};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int ranks_follow(const server_options *opt)
 {
 	steer_session session = {0};
@@ -709,7 +745,7 @@ int ranks_follow(const server_options *opt)
 	rankwatch_arm(watch, opt->rank_timeout);
 	for (;;) {
 		op_head h;
-		mpi_check(MPI_Bcast(&h, sizeof h, MPI_BYTE, 0, r.comm), "Bcast");
+		wait_for_op(&r, &h);
 		if (h.op == OP_STOP)
 			break;
 		rankwatch_busy(watch,
