@@ -215,7 +215,7 @@ static steer_status status_err(steer_reply *r, steer_status st, uint32_t id)
 	}
 	return steer_reply_fail(r,
 	                        "invalid argument: coordinates and velocities must be within %g, "
-	                        "radii greater than 0 and at most %g",
+	                        "radii at most %g (an obstacle's greater than 0)",
 	                        STEER_MAX_COORD, STEER_PARAM_MAX);
 }
 

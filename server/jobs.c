@@ -496,8 +496,8 @@ bool jobs_start(server *s, conn *c, const steer_command *cmd, uint32_t request_i
 		steer_reply_init(&r);
 		steer_reply_fail(
 		    &r,
-		    "%s is not available on a world split over MPI ranks: the ranks keep "
-		    "no history to rewind (run on one process for rewind)",
+		    "%s is not available over MPI ranks: they keep no history (run on one "
+		    "process to rewind)",
 		    name);
 		conn_job_done(c, cmd, request_id, &r);
 		steer_reply_free(&r);
