@@ -20,24 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
 sys.path.insert(0, os.path.join(HERE, "..", "build", "tests", "pygen"))
 import steertest  # noqa: E402
-
-
-def rank_pid(mpirun_pid, rank):
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if ppid != mpirun_pid:
-                continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
-            return int(pid)
-    raise RuntimeError(f"no rank {rank} under mpirun {mpirun_pid}")
+from steertest import rank_pid  # noqa: E402
 
 
 def cpu_s(pid):

@@ -339,6 +339,25 @@ def cells_of(d):
     return out
 
 
+def rank_pid(mpirun_pid, rank):
+    """The pid of the given rank among the children of mpirun (mpirun_pid)."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != mpirun_pid:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return int(pid)
+    raise AssertionError(f"no rank {rank} under mpirun {mpirun_pid}")
+
+
 def expect(cond, what):
     if not cond:
         raise AssertionError(what)

@@ -12,7 +12,7 @@ import tempfile
 import time
 
 import steer_pb2
-from steertest import Checks, Server, cells_of, expect
+from steertest import Checks, Server, cells_of, expect, rank_pid
 
 MPIRUN = os.environ.get("STEER_MPIRUN", "mpirun")
 checks = Checks()
@@ -234,25 +234,6 @@ def test_a_save_loads_at_another_rank_count():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def rank_pid(mpirun_pid, rank):
-    """The pid of the given rank among mpirun's children."""
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if ppid != mpirun_pid:
-                continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-        except OSError:
-            continue
-        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
-            return int(pid)
-    raise AssertionError(f"no rank {rank} under mpirun {mpirun_pid}")
-
-
 def test_a_killed_job_recovers_at_another_rank_count():
     d = data_dir("steer-journal-")
     three = Server("--journal-fsync", "always", "--checkpoint", "1", data_dir=d,
@@ -338,17 +319,23 @@ def test_a_scenario_runs_as_on_one_process():
     shutil.rmtree(d2, ignore_errors=True)
 
 
+def job_ended(srv, seconds, why):
+    """Waits for the job to end by itself, with a failure status; its log."""
+    try:
+        srv.proc.wait(timeout=seconds)
+    except Exception:
+        expect(False, why)
+    code, log = srv.stop()
+    expect(code != 0, "mpirun exited 0")
+    return log
+
+
 def test_a_rank_that_dies_ends_the_job():
     srv = Server(launcher=mpirun(3))
     c = srv.text()
     c.ok("spawn flock 200 500 300 150")
     os.kill(rank_pid(srv.proc.pid, 2), signal.SIGKILL)
-    try:
-        srv.proc.wait(timeout=30)
-    except Exception:
-        expect(False, "the job went on after a rank died")
-    code, log = srv.stop()
-    expect(code != 0, "mpirun exited 0")
+    log = job_ended(srv, 30, "the job went on after a rank died")
     expect("rank 2" in log and "signal 9" in log, log[-1500:])
 
 
@@ -382,12 +369,7 @@ def test_a_stopped_rank_is_named_then_ends_the_job():
         expect(c.ok("stats")["tick"] > tick, "the world stands still after rank 2 came back")
         # Stopped for good: past --rank-timeout the job ends, saying why.
         os.kill(two, signal.SIGSTOP)
-        try:
-            srv.proc.wait(timeout=60)
-        except Exception:
-            expect(False, "the job went on waiting for a stopped rank")
-        code, log = srv.stop()
-        expect(code != 0, "mpirun exited 0")
+        log = job_ended(srv, 60, "the job went on waiting for a stopped rank")
         expect("rank 2 has sent nothing for 6 s (--rank-timeout 6)" in log and "--recover" in log,
                log[-1500:])
     finally:
