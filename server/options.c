@@ -392,8 +392,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			if (o->rank_timeout > 0 && o->rank_timeout < 2) {
 				fprintf(stderr,
 				        "steer-server: --rank-timeout: '%s' is too short: give 0 "
-				        "(wait) "
-				        "or 2 seconds or more\n",
+				        "(wait) or 2 seconds or more\n",
 				        v);
 				return -1;
 			}

@@ -715,9 +715,9 @@ static void wait_for_op(ranks *r, op_head *h)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	long nap = 0;
 	for (;;) {
-		int done = 0;
-		mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "Test");
-		if (done)
+		int arrived = 0;
+		mpi_check(MPI_Test(&req, &arrived, MPI_STATUS_IGNORE), "Test");
+		if (arrived)
 			return;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long waited = (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec);
