@@ -21,8 +21,7 @@ typedef enum op {
 	OP_TICK,    /* one tick */
 	OP_COMMAND, /* a command line */
 	OP_STATS,   /* the world's counts and flock sums */
-	OP_GATHER,  /* the whole world to rank 0 */
-	OP_PACKED,  /* the whole world's vehicles to rank 0, packed */
+	OP_GATHER,  /* the whole world's vehicles to rank 0, packed */
 	OP_VIEWS,   /* the vehicles in views to rank 0 */
 	OP_COUNT,   /* how many vehicles views hold, to rank 0 */
 	OP_DENSITY, /* a view's density cells, added up on rank 0 */
@@ -37,7 +36,6 @@ static const char *const op_names[] = {
     [OP_COMMAND] = "a command",
     [OP_STATS] = "stats",
     [OP_GATHER] = "a gather of the world",
-    [OP_PACKED] = "a gather of the world",
     [OP_VIEWS] = "a snapshot's views",
     [OP_COUNT] = "a count of views",
     [OP_DENSITY] = "a density view",
@@ -384,16 +382,12 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 
 steer_world *ranks_gather(ranks *r, char *err, size_t errlen)
 {
-	start(r, OP_GATHER, NULL, 0, 0);
-	steer_world *w = NULL;
-	steer_status st = steer_cluster_gather(r->cluster, &w, err, errlen);
-	done();
-	return st == STEER_OK ? w : NULL;
+	return ranks_gather_packed(r, err, errlen) == 0 ? ranks_packed_world(r, err, errlen) : NULL;
 }
 
 int ranks_gather_packed(ranks *r, char *err, size_t errlen)
 {
-	start(r, OP_PACKED, NULL, 0, 0);
+	start(r, OP_GATHER, NULL, 0, 0);
 	steer_status st = steer_cluster_gather_packed(r->cluster, err, errlen);
 	done();
 	return st == STEER_OK ? 0 : -1;
@@ -750,7 +744,7 @@ int ranks_follow(const server_options *opt)
 			break;
 		rankwatch_busy(watch,
 		               h.op < sizeof op_names / sizeof *op_names ? op_names[h.op] : NULL,
-		               session.world ? steer_world_tick(session.world) : 0);
+		               world_tick(&r));
 		if (h.len > cap) {
 			char *p = realloc(payload, h.len);
 			if (!p) {
@@ -781,12 +775,7 @@ int ranks_follow(const server_options *opt)
 		case OP_STATS:
 			stats_part(&r, NULL);
 			break;
-		case OP_GATHER: {
-			steer_world *w = NULL;
-			(void)steer_cluster_gather(r.cluster, &w, err, sizeof err);
-			break;
-		}
-		case OP_PACKED:
+		case OP_GATHER:
 			(void)steer_cluster_gather_packed(r.cluster, err, sizeof err);
 			break;
 		case OP_VIEWS:

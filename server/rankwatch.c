@@ -95,7 +95,7 @@ static void receive(rankwatch *w, double now)
 	}
 }
 
-/* What this rank is in, for a log line: "; rank 0 is in a tick (tick 42) since 3 s". */
+/* What this rank is in, for a log line: "; rank 0 waits in a tick (tick 42) since 3 s". */
 static void doing(const rankwatch *w, double now, char *out, size_t len)
 {
 	out[0] = '\0';
