@@ -702,8 +702,8 @@ def wait_in(tag, pred, what, timeout=10.0, every=0.1):
 
 class FakePort:
     """A loopback listener that is not steer-server's protobuf port: reply(data) gives
-    what to answer a connection's first bytes with (None: stay silent). Counts the
-    connections."""
+    what to answer a connection's first bytes with (None: stay silent). Notes when it
+    accepted each connection and when it closed it after replying."""
 
     def __init__(self, reply):
         self.sock = socket.socket()
@@ -711,8 +711,10 @@ class FakePort:
         self.sock.listen(16)
         self.port = self.sock.getsockname()[1]
         self.accepts = []
+        self.closes = []
         self.reply = reply
         self.conns = []
+        self.closed = False
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self):
@@ -720,7 +722,12 @@ class FakePort:
             try:
                 c, _ = self.sock.accept()
             except OSError:
-                return
+                # a connection reset before it was taken is no reason to stop
+                # listening; only close() is
+                if self.closed:
+                    return
+                time.sleep(0.01)
+                continue
             self.accepts.append(time.time())
             self.conns.append(c)
             if self.reply:
@@ -729,10 +736,12 @@ class FakePort:
                     c.recv(4096)
                     c.sendall(self.reply)
                     c.close()
+                    self.closes.append(time.time())
                 except OSError:
-                    pass
+                    self.closes.append(None)
 
     def close(self):
+        self.closed = True
         self.sock.close()
         for c in self.conns:
             c.close()
@@ -778,17 +787,23 @@ def test_http_port_backs_off():
     run_on_port(fake.port, "http")
     text = wait_in("http", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf "
                    "port" in t, "the not-steer message", 8)
-    # Three connections are enough to see the delay grow; a loaded machine (a
-    # sanitizer build) may take longer than the backoff to get there.
-    deadline = time.time() + 10.0
-    while len(fake.accepts) < 3 and time.time() < deadline:
+    # Four connections show three delays, from the close of one to the next connect:
+    # 0.25, 0.5, 1 s. A loaded machine (a sanitizer build next to an MPI test) adds its
+    # own latency to each, and may take far longer than the backoff to get there.
+    deadline = time.time() + 30.0
+    while len(fake.closes) < 4 and time.time() < deadline:
         time.sleep(0.1)
-    time.sleep(1.0)
+    took = time.time() - fake.accepts[0] if fake.accepts else 0.0
     n = len(fake.accepts)
-    gaps = [round(b - a, 2) for a, b in zip(fake.accepts, fake.accepts[1:])]
-    # 0.25 + 0.5 + 1 + 2 s: at most 5 connections; a fixed 0.25 s made 16 or more
-    expect(n <= 6, f"{n} connections so far, gaps {gaps}:\n{text}")
-    expect(len(gaps) >= 2 and gaps[-1] > gaps[0] * 2, f"the delay does not grow: {gaps}")
+    delays = [round(a - c, 2) for c, a in zip(fake.closes, fake.accepts[1:]) if c]
+    screen_now = tmux("capture-pane", "-p", "-t", "http").stdout
+    # The backoff goes on 2, 4, 5, 5 s: at most six connections in the first 10 s,
+    # then one every 5 s. A fixed 0.25 s made one every 0.25-1.25 s.
+    expect(n <= 6 + int(took // 5), f"{n} connections in {took:.1f} s, delays {delays}:\n"
+           f"{screen_now}")
+    expect(len(delays) >= 3 and delays[-1] > delays[0] * 2,
+           f"the delay does not grow: {n} connections in {took:.1f} s, delays {delays}:\n"
+           f"{screen_now}")
     tmux("kill-session", "-t", "http", check=False)
     fake.close()
 
