@@ -8,8 +8,9 @@
 #include "reserve.h"
 #include "steer/params.h"
 
-/* The regions are cut again from the cost of tiles: this many to a side of the
- * world's bounds (or of the vehicles' extent in an unbounded world). */
+/* A vehicle's cost is read from its tile's density: this many tiles to a side of the
+ * world's bounds (or of the vehicles' extent in an unbounded world). A cut weighs at
+ * most TILES * TILES points a rank. */
 #define TILES 64
 
 steer_cluster_options steer_cluster_options_default(void)
@@ -507,6 +508,7 @@ static steer_status share_figures(steer_cluster *c, bool *recut, char *err, size
 		return steer_cluster_mpi_failed(err, errlen, rc, "Allgather");
 	*recut = false;
 	c->since_cut++;
+	c->since_cut_s += mine.step_s;
 	if (c->ranks == 1)
 		return STEER_OK;
 	if (c->opt.rebalance_ticks && c->since_cut >= c->opt.rebalance_ticks)
@@ -651,9 +653,20 @@ static double tile_cost(double count, double disc)
 	return count * (1.0 + fmin(count * disc, NEIGHBOURS_KEPT));
 }
 
+/* The tile of a vehicle at (px, py). */
+static int tile_of(const double box[4], double tw, double th, double px, double py)
+{
+	int tx = (int)fmin(fmax(floor((px - box[0]) / tw), 0.0), TILES - 1);
+	int ty = (int)fmin(fmax(floor((py - box[1]) / th), 0.0), TILES - 1);
+	return ty * TILES + tx;
+}
+
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 {
+	/* The mean over the ticks since the last cut: one tick's time is noisy. */
+	double measured = c->since_cut ? c->since_cut_s / c->since_cut : 0.0;
 	c->since_cut = 0;
+	c->since_cut_s = 0.0;
 	double t0 = MPI_Wtime();
 	if (c->ranks == 1)
 		return STEER_OK;
@@ -664,37 +677,38 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	/* A vehicle's cost grows with the neighbours it meets, the count a disc of the
 	 * reach holds at its tile's density, up to the few its searches keep (flocking's
 	 * max_neighbours, avoidance's avoid_neighbours). The rank's measured time is shared
-	 * among its tiles in that proportion. */
+	 * among its vehicles in that proportion. */
 	double tw = (box[2] - box[0]) / TILES, th = (box[3] - box[1]) / TILES;
 	double reach = steer_world_reach(c->w);
 	double disc = 0.5 * STEER_TAU * reach * reach / (tw * th);
+	/* The cut weighs vehicles, not tiles: a crowd within one tile of a large world
+	 * (or of one stretched by a far vehicle) is still split. Each point is a vehicle
+	 * standing for a run of the storage order around it, which follows the neighbour
+	 * grid, so the run lies near it: the point weighs the run's length times its own
+	 * cost. */
+	const steer_vehicles *v = steer_world_vehicles(c->w);
+	size_t n = v->count < TILES * TILES ? v->count : TILES * TILES;
 	double *count = calloc(TILES * TILES, sizeof *count);
-	double *x = malloc(TILES * TILES * sizeof *x), *y = malloc(TILES * TILES * sizeof *y);
-	double *wt = malloc(TILES * TILES * sizeof *wt);
+	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+	double *wt = malloc((n ? n : 1) * sizeof *wt);
 	if (!count || !x || !y || !wt) {
 		st = STEER_ERR_NOMEM;
 		snprintf(err, errlen, "out of memory while cutting regions");
 	}
-	size_t n = 0;
 	if (st == STEER_OK) {
-		const steer_vehicles *v = steer_world_vehicles(c->w);
-		for (size_t i = 0; i < v->count; i++) {
-			int tx = (int)fmin(fmax(floor((v->px[i] - box[0]) / tw), 0.0), TILES - 1);
-			int ty = (int)fmin(fmax(floor((v->py[i] - box[1]) / th), 0.0), TILES - 1);
-			count[ty * TILES + tx] += 1.0;
-		}
+		for (size_t i = 0; i < v->count; i++)
+			count[tile_of(box, tw, th, v->px[i], v->py[i])] += 1.0;
 		double model = 0.0;
 		for (int t = 0; t < TILES * TILES; t++)
 			model += tile_cost(count[t], disc);
-		double measured = c->figures[c->rank].step_s;
 		double scale = model > 0.0 && measured > 0.0 ? measured / model : 1.0;
-		for (int t = 0; t < TILES * TILES; t++) {
-			if (count[t] == 0.0)
-				continue;
-			x[n] = box[0] + (t % TILES + 0.5) * tw;
-			y[n] = box[1] + (t / TILES + 0.5) * th;
-			wt[n] = tile_cost(count[t], disc) * scale;
-			n++;
+		for (size_t k = 0; k < n; k++) {
+			size_t from = k * v->count / n, to = (k + 1) * v->count / n;
+			size_t at = from + (to - from) / 2;
+			double m = count[tile_of(box, tw, th, v->px[at], v->py[at])];
+			x[k] = v->px[at];
+			y[k] = v->py[at];
+			wt[k] = (double)(to - from) * tile_cost(m, disc) / m * scale;
 		}
 	}
 	st = steer_cluster_agree(c, st, err, errlen);
@@ -1181,8 +1195,7 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	else if (st == STEER_OK)
 		st = steer_cluster_migrate(c, 0, true, err, errlen);
 	if (st == STEER_OK && c->ranks > 1) {
-		c->figures[c->rank].step_s = 0.0; /* nothing measured: the model alone */
-		st = steer_cluster_rebalance(c, err, errlen);
+		st = steer_cluster_rebalance(c, err, errlen); /* nothing measured: the model */
 		memset(c->figures, 0, n * sizeof *c->figures);
 	}
 	if (st != STEER_OK) {

@@ -129,7 +129,8 @@ steer_status steer_cluster_fetch(steer_cluster *c, steer_cluster_keep_fn keep, v
 /* Rank 0 alone: removes the fetched copies. */
 void steer_cluster_drop_fetched(steer_cluster *c);
 
-/* Cuts the regions again now, from the cost measured so far. */
+/* Cuts the regions again now, from each rank's mean step time since the last cut
+ * (the model of cost alone when no tick ran since). */
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen);
 
 /* Every rank's figures for the last tick, into out[steer_cluster_ranks(c)] (not

@@ -26,7 +26,8 @@ struct steer_cluster {
 	steer_cluster_figure *figures; /* every rank's, for the last tick */
 	double *window_s;              /* each rank's step time over the current window */
 	unsigned window_ticks, since_cut;
-	double mine[4]; /* this rank's region lies within it (partition's box) */
+	double since_cut_s; /* this rank's step time summed over the ticks since the cut */
+	double mine[4];     /* this rank's region lies within it (partition's box) */
 	/* The world's --max-vehicles, counted here over the whole world (a rank's own
 	 * world counts only its region, so its check never refuses first). */
 	size_t max_vehicles;
