@@ -822,8 +822,7 @@ static void far_vehicles_do_not_unbalance(void)
 	double later = count_balance(w);
 	if (rank == 0)
 		printf("     far vehicles: over %d ranks the fullest holds %.3f times the mean "
-		       "after the "
-		       "first cut, %.3f after %u cuts\n",
+		       "after the first cut, %.3f after %u cuts\n",
 		       ranks, first, later, steer_cluster_cuts(c));
 	/* The later cuts follow measured times, which a shared machine scatters (1.52
 	 * under the sanitizers with threads): they are printed, not checked. */

@@ -785,8 +785,8 @@ def test_http_port_backs_off():
     fake = FakePort(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n"
                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
     run_on_port(fake.port, "http")
-    text = wait_in("http", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf "
-                   "port" in t, "the not-steer message", 8)
+    wait_in("http", lambda t: f"127.0.0.1:{fake.port} is not a steer-server protobuf "
+            "port" in t, "the not-steer message", 8)
     # Four connections show three delays, from the close of one to the next connect:
     # 0.25, 0.5, 1 s. A loaded machine (a sanitizer build next to an MPI test) adds its
     # own latency to each, and may take far longer than the backoff to get there.
