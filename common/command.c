@@ -1924,6 +1924,32 @@ steer_status steer_cmd_split(char *line, char **words, int max, int *count)
 	}
 }
 
+/* Every word as the text port's splitter would give it back: not empty, and no
+ * whitespace or other control byte inside. A protobuf call's words are not split, so
+ * without this a word like "max_speed=\t5" would run as one word and be journalled as
+ * a line that splits into two: the journal's lines round-trip only because
+ * the words they join are plain. */
+static steer_status words_plain(int argc, char **argv, char *err, size_t errlen)
+{
+	for (int i = 0; i < argc; i++) {
+		const unsigned char *w = (const unsigned char *)argv[i];
+		if (!*w)
+			return fail(err, errlen, "word %d is empty; nothing was done", i + 1);
+		for (size_t k = 0; w[k]; k++)
+			if (w[k] <= 0x20 || w[k] == 0x7f)
+				return fail(
+				    err, errlen,
+				    "word %d holds a %s (byte 0x%02x at %zu); a word has no "
+				    "spaces or control characters; nothing was done",
+				    i + 1,
+				    w[k] == ' ' || w[k] == '\t' || w[k] == '\r' || w[k] == '\n'
+				        ? "whitespace byte"
+				        : "control byte",
+				    w[k], k + 1);
+	}
+	return STEER_OK;
+}
+
 steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen)
 {
 	memset(cmd, 0, sizeof *cmd);
@@ -1934,6 +1960,8 @@ steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *er
 		int shown = (int)steer_utf8_cut(argv[0], strlen(argv[0]), 39);
 		return fail(err, errlen, "unknown command '%.*s' (try help)", shown, argv[0]);
 	}
+	if (words_plain(argc, argv, err, errlen) != STEER_OK)
+		return STEER_ERR_INVALID;
 	int words = argc - 1;
 	if (words < e->min_words || (e->max_words >= 0 && words > e->max_words))
 		return fail(err, errlen, "usage: %s%s%s", e->name, e->usage[0] ? " " : "",

@@ -58,7 +58,7 @@ steer_journal_read steer_journal_header_check(const char *buf, size_t len, size_
 {
 	const unsigned char *p = (const unsigned char *)buf;
 	size_t have = len < 8 ? len : 8;
-	if (memcmp(p, STEER_JOURNAL_MAGIC, have) != 0) {
+	if (have && memcmp(p, STEER_JOURNAL_MAGIC, have) != 0) {
 		snprintf(err, errlen, "not a steer journal (it does not start with '%s')",
 		         STEER_JOURNAL_MAGIC);
 		return STEER_JOURNAL_INVALID;
@@ -185,6 +185,35 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
 	}
 	*pos = at + rec->size;
 	return STEER_JOURNAL_OK;
+}
+
+bool steer_journal_intact(const char *buf, size_t len, size_t pos)
+{
+	if (pos > len || len - pos < STEER_JOURNAL_RECORD_HEAD + 1)
+		return false;
+	const unsigned char *p = (const unsigned char *)buf + pos;
+	uint32_t n = get_u32(p);
+	if (n < 1 || n > STEER_JOURNAL_MAX_RECORD || len - pos - STEER_JOURNAL_RECORD_HEAD < n)
+		return false;
+	/* The cheap tests first: most offsets inside damage fail them. */
+	switch (p[8]) {
+	case STEER_JOURNAL_COMMAND:
+		if (n < 1 + 8)
+			return false;
+		break;
+	case STEER_JOURNAL_MARK:
+		if (n != 1 + 8)
+			return false;
+		break;
+	case STEER_JOURNAL_BEGIN:
+		if (n != 1 + 9)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	uint32_t crc = steer_crc32c(0, p, 4);
+	return steer_crc32c(crc, p + 8, n) == get_u32(p + 4);
 }
 
 void steer_journal_join(steer_strbuf *b, int argc, char **words)

@@ -28,6 +28,9 @@
  * most this much of an idle run, and a running world writes ten marks a second rather
  * than one a tick. A batch with commands is marked at the next timer firing. */
 #define MARK_EVERY_MS 100
+/* While the journal fails, a fresh checkpoint (which makes it whole again) is tried
+ * this often (ms), rather than every --checkpoint seconds. */
+#define FAILING_RETRY_MS 1000
 
 typedef enum op_kind {
 	OP_WRITE,   /* append data; mark_tick is the batch's mark */
@@ -56,6 +59,7 @@ typedef struct pending_ckpt {
 	uint64_t seg;
 	pid_t pid;
 	bool fresh;        /* its log does not continue the one before */
+	bool no_log;       /* its log could not be started: the checkpoint is not kept */
 	uint64_t fail_gen; /* failures before it started */
 	bool keep;
 	char keep_as[STEER_NAME_MAX + 1];
@@ -78,6 +82,10 @@ struct journal {
 	char dir[4096], named[4096]; /* <data dir>/journal, <data dir>/journals */
 	journal_fsync mode;
 	uint64_t checkpoint_ms;
+	uint64_t checkpoint_bytes; /* a log this long gets a checkpoint; 0: never */
+	uint64_t seg_bytes;        /* handed over since the newest segment started */
+	uint64_t refused;          /* commands refused while failing (fsync always) */
+	uint64_t not_durable;      /* replies turned into errors: ran, not durable */
 	/* The loop's side. */
 	steer_strbuf batch; /* records since the last mark */
 	steer_strbuf words; /* the staged command line */
@@ -99,7 +107,7 @@ struct journal {
 	held *held, **held_tail;
 	uv_async_t async;
 	bool stopped;
-	bool was_failing; /* for the loop's log line */
+	bool was_failing; /* the loop's view, for its notices */
 	/* Shared with the writer, under mu. */
 	pthread_mutex_t mu;
 	/* Held by the writer while it works (it allocates, opens directories, logs) and
@@ -157,16 +165,13 @@ static void move_segments(const char *dir, uint64_t below, const char *to)
 	if (!d)
 		return;
 	for (struct dirent *de; (de = readdir(d));) {
-		const char *n = de->d_name;
-		if (strlen(n) < 17 || n[16] != '.')
-			continue;
-		char *end;
-		uint64_t num = strtoull(n, &end, 10);
-		if (end != n + 16 || num >= below)
+		const char *n = de->d_name, *ext;
+		uint64_t num;
+		if (!journal_segment_name(n, &num, &ext) || num >= below)
 			continue;
 		char from[4400], dest[4400];
 		snprintf(from, sizeof from, "%s/%s", dir, n);
-		if (to && !strstr(n, ".tmp")) {
+		if (to && !strstr(ext, ".tmp")) {
 			snprintf(dest, sizeof dest, "%s/%s", to, n);
 			if (rename(from, dest) != 0)
 				steer_log(STEER_LOG_WARN, "journal: cannot move %s to %s: %s", from,
@@ -339,6 +344,7 @@ static void op_segment(journal *j, op *o)
 		*p = (pending_ckpt){.seg = o->seg,
 		                    .pid = o->pid,
 		                    .fresh = !(o->begin_flags & STEER_JOURNAL_BEGIN_CONTINUES),
+		                    .no_log = fd < 0,
 		                    .fail_gen = o->fail_gen,
 		                    .keep = o->keep};
 		snprintf(p->keep_as, sizeof p->keep_as, "%s", o->keep_as);
@@ -350,8 +356,15 @@ static void op_segment(journal *j, op *o)
 	 * recovered. */
 	if (j->mode == JOURNAL_FSYNC_ALWAYS && !(o->begin_flags & STEER_JOURNAL_BEGIN_CONTINUES))
 		reap_ckpts(j, true);
+	/* Everything before the segment is durable only when it started whole (and, for
+	 * a new history under fsync always, its checkpoint too). */
 	pthread_mutex_lock(&j->mu);
-	j->durable_seq = o->seq;
+	bool whole = j->fd >= 0 && (!j->failing || j->fail_gen == o->fail_gen);
+	if (whole && j->mode == JOURNAL_FSYNC_ALWAYS &&
+	    !(o->begin_flags & STEER_JOURNAL_BEGIN_CONTINUES))
+		whole = !j->failing;
+	if (whole)
+		j->durable_seq = o->seq;
 	pthread_mutex_unlock(&j->mu);
 }
 
@@ -362,10 +375,14 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 	char tmp[4200], final[4200];
 	journal_segment_path(tmp, sizeof tmp, j->dir, p->seg, "steer.tmp");
 	journal_segment_path(final, sizeof final, j->dir, p->seg, "steer");
-	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+	if (p->no_log || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+		/* Without its log a checkpoint would end the history before it: it is not
+		 * kept (the log's failure was reported when it happened). */
 		unlink(tmp);
 		if (p->keep && p->keep_as[0] && !j->carry_keep[0])
 			snprintf(j->carry_keep, sizeof j->carry_keep, "%s", p->keep_as);
+		if (p->no_log)
+			return;
 		errno = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2 ? ENOSPC : EIO;
 		set_failing(j, "the checkpoint in %s could not be written: %s", j->dir);
 		return;
@@ -555,6 +572,7 @@ static void flush(journal *j, bool force)
 		return;
 	}
 	o->kind = OP_WRITE;
+	j->seg_bytes += j->batch.len;
 	o->data = j->batch; /* the batch's buffer moves to the writer */
 	steer_strbuf_init(&j->batch);
 	o->seq = ++j->batch_seq;
@@ -639,6 +657,7 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	o->keep = keep;
 	snprintf(o->keep_as, sizeof o->keep_as, "%s", keep_as ? keep_as : "");
 	j->last_ckpt_ms = uv_now(j->srv->loop);
+	j->seg_bytes = 0;
 	push(j, o);
 	/* The BEGIN marks w's tick: the next batch goes on from it. */
 	j->tick_now = j->last_mark_tick = tick;
@@ -658,6 +677,19 @@ static void on_async(uv_async_t *a)
 		j->held = h->next;
 		if (!j->held)
 			j->held_tail = &j->held;
+		if (h->seq > durable && h->reply.ok) {
+			/* fsync always promises that OK means durable: this one is not. */
+			char why[256];
+			pthread_mutex_lock(&j->mu);
+			snprintf(why, sizeof why, "%s",
+			         j->error[0] ? j->error : "the server stopped");
+			pthread_mutex_unlock(&j->mu);
+			steer_reply_fail(&h->reply,
+			                 "%s ran, but the journal could not make it durable (%s): "
+			                 "it will not survive a crash",
+			                 h->cmd.entry->name, why);
+			j->not_durable++;
+		}
 		if (h->c)
 			conn_job_done(h->c, &h->cmd, h->request_id, &h->reply);
 		steer_reply_free(&h->reply);
@@ -673,14 +705,11 @@ static uint64_t newest_segment(const char *dir, bool *any)
 	if (!d)
 		return 0;
 	for (struct dirent *de; (de = readdir(d));) {
-		const char *n = de->d_name;
-		if (strlen(n) < 17 || n[16] != '.')
+		const char *n = de->d_name, *ext;
+		uint64_t v;
+		if (!journal_segment_name(n, &v, &ext))
 			continue;
-		char *end;
-		uint64_t v = strtoull(n, &end, 10);
-		if (end != n + 16)
-			continue;
-		if (strstr(n, ".tmp")) {
+		if (strstr(ext, ".tmp")) {
 			char p[4400];
 			snprintf(p, sizeof p, "%s/%s", dir, n);
 			unlink(p); /* a checkpoint killed mid-write */
@@ -710,7 +739,21 @@ static void checkpoint_whole(journal *j, bool continues, bool keep, const char *
 	start_segment(j, NULL, continues, keep, keep_as);
 }
 
-journal *journal_open(server *s)
+/* Two starts within a second: the second's name gets a number, so that it never
+ * replaces the first's. */
+static void unique_in(const char *named, char *keep_as, size_t n)
+{
+	size_t base = strlen(keep_as);
+	for (int k = 2; k < 1000; k++) {
+		char p[4400];
+		snprintf(p, sizeof p, "%s/%s", named, keep_as);
+		if (!is_dir(p))
+			break;
+		snprintf(keep_as + base, n - base, "-%d", k);
+	}
+}
+
+journal *journal_open(server *s, const char *recovered_keep_as)
 {
 	const server_options *o = &s->opt;
 	if (!o->journal || !o->data_dir)
@@ -723,6 +766,7 @@ journal *journal_open(server *s)
 	j->srv = s;
 	j->mode = (journal_fsync)o->journal_fsync;
 	j->checkpoint_ms = (uint64_t)(o->checkpoint * 1000.0);
+	j->checkpoint_bytes = (uint64_t)(o->checkpoint_mb * 1024.0 * 1024.0);
 	j->fd = -1;
 	j->held_tail = &j->held;
 	j->q_tail = &j->q;
@@ -744,20 +788,19 @@ journal *journal_open(server *s)
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(keep_as, sizeof keep_as, "before-%Y%m%d-%H%M%S", &tm);
-		/* Two starts within a second: the second's name gets a number, so that it
-		 * never replaces the first's. */
-		size_t base = strlen(keep_as);
-		for (int n = 2; n < 1000; n++) {
-			char p[4400];
-			snprintf(p, sizeof p, "%s/%s", j->named, keep_as);
-			if (!is_dir(p))
-				break;
-			snprintf(keep_as + base, sizeof keep_as - base, "-%d", n);
-		}
+		unique_in(j->named, keep_as, sizeof keep_as);
 		steer_log(STEER_LOG_INFO,
 		          "journal: %s holds a journal this start did not recover from: it is "
 		          "kept as the journal '%s' (start with --recover to continue it)",
 		          j->dir, keep_as);
+	} else if (any && recovered_keep_as && recovered_keep_as[0]) {
+		/* The recovery dropped some of it: the evidence stays, as it was. */
+		snprintf(keep_as, sizeof keep_as, "%s", recovered_keep_as);
+		unique_in(j->named, keep_as, sizeof keep_as);
+		steer_log(STEER_LOG_INFO,
+		          "journal: the journal recovered from is kept, as it was, as the journal "
+		          "'%s'",
+		          keep_as);
 	}
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_mutex_init(&j->fork_mu, NULL);
@@ -897,6 +940,55 @@ bool journal_command(journal *j, conn *c, const steer_command *cmd, uint32_t req
 	return journal_hold(j, c, cmd, request_id, reply);
 }
 
+/* Whether cmd changes the world (or the session the journal records). */
+static bool changes_world(const steer_command *cmd)
+{
+	const char *n = cmd->entry->name;
+	return steer_cmd_writes(cmd) && strcmp(n, "save") && strcmp(n, "auth") && strcmp(n, "name");
+}
+
+bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply)
+{
+	if (!j || j->stopped || j->mode != JOURNAL_FSYNC_ALWAYS || !changes_world(cmd))
+		return false;
+	pthread_mutex_lock(&j->mu);
+	bool failing = j->failing;
+	char why[256];
+	snprintf(why, sizeof why, "%s", j->error);
+	pthread_mutex_unlock(&j->mu);
+	if (!failing)
+		return false;
+	j->refused++;
+	steer_reply_fail(reply,
+	                 "refused: the journal cannot make changes durable (%s); with "
+	                 "--journal-fsync always no change is taken until it can (stats: "
+	                 "journal.failing)",
+	                 why);
+	return true;
+}
+
+/* Tells the log and every client when the journal starts or stops failing. */
+static void tell_failing(journal *j)
+{
+	pthread_mutex_lock(&j->mu);
+	bool failing = j->failing;
+	char why[256];
+	snprintf(why, sizeof why, "%s", j->error);
+	pthread_mutex_unlock(&j->mu);
+	if (failing == j->was_failing)
+		return;
+	j->was_failing = failing;
+	char what[400];
+	if (failing)
+		snprintf(what, sizeof what, "is failing (%s): %s", why,
+		         j->mode == JOURNAL_FSYNC_ALWAYS
+		             ? "changes are refused until it works again"
+		             : "changes made now will not survive a crash until it works again");
+	else
+		snprintf(what, sizeof what, "works again: changes are durable from here");
+	conn_announce(j->srv, NULL, "the journal", what);
+}
+
 bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t request_id,
                   steer_reply *reply)
 {
@@ -927,17 +1019,22 @@ void journal_tick(journal *j)
 	uint64_t t0 = thread_ns();
 	j->tick_now = steer_world_tick(j->srv->session.world);
 	flush(j, false);
+	tell_failing(j);
 	uint64_t now = uv_now(j->srv->loop);
-	if (j->checkpoint_ms && now - j->last_ckpt_ms >= j->checkpoint_ms) {
-		pthread_mutex_lock(&j->mu);
-		int pending = j->ckpt_pending;
-		pthread_mutex_unlock(&j->mu);
-		/* One checkpoint at a time: a world too big to save in a period gets one
-		 * as often as it can. None when nothing was recorded since the last (a
-		 * paused, idle server): it would save the same world again. */
-		if (pending == 0 && j->batch_seq != j->ckpt_seq)
-			checkpoint_whole(j, true, false, NULL);
-	}
+	pthread_mutex_lock(&j->mu);
+	int pending = j->ckpt_pending;
+	bool failing = j->failing;
+	pthread_mutex_unlock(&j->mu);
+	/* Due by time, by the log's size (recovery reads the log since the last one), or,
+	 * while failing, soon: a fresh checkpoint makes the journal whole again. */
+	bool due = (j->checkpoint_ms && now - j->last_ckpt_ms >= j->checkpoint_ms) ||
+	           (j->checkpoint_bytes && j->seg_bytes >= j->checkpoint_bytes) ||
+	           (failing && now - j->last_ckpt_ms >= FAILING_RETRY_MS);
+	/* One checkpoint at a time: a world too big to save in a period gets one as often
+	 * as it can. None when nothing was recorded since the last (a paused, idle
+	 * server): it would save the same world again. */
+	if (due && pending == 0 && (j->batch_seq != j->ckpt_seq || failing))
+		checkpoint_whole(j, true, false, NULL);
 	j->loop_ns += thread_ns() - t0;
 }
 
@@ -1005,12 +1102,16 @@ void journal_stats(journal *j, steer_strbuf *json)
 	steer_strbuf_printf(json,
 	                    ",\"journal\":{\"on\":true,\"fsync\":\"%s\",\"bytes\":%llu,"
 	                    "\"durable_tick\":%llu,\"batches\":%llu,\"durable_batches\":%llu,"
-	                    "\"lag_ms\":%llu,\"segment\":%llu,\"loop_cpu_ms\":%.3f,\"failing\":%s,"
-	                    "\"error\":",
+	                    "\"lag_ms\":%llu,\"segment\":%llu,\"segment_bytes\":%llu,"
+	                    "\"checkpoint_bytes\":%llu,\"refused\":%llu,\"not_durable\":%llu,"
+	                    "\"loop_cpu_ms\":%.3f,\"failing\":%s,\"error\":",
 	                    modes[j->mode], (unsigned long long)bytes, (unsigned long long)durable,
 	                    (unsigned long long)j->batch_seq, (unsigned long long)durable_seq,
 	                    (unsigned long long)lag, (unsigned long long)j->seg,
-	                    (double)j->loop_ns / 1e6, failing ? "true" : "false");
+	                    (unsigned long long)j->seg_bytes,
+	                    (unsigned long long)j->checkpoint_bytes, (unsigned long long)j->refused,
+	                    (unsigned long long)j->not_durable, (double)j->loop_ns / 1e6,
+	                    failing ? "true" : "false");
 	steer_json_str(json, error);
 	steer_strbuf_puts(json, "}");
 }
@@ -1023,9 +1124,10 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int journal_recover(const server_options *o, steer_session *s)
+int journal_recover(const server_options *o, steer_session *s, char *keep_as, size_t keep_n)
 {
 	char dir[4200], what[200];
+	keep_as[0] = '\0';
 	if (o->recover) {
 		if (!o->data_dir) {
 			steer_log(STEER_LOG_ERROR,
@@ -1058,6 +1160,8 @@ int journal_recover(const server_options *o, steer_session *s)
 		steer_log(STEER_LOG_ERROR, "%s: %s; the server does not start", what, err);
 		return -1;
 	}
+	if (o->accept_loss)
+		journal_read_accept_loss(r);
 	bool paused = false;
 	steer_world *w = journal_read_world(r, &paused, err, sizeof err);
 	if (!w) {
@@ -1086,7 +1190,14 @@ int journal_recover(const server_options *o, steer_session *s)
 		s->world = NULL;
 		return -1;
 	}
-	steer_log(STEER_LOG_INFO,
+	bool damaged = journal_read_damaged(r);
+	if ((dropped || damaged) && o->recover) {
+		time_t t = time(NULL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(keep_as, keep_n, "recovered-%Y%m%d-%H%M%S", &tm);
+	}
+	steer_log(damaged ? STEER_LOG_WARN : STEER_LOG_INFO,
 	          "%s: recovered tick %llu from the checkpoint at tick %llu: %llu commands, "
 	          "%llu marks, %llu worlds replaced; %llu commands after the last mark and %llu "
 	          "torn bytes dropped%s%s; %s",

@@ -34,15 +34,18 @@ typedef struct journal journal;
 /* The session to start from, for --recover (the live journal) or --restore NAME when
  * NAME is a named journal: s->world and s->paused rebuilt to the last durable mark,
  * with what was recovered logged. 1: not a journal restore (start as usual); 0: done;
- * -1: refused or failed, logged (the server must not start; nothing was changed). */
-int journal_recover(const server_options *o, steer_session *s);
+ * -1: refused or failed, logged (the server must not start; nothing was changed).
+ * Damage is refused unless o->accept_loss. When --recover dropped anything, keep_as
+ * (n bytes) gets the name to keep the live journal under, as it was; else "". */
+int journal_recover(const server_options *o, steer_session *s, char *keep_as, size_t n);
 
 /* Starts the live journal of server s (whose world is set): its first checkpoint and
  * the writer thread. A journal already in the directory is kept as the named journal
- * "before-YYYYMMDD-HHMMSS" (UTC) unless this start recovered from it. NULL when s has
+ * "before-YYYYMMDD-HHMMSS" (UTC) unless this start recovered from it; then as
+ * recovered_keep_as when that is not empty (journal_recover dropped something). NULL when s has
  * no journal (--no-journal, no data directory); a journal that cannot start is logged
  * and s runs without one. */
-journal *journal_open(server *s);
+journal *journal_open(server *s, const char *recovered_keep_as);
 /* Flushes what is left, waits for the writer and any checkpoint under way, and
  * answers the replies held for it. */
 void journal_stop(journal *j);
@@ -52,6 +55,11 @@ void journal_free(journal *j); /* after the loop has ended; NULL is fine */
  * port's, or a protobuf Command's); kept for journal_command. */
 void journal_words(journal *j, int argc, char **words);
 void journal_proto_words(journal *j, const steer_Command *cmd);
+
+/* Before cmd runs: under --journal-fsync always, while the journal fails, a command
+ * that changes the world is refused (true, with the reason in *reply), since its OK
+ * could not mean durable. */
+bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply);
 
 /* After cmd ran (reply says how): records it if it succeeded and changed the world.
  * True when it took the reply, to be sent through conn_job_done once the record is

@@ -21,18 +21,32 @@ typedef struct segment {
 	bool ckpt, log;
 } segment;
 
+/* The log being read, through a window: a log may be bigger than memory. Whenever a
+ * record is decoded the window holds a whole record's worth past it, or the rest of
+ * the file, so what the codec says of the bytes is what it would say of the file. */
+#define WINDOW_AHEAD ((size_t)STEER_JOURNAL_RECORD_HEAD + STEER_JOURNAL_MAX_RECORD)
+
+typedef struct log_stream {
+	int fd;          /* -1: none open */
+	char *buf;       /* the window: the file's bytes [base, base + len) */
+	size_t len, pos; /* pos: where the next record starts, in the window */
+	uint64_t base;   /* the file offset of buf[0] */
+	bool eof;        /* the window reaches the end of the file */
+} log_stream;
+
 struct journal_reader {
 	char dir[4096];
 	segment *segs;
 	size_t nsegs, cap;
 	size_t cur; /* the segment whose log is being read */
-	char *buf;  /* its log */
-	size_t len, pos;
+	log_stream log;
 	bool begun; /* the start checkpoint's world was taken */
 	bool ended;
+	bool accept_loss;    /* damage ends the history instead of failing the read */
+	bool damaged;        /* records were dropped before the tail */
 	uint8_t start_flags; /* the BEGIN of the starting log */
 	uint64_t records, dropped;
-	char why[200];
+	char why[400];
 	steer_strbuf line; /* the last command's line, NUL-terminated */
 };
 
@@ -42,19 +56,29 @@ int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, con
 	return k > 0 && (size_t)k < n ? 0 : -1;
 }
 
-/* NNNNNNNNNNNNNNNN.ext: its number, or 0 for any other name. */
-static uint64_t segment_number(const char *name, const char *ext)
+bool journal_segment_name(const char *name, uint64_t *num, const char **ext)
 {
-	size_t n = strlen(name), e = strlen(ext);
-	if (n != 17 + e || name[16] != '.' || strcmp(name + 17, ext) != 0)
-		return 0;
+	size_t digits = 0;
 	uint64_t v = 0;
-	for (int i = 0; i < 16; i++) {
-		if (name[i] < '0' || name[i] > '9')
-			return 0;
-		v = v * 10 + (uint64_t)(name[i] - '0');
+	while (name[digits] >= '0' && name[digits] <= '9') {
+		if (digits == JOURNAL_SEGMENT_DIGITS_MAX)
+			return false;
+		v = v * 10 + (uint64_t)(name[digits] - '0');
+		digits++;
 	}
-	return v;
+	if (digits < 16 || name[digits] != '.' || v == 0)
+		return false;
+	*num = v;
+	*ext = name + digits + 1;
+	return true;
+}
+
+/* A segment's NNNN.ext: its number, or 0 for any other name. */
+static uint64_t segment_number(const char *name, const char *want)
+{
+	uint64_t v;
+	const char *ext;
+	return journal_segment_name(name, &v, &ext) && !strcmp(ext, want) ? v : 0;
 }
 
 static int seg_cmp(const void *a, const void *b)
@@ -75,30 +99,67 @@ static segment *seg_get(journal_reader *r, uint64_t num)
 	return s;
 }
 
-/* Reads a whole file into a malloc'd buffer. 0, or -1 with errno's message in err. */
+/* Opens path for reading when it is a plain file: a FIFO would block, and a device
+ * (/dev/zero) never ends. The descriptor, or -1 with a message in err. */
+static int open_plain(const char *path, struct stat *st, bool *missing, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	*missing = fd < 0 && errno == ENOENT;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		snprintf(err, errlen,
+		         "%s is not a plain file (a FIFO, a device or a directory); a journal "
+		         "holds plain files only: move it away",
+		         path);
+		close(fd);
+		return -1;
+	}
+	/* A plain file's reads never block: clearing O_NONBLOCK only tidies. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Reads a whole checkpoint into a malloc'd buffer. 0, or -1 with the reason in err. */
 static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	struct stat st;
+	bool missing;
+	int fd = open_plain(path, &st, &missing, err, errlen);
+	if (fd < 0)
+		return -1;
+	if ((uint64_t)st.st_size > STEER_SAVE_MAX_BYTES) {
+		snprintf(err, errlen, "%s: too big (%llu bytes; a checkpoint is at most %llu)",
+		         path, (unsigned long long)st.st_size,
+		         (unsigned long long)STEER_SAVE_MAX_BYTES);
+		close(fd);
 		return -1;
 	}
 	steer_strbuf b;
 	steer_strbuf_init(&b);
 	char chunk[65536];
-	size_t k;
-	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		steer_strbuf_put(&b, chunk, k);
+	ssize_t k;
+	while ((k = read(fd, chunk, sizeof chunk)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		steer_strbuf_put(&b, chunk, (size_t)k);
 		if (b.len > STEER_SAVE_MAX_BYTES)
 			break;
 	}
-	bool bad = ferror(f) || b.oom || b.len > STEER_SAVE_MAX_BYTES;
-	fclose(f);
+	int e = errno;
+	bool bad = k < 0 || b.oom || b.len > STEER_SAVE_MAX_BYTES;
+	close(fd);
 	if (bad) {
 		snprintf(err, errlen, "%s: %s", path,
 		         b.oom                          ? "out of memory"
-		         : b.len > STEER_SAVE_MAX_BYTES ? "too big"
-		                                        : "read error");
+		         : b.len > STEER_SAVE_MAX_BYTES ? "it grew past the most a checkpoint holds"
+		                                        : strerror(e));
 		steer_strbuf_free(&b);
 		return -1;
 	}
@@ -107,33 +168,92 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
 	return 0;
 }
 
+static void log_close(log_stream *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->buf);
+	*l = (log_stream){.fd = -1};
+}
+
+/* Makes the window hold want bytes from pos, or the rest of the file. 0, or -1 with
+ * the reason in err. */
+static int log_fill(log_stream *l, size_t want, char *err, size_t errlen)
+{
+	if (l->len - l->pos >= want || l->eof)
+		return 0;
+	if (l->pos > 0) {
+		memmove(l->buf, l->buf + l->pos, l->len - l->pos);
+		l->base += l->pos;
+		l->len -= l->pos;
+		l->pos = 0;
+	}
+	while (l->len < want && !l->eof) {
+		ssize_t k = read(l->fd, l->buf + l->len, 2 * WINDOW_AHEAD - l->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			snprintf(err, errlen, "cannot read the log: %s", strerror(errno));
+			return -1;
+		}
+		if (k == 0)
+			l->eof = true;
+		l->len += (size_t)k;
+	}
+	return 0;
+}
+
 /* Loads segment i's log as the current one. 0; -1 when it is missing or not a log of
- * this version (err says why; *invalid when it is another version or not a journal). */
+ * this version (err says why; *invalid when it is another version, not a journal or
+ * not a plain file: the journal is then refused whole). */
 static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_t errlen)
 {
 	char path[4200];
 	*invalid = false;
-	free(r->buf);
-	r->buf = NULL;
-	r->len = r->pos = 0;
+	log_close(&r->log);
 	if (!r->segs[i].log ||
 	    journal_segment_path(path, sizeof path, r->dir, r->segs[i].num, "log"))
 		return snprintf(err, errlen, "segment %llu has no log",
 		                (unsigned long long)r->segs[i].num),
 		       -1;
-	if (read_file(path, &r->buf, &r->len, err, errlen) != 0)
+	struct stat st;
+	bool missing;
+	int fd = open_plain(path, &st, &missing, err, errlen);
+	if (fd < 0) {
+		*invalid = !missing;
 		return -1;
+	}
+	r->log.fd = fd;
+	r->log.buf = malloc(2 * WINDOW_AHEAD);
+	if (!r->log.buf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	r->cur = i;
-	size_t pos = 0;
 	char why[200];
-	steer_journal_read st = steer_journal_header_check(r->buf, r->len, &pos, why, sizeof why);
-	if (st != STEER_JOURNAL_OK) {
-		*invalid = st == STEER_JOURNAL_INVALID;
+	if (log_fill(&r->log, STEER_JOURNAL_HEADER_SIZE, why, sizeof why) != 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
-	r->pos = pos;
+	size_t pos = 0;
+	steer_journal_read st2 =
+	    steer_journal_header_check(r->log.buf, r->log.len, &pos, why, sizeof why);
+	if (st2 != STEER_JOURNAL_OK) {
+		*invalid = st2 == STEER_JOURNAL_INVALID;
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	r->log.pos = pos;
 	return 0;
+}
+
+/* The next record of the current log (steer_journal_next over the whole file). */
+static steer_journal_read log_next(journal_reader *r, steer_journal_record *rec, char *why,
+                                   size_t whylen)
+{
+	if (log_fill(&r->log, WINDOW_AHEAD, why, whylen) != 0)
+		return STEER_JOURNAL_TORN;
+	return steer_journal_next(r->log.buf, r->log.len, &r->log.pos, rec, why, whylen);
 }
 
 /* The BEGIN record opening the current log: 0 with its flags, or -1. */
@@ -141,8 +261,7 @@ static int read_begin(journal_reader *r, uint8_t *flags)
 {
 	steer_journal_record rec;
 	char why[200];
-	if (steer_journal_next(r->buf, r->len, &r->pos, &rec, why, sizeof why) !=
-	        STEER_JOURNAL_OK ||
+	if (log_next(r, &rec, why, sizeof why) != STEER_JOURNAL_OK ||
 	    rec.type != STEER_JOURNAL_BEGIN)
 		return -1;
 	*flags = rec.flags;
@@ -156,6 +275,7 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	r->log.fd = -1;
 	steer_strbuf_init(&r->line);
 	snprintf(r->dir, sizeof r->dir, "%s", dir);
 	DIR *d = opendir(dir);
@@ -210,12 +330,17 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 	return NULL;
 }
 
+void journal_read_accept_loss(journal_reader *r)
+{
+	r->accept_loss = true;
+}
+
 void journal_read_close(journal_reader *r)
 {
 	if (!r)
 		return;
 	free(r->segs);
-	free(r->buf);
+	log_close(&r->log);
 	steer_strbuf_free(&r->line);
 	free(r);
 }
@@ -252,13 +377,94 @@ steer_world *journal_read_world(journal_reader *r, bool *paused, char *err, size
 	return w;
 }
 
-static void drop_rest(journal_reader *r, const char *why)
+/* Whether an intact record starts anywhere after the current position of the log:
+ * then what stopped the reading is damage, not a torn tail. Streams to the end. */
+static bool intact_after(journal_reader *r, uint64_t *at)
 {
+	log_stream *l = &r->log;
+	char why[200];
+	for (l->pos++;; l->pos++) {
+		if (log_fill(l, WINDOW_AHEAD, why, sizeof why) != 0 || l->pos >= l->len)
+			return false;
+		if (steer_journal_intact(l->buf, l->len, l->pos)) {
+			*at = l->base + l->pos;
+			return true;
+		}
+	}
+}
+
+/* The bytes from the current position to the end of the log. */
+static uint64_t rest_of_log(journal_reader *r)
+{
+	struct stat st;
+	uint64_t at = r->log.base + r->log.pos;
+	if (r->log.fd >= 0 && fstat(r->log.fd, &st) == 0 && (uint64_t)st.st_size > at)
+		return (uint64_t)st.st_size - at;
+	return 0;
+}
+
+/* Reading stops here, for why. A torn tail (the last log, with no intact record after
+ * the tear) is what a crash leaves, and is dropped quietly. Anything else is damage:
+ * STEER_ERR_INVALID with a message naming the segment and byte, unless the loss was
+ * accepted (journal_read_accept_loss), when the history ends here all the same. */
+typedef enum stop_kind {
+	STOP_TEAR,         /* a record that is not whole: a tail if none whole follows */
+	STOP_TAIL_IF_LAST, /* a segment left half made: a tail in the last segment */
+	STOP_DAMAGE,       /* never what a crash leaves */
+} stop_kind;
+
+static steer_status stop_at(journal_reader *r, stop_kind kind, const char *why, char *err,
+                            size_t errlen)
+{
+	uint64_t at = r->log.base + r->log.pos, dropped = rest_of_log(r), next = 0;
+	bool last = r->cur + 1 >= r->nsegs;
+	bool damage = kind == STOP_DAMAGE || !last ||
+	              (kind == STOP_TEAR && r->log.fd >= 0 && intact_after(r, &next));
+	char msg[sizeof r->why];
+	if (!damage)
+		snprintf(msg, sizeof msg, "%s", why);
+	else if (next)
+		snprintf(msg, sizeof msg,
+		         "segment %016llu.log is damaged at byte %llu (%s) with intact records "
+		         "after it, from byte %llu",
+		         (unsigned long long)r->segs[r->cur].num, (unsigned long long)at, why,
+		         (unsigned long long)next);
+	else if (!last)
+		snprintf(msg, sizeof msg,
+		         "segment %016llu.log is damaged at byte %llu (%s) and %zu later "
+		         "segment%s follow",
+		         (unsigned long long)r->segs[r->cur].num, (unsigned long long)at, why,
+		         r->nsegs - r->cur - 1, r->nsegs - r->cur - 1 == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof msg, "segment %016llu.log is damaged at byte %llu (%s)",
+		         (unsigned long long)r->segs[r->cur].num, (unsigned long long)at, why);
 	if (!r->why[0])
-		snprintf(r->why, sizeof r->why, "%s", why);
-	r->dropped += r->len - r->pos;
-	r->pos = r->len;
+		snprintf(r->why, sizeof r->why, "%s", msg);
 	r->ended = true;
+	if (!damage) {
+		r->dropped += dropped;
+		return STEER_OK;
+	}
+	r->damaged = true;
+	if (r->accept_loss) {
+		r->dropped += dropped;
+		for (size_t i = r->cur + 1; i < r->nsegs; i++) {
+			char path[4200];
+			struct stat st;
+			if (r->segs[i].log &&
+			    !journal_segment_path(path, sizeof path, r->dir, r->segs[i].num,
+			                          "log") &&
+			    stat(path, &st) == 0)
+				r->dropped += (uint64_t)st.st_size;
+		}
+		return STEER_OK;
+	}
+	snprintf(err, errlen,
+	         "%s in %s: the history after it would be lost. Nothing was changed; to start "
+	         "from what comes before it, add --accept-loss (the journal is kept, under "
+	         "journals/, as it is)",
+	         msg, r->dir);
+	return STEER_ERR_INVALID;
 }
 
 steer_status journal_read_next(journal_reader *r, journal_item *item, char *err, size_t errlen)
@@ -268,12 +474,10 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 	while (!r->ended) {
 		steer_journal_record rec;
 		char why[200];
-		steer_journal_read st =
-		    steer_journal_next(r->buf, r->len, &r->pos, &rec, why, sizeof why);
+		steer_journal_read st = log_next(r, &rec, why, sizeof why);
 		if (st == STEER_JOURNAL_OK && rec.type == STEER_JOURNAL_BEGIN) {
-			r->pos -= rec.size;
-			drop_rest(r, "a second BEGIN inside a log");
-			break;
+			r->log.pos -= rec.size;
+			return stop_at(r, STOP_DAMAGE, "a second BEGIN inside a log", err, errlen);
 		}
 		if (st == STEER_JOURNAL_OK) {
 			r->records++;
@@ -293,10 +497,8 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 			item->line_len = rec.line_len;
 			return STEER_OK;
 		}
-		if (st == STEER_JOURNAL_TORN) {
-			drop_rest(r, why);
-			break;
-		}
+		if (st == STEER_JOURNAL_TORN)
+			return stop_at(r, STOP_TEAR, why, err, errlen);
 		/* The end of this log: on to the next segment's. */
 		if (r->cur + 1 >= r->nsegs) {
 			r->ended = true;
@@ -306,17 +508,27 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 		char lerr[400];
 		uint8_t flags;
 		size_t next = r->cur + 1;
+		uint64_t want = r->segs[r->cur].num + 1;
 		if (load_log(r, next, &invalid, lerr, sizeof lerr) != 0 ||
 		    read_begin(r, &flags) != 0) {
 			r->cur = next;
-			drop_rest(r, "a segment without a readable log");
-			break;
+			return stop_at(r, STOP_TAIL_IF_LAST, "a segment without a readable log",
+			               err, errlen);
 		}
-		if (flags & STEER_JOURNAL_BEGIN_CONTINUES)
+		if (flags & STEER_JOURNAL_BEGIN_CONTINUES) {
+			if (r->segs[next].num != want) {
+				r->log.pos = 0;
+				return stop_at(r, STOP_DAMAGE,
+				               "it continues a segment that is missing", err,
+				               errlen);
+			}
 			continue; /* the same history: its checkpoint is the world as it stands */
+		}
 		if (!r->segs[next].ckpt) {
-			drop_rest(r, "a replaced world whose checkpoint was never written");
-			break;
+			r->log.pos = 0;
+			return stop_at(r, STOP_TAIL_IF_LAST,
+			               "a replaced world whose checkpoint was never written", err,
+			               errlen);
 		}
 		item->world = checkpoint_world(r, next, err, errlen);
 		if (!item->world)
@@ -338,6 +550,11 @@ uint64_t journal_read_dropped(const journal_reader *r, const char **why)
 	if (why)
 		*why = r->why;
 	return r->dropped;
+}
+
+bool journal_read_damaged(const journal_reader *r)
+{
+	return r->damaged;
 }
 
 /* Steps s's world up to tick t. STEER_OK, or a failure with err. */

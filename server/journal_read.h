@@ -25,6 +25,13 @@
 
 typedef struct journal_reader journal_reader;
 
+/* The most digits of a segment's number: 16 as written (zero-padded), more once it
+ * passes that, and never near overflow. */
+#define JOURNAL_SEGMENT_DIGITS_MAX 18
+/* Whether name is a segment's file, NNNN.ext with 16 to JOURNAL_SEGMENT_DIGITS_MAX
+ * digits (not all zero): its number, and ext pointing into name. */
+bool journal_segment_name(const char *name, uint64_t *num, const char **ext);
+
 /* <dir>/<num as 16 digits>.<ext> into out: 0, or -1 when it does not fit. */
 int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext);
 /* The directory a user's WHAT names, into out: `live` is <data dir>/journal, a name is
@@ -65,10 +72,18 @@ typedef struct journal_item {
 	bool paused;        /* WORLD: the session was paused at the replacement */
 } journal_item;
 
+/* Damage (a record that is not whole with whole ones after it, a segment that is not
+ * whole with others after it, a missing segment) ends the history instead of failing
+ * the read: --accept-loss. journal_read_damaged then says whether there was any. */
+void journal_read_accept_loss(journal_reader *r);
+bool journal_read_damaged(const journal_reader *r);
+
 /* The next item, in order across segments. STEER_OK with *item filled (END at the
- * end), or a failure with a message in err (the replacement world could not be read:
- * NOMEM, IO). A torn tail ends the records quietly (END); journal_read_dropped says
- * how much was dropped. */
+ * end), or a failure with a message in err: the replacement world could not be read
+ * (NOMEM, IO), or the journal is damaged (INVALID; the message names the segment and
+ * byte). A torn tail, which is what a crash leaves, ends the records quietly (END);
+ * journal_read_dropped says how much was dropped. A log is streamed, so it may be of
+ * any size; every file must be a plain file. */
 steer_status journal_read_next(journal_reader *r, journal_item *item, char *err, size_t errlen);
 
 /* Records read so far, and bytes dropped as torn (with the reason of the first tear,

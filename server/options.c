@@ -35,6 +35,9 @@ void server_options_default(server_options *o)
 	/* A minute: recovery replays at most a minute of ticks, while the checkpoint
 	 * (a fork and, in the child, a save) costs the loop only the fork. */
 	o->checkpoint = 60;
+	/* A log this long also gets a checkpoint: recovery then replays at most this much,
+	 * however fast clients write (a busy one writes tens of MB a second). */
+	o->checkpoint_mb = 64;
 	o->speed = 1;
 	o->rewind_memory = 512;
 	o->rewind_every = 2;
@@ -95,6 +98,11 @@ static void usage(FILE *f)
 	        "  --journal-fsync MODE always (before the reply), everysec or no\n"
 	        "                       (default everysec)\n"
 	        "  --checkpoint S       seconds between the journal's checkpoints (default 60)\n"
+	        "  --checkpoint-mb MB   also a checkpoint when the log since the last one\n"
+	        "                       reaches MB MiB (default 64; 0: by time only)\n"
+	        "  --accept-loss        with --recover or --restore: start from what comes\n"
+	        "                       before damage in the journal (which is refused\n"
+	        "                       without it); the damaged journal is kept\n"
 	        "  --replay JOURNAL     play a recorded journal: live (data-dir/journal), a name\n"
 	        "                       in data-dir/journals, or a directory; keeps no journal\n"
 	        "  --until TICK         pause the replay when the world reaches TICK\n"
@@ -230,6 +238,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		}
 		if (!strcmp(a, "--recover")) {
 			o->recover = true;
+			continue;
+		}
+		if (!strcmp(a, "--accept-loss")) {
+			o->accept_loss = true;
 			continue;
 		}
 		if (!strcmp(a, "--private")) {
@@ -379,6 +391,9 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		} else if (value_of(&c, "--checkpoint", &v)) {
 			if (num(a, v, 1, 1e6, &o->checkpoint))
 				return -1;
+		} else if (value_of(&c, "--checkpoint-mb", &v)) {
+			if (num(a, v, 0, 1e6, &o->checkpoint_mb))
+				return -1;
 		} else if (value_of(&c, "--rewind-memory", &v)) {
 			if (num(a, v, 0, 1e6, &o->rewind_memory))
 				return -1;
@@ -415,6 +430,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 	}
 	if (o->recover && o->restore) {
 		fprintf(stderr, "steer-server: --recover and --restore: give one of them\n");
+		return -1;
+	}
+	if (o->accept_loss && !o->recover && !o->restore) {
+		fprintf(stderr, "steer-server: --accept-loss goes with --recover or --restore\n");
 		return -1;
 	}
 	if (o->private_world && !o->has_token) {

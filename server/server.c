@@ -805,7 +805,9 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		if (!(s->replay = replay_open(s)))
 			return -1;
 	} else {
-		int recovered = journal_recover(opt, &s->session); /* --recover, --restore */
+		/* --recover, --restore */
+		int recovered = journal_recover(opt, &s->session, s->recovered_keep_as,
+		                                sizeof s->recovered_keep_as);
 		if (recovered < 0)
 			return -1;
 		if (recovered > 0)
@@ -896,7 +898,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		}
 	}
 	arm_tick_timer(s);
-	s->journal = journal_open(s);
+	s->journal = journal_open(s, s->recovered_keep_as);
 	if (s->history && s->journal)
 		history_set_fork_hook(s->history, fork_to_journal, s);
 	if (opt->data_dir)

@@ -108,6 +108,9 @@ typedef struct server {
 	uint64_t started_ns;
 	auth_guard auth_guard;   /* wrong tokens per address */
 	struct journal *journal; /* NULL: none (journal.h) */
+	/* The name the live journal is kept under after a recovery that dropped some of
+	 * it ("" when nothing was dropped). */
+	char recovered_keep_as[64];
 	struct replay *replay;   /* --replay, or NULL (replay.h) */
 	struct history *history; /* rewind's checkpoints and commands (history.h) */
 	/* mpirun -np N (ranks.h): the world split over the ranks, or NULL. The session

@@ -93,6 +93,11 @@ void steer_journal_begin(steer_strbuf *b, uint64_t tick, uint8_t flags);
 steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
                                       steer_journal_record *rec, char *err, size_t errlen);
 
+/* Whether an intact record (a length that fits, a known type of the right size, its
+ * checksum) starts at pos of buf[0, len): how a reader tells damage in the middle of a
+ * log, with intact records after it, from a torn tail, with none. */
+bool steer_journal_intact(const char *buf, size_t len, size_t pos);
+
 /* Appends words[0..argc) joined by single spaces: a command's record line. */
 void steer_journal_join(steer_strbuf *b, int argc, char **words);
 

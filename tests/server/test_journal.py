@@ -398,21 +398,31 @@ def test_stats_and_no_journal():
     srv.stop()
     expect(not os.path.exists(os.path.join(d2, "journal")), "--no-journal made a journal")
     # A journal that cannot be written: one log line, the server carries on, stats
-    # says it is failing.
-    # With fsync always, the replies held for durability are sent all the same.
+    # says it is failing. With fsync always, no change is answered OK: the first is
+    # refused or answered "not durable", the later ones refused; reads still work.
     with open(os.path.join(d2, "journal"), "w") as f:
         f.write("in the way\n")
     for mode in ("everysec", "always"):
         srv = Server("--journal-fsync", mode, data_dir=d2)
         t = srv.text()
-        t.ok("spawn 1 1")
+        first = t.cmd("spawn 1 1")
         deadline = time.time() + 5
         while not t.ok("stats")["journal"]["failing"] and time.time() < deadline:
             time.sleep(0.05)
         j = t.ok("stats")["journal"]
         expect(j["on"] and j["failing"] and "journal" in j["error"], f"{mode}: stats {j}")
-        t.ok("spawn 2 2")
-        t.ok("step 3")
+        if mode == "everysec":
+            expect(first.startswith("OK"), f"everysec: {first}")
+            t.ok("spawn 2 2")
+            t.ok("step 3")
+        else:
+            expect(first.startswith("ERR") and "durable" in first, f"always: {first}")
+            for cmd in ("spawn 2 2", "step 3", "reset"):
+                r = t.cmd(cmd)
+                expect(r.startswith("ERR refused: the journal cannot make changes durable"),
+                       f"always: {cmd} -> {r}")
+            expect(t.ok("stats")["journal"]["refused"] == 3, "the refusals are not counted")
+            t.ok("list")
         status, log = srv.stop()
         expect(status == 0 and log.count("carries on") == 1, f"exit {status}, log {log}")
     shutil.rmtree(d, ignore_errors=True)
