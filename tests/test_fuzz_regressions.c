@@ -139,6 +139,11 @@ static void utf8(void)
 	replay("utf8", harness_utf8);
 }
 
+static void journal(void)
+{
+	replay("journal", harness_journal);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -151,5 +156,6 @@ int main(int argc, char **argv)
 	RUN(text_command);
 	RUN(savefile);
 	RUN(utf8);
+	RUN(journal);
 	return CHECK_DONE();
 }

@@ -24,6 +24,10 @@ int harness_savefile(const uint8_t *data, size_t size);
  * UTF-8 escaping and cutting of everything the server sends or logs. */
 int harness_utf8(const uint8_t *data, size_t size);
 
+/* Input: byte 0 bit 0 puts a valid header first; the rest is a journal log: the
+ * record codec and the damage scan of recovery. */
+int harness_journal(const uint8_t *data, size_t size);
+
 /* What is being run, for the failure message (a file name in the regression test);
  * may stay NULL. */
 extern const char *harness_input_name;
