@@ -465,10 +465,22 @@ static void hold(conn *c, const char *rest, size_t n)
 	}
 }
 
-/* Whether the turn that began at t0 has spent its command time. */
-static bool turn_spent(uint64_t t0)
+/* Whether c's turn, which began at t0, has spent its command time, or all
+ * connections together have spent the loop turn's. */
+static bool turn_spent(const conn *c, uint64_t t0)
 {
-	return uv_hrtime() - t0 >= CONN_TURN_BUDGET_NS;
+	uint64_t used = uv_hrtime() - t0;
+	return used >= CONN_TURN_BUDGET_NS || c->srv->turn_used_ns + used >= LOOP_TURN_BUDGET_NS;
+}
+
+/* Charges c the command time since t0: to the loop's turn, and (weighted) to its
+ * share. */
+static void charge(conn *c, uint64_t t0)
+{
+	uint64_t used = uv_hrtime() - t0;
+	server *s = c->srv;
+	s->turn_used_ns += used;
+	c->vtime += used * (s->opt.has_token && !c->may_write ? CONN_UNTRUSTED_WEIGHT : 1u);
 }
 
 /* c's turn is over: it reads nothing more until the next turn of the loop, when
@@ -552,7 +564,7 @@ static void text_read(conn *c, const char *data, size_t n)
 			c->line_len = 0;
 			c->last_active_ms = uv_now(c->srv->loop);
 			text_line(c, c->line, len);
-			if (!c->busy && !c->closing && i + 1 < n && turn_spent(t0))
+			if (!c->busy && !c->closing && i + 1 < n && turn_spent(c, t0))
 				defer(c);
 			if (c->busy && !c->closing)
 				hold(c, data + i + 1, n - i - 1);
@@ -697,7 +709,7 @@ static void proto_read(conn *c, const char *data, size_t n)
 		           STEER_OK &&
 		       msg) {
 			proto_message(c, msg, len);
-			if (!c->busy && !c->closing && turn_spent(t0))
+			if (!c->busy && !c->closing && turn_spent(c, t0))
 				defer(c);
 		}
 		if (c->closing)
@@ -730,6 +742,8 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = sizeof c->srv->read_buf;
 }
 
+static void conn_input(conn *c, const char *data, size_t n);
+
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
 	conn *c = stream->data;
@@ -748,10 +762,25 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		hold(c, buf->base, (size_t)n);
 		return;
 	}
+	if (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
+		/* The turn is spent: it waits its place among the waiting. */
+		c->srv->turns_throttled++;
+		defer(c);
+		hold(c, buf->base, (size_t)n);
+		return;
+	}
+	conn_input(c, buf->base, (size_t)n);
+}
+
+/* Runs what c sent, charging it the time. */
+static void conn_input(conn *c, const char *data, size_t n)
+{
+	uint64_t t0 = uv_hrtime();
 	if (c->kind == CONN_TEXT)
-		text_read(c, buf->base, (size_t)n);
+		text_read(c, data, n);
 	else
-		proto_read(c, buf->base, (size_t)n);
+		proto_read(c, data, n);
+	charge(c, t0);
 }
 
 static void describe_peer(conn *c)
@@ -832,10 +861,7 @@ static void run_held(conn *c)
 	size_t n = c->held_len;
 	c->held = NULL;
 	c->held_len = c->held_cap = 0;
-	if (c->kind == CONN_TEXT)
-		text_read(c, held ? held : "", n);
-	else
-		proto_read(c, held ? held : "", n);
+	conn_input(c, held ? held : "", n);
 	free(held);
 	if (c->closing || c->busy)
 		return;
@@ -851,20 +877,50 @@ static void run_held(conn *c)
 		conn_close(c, uv_strerror(rc));
 }
 
+static int by_vtime(const void *a, const void *b)
+{
+	const conn *x = *(conn *const *)a, *y = *(conn *const *)b;
+	return x->vtime < y->vtime ? -1 : x->vtime > y->vtime;
+}
+
 bool conn_resume_deferred(server *s)
 {
+	if (s->stopping)
+		return false;
+	/* The waiting, least served first, while the loop's turn has time. A connection
+	 * may leave the list only in a close callback, never within this walk. */
+	size_t n = 0;
+	for (conn *c = s->conns; c; c = c->next)
+		n += c->deferred && !c->closing;
+	if (n == 0)
+		return false;
+	conn **order = malloc(n * sizeof *order);
+	if (!order)
+		return true; /* the next turn tries again */
+	size_t k = 0;
+	for (conn *c = s->conns; c; c = c->next)
+		if (c->deferred && !c->closing) {
+			/* Back from idling: no more credit than the slack. */
+			if (s->vclock > CONN_VTIME_SLACK_NS &&
+			    c->vtime < s->vclock - CONN_VTIME_SLACK_NS)
+				c->vtime = s->vclock - CONN_VTIME_SLACK_NS;
+			order[k++] = c;
+		}
+	qsort(order, n, sizeof *order, by_vtime);
 	bool waiting = false;
-	/* Newest first, as the list is; one turn each. A connection may leave the list
-	 * only in a close callback, never within this walk. */
-	for (conn *c = s->conns; c; c = c->next) {
-		if (!c->deferred || c->closing)
+	for (k = 0; k < n; k++) {
+		conn *c = order[k];
+		if (s->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
+			waiting = true; /* it keeps its place: next turn */
 			continue;
-		if (c->srv->stopping)
-			continue;
+		}
+		if (c->vtime > s->vclock)
+			s->vclock = c->vtime;
 		c->deferred = c->busy = false;
 		run_held(c);
 		waiting |= c->deferred;
 	}
+	free(order);
 	return waiting;
 }
 
@@ -927,6 +983,7 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	c->srv = s;
 	c->kind = kind;
 	c->id = ++s->next_conn_id;
+	c->vtime = s->vclock; /* a newcomer starts level with the least served */
 	c->may_write = !s->opt.has_token;
 	c->may_watch = !s->opt.private_world;
 	c->last_active_ms = uv_now(s->loop);

@@ -19,6 +19,16 @@ typedef enum conn_kind {
  * that waits for the next turn, so a client pipelining expensive commands cannot
  * hold the tick and every other client until its whole read has run. */
 #define CONN_TURN_BUDGET_NS (4u * 1000u * 1000u)
+/* Command time all connections together may spend in one turn of the loop: past it,
+ * what arrives waits for the next turn, whose timers (the tick first) run before it.
+ * Waiting connections are then served least-served first (conn.vtime). */
+#define LOOP_TURN_BUDGET_NS (4u * 1000u * 1000u)
+/* How far behind the least-served waiting connection one that comes back from idling
+ * may be: the credit an idle client keeps, so that it can never starve the others. */
+#define CONN_VTIME_SLACK_NS (20u * 1000u * 1000u)
+/* A connection without the token, on a server that has one, is charged this many
+ * times its command time: it gets a smaller share when others want the loop. */
+#define CONN_UNTRUSTED_WEIGHT 4u
 /* Snapshots written and not yet known to be taken by the peer, remembered each. */
 #define UNTAKEN_MAX 16
 
@@ -71,7 +81,10 @@ struct conn {
 	 * what arrives meanwhile waits in held (owned), up to CONN_HELD_MAX, past which
 	 * reading stops until the reply. */
 	bool busy;
-	bool deferred;     /* busy only because its turn's budget is spent (not a job) */
+	bool deferred; /* busy only because its turn's budget is spent (not a job) */
+	/* Command time charged to it (weighted), for the order waiting connections are
+	 * served in: the least served first. */
+	uint64_t vtime;
 	bool read_stopped; /* held is full: restarted once it is worked off */
 	bool peer_done;    /* the peer ended its side meanwhile: closed after the reply */
 	char *held;

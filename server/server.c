@@ -22,6 +22,13 @@
 /* After a stall, at most this many ticks are run at once; the rest of the debt is
  * dropped (and logged) instead of spiralling. */
 #define MAX_CATCH_UP 5
+/* Catching up runs ticks for at most this long (or one tick period, if longer) in one
+ * turn of the loop: commands and snapshots get their turn between, and a world whose
+ * tick costs more than its period runs slower instead of holding the loop. */
+#define CATCH_UP_BUDGET_NS (4u * 1000u * 1000u)
+/* The most often "fell behind" is logged (ms): an overloaded server drops ticks every
+ * turn, and says so with the count. */
+#define BEHIND_LOG_EVERY_MS 10000
 
 sbuf *sbuf_new(const char *data, size_t len)
 {
@@ -276,10 +283,11 @@ static void snapshot_stats(const server *s, steer_strbuf *json)
 	                    ",\"snapshot_ticks\":%llu,\"snapshot_encodings_last\":%zu,"
 	                    "\"snapshot_bytes_queued\":%zu,"
 	                    "\"reply_bytes_queued\":%zu,\"clients_throttled\":%zu,"
-	                    "\"snapshots_throttled\":%llu",
+	                    "\"snapshots_throttled\":%llu,\"commands_throttled\":%llu",
 	                    (unsigned long long)s->snapshot_ticks, s->encodings_last,
 	                    s->snapshot_live, s->reply_queued, s->clients_throttled,
-	                    (unsigned long long)s->snapshots_throttled);
+	                    (unsigned long long)s->snapshots_throttled,
+	                    (unsigned long long)s->turns_throttled);
 }
 
 static void host_stats(void *ud, steer_strbuf *json)
@@ -477,14 +485,18 @@ static void run_ticks(server *s)
 	s->last_tick_ns = now;
 	if (s->session.paused) {
 		s->debt_ns = 0;
+		s->ticks_owed = false;
 		return;
 	}
 	/* Fixed timestep: the simulation advances in whole dt steps whatever the timer's
 	 * jitter; the wall clock only decides how many steps are due. */
 	uint64_t dt_ns = (uint64_t)(1e9 / ticks_per_second(s));
+	uint64_t bound = dt_ns > CATCH_UP_BUDGET_NS ? dt_ns : CATCH_UP_BUDGET_NS;
 	s->debt_ns += elapsed;
 	int steps = 0;
 	while (s->debt_ns >= dt_ns && steps < MAX_CATCH_UP) {
+		if (steps > 0 && uv_hrtime() - now >= bound)
+			break; /* the rest is owed to the next turn */
 		char why[600];
 		if (!server_before_tick(s, why, sizeof why)) {
 			s->debt_ns = 0;
@@ -503,12 +515,24 @@ static void run_ticks(server *s)
 		s->debt_ns -= dt_ns;
 		steps++;
 	}
-	if (s->debt_ns >= dt_ns) {
-		uint64_t dropped = s->debt_ns / dt_ns;
+	s->ticks_owed = s->debt_ns >= dt_ns;
+	/* Owed past what one turn may catch up: dropped, so that an overloaded server
+	 * never spirals. */
+	if (s->debt_ns >= (uint64_t)MAX_CATCH_UP * dt_ns) {
+		uint64_t dropped = s->debt_ns / dt_ns - (MAX_CATCH_UP - 1);
 		s->ticks_dropped += dropped;
-		s->debt_ns %= dt_ns;
-		steer_log(STEER_LOG_WARN, "fell behind: dropped %llu ticks (stall or overload)",
-		          (unsigned long long)dropped);
+		s->debt_ns -= dropped * dt_ns;
+		s->behind_unlogged += dropped;
+		uint64_t ms = uv_now(s->loop);
+		if (s->behind_logged_ms == 0 || ms - s->behind_logged_ms >= BEHIND_LOG_EVERY_MS) {
+			steer_log(STEER_LOG_WARN,
+			          "fell behind: dropped %llu ticks%s (stall or overload; "
+			          "stats: ticks_dropped)",
+			          (unsigned long long)s->behind_unlogged,
+			          s->behind_logged_ms ? " in the last seconds" : "");
+			s->behind_logged_ms = ms;
+			s->behind_unlogged = 0;
+		}
 	}
 }
 
@@ -524,11 +548,43 @@ static void arm_tick_timer(server *s)
 	uv_timer_start(&s->tick_timer, on_tick, ms, ms);
 }
 
+/* After each poll: a new turn's command time. While the tick keeps up, every turn
+ * starts afresh. While it is behind, commands get LOOP_TURN_BUDGET_NS per tick period
+ * of wall time, and a command that took longer is paid back over the turns after it:
+ * the tick first. */
+static void on_turn_check(uv_check_t *h)
+{
+	server *s = h->data;
+	uint64_t now = uv_hrtime();
+	uint64_t since = now - s->turn_checked_ns;
+	s->turn_checked_ns = now;
+	if (!s->ticks_owed || s->session.paused) {
+		s->turn_used_ns = 0;
+		return;
+	}
+	double dt_ns = 1e9 / ticks_per_second(s);
+	uint64_t repay = (uint64_t)((double)since * LOOP_TURN_BUDGET_NS / dt_ns);
+	s->turn_used_ns = s->turn_used_ns > repay ? s->turn_used_ns - repay : 0;
+}
+
+static void on_resume_idle(uv_idle_t *h);
+
+static void on_resume_timer(uv_timer_t *t)
+{
+	server_wake_deferred(t->data);
+}
+
 static void on_resume_idle(uv_idle_t *h)
 {
 	server *s = h->data;
-	if (!conn_resume_deferred(s))
+	if (!conn_resume_deferred(s)) {
 		uv_idle_stop(h);
+	} else if (s->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
+		/* Waiting for the command time to be paid back: a millisecond's nap rather
+		 * than spinning the loop. */
+		uv_idle_stop(h);
+		uv_timer_start(&s->resume_timer, on_resume_timer, 1, 0);
+	}
 }
 
 void server_wake_deferred(server *s)
@@ -713,6 +769,8 @@ void server_stop(server *s, const char *why)
 		s->exit_status = 1;
 	uv_close((uv_handle_t *)&s->idle_timer, NULL);
 	uv_close((uv_handle_t *)&s->resume_idle, NULL);
+	uv_close((uv_handle_t *)&s->turn_check, NULL);
+	uv_close((uv_handle_t *)&s->resume_timer, NULL);
 	uv_close((uv_handle_t *)&s->autosave_timer, NULL);
 	uv_close((uv_handle_t *)&s->proto_listener, NULL);
 	uv_close((uv_handle_t *)&s->cmd_listener, NULL);
@@ -865,15 +923,22 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	    (rc = uv_timer_init(loop, &s->stop_timer)) ||
 	    (rc = uv_timer_init(loop, &s->idle_timer)) ||
 	    (rc = uv_timer_init(loop, &s->autosave_timer)) ||
-	    (rc = uv_idle_init(loop, &s->resume_idle)) || (rc = jobs_init(s)) ||
+	    (rc = uv_idle_init(loop, &s->resume_idle)) ||
+	    (rc = uv_timer_init(loop, &s->resume_timer)) ||
+	    (rc = uv_check_init(loop, &s->turn_check)) || (rc = jobs_init(s)) ||
 	    (rc = uv_signal_init(loop, &s->sigint)) || (rc = uv_signal_init(loop, &s->sigterm))) {
 		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
 		return -1;
 	}
 	s->tick_timer.data = s->snapshot_timer.data = s->stop_timer.data = s;
 	s->idle_timer.data = s->autosave_timer.data = s;
-	s->resume_idle.data = s;
+	s->resume_idle.data = s->turn_check.data = s->resume_timer.data = s;
 	s->sigint.data = s->sigterm.data = s;
+	if ((rc = uv_check_start(&s->turn_check, on_turn_check)) != 0) {
+		steer_log(STEER_LOG_ERROR, "libuv: %s", uv_strerror(rc));
+		return -1;
+	}
+	uv_unref((uv_handle_t *)&s->turn_check); /* it never keeps the loop alive */
 	uint64_t snap_ms = (uint64_t)fmax(1.0, 1000.0 / opt->snapshot_rate);
 	if ((rc = uv_timer_start(&s->snapshot_timer, on_snapshot, snap_ms, snap_ms)) ||
 	    (rc = uv_signal_start(&s->sigint, on_signal, SIGINT)) ||

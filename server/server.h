@@ -61,6 +61,7 @@ typedef struct server {
 	uint64_t last_tick_ns;
 	uint64_t debt_ns; /* wall time owed to the simulation */
 	uint64_t ticks_dropped;
+	uint64_t behind_logged_ms, behind_unlogged; /* "fell behind", logged sparingly */
 	double tick_ms[TICK_HISTORY];
 	size_t tick_count;
 	conn *conns; /* doubly linked */
@@ -103,6 +104,15 @@ typedef struct server {
 	bool disk_busy;
 	uv_idle_t step_idle;
 	uv_idle_t resume_idle; /* runs while connections wait for their next turn (conn.c) */
+	/* The loop's turn: command time spent by all connections in it (reset by
+	 * turn_check after each poll), and the vtime of the last connection served
+	 * from the waiting ones (conn.h, LOOP_TURN_BUDGET_NS). */
+	uv_check_t turn_check;
+	uv_timer_t resume_timer; /* the waiting's next try, while command time is owed */
+	uint64_t turn_used_ns, vclock;
+	uint64_t turn_checked_ns; /* when the last turn ended */
+	bool ticks_owed;          /* the tick is behind its clock (run_ticks) */
+	uint64_t turns_throttled; /* reads that waited for a later turn, for stats */
 	bool stopping;
 	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Loop stalls under load from clients (issue 34's items 5-9): for each scenario, a
+server is set up, attackers start, and a healthy client sends `stats` every 20 ms on
+its own connection (with the token where the server has one). Prints, per scenario,
+the healthy client's round trip p50 / p99 / max, and the tick rate reached as a share
+of the nominal rate (from stats' tick count over the attack).
+
+usage: bench/loop_stall.py [--server PATH] [--seconds S] [SCENARIO ...]
+scenarios: list-token (20 connections without the token pipelining `list 0 10000` on
+a 20,000-vehicle world; the healthy client has the token), list-open (the same, no
+token anywhere), goto-walls (20 goto vehicles in the maze, a wall added and removed
+every 50 ms), spawn-pile (`spawn flock 50000 500 300 1`), rewind-fork (150,000
+vehicles, `rewind 1` and `spawn` in a loop). Default: all.
+Needs the build's steer_pb2 on PYTHONPATH (build/tests/pygen); tests/server is found
+relative to this file. A benchmark: prints, asserts nothing."""
+import argparse
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "server"))
+sys.path.insert(0, os.path.join(HERE, "..", "build", "tests", "pygen"))
+import steertest  # noqa: E402
+
+TOKEN = "loop-stall-secret"
+
+
+class Pinger(threading.Thread):
+    """stats every 20 ms on its own connection: the round trips."""
+
+    def __init__(self, port, token=None):
+        super().__init__(daemon=True)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        self.f = self.sock.makefile("rb")
+        if token:
+            self.sock.sendall(f"auth {token}\n".encode())
+            self.f.readline()
+        self.rtts = []
+        self.stop_flag = False
+
+    def run(self):
+        while not self.stop_flag:
+            t0 = time.monotonic()
+            try:
+                self.sock.sendall(b"stats\n")
+                self.f.readline()
+            except OSError:
+                return
+            self.rtts.append(time.monotonic() - t0)
+            time.sleep(0.02)
+
+
+def attack(port, lines, n, depth, token, stop):
+    """In its own process (the clients must not steal the healthy client's time): n
+    connections each keeping `depth` lines unanswered, replies read in big chunks."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    conns = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=60)
+        if token:
+            s.sendall(f"auth {token}\n".encode())
+        s.setblocking(False)
+        state = {"sock": s, "k": 0, "out": 0}
+        conns.append(state)
+        sel.register(s, selectors.EVENT_READ, state)
+    for st in conns:
+        for _ in range(depth):
+            st["sock"].sendall(lines(st["k"]).encode() + b"\n")
+            st["k"] += 1
+    while not stop.is_set():
+        for key, _ in sel.select(0.1):
+            st = key.data
+            try:
+                data = st["sock"].recv(1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError:
+                sel.unregister(st["sock"])
+                continue
+            if not data:
+                sel.unregister(st["sock"])
+                continue
+            for _ in range(data.count(b"\n")):
+                try:
+                    st["sock"].sendall(lines(st["k"]).encode() + b"\n")
+                except OSError:
+                    break
+                st["k"] += 1
+
+
+class Attackers:
+    def __init__(self, port, lines, n=1, depth=4, token=None):
+        import multiprocessing
+        self.stop = multiprocessing.Event()
+        self.proc = multiprocessing.Process(target=attack,
+                                            args=(port, lines, n, depth, token, self.stop))
+
+    def start(self):
+        self.proc.start()
+
+    def end(self):
+        self.stop.set()
+        self.proc.join(30)
+        if self.proc.is_alive():
+            self.proc.kill()
+
+
+def list_line(k):
+    return "list 0 10000"
+
+
+def rewind_line(k):
+    return "rewind 1" if k % 2 == 0 else "spawn 5 5"
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")
+
+
+def measure(name, srv, admin, attackers, seconds, token=None):
+    tick0 = admin.ok("stats")["tick"]
+    rate = admin.ok("stats")["tick_rate"]
+    pinger = Pinger(srv.cmd_port, token)
+    for a in attackers:
+        a.start()
+    time.sleep(0.5)  # the attack under way
+    tick0 = admin.ok("stats")["tick"]
+    pinger.start()
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    pinger.stop_flag = True
+    elapsed = time.monotonic() - t0
+    tick1 = admin.ok("stats")["tick"]
+    for a in attackers:
+        a.end()
+    pinger.join(30)
+    hz = (tick1 - tick0) / elapsed
+    r = pinger.rtts
+    print(f"{name:16s} stats round trip p50 {1000 * pct(r, 0.5):7.1f} ms  p99 "
+          f"{1000 * pct(r, 0.99):7.1f} ms  max {1000 * max(r or [0]):7.1f} ms  "
+          f"({len(r)} samples)  tick {hz:5.1f} Hz = {100 * hz / rate:5.1f}% of {rate:g}")
+    sys.stdout.flush()
+
+
+def scenario_list(args, token):
+    extra = ("--token", TOKEN) if token else ()
+    srv = steertest.Server(*extra, "--no-journal", "--max-vehicles", "100000")
+    admin = srv.text()
+    if token:
+        admin.ok(f"auth {TOKEN}")
+    admin.ok("reset")
+    admin.ok("spawn flock 20000 500 300 300")
+    name = "list-token" if token else "list-open"
+    measure(name + " idle", srv, admin, [], args.seconds / 2, TOKEN if token else None)
+    atk = [Attackers(srv.cmd_port, list_line, n=20)]
+    measure(name, srv, admin, atk, args.seconds, TOKEN if token else None)
+    srv.stop()
+
+
+def scenario_goto(args):
+    srv = steertest.Server("--no-journal", "--scenario", "maze")
+    admin = srv.text()
+    n = admin.ok("stats")["vehicles"]
+    for i in range(1, min(n, 20) + 1):
+        admin.cmd(f"goto {i} 950 550")
+    # A wall added, then removed by its id, every 50 ms.
+    stop = threading.Event()
+
+    def churn():
+        c = srv.text()
+        while not stop.is_set():
+            r = c.cmd("wall 480 100 520 500")
+            if r.startswith("OK"):
+                wid = r.split('"id":')[1].split("}")[0]
+                time.sleep(0.025)
+                c.cmd(f"remove {wid}")
+            time.sleep(0.025)
+    th = threading.Thread(target=churn, daemon=True)
+    th.start()
+    atk = []
+    measure("goto-walls", srv, admin, atk, args.seconds)
+    stop.set()
+    th.join(10)
+    srv.stop()
+
+
+def scenario_pile(args):
+    srv = steertest.Server("--no-journal", "--max-vehicles", "100000")
+    admin = srv.text()
+    admin.ok("reset")
+    admin.ok("spawn flock 50000 500 300 1")
+    measure("spawn-pile", srv, admin, [], args.seconds)
+    srv.stop()
+
+
+def scenario_rewind(args):
+    d = tempfile.mkdtemp(prefix="steer-stall-")
+    srv = steertest.Server("--max-vehicles", "200000", data_dir=d)
+    admin = srv.text()
+    admin.ok("reset")
+    admin.ok("spawn flock 150000 500 300 300")
+    time.sleep(3)
+    atk = [Attackers(srv.cmd_port, rewind_line, depth=1)]
+    measure("rewind-fork", srv, admin, atk, args.seconds)
+    srv.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--server")
+    ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("scenarios", nargs="*")
+    args = ap.parse_args()
+    if args.server:
+        steertest.SERVER = args.server
+    elif os.path.exists(os.path.join(HERE, "..", "build", "server", "steer-server")):
+        steertest.SERVER = os.path.join(HERE, "..", "build", "server", "steer-server")
+    runs = {"list-token": lambda: scenario_list(args, True),
+            "list-open": lambda: scenario_list(args, False),
+            "goto-walls": lambda: scenario_goto(args),
+            "spawn-pile": lambda: scenario_pile(args),
+            "rewind-fork": lambda: scenario_rewind(args)}
+    for name in args.scenarios or list(runs):
+        runs[name]()
+
+
+if __name__ == "__main__":
+    main()
