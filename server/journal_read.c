@@ -325,7 +325,18 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 			continue;
 		return r;
 	}
-	snprintf(err, errlen, "%s holds no usable checkpoint (%zu segments)", dir, n);
+	size_t ckpts = 0;
+	for (size_t i = 0; i < n; i++)
+		ckpts += r->segs[i].ckpt;
+	if (ckpts == 0)
+		snprintf(err, errlen,
+		         "%s holds no checkpoint at all (%zu segments): the server that wrote it "
+		         "stopped before its first one was written, so nothing in it was answered "
+		         "under --journal-fsync always; start without --recover (the journal is "
+		         "then kept under journals/)",
+		         dir, n);
+	else
+		snprintf(err, errlen, "%s holds no usable checkpoint (%zu segments)", dir, n);
 	journal_read_close(r);
 	return NULL;
 }

@@ -190,13 +190,18 @@ bool server_check_token(const server *s, const char *token)
 	return diff == 0;
 }
 
-/* The count that makes c wait longest right now: its own or its address's. */
+/* The count that makes c wait longest right now: its own, its address's or its
+ * network's. */
 static auth_count *auth_blocker(server *s, conn *c, uint64_t now, uint64_t *wait)
 {
-	auth_count *addr = auth_guard_find(&s->auth_guard, &c->addr);
+	auth_addr net = auth_addr_net(&c->addr);
+	auth_count *addr = auth_table_find(&s->auth_guard.addrs, &c->addr);
+	auth_count *nets = auth_table_find(&s->auth_guard.nets, &net);
 	auth_count *k = &c->auth;
 	if (addr && auth_count_wait(addr, now) > auth_count_wait(k, now))
 		k = addr;
+	if (nets && auth_count_wait(nets, now) > auth_count_wait(k, now))
+		k = nets;
 	*wait = auth_count_wait(k, now);
 	return k;
 }
@@ -226,10 +231,15 @@ int server_auth(server *s, conn *c, const char *token, char *err, size_t errlen)
 		memset(&c->auth, 0, sizeof c->auth);
 		return 0;
 	}
-	auth_count *addr = auth_guard_get(&s->auth_guard, &c->addr, now);
-	uint64_t refused = addr->refused + c->auth.refused;
+	auth_addr netkey = auth_addr_net(&c->addr);
+	auth_count *addr = auth_table_get(&s->auth_guard.addrs, &c->addr, now);
+	auth_count *net = auth_table_get(&s->auth_guard.nets, &netkey, now);
+	uint64_t refused = addr->refused + c->auth.refused + net->refused;
 	uint64_t b_conn = auth_count_fail(&c->auth, now), b_addr = auth_count_fail(addr, now);
+	uint64_t b_net = auth_net_fail(net, now);
 	uint64_t backoff = b_conn > b_addr ? b_conn : b_addr;
+	if (b_net > backoff)
+		backoff = b_net;
 	uint32_t n = c->auth.failures > addr->failures ? c->auth.failures : addr->failures;
 	char after[64] = "", meanwhile[64] = "";
 	if (backoff)
