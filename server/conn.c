@@ -4,7 +4,10 @@
 #include <string.h>
 #ifdef __linux__
 #include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #endif
 
 #include "history.h"
@@ -32,6 +35,7 @@ static void on_closed(uv_handle_t *h)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
+	s->npeer_done -= c->peer_done;
 	jobs_conn_gone(s, c);
 	journal_conn_gone(s->journal, c);
 	free(c->held);
@@ -744,13 +748,30 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 
 static void conn_input(conn *c, const char *data, size_t n);
 
+/* TCP_CLOSE of the kernel's TCP states (include/net/tcp_states.h): no header a
+ * program includes names it. */
+#define TCP_STATE_CLOSED 7
+
+/* Whether the peer reset the connection (TCP's state is CLOSED): it reads nothing
+ * more, unlike a peer that only closed its sending side (CLOSE_WAIT). */
+static bool peer_reset(conn *c)
+{
+	int fd;
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+	return uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
+	       getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_state == TCP_STATE_CLOSED;
+}
+
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
 	conn *c = stream->data;
-	if (n == UV_EOF && c->busy) {
-		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. */
+	if (n == UV_EOF && c->busy && !peer_reset(c)) {
+		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. It
+		 * no longer holds a slot (--max-clients): it can send nothing more. */
 		uv_read_stop(stream);
 		c->peer_done = true;
+		c->srv->npeer_done++;
 		c->last_active_ms = uv_now(c->srv->loop); /* the idle clock starts here */
 		return;
 	}
@@ -1008,7 +1029,7 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	describe_peer(c);
-	if (s->nconns > s->opt.max_clients) {
+	if (s->nconns - s->npeer_done > s->opt.max_clients) {
 		char msg[128];
 		int n;
 		if (kind == CONN_TEXT) {

@@ -284,7 +284,86 @@ def test_pipelined_commands_take_turns():
         code, err = srv.stop()
     expect(code == 0, err[-2000:])
 
-for t in [test_pipelined_commands_take_turns, test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
+def test_gone_peers_free_their_slots():
+    # Clients that send a long step and go, reset or closed: their slots are free at
+    # once (a reset one is closed and its step dropped; a closed one may only have
+    # shut its sending side, and keeps its reply, but can send nothing more).
+    import struct
+    srv = Server("--max-clients", "20")
+    try:
+        admin = srv.text()
+        admin.ok("reset")
+        admin.ok("spawn flock 2000 500 300 300")
+        for reset in (True, False):
+            for _ in range(30):
+                s = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=10)
+                s.sendall(b"step 100000\n")
+                if reset:
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.close()
+            deadline, reply = time.time() + 10, ""
+            while time.time() < deadline:
+                s = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=10)
+                s.sendall(b"stats\n")
+                reply = s.makefile().readline()
+                s.close()
+                if reply.startswith("OK"):
+                    break
+                time.sleep(0.05)
+            expect(reply.startswith("OK"), f"reset={reset}: a new client gets {reply!r}")
+        clients = admin.ok("stats")["clients"]
+        expect(clients <= 31, f"{clients} clients: the reset ones were not closed")
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+
+def test_many_clients_share_the_turn():
+    # Ten connections without the token pipelining the heaviest read they may send:
+    # an authorised client's stats is answered between their replies (each of its
+    # five while most of theirs are still to come), and stats counts the reads that
+    # waited for a later turn. Without a budget for all connections together, each
+    # took its own turn in full and the others waited for all of them.
+    srv = Server("--token", "share-the-turn-secret", "--no-journal")
+    try:
+        admin = srv.text()
+        admin.ok("auth share-the-turn-secret")
+        admin.ok("reset")
+        admin.ok("spawn flock 3000 500 300 300")
+        n = 30
+        heavy = []
+        for _ in range(10):
+            h = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
+            h.sendall(b"list 0 3000\n" * n)
+            heavy.append(h)
+        answered = []
+        for _ in range(5):
+            admin.ok("stats")
+            got = 0
+            for h in heavy:
+                h.setblocking(False)
+                try:
+                    while True:
+                        chunk = h.recv(1 << 20)
+                        if not chunk:
+                            break
+                        got += chunk.count(b"\n")
+                except BlockingIOError:
+                    pass
+            answered.append(got)
+        total = sum(answered)
+        expect(total < 10 * n // 2, f"stats waited for {total} of {10 * n} heavy replies")
+        expect(admin.ok("stats")["commands_throttled"] > 0, "no read waited for its turn")
+        print(f"  five stats answered while {total} of {10 * n} pipelined lists were")
+        for h in heavy:
+            h.close()
+    finally:
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+
+for t in [test_gone_peers_free_their_slots, test_many_clients_share_the_turn,
+          test_pipelined_commands_take_turns, test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
           test_stalled_reader_is_dropped_not_buffered, test_token_gates_changes,
           test_private_server_hides_the_world, test_autosave_and_restore_lose_nothing]:
     checks.run(t)
