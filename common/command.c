@@ -50,7 +50,9 @@ static steer_status parse_num(const char *what, const char *s, double *out, char
 		return fail(err, errlen, "%s: '%s' is not a number", what, s);
 	if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
 		return fail(err, errlen, "%s: '%s' is not a finite number", what, s);
-	if (errno == ERANGE) /* underflow: it would not read back as written */
+	/* Underflow, or a subnormal spelt exactly (0x1p-1074): too small to mean anything,
+	 * and it may not read back as written. */
+	if (errno == ERANGE || (v != 0.0 && fabs(v) < 1e-300))
 		return fail(err, errlen,
 		            "%s: '%s' is too close to zero (give 0 or at least 1e-300)", what, s);
 	*out = v;

@@ -760,7 +760,8 @@ static bool peer_reset(conn *c)
 	struct tcp_info ti;
 	socklen_t len = sizeof ti;
 	return uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
-	       getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_state == TCP_STATE_CLOSED;
+	       getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	       ti.tcpi_state == TCP_STATE_CLOSED;
 }
 
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)

@@ -213,7 +213,9 @@ static void bound_named(const char *named)
 		char oldest[256] = "";
 		time_t oldest_t = 0;
 		for (struct dirent *de; (de = readdir(d));) {
-			if (!steer_save_name_ok(de->d_name))
+			/* What a recovery dropped is evidence: only a person removes it. */
+			if (!steer_save_name_ok(de->d_name) ||
+			    !strncmp(de->d_name, "recovered-", 10))
 				continue;
 			char p[4400];
 			struct stat st;
@@ -790,16 +792,17 @@ journal *journal_open(server *s, const char *recovered_keep_as)
 		strftime(keep_as, sizeof keep_as, "before-%Y%m%d-%H%M%S", &tm);
 		unique_in(j->named, keep_as, sizeof keep_as);
 		steer_log(STEER_LOG_INFO,
-		          "journal: %s holds a journal this start did not recover from: it is "
-		          "kept as the journal '%s' (start with --recover to continue it)",
+		          "journal: %s holds a journal this start did not recover from: it will "
+		          "be kept as the journal '%s' once this start's first checkpoint is "
+		          "written (start with --recover to continue it instead)",
 		          j->dir, keep_as);
 	} else if (any && recovered_keep_as && recovered_keep_as[0]) {
 		/* The recovery dropped some of it: the evidence stays, as it was. */
 		snprintf(keep_as, sizeof keep_as, "%s", recovered_keep_as);
 		unique_in(j->named, keep_as, sizeof keep_as);
 		steer_log(STEER_LOG_INFO,
-		          "journal: the journal recovered from is kept, as it was, as the journal "
-		          "'%s'",
+		          "journal: the journal recovered from will be kept, as it was, as the "
+		          "journal '%s' once this start's first checkpoint is written",
 		          keep_as);
 	}
 	pthread_mutex_init(&j->mu, NULL);
@@ -1184,7 +1187,12 @@ int journal_recover(const server_options *o, steer_session *s, char *keep_as, si
 	const char *why;
 	uint64_t dropped = journal_read_dropped(r, &why);
 	if (st != STEER_OK) {
-		steer_log(STEER_LOG_ERROR, "%s: %s; the server does not start", what, err);
+		bool damaged = journal_read_damaged(r);
+		steer_log(STEER_LOG_ERROR, "%s: %s; the server does not start%s", what, err,
+		          damaged ? ". To start from what comes before the damage, add "
+		                    "--accept-loss (the journal is then kept, as it is, under "
+		                    "journals/recovered-...)"
+		                  : "");
 		journal_read_close(r);
 		steer_world_destroy(s->world);
 		s->world = NULL;

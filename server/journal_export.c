@@ -191,6 +191,28 @@ static int add_item(exporter *x, const journal_item *it, char *err, size_t errle
 	return 0;
 }
 
+/* Reads the whole journal once without keeping anything: damage is refused before a
+ * save is written or a line printed. */
+static int journal_check(const char *dir, char *err, size_t errlen)
+{
+	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_OLDEST, err, errlen);
+	if (!r)
+		return -1;
+	int rc = 0;
+	for (;;) {
+		journal_item it;
+		if (journal_read_next(r, &it, err, errlen) != STEER_OK) {
+			rc = -1;
+			break;
+		}
+		steer_world_destroy(it.world);
+		if (it.kind == JOURNAL_ITEM_END)
+			break;
+	}
+	journal_read_close(r);
+	return rc;
+}
+
 static int export_records(exporter *x, journal_reader *r, char *err, size_t errlen)
 {
 	for (;;) {
@@ -229,6 +251,8 @@ int journal_export(const char *what, const char *data_dir, FILE *out, char *err,
 		return -1;
 	}
 	if (journal_read_dir(what, data_dir, dir, sizeof dir, err, errlen) != 0)
+		return -1;
+	if (journal_check(dir, err, errlen) != 0)
 		return -1;
 	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_OLDEST, err, errlen);
 	if (!r)

@@ -45,6 +45,8 @@ struct journal_reader {
 	bool accept_loss;    /* damage ends the history instead of failing the read */
 	bool damaged;        /* records were dropped before the tail */
 	uint8_t start_flags; /* the BEGIN of the starting log */
+	uint64_t last_tick;  /* the tick the history read so far has reached */
+	uint64_t begin_tick; /* the BEGIN of the log read last */
 	uint64_t records, dropped;
 	char why[400];
 	steer_strbuf line; /* the last command's line, NUL-terminated */
@@ -66,7 +68,8 @@ bool journal_segment_name(const char *name, uint64_t *num, const char **ext)
 		v = v * 10 + (uint64_t)(name[digits] - '0');
 		digits++;
 	}
-	if (digits < 16 || name[digits] != '.' || v == 0)
+	/* As written: 16 digits zero-padded, more only without a leading zero. */
+	if (digits < 16 || (digits > 16 && name[0] == '0') || name[digits] != '.' || v == 0)
 		return false;
 	*num = v;
 	*ext = name + digits + 1;
@@ -253,7 +256,14 @@ static steer_journal_read log_next(journal_reader *r, steer_journal_record *rec,
 {
 	if (log_fill(&r->log, WINDOW_AHEAD, why, whylen) != 0)
 		return STEER_JOURNAL_TORN;
-	return steer_journal_next(r->log.buf, r->log.len, &r->log.pos, rec, why, whylen);
+	steer_journal_read st =
+	    steer_journal_next(r->log.buf, r->log.len, &r->log.pos, rec, why, whylen);
+	/* The codec names the byte in the window: keep only the reason (stop_at names the
+	 * byte in the file). */
+	const char *reason = st == STEER_JOURNAL_TORN ? strstr(why, ": ") : NULL;
+	if (reason)
+		memmove(why, reason + 2, strlen(reason + 2) + 1);
+	return st;
 }
 
 /* The BEGIN record opening the current log: 0 with its flags, or -1. */
@@ -265,6 +275,7 @@ static int read_begin(journal_reader *r, uint8_t *flags)
 	    rec.type != STEER_JOURNAL_BEGIN)
 		return -1;
 	*flags = rec.flags;
+	r->begin_tick = rec.tick;
 	return 0;
 }
 
@@ -316,13 +327,27 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 		}
 	}
 	size_t n = r->nsegs;
+	char first_why[400] = "";
 	for (size_t k = 0; k < n; k++) {
 		size_t i = from == JOURNAL_FROM_NEWEST ? n - 1 - k : k;
 		bool invalid;
 		char why[400];
-		if (!r->segs[i].ckpt || load_log(r, i, &invalid, why, sizeof why) != 0 ||
-		    read_begin(r, &r->start_flags) != 0)
+		if (!r->segs[i].ckpt)
 			continue;
+		if (load_log(r, i, &invalid, why, sizeof why) != 0) {
+			if (!first_why[0])
+				snprintf(first_why, sizeof first_why, "%s", why);
+			continue;
+		}
+		if (read_begin(r, &r->start_flags) != 0) {
+			if (!first_why[0])
+				snprintf(
+				    first_why, sizeof first_why,
+				    "segment %016llu.log does not start with a whole BEGIN record",
+				    (unsigned long long)r->segs[i].num);
+			continue;
+		}
+		r->last_tick = r->begin_tick;
 		return r;
 	}
 	size_t ckpts = 0;
@@ -336,7 +361,11 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 		         "then kept under journals/)",
 		         dir, n);
 	else
-		snprintf(err, errlen, "%s holds no usable checkpoint (%zu segments)", dir, n);
+		snprintf(
+		    err, errlen,
+		    "%s holds no usable checkpoint (%zu segments; %s): start without --recover "
+		    "to begin anew (the journal is then kept under journals/)",
+		    dir, n, first_why);
 	journal_read_close(r);
 	return NULL;
 }
@@ -388,15 +417,25 @@ steer_world *journal_read_world(journal_reader *r, bool *paused, char *err, size
 	return w;
 }
 
-/* Whether an intact record starts anywhere after the current position of the log:
- * then what stopped the reading is damage, not a torn tail. Streams to the end. */
-static bool intact_after(journal_reader *r, uint64_t *at)
+/* Whether a whole batch's end, an intact MARK (or a BEGIN), starts anywhere after the
+ * current position of the log: then what stopped the reading is damage, not a torn
+ * tail. Every batch ends with a MARK, so intact history after damage always holds
+ * one; and a MARK is a fixed 17 bytes, so the scan checks few bytes an offset, and no
+ * crafted tail can make it slow. Streams to the end. */
+static bool mark_after(journal_reader *r, uint64_t *at)
 {
 	log_stream *l = &r->log;
 	char why[200];
 	for (l->pos++;; l->pos++) {
-		if (log_fill(l, WINDOW_AHEAD, why, sizeof why) != 0 || l->pos >= l->len)
+		if (log_fill(l, STEER_JOURNAL_RECORD_HEAD + 10, why, sizeof why) != 0 ||
+		    l->pos >= l->len)
 			return false;
+		const unsigned char *p = (const unsigned char *)l->buf + l->pos;
+		size_t left = l->len - l->pos;
+		if (left < STEER_JOURNAL_RECORD_HEAD + 9 || p[1] || p[2] || p[3] ||
+		    !((p[0] == 9 && p[8] == STEER_JOURNAL_MARK) ||
+		      (p[0] == 10 && p[8] == STEER_JOURNAL_BEGIN)))
+			continue;
 		if (steer_journal_intact(l->buf, l->len, l->pos)) {
 			*at = l->base + l->pos;
 			return true;
@@ -414,41 +453,81 @@ static uint64_t rest_of_log(journal_reader *r)
 	return 0;
 }
 
-/* Reading stops here, for why. A torn tail (the last log, with no intact record after
- * the tear) is what a crash leaves, and is dropped quietly. Anything else is damage:
- * STEER_ERR_INVALID with a message naming the segment and byte, unless the loss was
- * accepted (journal_read_accept_loss), when the history ends here all the same. */
+/* Whether segment i's log opens with a BEGIN that continues the segment before it. */
+static bool log_continues(const journal_reader *r, size_t i)
+{
+	char path[4200];
+	if (!r->segs[i].log ||
+	    journal_segment_path(path, sizeof path, r->dir, r->segs[i].num, "log"))
+		return false;
+	struct stat st;
+	bool missing;
+	char err[300];
+	int fd = open_plain(path, &st, &missing, err, sizeof err);
+	if (fd < 0)
+		return false;
+	char head[STEER_JOURNAL_HEADER_SIZE + STEER_JOURNAL_RECORD_HEAD + 10];
+	ssize_t k = read(fd, head, sizeof head);
+	close(fd);
+	size_t pos = 0;
+	steer_journal_record rec;
+	return k == (ssize_t)sizeof head &&
+	       steer_journal_header_check(head, sizeof head, &pos, err, sizeof err) ==
+	           STEER_JOURNAL_OK &&
+	       steer_journal_next(head, sizeof head, &pos, &rec, err, sizeof err) ==
+	           STEER_JOURNAL_OK &&
+	       rec.type == STEER_JOURNAL_BEGIN && (rec.flags & STEER_JOURNAL_BEGIN_CONTINUES);
+}
+
+/* Whether any segment after the current one holds history that reading could reach
+ * (a checkpoint, or a log that continues another): then stopping here loses it. */
+static bool history_after(const journal_reader *r)
+{
+	for (size_t i = r->cur + 1; i < r->nsegs; i++)
+		if (r->segs[i].ckpt || log_continues(r, i))
+			return true;
+	return false;
+}
+
+/* Reading stops here, for why. What a crash leaves is dropped quietly: a torn tail (a
+ * record that is not whole, in the last log, with no whole batch after it), or a dead
+ * end (a server killed before its first checkpoint, a log cut in its header) with no
+ * history after it. Anything else is damage: STEER_ERR_INVALID with a message naming
+ * the segment and byte, unless the loss was accepted (journal_read_accept_loss), when
+ * the history ends here all the same. */
 typedef enum stop_kind {
-	STOP_TEAR,         /* a record that is not whole: a tail if none whole follows */
-	STOP_TAIL_IF_LAST, /* a segment left half made: a tail in the last segment */
-	STOP_DAMAGE,       /* never what a crash leaves */
+	STOP_TEAR,     /* a record that is not whole */
+	STOP_DEAD_END, /* a segment that cannot be read on from */
+	STOP_DAMAGE,   /* never what a crash leaves */
 } stop_kind;
 
 static steer_status stop_at(journal_reader *r, stop_kind kind, const char *why, char *err,
                             size_t errlen)
 {
 	uint64_t at = r->log.base + r->log.pos, dropped = rest_of_log(r), next = 0;
-	bool last = r->cur + 1 >= r->nsegs;
-	bool damage = kind == STOP_DAMAGE || !last ||
-	              (kind == STOP_TEAR && r->log.fd >= 0 && intact_after(r, &next));
+	bool last = r->cur + 1 >= r->nsegs, later = !last && history_after(r);
+	bool damage = kind == STOP_DAMAGE || later ||
+	              (kind == STOP_TEAR && r->log.fd >= 0 && mark_after(r, &next));
+	unsigned long long seg = r->segs[r->cur].num;
+	size_t after = r->nsegs - r->cur - 1;
 	char msg[sizeof r->why];
 	if (!damage)
-		snprintf(msg, sizeof msg, "%s", why);
+		snprintf(msg, sizeof msg, "segment %016llu.log ends at byte %llu: %s", seg,
+		         (unsigned long long)at, why);
 	else if (next)
 		snprintf(msg, sizeof msg,
-		         "segment %016llu.log is damaged at byte %llu (%s) with intact records "
-		         "after it, from byte %llu",
-		         (unsigned long long)r->segs[r->cur].num, (unsigned long long)at, why,
-		         (unsigned long long)next);
-	else if (!last)
+		         "segment %016llu.log is damaged at byte %llu (%s), with intact records "
+		         "after it from byte %llu",
+		         seg, (unsigned long long)at, why, (unsigned long long)next);
+	else if (after)
 		snprintf(msg, sizeof msg,
-		         "segment %016llu.log is damaged at byte %llu (%s) and %zu later "
-		         "segment%s follow",
-		         (unsigned long long)r->segs[r->cur].num, (unsigned long long)at, why,
-		         r->nsegs - r->cur - 1, r->nsegs - r->cur - 1 == 1 ? "" : "s");
+		         "segment %016llu.log is damaged at byte %llu (%s), and %zu later "
+		         "segment%s",
+		         seg, (unsigned long long)at, why, after,
+		         after == 1 ? " follows" : "s follow");
 	else
-		snprintf(msg, sizeof msg, "segment %016llu.log is damaged at byte %llu (%s)",
-		         (unsigned long long)r->segs[r->cur].num, (unsigned long long)at, why);
+		snprintf(msg, sizeof msg, "segment %016llu.log is damaged at byte %llu (%s)", seg,
+		         (unsigned long long)at, why);
 	if (!r->why[0])
 		snprintf(r->why, sizeof r->why, "%s", msg);
 	r->ended = true;
@@ -471,9 +550,8 @@ static steer_status stop_at(journal_reader *r, stop_kind kind, const char *why, 
 		return STEER_OK;
 	}
 	snprintf(err, errlen,
-	         "%s in %s: the history after it would be lost. Nothing was changed; to start "
-	         "from what comes before it, add --accept-loss (the journal is kept, under "
-	         "journals/, as it is)",
+	         "%s in %s: the history after it would be lost, so nothing was read past it "
+	         "and nothing was changed",
 	         msg, r->dir);
 	return STEER_ERR_INVALID;
 }
@@ -495,6 +573,7 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 			item->tick = rec.tick;
 			if (rec.type == STEER_JOURNAL_MARK) {
 				item->kind = JOURNAL_ITEM_MARK;
+				r->last_tick = rec.tick;
 				return STEER_OK;
 			}
 			steer_strbuf_clear(&r->line);
@@ -523,8 +602,8 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 		if (load_log(r, next, &invalid, lerr, sizeof lerr) != 0 ||
 		    read_begin(r, &flags) != 0) {
 			r->cur = next;
-			return stop_at(r, STOP_TAIL_IF_LAST, "a segment without a readable log",
-			               err, errlen);
+			return stop_at(r, STOP_DEAD_END, "a segment without a readable log", err,
+			               errlen);
 		}
 		if (flags & STEER_JOURNAL_BEGIN_CONTINUES) {
 			if (r->segs[next].num != want) {
@@ -533,11 +612,23 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 				               "it continues a segment that is missing", err,
 				               errlen);
 			}
+			/* A log that continues the history starts where it stands: a copy or a
+			 * stray log would replay records twice or skip some. */
+			if (r->begin_tick != r->last_tick) {
+				char gap[160];
+				snprintf(gap, sizeof gap,
+				         "it continues from tick %llu, but the history before it "
+				         "ends at tick %llu",
+				         (unsigned long long)r->begin_tick,
+				         (unsigned long long)r->last_tick);
+				r->log.pos = 0;
+				return stop_at(r, STOP_DAMAGE, gap, err, errlen);
+			}
 			continue; /* the same history: its checkpoint is the world as it stands */
 		}
 		if (!r->segs[next].ckpt) {
 			r->log.pos = 0;
-			return stop_at(r, STOP_TAIL_IF_LAST,
+			return stop_at(r, STOP_DEAD_END,
 			               "a replaced world whose checkpoint was never written", err,
 			               errlen);
 		}
@@ -546,6 +637,7 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 			return STEER_ERR_IO;
 		item->kind = JOURNAL_ITEM_WORLD;
 		item->paused = flags & STEER_JOURNAL_BEGIN_PAUSED;
+		r->last_tick = r->begin_tick;
 		return STEER_OK;
 	}
 	return STEER_OK;

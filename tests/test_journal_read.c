@@ -2,7 +2,10 @@
  * usable checkpoint is taken; a log that continues the previous one is read on from
  * it even when its own checkpoint was never written; a replaced world without its
  * checkpoint ends the history; only whole batches are applied; another version is
- * refused. */
+ * refused. What a crash leaves (a torn tail, starts killed before their first
+ * checkpoint) recovers; damage (a flipped byte with whole batches after it, a stray
+ * copy of a log) is refused, and read past with the loss accepted; a crafted tail does
+ * not make the damage scan slow. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,12 +203,164 @@ static void another_version_refused(void)
 	steer_strbuf_free(&b);
 }
 
+/* Segment 1: a checkpoint, three spawns in three batches, to tick 3. */
+static void put_three_spawns(steer_world *w, steer_strbuf *b)
+{
+	put_world(1, w);
+	steer_journal_header(b);
+	steer_journal_begin(b, 0, STEER_JOURNAL_BEGIN_PAUSED);
+	steer_journal_command(b, 0, "spawn 10 10", 11);
+	steer_journal_mark(b, 1);
+	steer_journal_command(b, 1, "spawn 20 20", 11);
+	steer_journal_mark(b, 2);
+	steer_journal_command(b, 2, "spawn 30 30", 11);
+	steer_journal_mark(b, 3);
+}
+
+static size_t vehicles_after(steer_status want, bool accept, char *err, size_t n)
+{
+	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_NEWEST, err, n);
+	CHECK(r, "open: %s", err);
+	if (!r)
+		return 0;
+	if (accept)
+		journal_read_accept_loss(r);
+	bool paused;
+	steer_session s = {0};
+	s.world = journal_read_world(r, &paused, err, n);
+	journal_applied a;
+	steer_status st = journal_read_apply(r, &s, NULL, JOURNAL_UNTIL_END, &a, err, n);
+	CHECK(st == want, "apply gave %d, not %d: %s", (int)st, (int)want, err);
+	size_t count = s.world ? steer_world_vehicles(s.world)->count : 0;
+	steer_world_destroy(s.world);
+	journal_read_close(r);
+	return count;
+}
+
+/* Starts killed before their first checkpoint leave fresh logs without one after the
+ * history (and one of them cut in its header): all of it recovers, no damage. A
+ * torn record at the end of the history, with only such dead ends after it, is a
+ * tail too. */
+static void dead_ends_are_what_a_crash_leaves(void)
+{
+	clean();
+	steer_world *w = new_world();
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	put_three_spawns(w, &b);
+	steer_journal_command(&b, 3, "spawn 40 40", 11);
+	b.len -= 3; /* torn */
+	put_log(1, &b);
+	for (uint64_t seg = 2; seg <= 3; seg++) {
+		steer_journal_header(&b);
+		steer_journal_begin(&b, 0, 0);
+		steer_journal_command(&b, 0, "spawn 50 50", 11);
+		steer_journal_mark(&b, 0);
+		put_log(seg, &b);
+	}
+	steer_journal_header(&b);
+	b.len = 9; /* a header cut short */
+	put_log(4, &b);
+	char err[400] = "";
+	size_t n = vehicles_after(STEER_OK, false, err, sizeof err);
+	CHECK(n == 3, "%zu vehicles: %s", n, err);
+	steer_world_destroy(w);
+	steer_strbuf_free(&b);
+}
+
+/* One flipped byte in the first batch: refused, naming the segment and the byte;
+ * with the loss accepted, what comes before it. A stray copy of a log as the next
+ * segment: refused, not replayed twice. */
+static void damage_is_refused_unless_accepted(void)
+{
+	clean();
+	steer_world *w = new_world();
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	put_three_spawns(w, &b);
+	/* Inside the second spawn: header, BEGIN (18), spawn (28), mark (17), then 20. */
+	size_t at = STEER_JOURNAL_HEADER_SIZE + 18 + 28 + 17 + 20;
+	b.data[at] ^= 0x20;
+	put_log(1, &b);
+	char err[400] = "";
+	vehicles_after(STEER_ERR_INVALID, false, err, sizeof err);
+	CHECK(strstr(err, "0000000000000001.log is damaged at byte") &&
+	          strstr(err, "intact records after it"),
+	      "the refusal: %s", err);
+	size_t n = vehicles_after(STEER_OK, true, err, sizeof err);
+	CHECK(n == 1, "%zu vehicles with the loss accepted", n);
+	/* The copy. */
+	clean();
+	put_three_spawns(w, &b);
+	steer_strbuf copy;
+	steer_strbuf_init(&copy);
+	steer_strbuf_put(&copy, b.data, b.len);
+	put_log(1, &b);
+	/* A log copied by hand whose BEGIN says it continues (as a periodic one does). */
+	steer_strbuf fixed;
+	steer_strbuf_init(&fixed);
+	steer_journal_header(&fixed);
+	steer_journal_begin(&fixed, 0, STEER_JOURNAL_BEGIN_CONTINUES | STEER_JOURNAL_BEGIN_PAUSED);
+	size_t skip = STEER_JOURNAL_HEADER_SIZE + 8 + 10;
+	steer_strbuf_put(&fixed, copy.data + skip, copy.len - skip);
+	put_log(2, &fixed);
+	err[0] = '\0';
+	vehicles_after(STEER_ERR_INVALID, false, err, sizeof err);
+	CHECK(strstr(err, "0000000000000002.log") && strstr(err, "continues from tick 0") &&
+	          strstr(err, "ends at tick 3"),
+	      "a stray copy: %s", err);
+	steer_world_destroy(w);
+	steer_strbuf_free(&b);
+	steer_strbuf_free(&copy);
+	steer_strbuf_free(&fixed);
+}
+
+/* A tail of 1.2 MB whose every fourth byte offset looks like the start of a
+ * megabyte-long record: the scan for whole batches after it checks marks only, so it
+ * is a tail, read at once (it once took minutes). */
+static void a_crafted_tail_is_read_at_once(void)
+{
+	clean();
+	steer_world *w = new_world();
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	put_three_spawns(w, &b);
+	for (int k = 0; k < 300000; k++)
+		steer_strbuf_put(&b, "\x01\x00\x0f\x00", 4);
+	put_log(1, &b);
+	char err[400] = "";
+	size_t n = vehicles_after(STEER_OK, false, err, sizeof err);
+	CHECK(n == 3, "%zu vehicles: %s", n, err);
+	steer_world_destroy(w);
+	steer_strbuf_free(&b);
+}
+
+/* Names: 16 digits, or more without a leading zero; anything else is no segment. */
+static void segment_names(void)
+{
+	uint64_t v;
+	const char *ext;
+	CHECK(journal_segment_name("0000000000000004.log", &v, &ext) && v == 4 &&
+	          !strcmp(ext, "log"),
+	      "16 digits");
+	CHECK(journal_segment_name("10000000000000000.log", &v, &ext) && v == 10000000000000000ull,
+	      "17 digits");
+	CHECK(!journal_segment_name("00000000000000004.log", &v, &ext), "a leading zero past 16");
+	CHECK(!journal_segment_name("000000000000004.log", &v, &ext), "15 digits");
+	CHECK(!journal_segment_name("0000000000000000.log", &v, &ext), "zero");
+	CHECK(!journal_segment_name("1000000000000000000.log", &v, &ext), "19 digits");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/steer-test-journal-read-%ld", (long)getpid());
 	RUN(continues_without_its_checkpoint);
 	RUN(replacement_needs_its_checkpoint);
 	RUN(another_version_refused);
+	RUN(dead_ends_are_what_a_crash_leaves);
+	RUN(damage_is_refused_unless_accepted);
+	RUN(a_crafted_tail_is_read_at_once);
+	RUN(segment_names);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
