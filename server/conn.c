@@ -434,7 +434,8 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	char who[96];
 	conn_display_name(c, who, sizeof who);
 	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK ||
-	    !replay_allows(s->replay, cmd, who, reply) || journal_refuses(s->journal, cmd, reply))
+	    !replay_allows(s->replay, cmd, who, reply) || journal_refuses(s->journal, cmd, reply) ||
+	    journal_busy(s->journal, cmd, history_would_fork(s->history, cmd), reply))
 		return true;
 	history_before(s->history, &s->session, cmd); /* a change in the past forks */
 	c->busy = true; /* before jobs_start: a job may end within it */

@@ -543,6 +543,11 @@ bool history_past(const history *h)
 	return h->past;
 }
 
+bool history_would_fork(const history *h, const steer_command *cmd)
+{
+	return h && h->past && changes_world(cmd);
+}
+
 uint64_t history_live_tick(const history *h, const steer_world *w)
 {
 	return h->past ? h->live_tick : steer_world_tick(w);

@@ -65,6 +65,8 @@ void history_after(history *h, steer_session *s, const steer_command *cmd, steer
  * behind). While behind, ticks replay what the journal holds already: it should not
  * record them again. */
 bool history_past(const history *h);
+/* Whether cmd, run now, would fork history (a change made in the past). */
+bool history_would_fork(const history *h, const steer_command *cmd);
 uint64_t history_live_tick(const history *h, const steer_world *w);
 /* Appends the history's figures to the stats object: ",\"live_tick\":L,...". */
 void history_stats(const history *h, const steer_world *w, steer_strbuf *json);

@@ -83,9 +83,12 @@ struct journal {
 	journal_fsync mode;
 	uint64_t checkpoint_ms;
 	uint64_t checkpoint_bytes; /* a log this long gets a checkpoint; 0: never */
+	uint64_t named_max_bytes;  /* the named journals' bound (--journals-max-mb) */
 	uint64_t seg_bytes;        /* handed over since the newest segment started */
 	uint64_t refused;          /* commands refused while failing (fsync always) */
 	uint64_t not_durable;      /* replies turned into errors: ran, not durable */
+	uint64_t busy_refused;     /* new histories refused while a checkpoint was written */
+	uint64_t child_seg;        /* the newest segment whose checkpoint child was forked */
 	/* The loop's side. */
 	steer_strbuf batch; /* records since the last mark */
 	steer_strbuf words; /* the staged command line */
@@ -121,8 +124,10 @@ struct journal {
 	bool quit;
 	uint64_t durable_seq, durable_tick, bytes, queued_bytes, oldest_queued_ms;
 	bool failing, need_fresh;
-	uint64_t fail_gen; /* failures so far */
-	int ckpt_pending;  /* the writer's nckpt, for the loop */
+	uint64_t fail_gen;                /* failures so far */
+	int ckpt_pending;                 /* the writer's nckpt, for the loop */
+	uint64_t done_seg;                /* the newest segment whose checkpoint child has ended */
+	uint64_t named_bytes, live_bytes; /* on the disk, as of the last checkpoint */
 	char error[256];
 	/* The writer's own. */
 	int fd;
@@ -202,40 +207,66 @@ static void remove_named(const char *path)
 		steer_log(STEER_LOG_WARN, "journal: cannot remove %s: %s", path, strerror(errno));
 }
 
-/* Keeps at most JOURNAL_KEEP_NAMED named journals: the least recently changed go. */
-static void bound_named(const char *named)
+/* The bytes of the plain files in dir (flat). */
+static uint64_t dir_bytes(const char *dir)
+{
+	uint64_t sum = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		char p[4400];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		if (de->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_size;
+	}
+	closedir(d);
+	return sum;
+}
+
+/* Keeps at most JOURNAL_KEEP_NAMED named journals, of at most max_bytes together: the
+ * least recently changed go first, never a recovered-* one (what a recovery dropped
+ * is evidence: only a person removes it). Returns the bytes kept, all counted. */
+static uint64_t bound_named(const char *named, uint64_t max_bytes)
 {
 	for (;;) {
 		DIR *d = opendir(named);
 		if (!d)
-			return;
+			return 0;
 		int count = 0;
+		uint64_t bytes = 0, all = 0;
 		char oldest[256] = "";
 		time_t oldest_t = 0;
 		for (struct dirent *de; (de = readdir(d));) {
-			/* What a recovery dropped is evidence: only a person removes it. */
-			if (!steer_save_name_ok(de->d_name) ||
-			    !strncmp(de->d_name, "recovered-", 10))
+			if (!steer_save_name_ok(de->d_name))
 				continue;
 			char p[4400];
 			struct stat st;
 			snprintf(p, sizeof p, "%s/%s", named, de->d_name);
 			if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
 				continue;
+			uint64_t b = dir_bytes(p);
+			all += b;
+			if (!strncmp(de->d_name, "recovered-", 10))
+				continue;
 			count++;
+			bytes += b;
 			if (!oldest[0] || st.st_mtime < oldest_t) {
 				oldest_t = st.st_mtime;
 				snprintf(oldest, sizeof oldest, "%s", de->d_name);
 			}
 		}
 		closedir(d);
-		if (count <= JOURNAL_KEEP_NAMED)
-			return;
+		if (count <= JOURNAL_KEEP_NAMED && (!max_bytes || bytes <= max_bytes || count <= 1))
+			return all;
 		char p[4400];
 		snprintf(p, sizeof p, "%s/%s", named, oldest);
 		steer_log(STEER_LOG_INFO,
-		          "journal: removing the named journal '%s' (more than %d kept)", oldest,
-		          JOURNAL_KEEP_NAMED);
+		          "journal: removing the named journal '%s' (more than %d kept, or more "
+		          "than %llu MB: --journals-max-mb)",
+		          oldest, JOURNAL_KEEP_NAMED,
+		          (unsigned long long)(max_bytes / (1024 * 1024)));
 		remove_named(p);
 	}
 }
@@ -352,6 +383,10 @@ static void op_segment(journal *j, op *o)
 		snprintf(p->keep_as, sizeof p->keep_as, "%s", o->keep_as);
 	} else if (o->pid > 0) {
 		waitpid(o->pid, NULL, 0); /* more pending than kept: wait for this one */
+		pthread_mutex_lock(&j->mu);
+		if (o->seg > j->done_seg)
+			j->done_seg = o->seg;
+		pthread_mutex_unlock(&j->mu);
 	}
 	/* With fsync always, a replaced world's checkpoint is durable before anything
 	 * after it is answered: without it, nothing after the replacement could be
@@ -429,11 +464,16 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 		fsync_dir(j->dir);
 		steer_log(STEER_LOG_INFO,
 		          "journal: the history before it is kept as the journal '%s'", p->keep_as);
-		bound_named(j->named);
 	} else {
 		move_segments(j->dir, p->seg, NULL);
 		fsync_dir(j->dir);
 	}
+	/* What the journals hold on the disk, bounded and told in stats. */
+	uint64_t named = bound_named(j->named, j->named_max_bytes), live = dir_bytes(j->dir);
+	pthread_mutex_lock(&j->mu);
+	j->named_bytes = named;
+	j->live_bytes = live;
+	pthread_mutex_unlock(&j->mu);
 }
 
 static void reap_ckpts(journal *j, bool wait)
@@ -461,6 +501,8 @@ static void reap_ckpts(journal *j, bool wait)
 		j->nckpt--;
 		pthread_mutex_lock(&j->mu);
 		j->ckpt_pending = j->nckpt;
+		if (p.seg > j->done_seg)
+			j->done_seg = p.seg;
 		pthread_mutex_unlock(&j->mu);
 		ckpt_done(j, &p, wstatus);
 	}
@@ -648,6 +690,8 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 		         strerror(e));
 		pthread_mutex_unlock(&j->mu);
 	}
+	if (pid > 0)
+		j->child_seg = seg;
 	o->kind = OP_SEGMENT;
 	o->seq = j->ckpt_seq = ++j->batch_seq;
 	o->seg = seg;
@@ -769,6 +813,7 @@ journal *journal_open(server *s, const char *recovered_keep_as)
 	j->mode = (journal_fsync)o->journal_fsync;
 	j->checkpoint_ms = (uint64_t)(o->checkpoint * 1000.0);
 	j->checkpoint_bytes = (uint64_t)(o->checkpoint_mb * 1024.0 * 1024.0);
+	j->named_max_bytes = (uint64_t)(o->journals_max_mb * 1024.0 * 1024.0);
 	j->fd = -1;
 	j->held_tail = &j->held;
 	j->q_tail = &j->q;
@@ -970,6 +1015,31 @@ bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply)
 	return true;
 }
 
+/* Whether a checkpoint's child forked by the loop has not ended yet (the writer may
+ * not have taken its segment yet). */
+static bool journal_child_running(journal *j)
+{
+	pthread_mutex_lock(&j->mu);
+	bool running = j->ckpt_pending > 0 || j->done_seg < j->child_seg;
+	pthread_mutex_unlock(&j->mu);
+	return running;
+}
+
+bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, steer_reply *reply)
+{
+	if (!j || j->stopped || (!fork_history && strcmp(cmd->entry->name, "load")))
+		return false;
+	if (!journal_child_running(j))
+		return false;
+	j->busy_refused++;
+	steer_reply_fail(reply,
+	                 "busy: the journal is still writing a checkpoint, and %s starts a new "
+	                 "history, which needs one of its own (one at a time): try again in a "
+	                 "moment",
+	                 fork_history ? "a change in the past" : "load");
+	return true;
+}
+
 /* Tells the log and every client when the journal starts or stops failing. */
 static void tell_failing(journal *j)
 {
@@ -1024,8 +1094,8 @@ void journal_tick(journal *j)
 	flush(j, false);
 	tell_failing(j);
 	uint64_t now = uv_now(j->srv->loop);
+	bool running = journal_child_running(j);
 	pthread_mutex_lock(&j->mu);
-	int pending = j->ckpt_pending;
 	bool failing = j->failing;
 	pthread_mutex_unlock(&j->mu);
 	/* Due by time, by the log's size (recovery reads the log since the last one), or,
@@ -1036,7 +1106,7 @@ void journal_tick(journal *j)
 	/* One checkpoint at a time: a world too big to save in a period gets one as often
 	 * as it can. None when nothing was recorded since the last (a paused, idle
 	 * server): it would save the same world again. */
-	if (due && pending == 0 && (j->batch_seq != j->ckpt_seq || failing))
+	if (due && !running && (j->batch_seq != j->ckpt_seq || failing))
 		checkpoint_whole(j, true, false, NULL);
 	j->loop_ns += thread_ns() - t0;
 }
@@ -1097,24 +1167,28 @@ void journal_stats(journal *j, steer_strbuf *json)
 	uint64_t oldest = j->oldest_queued_ms;
 	uint64_t durable_seq = j->durable_seq;
 	bool failing = j->failing, dirty_lag = durable_seq < j->batch_seq;
+	uint64_t named = j->named_bytes, live = j->live_bytes;
 	char error[256];
 	snprintf(error, sizeof error, "%s", j->error);
 	pthread_mutex_unlock(&j->mu);
 	uint64_t now = uv_now(j->srv->loop);
 	uint64_t lag = dirty_lag && queued ? now - oldest : 0;
-	steer_strbuf_printf(json,
-	                    ",\"journal\":{\"on\":true,\"fsync\":\"%s\",\"bytes\":%llu,"
-	                    "\"durable_tick\":%llu,\"batches\":%llu,\"durable_batches\":%llu,"
-	                    "\"lag_ms\":%llu,\"segment\":%llu,\"segment_bytes\":%llu,"
-	                    "\"checkpoint_bytes\":%llu,\"refused\":%llu,\"not_durable\":%llu,"
-	                    "\"loop_cpu_ms\":%.3f,\"failing\":%s,\"error\":",
-	                    modes[j->mode], (unsigned long long)bytes, (unsigned long long)durable,
-	                    (unsigned long long)j->batch_seq, (unsigned long long)durable_seq,
-	                    (unsigned long long)lag, (unsigned long long)j->seg,
-	                    (unsigned long long)j->seg_bytes,
-	                    (unsigned long long)j->checkpoint_bytes, (unsigned long long)j->refused,
-	                    (unsigned long long)j->not_durable, (double)j->loop_ns / 1e6,
-	                    failing ? "true" : "false");
+	steer_strbuf_printf(
+	    json,
+	    ",\"journal\":{\"on\":true,\"fsync\":\"%s\",\"bytes\":%llu,"
+	    "\"durable_tick\":%llu,\"batches\":%llu,\"durable_batches\":%llu,"
+	    "\"lag_ms\":%llu,\"segment\":%llu,\"segment_bytes\":%llu,"
+	    "\"checkpoint_bytes\":%llu,\"refused\":%llu,\"not_durable\":%llu,"
+	    "\"busy_refused\":%llu,\"checkpoint_running\":%s,"
+	    "\"disk_bytes\":%llu,\"named_bytes\":%llu,"
+	    "\"loop_cpu_ms\":%.3f,\"failing\":%s,\"error\":",
+	    modes[j->mode], (unsigned long long)bytes, (unsigned long long)durable,
+	    (unsigned long long)j->batch_seq, (unsigned long long)durable_seq,
+	    (unsigned long long)lag, (unsigned long long)j->seg, (unsigned long long)j->seg_bytes,
+	    (unsigned long long)j->checkpoint_bytes, (unsigned long long)j->refused,
+	    (unsigned long long)j->not_durable, (unsigned long long)j->busy_refused,
+	    journal_child_running(j) ? "true" : "false", (unsigned long long)live,
+	    (unsigned long long)named, (double)j->loop_ns / 1e6, failing ? "true" : "false");
 	steer_json_str(json, error);
 	steer_strbuf_puts(json, "}");
 }

@@ -61,6 +61,11 @@ void journal_proto_words(journal *j, const steer_Command *cmd);
  * could not mean durable. */
 bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply);
 
+/* Before cmd runs: a command that would start a new history (`load`, or a change in
+ * the past, which forks it: fork_history) while a checkpoint is still being written
+ * is refused (true, with the reason in *reply): one checkpoint child at a time. */
+bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, steer_reply *reply);
+
 /* After cmd ran (reply says how): records it if it succeeded and changed the world.
  * True when it took the reply, to be sent through conn_job_done once the record is
  * durable (--journal-fsync always); *reply is then left empty. */

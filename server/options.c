@@ -38,6 +38,7 @@ void server_options_default(server_options *o)
 	/* A log this long also gets a checkpoint: recovery then replays at most this much,
 	 * however fast clients write (a busy one writes tens of MB a second). */
 	o->checkpoint_mb = 64;
+	o->journals_max_mb = 4096;
 	o->speed = 1;
 	o->rewind_memory = 512;
 	o->rewind_every = 2;
@@ -100,6 +101,9 @@ static void usage(FILE *f)
 	        "  --checkpoint S       seconds between the journal's checkpoints (default 60)\n"
 	        "  --checkpoint-mb MB   also a checkpoint when the log since the last one\n"
 	        "                       reaches MB MiB (default 64; 0: by time only)\n"
+	        "  --journals-max-mb MB the named journals kept (data-dir/journals) together\n"
+	        "                       take at most MB MiB (default 4096; 0: no bound); at\n"
+	        "                       most 16 are kept either way\n"
 	        "  --accept-loss        with --recover or --restore: start from what comes\n"
 	        "                       before damage in the journal (which is refused\n"
 	        "                       without it); the damaged journal is kept\n"
@@ -393,6 +397,9 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 		} else if (value_of(&c, "--checkpoint-mb", &v)) {
 			if (num(a, v, 0, 1e6, &o->checkpoint_mb))
+				return -1;
+		} else if (value_of(&c, "--journals-max-mb", &v)) {
+			if (num(a, v, 0, 1e9, &o->journals_max_mb))
 				return -1;
 		} else if (value_of(&c, "--rewind-memory", &v)) {
 			if (num(a, v, 0, 1e6, &o->rewind_memory))

@@ -44,7 +44,8 @@ typedef struct server_options {
 	bool journal;
 	int journal_fsync; /* a journal_fsync */
 	double checkpoint;
-	double checkpoint_mb; /* a log this long (MiB) gets a checkpoint too; 0: never */
+	double checkpoint_mb;   /* a log this long (MiB) gets a checkpoint too; 0: never */
+	double journals_max_mb; /* the named journals' bound, together (MiB); 0: none */
 	bool recover;
 	bool accept_loss; /* --recover past damage, keeping the damaged journal */
 	/* --replay WHAT (replay.h): a journal to play instead of a live world; where it

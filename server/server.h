@@ -113,7 +113,7 @@ typedef struct server {
 	uint64_t turn_checked_ns; /* when the last turn ended */
 	bool ticks_owed;          /* the tick is behind its clock (run_ticks) */
 	uint64_t turns_throttled; /* reads that waited for a later turn, for stats */
-	size_t npeer_done; /* connections whose peer has stopped sending: no slot held */
+	size_t npeer_done;        /* connections whose peer has stopped sending: no slot held */
 	bool stopping;
 	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
