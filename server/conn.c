@@ -39,6 +39,7 @@ static void on_closed(uv_handle_t *h)
 	jobs_conn_gone(s, c);
 	journal_conn_gone(s->journal, c);
 	free(c->held);
+	free(c->retry_words);
 	/* What it held (snapshots, its share of buffers) goes back to the system. */
 	if (c->kind == CONN_PROTO)
 		s->trim_due = true;
@@ -422,6 +423,27 @@ static void command_done(conn *c, const steer_command *cmd, const steer_reply *r
 
 /* Runs a parsed command, after the access checks. False when a job took it: the
  * reply comes later, through conn_job_done. */
+/* cmd would start a new history while the journal writes a checkpoint: it runs once
+ * that has ended (conn_resume_deferred), and c reads nothing more meanwhile. */
+static void wait_for_journal(conn *c, const steer_command *cmd, uint32_t request_id)
+{
+	server *s = c->srv;
+	const steer_strbuf *w = journal_staged(s->journal);
+	char *copy = malloc(w->len + 1);
+	if (copy) {
+		memcpy(copy, w->data ? w->data : "", w->len);
+		copy[w->len] = '\0';
+	}
+	free(c->retry_words);
+	c->retry_words = copy;
+	c->retry_len = copy ? w->len : 0;
+	c->retry_cmd = *cmd;
+	c->retry_rid = request_id;
+	c->retry = true;
+	c->busy = c->deferred = true;
+	server_wake_deferred(s);
+}
+
 static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, steer_reply *reply)
 {
 	server *s = c->srv;
@@ -434,9 +456,12 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	char who[96];
 	conn_display_name(c, who, sizeof who);
 	if (steer_cmd_check_access(cmd, c->may_write, reply) != STEER_OK ||
-	    !replay_allows(s->replay, cmd, who, reply) || journal_refuses(s->journal, cmd, reply) ||
-	    journal_busy(s->journal, cmd, history_would_fork(s->history, cmd), reply))
+	    !replay_allows(s->replay, cmd, who, reply) || journal_refuses(s->journal, cmd, reply))
 		return true;
+	if (journal_busy(s->journal, cmd, history_would_fork(s->history, cmd), c->retrying)) {
+		wait_for_journal(c, cmd, request_id);
+		return false;
+	}
 	history_before(s->history, &s->session, cmd); /* a change in the past forks */
 	c->busy = true; /* before jobs_start: a job may end within it */
 	if (jobs_start(s, c, cmd, request_id))
@@ -900,14 +925,45 @@ static void run_held(conn *c)
 		conn_close(c, uv_strerror(rc));
 }
 
+/* Runs the command that waited for the journal, then what came in behind it. */
+static void run_retry(conn *c)
+{
+	server *s = c->srv;
+	c->retry = false;
+	journal_restage(s->journal, c->retry_words ? c->retry_words : "", c->retry_len);
+	if (s->ranks) {
+		steer_strbuf_clear(&s->line);
+		steer_strbuf_put(&s->line, c->retry_words ? c->retry_words : "", c->retry_len);
+	}
+	steer_command cmd = c->retry_cmd;
+	steer_reply reply;
+	steer_reply_init(&reply);
+	c->retrying = true;
+	bool answered = run_command(c, &cmd, c->retry_rid, &reply);
+	c->retrying = false;
+	if (answered) {
+		if (c->kind == CONN_TEXT) {
+			text_reply(c, &reply);
+		} else {
+			proto_reply(c, c->retry_rid, &reply);
+			if (reply.close)
+				conn_finish(c, "quit");
+		}
+	}
+	steer_reply_free(&reply);
+	if (!c->busy && !c->closing)
+		run_held(c);
+}
+
 static int by_vtime(const void *a, const void *b)
 {
 	const conn *x = *(conn *const *)a, *y = *(conn *const *)b;
 	return x->vtime < y->vtime ? -1 : x->vtime > y->vtime;
 }
 
-bool conn_resume_deferred(server *s)
+bool conn_resume_deferred(server *s, bool *ran)
 {
+	*ran = false;
 	if (s->stopping)
 		return false;
 	/* The waiting, least served first, while the loop's turn has time. A connection
@@ -937,10 +993,23 @@ bool conn_resume_deferred(server *s)
 			waiting = true; /* it keeps its place: next turn */
 			continue;
 		}
+		if (c->retry && c->srv->journal &&
+		    journal_busy(s->journal, &c->retry_cmd,
+		                 history_would_fork(s->history, &c->retry_cmd), true)) {
+			waiting = true; /* the checkpoint it waits for runs on */
+			continue;
+		}
 		if (c->vtime > s->vclock)
 			s->vclock = c->vtime;
 		c->deferred = c->busy = false;
-		run_held(c);
+		*ran = true;
+		uint64_t t0 = uv_hrtime();
+		if (c->retry) {
+			run_retry(c);
+			charge(c, t0);
+		} else {
+			run_held(c);
+		}
 		waiting |= c->deferred;
 	}
 	free(order);

@@ -85,6 +85,13 @@ struct conn {
 	/* Command time charged to it (weighted), for the order waiting connections are
 	 * served in: the least served first. */
 	uint64_t vtime;
+	/* A command that waits for the journal's checkpoint to end (journal_busy): run
+	 * again from here, with its words (owned) staged again, by conn_resume_deferred. */
+	bool retry, retrying;
+	steer_command retry_cmd;
+	uint32_t retry_rid;
+	char *retry_words;
+	size_t retry_len;
 	bool read_stopped; /* held is full: restarted once it is worked off */
 	bool peer_done;    /* the peer ended its side meanwhile: closed after the reply */
 	char *held;
@@ -124,7 +131,10 @@ void conn_announce(server *s, const conn *skip, const char *who, const char *wha
 void conn_check_idle(conn *c, uint64_t now_ms);
 /* Runs what the connections whose turn's budget was spent sent meanwhile, each again
  * within its budget; false once none is left waiting. */
-bool conn_resume_deferred(server *s);
+/* Runs what waits, least served first, while the loop's turn has time. True while
+ * some still wait; *ran whether any ran (none: all wait for the budget or the
+ * journal, and the loop may nap). */
+bool conn_resume_deferred(server *s, bool *ran);
 /* Grants full access after a correct token. */
 void conn_grant(conn *c);
 /* Who the connection is, for notices and the log: its name, or "client 3 (127.0.0.1)". */

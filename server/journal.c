@@ -87,7 +87,7 @@ struct journal {
 	uint64_t seg_bytes;        /* handed over since the newest segment started */
 	uint64_t refused;          /* commands refused while failing (fsync always) */
 	uint64_t not_durable;      /* replies turned into errors: ran, not durable */
-	uint64_t busy_refused;     /* new histories refused while a checkpoint was written */
+	uint64_t busy_waits;       /* new histories that waited for a checkpoint to end */
 	uint64_t child_seg;        /* the newest segment whose checkpoint child was forked */
 	/* The loop's side. */
 	steer_strbuf batch; /* records since the last mark */
@@ -122,6 +122,7 @@ struct journal {
 	pthread_t thread;
 	op *q, **q_tail;
 	bool quit;
+	bool reap_now; /* a command waits for a checkpoint's child: reap it at once */
 	uint64_t durable_seq, durable_tick, bytes, queued_bytes, oldest_queued_ms;
 	bool failing, need_fresh;
 	uint64_t fail_gen;                /* failures so far */
@@ -513,7 +514,7 @@ static void *writer_main(void *arg)
 	journal *j = arg;
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
-		while (!j->q && !j->quit) {
+		while (!j->q && !j->quit && !j->reap_now) {
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
 			/* Woken at once only when a reply waits (always) or a segment
@@ -531,6 +532,7 @@ static void *writer_main(void *arg)
 		j->q = NULL;
 		j->q_tail = &j->q;
 		bool quit = j->quit;
+		j->reap_now = false;
 		pthread_mutex_unlock(&j->mu);
 		pthread_mutex_lock(&j->fork_mu);
 		uint64_t before = j->durable_seq;
@@ -1025,19 +1027,35 @@ static bool journal_child_running(journal *j)
 	return running;
 }
 
-bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, steer_reply *reply)
+bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, bool again)
 {
 	if (!j || j->stopped || (!fork_history && strcmp(cmd->entry->name, "load")))
 		return false;
 	if (!journal_child_running(j))
 		return false;
-	j->busy_refused++;
-	steer_reply_fail(reply,
-	                 "busy: the journal is still writing a checkpoint, and %s starts a new "
-	                 "history, which needs one of its own (one at a time): try again in a "
-	                 "moment",
-	                 fork_history ? "a change in the past" : "load");
+	j->busy_waits += !again;
+	/* The writer reaps the child on its next beat: now, rather than in 100 ms. */
+	pthread_mutex_lock(&j->mu);
+	j->reap_now = true;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
 	return true;
+}
+
+const steer_strbuf *journal_staged(const journal *j)
+{
+	return j ? &j->words : NULL;
+}
+
+void journal_restage(journal *j, const char *line, size_t len)
+{
+	if (!j)
+		return;
+	steer_strbuf_clear(&j->words);
+	steer_strbuf_put(&j->words, line, len);
+	j->staged = true;
+	j->staged_tick = steer_world_tick(j->srv->session.world);
+	j->staged_world = j->srv->session.world;
 }
 
 /* Tells the log and every client when the journal starts or stops failing. */
@@ -1179,14 +1197,14 @@ void journal_stats(journal *j, steer_strbuf *json)
 	    "\"durable_tick\":%llu,\"batches\":%llu,\"durable_batches\":%llu,"
 	    "\"lag_ms\":%llu,\"segment\":%llu,\"segment_bytes\":%llu,"
 	    "\"checkpoint_bytes\":%llu,\"refused\":%llu,\"not_durable\":%llu,"
-	    "\"busy_refused\":%llu,\"checkpoint_running\":%s,"
+	    "\"busy_waits\":%llu,\"checkpoint_running\":%s,"
 	    "\"disk_bytes\":%llu,\"named_bytes\":%llu,"
 	    "\"loop_cpu_ms\":%.3f,\"failing\":%s,\"error\":",
 	    modes[j->mode], (unsigned long long)bytes, (unsigned long long)durable,
 	    (unsigned long long)j->batch_seq, (unsigned long long)durable_seq,
 	    (unsigned long long)lag, (unsigned long long)j->seg, (unsigned long long)j->seg_bytes,
 	    (unsigned long long)j->checkpoint_bytes, (unsigned long long)j->refused,
-	    (unsigned long long)j->not_durable, (unsigned long long)j->busy_refused,
+	    (unsigned long long)j->not_durable, (unsigned long long)j->busy_waits,
 	    journal_child_running(j) ? "true" : "false", (unsigned long long)live,
 	    (unsigned long long)named, (double)j->loop_ns / 1e6, failing ? "true" : "false");
 	steer_json_str(json, error);

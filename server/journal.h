@@ -61,10 +61,15 @@ void journal_proto_words(journal *j, const steer_Command *cmd);
  * could not mean durable. */
 bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply);
 
-/* Before cmd runs: a command that would start a new history (`load`, or a change in
- * the past, which forks it: fork_history) while a checkpoint is still being written
- * is refused (true, with the reason in *reply): one checkpoint child at a time. */
-bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, steer_reply *reply);
+/* Before cmd runs: whether it would start a new history (`load`, or a change in the
+ * past, which forks it: fork_history) while a checkpoint is still being written. It
+ * then waits (conn.c) until that one has ended: one checkpoint child at a time.
+ * again: the same command asks again (counted once in stats). */
+bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, bool again);
+/* The words staged for the command about to run (journal_words), and staging them
+ * again from such a line, for a command that waited. */
+const steer_strbuf *journal_staged(const journal *j);
+void journal_restage(journal *j, const char *line, size_t len);
 
 /* After cmd ran (reply says how): records it if it succeeded and changed the world.
  * True when it took the reply, to be sent through conn_job_done once the record is

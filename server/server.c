@@ -587,11 +587,12 @@ static void on_resume_timer(uv_timer_t *t)
 static void on_resume_idle(uv_idle_t *h)
 {
 	server *s = h->data;
-	if (!conn_resume_deferred(s)) {
+	bool ran;
+	if (!conn_resume_deferred(s, &ran)) {
 		uv_idle_stop(h);
-	} else if (s->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
-		/* Waiting for the command time to be paid back: a millisecond's nap rather
-		 * than spinning the loop. */
+	} else if (!ran || s->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
+		/* Waiting for the command time to be paid back, or for the journal's
+		 * checkpoint: a millisecond's nap rather than spinning the loop. */
 		uv_idle_stop(h);
 		uv_timer_start(&s->resume_timer, on_resume_timer, 1, 0);
 	}

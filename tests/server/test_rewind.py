@@ -236,7 +236,45 @@ def test_rewinds_while_the_world_runs():
         stop(srv)
 
 
-for t in (test_rewind_then_forward_matches_a_twin, test_goto_a_tick_between_checkpoints_is_exact,
+def children_of(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return len(f.read().split())
+    except OSError:
+        return 0
+
+
+def test_forks_of_history_take_turns():
+    """A loop of `rewind 1` and a change on a world whose checkpoint takes a while:
+    each change forks history, which needs a checkpoint of its own; they take turns
+    (a change waits for the checkpoint before it), so the server never has more than
+    one checkpoint child, and every change is answered OK."""
+    import threading
+    srv, c, d = start()
+    c.ok("spawn flock 20000 500 300 300")
+    c.ok("step 3")
+    most, done = [0], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            most[0] = max(most[0], children_of(srv.proc.pid))
+            time.sleep(0.002)
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        for _ in range(3):
+            c.ok("rewind 1")
+            c.ok("spawn 5 5")
+    finally:
+        done.set()
+        th.join(5)
+    j = c.ok("stats")["journal"]
+    print(f"  at most {most[0]} checkpoint child at once; {j['busy_waits']} changes waited")
+    expect(most[0] <= 1, f"{most[0]} checkpoint children at once")
+    stop(srv)
+
+
+for t in (test_forks_of_history_take_turns, test_rewind_then_forward_matches_a_twin, test_goto_a_tick_between_checkpoints_is_exact,
           test_a_change_in_the_past_forks_history, test_a_tick_no_longer_kept_is_refused,
           test_rewinds_while_the_world_runs):
     checks.run(t)
