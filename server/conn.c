@@ -40,9 +40,9 @@ static void on_closed(uv_handle_t *h)
 	journal_conn_gone(s->journal, c);
 	free(c->held);
 	free(c->retry_words);
-	/* What it held (snapshots, its share of buffers) goes back to the system. */
-	if (c->kind == CONN_PROTO)
-		s->trim_due = true;
+	/* What it held (snapshots, replies it never read, its share of buffers) goes back
+	 * to the system. */
+	s->trim_due = true;
 	sbuf_unref(c->pending);
 	cframe_unref(c->pending_frame);
 	cframe_unref(c->base);
@@ -50,13 +50,44 @@ static void on_closed(uv_handle_t *h)
 	free(c);
 }
 
+/* Whether a connection's opening or closing may be logged now: at most
+ * CHURN_LOG_PER_SEC a second, the rest counted and told in one line, so that clients
+ * connecting and leaving in a loop cannot fill the log. */
+#define CHURN_LOG_PER_SEC 20
+
+static bool churn_log_ok(server *s)
+{
+	uint64_t sec = uv_now(s->loop) / 1000;
+	if (sec != s->churn_sec) {
+		if (s->churn_unlogged)
+			steer_log(STEER_LOG_INFO,
+			          "%llu more connections opened or closed in the last seconds, not "
+			          "logged one by one",
+			          (unsigned long long)s->churn_unlogged);
+		s->churn_sec = sec;
+		s->churn_logged = 0;
+		s->churn_unlogged = 0;
+	}
+	if (s->churn_logged < CHURN_LOG_PER_SEC) {
+		s->churn_logged++;
+		return true;
+	}
+	s->churn_unlogged++;
+	return false;
+}
+
 void conn_close(conn *c, const char *why)
 {
 	if (c->closing)
 		return;
 	c->closing = true;
-	steer_log(STEER_LOG_INFO, "%s client %llu (%s) closed: %s",
-	          c->kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id, c->peer, why);
+	/* A routine leaving is churn; any other reason (idle, not reading, a bad frame) is
+	 * always told. */
+	bool routine = !strcmp(why, "disconnected") || !strcmp(why, "quit") || strstr(why, "reset");
+	if (!routine || churn_log_ok(c->srv))
+		steer_log(STEER_LOG_INFO, "%s client %llu (%s) closed: %s",
+		          c->kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id,
+		          c->peer, why);
 	uv_read_stop((uv_stream_t *)&c->tcp);
 	uv_close((uv_handle_t *)&c->tcp, on_closed);
 }
@@ -1118,8 +1149,9 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 		conn_finish(c, "server full");
 		return;
 	}
-	steer_log(STEER_LOG_INFO, "%s client %llu connected from %s",
-	          kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id, c->peer);
+	if (churn_log_ok(s))
+		steer_log(STEER_LOG_INFO, "%s client %llu connected from %s",
+		          kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id, c->peer);
 	rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 	if (rc != 0) {
 		conn_close(c, uv_strerror(rc));

@@ -114,6 +114,7 @@ typedef struct server {
 	bool ticks_owed;          /* the tick is behind its clock (run_ticks) */
 	uint64_t turns_throttled; /* reads that waited for a later turn, for stats */
 	size_t npeer_done;        /* connections whose peer has stopped sending: no slot held */
+	uint64_t churn_sec, churn_logged, churn_unlogged; /* conn.c: connection log lines */
 	bool stopping;
 	int exit_status; /* for main: 1 when the autosave at stop failed */
 	uint64_t started_ns;
