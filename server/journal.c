@@ -913,15 +913,21 @@ void journal_free(journal *j)
 	free(j);
 }
 
+/* The words now in j->words are the command about to run, on the world as it is. */
+static void stage(journal *j)
+{
+	j->staged = true;
+	j->staged_tick = steer_world_tick(j->srv->session.world);
+	j->staged_world = j->srv->session.world;
+}
+
 void journal_words(journal *j, int argc, char **words)
 {
 	if (!j)
 		return;
 	steer_strbuf_clear(&j->words);
 	steer_journal_join(&j->words, argc, words);
-	j->staged = true;
-	j->staged_tick = steer_world_tick(j->srv->session.world);
-	j->staged_world = j->srv->session.world;
+	stage(j);
 }
 
 void journal_proto_words(journal *j, const steer_Command *cmd)
@@ -931,9 +937,7 @@ void journal_proto_words(journal *j, const steer_Command *cmd)
 	steer_strbuf_clear(&j->words);
 	if (steer_wire_command_words(cmd, &j->words) != STEER_OK)
 		j->words.oom = true;
-	j->staged = true;
-	j->staged_tick = steer_world_tick(j->srv->session.world);
-	j->staged_world = j->srv->session.world;
+	stage(j);
 }
 
 /* What the journal records: changes to the world that the command itself makes. */
@@ -1053,9 +1057,7 @@ void journal_restage(journal *j, const char *line, size_t len)
 		return;
 	steer_strbuf_clear(&j->words);
 	steer_strbuf_put(&j->words, line, len);
-	j->staged = true;
-	j->staged_tick = steer_world_tick(j->srv->session.world);
-	j->staged_world = j->srv->session.world;
+	stage(j);
 }
 
 /* Tells the log and every client when the journal starts or stops failing. */
