@@ -452,8 +452,6 @@ static void command_done(conn *c, const steer_command *cmd, const steer_reply *r
 	}
 }
 
-/* Runs a parsed command, after the access checks. False when a job took it: the
- * reply comes later, through conn_job_done. */
 /* cmd would start a new history while the journal writes a checkpoint: it runs once
  * that has ended (conn_resume_deferred), and c reads nothing more meanwhile. */
 static void wait_for_journal(conn *c, const steer_command *cmd, uint32_t request_id)
@@ -475,6 +473,8 @@ static void wait_for_journal(conn *c, const steer_command *cmd, uint32_t request
 	server_wake_deferred(s);
 }
 
+/* Runs a parsed command, after the access checks. False when a job took it, or it
+ * waits for the journal: the reply comes later (conn_job_done, run_retry). */
 static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, steer_reply *reply)
 {
 	server *s = c->srv;
