@@ -83,7 +83,9 @@ void conn_close(conn *c, const char *why)
 	c->closing = true;
 	/* A routine leaving is churn; any other reason (idle, not reading, a bad frame) is
 	 * always told. */
-	bool routine = !strcmp(why, "disconnected") || !strcmp(why, "quit") || strstr(why, "reset");
+	bool routine = !strcmp(why, "disconnected") || !strcmp(why, "quit") ||
+	               strstr(why, "reset") || !strcmp(why, "server full") ||
+	               !strcmp(why, "server stopping") || strstr(why, "broken pipe");
 	if (!routine || churn_log_ok(c->srv))
 		steer_log(STEER_LOG_INFO, "%s client %llu (%s) closed: %s",
 		          c->kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id,
@@ -826,7 +828,8 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 	conn *c = stream->data;
 	if (n == UV_EOF && c->busy && !peer_reset(c)) {
 		/* Perhaps only its sending side (echo step 100 | nc): it gets the reply. It
-		 * no longer holds a slot (--max-clients): it can send nothing more. */
+		 * can send nothing more, and holds no slot (up to a pool of --max-clients of
+		 * them: see conn_accept). */
 		uv_read_stop(stream);
 		c->peer_done = true;
 		c->srv->npeer_done++;
@@ -1131,7 +1134,10 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	}
 	uv_tcp_nodelay(&c->tcp, 1);
 	describe_peer(c);
-	if (s->nconns - s->npeer_done > s->opt.max_clients) {
+	/* Connections whose peer shut its sending side wait only for a reply: up to
+	 * --max-clients of them hold no slot, more do (each holds a descriptor). */
+	size_t done = s->npeer_done < s->opt.max_clients ? s->npeer_done : s->opt.max_clients;
+	if (s->nconns - done > s->opt.max_clients) {
 		char msg[128];
 		int n;
 		if (kind == CONN_TEXT) {
@@ -1144,8 +1150,9 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 			         s->opt.max_clients);
 			proto_error(c, 0, msg);
 		}
-		steer_log(STEER_LOG_WARN, "refused %s: server full (%zu clients)", c->peer,
-		          s->opt.max_clients);
+		if (churn_log_ok(s))
+			steer_log(STEER_LOG_WARN, "refused %s: server full (%zu clients)", c->peer,
+			          s->opt.max_clients);
 		conn_finish(c, "server full");
 		return;
 	}
