@@ -128,9 +128,10 @@ void steer_journal_begin(steer_strbuf *b, uint64_t tick, uint8_t flags)
 	put_record(b, STEER_JOURNAL_BEGIN, t, sizeof t, NULL, 0);
 }
 
-static steer_journal_read torn(char *err, size_t errlen, size_t pos, const char *why)
+/* The reason only: the caller knows the offset, in the file rather than the buffer. */
+static steer_journal_read torn(char *err, size_t errlen, const char *why)
 {
-	snprintf(err, errlen, "torn record at byte %zu: %s", pos, why);
+	snprintf(err, errlen, "%s", why);
 	return STEER_JOURNAL_TORN;
 }
 
@@ -143,16 +144,16 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
 	const unsigned char *p = (const unsigned char *)buf + at;
 	size_t left = len - at;
 	if (left < STEER_JOURNAL_RECORD_HEAD + 1)
-		return torn(err, errlen, at, "cut short");
+		return torn(err, errlen, "cut short");
 	uint32_t n = get_u32(p);
 	if (n < 1 || n > STEER_JOURNAL_MAX_RECORD)
-		return torn(err, errlen, at, "impossible length");
+		return torn(err, errlen, "impossible length");
 	if (left - STEER_JOURNAL_RECORD_HEAD < n)
-		return torn(err, errlen, at, "cut short");
+		return torn(err, errlen, "cut short");
 	uint32_t crc = steer_crc32c(0, p, 4);
 	crc = steer_crc32c(crc, p + 8, n);
 	if (crc != get_u32(p + 4))
-		return torn(err, errlen, at, "checksum mismatch");
+		return torn(err, errlen, "checksum mismatch");
 	const unsigned char *body = p + 9;
 	size_t blen = n - 1;
 	memset(rec, 0, sizeof *rec);
@@ -161,27 +162,27 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
 	switch (p[8]) {
 	case STEER_JOURNAL_COMMAND:
 		if (blen < 8)
-			return torn(err, errlen, at, "a command record without its tick");
+			return torn(err, errlen, "a command record without its tick");
 		rec->tick = get_u64(body);
 		rec->line = (const char *)body + 8;
 		rec->line_len = blen - 8;
 		if (memchr(rec->line, '\0', rec->line_len) ||
 		    memchr(rec->line, '\n', rec->line_len))
-			return torn(err, errlen, at, "a command line holding NUL or a newline");
+			return torn(err, errlen, "a command line holding NUL or a newline");
 		break;
 	case STEER_JOURNAL_MARK:
 		if (blen != 8)
-			return torn(err, errlen, at, "a mark of the wrong size");
+			return torn(err, errlen, "a mark of the wrong size");
 		rec->tick = get_u64(body);
 		break;
 	case STEER_JOURNAL_BEGIN:
 		if (blen != 9)
-			return torn(err, errlen, at, "a begin record of the wrong size");
+			return torn(err, errlen, "a begin record of the wrong size");
 		rec->tick = get_u64(body);
 		rec->flags = body[8];
 		break;
 	default:
-		return torn(err, errlen, at, "unknown record type");
+		return torn(err, errlen, "unknown record type");
 	}
 	*pos = at + rec->size;
 	return STEER_JOURNAL_OK;

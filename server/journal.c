@@ -1022,11 +1022,16 @@ bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply)
 }
 
 /* Whether a checkpoint's child forked by the loop has not ended yet (the writer may
- * not have taken its segment yet). */
+ * not have taken its segment yet). With mu held. */
+static bool child_running_locked(const journal *j)
+{
+	return j->ckpt_pending > 0 || j->done_seg < j->child_seg;
+}
+
 static bool journal_child_running(journal *j)
 {
 	pthread_mutex_lock(&j->mu);
-	bool running = j->ckpt_pending > 0 || j->done_seg < j->child_seg;
+	bool running = child_running_locked(j);
 	pthread_mutex_unlock(&j->mu);
 	return running;
 }
@@ -1061,15 +1066,16 @@ void journal_restage(journal *j, const char *line, size_t len)
 }
 
 /* Tells the log and every client when the journal starts or stops failing. */
-static void tell_failing(journal *j)
+/* Every tick: failing as the writer last set it, read under the same lock as the
+ * rest of journal_tick's view; the reason is copied only when the state changed. */
+static void tell_failing(journal *j, bool failing)
 {
-	pthread_mutex_lock(&j->mu);
-	bool failing = j->failing;
-	char why[256];
-	snprintf(why, sizeof why, "%s", j->error);
-	pthread_mutex_unlock(&j->mu);
 	if (failing == j->was_failing)
 		return;
+	char why[256];
+	pthread_mutex_lock(&j->mu);
+	snprintf(why, sizeof why, "%s", j->error);
+	pthread_mutex_unlock(&j->mu);
 	j->was_failing = failing;
 	char what[400];
 	if (failing)
@@ -1112,12 +1118,11 @@ void journal_tick(journal *j)
 	uint64_t t0 = thread_ns();
 	j->tick_now = steer_world_tick(j->srv->session.world);
 	flush(j, false);
-	tell_failing(j);
 	uint64_t now = uv_now(j->srv->loop);
-	bool running = journal_child_running(j);
 	pthread_mutex_lock(&j->mu);
-	bool failing = j->failing;
+	bool failing = j->failing, running = child_running_locked(j);
 	pthread_mutex_unlock(&j->mu);
+	tell_failing(j, failing);
 	/* Due by time, by the log's size (recovery reads the log since the last one), or,
 	 * while failing, soon: a fresh checkpoint makes the journal whole again. */
 	bool due = (j->checkpoint_ms && now - j->last_ckpt_ms >= j->checkpoint_ms) ||

@@ -256,14 +256,7 @@ static steer_journal_read log_next(journal_reader *r, steer_journal_record *rec,
 {
 	if (log_fill(&r->log, WINDOW_AHEAD, why, whylen) != 0)
 		return STEER_JOURNAL_TORN;
-	steer_journal_read st =
-	    steer_journal_next(r->log.buf, r->log.len, &r->log.pos, rec, why, whylen);
-	/* The codec names the byte in the window: keep only the reason (stop_at names the
-	 * byte in the file). */
-	const char *reason = st == STEER_JOURNAL_TORN ? strstr(why, ": ") : NULL;
-	if (reason)
-		memmove(why, reason + 2, strlen(reason + 2) + 1);
-	return st;
+	return steer_journal_next(r->log.buf, r->log.len, &r->log.pos, rec, why, whylen);
 }
 
 /* The BEGIN record opening the current log: 0 with its flags, or -1. */

@@ -88,8 +88,9 @@ void steer_journal_mark(steer_strbuf *b, uint64_t tick);
 void steer_journal_begin(steer_strbuf *b, uint64_t tick, uint8_t flags);
 
 /* The record at *pos of buf[0, len) (after the header): OK with *rec filled and *pos
- * moved past it; END at the end; TORN (with the reason in err) when the bytes from
- * *pos on are not a whole, intact record of a known type: the caller drops them. */
+ * moved past it; END at the end; TORN (with the reason in err; *pos, the offset, is
+ * the caller's to report) when the bytes from *pos on are not a whole, intact record
+ * of a known type: the caller drops them. */
 steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
                                       steer_journal_record *rec, char *err, size_t errlen);
 
