@@ -9,11 +9,13 @@ usage: bench/loop_stall.py [--server PATH] [--seconds S] [SCENARIO ...]
 scenarios: list-token (20 connections without the token pipelining `list 0 10000` on
 a 20,000-vehicle world; the healthy client has the token), list-open (the same, no
 token anywhere), goto-walls (20 goto vehicles in the maze, a wall added and removed
-every 50 ms), spawn-pile (`spawn flock 50000 500 300 1`), rewind-fork (150,000
-vehicles, `rewind 1` and `spawn` in a loop). Default: all.
+every 50 ms), walls-big (100 polygons of 4,096 points, a wall added and removed in a
+loop, one whole-world watcher reading), spawn-pile (`spawn flock 50000 500 300 1`),
+rewind-fork (150,000 vehicles, `rewind 1` and `spawn` in a loop). Default: all.
 Needs the build's steer_pb2 on PYTHONPATH (build/tests/pygen); tests/server is found
 relative to this file. A benchmark: prints, asserts nothing."""
 import argparse
+import math
 import os
 import socket
 import statistics
@@ -191,6 +193,65 @@ def scenario_goto(args):
     srv.stop()
 
 
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def write_big_scene(path, polygons=100, points=4096):
+    """A save of a 5000x5000 world holding polygons wavy rings of points each."""
+    lines = ["steer-save 3",
+             "world width 0x1.388p+12 height 0x1.388p+12 edges bounce tick_rate 0x1.ep+5 "
+             "seed 1 solid on contain off",
+             f"meta tick 0 next_id {polygons + 1} rng_state 67b348782f5e4187 "
+             "rng_inc 000000000000bddb",
+             f"counts vehicles 0 obstacles 0 walls 0 polygons {polygons}"]
+    side = math.ceil(math.sqrt(polygons))
+    pitch = 5000.0 / side
+    for i in range(polygons):
+        cx, cy = pitch * (0.5 + i % side), pitch * (0.5 + i // side)
+        lines.append(f"polygon {i + 1} inside off points {points}")
+        for k in range(points):
+            a = 2 * math.pi * k / points
+            r = 0.4 * pitch * (1 + 0.1 * math.sin(7 * a))
+            lines.append(f"point {(cx + r * math.cos(a)).hex()} {(cy + r * math.sin(a)).hex()}")
+    body = ("\n".join(lines) + "\n").encode()
+    with open(path, "wb") as f:
+        f.write(body + f"end records {polygons} fnv1a64 {fnv1a64(body):016x}\n".encode())
+
+
+def scenario_walls_big(args):
+    d = tempfile.mkdtemp(prefix="steer-stall-")
+    write_big_scene(os.path.join(d, "big.steer"))
+    srv = steertest.Server("--no-journal", data_dir=d)
+    admin = srv.text()
+    admin.ok("load big")
+    stop = threading.Event()
+    watcher = srv.proto()
+
+    def watch():
+        while not stop.is_set():
+            try:
+                watcher.read()
+            except Exception:
+                return
+
+    def churn():
+        c = srv.text()
+        while not stop.is_set():
+            r = c.ok("wall 10 10 20 20")
+            c.ok(f"remove {r['id']}")
+    threads = [threading.Thread(target=watch, daemon=True),
+               threading.Thread(target=churn, daemon=True)]
+    for th in threads:
+        th.start()
+    measure("walls-big", srv, admin, [], args.seconds)
+    stop.set()
+    srv.stop()
+
+
 def scenario_pile(args):
     srv = steertest.Server("--no-journal", "--max-vehicles", "100000")
     admin = srv.text()
@@ -225,6 +286,7 @@ def main():
     runs = {"list-token": lambda: scenario_list(args, True),
             "list-open": lambda: scenario_list(args, False),
             "goto-walls": lambda: scenario_goto(args),
+            "walls-big": lambda: scenario_walls_big(args),
             "spawn-pile": lambda: scenario_pile(args),
             "rewind-fork": lambda: scenario_rewind(args)}
     for name in args.scenarios or list(runs):

@@ -30,6 +30,7 @@ void steer_geom_init(steer_geom *g)
 {
 	memset(g, 0, sizeof *g);
 	g->grid_stale = true;
+	g->regions_stale = true;
 	g->circles_stale = true;
 	g->epoch = next_version();
 }
@@ -49,6 +50,8 @@ void steer_geom_free(steer_geom *g)
 	free(g->big_index);
 	free(g->big_cover);
 	free(g->fill);
+	free(g->spare);
+	free(g->seg_cell);
 	steer_geom_init(g);
 }
 
@@ -264,6 +267,8 @@ static steer_status push_seg(steer_geom *g, steer_vec2 a, steer_vec2 b, uint32_t
 	s->owner = owner;
 	s->flags = flags;
 	s->prev = s->next = STEER_SEG_NONE;
+	g->seg_lo = v2(fmin(g->seg_lo.x, fmin(a.x, b.x)), fmin(g->seg_lo.y, fmin(a.y, b.y)));
+	g->seg_hi = v2(fmax(g->seg_hi.x, fmax(a.x, b.x)), fmax(g->seg_hi.y, fmax(a.y, b.y)));
 	return STEER_OK;
 }
 
@@ -336,17 +341,79 @@ static steer_status push_ring(steer_geom *g, const steer_vec2 *p, size_t n, uint
 	if (steer_reserve((void **)&g->regions, &g->regions_cap, g->nregions + 1,
 	                  sizeof *g->regions) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	steer_geom_region r = {owner, containing, (uint32_t)first, (uint32_t)(g->nsegs - first)};
+	steer_vec2 lo = v2(INFINITY, INFINITY), hi = v2(-INFINITY, -INFINITY);
+	for (size_t k = 0; k < n; k++) {
+		lo = v2(fmin(lo.x, p[k].x), fmin(lo.y, p[k].y));
+		hi = v2(fmax(hi.x, p[k].x), fmax(hi.y, p[k].y));
+	}
+	steer_geom_region r = {owner, containing, (uint32_t)first, (uint32_t)(g->nsegs - first),
+	                       lo,    hi};
 	g->regions[g->nregions++] = r;
 	return STEER_OK;
 }
 
-static steer_status build_segments(const steer_world *w, steer_geom *g)
+/* Where a build finds the rings of the last one: old's regions, looked at from next
+ * on (the polygons keep their order, so each is found at or after the last found). */
+typedef struct ring_source {
+	const steer_geom *old;
+	size_t next;
+} ring_source;
+
+/* Copies owner's ring from the last build, chained as push_ring chains it. False when
+ * it is not there (a new polygon): then it is pushed. */
+static bool copy_ring(steer_geom *g, ring_source *src, uint32_t owner, bool containing,
+                      steer_status *st)
+{
+	const steer_geom *old = src->old;
+	size_t r = src->next;
+	while (r < old->nregions && old->regions[r].owner != owner)
+		r++;
+	if (r == old->nregions || old->regions[r].containing != containing)
+		return false;
+	src->next = r + 1;
+	const steer_geom_region *from = &old->regions[r];
+	*st = STEER_ERR_NOMEM;
+	if (g->nsegs + from->count >= STEER_SEG_NONE - 1 ||
+	    steer_reserve((void **)&g->segs, &g->segs_cap, g->nsegs + from->count,
+	                  sizeof *g->segs) != STEER_OK ||
+	    steer_reserve((void **)&g->regions, &g->regions_cap, g->nregions + 1,
+	                  sizeof *g->regions) != STEER_OK)
+		return true;
+	uint32_t first = (uint32_t)g->nsegs;
+	steer_segment *to = &g->segs[first];
+	memcpy(to, &old->segs[from->first], from->count * sizeof *to);
+	for (uint32_t k = 0; k < from->count; k++) { /* a ring's links stay inside it */
+		to[k].prev = to[k].prev - from->first + first;
+		to[k].next = to[k].next - from->first + first;
+	}
+	g->nsegs += from->count;
+	g->regions[g->nregions++] =
+	    (steer_geom_region){owner, containing, first, from->count, from->lo, from->hi};
+	g->seg_lo = v2(fmin(g->seg_lo.x, from->lo.x), fmin(g->seg_lo.y, from->lo.y));
+	g->seg_hi = v2(fmax(g->seg_hi.x, from->hi.x), fmax(g->seg_hi.y, from->hi.y));
+	*st = STEER_OK;
+	return true;
+}
+
+/* The segments of the bounds, the walls and the polygons, in that order; the
+ * polygons' rings copied from src's build where it was cut for the same bounds. */
+static steer_status build_segments(const steer_world *w, steer_geom *g, const steer_geom *src)
 {
 	const steer_world_config *c = &w->cfg;
 	double limit = is_wrap(w) ? fmin(c->width, c->height) * 0.25 : INFINITY;
+	ring_source rings = {src, 0};
+	if (src && src->built_limit != limit)
+		rings.old = NULL;
 	g->nsegs = 0;
 	g->nregions = 0;
+	g->seg_lo = v2(INFINITY, INFINITY);
+	g->seg_hi = v2(-INFINITY, -INFINITY);
+	/* About the last build's size: grown once, not doubled up to it. */
+	if (src && (steer_reserve((void **)&g->segs, &g->segs_cap, src->nsegs + 16,
+	                          sizeof *g->segs) != STEER_OK ||
+	            steer_reserve((void **)&g->regions, &g->regions_cap, src->nregions + 1,
+	                          sizeof *g->regions) != STEER_OK))
+		return STEER_ERR_NOMEM;
 	if (c->contain && is_wrap(w)) {
 		/* The seam is a wall: nothing crosses it. */
 		if (push_wall(g, v2(0, 0), v2(c->width, 0), 0, limit) != STEER_OK ||
@@ -363,42 +430,94 @@ static steer_status build_segments(const steer_world *w, steer_geom *g)
 			return STEER_ERR_NOMEM;
 	for (size_t k = 0; k < w->poly_count; k++) {
 		const steer_polygon *p = &w->polys[k];
-		if (push_ring(g, p->points, p->count, p->id, p->inside, limit) != STEER_OK)
+		steer_status st = STEER_OK;
+		if (!(rings.old && copy_ring(g, &rings, p->id, p->inside, &st)))
+			st = push_ring(g, p->points, p->count, p->id, p->inside, limit);
+		if (st != STEER_OK)
 			return STEER_ERR_NOMEM;
 	}
+	g->built_limit = limit;
+	g->built_w = c->width;
+	g->built_h = c->height;
+	g->built_contain = c->contain;
 	return STEER_OK;
+}
+
+/* Whether fresh's regions are old's: the same owners, sides and pieces, cut for the
+ * same bounds. Each block of cells they blocked is then blocked still. */
+static bool same_regions(const steer_geom *old, const steer_geom *fresh)
+{
+	if (old->nregions != fresh->nregions || old->built_limit != fresh->built_limit ||
+	    old->built_w != fresh->built_w || old->built_h != fresh->built_h ||
+	    old->built_contain != fresh->built_contain)
+		return false;
+	for (size_t r = 0; r < old->nregions; r++) {
+		const steer_geom_region *a = &old->regions[r], *b = &fresh->regions[r];
+		if (a->owner != b->owner || a->containing != b->containing || a->count != b->count)
+			return false;
+	}
+	return true;
+}
+
+/* Takes fresh's segments and regions in place of g's. */
+static void take_segments(steer_geom *g, steer_geom *fresh)
+{
+	if (!same_regions(g, fresh))
+		g->regions_stale = true;
+	free(g->spare);
+	g->spare = g->segs;
+	g->spare_cap = g->segs_cap;
+	free(g->regions);
+	g->segs = fresh->segs;
+	g->nsegs = fresh->nsegs;
+	g->segs_cap = fresh->segs_cap;
+	g->regions = fresh->regions;
+	g->nregions = fresh->nregions;
+	g->regions_cap = fresh->regions_cap;
+	g->built_limit = fresh->built_limit;
+	g->built_w = fresh->built_w;
+	g->built_h = fresh->built_h;
+	g->built_contain = fresh->built_contain;
+	g->seg_lo = fresh->seg_lo;
+	g->seg_hi = fresh->seg_hi;
+	g->grid_stale = true;
+	g->version = next_version();
+	g->epoch = next_version();
+}
+
+/* Builds aside (the rings of the unchanged polygons copied), so that running out of
+ * memory keeps the old list; false then. */
+static bool rebuild_aside(steer_world *w)
+{
+	steer_geom fresh;
+	steer_geom_init(&fresh);
+	fresh.segs = w->geom.spare;
+	fresh.segs_cap = w->geom.spare_cap;
+	w->geom.spare = NULL;
+	w->geom.spare_cap = 0;
+	if (build_segments(w, &fresh, &w->geom) != STEER_OK) {
+		steer_geom_free(&fresh);
+		return false;
+	}
+	take_segments(&w->geom, &fresh);
+	return true;
 }
 
 steer_status steer_geom_rebuild(steer_world *w)
 {
-	/* Built aside and swapped in, so that running out of memory keeps the old list. */
-	steer_geom fresh;
-	steer_geom_init(&fresh);
-	if (build_segments(w, &fresh) != STEER_OK) {
-		steer_geom_free(&fresh);
-		return STEER_ERR_NOMEM;
-	}
-	steer_geom *g = &w->geom;
-	free(g->segs);
-	free(g->regions);
-	g->segs = fresh.segs;
-	g->nsegs = fresh.nsegs;
-	g->segs_cap = fresh.segs_cap;
-	g->regions = fresh.regions;
-	g->nregions = fresh.nregions;
-	g->regions_cap = fresh.regions_cap;
-	g->grid_stale = true;
-	g->version = next_version();
-	g->epoch = next_version();
-	return STEER_OK;
+	return rebuild_aside(w) ? STEER_OK : STEER_ERR_NOMEM;
 }
 
 void steer_geom_rebuild_smaller(steer_world *w)
 {
+	if (rebuild_aside(w))
+		return;
+	/* No memory for a copy: in place, where every push fits the arrays' present
+	 * capacity, so none can fail. */
 	steer_geom *g = &w->geom;
-	/* Every push fits the arrays' present capacity, so none can fail. */
-	steer_status st = build_segments(w, g);
+	steer_status st = build_segments(w, g, NULL);
 	(void)st;
+	g->regions_stale = true;
 	g->grid_stale = true;
 	g->version = next_version();
 	g->epoch = next_version();
@@ -508,14 +627,12 @@ static void plan_grid(const steer_world *w, steer_geom *g)
 	g->wrap_w = c->width;
 	g->wrap_h = c->height;
 	double x0 = 0.0, y0 = 0.0, x1 = c->width, y1 = c->height;
-	if (!g->wrap)
-		for (size_t k = 0; k < g->nsegs; k++) {
-			const steer_segment *s = &g->segs[k];
-			x0 = fmin(x0, fmin(s->a.x, s->b.x));
-			x1 = fmax(x1, fmax(s->a.x, s->b.x));
-			y0 = fmin(y0, fmin(s->a.y, s->b.y));
-			y1 = fmax(y1, fmax(s->a.y, s->b.y));
-		}
+	if (!g->wrap && g->nsegs) {
+		x0 = fmin(x0, g->seg_lo.x);
+		x1 = fmax(x1, g->seg_hi.x);
+		y0 = fmin(y0, g->seg_lo.y);
+		y1 = fmax(y1, g->seg_hi.y);
+	}
 	double mean_r = 0.0;
 	for (size_t k = 0; k < w->obs_count; k++)
 		mean_r += fmin(w->obs[k].r, 1e6) / (double)w->obs_count;
@@ -579,32 +696,59 @@ static steer_status csr_offsets(uint32_t *start, size_t cells, uint32_t **items,
 	return STEER_OK;
 }
 
+/* The cells segment s touches, as a span to test cell by cell; *one gets the cell
+ * when the span is a single cell of a bounded grid, which the segment then lies in
+ * (the grid covers every segment). */
+static cell_span seg_span(const steer_geom *g, const steer_segment *s, uint32_t *one)
+{
+	steer_vec2 lo = v2(fmin(s->a.x, s->b.x), fmin(s->a.y, s->b.y));
+	steer_vec2 hi = v2(fmax(s->a.x, s->b.x), fmax(s->a.y, s->b.y));
+	double m = 1e-9 * fmax(g->cw, g->ch);
+	cell_span sp = box_span(g, v2(lo.x - m, lo.y - m), v2(hi.x + m, hi.y + m));
+	*one = !g->wrap && sp.nx == 1 && sp.ny == 1 ? span_cell(g, &sp, 0, 0) : UINT32_MAX;
+	return sp;
+}
+
 static steer_status index_segments(const steer_world *w, steer_geom *g)
 {
 	size_t cells = (size_t)g->nx * g->ny;
-	if (csr_begin(&g->seg_start, &g->seg_start_cap, cells) != STEER_OK)
+	if (csr_begin(&g->seg_start, &g->seg_start_cap, cells) != STEER_OK ||
+	    steer_reserve((void **)&g->seg_cell, &g->seg_cell_cap, g->nsegs ? g->nsegs : 1,
+	                  sizeof *g->seg_cell) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass && csr_offsets(g->seg_start, cells, &g->seg_items, &g->seg_items_cap,
-		                        &g->fill, &g->fill_cap) != STEER_OK)
-			return STEER_ERR_NOMEM;
-		for (size_t k = 0; k < g->nsegs; k++) {
-			const steer_segment *s = &g->segs[k];
-			steer_vec2 lo = v2(fmin(s->a.x, s->b.x), fmin(s->a.y, s->b.y));
-			steer_vec2 hi = v2(fmax(s->a.x, s->b.x), fmax(s->a.y, s->b.y));
-			double m = 1e-9 * fmax(g->cw, g->ch);
-			cell_span sp = box_span(g, v2(lo.x - m, lo.y - m), v2(hi.x + m, hi.y + m));
-			for (uint32_t j = 0; j < sp.ny; j++)
-				for (uint32_t i = 0; i < sp.nx; i++) {
-					uint32_t cell = span_cell(g, &sp, i, j);
-					if (!seg_in_cell(w, g, s, cell))
-						continue;
-					if (pass)
-						g->seg_items[g->fill[cell]++] = (uint32_t)k;
-					else
-						g->seg_start[cell + 1]++;
-				}
+	/* Most segments of a big scene are short and lie in one cell: found once, filed
+	 * without a distance test. */
+	for (size_t k = 0; k < g->nsegs; k++) {
+		const steer_segment *s = &g->segs[k];
+		uint32_t one;
+		cell_span sp = seg_span(g, s, &one);
+		g->seg_cell[k] = one;
+		if (one != UINT32_MAX) {
+			g->seg_start[one + 1]++;
+			continue;
 		}
+		for (uint32_t j = 0; j < sp.ny; j++)
+			for (uint32_t i = 0; i < sp.nx; i++)
+				g->seg_start[span_cell(g, &sp, i, j) + 1] +=
+				    seg_in_cell(w, g, s, span_cell(g, &sp, i, j));
+	}
+	if (csr_offsets(g->seg_start, cells, &g->seg_items, &g->seg_items_cap, &g->fill,
+	                &g->fill_cap) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < g->nsegs; k++) {
+		if (g->seg_cell[k] != UINT32_MAX) {
+			g->seg_items[g->fill[g->seg_cell[k]]++] = (uint32_t)k;
+			continue;
+		}
+		const steer_segment *s = &g->segs[k];
+		uint32_t one;
+		cell_span sp = seg_span(g, s, &one);
+		for (uint32_t j = 0; j < sp.ny; j++)
+			for (uint32_t i = 0; i < sp.nx; i++) {
+				uint32_t cell = span_cell(g, &sp, i, j);
+				if (seg_in_cell(w, g, s, cell))
+					g->seg_items[g->fill[cell]++] = (uint32_t)k;
+			}
 	}
 	return STEER_OK;
 }
@@ -615,24 +759,115 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Where region r's edges cross the line y = at (half-open at the ends, so a vertex on
- * the line counts once or not at all as the ray rule needs), sorted, in xs. */
-static size_t region_crossings(const steer_geom *g, const steer_geom_region *r, double at,
-                               double *xs)
+/* The y of grid row cy's reference points (cell_ref). */
+static double row_at(const steer_geom *g, uint32_t cy)
 {
+	return g->y0 + ((double)cy + REF_FY) * g->ch;
+}
+
+/* A region's edges filed by the grid rows whose reference line they cross: compressed
+ * rows (start has ny + 1 entries), each edge in region order. */
+typedef struct row_edges {
+	uint32_t *start, *items, *cursor;
+	size_t start_cap, items_cap, cursor_cap;
+} row_edges;
+
+static void row_edges_free(row_edges *re)
+{
+	free(re->start);
+	free(re->items);
+	free(re->cursor);
+}
+
+/* Whether edge a-b crosses the line y = at: half-open at the ends, so a vertex on the
+ * line counts once or not at all, as the ray rule needs. */
+static bool crosses_row(steer_vec2 a, steer_vec2 b, double at)
+{
+	return (a.y > at) != (b.y > at);
+}
+
+/* The rows whose lines an edge from ya to yb may cross: a row or so wider than
+ * exactly, for rounding (crosses decides). False when none. */
+static bool edge_rows(const steer_geom *g, double ya, double yb, uint32_t *c0, uint32_t *c1)
+{
+	double lo = floor((fmin(ya, yb) - g->y0) * g->inv_ch - REF_FY) - 1.0;
+	double hi = ceil((fmax(ya, yb) - g->y0) * g->inv_ch - REF_FY) + 1.0;
+	double last = (double)g->ny - 1.0;
+	if (!(hi >= 0.0) || !(lo <= last))
+		return false;
+	*c0 = lo > 0.0 ? (uint32_t)lo : 0;
+	*c1 = hi < last ? (uint32_t)hi : (uint32_t)last;
+	return true;
+}
+
+/* Files region r's edges by row: each edge looks only at the rows its ends span, so a
+ * region costs its edges and the rows it covers, not edges times rows. */
+static steer_status file_edges(const steer_geom *g, const steer_geom_region *r, row_edges *re)
+{
+	if (csr_begin(&re->start, &re->start_cap, g->ny) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass && csr_offsets(re->start, g->ny, &re->items, &re->items_cap, &re->cursor,
+		                        &re->cursor_cap) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		for (uint32_t k = r->first; k < r->first + r->count; k++) {
+			steer_vec2 a = g->segs[k].a, b = g->segs[k].b;
+			uint32_t c0, c1;
+			if (!edge_rows(g, a.y, b.y, &c0, &c1))
+				continue;
+			for (uint32_t cy = c0; cy <= c1; cy++) {
+				if (!crosses_row(a, b, row_at(g, cy)))
+					continue;
+				if (pass)
+					re->items[re->cursor[cy]++] = k;
+				else
+					re->start[cy + 1]++;
+			}
+		}
+	}
+	return STEER_OK;
+}
+
+/* Where the edges filed in row cy cross its line, sorted, in xs. */
+static size_t row_crossings(const steer_geom *g, const row_edges *re, uint32_t cy, double *xs)
+{
+	double at = row_at(g, cy);
 	size_t n = 0;
-	for (uint32_t k = r->first; k < r->first + r->count; k++) {
-		steer_vec2 a = g->segs[k].a, b = g->segs[k].b;
-		if ((a.y > at) == (b.y > at))
-			continue;
+	for (uint32_t k = re->start[cy]; k < re->start[cy + 1]; k++) {
+		steer_vec2 a = g->segs[re->items[k]].a, b = g->segs[re->items[k]].b;
 		xs[n++] = a.x + (at - a.y) / (b.y - a.y) * (b.x - a.x);
 	}
 	qsort(xs, n, sizeof *xs, cmp_double);
 	return n;
 }
 
-/* Per cell, the regions that block its reference point, found row by row from where
- * each region's edges cross the row. */
+/* Files (pass 1) or counts (pass 0) region r in the cells whose reference points it
+ * blocks, row by row from where its edges cross the row. */
+static void file_region(steer_geom *g, size_t r, const row_edges *re, double *xs, int pass)
+{
+	const steer_geom_region *reg = &g->regions[r];
+	for (uint32_t cy = 0; cy < g->ny; cy++) {
+		/* A solid region blocks nothing in a row none of its edges cross. */
+		if (!reg->containing && re->start[cy] == re->start[cy + 1])
+			continue;
+		size_t n = row_crossings(g, re, cy, xs), past = 0;
+		for (uint32_t cx = 0; cx < g->nx; cx++) {
+			double x = g->x0 + ((double)cx + REF_FX) * g->cw;
+			while (past < n && xs[past] <= x)
+				past++;
+			bool inside = (n - past) % 2 == 1;
+			if (inside == reg->containing)
+				continue;
+			uint32_t cell = cy * g->nx + cx;
+			if (pass)
+				g->reg_items[g->fill[cell]++] = (uint32_t)r;
+			else
+				g->reg_start[cell + 1]++;
+		}
+	}
+}
+
+/* Per cell, the regions that block its reference point (each list ascending). */
 static steer_status index_regions(steer_geom *g)
 {
 	size_t cells = (size_t)g->nx * g->ny;
@@ -640,39 +875,19 @@ static steer_status index_regions(steer_geom *g)
 	for (size_t r = 0; r < g->nregions; r++)
 		most = g->regions[r].count > most ? g->regions[r].count : most;
 	double *xs = malloc(most * sizeof *xs);
-	if (!xs || csr_begin(&g->reg_start, &g->reg_start_cap, cells) != STEER_OK) {
-		free(xs);
-		return STEER_ERR_NOMEM;
+	row_edges re = {0};
+	steer_status st = xs ? csr_begin(&g->reg_start, &g->reg_start_cap, cells) : STEER_ERR_NOMEM;
+	for (int pass = 0; pass < 2 && st == STEER_OK; pass++) {
+		if (pass && (st = csr_offsets(g->reg_start, cells, &g->reg_items, &g->reg_items_cap,
+		                              &g->fill, &g->fill_cap)) != STEER_OK)
+			break;
+		for (size_t r = 0; r < g->nregions && st == STEER_OK; r++)
+			if ((st = file_edges(g, &g->regions[r], &re)) == STEER_OK)
+				file_region(g, r, &re, xs, pass);
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass && csr_offsets(g->reg_start, cells, &g->reg_items, &g->reg_items_cap,
-		                        &g->fill, &g->fill_cap) != STEER_OK) {
-			free(xs);
-			return STEER_ERR_NOMEM;
-		}
-		for (size_t r = 0; r < g->nregions; r++) {
-			const steer_geom_region *reg = &g->regions[r];
-			for (uint32_t cy = 0; cy < g->ny; cy++) {
-				steer_vec2 ref = cell_ref(g, cy * g->nx);
-				size_t n = region_crossings(g, reg, ref.y, xs), past = 0;
-				for (uint32_t cx = 0; cx < g->nx; cx++) {
-					double x = g->x0 + ((double)cx + REF_FX) * g->cw;
-					while (past < n && xs[past] <= x)
-						past++;
-					bool inside = (n - past) % 2 == 1;
-					if (inside == reg->containing)
-						continue;
-					uint32_t cell = cy * g->nx + cx;
-					if (pass)
-						g->reg_items[g->fill[cell]++] = (uint32_t)r;
-					else
-						g->reg_start[cell + 1]++;
-				}
-			}
-		}
-	}
+	row_edges_free(&re);
 	free(xs);
-	return STEER_OK;
+	return st;
 }
 
 /* The cell of a circle's centre: the cell a span over the centre includes. */
@@ -797,10 +1012,20 @@ steer_status steer_geom_update(steer_world *w)
 		g->grid_stale = true;
 	if (g->grid_stale || g->nx == 0) {
 		g->grid_stale = true;
+		steer_geom was = *g;
 		plan_grid(w, g);
 		g->planned_circles = w->obs_count;
-		if (index_segments(w, g) != STEER_OK || index_regions(g) != STEER_OK)
+		/* The regions' lists are kept when neither they nor the cells changed: a
+		 * wall added to a scene of big polygons does not file them all again. */
+		bool same_cells = was.nx == g->nx && was.ny == g->ny && was.x0 == g->x0 &&
+		                  was.y0 == g->y0 && was.cw == g->cw && was.ch == g->ch &&
+		                  was.wrap == g->wrap && g->reg_start;
+		if (!same_cells)
+			g->regions_stale = true;
+		if (index_segments(w, g) != STEER_OK ||
+		    (g->regions_stale && index_regions(g) != STEER_OK))
 			return STEER_ERR_NOMEM;
+		g->regions_stale = false;
 		g->grid_stale = false;
 	}
 	g->circles_stale = true;

@@ -55,6 +55,7 @@ typedef struct steer_geom_region {
 	uint32_t owner;
 	bool containing;
 	uint32_t first, count;
+	steer_vec2 lo, hi; /* the box round its edges */
 } steer_geom_region;
 
 /* A circle as the index files it: a copy of the obstacle's centre, radius and speed,
@@ -99,8 +100,22 @@ typedef struct steer_geom {
 	size_t fill_cap;
 	size_t planned_circles; /* the circles the grid's cells were sized for */
 	bool grid_stale;        /* segments changed since the grid was built */
-	bool circles_stale;     /* circles moved, came or went since they were indexed */
-	uint64_t version;       /* changes with the segments; unique in the process */
+	/* The regions changed since they were filed in the grid: walls alone changing
+	 * leave them (and the grid's region lists, when its cells stay) as they were. */
+	bool regions_stale;
+	/* What the segments were last built for: a polygon's ring is copied from the last
+	 * build when these are the same (its points never change). */
+	double built_limit, built_w, built_h;
+	bool built_contain;
+	steer_vec2 seg_lo, seg_hi; /* the box round every segment (none: lo > hi) */
+	/* The last build's segment array, kept for the next: a big one is not mapped and
+	 * faulted in afresh on every change. */
+	steer_segment *spare;
+	size_t spare_cap;
+	uint32_t *seg_cell; /* scratch: the one cell a segment lies in, or UINT32_MAX */
+	size_t seg_cell_cap;
+	bool circles_stale; /* circles moved, came or went since they were indexed */
+	uint64_t version;   /* changes with the segments; unique in the process */
 	/* Changes with the segments, the bounds and every circle that came, went or moved:
 	 * with anything steer_geom_blocked and steer_geom_free_point answer from. From the
 	 * versions' sequence, so never 0 and never another state's. */

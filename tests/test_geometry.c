@@ -1,6 +1,7 @@
 /* Walls, polygons and the obstacle index: storage and ids, polygon checks, the index
  * against a scan of everything, regions (inside solid, outside containing), free
  * points, wrap worlds, the swept tests, queries from many threads. */
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -484,6 +485,141 @@ static void moving_circles_are_found_where_they_are(void)
 	steer_world_destroy(w);
 }
 
+/* --- a changed scene's index is the one built afresh ---------------------------------- */
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+/* The same world rebuilt with nothing to copy from: its segments, regions and grid. */
+static steer_world *built_afresh(const steer_world *w)
+{
+	steer_world *f = steer_world_create(&w->cfg);
+	CHECK(f != NULL, "world");
+	size_t nw, np;
+	const steer_wall *walls = steer_world_walls(w, &nw);
+	const steer_polygon *polys = steer_world_polygons(w, &np);
+	char err[160] = "";
+	for (size_t k = 0; k < nw; k++)
+		CHECK(steer_wall_restore(f, &walls[k]) == STEER_OK, "wall %u", walls[k].id);
+	for (size_t k = 0; k < np; k++)
+		CHECK(steer_polygon_restore(f, &polys[k], err, sizeof err) == STEER_OK,
+		      "polygon: %s", err);
+	steer_geom_free(&f->geom);
+	steer_geom_init(&f->geom);
+	CHECK(steer_geom_rebuild(f) == STEER_OK && steer_geom_update(f) == STEER_OK, "fresh build");
+	return f;
+}
+
+static bool same_u32(const uint32_t *a, const uint32_t *b, size_t n)
+{
+	return n == 0 || memcmp(a, b, n * sizeof *a) == 0;
+}
+
+static void expect_as_afresh(const steer_world *w, const char *after)
+{
+	steer_world *f = built_afresh(w);
+	const steer_geom *g = &w->geom, *h = &f->geom;
+	CHECK(g->nsegs == h->nsegs && g->nregions == h->nregions,
+	      "after %s: %zu/%zu segments, %zu/%zu regions", after, g->nsegs, h->nsegs, g->nregions,
+	      h->nregions);
+	bool segs = g->nsegs == h->nsegs;
+	for (size_t k = 0; segs && k < g->nsegs; k++) {
+		const steer_segment *a = &g->segs[k], *b = &h->segs[k];
+		segs = a->a.x == b->a.x && a->a.y == b->a.y && a->b.x == b->b.x &&
+		       a->b.y == b->b.y && a->len == b->len && a->dir.x == b->dir.x &&
+		       a->n.y == b->n.y && a->owner == b->owner && a->flags == b->flags &&
+		       a->prev == b->prev && a->next == b->next;
+	}
+	CHECK(segs, "after %s: the segments differ from a fresh build", after);
+	bool regs = g->nregions == h->nregions;
+	for (size_t k = 0; regs && k < g->nregions; k++) {
+		const steer_geom_region *a = &g->regions[k], *b = &h->regions[k];
+		regs = a->owner == b->owner && a->containing == b->containing &&
+		       a->first == b->first && a->count == b->count && a->lo.x == b->lo.x &&
+		       a->hi.y == b->hi.y;
+	}
+	CHECK(regs, "after %s: the regions differ from a fresh build", after);
+	CHECK(g->nx == h->nx && g->ny == h->ny && g->x0 == h->x0 && g->y0 == h->y0 &&
+	          g->cw == h->cw && g->ch == h->ch,
+	      "after %s: grid %ux%u vs %ux%u", after, g->nx, g->ny, h->nx, h->ny);
+	size_t cells = (size_t)g->nx * g->ny;
+	if (cells && cells == (size_t)h->nx * h->ny) {
+		CHECK(same_u32(g->seg_start, h->seg_start, cells + 1) &&
+		          same_u32(g->seg_items, h->seg_items, g->seg_start[cells]),
+		      "after %s: the cells' segments differ from a fresh build", after);
+		CHECK(same_u32(g->reg_start, h->reg_start, cells + 1) &&
+		          same_u32(g->reg_items, h->reg_items, g->reg_start[cells]),
+		      "after %s: the cells' regions differ from a fresh build", after);
+	}
+	steer_world_destroy(f);
+}
+
+/* Walls and polygons come and go, contain and the bounds change: after each change
+ * (which copies the unchanged rings and keeps the regions' lists where it can) the
+ * geometry is what a build from nothing makes of the same world. */
+static void changes_index_as_a_fresh_build(void)
+{
+	for (int edges = 0; edges < 2; edges++) {
+		steer_world *w =
+		    make_world(2000, 1200, edges ? STEER_EDGE_WRAP : STEER_EDGE_BOUNCE, 1);
+		uint64_t x = 7 + (uint64_t)edges;
+		uint32_t ids[64];
+		size_t nids = 0;
+		steer_vec2 ring[300];
+		for (int step = 0; step < 120; step++) {
+			uint64_t op = lcg(&x) % 10;
+			const char *what = "?";
+			double cx = 200 + (double)(lcg(&x) % 1600),
+			       cy = 200 + (double)(lcg(&x) % 800);
+			uint32_t id = 0;
+			if (op < 3 && nids < 64) {
+				what = "a wall";
+				double dx = (double)(lcg(&x) % 400) - 200.0,
+				       dy = (double)(lcg(&x) % 400);
+				CHECK(steer_wall_add(w, v2(cx, cy), v2(cx + dx, cy - 150 + dy + 1),
+				                     &id) == STEER_OK,
+				      "wall");
+				ids[nids++] = id;
+			} else if (op < 6 && nids < 64) {
+				what = "a polygon";
+				size_t n = 3 + lcg(&x) % 290;
+				double r = 20 + (double)(lcg(&x) % 150);
+				for (size_t k = 0; k < n; k++) {
+					double a = 6.283185307179586 * (double)k / (double)n;
+					double rr = r * (1.0 + 0.2 * sin(5.0 * a));
+					ring[k] = v2(cx + rr * cos(a), cy + rr * sin(a));
+				}
+				char err[160] = "";
+				CHECK(steer_polygon_add(w, ring, n, lcg(&x) % 4 == 0, &id, err,
+				                        sizeof err) == STEER_OK,
+				      "polygon: %s", err);
+				ids[nids++] = id;
+			} else if (op < 8 && nids > 0) {
+				what = "a removal";
+				size_t k = lcg(&x) % nids;
+				CHECK(steer_remove(w, ids[k]) == STEER_OK, "remove %u", ids[k]);
+				ids[k] = ids[--nids];
+			} else if (op == 8) {
+				what = "contain";
+				CHECK(steer_world_set_contain(w, !w->cfg.contain) == STEER_OK,
+				      "contain");
+			} else {
+				what = "new bounds";
+				double width = 1900 + (double)(lcg(&x) % 200);
+				CHECK(steer_world_set_bounds(w, width, 1200, w->cfg.edges) ==
+				          STEER_OK,
+				      "bounds");
+			}
+			CHECK(steer_geom_update(w) == STEER_OK, "update");
+			expect_as_afresh(w, what);
+		}
+		steer_world_destroy(w);
+	}
+}
+
 int main(void)
 {
 	RUN(ids_share_the_sequence);
@@ -497,5 +633,6 @@ int main(void)
 	RUN(swept_tests_catch_tunnelling);
 	RUN(queries_from_many_threads_agree);
 	RUN(moving_circles_are_found_where_they_are);
+	RUN(changes_index_as_a_fresh_build);
 	return CHECK_DONE();
 }

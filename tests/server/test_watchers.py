@@ -90,6 +90,9 @@ def test_distinct_views_are_budgeted():
     served and answered."""
     srv, ctl = world("--snapshot-budget", "0.01")
     p = srv.proto()
+    # Served once in each round of the 31 views, at about one encoding per snapshot
+    # tick when the budget allows it: seconds apart here, more on a slow machine.
+    p.sock.settimeout(120)
     watchers = [non_reader(srv.proto_port, k * 100.0, 0, 4000, 4000) for k in range(30)]
     read_frames(p, 3)
     per_tick, st = encodings_per_tick(ctl, p, 3)
