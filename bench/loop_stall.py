@@ -9,7 +9,10 @@ usage: bench/loop_stall.py [--server PATH] [--seconds S] [SCENARIO ...]
 scenarios: list-token (20 connections without the token pipelining `list 0 10000` on
 a 20,000-vehicle world; the healthy client has the token), list-open (the same, no
 token anywhere), goto-walls (20 goto vehicles in the maze, a wall added and removed
-every 50 ms), walls-big (100 polygons of 4,096 points, a wall added and removed in a
+every 50 ms), goto-maze (a 5120x5120 maze, 20 connections each keeping 5 `goto`s
+to far points under way), goto-each (in that maze, 20 vehicles sent to far points one
+`goto` after another: each reply's round trip, which is how long the loop is held),
+walls-big (100 polygons of 4,096 points, a wall added and removed in a
 loop, one whole-world watcher reading), spawn-pile (`spawn flock 50000 500 300 1`),
 rewind-fork (150,000 vehicles, `rewind 1` and `spawn` in a loop). Default: all.
 Needs the build's steer_pb2 on PYTHONPATH (build/tests/pygen); tests/server is found
@@ -121,6 +124,20 @@ def rewind_line(k):
     return "rewind 1" if k % 2 == 0 else "spawn 5 5"
 
 
+GOTO_IDS = []
+
+
+def goto_point(k):
+    """The k-th of points spread over the 5120x5120 maze."""
+    return 100 + (k * 1237) % 4900, 100 + (k * 2713) % 4900
+
+
+def goto_line(k):
+    """A goto of one of GOTO_IDS to the k-th point."""
+    x, y = goto_point(k)
+    return f"goto {GOTO_IDS[k % len(GOTO_IDS)]} {x} {y}"
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else float("nan")
@@ -222,6 +239,31 @@ def write_big_scene(path, polygons=100, points=4096):
         f.write(body + f"end records {polygons} fnv1a64 {fnv1a64(body):016x}\n".encode())
 
 
+def scenario_goto_maze(args):
+    srv = steertest.Server("--no-journal", "--world", "5120x5120", "--scenario", "maze")
+    admin = srv.text()
+    GOTO_IDS[:] = [admin.ok(f"spawn {60 + k} 60")["id"] for k in range(20)]
+    atk = [Attackers(srv.cmd_port, goto_line, n=20, depth=5)]
+    measure("goto-maze", srv, admin, atk, args.seconds)
+    srv.stop()
+
+
+def scenario_goto_each(args):
+    srv = steertest.Server("--no-journal", "--world", "5120x5120", "--scenario", "maze")
+    admin = srv.text()
+    ids = [admin.ok(f"spawn {60 + k * 0.1} 60")["id"] for k in range(20)]
+    rtts = []
+    for k, vid in enumerate(ids):
+        x, y = goto_point(k)
+        t0 = time.monotonic()
+        admin.ok(f"goto {vid} {x} {y}")
+        rtts.append(time.monotonic() - t0)
+    print(f"{'goto-each':16s} goto round trip p50 {1000 * pct(rtts, 0.5):7.1f} ms  max "
+          f"{1000 * max(rtts):7.1f} ms  ({len(rtts)} gotos; the first learns the cells)")
+    sys.stdout.flush()
+    srv.stop()
+
+
 def scenario_walls_big(args):
     d = tempfile.mkdtemp(prefix="steer-stall-")
     write_big_scene(os.path.join(d, "big.steer"))
@@ -286,6 +328,8 @@ def main():
     runs = {"list-token": lambda: scenario_list(args, True),
             "list-open": lambda: scenario_list(args, False),
             "goto-walls": lambda: scenario_goto(args),
+            "goto-maze": lambda: scenario_goto_maze(args),
+            "goto-each": lambda: scenario_goto_each(args),
             "walls-big": lambda: scenario_walls_big(args),
             "spawn-pile": lambda: scenario_pile(args),
             "rewind-fork": lambda: scenario_rewind(args)}

@@ -24,6 +24,76 @@ enum {
 	CELL_CLOSED = 8u, /* expanded */
 };
 
+/* --- what plans learnt of the cells ------------------------------------------------- */
+
+/* Whether a grid's cells are free (CELL_FREE, CELL_BLOCKED, or 0 not yet tested),
+ * kept for the next plan on the same grid while the geometry stays the same: goto
+ * after goto in one maze tests each cell once. A cell's answer depends on the
+ * geometry and the cell alone, so a plan finds what it would have found itself. A few
+ * grids are kept (goto tries up to three clearances), the least used given up. */
+typedef struct plan_memo {
+	uint64_t epoch, last_use;
+	plan_grid grid;
+	uint8_t *known;
+	size_t cap;
+} plan_memo;
+
+#define PLAN_MEMOS 3
+
+struct steer_plan_memos {
+	plan_memo m[PLAN_MEMOS];
+	uint64_t uses;
+};
+
+steer_plan_memos *steer_plan_memos_new(void)
+{
+	return calloc(1, sizeof(steer_plan_memos));
+}
+
+void steer_plan_memos_free(steer_plan_memos *pm)
+{
+	if (!pm)
+		return;
+	for (int k = 0; k < PLAN_MEMOS; k++)
+		free(pm->m[k].known);
+	free(pm);
+}
+
+static bool same_grid(const plan_grid *a, const plan_grid *b)
+{
+	return a->x0 == b->x0 && a->y0 == b->y0 && a->hx == b->hx && a->hy == b->hy &&
+	       a->nx == b->nx && a->ny == b->ny && a->wrap == b->wrap && a->check_r == b->check_r;
+}
+
+/* The world's record of grid g's cells, started afresh when none matches; NULL when
+ * there is none (no memory): the plan then keeps its own. The world is const to the
+ * planner but this record is a cache of its answers, held through a pointer. */
+static uint8_t *memo_for(const steer_world *w, const plan_grid *g)
+{
+	steer_plan_memos *pm = w->plan_memos;
+	if (!pm)
+		return NULL;
+	uint64_t epoch = w->geom.epoch;
+	plan_memo *pick = &pm->m[0];
+	for (int k = 0; k < PLAN_MEMOS; k++) {
+		plan_memo *m = &pm->m[k];
+		if (m->known && m->epoch == epoch && same_grid(&m->grid, g)) {
+			m->last_use = ++pm->uses;
+			return m->known;
+		}
+		if (m->last_use < pick->last_use)
+			pick = m;
+	}
+	size_t n = (size_t)g->nx * g->ny;
+	if (steer_reserve((void **)&pick->known, &pick->cap, n, 1) != STEER_OK)
+		return NULL;
+	memset(pick->known, 0, n);
+	pick->epoch = epoch;
+	pick->grid = *g;
+	pick->last_use = ++pm->uses;
+	return pick->known;
+}
+
 static void grow_box(double *lo, double *hi, double v, double pad)
 {
 	*lo = fmin(*lo, v - pad);
@@ -209,7 +279,9 @@ bool steer_plan_clear(const steer_world *w, steer_vec2 a, steer_vec2 b, double r
 /* --- A* ------------------------------------------------------------------------------ */
 
 typedef struct plan_scratch {
-	uint8_t *state;
+	uint8_t *state; /* CELL_OPEN, CELL_CLOSED; CELL_FREE: the start's and goal's */
+	uint8_t *known; /* the memo's, or own_known */
+	uint8_t *own_known;
 	double *g;
 	uint32_t *parent;
 	open_list open;
@@ -222,6 +294,7 @@ typedef struct plan_scratch {
 static void scratch_free(plan_scratch *s)
 {
 	free(s->state);
+	free(s->own_known);
 	free(s->g);
 	free(s->parent);
 	free(s->open.items);
@@ -229,23 +302,29 @@ static void scratch_free(plan_scratch *s)
 	free(s->pts);
 }
 
-static bool cell_free(const steer_world *w, const plan_grid *g, uint8_t *state, uint32_t cell)
+/* The start's and the goal's cells are free for this plan whatever the test says
+ * (state); any other is tested once per geometry (known). */
+static bool cell_free(const steer_world *w, const plan_grid *g, const plan_scratch *s,
+                      uint32_t cell)
 {
-	if (!(state[cell] & (CELL_FREE | CELL_BLOCKED)))
-		state[cell] |= steer_geom_blocked(w, cell_centre(g, cell), g->check_r, 0.0)
-		                   ? CELL_BLOCKED
-		                   : CELL_FREE;
-	return state[cell] & CELL_FREE;
+	if (s->state[cell] & CELL_FREE)
+		return true;
+	if (!s->known[cell])
+		s->known[cell] = steer_geom_blocked(w, cell_centre(g, cell), g->check_r, 0.0)
+		                     ? CELL_BLOCKED
+		                     : CELL_FREE;
+	return s->known[cell] == CELL_FREE;
 }
 
-/* The neighbour of cell at (di, dj), or UINT32_MAX off the grid. */
-static uint32_t neighbour(const plan_grid *g, uint32_t cell, int di, int dj)
+/* The neighbour at (di, dj) of the cell in column ci, row cj, or UINT32_MAX off the
+ * grid. */
+static inline uint32_t neighbour(const plan_grid *g, long ci, long cj, int di, int dj)
 {
-	long i = (long)(cell % g->nx) + di, j = (long)(cell / g->nx) + dj;
-	if (g->wrap) {
-		i = (i + (long)g->nx) % (long)g->nx;
-		j = (j + (long)g->ny) % (long)g->ny;
-	} else if (i < 0 || j < 0 || i >= (long)g->nx || j >= (long)g->ny) {
+	long i = ci + di, j = cj + dj, nx = (long)g->nx, ny = (long)g->ny;
+	if (g->wrap) { /* a step is at most one cell: no division needed */
+		i += i < 0 ? nx : i >= nx ? -nx : 0;
+		j += j < 0 ? ny : j >= ny ? -ny : 0;
+	} else if (i < 0 || j < 0 || i >= nx || j >= ny) {
 		return UINT32_MAX;
 	}
 	return (uint32_t)j * g->nx + (uint32_t)i;
@@ -260,8 +339,14 @@ static steer_status astar(const steer_world *w, const plan_grid *g, steer_vec2 g
 	s->state = calloc(n, 1);
 	s->g = malloc(n * sizeof *s->g);
 	s->parent = malloc(n * sizeof *s->parent);
-	if (!s->state || !s->g || !s->parent)
+	s->known = memo_for(w, g);
+	if (!s->known)
+		s->known = s->own_known = calloc(n, 1);
+	if (!s->state || !s->g || !s->parent || !s->known)
 		return STEER_ERR_NOMEM;
+	/* A step's length: straight along x or y, or diagonal (hypot(di * hx, dj * hy)
+	 * has these three values). */
+	const double step_x = g->hx, step_y = g->hy, step_d = hypot(g->hx, g->hy);
 	uint32_t from = s->cells[0], to = cell_of(g, goal);
 	s->state[from] = CELL_FREE | CELL_OPEN;
 	s->g[from] = 0.0;
@@ -290,21 +375,21 @@ static steer_status astar(const steer_world *w, const plan_grid *g, steer_vec2 g
 			*reached = true;
 			break;
 		}
+		long ci = (long)(c % g->nx), cj = (long)(c / g->nx);
 		for (int dj = -1; dj <= 1; dj++)
 			for (int di = -1; di <= 1; di++) {
-				uint32_t nb = neighbour(g, c, di, dj);
+				uint32_t nb = neighbour(g, ci, cj, di, dj);
 				if ((di == 0 && dj == 0) || nb == UINT32_MAX ||
-				    (s->state[nb] & CELL_CLOSED) || !cell_free(w, g, s->state, nb))
+				    (s->state[nb] & CELL_CLOSED) || !cell_free(w, g, s, nb))
 					continue;
 				/* No corner cutting: a diagonal step needs both sides free. */
 				if (di && dj) {
-					uint32_t a = neighbour(g, c, di, 0),
-					         b = neighbour(g, c, 0, dj);
-					if (!cell_free(w, g, s->state, a) ||
-					    !cell_free(w, g, s->state, b))
+					uint32_t a = neighbour(g, ci, cj, di, 0),
+					         b = neighbour(g, ci, cj, 0, dj);
+					if (!cell_free(w, g, s, a) || !cell_free(w, g, s, b))
 						continue;
 				}
-				double ng = s->g[c] + hypot(di * g->hx, dj * g->hy);
+				double ng = s->g[c] + (di && dj ? step_d : di ? step_x : step_y);
 				if ((s->state[nb] & CELL_OPEN) && ng >= s->g[nb])
 					continue;
 				s->state[nb] |= CELL_OPEN;

@@ -37,6 +37,12 @@ typedef struct steer_route {
 
 void steer_route_free(steer_route *r);
 
+/* What plans learnt of their grids' cells, kept by the world for the next plans
+ * (planner.c). */
+typedef struct steer_plan_memos steer_plan_memos;
+steer_plan_memos *steer_plan_memos_new(void);
+void steer_plan_memos_free(steer_plan_memos *pm);
+
 /* Plans from start to goal for a disc of that radius (> 0). The grid of the
  * geometry index should be fresh (steer_geom_update), else queries are slow. The goal
  * is first moved out of any obstacle (steer_geom_free_point). NOMEM; INVALID for a

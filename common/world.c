@@ -175,7 +175,8 @@ steer_world *steer_world_create(const steer_world_config *cfg)
 	steer_grid_init(&w->avoid_grid);
 	w->avoid_grid.kernel = w->kernel;
 	steer_rng_seed(&w->rng, cfg->seed, 0x5eed);
-	if (steer_geom_rebuild(w) != STEER_OK) {
+	w->plan_memos = steer_plan_memos_new();
+	if (!w->plan_memos || steer_geom_rebuild(w) != STEER_OK) {
 		steer_world_destroy(w);
 		return NULL;
 	}
@@ -222,6 +223,7 @@ void steer_world_destroy(steer_world *w)
 	free_polygons(w);
 	free(w->polys);
 	steer_geom_free(&w->geom);
+	steer_plan_memos_free(w->plan_memos);
 	steer_idmap_free(&w->ids);
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);

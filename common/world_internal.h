@@ -85,7 +85,10 @@ struct steer_world {
 	 * (steer_world_survey_set), and the reach its halo covers (0: unchecked). */
 	steer_world_survey global;
 	bool global_on;
-	size_t total_told;               /* steer_world_set_vehicles_total's count; 0: its own */
+	size_t total_told; /* steer_world_set_vehicles_total's count; 0: its own */
+	/* planner.c: what plans learnt of grid cells, a cache the planner writes through
+	 * this pointer (it sees the world const). */
+	struct steer_plan_memos *plan_memos;
 	steer_replan_share replan;       /* goto's budget shared with other parts, when */
 	bool replan_shared;              /* steer_world_set_replan_share */
 	steer_bodies_share bodies_share; /* solid bodies shared with other parts, when */

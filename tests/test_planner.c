@@ -382,6 +382,65 @@ static void same_bits_for_any_thread_count(void)
 	steer_world_destroy(one);
 }
 
+/* A maze world of its own, with nothing planned in it yet. */
+static steer_world *maze_world(void)
+{
+	steer_world *w = make_world(2000, 1200, STEER_EDGE_BOUNCE, 5);
+	CHECK(steer_scenario_load(w, "maze") == STEER_OK, "maze");
+	CHECK(steer_geom_update(w) == STEER_OK, "update");
+	return w;
+}
+
+static bool same_route(const steer_route *a, const steer_route *b)
+{
+	return a->count == b->count && a->reached == b->reached && a->expanded == b->expanded &&
+	       (a->count == 0 || memcmp(a->points, b->points, a->count * sizeof *a->points) == 0);
+}
+
+/* Plans reuse what earlier plans learnt of the grid's cells: each route is the one a
+ * world that never planned finds, bit for bit, also after a wall changed the maze
+ * (what was learnt before it no longer holds). */
+static void plans_after_plans_are_plans_afresh(void)
+{
+	steer_world *warm = maze_world();
+	const steer_vec2 ends[][2] = {{{50, 50}, {1950, 1150}},   {{1950, 50}, {50, 1150}},
+	                              {{50, 50}, {1950, 1150}},   {{1000, 600}, {60, 60}},
+	                              {{300, 1100}, {1700, 100}}, {{1950, 1150}, {50, 50}}};
+	for (int round = 0; round < 2; round++) {
+		if (round == 1) /* a wall across the middle, for both */
+			CHECK(steer_wall_add(warm, v2(700, 590), v2(1300, 610), NULL) == STEER_OK,
+			      "wall");
+		for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+			steer_world *cold = maze_world();
+			if (round == 1)
+				CHECK(steer_wall_add(cold, v2(700, 590), v2(1300, 610), NULL) ==
+				          STEER_OK,
+				      "wall");
+			CHECK(steer_geom_update(warm) == STEER_OK &&
+			          steer_geom_update(cold) == STEER_OK,
+			      "update");
+			for (int r = 0; r < 2; r++) { /* two clearances: two grids */
+				double radius = r ? 6.0 : 11.0;
+				steer_route a = {0}, b = {0};
+				CHECK(steer_plan(warm, ends[k][0], ends[k][1], radius, &a) ==
+				              STEER_OK &&
+				          steer_plan(cold, ends[k][0], ends[k][1], radius, &b) ==
+				              STEER_OK,
+				      "plan");
+				CHECK(a.expanded > 0 && same_route(&a, &b),
+				      "round %d route %zu radius %g: %zu points (%zu cells) after "
+				      "other "
+				      "plans, %zu (%zu) afresh",
+				      round, k, radius, a.count, a.expanded, b.count, b.expanded);
+				steer_route_free(&a);
+				steer_route_free(&b);
+			}
+			steer_world_destroy(cold);
+		}
+	}
+	steer_world_destroy(warm);
+}
+
 int main(void)
 {
 	RUN(escapes_the_c_trap);
@@ -394,5 +453,6 @@ int main(void)
 	RUN(unreachable_goal_is_said);
 	RUN(save_and_load_keep_the_goto);
 	RUN(same_bits_for_any_thread_count);
+	RUN(plans_after_plans_are_plans_afresh);
 	return CHECK_DONE();
 }
