@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "geometry.h"
 #include "steer/world.h"
 #include "world_internal.h"
@@ -21,15 +21,7 @@
 
 static double now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	return bench_clock(CLOCK_MONOTONIC);
 }
 
 static long arg_long(int argc, char **argv, const char *name, long dflt)
@@ -52,7 +44,7 @@ static void ring(steer_vec2 *p, size_t n, double cx, double cy, double r)
 
 static void report(const char *what, double *ms, size_t n)
 {
-	qsort(ms, n, sizeof *ms, cmp_double);
+	qsort(ms, n, sizeof *ms, bench_cmp_double);
 	printf("%-22s median %8.2f ms  worst %8.2f ms  (%zu rounds)\n", what, ms[n / 2], ms[n - 1],
 	       n);
 }

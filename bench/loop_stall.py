@@ -5,16 +5,21 @@ its own connection (with the token where the server has one). Prints, per scenar
 the healthy client's round trip p50 / p99 / max, and the tick rate reached as a share
 of the nominal rate (from stats' tick count over the attack).
 
-usage: bench/loop_stall.py [--server PATH] [--seconds S] [SCENARIO ...]
-scenarios: list-token (20 connections without the token pipelining `list 0 10000` on
-a 20,000-vehicle world; the healthy client has the token), list-open (the same, no
-token anywhere), goto-walls (20 goto vehicles in the maze, a wall added and removed
-every 50 ms), goto-maze (a 5120x5120 maze, 20 connections each keeping 5 `goto`s
-to far points under way), goto-each (in that maze, 20 vehicles sent to far points one
-`goto` after another: each reply's round trip, which is how long the loop is held),
-walls-big (100 polygons of 4,096 points, a wall added and removed in a
-loop, one whole-world watcher reading), spawn-pile (`spawn flock 50000 500 300 1`),
-rewind-fork (150,000 vehicles, `rewind 1` and `spawn` in a loop). Default: all.
+usage: bench/loop_stall.py [--server PATH] [--seconds S] [--vehicles N] [SCENARIO ...]
+scenarios:
+- list-token: 20 connections without the token pipelining `list 0 10000` on a world of
+  --vehicles boids (20,000 by default); the healthy client has the token;
+- list-open: the same, no token anywhere;
+- goto-walls: 20 goto vehicles in the maze, a wall added and removed every 50 ms;
+- goto-maze: a 5120x5120 maze, 20 connections each keeping 5 `goto`s to far points
+  under way;
+- goto-each: in that maze, 20 vehicles sent to far points one `goto` after another:
+  each reply's round trip, which is how long the loop is held;
+- walls-big: 100 polygons of 4,096 points, a wall added and removed in a loop, one
+  whole-world watcher reading;
+- spawn-pile: `spawn flock 50000 500 300 1`;
+- rewind-fork: 150,000 vehicles, `rewind 1` and `spawn` in a loop.
+Default: all.
 Needs the build's steer_pb2 on PYTHONPATH (build/tests/pygen); tests/server is found
 relative to this file. A benchmark: prints, asserts nothing."""
 import argparse
@@ -166,6 +171,8 @@ def measure(name, srv, admin, attackers, seconds, token=None):
           f"{1000 * pct(r, 0.99):7.1f} ms  max {1000 * max(r or [0]):7.1f} ms  "
           f"({len(r)} samples)  tick {hz:5.1f} Hz = {100 * hz / rate:5.1f}% of {rate:g}")
     sys.stdout.flush()
+    return {"name": name, "p50": pct(r, 0.5), "p99": pct(r, 0.99), "max": max(r or [0]),
+            "samples": len(r), "hz": hz, "rate": rate}
 
 
 def scenario_list(args, token):
@@ -175,12 +182,13 @@ def scenario_list(args, token):
     if token:
         admin.ok(f"auth {TOKEN}")
     admin.ok("reset")
-    admin.ok("spawn flock 20000 500 300 300")
+    admin.ok(f"spawn flock {args.vehicles} 500 300 300")
     name = "list-token" if token else "list-open"
-    measure(name + " idle", srv, admin, [], args.seconds / 2, TOKEN if token else None)
+    idle = measure(name + " idle", srv, admin, [], args.seconds / 2, TOKEN if token else None)
     atk = [Attackers(srv.cmd_port, list_line, n=20)]
-    measure(name, srv, admin, atk, args.seconds, TOKEN if token else None)
+    attacked = measure(name, srv, admin, atk, args.seconds, TOKEN if token else None)
     srv.stop()
+    return [idle, attacked]
 
 
 def scenario_goto(args):
@@ -204,10 +212,11 @@ def scenario_goto(args):
     th = threading.Thread(target=churn, daemon=True)
     th.start()
     atk = []
-    measure("goto-walls", srv, admin, atk, args.seconds)
+    result = measure("goto-walls", srv, admin, atk, args.seconds)
     stop.set()
     th.join(10)
     srv.stop()
+    return [result]
 
 
 def fnv1a64(data):
@@ -244,8 +253,9 @@ def scenario_goto_maze(args):
     admin = srv.text()
     GOTO_IDS[:] = [admin.ok(f"spawn {60 + k} 60")["id"] for k in range(20)]
     atk = [Attackers(srv.cmd_port, goto_line, n=20, depth=5)]
-    measure("goto-maze", srv, admin, atk, args.seconds)
+    result = measure("goto-maze", srv, admin, atk, args.seconds)
     srv.stop()
+    return [result]
 
 
 def scenario_goto_each(args):
@@ -289,9 +299,10 @@ def scenario_walls_big(args):
                threading.Thread(target=churn, daemon=True)]
     for th in threads:
         th.start()
-    measure("walls-big", srv, admin, [], args.seconds)
+    result = measure("walls-big", srv, admin, [], args.seconds)
     stop.set()
     srv.stop()
+    return [result]
 
 
 def scenario_pile(args):
@@ -299,8 +310,9 @@ def scenario_pile(args):
     admin = srv.text()
     admin.ok("reset")
     admin.ok("spawn flock 50000 500 300 1")
-    measure("spawn-pile", srv, admin, [], args.seconds)
+    result = measure("spawn-pile", srv, admin, [], args.seconds)
     srv.stop()
+    return [result]
 
 
 def scenario_rewind(args):
@@ -311,14 +323,17 @@ def scenario_rewind(args):
     admin.ok("spawn flock 150000 500 300 300")
     time.sleep(3)
     atk = [Attackers(srv.cmd_port, rewind_line, depth=1)]
-    measure("rewind-fork", srv, admin, atk, args.seconds)
+    result = measure("rewind-fork", srv, admin, atk, args.seconds)
     srv.stop()
+    return [result]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server")
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--vehicles", type=int, default=20000,
+                    help="the boids of list-token and list-open")
     ap.add_argument("scenarios", nargs="*")
     args = ap.parse_args()
     if args.server:

@@ -353,7 +353,7 @@ static steer_status push_ring(steer_geom *g, const steer_vec2 *p, size_t n, uint
 }
 
 /* Where a build finds the rings of the last one: old's regions, looked at from next
- * on (the polygons keep their order, so each is found at or after the last found). */
+ * on, then from the start (a polygon removed has the last take its place). */
 typedef struct ring_source {
 	const steer_geom *old;
 	size_t next;
@@ -365,15 +365,16 @@ static bool copy_ring(steer_geom *g, ring_source *src, uint32_t owner, bool cont
                       steer_status *st)
 {
 	const steer_geom *old = src->old;
-	size_t r = src->next;
-	while (r < old->nregions && old->regions[r].owner != owner)
-		r++;
+	size_t r = old->nregions;
+	for (size_t k = 0; k < old->nregions && r == old->nregions; k++)
+		if (old->regions[(src->next + k) % old->nregions].owner == owner)
+			r = (src->next + k) % old->nregions;
 	if (r == old->nregions || old->regions[r].containing != containing)
 		return false;
 	src->next = r + 1;
 	const steer_geom_region *from = &old->regions[r];
 	*st = STEER_ERR_NOMEM;
-	if (g->nsegs + from->count >= STEER_SEG_NONE - 1 ||
+	if (g->nsegs + from->count > STEER_SEG_NONE - 1 || /* push_seg's bound */
 	    steer_reserve((void **)&g->segs, &g->segs_cap, g->nsegs + from->count,
 	                  sizeof *g->segs) != STEER_OK ||
 	    steer_reserve((void **)&g->regions, &g->regions_cap, g->nregions + 1,
@@ -728,9 +729,11 @@ static steer_status index_segments(const steer_world *w, steer_geom *g)
 			continue;
 		}
 		for (uint32_t j = 0; j < sp.ny; j++)
-			for (uint32_t i = 0; i < sp.nx; i++)
-				g->seg_start[span_cell(g, &sp, i, j) + 1] +=
-				    seg_in_cell(w, g, s, span_cell(g, &sp, i, j));
+			for (uint32_t i = 0; i < sp.nx; i++) {
+				uint32_t cell = span_cell(g, &sp, i, j);
+				if (seg_in_cell(w, g, s, cell))
+					g->seg_start[cell + 1]++;
+			}
 	}
 	if (csr_offsets(g->seg_start, cells, &g->seg_items, &g->seg_items_cap, &g->fill,
 	                &g->fill_cap) != STEER_OK)

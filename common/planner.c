@@ -47,7 +47,8 @@ struct steer_plan_memos {
 
 steer_plan_memos *steer_plan_memos_new(void)
 {
-	return calloc(1, sizeof(steer_plan_memos));
+	steer_plan_memos *pm = calloc(1, sizeof *pm);
+	return pm;
 }
 
 void steer_plan_memos_free(steer_plan_memos *pm)
@@ -71,7 +72,10 @@ static bool same_grid(const plan_grid *a, const plan_grid *b)
 static uint8_t *memo_for(const steer_world *w, const plan_grid *g)
 {
 	steer_plan_memos *pm = w->plan_memos;
-	if (!pm)
+	/* On a stale index the answers come by another path: not kept, to be sure that
+	 * a kept answer is the one the index gives. */
+	const steer_geom *geo = &w->geom;
+	if (!pm || geo->grid_stale || geo->circles_stale || geo->nx == 0)
 		return NULL;
 	uint64_t epoch = w->geom.epoch;
 	plan_memo *pick = &pm->m[0];

@@ -46,7 +46,8 @@ void steer_plan_memos_free(steer_plan_memos *pm);
 /* Plans from start to goal for a disc of that radius (> 0). The grid of the
  * geometry index should be fresh (steer_geom_update), else queries are slow. The goal
  * is first moved out of any obstacle (steer_geom_free_point). NOMEM; INVALID for a
- * radius not > 0. */
+ * radius not > 0. It keeps what it learns of the cells in the world (a cache the
+ * world is const to): one plan at a time on a world, never from two threads. */
 steer_status steer_plan(const steer_world *w, steer_vec2 start, steer_vec2 goal, double radius,
                         steer_route *out);
 

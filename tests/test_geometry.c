@@ -530,8 +530,9 @@ static void expect_as_afresh(const steer_world *w, const char *after)
 		const steer_segment *a = &g->segs[k], *b = &h->segs[k];
 		segs = a->a.x == b->a.x && a->a.y == b->a.y && a->b.x == b->b.x &&
 		       a->b.y == b->b.y && a->len == b->len && a->dir.x == b->dir.x &&
-		       a->n.y == b->n.y && a->owner == b->owner && a->flags == b->flags &&
-		       a->prev == b->prev && a->next == b->next;
+		       a->dir.y == b->dir.y && a->n.x == b->n.x && a->n.y == b->n.y &&
+		       a->owner == b->owner && a->flags == b->flags && a->prev == b->prev &&
+		       a->next == b->next;
 	}
 	CHECK(segs, "after %s: the segments differ from a fresh build", after);
 	bool regs = g->nregions == h->nregions;
@@ -539,7 +540,7 @@ static void expect_as_afresh(const steer_world *w, const char *after)
 		const steer_geom_region *a = &g->regions[k], *b = &h->regions[k];
 		regs = a->owner == b->owner && a->containing == b->containing &&
 		       a->first == b->first && a->count == b->count && a->lo.x == b->lo.x &&
-		       a->hi.y == b->hi.y;
+		       a->lo.y == b->lo.y && a->hi.x == b->hi.x && a->hi.y == b->hi.y;
 	}
 	CHECK(regs, "after %s: the regions differ from a fresh build", after);
 	CHECK(g->nx == h->nx && g->ny == h->ny && g->x0 == h->x0 && g->y0 == h->y0 &&
@@ -572,8 +573,9 @@ static void changes_index_as_a_fresh_build(void)
 		for (int step = 0; step < 120; step++) {
 			uint64_t op = lcg(&x) % 10;
 			const char *what = "?";
-			double cx = 200 + (double)(lcg(&x) % 1600),
-			       cy = 200 + (double)(lcg(&x) % 800);
+			/* Within the bounds as they are now, a polygon's reach from them. */
+			double cx = 250 + (double)(lcg(&x) % (uint64_t)(w->cfg.width - 500)),
+			       cy = 250 + (double)(lcg(&x) % (uint64_t)(w->cfg.height - 500));
 			uint32_t id = 0;
 			if (op < 3 && nids < 64) {
 				what = "a wall";
@@ -587,9 +589,20 @@ static void changes_index_as_a_fresh_build(void)
 				what = "a polygon";
 				size_t n = 3 + lcg(&x) % 290;
 				double r = 20 + (double)(lcg(&x) % 150);
+				if (lcg(&x) % 4 == 0) {
+					/* Few points far apart: in the wrap world its edges are
+					 * longer than the cut (a quarter of the bounds), so they
+					 * are cut, and cut again when the bounds change. */
+					what = "a big polygon";
+					n = 3 + lcg(&x) % 4;
+					r = 400;
+					cx = 1000;
+					cy = 600;
+				}
 				for (size_t k = 0; k < n; k++) {
 					double a = 6.283185307179586 * (double)k / (double)n;
-					double rr = r * (1.0 + 0.2 * sin(5.0 * a));
+					double rr =
+					    r * (1.0 + (r < 400 ? 0.2 * sin(5.0 * a) : 0.0));
 					ring[k] = v2(cx + rr * cos(a), cy + rr * sin(a));
 				}
 				char err[160] = "";
@@ -609,7 +622,8 @@ static void changes_index_as_a_fresh_build(void)
 			} else {
 				what = "new bounds";
 				double width = 1900 + (double)(lcg(&x) % 200);
-				CHECK(steer_world_set_bounds(w, width, 1200, w->cfg.edges) ==
+				double height = 1100 + (double)(lcg(&x) % 200);
+				CHECK(steer_world_set_bounds(w, width, height, w->cfg.edges) ==
 				          STEER_OK,
 				      "bounds");
 			}
