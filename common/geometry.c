@@ -250,6 +250,13 @@ static double seg_box_dist2(steer_vec2 a, steer_vec2 b, double hx, double hy)
 
 /* --- the segments ----------------------------------------------------------------- */
 
+/* Widens the box round the segments to hold lo..hi. */
+static void grow_built(steer_geom *g, steer_vec2 lo, steer_vec2 hi)
+{
+	g->built.lo = v2(fmin(g->built.lo.x, lo.x), fmin(g->built.lo.y, lo.y));
+	g->built.hi = v2(fmax(g->built.hi.x, hi.x), fmax(g->built.hi.y, hi.y));
+}
+
 static steer_status push_seg(steer_geom *g, steer_vec2 a, steer_vec2 b, uint32_t owner,
                              uint32_t flags)
 {
@@ -267,8 +274,7 @@ static steer_status push_seg(steer_geom *g, steer_vec2 a, steer_vec2 b, uint32_t
 	s->owner = owner;
 	s->flags = flags;
 	s->prev = s->next = STEER_SEG_NONE;
-	g->seg_lo = v2(fmin(g->seg_lo.x, fmin(a.x, b.x)), fmin(g->seg_lo.y, fmin(a.y, b.y)));
-	g->seg_hi = v2(fmax(g->seg_hi.x, fmax(a.x, b.x)), fmax(g->seg_hi.y, fmax(a.y, b.y)));
+	grow_built(g, v2(fmin(a.x, b.x), fmin(a.y, b.y)), v2(fmax(a.x, b.x), fmax(a.y, b.y)));
 	return STEER_OK;
 }
 
@@ -390,8 +396,7 @@ static bool copy_ring(steer_geom *g, ring_source *src, uint32_t owner, bool cont
 	g->nsegs += from->count;
 	g->regions[g->nregions++] =
 	    (steer_geom_region){owner, containing, first, from->count, from->lo, from->hi};
-	g->seg_lo = v2(fmin(g->seg_lo.x, from->lo.x), fmin(g->seg_lo.y, from->lo.y));
-	g->seg_hi = v2(fmax(g->seg_hi.x, from->hi.x), fmax(g->seg_hi.y, from->hi.y));
+	grow_built(g, from->lo, from->hi);
 	*st = STEER_OK;
 	return true;
 }
@@ -403,12 +408,12 @@ static steer_status build_segments(const steer_world *w, steer_geom *g, const st
 	const steer_world_config *c = &w->cfg;
 	double limit = is_wrap(w) ? fmin(c->width, c->height) * 0.25 : INFINITY;
 	ring_source rings = {src, 0};
-	if (src && src->built_limit != limit)
+	if (src && src->built.limit != limit)
 		rings.old = NULL;
 	g->nsegs = 0;
 	g->nregions = 0;
-	g->seg_lo = v2(INFINITY, INFINITY);
-	g->seg_hi = v2(-INFINITY, -INFINITY);
+	g->built.lo = v2(INFINITY, INFINITY);
+	g->built.hi = v2(-INFINITY, -INFINITY);
 	/* About the last build's size: grown once, not doubled up to it. */
 	if (src && (steer_reserve((void **)&g->segs, &g->segs_cap, src->nsegs + 16,
 	                          sizeof *g->segs) != STEER_OK ||
@@ -437,10 +442,10 @@ static steer_status build_segments(const steer_world *w, steer_geom *g, const st
 		if (st != STEER_OK)
 			return STEER_ERR_NOMEM;
 	}
-	g->built_limit = limit;
-	g->built_w = c->width;
-	g->built_h = c->height;
-	g->built_contain = c->contain;
+	g->built.limit = limit;
+	g->built.w = c->width;
+	g->built.h = c->height;
+	g->built.contain = c->contain;
 	return STEER_OK;
 }
 
@@ -448,9 +453,9 @@ static steer_status build_segments(const steer_world *w, steer_geom *g, const st
  * same bounds. Each block of cells they blocked is then blocked still. */
 static bool same_regions(const steer_geom *old, const steer_geom *fresh)
 {
-	if (old->nregions != fresh->nregions || old->built_limit != fresh->built_limit ||
-	    old->built_w != fresh->built_w || old->built_h != fresh->built_h ||
-	    old->built_contain != fresh->built_contain)
+	if (old->nregions != fresh->nregions || old->built.limit != fresh->built.limit ||
+	    old->built.w != fresh->built.w || old->built.h != fresh->built.h ||
+	    old->built.contain != fresh->built.contain)
 		return false;
 	for (size_t r = 0; r < old->nregions; r++) {
 		const steer_geom_region *a = &old->regions[r], *b = &fresh->regions[r];
@@ -475,12 +480,7 @@ static void take_segments(steer_geom *g, steer_geom *fresh)
 	g->regions = fresh->regions;
 	g->nregions = fresh->nregions;
 	g->regions_cap = fresh->regions_cap;
-	g->built_limit = fresh->built_limit;
-	g->built_w = fresh->built_w;
-	g->built_h = fresh->built_h;
-	g->built_contain = fresh->built_contain;
-	g->seg_lo = fresh->seg_lo;
-	g->seg_hi = fresh->seg_hi;
+	g->built = fresh->built;
 	g->grid_stale = true;
 	g->version = next_version();
 	g->epoch = next_version();
@@ -629,10 +629,10 @@ static void plan_grid(const steer_world *w, steer_geom *g)
 	g->wrap_h = c->height;
 	double x0 = 0.0, y0 = 0.0, x1 = c->width, y1 = c->height;
 	if (!g->wrap && g->nsegs) {
-		x0 = fmin(x0, g->seg_lo.x);
-		x1 = fmax(x1, g->seg_hi.x);
-		y0 = fmin(y0, g->seg_lo.y);
-		y1 = fmax(y1, g->seg_hi.y);
+		x0 = fmin(x0, g->built.lo.x);
+		x1 = fmax(x1, g->built.hi.x);
+		y0 = fmin(y0, g->built.lo.y);
+		y1 = fmax(y1, g->built.hi.y);
 	}
 	double mean_r = 0.0;
 	for (size_t k = 0; k < w->obs_count; k++)

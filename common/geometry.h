@@ -103,11 +103,14 @@ typedef struct steer_geom {
 	/* The regions changed since they were filed in the grid: walls alone changing
 	 * leave them (and the grid's region lists, when its cells stay) as they were. */
 	bool regions_stale;
-	/* What the segments were last built for: a polygon's ring is copied from the last
-	 * build when these are the same (its points never change). */
-	double built_limit, built_w, built_h;
-	bool built_contain;
-	steer_vec2 seg_lo, seg_hi; /* the box round every segment (none: lo > hi) */
+	/* What the segments were last built for, and the box round them: a polygon's
+	 * ring is copied from the last build when it was cut for the same limit (its
+	 * points never change). */
+	struct {
+		double limit, w, h;
+		bool contain;
+		steer_vec2 lo, hi; /* the box round every segment (none: lo > hi) */
+	} built;
 	/* The last build's segment array, kept for the next: a big one is not mapped and
 	 * faulted in afresh on every change. */
 	steer_segment *spare;
