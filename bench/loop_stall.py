@@ -5,9 +5,10 @@ its own connection (with the token where the server has one). Prints, per scenar
 the healthy client's round trip p50 / p99 / max, and the tick rate reached as a share
 of the nominal rate (from stats' tick count over the attack).
 
-usage: bench/loop_stall.py [--server PATH] [--seconds S] [--vehicles N] [SCENARIO ...]
+usage: bench/loop_stall.py [--server PATH] [--seconds S] [--vehicles N] [--connections C]
+                          [SCENARIO ...]
 scenarios:
-- list-token: 20 connections without the token pipelining `list 0 10000` on a world of
+- list-token: --connections (20) connections without the token pipelining `list 0 10000` on a world of
   --vehicles boids (20,000 by default); the healthy client has the token;
 - list-open: the same, no token anywhere;
 - goto-walls: 20 goto vehicles in the maze, a wall added and removed every 50 ms;
@@ -185,7 +186,7 @@ def scenario_list(args, token):
     admin.ok(f"spawn flock {args.vehicles} 500 300 300")
     name = "list-token" if token else "list-open"
     idle = measure(name + " idle", srv, admin, [], args.seconds / 2, TOKEN if token else None)
-    atk = [Attackers(srv.cmd_port, list_line, n=20)]
+    atk = [Attackers(srv.cmd_port, list_line, n=args.connections)]
     attacked = measure(name, srv, admin, atk, args.seconds, TOKEN if token else None)
     srv.stop()
     return [idle, attacked]
@@ -334,6 +335,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--vehicles", type=int, default=20000,
                     help="the boids of list-token and list-open")
+    ap.add_argument("--connections", type=int, default=20,
+                    help="the attackers' connections in list-token and list-open")
     ap.add_argument("scenarios", nargs="*")
     args = ap.parse_args()
     if args.server:

@@ -443,34 +443,42 @@ static steer_status x_spawn_flock(const steer_command *c, steer_session *s, stee
 	steer_vec2 unused = v2(0, 0);
 	if (params_from(c, w, steer_flock_params(), &p, &unused, r))
 		return STEER_ERR_REFUSED;
+	steer_vec2 *at = malloc(sizeof *at * (c->count ? c->count : 1));
+	steer_vec2 *vel = malloc(sizeof *vel * (c->count ? c->count : 1));
+	if (!at || !vel) {
+		free(at);
+		free(vel);
+		return status_err(r, STEER_ERR_NOMEM, 0);
+	}
 	steer_rng *rng = steer_world_rng(w);
-	steer_strbuf *b = &r->json;
-	steer_strbuf_puts(b, "{\"ids\":[");
-	uint32_t first = 0, last = 0;
 	for (uint32_t k = 0; k < c->count; k++) {
 		/* Uniform in the disc: sqrt keeps the density even towards the rim. */
 		double a = steer_rng_range(rng, 0, STEER_TAU);
 		double d = c->r * sqrt(steer_rng_unit(rng));
 		double h = steer_rng_range(rng, 0, STEER_TAU);
-		steer_vec2 at = v2(c->x + d * cos(a), c->y + d * sin(a));
-		steer_vec2 vel = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
-		uint32_t id;
-		steer_status st = steer_vehicle_add(w, at, vel, &p, &id);
-		if (st == STEER_OK) {
-			last = id;
-			if (!first)
-				first = id;
-			st = steer_vehicle_enable(w, id, STEER_FLOCK, true);
-		}
-		if (st != STEER_OK) {
-			/* All or nothing. Ids within one command are consecutive. */
-			for (uint32_t back = first; first && back <= last; back++)
-				steer_remove(w, back);
-			return status_err(r, st, 0);
-		}
-		steer_strbuf_printf(b, "%s%u", k ? "," : "", id);
+		at[k] = v2(c->x + d * cos(a), c->y + d * sin(a));
+		vel[k] = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
 	}
-	steer_strbuf_puts(b, "]}");
+	uint32_t first;
+	steer_status st = steer_vehicles_add(w, c->count, at, vel, &p, STEER_FLOCK, &first);
+	free(at);
+	free(vel);
+	if (st != STEER_OK)
+		return status_err(r, st, 0);
+	/* The ids are consecutive: written without printf, as a million of them make
+	 * 7 MB of reply. */
+	steer_strbuf *b = &r->json;
+	steer_strbuf_puts(b, "{\"ids\":[");
+	for (uint32_t k = 0; k < c->count; k++) {
+		char digits[12], *d = digits + sizeof digits;
+		*--d = k + 1 < c->count ? ',' : ']';
+		for (uint32_t id = first + k; d == digits + sizeof digits - 1 || id; id /= 10)
+			*--d = (char)('0' + id % 10);
+		steer_strbuf_put(b, d, (size_t)(digits + sizeof digits - d));
+	}
+	if (!c->count)
+		steer_strbuf_puts(b, "]");
+	steer_strbuf_puts(b, "}");
 	return STEER_OK;
 }
 

@@ -30,6 +30,11 @@ void steer_palette_clear(steer_palette *p);
 /* The set equal to prm (bit for bit), made if needed, with one more reference, in
  * *set; NOMEM (the palette unchanged) when memory runs out. */
 steer_status steer_palette_acquire(steer_palette *p, const steer_params *prm, uint32_t *set);
+/* n more references to a set already held. */
+static inline void steer_palette_retain(steer_palette *p, uint32_t set, uint32_t n)
+{
+	p->refs[set] += n;
+}
 void steer_palette_release(steer_palette *p, uint32_t set);
 static inline const steer_params *steer_palette_get(const steer_palette *p, uint32_t set)
 {

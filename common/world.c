@@ -628,6 +628,79 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 	return st;
 }
 
+steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
+                                const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
+                                uint32_t *first_id)
+{
+	steer_params p = prm ? *prm : steer_params_default();
+	char err[96];
+	if ((behaviors & ~(uint32_t)(STEER_ALL_BEHAVIORS & ~NEEDS_EXTRAS)) ||
+	    steer_params_check(&p, err, sizeof err) != STEER_OK ||
+	    p.radius > steer_world_radius_max(&w->cfg))
+		return STEER_ERR_INVALID;
+	for (size_t k = 0; k < n; k++)
+		if (!finite2(pos[k]) || !finite2(vel[k]))
+			return STEER_ERR_INVALID;
+	steer_vehicles *v = &w->v;
+	size_t max = w->cfg.max_vehicles && w->cfg.max_vehicles < WALL_SLOT ? w->cfg.max_vehicles
+	                                                                    : WALL_SLOT;
+	if (n > max - v->count || n > OBSTACLE_SLOT - w->next_id)
+		return STEER_ERR_LIMIT;
+	if (first_id)
+		*first_id = w->next_id;
+	if (n == 0)
+		return STEER_OK;
+	while (v->cap < v->count + n)
+		if (grow_vehicles(w) != STEER_OK)
+			return STEER_ERR_NOMEM;
+	/* Smoothed headings keep state per vehicle (needs_extras): room for all of it
+	 * first, so that nothing fails half-way. */
+	bool state = p.heading_smoothing > 0.0;
+	if (state && (n >= STEER_NO_EXTRA - w->extras.count ||
+	              steer_reserve((void **)&w->extras.slots, &w->extras.cap, w->extras.count + n,
+	                            sizeof *w->extras.slots) != STEER_OK))
+		return STEER_ERR_NOMEM;
+	uint32_t set;
+	if (steer_palette_acquire(&w->params, &p, &set) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = w->next_id + (uint32_t)k;
+		if (steer_idmap_put(&w->ids, id, (uint32_t)(v->count + k)) != STEER_OK) {
+			while (k-- > 0)
+				steer_idmap_del(&w->ids, w->next_id + (uint32_t)k);
+			steer_palette_release(&w->params, set);
+			return STEER_ERR_NOMEM;
+		}
+	}
+	steer_palette_retain(&w->params, set, (uint32_t)(n - 1));
+	for (size_t k = 0; k < n; k++) {
+		size_t i = v->count + k;
+		/* As steer_vehicle_add, vehicle by vehicle: the same bits. */
+		steer_vec2 u = v2_truncate(vel[k], p.max_speed);
+		steer_vec2 h = v2_len2(u) > 0.0 ? v2_norm(u) : v2(1.0, 0.0);
+		v->param_set[i] = set;
+		v->id[i] = w->next_id + (uint32_t)k;
+		v->px[i] = pos[k].x;
+		v->py[i] = pos[k].y;
+		place_inside(&w->cfg, &v->px[i], &v->py[i]);
+		v->behaviors[i] = behaviors;
+		v->group[i] = p.group;
+		v->vx[i] = u.x;
+		v->vy[i] = u.y;
+		v->hx[i] = h.x;
+		v->hy[i] = h.y;
+		v->fx[i] = 0.0;
+		v->fy[i] = 0.0;
+		v->extra[i] = STEER_NO_EXTRA;
+		if (state)
+			memset(extras_for_write(w, i), 0, sizeof(steer_vehicle_state));
+	}
+	v->count += n;
+	w->next_id += (uint32_t)n;
+	w->flock_stale = true;
+	return STEER_OK;
+}
+
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)
 {
 	*s = (vehicle_slot){v->id[i], v->behaviors[i], v->group[i], v->param_set[i], v->extra[i],

@@ -127,6 +127,82 @@ static int same_state(const steer_world *a, const steer_world *b)
 	       !memcmp(x->hy, y->hy, n * sizeof(double));
 }
 
+/* steer_vehicles_add is n steer_vehicle_add calls, to the bit: positions outside the
+ * bounds, velocities over the top speed or zero, smoothed headings; and all or
+ * nothing when it fails. */
+static void adding_many_is_adding_each(void)
+{
+	for (int smooth = 0; smooth < 2; smooth++) {
+		steer_world *a = make_world(300, 200, STEER_EDGE_WRAP, 3);
+		steer_world *b = make_world(300, 200, STEER_EDGE_WRAP, 3);
+		steer_params p = steer_params_default();
+		p.heading_smoothing = smooth ? 0.5 : 0.0;
+		enum { N = 64 };
+		steer_vec2 at[N], vel[N];
+		steer_rng *rng = steer_world_rng(a);
+		for (int k = 0; k < N; k++) {
+			at[k] =
+			    v2(steer_rng_range(rng, -400, 700), steer_rng_range(rng, -300, 500));
+			vel[k] =
+			    k % 7 ? v2(steer_rng_range(rng, -90, 90), steer_rng_range(rng, -90, 90))
+			          : v2(0, 0);
+		}
+		add_vehicle(a, 1, 1, 0, 0, NULL);
+		add_vehicle(b, 1, 1, 0, 0, NULL);
+		for (int k = 0; k < N; k++) {
+			uint32_t id;
+			CHECK(steer_vehicle_add(a, at[k], vel[k], &p, &id) == STEER_OK, "add %d",
+			      k);
+			CHECK(steer_vehicle_enable(a, id, STEER_FLOCK, true) == STEER_OK,
+			      "flock %d", k);
+		}
+		uint32_t first = 0;
+		CHECK(steer_vehicles_add(b, N, at, vel, &p, STEER_FLOCK, &first) == STEER_OK,
+		      "add many");
+		CHECK(first == 2, "first id %u, not 2", first);
+		CHECK(same_state(a, b), "smooth %d: added together differs from one by one",
+		      smooth);
+		const steer_vehicles *x = steer_world_vehicles(a), *y = steer_world_vehicles(b);
+		for (size_t i = 0; i < x->count; i++) {
+			CHECK(x->behaviors[i] == y->behaviors[i] && x->group[i] == y->group[i],
+			      "vehicle %zu: behaviours or group differ", i);
+			const steer_vehicle_state *sa = steer_vehicle_state_at(a, i);
+			const steer_vehicle_state *sb = steer_vehicle_state_at(b, i);
+			CHECK(sa->wander_angle == sb->wander_angle &&
+			          sa->smooth.heading.x == sb->smooth.heading.x &&
+			          sa->smooth.heading.y == sb->smooth.heading.y,
+			      "vehicle %zu: state differs", i);
+		}
+		step(a, 60);
+		step(b, 60);
+		CHECK(same_state(a, b), "smooth %d: 60 ticks later the worlds differ", smooth);
+		CHECK(add_vehicle(a, 1, 1, 0, 0, NULL) == add_vehicle(b, 1, 1, 0, 0, NULL),
+		      "the next id differs");
+		steer_world_destroy(a);
+		steer_world_destroy(b);
+	}
+
+	steer_world_config c = steer_world_config_default();
+	c.max_vehicles = 10;
+	steer_world *w = steer_world_create(&c);
+	steer_vec2 at[11] = {{0}}, vel[11] = {{0}};
+	uint32_t first = 0;
+	CHECK(steer_vehicles_add(w, 11, at, vel, NULL, 0, &first) == STEER_ERR_LIMIT,
+	      "11 added past --max-vehicles 10");
+	CHECK(steer_vehicles_add(w, 2, at, vel, NULL, STEER_SEEK, &first) == STEER_ERR_INVALID,
+	      "seek, which needs a target, added without one");
+	at[4].x = NAN;
+	CHECK(steer_vehicles_add(w, 5, at, vel, NULL, 0, &first) == STEER_ERR_INVALID,
+	      "a position that is not a number");
+	CHECK(steer_world_vehicles(w)->count == 0, "a failed add left %zu vehicles",
+	      steer_world_vehicles(w)->count);
+	CHECK(steer_vehicles_add(w, 4, at, vel, NULL, STEER_FLOCK | STEER_AVOID, &first) ==
+	              STEER_OK &&
+	          first == 1 && steer_vehicle_index(w, 4) == 3,
+	      "four added after the failures: first id %u", first);
+	steer_world_destroy(w);
+}
+
 static void same_seed_same_world_bit_for_bit(void)
 {
 	steer_world *a, *b, *c;
@@ -411,6 +487,7 @@ int main(void)
 	RUN(wrap_takes_the_short_way);
 	RUN(degenerate_input_stays_finite);
 	RUN(same_seed_same_world_bit_for_bit);
+	RUN(adding_many_is_adding_each);
 	RUN(ids_are_stable_and_never_reused);
 	RUN(idmap_matches_a_reference);
 	RUN(bad_parameters_are_refused);

@@ -332,6 +332,15 @@ steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
  * INVALID (bad parameters or a non-finite position), LIMIT or NOMEM. */
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
                                const steer_params *prm, uint32_t *id_out);
+/* Adds n vehicles at pos[k] moving at vel[k], as n steer_vehicle_add calls would,
+ * with one set of parameters (prm NULL: defaults) and the behaviours that need no
+ * per-vehicle state turned on (STEER_AVOID, STEER_FLOCK; others are INVALID). Their
+ * ids are consecutive from *first_id. All or nothing: INVALID, LIMIT or NOMEM leave
+ * the world unchanged. One check and one parameter lookup for all n, which is what
+ * makes a big spawn fast. */
+steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
+                                const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
+                                uint32_t *first_id);
 /* Removes a vehicle, an obstacle, a wall or a polygon. Pursuers and evaders of a removed vehicle
  * drop that behaviour, as do its followers, hiders and interposers. */
 steer_status steer_remove(steer_world *w, uint32_t id);
