@@ -536,6 +536,32 @@ static bool turn_spent(const conn *c, uint64_t t0)
 	return used >= CONN_TURN_BUDGET_NS || c->srv->turn_used_ns + used >= LOOP_TURN_BUDGET_NS;
 }
 
+/* A client without the token on a server that has one. */
+static bool untrusted(const conn *c)
+{
+	return c->srv->opt.has_token && !c->may_write;
+}
+
+/* A connection back from idling keeps no more credit than the slack: it cannot
+ * starve the others with what it did not use. */
+static void level(conn *c)
+{
+	server *s = c->srv;
+	if (s->vclock > CONN_VTIME_SLACK_NS && c->vtime < s->vclock - CONN_VTIME_SLACK_NS)
+		c->vtime = s->vclock - CONN_VTIME_SLACK_NS;
+}
+
+/* c is about to run commands: the virtual clock moves up to where it starts, on every
+ * path (served at once or after waiting), so that a newcomer starts level with those
+ * being served rather than with the clock as it stood when the loop was last
+ * contended. */
+static void start_turn(conn *c)
+{
+	level(c);
+	if (c->vtime > c->srv->vclock)
+		c->srv->vclock = c->vtime;
+}
+
 /* Charges c the command time since t0: to the loop's turn, and (weighted) to its
  * share. */
 static void charge(conn *c, uint64_t t0)
@@ -543,7 +569,8 @@ static void charge(conn *c, uint64_t t0)
 	uint64_t used = uv_hrtime() - t0;
 	server *s = c->srv;
 	s->turn_used_ns += used;
-	c->vtime += used * (s->opt.has_token && !c->may_write ? CONN_UNTRUSTED_WEIGHT : 1u);
+	c->last_cost = used * (untrusted(c) ? CONN_UNTRUSTED_WEIGHT : 1u);
+	c->vtime += c->last_cost;
 }
 
 /* c's turn is over: it reads nothing more until the next turn of the loop, when
@@ -844,8 +871,9 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		hold(c, buf->base, (size_t)n);
 		return;
 	}
-	if (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
-		/* The turn is spent: it waits its place among the waiting. */
+	if (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS || server_commands_waiting(c->srv)) {
+		/* The turn is spent, or others wait for theirs: it waits its place among
+		 * them, rather than going ahead of those that have waited. */
 		c->srv->turns_throttled++;
 		defer(c);
 		hold(c, buf->base, (size_t)n);
@@ -857,6 +885,7 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 /* Runs what c sent, charging it the time. */
 static void conn_input(conn *c, const char *data, size_t n)
 {
+	start_turn(c);
 	uint64_t t0 = uv_hrtime();
 	if (c->kind == CONN_TEXT)
 		text_read(c, data, n);
@@ -989,10 +1018,18 @@ static void run_retry(conn *c)
 		run_held(c);
 }
 
+/* The waiting are served the token's holders first (where the server has a token),
+ * then by when each would have had its share if served now (its command time so far and
+ * what its next turn is expected to cost): a client of cheap commands goes ahead of
+ * newcomers that have run nothing yet but would each take a whole turn. */
 static int by_vtime(const void *a, const void *b)
 {
 	const conn *x = *(conn *const *)a, *y = *(conn *const *)b;
-	return x->vtime < y->vtime ? -1 : x->vtime > y->vtime;
+	bool ux = untrusted(x), uy = untrusted(y);
+	if (ux != uy)
+		return ux ? 1 : -1; /* the token's holders first */
+	uint64_t fx = x->vtime + x->last_cost, fy = y->vtime + y->last_cost;
+	return fx < fy ? -1 : fx > fy;
 }
 
 bool conn_resume_deferred(server *s, bool *ran)
@@ -1013,10 +1050,7 @@ bool conn_resume_deferred(server *s, bool *ran)
 	size_t k = 0;
 	for (conn *c = s->conns; c; c = c->next)
 		if (c->deferred && !c->closing) {
-			/* Back from idling: no more credit than the slack. */
-			if (s->vclock > CONN_VTIME_SLACK_NS &&
-			    c->vtime < s->vclock - CONN_VTIME_SLACK_NS)
-				c->vtime = s->vclock - CONN_VTIME_SLACK_NS;
+			level(c);
 			order[k++] = c;
 		}
 	qsort(order, n, sizeof *order, by_vtime);
@@ -1033,12 +1067,11 @@ bool conn_resume_deferred(server *s, bool *ran)
 			waiting = true; /* the checkpoint it waits for runs on */
 			continue;
 		}
-		if (c->vtime > s->vclock)
-			s->vclock = c->vtime;
 		c->deferred = c->busy = false;
 		*ran = true;
-		uint64_t t0 = uv_hrtime();
 		if (c->retry) {
+			start_turn(c);
+			uint64_t t0 = uv_hrtime();
 			run_retry(c);
 			charge(c, t0);
 		} else {
@@ -1109,7 +1142,8 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	c->srv = s;
 	c->kind = kind;
 	c->id = ++s->next_conn_id;
-	c->vtime = s->vclock; /* a newcomer starts level with the least served */
+	c->vtime = s->vclock;               /* a newcomer starts level with the least served */
+	c->last_cost = CONN_TURN_BUDGET_NS; /* and is expected to take a whole turn */
 	c->may_write = !s->opt.has_token;
 	c->may_watch = !s->opt.private_world;
 	c->last_active_ms = uv_now(s->loop);

@@ -85,6 +85,9 @@ struct conn {
 	/* Command time charged to it (weighted), for the order waiting connections are
 	 * served in: the least served first. */
 	uint64_t vtime;
+	/* The weighted command time of its last turn: what its next is expected to
+	 * cost. */
+	uint64_t last_cost;
 	/* A command that waits for the journal's checkpoint to end (journal_busy): run
 	 * again from here, with its words (owned) staged again, by conn_resume_deferred. */
 	bool retry, retrying;

@@ -598,6 +598,12 @@ static void on_resume_idle(uv_idle_t *h)
 	}
 }
 
+bool server_commands_waiting(const server *s)
+{
+	return uv_is_active((const uv_handle_t *)&s->resume_idle) ||
+	       uv_is_active((const uv_handle_t *)&s->resume_timer);
+}
+
 void server_wake_deferred(server *s)
 {
 	if (!s->stopping && !uv_is_active((uv_handle_t *)&s->resume_idle))

@@ -153,6 +153,8 @@ void server_send_geometry(server *s, conn *c);
 /* Frees the fan-out's working buffers (they grow again when needed) and returns free
  * memory to the system: after clients leave. */
 void server_release_memory(server *s);
+/* Whether connections wait for their turn (conn_resume_deferred). */
+bool server_commands_waiting(const server *s);
 /* Runs the input of connections whose turn was spent (conn.c) on the loop's next
  * turns, until none waits. */
 void server_wake_deferred(server *s);

@@ -362,7 +362,52 @@ def test_many_clients_share_the_turn():
     expect(code == 0, err[-2000:])
 
 
-for t in [test_gone_peers_free_their_slots, test_many_clients_share_the_turn,
+def test_the_token_goes_ahead_of_a_crowd_of_newcomers():
+    # 150 connections without the token arrive at once, each pipelining the heaviest
+    # read it may send. The token's holder, who has already spent command time of
+    # its own (the spawn), is answered ahead of them: not after each newcomer has
+    # had a first turn, as when waiting connections were ordered by command time
+    # alone and the newcomers had spent none (a 5-12 s stall at 100-200 of them).
+    srv = Server("--token", "crowd-secret", "--no-journal", "--max-clients", "256")
+    heavy = []
+    try:
+        admin = srv.text()
+        admin.ok("auth crowd-secret")
+        admin.ok("reset")
+        admin.ok("spawn flock 3000 500 300 300")
+        for _ in range(20):
+            admin.ok("stats")
+        n = 150
+        for _ in range(n):
+            h = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
+            heavy.append(h)
+        for h in heavy:
+            h.sendall(b"list 0 3000\n" * 2)
+        total = 0
+        for _ in range(5):
+            admin.ok("stats")
+            for h in heavy:
+                h.setblocking(False)
+                try:
+                    while True:
+                        chunk = h.recv(1 << 20)
+                        if not chunk:
+                            break
+                        total += chunk.count(b"\n")
+                except BlockingIOError:
+                    pass
+        expect(total < n // 2,
+               f"five stats of the token's holder waited for {total} replies to {n} newcomers")
+        print(f"  five stats answered while {total} of {2 * n} pipelined lists were")
+    finally:
+        for h in heavy:
+            h.close()
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+
+for t in [test_gone_peers_free_their_slots, test_the_token_goes_ahead_of_a_crowd_of_newcomers,
+          test_many_clients_share_the_turn,
           test_pipelined_commands_take_turns, test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
           test_stalled_reader_is_dropped_not_buffered, test_token_gates_changes,
           test_private_server_hides_the_world, test_autosave_and_restore_lose_nothing]:
