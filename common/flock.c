@@ -35,26 +35,37 @@ static void take(const steer_vehicles *v, const steer_flock_query *q, uint32_t k
 		f->sep = v2_add(f->sep, steer_separate_one(q->a, v2(dx, dy), q->self_id, v->id[k]));
 }
 
-static bool capped(const steer_flock_query *q, const steer_flock_sums *f)
+/* The sums of one vehicle's scan, and the candidates within sight it has seen, ahead
+ * of it or not. */
+typedef struct scan_sums {
+	steer_flock_sums *f;
+	uint64_t seen;
+} scan_sums;
+
+/* Whether the vehicle takes no more: max_neighbours taken, or as many seen as it looks
+ * at (steer_flock_look_cap). */
+static bool capped(const steer_flock_query *q, const scan_sums *s)
 {
-	return q->cap && f->n >= q->cap;
+	uint64_t look = steer_flock_look_cap(q->cap, q->fov);
+	return q->cap && (s->f->n >= q->cap || (look && s->seen >= look));
 }
 
 /* Neighbours among the grid positions [from, to) (vehicles in slots slot[from ..
  * to - 1]), all shifted by one seam shift. */
 static void scan_run(const steer_vehicles *v, const steer_flock_query *q, const uint32_t *slot,
-                     uint32_t from, uint32_t to, double shift_x, double shift_y,
-                     steer_flock_sums *f)
+                     uint32_t from, uint32_t to, double shift_x, double shift_y, scan_sums *s)
 {
 	const double x = q->x - shift_x, y = q->y - shift_y;
 	const double hx = q->a->h.x, hy = q->a->h.y;
-	for (uint32_t k = from; k < to && !capped(q, f); k++) {
+	for (uint32_t k = from; k < to && !capped(q, s); k++) {
 		uint32_t c = slot[k];
 		double dx = v->px[c] - x, dy = v->py[c] - y;
 		double d2 = dx * dx + dy * dy;
-		if (d2 <= q->sight2 && v->group[c] == q->group && c != q->self &&
-		    (!q->fov || dx * hx + dy * hy >= 0.0))
-			take(v, q, c, dx, dy, d2, f);
+		if (d2 <= q->sight2 && v->group[c] == q->group && c != q->self) {
+			s->seen++;
+			if (!q->fov || dx * hx + dy * hy >= 0.0)
+				take(v, q, c, dx, dy, d2, s->f);
+		}
 	}
 }
 
@@ -62,16 +73,18 @@ static void scan_run(const steer_vehicles *v, const steer_flock_query *q, const 
  * neighbour is wrapped on its own. */
 static void scan_run_wrapped(const steer_vehicles *v, const steer_flock_query *q,
                              const uint32_t *slot, uint32_t from, uint32_t to, double width,
-                             double height, steer_flock_sums *f)
+                             double height, scan_sums *s)
 {
-	for (uint32_t k = from; k < to && !capped(q, f); k++) {
+	for (uint32_t k = from; k < to && !capped(q, s); k++) {
 		uint32_t c = slot[k];
 		double dx = steer_wrap_axis(v->px[c] - q->x, width);
 		double dy = steer_wrap_axis(v->py[c] - q->y, height);
 		double d2 = dx * dx + dy * dy;
-		if (d2 <= q->sight2 && v->group[c] == q->group && c != q->self &&
-		    (!q->fov || dx * q->a->h.x + dy * q->a->h.y >= 0.0))
-			take(v, q, c, dx, dy, d2, f);
+		if (d2 <= q->sight2 && v->group[c] == q->group && c != q->self) {
+			s->seen++;
+			if (!q->fov || dx * q->a->h.x + dy * q->a->h.y >= 0.0)
+				take(v, q, c, dx, dy, d2, s->f);
+		}
 	}
 }
 
@@ -105,19 +118,19 @@ typedef struct scan_ctx {
 /* One grid row of the vehicle's neighbourhood, walked as at most three runs: the
  * stretch before a wrap seam, the stretch inside, the stretch past it. */
 static void scan_row(const scan_ctx *c, const steer_flock_query *q, const steer_grid_span *sx,
-                     int ky, const steer_grid_span *sy, steer_flock_sums *f)
+                     int ky, const steer_grid_span *sy, scan_sums *s)
 {
 	const steer_grid *g = c->g;
 	double shy = c->wrap_each ? 0.0 : seam_shift(sy, ky, c->height);
 	int row = steer_grid_axis_cell(sy, ky) * g->nx;
-	for (int kx = sx->first; kx <= sx->last && !capped(q, f);) {
+	for (int kx = sx->first; kx <= sx->last && !capped(q, s);) {
 		int end = stretch_end(sx, kx);
 		uint32_t from = g->start[row + steer_grid_axis_cell(sx, kx)];
 		uint32_t to = g->start[row + steer_grid_axis_cell(sx, end) + 1];
 		if (c->wrap_each)
-			scan_run_wrapped(c->v, q, g->items, from, to, c->width, c->height, f);
+			scan_run_wrapped(c->v, q, g->items, from, to, c->width, c->height, s);
 		else
-			scan_run(c->v, q, g->items, from, to, seam_shift(sx, kx, c->width), shy, f);
+			scan_run(c->v, q, g->items, from, to, seam_shift(sx, kx, c->width), shy, s);
 		kx = end + 1;
 	}
 }
@@ -135,10 +148,11 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
 	int own_y = steer_grid_axis_index(q->y, g->ch, g->ny);
 	if (own_y < sy.first || own_y > sy.last)
 		own_y = sy.first;
-	scan_row(&c, q, &sx, own_y, &sy, out);
-	for (int ky = sy.first; ky <= sy.last && !capped(q, out); ky++)
+	scan_sums s = {out, 0};
+	scan_row(&c, q, &sx, own_y, &sy, &s);
+	for (int ky = sy.first; ky <= sy.last && !capped(q, &s); ky++)
 		if (ky != own_y)
-			scan_row(&c, q, &sx, ky, &sy, out);
+			scan_row(&c, q, &sx, ky, &sy, &s);
 }
 
 /* --- neighbouring members of a grid row, one per lane ------------------------------- */

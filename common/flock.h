@@ -48,6 +48,20 @@ typedef struct steer_flock_sums {
 	uint32_t n;     /* neighbours taken */
 } steer_flock_sums;
 
+/* With a field of view and max_neighbours, a vehicle stops looking once it has seen
+ * this many times max_neighbours candidates within sight, ahead of it or not: one on
+ * the rim of a pile, facing out, would otherwise test every vehicle of the pile's
+ * cells for the few ahead of it. A flock never comes near it (the default flock sees
+ * 8-20 within sight). */
+#define STEER_FLOCK_LOOK_FACTOR 4u
+
+/* How many candidates within sight a vehicle looks at (0: no bound): see
+ * STEER_FLOCK_LOOK_FACTOR. */
+static inline uint64_t steer_flock_look_cap(uint32_t cap, bool fov)
+{
+	return cap && fov ? (uint64_t)cap * STEER_FLOCK_LOOK_FACTOR : 0;
+}
+
 /* What one vehicle looks for among its neighbours. */
 typedef struct steer_flock_query {
 	const steer_agent *a;

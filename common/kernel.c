@@ -47,14 +47,15 @@ typedef struct lanes {
 	ln_d self;                 /* grid positions */
 	uint32_t own_from, own_to; /* the live lanes' grid positions */
 	ln_d hx, hy, vx, vy, speed, ids;
-	ln_i cap; /* max_neighbours, INT64_MAX for none */
+	ln_i cap;  /* max_neighbours, INT64_MAX for none */
+	ln_i look; /* steer_flock_look_cap, INT64_MAX for none */
 	ln_m live;
 	ln_d touch2; /* see steer_flock_near (NEAR_TAKEN only) */
 } lanes;
 
 /* The running sums. Each starts at +0.0 and so is never -0.0 (see ln_add_if). */
 typedef struct lane_sums {
-	ln_i n;
+	ln_i n, seen; /* taken; seen (counted where a field of view is tested) */
 	ln_d dx, dy, vx, vy, sep_x, sep_y;
 	ln_d near2;  /* NEAR_ALL: the least squared distance to a candidate not the lane */
 	ln_m near_m; /* NEAR_TAKEN: the lanes that took a candidate within touch2 */
@@ -81,8 +82,8 @@ enum { NEAR_NONE, NEAR_ALL, NEAR_TAKEN };
 
 static lane_sums sums_zero(void)
 {
-	lane_sums s = {ln_i_zero(), ln_zero(), ln_zero(),         ln_zero(),  ln_zero(),
-	               ln_zero(),   ln_zero(), ln_set1(INFINITY), ln_first(0)};
+	lane_sums s = {ln_i_zero(), ln_i_zero(), ln_zero(), ln_zero(),         ln_zero(),
+	               ln_zero(),   ln_zero(),   ln_zero(), ln_set1(INFINITY), ln_first(0)};
 	return s;
 }
 
@@ -118,13 +119,15 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 	ln_d dy = ln_sub(ln_set1(v->py[c]), y);
 	ln_d d2 = ln_add(ln_mul(dx, dx), ln_mul(dy, dy));
 	ln_m in = ln_le(d2, lc->sight2);
-	if (t.fov)
-		in = ln_and(
-		    in, ln_ge(ln_add(ln_mul(dx, lc->fov_hx), ln_mul(dy, lc->fov_hy)), ln_zero()));
 	if (t.group)
 		in = ln_and(in, ln_eq(lc->group, ln_set1((double)v->group[c])));
 	if (t.self)
 		in = ln_and(in, ln_ne(lc->self, k));
+	if (t.fov) { /* seen, then taken only if ahead */
+		acc->seen = ln_i_inc_if(acc->seen, capped ? ln_and(in, open) : in);
+		in = ln_and(
+		    in, ln_ge(ln_add(ln_mul(dx, lc->fov_hx), ln_mul(dy, lc->fov_hy)), ln_zero()));
+	}
 	/* Every candidate counts here, whatever the lane takes. */
 	if (t.near == NEAR_ALL)
 		acc->near2 = ln_min(
@@ -146,9 +149,17 @@ KERNEL_INLINE void candidate(const steer_vehicles *v, const lanes *lc, ln_d x, l
 	}
 }
 
+/* The lanes still taking: under their cap and, where a field of view is tested,
+ * under what they look at (steer_flock_look_cap). */
+KERNEL_INLINE ln_m open_lanes(const lanes *lc, const lane_sums *acc, const tests t)
+{
+	ln_m open = ln_i_gt(lc->cap, acc->n);
+	return t.fov ? ln_and(open, ln_i_gt(lc->look, acc->seen)) : open;
+}
+
 /* The candidates at grid positions [from, to) of a run within which some lane may
- * reach its cap: each lane takes only while under it, and the run ends early once
- * none is. */
+ * reach its cap or its look: each lane takes only while under both, and the run ends
+ * early once none is. */
 KERNEL_INLINE void scan_capped(const steer_vehicles *v, const lanes *lc, ln_d x, ln_d y,
                                const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
                                lane_sums *acc)
@@ -157,7 +168,7 @@ KERNEL_INLINE void scan_capped(const steer_vehicles *v, const lanes *lc, ln_d x,
 	const ln_d one = ln_set1(1.0);
 	ln_d k = ln_set1((double)from);
 	for (uint32_t s = from; s < to; s++) {
-		ln_m open = ln_i_gt(lc->cap, acc->n);
+		ln_m open = open_lanes(lc, acc, t);
 		if ((s - from) % CAP_CHECK_EVERY == CAP_CHECK_EVERY - 1 &&
 		    !ln_any(ln_and(open, lc->live)))
 			break;
@@ -167,7 +178,7 @@ KERNEL_INLINE void scan_capped(const steer_vehicles *v, const lanes *lc, ln_d x,
 }
 
 /* The candidates at grid positions [from, to) of a run in which no lane can reach
- * its cap. Only the lanes' own grid positions need the test that a lane is not its
+ * its cap or its look. Only the lanes' own grid positions need the test that a lane is not its
  * own neighbour: the stretches either side go without it. */
 KERNEL_INLINE void scan_uncapped(const steer_vehicles *v, const lanes *lc, ln_d x, ln_d y,
                                  const uint32_t *slot, uint32_t from, uint32_t to, const tests t,
@@ -193,13 +204,15 @@ KERNEL_INLINE void scan_uncapped(const steer_vehicles *v, const lanes *lc, ln_d 
 KERNEL_INLINE void scan_runs(const steer_vehicles *v, const steer_flock_runs *runs, const lanes *lc,
                              const tests t, lane_sums *acc)
 {
-	for (int r = 0; r < runs->count && ln_any(ln_and(ln_i_gt(lc->cap, acc->n), lc->live));
-	     r++) {
+	for (int r = 0; r < runs->count && ln_any(ln_and(open_lanes(lc, acc, t), lc->live)); r++) {
 		const ln_d x = ln_sub(lc->qx, ln_set1(runs->r[r].shx));
 		const ln_d y = ln_sub(lc->qy, ln_set1(runs->r[r].shy));
 		uint32_t from = runs->r[r].from, to = runs->r[r].to;
-		ln_i after = ln_i_add(acc->n, ln_i_set1((int64_t)(to - from)));
-		if (ln_any(ln_i_gt(after, lc->cap)))
+		const ln_i len = ln_i_set1((int64_t)(to - from));
+		ln_m may_close = ln_i_gt(ln_i_add(acc->n, len), lc->cap);
+		if (t.fov)
+			may_close = ln_or(may_close, ln_i_gt(ln_i_add(acc->seen, len), lc->look));
+		if (ln_any(may_close))
 			scan_capped(v, lc, x, y, runs->slot, from, to, t, acc);
 		else
 			scan_uncapped(v, lc, x, y, runs->slot, from, to, t, acc);
@@ -237,7 +250,8 @@ KERNEL_INLINE void scan_all(const steer_vehicles *v, const steer_flock_runs *run
 KERNEL_INLINE void note_near(const lanes *lc, const lane_sums *acc, const steer_flock_near *near,
                              size_t first, int k)
 {
-	ln_m full = ln_andnot(ln_i_gt(lc->cap, acc->n), lc->live);
+	ln_m full =
+	    ln_andnot(ln_and(ln_i_gt(lc->cap, acc->n), ln_i_gt(lc->look, acc->seen)), lc->live);
 	ln_m is = ln_or(ln_or(ln_le(acc->near2, ln_set1(near->touch2)), acc->near_m), full);
 	ln_d flag = ln_select(is, ln_set1(1.0), ln_zero());
 	if (k == LN_WIDTH) { /* one store, the common case */
@@ -257,7 +271,7 @@ static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *
 	double x[LN_WIDTH], y[LN_WIDTH], fx[LN_WIDTH], fy[LN_WIDTH], s2[LN_WIDTH], c2[LN_WIDTH];
 	double g[LN_WIDTH], hx[LN_WIDTH], hy[LN_WIDTH], vx[LN_WIDTH], vy[LN_WIDTH];
 	double speed[LN_WIDTH], ids[LN_WIDTH];
-	int64_t cap[LN_WIDTH];
+	int64_t cap[LN_WIDTH], look[LN_WIDTH];
 	*fov = false;
 	for (int l = 0; l < LN_WIDTH; l++) {
 		const steer_flock_query *e = &q[l < m ? l : 0];
@@ -275,6 +289,8 @@ static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *
 		speed[l] = e->a->prm->max_speed;
 		ids[l] = (double)e->self_id;
 		cap[l] = e->cap ? (int64_t)e->cap : INT64_MAX;
+		uint64_t lk = steer_flock_look_cap(e->cap, e->fov);
+		look[l] = lk ? (int64_t)lk : INT64_MAX;
 		*fov = *fov || e->fov;
 	}
 	*lc = (lanes){ln_make(x),      ln_make(y),
@@ -285,8 +301,8 @@ static void query_lanes(const steer_flock_query *q, size_t first, int m, lanes *
 	              ln_make(hx),     ln_make(hy),
 	              ln_make(vx),     ln_make(vy),
 	              ln_make(speed),  ln_make(ids),
-	              ln_i_make(cap),  ln_first(m),
-	              ln_zero()};
+	              ln_i_make(cap),  ln_i_make(look),
+	              ln_first(m),     ln_zero()};
 }
 
 static void scan_lanes(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,
@@ -433,25 +449,29 @@ KERNEL_INLINE void plain_lanes(const steer_vehicles *v, bool one_group, size_t f
 	const ln_m live = ln_first(m);
 	const ln_d hx = ln_gather(v->hx, s), hy = ln_gather(v->hy, s);
 	const ln_d none = ln_set1(-1.0), zero = ln_zero();
-	*lc = (lanes){ln_gather(v->px, s),
-	              ln_gather(v->py, s),
-	              p->field_of_view ? hx : zero,
-	              p->field_of_view ? hy : zero,
-	              ln_select(live, ln_set1(p->sight_distance * p->sight_distance), none),
-	              ln_select(live, ln_set1(p->too_close_distance * p->too_close_distance), none),
-	              one_group ? zero : ln_gather_u32(v->group, s),
-	              ln_add(ln_set1((double)first), ln_iota()),
-	              (uint32_t)first,
-	              (uint32_t)first + (uint32_t)m,
-	              hx,
-	              hy,
-	              ln_gather(v->vx, s),
-	              ln_gather(v->vy, s),
-	              ln_set1(p->max_speed),
-	              ln_gather_u32(v->id, s),
-	              ln_i_set1(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX),
-	              live,
-	              ln_zero()};
+	*lc = (lanes){
+	    ln_gather(v->px, s),
+	    ln_gather(v->py, s),
+	    p->field_of_view ? hx : zero,
+	    p->field_of_view ? hy : zero,
+	    ln_select(live, ln_set1(p->sight_distance * p->sight_distance), none),
+	    ln_select(live, ln_set1(p->too_close_distance * p->too_close_distance), none),
+	    one_group ? zero : ln_gather_u32(v->group, s),
+	    ln_add(ln_set1((double)first), ln_iota()),
+	    (uint32_t)first,
+	    (uint32_t)first + (uint32_t)m,
+	    hx,
+	    hy,
+	    ln_gather(v->vx, s),
+	    ln_gather(v->vy, s),
+	    ln_set1(p->max_speed),
+	    ln_gather_u32(v->id, s),
+	    ln_i_set1(p->max_neighbours ? (int64_t)p->max_neighbours : INT64_MAX),
+	    ln_i_set1(steer_flock_look_cap(p->max_neighbours, p->field_of_view)
+	                  ? (int64_t)steer_flock_look_cap(p->max_neighbours, p->field_of_view)
+	                  : INT64_MAX),
+	    live,
+	    ln_zero()};
 }
 
 static void forces_at(const steer_vehicles *v, const steer_flock_runs *runs, bool one_group,

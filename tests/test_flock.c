@@ -765,6 +765,50 @@ static void max_neighbours_keeps_the_nearest_cell(void)
 	CHECK(fy[1] < 0, "capped at one: its cell-mate should pull it north (fy %g)", fy[1]);
 }
 
+/* A boid with a field of view on the rim of a crowd, facing out: its own cell holds
+ * crowd members behind it, the row below a mate ahead. With max_neighbours 4 it looks
+ * at no more than 16 candidates within sight (STEER_FLOCK_LOOK_FACTOR): past 20
+ * behind it, it never reaches the mate, at every lane width; past 10 it does, as it
+ * does with no cap. */
+static void a_boid_facing_out_of_a_crowd_stops_looking(void)
+{
+	const struct {
+		int behind;
+		uint32_t cap;
+		bool sees_mate;
+	} cases[] = {{20, 4, false}, {10, 4, true}, {20, 0, true}};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+		for (int level = STEER_SIMD_SCALAR; level <= (int)steer_simd_best(); level++) {
+			steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
+			steer_world_set_simd(w, (steer_simd_level)level);
+			steer_params p = steer_params_default();
+			p.sight_distance = 100;
+			p.too_close_distance = 0;
+			p.cohesion_weight = 0;
+			p.field_of_view = true;
+			p.max_neighbours = cases[c].cap;
+			uint32_t me = add_vehicle(w, 550, 500, 1, 0, &p);
+			steer_vehicle_enable(w, me, STEER_FLOCK, true);
+			for (int k = 0; k < cases[c].behind; k++) {
+				uint32_t o = add_vehicle(w, 548 - 2 * k, 500, 0, -50, &p);
+				steer_vehicle_enable(w, o, STEER_FLOCK, true);
+			}
+			uint32_t mate = add_vehicle(w, 560, 575, 0, 50, &p);
+			steer_vehicle_enable(w, mate, STEER_FLOCK, true);
+			for (int k = 0; k < 30; k++) { /* the grid's full resolution */
+				uint32_t o = add_vehicle(w, 30 * k, 100, 0, 50, &p);
+				steer_vehicle_enable(w, o, STEER_FLOCK, true);
+			}
+			step(w, 1);
+			double fy = steer_world_vehicles(w)->fy[steer_vehicle_index(w, me)];
+			CHECK(cases[c].sees_mate ? fy > 0 : fy == 0,
+			      "%s, %d behind, max_neighbours %u: fy %g, the mate %s",
+			      steer_simd_name((steer_simd_level)level), cases[c].behind,
+			      cases[c].cap, fy, cases[c].sees_mate ? "unseen" : "seen");
+			steer_world_destroy(w);
+		}
+}
+
 /* The grid's answer against every pair tested the slow way, one step of forces, in
  * worlds small enough that many neighbourhoods cross the wrap seams: one so narrow
  * that its vehicles take the per-vehicle walk, one where lane groups of one and two
@@ -914,6 +958,7 @@ int main(void)
 	RUN(avoiders_give_the_scalar_bits);
 	RUN(the_simd_cap_is_the_worlds);
 	RUN(max_neighbours_keeps_the_nearest_cell);
+	RUN(a_boid_facing_out_of_a_crowd_stops_looking);
 	RUN(a_lanes_sums_do_not_depend_on_its_group);
 	RUN(a_changed_group_is_seen_next_tick);
 	RUN(a_boid_given_a_behaviour_leaves_the_plain_lanes);
