@@ -18,7 +18,7 @@ from steertest import Checks, expect  # noqa: E402
 SECONDS = float(os.environ.get("STEER_SOAK_SECONDS", "30"))
 SANITIZED = os.environ.get("STEER_SANITIZED", "").upper() in ("1", "ON", "TRUE")
 # A world this machine ticks at its nominal rate when no one attacks it.
-ARGS = argparse.Namespace(seconds=SECONDS, vehicles=5000)
+ARGS = argparse.Namespace(seconds=SECONDS, vehicles=5000, connections=20)
 checks = Checks()
 
 
