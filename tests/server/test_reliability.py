@@ -318,6 +318,22 @@ def test_gone_peers_free_their_slots():
     expect(code == 0, err[-2000:])
 
 
+def replies_arrived(socks):
+    """The reply lines that have arrived on socks, read without waiting."""
+    got = 0
+    for h in socks:
+        h.setblocking(False)
+        try:
+            while True:
+                chunk = h.recv(1 << 20)
+                if not chunk:
+                    break
+                got += chunk.count(b"\n")
+        except BlockingIOError:
+            pass
+    return got
+
+
 def test_many_clients_share_the_turn():
     # Ten connections without the token pipelining the heaviest read they may send:
     # an authorised client's stats is answered between their replies (each of its
@@ -339,18 +355,7 @@ def test_many_clients_share_the_turn():
         answered = []
         for _ in range(5):
             admin.ok("stats")
-            got = 0
-            for h in heavy:
-                h.setblocking(False)
-                try:
-                    while True:
-                        chunk = h.recv(1 << 20)
-                        if not chunk:
-                            break
-                        got += chunk.count(b"\n")
-                except BlockingIOError:
-                    pass
-            answered.append(got)
+            answered.append(replies_arrived(heavy))
         total = sum(answered)
         expect(total < 10 * n // 2, f"stats waited for {total} of {10 * n} heavy replies")
         expect(admin.ok("stats")["commands_throttled"] > 0, "no read waited for its turn")
@@ -386,16 +391,7 @@ def test_the_token_goes_ahead_of_a_crowd_of_newcomers():
         total = 0
         for _ in range(5):
             admin.ok("stats")
-            for h in heavy:
-                h.setblocking(False)
-                try:
-                    while True:
-                        chunk = h.recv(1 << 20)
-                        if not chunk:
-                            break
-                        total += chunk.count(b"\n")
-                except BlockingIOError:
-                    pass
+            total += replies_arrived(heavy)
         expect(total < n // 2,
                f"five stats of the token's holder waited for {total} replies to {n} newcomers")
         print(f"  five stats answered while {total} of {2 * n} pipelined lists were")
