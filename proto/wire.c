@@ -106,44 +106,59 @@ static bool enc_string(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 	       pb_encode_string(s, (const pb_byte_t *)str, strlen(str));
 }
 
-/* A column of the vehicle arrays, taken at the indices of the view. */
+/* A column of the vehicle arrays, taken at the indices of the view, and its packed
+ * payload. nanopb runs a message's callbacks once to size each enclosing message and
+ * once to write it (four times for a Snapshot inside a delimited ServerMessage): the
+ * payload is encoded on the first and written whole on each, not value by value four
+ * times over. */
 typedef struct column {
-	const double *real;
-	const uint32_t *u32;
+	const double *real;  /* as floats (fixed32), or */
+	const uint32_t *u32; /* as varints */
 	const uint32_t *idx;
 	size_t n;
+	pb_byte_t *packed; /* owned: column_free */
+	size_t len;
+	bool made;
 } column;
 
-static bool enc_packed_floats(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+static void column_free(column *c)
 {
-	const column *c = *arg;
-	if (c->n == 0)
-		return true;
-	if (!pb_encode_tag(s, PB_WT_STRING, f->tag) || !pb_encode_varint(s, 4 * (uint64_t)c->n))
+	free(c->packed);
+	c->packed = NULL;
+	c->made = false;
+}
+
+/* Encodes c's values once into c->packed; false when memory runs out or nanopb
+ * refuses a value. */
+static bool column_make(column *c)
+{
+	if (c->made)
+		return c->packed != NULL;
+	c->made = true;
+	size_t cap = c->n * (c->real ? 4 : 5); /* a uint32 varint takes at most 5 bytes */
+	if (!(c->packed = malloc(cap)))
 		return false;
+	pb_ostream_t o = pb_ostream_from_buffer(c->packed, cap);
 	for (size_t k = 0; k < c->n; k++) {
-		float v = (float)c->real[c->idx ? c->idx[k] : k];
-		if (!pb_encode_fixed32(s, &v))
+		size_t at = c->idx ? c->idx[k] : k;
+		float v = c->real ? (float)c->real[at] : 0.0f;
+		if (c->real ? !pb_encode_fixed32(&o, &v) : !pb_encode_varint(&o, c->u32[at])) {
+			free(c->packed); /* made, and failed: NULL */
+			c->packed = NULL;
 			return false;
+		}
 	}
+	c->len = o.bytes_written;
 	return true;
 }
 
-static bool enc_packed_u32(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
+static bool enc_packed(pb_ostream_t *s, const pb_field_t *f, void *const *arg)
 {
-	const column *c = *arg;
+	column *c = *arg;
 	if (c->n == 0)
 		return true;
-	pb_ostream_t sizing = PB_OSTREAM_SIZING;
-	for (size_t k = 0; k < c->n; k++)
-		if (!pb_encode_varint(&sizing, c->u32[c->idx ? c->idx[k] : k]))
-			return false;
-	if (!pb_encode_tag(s, PB_WT_STRING, f->tag) || !pb_encode_varint(s, sizing.bytes_written))
-		return false;
-	for (size_t k = 0; k < c->n; k++)
-		if (!pb_encode_varint(s, c->u32[c->idx ? c->idx[k] : k]))
-			return false;
-	return true;
+	return column_make(c) && pb_encode_tag(s, PB_WT_STRING, f->tag) &&
+	       pb_encode_varint(s, c->len) && pb_write(s, c->packed, c->len);
 }
 
 /* --- server side ---------------------------------------------------------------- */
@@ -218,25 +233,27 @@ steer_status steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, boo
 		s->has_view = true;
 		s->view = steer_wire_rect(view);
 	}
-	column id = {NULL, v->id, idx, n}, group = {NULL, v->group, idx, n};
-	column beh = {NULL, v->behaviors, idx, n};
-	column x = {v->px, NULL, idx, n}, y = {v->py, NULL, idx, n};
-	column vx = {v->vx, NULL, idx, n}, vy = {v->vy, NULL, idx, n};
-	column fx = {v->fx, NULL, idx, n}, fy = {v->fy, NULL, idx, n};
-	s->id = (pb_callback_t){{.encode = enc_packed_u32}, &id};
-	s->group = (pb_callback_t){{.encode = enc_packed_u32}, &group};
-	s->behaviors = (pb_callback_t){{.encode = enc_packed_u32}, &beh};
-	s->x = (pb_callback_t){{.encode = enc_packed_floats}, &x};
-	s->y = (pb_callback_t){{.encode = enc_packed_floats}, &y};
-	s->vx = (pb_callback_t){{.encode = enc_packed_floats}, &vx};
-	s->vy = (pb_callback_t){{.encode = enc_packed_floats}, &vy};
-	s->fx = (pb_callback_t){{.encode = enc_packed_floats}, &fx};
-	s->fy = (pb_callback_t){{.encode = enc_packed_floats}, &fy};
+	column col[9] = {
+	    {.u32 = v->id, .idx = idx, .n = n},        {.u32 = v->group, .idx = idx, .n = n},
+	    {.u32 = v->behaviors, .idx = idx, .n = n}, {.real = v->px, .idx = idx, .n = n},
+	    {.real = v->py, .idx = idx, .n = n},       {.real = v->vx, .idx = idx, .n = n},
+	    {.real = v->vy, .idx = idx, .n = n},       {.real = v->fx, .idx = idx, .n = n},
+	    {.real = v->fy, .idx = idx, .n = n}};
+	pb_callback_t *field[9] = {&s->id, &s->group, &s->behaviors, &s->x, &s->y,
+	                           &s->vx, &s->vy,    &s->fx,        &s->fy};
+	for (int k = 0; k < 9; k++)
+		*field[k] = (pb_callback_t){{.encode = enc_packed}, &col[k]};
 	steer_wire_obstacle_list obs = steer_wire_obstacles_in(w, view);
 	s->obstacles = (pb_callback_t){{.encode = steer_wire_enc_obstacles}, &obs};
 	steer_wire_route_list routes = {w, idx, n};
 	s->routes = (pb_callback_t){{.encode = steer_wire_enc_routes}, &routes};
-	return steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
+	steer_status st = steer_wire_encode_frame(out, steer_ServerMessage_fields, &m);
+	bool failed = false;
+	for (int k = 0; k < 9; k++) {
+		failed |= col[k].made && !col[k].packed;
+		column_free(&col[k]);
+	}
+	return failed ? STEER_ERR_NOMEM : st; /* a payload that could not be made */
 }
 
 steer_status steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out,
