@@ -102,7 +102,8 @@ typedef struct steer_flock_runs {
 /* Which lanes came near another vehicle (see steer_bodies_plan_near): at[k] is set
  * to 1 for the vehicle at grid position k when some candidate of its runs other than
  * itself is within touch2 of it (squared), whatever the lane takes, or when it
- * reached its max_neighbours cap (then not every candidate was looked at); else 0. */
+ * reached its max_neighbours cap or stopped looking (STEER_FLOCK_LOOK_FACTOR; then
+ * not every candidate was looked at); else 0. */
 typedef struct steer_flock_near {
 	double touch2;
 	uint32_t *at; /* not bytes: a char store may alias anything, and the lanes' loops

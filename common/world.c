@@ -644,7 +644,7 @@ steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
 	steer_vehicles *v = &w->v;
 	size_t max = w->cfg.max_vehicles && w->cfg.max_vehicles < WALL_SLOT ? w->cfg.max_vehicles
 	                                                                    : WALL_SLOT;
-	if (n > max - v->count || n > OBSTACLE_SLOT - w->next_id)
+	if (n > (v->count < max ? max - v->count : 0) || n > OBSTACLE_SLOT - w->next_id)
 		return STEER_ERR_LIMIT;
 	if (first_id)
 		*first_id = w->next_id;

@@ -570,6 +570,7 @@ static void charge(conn *c, uint64_t t0)
 	server *s = c->srv;
 	s->turn_used_ns += used;
 	c->last_cost = used * (untrusted(c) ? CONN_UNTRUSTED_WEIGHT : 1u);
+	c->costed = true;
 	c->vtime += c->last_cost;
 }
 
@@ -578,6 +579,7 @@ static void charge(conn *c, uint64_t t0)
 static void defer(conn *c)
 {
 	c->busy = c->deferred = true;
+	c->srv->turns_waiting = true;
 	server_wake_deferred(c->srv);
 }
 
@@ -871,7 +873,7 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		hold(c, buf->base, (size_t)n);
 		return;
 	}
-	if (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS || server_commands_waiting(c->srv)) {
+	if (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS || c->srv->turns_waiting) {
 		/* The turn is spent, or others wait for theirs: it waits its place among
 		 * them, rather than going ahead of those that have waited. */
 		c->srv->turns_throttled++;
@@ -961,6 +963,10 @@ void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const
 		proto_reply(c, request_id, reply);
 	if (c->closing || c->srv->stopping)
 		return;
+	if (c->held_len && (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS || c->srv->turns_waiting)) {
+		defer(c); /* what it sent behind the job waits its turn among the waiting */
+		return;
+	}
 	run_held(c);
 }
 
@@ -992,6 +998,8 @@ static void run_held(conn *c)
 static void run_retry(conn *c)
 {
 	server *s = c->srv;
+	start_turn(c);
+	uint64_t t0 = uv_hrtime();
 	c->retry = false;
 	journal_restage(s->journal, c->retry_words ? c->retry_words : "", c->retry_len);
 	if (s->ranks) {
@@ -1014,22 +1022,57 @@ static void run_retry(conn *c)
 		}
 	}
 	steer_reply_free(&reply);
+	charge(c, t0); /* the retried command; what follows charges itself */
 	if (!c->busy && !c->closing)
 		run_held(c);
 }
 
-/* The waiting are served the token's holders first (where the server has a token),
- * then by when each would have had its share if served now (its command time so far and
- * what its next turn is expected to cost): a client of cheap commands goes ahead of
- * newcomers that have run nothing yet but would each take a whole turn. */
+/* The weighted command time a connection's next turn is expected to cost: its last
+ * turn's, or for one that has run nothing yet a whole turn. */
+static uint64_t next_cost(const conn *c)
+{
+	return c->costed ? c->last_cost
+	                 : CONN_TURN_BUDGET_NS * (untrusted(c) ? CONN_UNTRUSTED_WEIGHT : 1u);
+}
+
+/* The waiting are served the token's holders first (on a server that has a token),
+ * then by when each would have had its share if served now (its command time so far
+ * and what its next turn is expected to cost): a client of cheap commands goes ahead
+ * of newcomers that have run nothing yet but would each take a whole turn, and one
+ * without the token pays four times over for each. */
 static int by_vtime(const void *a, const void *b)
 {
 	const conn *x = *(conn *const *)a, *y = *(conn *const *)b;
 	bool ux = untrusted(x), uy = untrusted(y);
 	if (ux != uy)
-		return ux ? 1 : -1; /* the token's holders first */
-	uint64_t fx = x->vtime + x->last_cost, fy = y->vtime + y->last_cost;
+		return ux ? 1 : -1;
+	uint64_t fx = x->vtime + next_cost(x), fy = y->vtime + next_cost(y);
 	return fx < fy ? -1 : fx > fy;
+}
+
+/* The holders' precedence is bounded: after CONN_HOLDER_STREAK turns to them in a row
+ * while others wait, the first of the others goes first, so that a holder's backlog
+ * cannot starve them. Whether any of the n in order is without the token. */
+static bool bound_holders(server *s, conn **order, size_t n)
+{
+	size_t k = 0;
+	while (k < n && !untrusted(order[k]))
+		k++;
+	if (k == n)
+		return false;
+	if (s->holder_streak >= CONN_HOLDER_STREAK && k > 0) {
+		conn *first = order[k];
+		memmove(order + 1, order, k * sizeof *order);
+		order[0] = first;
+	}
+	return true;
+}
+
+/* Whether c may take this loop turn's cheap turn (CONN_CHEAP_TURN_NS). */
+static bool cheap_turn(const server *s, const conn *c)
+{
+	return !s->cheap_turn_taken && !untrusted(c) && !c->retry && c->costed &&
+	       c->last_cost <= CONN_CHEAP_TURN_NS;
 }
 
 bool conn_resume_deferred(server *s, bool *ran)
@@ -1054,12 +1097,18 @@ bool conn_resume_deferred(server *s, bool *ran)
 			order[k++] = c;
 		}
 	qsort(order, n, sizeof *order, by_vtime);
+	bool others = bound_holders(s, order, n);
 	bool waiting = false;
+	s->turns_waiting = false; /* set again by whoever is left waiting for a turn */
 	for (k = 0; k < n; k++) {
 		conn *c = order[k];
 		if (s->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
-			waiting = true; /* it keeps its place: next turn */
-			continue;
+			if (!cheap_turn(s, c)) {
+				waiting = s->turns_waiting =
+				    true; /* it keeps its place: next turn */
+				continue;
+			}
+			s->cheap_turn_taken = true;
 		}
 		if (c->retry && c->srv->journal &&
 		    journal_busy(s->journal, &c->retry_cmd,
@@ -1069,11 +1118,12 @@ bool conn_resume_deferred(server *s, bool *ran)
 		}
 		c->deferred = c->busy = false;
 		*ran = true;
+		if (untrusted(c))
+			s->holder_streak = 0;
+		else if (others)
+			s->holder_streak++;
 		if (c->retry) {
-			start_turn(c);
-			uint64_t t0 = uv_hrtime();
 			run_retry(c);
-			charge(c, t0);
 		} else {
 			run_held(c);
 		}
@@ -1142,8 +1192,7 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	c->srv = s;
 	c->kind = kind;
 	c->id = ++s->next_conn_id;
-	c->vtime = s->vclock;               /* a newcomer starts level with the least served */
-	c->last_cost = CONN_TURN_BUDGET_NS; /* and is expected to take a whole turn */
+	c->vtime = s->vclock; /* a newcomer starts level with those being served */
 	c->may_write = !s->opt.has_token;
 	c->may_watch = !s->opt.private_world;
 	c->last_active_ms = uv_now(s->loop);

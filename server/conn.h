@@ -29,6 +29,13 @@ typedef enum conn_kind {
 /* A connection without the token, on a server that has one, is charged this many
  * times its command time: it gets a smaller share when others want the loop. */
 #define CONN_UNTRUSTED_WEIGHT 4u
+/* Turns the token's holders, served first, may take in a row while connections
+ * without it wait: those get at least every fourth. */
+#define CONN_HOLDER_STREAK 3u
+/* A turn at most this long (as last charged), of a connection that may change the
+ * world, may run once in each turn of the loop even when the loop's command time is
+ * spent: a `stats` does not wait for another's 15 ms `list` to be paid back. */
+#define CONN_CHEAP_TURN_NS (500u * 1000u)
 /* Snapshots written and not yet known to be taken by the peer, remembered each. */
 #define UNTAKEN_MAX 16
 
@@ -85,9 +92,10 @@ struct conn {
 	/* Command time charged to it (weighted), for the order waiting connections are
 	 * served in: the least served first. */
 	uint64_t vtime;
-	/* The weighted command time of its last turn: what its next is expected to
-	 * cost. */
+	/* The weighted command time of its last turn, once it has had one (costed): what
+	 * its next is expected to cost. */
 	uint64_t last_cost;
+	bool costed;
 	/* A command that waits for the journal's checkpoint to end (journal_busy): run
 	 * again from here, with its words (owned) staged again, by conn_resume_deferred. */
 	bool retry, retrying;

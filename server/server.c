@@ -568,6 +568,7 @@ static void on_turn_check(uv_check_t *h)
 	uint64_t now = uv_hrtime();
 	uint64_t since = now - s->turn_checked_ns;
 	s->turn_checked_ns = now;
+	s->cheap_turn_taken = false;
 	if (!s->ticks_owed || s->session.paused) {
 		s->turn_used_ns = 0;
 		return;
@@ -596,12 +597,6 @@ static void on_resume_idle(uv_idle_t *h)
 		uv_idle_stop(h);
 		uv_timer_start(&s->resume_timer, on_resume_timer, 1, 0);
 	}
-}
-
-bool server_commands_waiting(const server *s)
-{
-	return uv_is_active((const uv_handle_t *)&s->resume_idle) ||
-	       uv_is_active((const uv_handle_t *)&s->resume_timer);
 }
 
 void server_wake_deferred(server *s)

@@ -110,6 +110,11 @@ typedef struct server {
 	uv_check_t turn_check;
 	uv_timer_t resume_timer; /* the waiting's next try, while command time is owed */
 	uint64_t turn_used_ns, vclock;
+	/* Connections wait for command time (not for the journal): a read that arrives
+	 * joins them (conn.c). Cleared and set again by each pass over the waiting. */
+	bool turns_waiting;
+	unsigned holder_streak;   /* turns to the token's holders in a row (conn.c) */
+	bool cheap_turn_taken;    /* this turn of the loop's cheap turn (conn.c) */
 	uint64_t turn_checked_ns; /* when the last turn ended */
 	bool ticks_owed;          /* the tick is behind its clock (run_ticks) */
 	uint64_t turns_throttled; /* reads that waited for a later turn, for stats */
@@ -153,8 +158,6 @@ void server_send_geometry(server *s, conn *c);
 /* Frees the fan-out's working buffers (they grow again when needed) and returns free
  * memory to the system: after clients leave. */
 void server_release_memory(server *s);
-/* Whether connections wait for their turn (conn_resume_deferred). */
-bool server_commands_waiting(const server *s);
 /* Runs the input of connections whose turn was spent (conn.c) on the loop's next
  * turns, until none waits. */
 void server_wake_deferred(server *s);

@@ -767,16 +767,16 @@ static void max_neighbours_keeps_the_nearest_cell(void)
 
 /* A boid with a field of view on the rim of a crowd, facing out: its own cell holds
  * crowd members behind it, the row below a mate ahead. With max_neighbours 4 it looks
- * at no more than 16 candidates within sight (STEER_FLOCK_LOOK_FACTOR): past 20
- * behind it, it never reaches the mate, at every lane width; past 10 it does, as it
- * does with no cap. */
+ * at no more than 16 candidates within sight (STEER_FLOCK_LOOK_FACTOR): past 16 or 20
+ * behind it, it never reaches the mate, at every lane width; past 15 or 10 it does,
+ * as it does with no cap. */
 static void a_boid_facing_out_of_a_crowd_stops_looking(void)
 {
 	const struct {
 		int behind;
 		uint32_t cap;
 		bool sees_mate;
-	} cases[] = {{20, 4, false}, {10, 4, true}, {20, 0, true}};
+	} cases[] = {{20, 4, false}, {16, 4, false}, {15, 4, true}, {10, 4, true}, {20, 0, true}};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (int level = STEER_SIMD_SCALAR; level <= (int)steer_simd_best(); level++) {
 			steer_world *w = make_world(1000, 1000, STEER_EDGE_WRAP, 1);
