@@ -574,6 +574,13 @@ static void charge(conn *c, uint64_t t0)
 	c->vtime += c->last_cost;
 }
 
+/* Whether what arrives now must wait its turn: the loop's command time is spent, or
+ * others wait for theirs and it must not go ahead of them. */
+static bool must_wait(const server *s)
+{
+	return s->turn_used_ns >= LOOP_TURN_BUDGET_NS || s->turns_waiting;
+}
+
 /* c's turn is over: it reads nothing more until the next turn of the loop, when
  * conn_resume_deferred runs what waits (busy holds it, as behind a job). */
 static void defer(conn *c)
@@ -873,9 +880,7 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		hold(c, buf->base, (size_t)n);
 		return;
 	}
-	if (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS || c->srv->turns_waiting) {
-		/* The turn is spent, or others wait for theirs: it waits its place among
-		 * them, rather than going ahead of those that have waited. */
+	if (must_wait(c->srv)) {
 		c->srv->turns_throttled++;
 		defer(c);
 		hold(c, buf->base, (size_t)n);
@@ -963,7 +968,7 @@ void conn_job_done(conn *c, const steer_command *cmd, uint32_t request_id, const
 		proto_reply(c, request_id, reply);
 	if (c->closing || c->srv->stopping)
 		return;
-	if (c->held_len && (c->srv->turn_used_ns >= LOOP_TURN_BUDGET_NS || c->srv->turns_waiting)) {
+	if (c->held_len && must_wait(c->srv)) {
 		defer(c); /* what it sent behind the job waits its turn among the waiting */
 		return;
 	}
@@ -1104,8 +1109,8 @@ bool conn_resume_deferred(server *s, bool *ran)
 		conn *c = order[k];
 		if (s->turn_used_ns >= LOOP_TURN_BUDGET_NS) {
 			if (!cheap_turn(s, c)) {
-				waiting = s->turns_waiting =
-				    true; /* it keeps its place: next turn */
+				/* It keeps its place: next turn. */
+				waiting = s->turns_waiting = true;
 				continue;
 			}
 			s->cheap_turn_taken = true;

@@ -105,8 +105,8 @@ typedef struct server {
 	uv_idle_t step_idle;
 	uv_idle_t resume_idle; /* runs while connections wait for their next turn (conn.c) */
 	/* The loop's turn: command time spent by all connections in it (reset by
-	 * turn_check after each poll), and the vtime of the last connection served
-	 * from the waiting ones (conn.h, LOOP_TURN_BUDGET_NS). */
+	 * turn_check after each poll), and the virtual clock: where the last connection
+	 * served started (conn.c, start_turn; conn.h, LOOP_TURN_BUDGET_NS). */
 	uv_check_t turn_check;
 	uv_timer_t resume_timer; /* the waiting's next try, while command time is owed */
 	uint64_t turn_used_ns, vclock;
