@@ -750,24 +750,12 @@ static bool replan_own(void *ud, const steer_world *w, size_t i)
 	return steer_partition_owner(c->part, v->px[i], v->py[i]) == c->rank;
 }
 
-typedef struct plan_cost {
-	uint32_t id, pad;
-	uint64_t cells;
-} plan_cost;
-
-static int by_plan_id(const void *a, const void *b)
-{
-	uint32_t x = ((const plan_cost *)a)->id, y = ((const plan_cost *)b)->id;
-	return (x > y) - (x < y);
-}
-
-/* Every rank's plans of the tick to every rank; the budget admitted over all of them
- * in id order, as one process spends it (steer_replan_admit). */
-static steer_status replan_agree(void *ud, const uint32_t *ids, const uint64_t *cells, size_t n,
-                                 bool *admit)
+/* Every rank's plans under way to every rank; each rank's allowances as one process
+ * gives them, over the whole world's plans in their order (steer_goto_allowance). */
+static steer_status replan_agree(void *ud, const steer_plan_key *keys, size_t n, uint64_t *allow)
 {
 	steer_cluster *c = ud;
-	int mine = (int)(n * sizeof(plan_cost));
+	int mine = (int)(n * sizeof(steer_plan_key));
 	if (MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm) != MPI_SUCCESS)
 		return STEER_ERR_IO;
 	size_t total = 0;
@@ -775,39 +763,29 @@ static steer_status replan_agree(void *ud, const uint32_t *ids, const uint64_t *
 		c->recv_displs[r] = (int)total;
 		total += (size_t)c->recv_counts[r];
 	}
-	size_t count = total / sizeof(plan_cost);
-	plan_cost *all = malloc(count ? total : 1), *own = malloc(n ? n * sizeof *own : 1);
-	uint64_t *spent = malloc(count ? count * sizeof *spent : 1);
-	bool *ok = malloc(count ? count : 1);
-	if (!all || !own || !spent || !ok) {
+	size_t count = total / sizeof(steer_plan_key);
+	steer_plan_key *all = malloc(count ? total : 1);
+	if (!all) {
 		/* Inside a collective with no way to tell the others: the job ends. */
 		fprintf(stderr, "steer: rank %d: out of memory agreeing on goto's plans\n",
 		        c->rank);
 		MPI_Abort(c->comm, 71);
 	}
-	for (size_t k = 0; k < n; k++)
-		own[k] = (plan_cost){ids[k], 0, cells[k]};
 	steer_status st = STEER_OK;
-	if (MPI_Allgatherv(own, mine, MPI_BYTE, all, c->recv_counts, c->recv_displs, MPI_BYTE,
+	if (MPI_Allgatherv(keys, mine, MPI_BYTE, all, c->recv_counts, c->recv_displs, MPI_BYTE,
 	                   c->comm) != MPI_SUCCESS)
 		st = STEER_ERR_IO;
 	if (st == STEER_OK) {
-		qsort(all, count, sizeof *all, by_plan_id);
-		for (size_t k = 0; k < count; k++)
-			spent[k] = all[k].cells;
-		steer_replan_admit(spent, count, ok);
-		/* This rank's plans are ids ascending, as is the merged list. */
+		qsort(all, count, sizeof *all, steer_plan_key_cmp);
+		/* This rank's plans are in the same order as the merged list. */
 		size_t j = 0;
 		for (size_t k = 0; k < n; k++) {
-			while (j < count && all[j].id != ids[k])
+			while (j < count && steer_plan_key_cmp(&all[j], &keys[k]) != 0)
 				j++;
-			admit[k] = j < count && ok[j];
+			allow[k] = j < count ? steer_goto_allowance(&keys[k], j, count) : 0;
 		}
 	}
 	free(all);
-	free(own);
-	free(spent);
-	free(ok);
 	return st;
 }
 

@@ -425,20 +425,20 @@ static steer_status params_from(const steer_command *c, const steer_world *w, st
 	return STEER_OK;
 }
 
-static size_t room_left(const steer_world *w)
-{
-	size_t max = steer_world_config_get(w)->max_vehicles;
-	size_t n = steer_world_vehicles(w)->count;
-	return max == 0 ? SIZE_MAX : (n >= max ? 0 : max - n);
-}
-
 static steer_status x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *r)
 {
 	steer_world *w = s->world;
-	if (c->count > room_left(w))
-		return steer_reply_fail(
-		    r, "spawning %u would exceed --max-vehicles (%zu; %zu in the world)", c->count,
-		    steer_world_config_get(w)->max_vehicles, steer_world_vehicles(w)->count);
+	/* Before the positions are made: a count past the limit allocates nothing. */
+	size_t max = steer_world_config_get(w)->max_vehicles;
+	if (c->count > steer_vehicles_room(w)) {
+		if (max)
+			return steer_reply_fail(
+			    r, "spawning %u would exceed --max-vehicles (%zu; %zu in the world)",
+			    c->count, max, steer_world_vehicles(w)->count);
+		return steer_reply_fail(r,
+		                        "spawning %u would exceed the ids a world has (%zu left)",
+		                        c->count, steer_vehicles_room(w));
+	}
 	steer_params p;
 	steer_vec2 unused = v2(0, 0);
 	if (params_from(c, w, steer_flock_params(), &p, &unused, r))
@@ -1000,6 +1000,13 @@ static steer_status x_goto(const steer_command *c, steer_session *s, const steer
 	if (st != STEER_OK)
 		return status_err(r, st, c->id);
 	steer_strbuf *b = &r->json;
+	if (rep.planning) {
+		steer_strbuf_puts(b, "{\"planning\":true,\"note\":");
+		steer_json_str(b, "a long way: planned over the next ticks (get ID shows "
+		                  "goto.planning); until then it follows the route it had, if any");
+		steer_strbuf_puts(b, "}");
+		return STEER_OK;
+	}
 	double end[2] = {rep.end.x, rep.end.y};
 	steer_strbuf_printf(b, "{\"reached\":%s,\"waypoints\":%zu,\"end\":",
 	                    rep.reached ? "true" : "false", rep.waypoints);
@@ -1105,8 +1112,9 @@ static steer_status x_get(const steer_command *c, steer_session *s, const steer_
 		double goal[2] = {st->go.goal.x, st->go.goal.y};
 		steer_strbuf_puts(b, ",\"goto\":{\"goal\":");
 		steer_json_nums(b, goal, 2);
-		steer_strbuf_printf(
-		    b, ",\"reached\":%s,\"clearance\":", st->go.reached ? "true" : "false");
+		steer_strbuf_printf(b, ",\"planning\":%s,\"reached\":%s,\"clearance\":",
+		                    st->go.planning ? "true" : "false",
+		                    st->go.reached ? "true" : "false");
 		steer_json_num(b, st->go.radius);
 		steer_strbuf_puts(b, "}");
 	}

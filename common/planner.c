@@ -334,49 +334,116 @@ static inline uint32_t neighbour(const plan_grid *g, long ci, long cj, int di, i
 	return (uint32_t)j * g->nx + (uint32_t)i;
 }
 
-/* A* from start's cell to goal's; the cells of the route into s->cells (goal end
- * first). *reached false: to the expanded cell nearest the goal instead. */
-static steer_status astar(const steer_world *w, const plan_grid *g, steer_vec2 goal,
-                          plan_scratch *s, bool *reached, size_t *expanded)
+/* One clearance's A*, resumable: begun, advanced some cells at a time, its route read
+ * when done. Its state depends on the geometry, the ends and the cells expanded alone,
+ * not on how the expansions were split. */
+typedef struct plan_search {
+	plan_grid g;
+	plan_scratch s;
+	steer_vec2 start, from, goal; /* from: start stepped out; goal: moved out */
+	double radius;
+	double step_x, step_y, step_d; /* a step's length: along x, along y, diagonal */
+	uint32_t from_cell, to, best;
+	double best_d;
+	size_t expanded;
+	bool straight; /* a clear straight line is the route: no grid */
+	bool done, reached;
+} plan_search;
+
+static void search_free(plan_search *ps)
 {
+	scratch_free(&ps->s);
+	memset(ps, 0, sizeof *ps);
+}
+
+/* Starts a plan from start to goal for a disc of that radius: the goal moved out of any
+ * obstacle, the straight line tried, the grid and the open list set up. NOMEM,
+ * INVALID; ps freed by search_free either way. */
+static steer_status search_begin(const steer_world *w, steer_vec2 start, steer_vec2 goal,
+                                 double radius, plan_search *ps)
+{
+	memset(ps, 0, sizeof *ps);
+	if (!(radius > 0.0) || !steer_vec_ok(start) || !steer_vec_ok(goal))
+		return STEER_ERR_INVALID;
+	ps->start = ps->from = start;
+	ps->radius = radius;
+	steer_vec2 free_goal;
+	steer_status st = steer_geom_free_point(w, goal, radius, &free_goal);
+	if (st == STEER_ERR_NOMEM)
+		return st;
+	ps->goal = wrap_point(w, free_goal); /* NOENT: no room anywhere; goal as given */
+	steer_geom_hits hits;
+	memset(&hits, 0, sizeof hits);
+	/* A clear straight line is the route: no grid, no detour from its rounding. */
+	if (steer_plan_clear(w, start, ps->goal, radius, &hits)) {
+		steer_geom_hits_free(&hits);
+		ps->straight = ps->done = ps->reached = true;
+		return STEER_OK;
+	}
+	/* A start nearer an obstacle than the radius (a vehicle pressed against a wall)
+	 * would have no free cell round it: the route first steps out to the nearest
+	 * point where the disc fits, when that is on the same side of everything. */
+	if (steer_geom_free_point(w, start, radius, &ps->from) != STEER_OK ||
+	    !steer_plan_clear(w, start, ps->from, 0.0, &hits))
+		ps->from = start;
+	steer_geom_hits_free(&hits);
+	plan_grid *g = &ps->g;
+	grid_setup(w, start, ps->goal, radius, g);
+	plan_scratch *s = &ps->s;
 	size_t n = (size_t)g->nx * g->ny;
 	s->state = calloc(n, 1);
 	s->g = malloc(n * sizeof *s->g);
 	s->parent = malloc(n * sizeof *s->parent);
-	s->known = memo_for(w, g);
-	if (!s->known)
-		s->known = s->own_known = calloc(n, 1);
-	if (!s->state || !s->g || !s->parent || !s->known)
+	if (!s->state || !s->g || !s->parent)
 		return STEER_ERR_NOMEM;
-	/* A step's length: straight along x or y, or diagonal (hypot(di * hx, dj * hy)
-	 * has these three values). */
-	const double step_x = g->hx, step_y = g->hy, step_d = hypot(g->hx, g->hy);
-	uint32_t from = s->cells[0], to = cell_of(g, goal);
+	/* hypot(di * hx, dj * hy) has these three values. */
+	ps->step_x = g->hx;
+	ps->step_y = g->hy;
+	ps->step_d = hypot(g->hx, g->hy);
+	uint32_t from = cell_of(g, wrap_point(w, ps->from));
+	ps->from_cell = from;
+	ps->to = cell_of(g, ps->goal);
 	s->state[from] = CELL_FREE | CELL_OPEN;
 	s->g[from] = 0.0;
 	s->parent[from] = from;
-	/* The goal is free (the caller moved it out of obstacles): so is its cell. */
-	s->state[to] |= CELL_FREE;
-	uint32_t best = from;
-	double best_d = v2_len(steer_world_delta(w, cell_centre(g, from), goal));
-	if (open_push(&s->open, (open_item){best_d, 0.0, from}) != STEER_OK)
-		return STEER_ERR_NOMEM;
-	*reached = false;
-	*expanded = 0;
-	while (s->open.count) {
+	/* The goal is free (moved out of obstacles): so is its cell. */
+	s->state[ps->to] |= CELL_FREE;
+	ps->best = from;
+	ps->best_d = v2_len(steer_world_delta(w, cell_centre(g, from), ps->goal));
+	return open_push(&s->open, (open_item){ps->best_d, 0.0, from});
+}
+
+/* Expands up to limit more cells (*used of them); ps->done once the goal is reached or
+ * no cell is left open. */
+static steer_status search_advance(const steer_world *w, plan_search *ps, size_t limit,
+                                   size_t *used)
+{
+	*used = 0;
+	if (ps->done)
+		return STEER_OK;
+	const plan_grid *g = &ps->g;
+	plan_scratch *s = &ps->s;
+	/* What plans learnt of the cells: the world's record, looked up again each time
+	 * (another plan may have taken its place since), or this plan's own. */
+	if (!s->own_known) {
+		s->known = memo_for(w, g);
+		if (!s->known && !(s->known = s->own_known = calloc((size_t)g->nx * g->ny, 1)))
+			return STEER_ERR_NOMEM;
+	}
+	while (s->open.count && *used < limit) {
 		open_item it = open_pop(&s->open);
 		uint32_t c = it.cell;
 		if ((s->state[c] & CELL_CLOSED) || it.g > s->g[c])
 			continue;
 		s->state[c] |= CELL_CLOSED;
-		++*expanded;
-		double d = v2_len(steer_world_delta(w, cell_centre(g, c), goal));
-		if (d < best_d || (d == best_d && c < best)) {
-			best = c;
-			best_d = d;
+		++*used;
+		double d = v2_len(steer_world_delta(w, cell_centre(g, c), ps->goal));
+		if (d < ps->best_d || (d == ps->best_d && c < ps->best)) {
+			ps->best = c;
+			ps->best_d = d;
 		}
-		if (c == to) {
-			*reached = true;
+		if (c == ps->to) {
+			ps->reached = true;
 			break;
 		}
 		long ci = (long)(c % g->nx), cj = (long)(c / g->nx);
@@ -393,26 +460,22 @@ static steer_status astar(const steer_world *w, const plan_grid *g, steer_vec2 g
 					if (!cell_free(w, g, s, a) || !cell_free(w, g, s, b))
 						continue;
 				}
-				double ng = s->g[c] + (di && dj ? step_d : di ? step_x : step_y);
+				double ng = s->g[c] + (di && dj ? ps->step_d
+				                       : di     ? ps->step_x
+				                                : ps->step_y);
 				if ((s->state[nb] & CELL_OPEN) && ng >= s->g[nb])
 					continue;
 				s->state[nb] |= CELL_OPEN;
 				s->g[nb] = ng;
 				s->parent[nb] = c;
-				double h = v2_len(steer_world_delta(w, cell_centre(g, nb), goal));
+				double h =
+				    v2_len(steer_world_delta(w, cell_centre(g, nb), ps->goal));
 				if (open_push(&s->open, (open_item){ng + h, ng, nb}) != STEER_OK)
 					return STEER_ERR_NOMEM;
 			}
 	}
-	s->ncells = 0;
-	for (uint32_t c = *reached ? to : best;; c = s->parent[c]) {
-		if (steer_reserve((void **)&s->cells, &s->cells_cap, s->ncells + 1,
-		                  sizeof *s->cells) != STEER_OK)
-			return STEER_ERR_NOMEM;
-		s->cells[s->ncells++] = c;
-		if (c == from)
-			break;
-	}
+	ps->expanded += *used;
+	ps->done = ps->reached || s->open.count == 0;
 	return STEER_OK;
 }
 
@@ -436,71 +499,67 @@ static steer_status smooth(const steer_world *w, const steer_vec2 *pts, size_t n
 	return STEER_OK;
 }
 
-steer_status steer_plan(const steer_world *w, steer_vec2 start, steer_vec2 goal, double radius,
-                        steer_route *out)
+/* A done search's route: the cells from the goal's (or the nearest the goal the search
+ * reached) back to the start's, as points, string-pulled. */
+static steer_status search_route(const steer_world *w, plan_search *ps, steer_route *out)
 {
-	if (!(radius > 0.0) || !steer_vec_ok(start) || !steer_vec_ok(goal))
-		return STEER_ERR_INVALID;
 	out->count = 0;
-	out->reached = false;
-	out->expanded = 0;
-	steer_vec2 free_goal;
-	steer_status st = steer_geom_free_point(w, goal, radius, &free_goal);
-	if (st == STEER_ERR_NOMEM)
-		return st;
-	goal = wrap_point(w, free_goal); /* NOENT: no room anywhere; goal as given */
-	steer_geom_hits hits;
-	memset(&hits, 0, sizeof hits);
-	/* A clear straight line is the route: no grid, no detour from its rounding. */
-	if (steer_plan_clear(w, start, goal, radius, &hits)) {
-		steer_geom_hits_free(&hits);
+	out->reached = ps->reached;
+	out->expanded = ps->expanded;
+	out->cells = ps->straight ? 0 : (size_t)ps->g.nx * ps->g.ny;
+	if (ps->straight) {
 		if (steer_reserve((void **)&out->points, &out->cap, 1, sizeof *out->points) !=
 		    STEER_OK)
 			return STEER_ERR_NOMEM;
-		out->points[0] = goal;
+		out->points[0] = ps->goal;
 		out->count = 1;
-		out->reached = true;
-		out->cells = 0;
 		return STEER_OK;
 	}
-	/* A start nearer an obstacle than the radius (a vehicle pressed against a wall)
-	 * would have no free cell round it: the route first steps out to the nearest
-	 * point where the disc fits, when that is on the same side of everything. */
-	steer_vec2 from = start;
-	if (steer_geom_free_point(w, start, radius, &from) != STEER_OK ||
-	    !steer_plan_clear(w, start, from, 0.0, &hits))
-		from = start;
-	plan_grid g;
-	grid_setup(w, start, goal, radius, &g);
-	out->cells = (size_t)g.nx * g.ny;
-	plan_scratch s;
-	memset(&s, 0, sizeof s);
-	bool reached = false;
-	st = steer_reserve((void **)&s.cells, &s.cells_cap, 1, sizeof *s.cells);
-	if (st == STEER_OK) {
-		s.cells[0] = cell_of(&g, wrap_point(w, from));
-		st = astar(w, &g, goal, &s, &reached, &out->expanded);
+	plan_scratch *s = &ps->s;
+	s->ncells = 0;
+	for (uint32_t c = ps->reached ? ps->to : ps->best;; c = s->parent[c]) {
+		if (steer_reserve((void **)&s->cells, &s->cells_cap, s->ncells + 1,
+		                  sizeof *s->cells) != STEER_OK)
+			return STEER_ERR_NOMEM;
+		s->cells[s->ncells++] = c;
+		if (c == ps->from_cell)
+			break;
 	}
 	/* The route as points: start, the centres of the cells after the start's, and the
 	 * goal in place of its cell's centre. */
-	if (st == STEER_OK)
-		st = steer_reserve((void **)&s.pts, &s.pts_cap, s.ncells + 2, sizeof *s.pts);
-	if (st == STEER_OK) {
-		size_t np = 0;
-		s.pts[np++] = start;
-		if (from.x != start.x || from.y != start.y)
-			s.pts[np++] = from;
-		for (size_t k = s.ncells - 1; k-- > (reached ? 1u : 0u);)
-			s.pts[np++] = cell_centre(&g, s.cells[k]);
-		if (reached)
-			s.pts[np++] = goal;
-		else if (np == 1) /* nowhere better than where it stands */
-			s.pts[np++] = start;
-		st = smooth(w, s.pts, np, radius, &hits, out);
-		out->reached = reached;
-	}
-	scratch_free(&s);
+	if (steer_reserve((void **)&s->pts, &s->pts_cap, s->ncells + 2, sizeof *s->pts) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	size_t np = 0;
+	s->pts[np++] = ps->start;
+	if (ps->from.x != ps->start.x || ps->from.y != ps->start.y)
+		s->pts[np++] = ps->from;
+	for (size_t k = s->ncells - 1; k-- > (ps->reached ? 1u : 0u);)
+		s->pts[np++] = cell_centre(&ps->g, s->cells[k]);
+	if (ps->reached)
+		s->pts[np++] = ps->goal;
+	else if (np == 1) /* nowhere better than where it stands */
+		s->pts[np++] = ps->start;
+	steer_geom_hits hits;
+	memset(&hits, 0, sizeof hits);
+	steer_status st = smooth(w, s->pts, np, ps->radius, &hits, out);
 	steer_geom_hits_free(&hits);
+	return st;
+}
+
+steer_status steer_plan(const steer_world *w, steer_vec2 start, steer_vec2 goal, double radius,
+                        steer_route *out)
+{
+	out->count = 0;
+	out->reached = false;
+	out->expanded = 0;
+	plan_search ps;
+	size_t used;
+	steer_status st = search_begin(w, start, goal, radius, &ps);
+	if (st == STEER_OK)
+		st = search_advance(w, &ps, SIZE_MAX, &used);
+	if (st == STEER_OK)
+		st = search_route(w, &ps, out);
+	search_free(&ps);
 	return st;
 }
 
@@ -519,68 +578,155 @@ static steer_extra *extra_at(steer_world *w, size_t i)
 	return e == STEER_NO_EXTRA ? NULL : &w->extras.slots[e];
 }
 
-/* Plans for the vehicle at index i (which has extras) to goal and makes the route its
- * path. The route keeps the clearance the vehicle keeps (steer_target_clearance) and
- * half its path_threshold besides, as path following turns for the next waypoint that
- * far before the one at a corner; where that does not get there, the clearance alone,
- * then the body's radius alone. The vehicle unchanged on error. */
-static steer_status goto_plan(steer_world *w, size_t i, steer_vec2 goal, steer_goto_report *rep,
-                              size_t *expanded)
+/* A goto plan: the clearances it tries in turn, each a search. The first keeps the
+ * clearance the vehicle keeps (steer_target_clearance) and half its path_threshold
+ * besides, as path following turns for the next waypoint that far before the one at a
+ * corner; where that does not get there, the clearance alone, then the body's radius
+ * alone. Its state is a function of its vehicle's go (start, goal, cells spent) and the
+ * geometry: a job lost (a load, a rewind, a vehicle come from another rank) is made
+ * again by expanding as many cells from the start. */
+typedef struct steer_goto_job {
+	uint32_t id;
+	steer_vec2 start, goal; /* what it plans, as the vehicle's go said */
+	uint64_t began, epoch;  /* epoch: the geometry's it was planned on */
+	uint32_t restarts;
+	uint64_t spent; /* cells expanded by its searches */
+	double radii[3];
+	int phase;      /* the clearance being searched */
+	bool searching; /* search holds radii[phase]'s */
+	bool done;      /* best is the route */
+	plan_search search;
+	steer_route best; /* the first clearance's route, or a thinner one that got there */
+	double best_radius;
+} steer_goto_job;
+
+static void job_init(const steer_world *w, size_t i, const steer_goto_state *go, steer_goto_job *j)
 {
-	steer_extra *e = extra_at(w, i);
+	memset(j, 0, sizeof *j);
 	const steer_params *prm = steer_vehicle_params_at(w, i);
 	double keep = steer_target_clearance(prm, w->v.behaviors[i]);
-	double radii[3] = {keep + 0.5 * prm->path_threshold, keep, prm->radius};
-	steer_vec2 start = pos_of(&w->v, i);
-	steer_route route = {0};
-	double clearance = radii[0];
-	steer_status st = steer_plan(w, start, goal, clearance, &route);
-	*expanded += route.expanded;
-	for (int k = 1; k < 3 && st == STEER_OK && !route.reached; k++) {
-		if (!(radii[k] < clearance))
-			continue;
-		steer_route other = {0};
-		st = steer_plan(w, start, goal, radii[k], &other);
-		*expanded += other.expanded;
-		if (st == STEER_OK && other.reached) {
-			steer_route_free(&route);
-			route = other;
-			clearance = radii[k];
-		} else {
-			steer_route_free(&other);
+	j->radii[0] = keep + 0.5 * prm->path_threshold;
+	j->radii[1] = keep;
+	j->radii[2] = prm->radius;
+	j->id = w->v.id[i];
+	j->start = go->start;
+	j->goal = go->goal;
+	j->began = go->began;
+	j->restarts = go->restarts;
+	j->epoch = w->geom.epoch;
+}
+
+static void job_clear(steer_goto_job *j)
+{
+	search_free(&j->search);
+	steer_route_free(&j->best);
+}
+
+/* Whether job j is the plan go says is under way, on the geometry as it is. */
+static bool job_matches(const steer_world *w, const steer_goto_job *j, const steer_goto_state *go)
+{
+	return go->planning && j->start.x == go->start.x && j->start.y == go->start.y &&
+	       j->goal.x == go->goal.x && j->goal.y == go->goal.y && j->began == go->began &&
+	       j->restarts == go->restarts && j->spent == go->spent && j->epoch == w->geom.epoch;
+}
+
+/* Expands cells until the job has spent target of them or is done. A search's state
+ * depends on the cells it expanded, not on how they were split, so a job run to N cells
+ * at once is the job run to N in steps. NOMEM, INVALID. */
+static steer_status job_run(const steer_world *w, steer_goto_job *j, uint64_t target)
+{
+	steer_status st;
+	while (!j->done) {
+		plan_search *ps = &j->search;
+		if (!j->searching) {
+			j->searching = true;
+			if ((st = search_begin(w, j->start, j->goal, j->radii[j->phase], ps)) !=
+			    STEER_OK)
+				return st;
 		}
+		if (!ps->done) {
+			if (j->spent >= target)
+				return STEER_OK;
+			size_t used;
+			st = search_advance(w, ps, (size_t)(target - j->spent), &used);
+			j->spent += used;
+			if (st != STEER_OK || !ps->done)
+				return st;
+		}
+		steer_route r = {0};
+		st = search_route(w, ps, &r);
+		search_free(ps);
+		j->searching = false;
+		if (st != STEER_OK) {
+			steer_route_free(&r);
+			return st;
+		}
+		if (j->phase == 0 || r.reached) {
+			steer_route_free(&j->best);
+			j->best = r;
+			j->best_radius = j->radii[j->phase];
+		} else {
+			steer_route_free(&r);
+		}
+		if (j->best.reached)
+			break;
+		/* A thinner disc, when there is one. */
+		do
+			j->phase++;
+		while (j->phase < 3 && !(j->radii[j->phase] < j->best_radius));
+		if (j->phase >= 3)
+			break;
 	}
-	if (st == STEER_OK && route.count > STEER_MAX_WAYPOINTS)
-		st = STEER_ERR_LIMIT;
+	j->done = true;
+	return STEER_OK;
+}
+
+/* Makes route the vehicle's path, planned from start for that clearance, and ends the
+ * plan. LIMIT, NOMEM: the vehicle unchanged. */
+static steer_status route_apply(steer_world *w, size_t i, const steer_route *route,
+                                double clearance, steer_vec2 start, steer_goto_report *rep)
+{
+	if (route->count > STEER_MAX_WAYPOINTS)
+		return STEER_ERR_LIMIT;
+	steer_extra *e = extra_at(w, i);
 	steer_path *path = &e->s.path;
 	size_t cap = path->cap;
-	if (st == STEER_OK && steer_reserve((void **)&path->points, &cap, route.count,
-	                                    sizeof *path->points) != STEER_OK)
-		st = STEER_ERR_NOMEM;
-	if (st != STEER_OK) {
-		steer_route_free(&route);
-		return st;
-	}
+	if (steer_reserve((void **)&path->points, &cap, route->count, sizeof *path->points) !=
+	    STEER_OK)
+		return STEER_ERR_NOMEM;
 	path->cap = (uint32_t)cap;
-	memcpy(path->points, route.points, route.count * sizeof *path->points);
-	path->count = (uint32_t)route.count;
+	memcpy(path->points, route->points, route->count * sizeof *path->points);
+	path->count = (uint32_t)route->count;
 	path->index = 0;
 	path->loop = false;
 	steer_goto_state *go = &e->s.go;
-	go->goal = goal;
 	go->from = start;
 	go->radius = clearance;
-	go->reached = route.reached;
+	go->reached = route->reached;
 	go->tried = w->tick;
 	go->epoch = w->geom.epoch;
+	go->planning = false;
+	go->restarts = 0;
+	go->start = v2(0.0, 0.0);
+	go->began = 0;
+	go->spent = 0;
 	if (rep) {
-		rep->reached = route.reached;
-		rep->end = route.count ? route.points[route.count - 1] : start;
-		rep->waypoints = route.count;
+		rep->planning = false;
+		rep->reached = route->reached;
+		rep->end = route->count ? route->points[route->count - 1] : start;
+		rep->waypoints = route->count;
 		rep->radius = clearance;
 	}
-	steer_route_free(&route);
 	return STEER_OK;
+}
+
+/* A plan from where vehicle i stands to its goal, under way from this tick. */
+static void plan_start(steer_world *w, size_t i, steer_goto_state *go)
+{
+	go->planning = true;
+	go->start = pos_of(&w->v, i);
+	go->spent = 0;
+	go->epoch = w->geom.epoch;
 }
 
 steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
@@ -595,11 +741,30 @@ steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
 	steer_status st = steer_vehicle_enable(w, id, STEER_PATH, true);
 	if (st != STEER_OK)
 		return st;
-	bool had_path =
-	    w->v.extra[i] != STEER_NO_EXTRA && w->extras.slots[w->v.extra[i]].s.path.count != 0;
+	steer_extra *e = extra_at(w, (size_t)i);
+	bool had_path = e->s.path.count != 0;
+	steer_goto_state was = e->s.go;
 	/* A fresh grid: commands come between ticks, after anything added. */
-	if ((st = steer_geom_update(w)) != STEER_OK ||
-	    (st = goto_plan(w, (size_t)i, goal, rep, &(size_t){0})) != STEER_OK) {
+	st = steer_geom_update(w);
+	steer_goto_state *go = &e->s.go;
+	go->goal = goal;
+	go->began = w->tick;
+	go->restarts = 0;
+	plan_start(w, (size_t)i, go);
+	steer_goto_job j;
+	job_init(w, (size_t)i, go, &j);
+	if (st == STEER_OK)
+		st = job_run(w, &j, STEER_GOTO_CELLS_AT_ONCE);
+	if (st == STEER_OK && j.done)
+		st = route_apply(w, (size_t)i, &j.best, j.best_radius, j.start, rep);
+	else if (st == STEER_OK && rep)
+		*rep = (steer_goto_report){.planning = true};
+	/* Too big to plan at once: the ticks take it on from the start (what the command
+	 * expanded is not kept, so that many gotos keep no searches). */
+	go->spent = 0;
+	job_clear(&j);
+	if (st != STEER_OK) {
+		e->s.go = was;
 		if (!had_path)
 			(void)steer_vehicle_enable(w, id, STEER_PATH, false);
 		return st;
@@ -674,9 +839,9 @@ static bool wants_route(steer_world *w, size_t i, uint64_t epoch, uint64_t retry
 }
 
 /* The goto vehicles (those share->own takes, when shared) as (id << 32 | index), in
- * id order: which routes the tick's budget reaches must depend on who the vehicles
- * are, not on the order storage holds them in. NULL with *n 0 when there are none
- * or memory ran out. */
+ * id order: which routes are looked at first must depend on who the vehicles are,
+ * not on the order storage holds them in. NULL with *n 0 when there are none or
+ * memory ran out. */
 static uint64_t *goto_order(steer_world *w, size_t *n)
 {
 	const steer_vehicles *v = &w->v;
@@ -697,136 +862,196 @@ static uint64_t *goto_order(steer_world *w, size_t *n)
 	return order;
 }
 
-void steer_replan_admit(const uint64_t *cells, size_t n, bool *admit)
+int steer_plan_key_cmp(const void *a, const void *b)
 {
-	uint64_t spent = 0;
-	for (size_t k = 0; k < n; k++) {
-		admit[k] = spent < STEER_REPLAN_CELLS_PER_TICK;
-		if (admit[k])
-			spent += cells[k];
+	const steer_plan_key *x = a, *y = b;
+	if (x->began != y->began)
+		return x->began < y->began ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+uint64_t steer_goto_allowance(const steer_plan_key *key, size_t k, size_t n)
+{
+	size_t slots = n < STEER_PLAN_SLOTS ? n : STEER_PLAN_SLOTS;
+	if (k >= slots)
+		return 0;
+	uint32_t doubled = key->restarts < 20 ? key->restarts : 20;
+	return (uint64_t)(STEER_PLAN_CELLS_PER_TICK / slots) << doubled;
+}
+
+/* --- the searches kept between ticks ------------------------------------------------- */
+
+static long job_find(const steer_world *w, uint32_t id)
+{
+	for (size_t k = 0; k < w->plan_jobs_count; k++)
+		if (w->plan_jobs[k]->id == id)
+			return (long)k;
+	return -1;
+}
+
+static void job_drop(steer_world *w, size_t k)
+{
+	job_clear(w->plan_jobs[k]);
+	free(w->plan_jobs[k]);
+	w->plan_jobs[k] = w->plan_jobs[--w->plan_jobs_count];
+}
+
+void steer_goto_jobs_free(steer_world *w)
+{
+	while (w->plan_jobs_count)
+		job_drop(w, w->plan_jobs_count - 1);
+	free(w->plan_jobs);
+	w->plan_jobs = NULL;
+	w->plan_jobs_cap = 0;
+}
+
+/* Drops the searches no plan under way is theirs any more. */
+static void jobs_prune(steer_world *w)
+{
+	for (size_t k = w->plan_jobs_count; k-- > 0;) {
+		const steer_goto_job *j = w->plan_jobs[k];
+		long i = steer_vehicle_index(w, j->id);
+		steer_extra *e = i < 0 ? NULL : extra_at(w, (size_t)i);
+		if (!e || !(w->v.behaviors[i] & STEER_GOTO) || !job_matches(w, j, &e->s.go))
+			job_drop(w, k);
 	}
 }
 
-/* A plan made on speculation, and what it replaced. */
-typedef struct planned {
-	size_t i;
-	uint64_t seen;
-	steer_goto_state go;
-	uint32_t count, index;
-	bool loop;
-	steer_vec2 *points; /* the old path's points (count of them), or NULL */
-} planned;
-
-/* Undoes a plan the whole world's budget did not admit: the old route, looked at
- * again next tick. */
-static void undo_plan(steer_world *w, const planned *p)
+/* The search of vehicle i's plan under way: kept from the last tick, or made again to
+ * the cells it had spent. NULL when memory ran out. */
+static steer_goto_job *job_for(steer_world *w, size_t i, const steer_goto_state *go)
 {
-	steer_extra *e = extra_at(w, p->i);
-	steer_path *path = &e->s.path;
-	/* The plan only grew the points' buffer. */
-	if (p->count)
-		memcpy(path->points, p->points, p->count * sizeof *path->points);
-	path->count = p->count;
-	path->index = p->index;
-	path->loop = p->loop;
-	e->s.go = p->go;
-	e->s.go.epoch = p->seen;
+	long k = job_find(w, w->v.id[i]);
+	if (k >= 0 && job_matches(w, w->plan_jobs[k], go))
+		return w->plan_jobs[k];
+	if (k >= 0)
+		job_drop(w, (size_t)k);
+	steer_goto_job *j = malloc(sizeof *j);
+	if (!j || steer_reserve((void **)&w->plan_jobs, &w->plan_jobs_cap, w->plan_jobs_count + 1,
+	                        sizeof *w->plan_jobs) != STEER_OK) {
+		free(j);
+		return NULL;
+	}
+	job_init(w, i, go, j);
+	w->plan_jobs[w->plan_jobs_count++] = j;
+	if (job_run(w, j, go->spent) != STEER_OK || j->spent != go->spent) {
+		job_drop(w, w->plan_jobs_count - 1);
+		return NULL;
+	}
+	return j;
 }
 
-/* steer_goto_replan over parts of one world: every part plans its own vehicles in id
- * order within the budget, the parts agree which plans the whole world's budget
- * admits (the same prefix of the id order one world would reach), and the rest are
- * undone. A plan's cells depend on the geometry and the vehicle alone, so a part's
- * plan costs what it would in one world. */
-static void replan_shared(steer_world *w, uint64_t *order, size_t n)
+/* Vehicle i's plan goes on for allow more cells; done, it is the route. Memory running
+ * out keeps it where it was, for the next tick. */
+static void plan_advance(steer_world *w, size_t i, uint64_t allow)
 {
+	steer_goto_state *go = &extra_at(w, i)->s.go;
+	steer_goto_job *j = job_for(w, i, go);
+	if (!j)
+		return;
+	steer_status st = job_run(w, j, go->spent + allow);
+	go->spent = j->spent;
+	if (st != STEER_OK || !j->done) {
+		if (st != STEER_OK)
+			job_drop(w, (size_t)job_find(w, j->id));
+		return;
+	}
+	if (route_apply(w, i, &j->best, j->best_radius, j->start, NULL) != STEER_OK) {
+		/* A route too long, or no memory for it: the old one, and the plan ends. */
+		go->planning = false;
+		go->restarts = 0;
+		go->spent = 0;
+		go->tried = w->tick;
+	}
+	job_drop(w, (size_t)job_find(w, j->id));
+}
+
+typedef struct waiting_plan {
+	steer_plan_key key;
+	size_t i;
+} waiting_plan;
+
+static int by_plan(const void *a, const void *b)
+{
+	return steer_plan_key_cmp(&((const waiting_plan *)a)->key, &((const waiting_plan *)b)->key);
+}
+
+/* Starts the plans this tick asks for and restarts those the geometry changed under;
+ * the plans under way into *out, in the order they are served (NULL when memory ran
+ * out: none goes on this tick). */
+static size_t plans_under_way(steer_world *w, waiting_plan **out)
+{
+	*out = NULL;
+	size_t n;
+	uint64_t *order = goto_order(w, &n);
 	uint64_t epoch = w->geom.epoch;
 	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
-	planned *made = n ? malloc(n * sizeof *made) : NULL;
-	uint32_t *ids = n ? malloc(n * sizeof *ids) : NULL;
-	uint64_t *cells = n ? malloc(n * sizeof *cells) : NULL;
-	bool *admit = n ? malloc(n * sizeof *admit) : NULL;
-	size_t m = 0, spent = 0;
-	bool ok = !n || (made && ids && cells && admit);
-	for (size_t k = 0; k < n && ok; k++) {
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++) {
 		size_t i = (size_t)(order[k] & UINT32_MAX);
+		steer_goto_state *go = &extra_at(w, i)->s.go;
 		uint64_t seen;
-		if (!wants_route(w, i, epoch, retry, &seen))
-			continue;
-		steer_extra *e = extra_at(w, i);
-		/* Past this part's budget the whole world's is spent too. */
-		if (spent >= STEER_REPLAN_CELLS_PER_TICK) {
-			e->s.go.epoch = seen;
+		if (go->planning) {
+			/* The cells it learnt may be wrong now: from where it stands, with twice
+			 * the cells a tick, so that it ends even while the geometry changes
+			 * every tick. It keeps its place. */
+			if (go->epoch != epoch) {
+				go->restarts++;
+				plan_start(w, i, go);
+			}
+		} else if (wants_route(w, i, epoch, retry, &seen)) {
+			go->began = w->tick;
+			go->restarts = 0;
+			plan_start(w, i, go);
+		} else {
 			continue;
 		}
-		const steer_path *path = &e->s.path;
-		planned *p = &made[m];
-		*p = (planned){i, seen, e->s.go, path->count, path->index, path->loop, NULL};
-		if (path->count && !(p->points = malloc(path->count * sizeof *p->points))) {
-			e->s.go.epoch = seen; /* out of memory: the old route, a tick longer */
-			continue;
-		}
-		if (path->count)
-			memcpy(p->points, path->points, path->count * sizeof *p->points);
-		size_t before = spent;
-		(void)goto_plan(w, i, e->s.go.goal, NULL,
-		                &spent); /* out of memory: the old route */
-		ids[m] = w->v.id[i];
-		cells[m] = spent - before;
-		m++;
+		order[m++] = order[k];
 	}
-	/* Every part, every tick, even with nothing planned: the parts agree together. */
-	steer_status st = w->replan.agree(w->replan.ud, ids, cells, m, admit);
-	for (size_t k = 0; k < m; k++) {
-		if (st != STEER_OK || !admit[k])
-			undo_plan(w, &made[k]);
-		free(made[k].points);
+	waiting_plan *p = m ? malloc(m * sizeof *p) : NULL;
+	for (size_t k = 0; p && k < m; k++) {
+		size_t i = (size_t)(order[k] & UINT32_MAX);
+		const steer_goto_state *go = &extra_at(w, i)->s.go;
+		p[k] = (waiting_plan){{go->began, w->v.id[i], go->restarts}, i};
 	}
-	free(made);
-	free(ids);
-	free(cells);
-	free(admit);
+	free(order);
+	if (!p)
+		return 0;
+	qsort(p, m, sizeof *p, by_plan);
+	*out = p;
+	return m;
 }
 
 void steer_goto_replan(steer_world *w)
 {
-	size_t n;
-	uint64_t *order = goto_order(w, &n);
-	if (w->replan_shared) {
-		replan_shared(w, order, n);
-		free(order);
-		return;
-	}
-	if (n == 0)
-		return; /* none, or out of memory: every route stays a tick longer */
-	uint64_t epoch = w->geom.epoch;
-	uint64_t retry = (uint64_t)fmax(1.0, round(w->cfg.tick_rate));
-	size_t spent = 0;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = (size_t)(order[k] & UINT32_MAX);
-		uint64_t seen;
-		if (!wants_route(w, i, epoch, retry, &seen))
-			continue;
-		/* Past the tick's budget, the vehicle keeps its route a tick longer and is
-		 * looked at again then: a wall across a thousand routes must not hold one
-		 * tick for a thousand plans. */
-		steer_goto_state *go = &extra_at(w, i)->s.go;
-		if (spent >= STEER_REPLAN_CELLS_PER_TICK) {
-			go->epoch = seen;
-			continue;
-		}
-		(void)goto_plan(w, i, go->goal, NULL, &spent); /* out of memory: the old route */
-	}
-	free(order);
+	waiting_plan *p;
+	size_t n = plans_under_way(w, &p);
+	steer_plan_key *keys = n ? malloc(n * sizeof *keys) : NULL;
+	uint64_t *allow = n ? malloc(n * sizeof *allow) : NULL;
+	if (n && (!keys || !allow))
+		n = 0; /* out of memory: no plan goes on this tick */
+	for (size_t k = 0; k < n; k++)
+		keys[k] = p[k].key;
+	steer_status st = STEER_OK;
+	if (w->replan_shared)
+		st = w->replan.agree(w->replan.ud, keys, n, allow);
+	else
+		for (size_t k = 0; k < n; k++)
+			allow[k] = steer_goto_allowance(&keys[k], k, n);
+	for (size_t k = 0; k < n && st == STEER_OK; k++)
+		if (allow[k])
+			plan_advance(w, p[k].i, allow[k]);
+	jobs_prune(w);
+	free(p);
+	free(keys);
+	free(allow);
 }
 
 void steer_goto_replan_skipped(steer_world *w)
 {
 	/* The other parts wait for this one's word. */
-	if (w->replan_shared) {
-		bool none;
-		(void)w->replan.agree(w->replan.ud, NULL, NULL, 0, &none);
-	}
+	if (w->replan_shared)
+		(void)w->replan.agree(w->replan.ud, NULL, 0, NULL);
 }
 
 void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share)

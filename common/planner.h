@@ -59,15 +59,28 @@ bool steer_plan_clear(const steer_world *w, steer_vec2 a, steer_vec2 b, double r
 
 /* What `goto` did, for its reply. */
 typedef struct steer_goto_report {
+	bool planning;    /* the plan goes on in the next ticks: nothing below is set */
 	bool reached;     /* false: the goal is unreachable, end is the nearest point */
 	steer_vec2 end;   /* where the route ends */
 	size_t waypoints; /* the route's */
 	double radius;    /* the clearance it was planned for */
 } steer_goto_report;
 
-/* goto: plans from the vehicle's position to goal, makes the route its path (arriving
- * at the last point) and turns goto and path on, seek, arrive, pursue, wander, follow,
- * hide and interpose off.
+/* The grid cells a `goto` command's plan may expand at once: a plan that needs more
+ * goes on in the ticks (below), so that no command holds the loop for a big maze. */
+#define STEER_GOTO_CELLS_AT_ONCE 16384u
+/* The grid cells all plans under way may expand in one tick, shared equally by the
+ * first STEER_PLAN_SLOTS of them in the order they were asked for (steer_plan_key);
+ * a plan the geometry changed under starts again with its share doubled for each
+ * time, so that one is done even while the geometry changes every tick. */
+#define STEER_PLAN_CELLS_PER_TICK 16384u
+#define STEER_PLAN_SLOTS          8u
+
+/* goto: turns goto and path on, seek, arrive, pursue, wander, follow, hide and
+ * interpose off, and plans from the vehicle's position to goal. A plan done within
+ * STEER_GOTO_CELLS_AT_ONCE is the vehicle's path at once (arriving at the last point);
+ * else rep->planning, and the plan goes on in the ticks while the vehicle follows the
+ * path it had.
  * NOENT, INVALID (goal not finite), LIMIT (a route of more than STEER_MAX_WAYPOINTS),
  * NOMEM; the vehicle unchanged on error. */
 steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
@@ -75,20 +88,18 @@ steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
 /* Turns goto off, with its route (the path) and path following. */
 steer_status steer_vehicle_goto_off(steer_world *w, uint32_t id);
 
-/* The grid cells the step's replanning may expand in one tick before it starts no
- * more plans (one plan may overrun it): the rest wait for the next ticks, in storage
- * order. About a plan across a 1,000-circle world. */
-#define STEER_REPLAN_CELLS_PER_TICK 65536u
-
-/* The step's replanning, before the forces, on one thread: for each goto vehicle
- * whose geometry changed since it last looked, plans again when a leg of the
- * remaining route is blocked, or (at most once a second) when the route falls short
- * of an unreachable goal; within STEER_REPLAN_CELLS_PER_TICK. Memory running out
- * keeps the old routes. */
+/* The step's planning, before the forces, on one thread: each goto vehicle whose
+ * geometry changed since it last looked starts a plan when a leg of the remaining
+ * route is blocked, or (at most once a second) when the route falls short of an
+ * unreachable goal; then the plans under way go on within STEER_PLAN_CELLS_PER_TICK,
+ * and those done become their vehicles' routes. Memory running out keeps the old
+ * routes. */
 void steer_goto_replan(steer_world *w);
-/* The step failed before replanning: a world sharing its budget still tells the
- * other parts it planned nothing. */
+/* The step failed before planning: a world sharing its budget still tells the other
+ * parts it has no plan under way. */
 void steer_goto_replan_skipped(steer_world *w);
+/* Frees what the plans under way keep between ticks (the world's, at its end). */
+void steer_goto_jobs_free(steer_world *w);
 
 /* After a load: marks the goto vehicles saved as up to date with their geometry as up
  * to date with the loaded world's, so the loaded world replans exactly when the saved
@@ -99,7 +110,9 @@ void steer_goto_loaded(steer_world *w);
 static inline bool steer_goto_none(const steer_goto_state *g)
 {
 	return g->goal.x == 0.0 && g->goal.y == 0.0 && g->from.x == 0.0 && g->from.y == 0.0 &&
-	       g->radius == 0.0 && g->tried == 0 && g->epoch == 0 && !g->reached;
+	       g->radius == 0.0 && g->tried == 0 && g->epoch == 0 && !g->reached && !g->planning &&
+	       g->restarts == 0 && g->start.x == 0.0 && g->start.y == 0.0 && g->began == 0 &&
+	       g->spent == 0;
 }
 
 /* The geometry's epoch, which a goto vehicle's go.epoch equals when its route was

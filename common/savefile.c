@@ -162,12 +162,19 @@ static void put_vehicle(writer *o, const vehicle_out *vo)
 	/* Most vehicles never had a goto: a short line, as a flock's file is mostly them. */
 	if (steer_goto_none(&s->go))
 		put(o, "goto none\n");
-	else
-		put(o,
-		    "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s\n",
+	else {
+		put(o, "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s",
 		    s->go.goal.x, s->go.goal.y, s->go.from.x, s->go.from.y, s->go.radius,
 		    s->go.tried, s->go.reached ? "on" : "off",
 		    s->go.epoch == vo->geom_epoch ? "on" : "off");
+		if (s->go.planning)
+			put(o,
+			    " plan on start %a %a began %" PRIu64 " spent %" PRIu64
+			    " restarts %" PRIu32 "\n",
+			    s->go.start.x, s->go.start.y, s->go.began, s->go.spent, s->go.restarts);
+		else
+			put(o, " plan off\n");
+	}
 	put(o, "smooth heading %a %a\n", s->smooth.heading.x, s->smooth.heading.y);
 }
 
@@ -781,7 +788,8 @@ static bool read_path(reader *r, steer_path *path)
 	return true;
 }
 
-/* goto's state came with format version 3: an older file's vehicles have none. */
+/* goto's state came with format version 3 (its plan under way with 4): an older
+ * file's vehicles have none. */
 static bool read_goto(reader *r, steer_goto_state *go)
 {
 	bool fresh = false;
@@ -797,8 +805,21 @@ static bool read_goto(reader *r, steer_goto_state *go)
 	if (!key_vec(r, "goal", &go->goal) || !key_vec(r, "from", &go->from) ||
 	    !key_real(r, "radius", true, &go->radius) ||
 	    !key_u64(r, "tried", UINT64_MAX, &go->tried) ||
-	    !key_onoff(r, "reached", &go->reached) || !key_onoff(r, "fresh", &fresh) ||
-	    !line_done(r))
+	    !key_onoff(r, "reached", &go->reached) || !key_onoff(r, "fresh", &fresh))
+		return false;
+	/* A plan under way came with version 4. */
+	if (r->version >= 4) {
+		uint64_t restarts = 0;
+		if (!key_onoff(r, "plan", &go->planning))
+			return false;
+		if (go->planning && (!key_vec(r, "start", &go->start) ||
+		                     !key_u64(r, "began", UINT64_MAX, &go->began) ||
+		                     !key_u64(r, "spent", UINT64_MAX, &go->spent) ||
+		                     !key_u64(r, "restarts", UINT32_MAX, &restarts)))
+			return false;
+		go->restarts = (uint32_t)restarts;
+	}
+	if (!line_done(r))
 		return false;
 	go->epoch = fresh ? STEER_GOTO_FRESH : 0;
 	return true;

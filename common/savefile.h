@@ -14,11 +14,13 @@
  * its goto line ("goto goal X Y from X Y radius R tried TICK reached on|off fresh
  * on|off"; fresh: its route was checked against the geometry as saved; "goto none"
  * for a vehicle that never had one), and that by "smooth heading X Y", the smoothed
- * display heading; older files' vehicles have none of them. The path scenario after
+ * display heading; older files' vehicles have none of them. From version 4 the goto
+ * line ends with its plan under way: "plan off", or "plan on start X Y began TICK
+ * spent CELLS restarts N" (planner.h). The path scenario after
  * 300 ticks, with one obstacle added (abridged: the params line names every
  * parameter, and three of the five points are left out):
  *
- *   steer-save 3
+ *   steer-save 4
  *   world width 0x1.f4p+9 height 0x1.2cp+9 edges bounce tick_rate 0x1.ep+5 seed 1 solid on contain
  * off meta tick 300 next_id 3 rng_state 67b348782f5e4187 rng_inc 000000000000bddb counts vehicles 1
  * obstacles 1 walls 0 polygons 0 vehicle 1 behaviors path pos 0x1.49f9c24d837b9p+9
@@ -30,8 +32,8 @@
  *   path points 5 index 1 loop on
  *   point 0x1.f4p+8 0x1.6800000000001p+6
  *   point 0x1.a06f54f95db0cp+9 0x1.d6367e25d594fp+7
- *   goto none                          (version 3: no goto)
- *   smooth heading 0x0p+0 0x0p+0       (version 3: the smoothed display heading)
+ *   goto none                          (version 3 on: no goto)
+ *   smooth heading 0x0p+0 0x0p+0       (version 3 on: the smoothed display heading)
  *   obstacle 2 pos 0x1.9f0000000003cp+8 0x1.2cp+8 vel 0x1.8p+1 0x0p+0 radius 0x1.9p+4
  *   end records 2 fnv1a64 50e0d8270f11e0de
  *
@@ -46,7 +48,7 @@
 
 #include "steer/world.h"
 
-#define STEER_SAVE_VERSION 3
+#define STEER_SAVE_VERSION 4
 /* The oldest version this build still reads: version 1 had no world rules, and its
  * worlds load with bodies neither solid nor contained, as they ran. */
 #define STEER_SAVE_OLDEST 1

@@ -224,6 +224,7 @@ void steer_world_destroy(steer_world *w)
 	free(w->polys);
 	steer_geom_free(&w->geom);
 	steer_plan_memos_free(w->plan_memos);
+	steer_goto_jobs_free(w);
 	steer_idmap_free(&w->ids);
 	steer_palette_free(&w->params);
 	steer_grid_free(&w->grid);
@@ -628,6 +629,16 @@ steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
 	return st;
 }
 
+size_t steer_vehicles_room(const steer_world *w)
+{
+	const steer_vehicles *v = &w->v;
+	size_t max = w->cfg.max_vehicles && w->cfg.max_vehicles < WALL_SLOT ? w->cfg.max_vehicles
+	                                                                    : WALL_SLOT;
+	size_t room = v->count < max ? max - v->count : 0;
+	size_t ids = w->next_id < OBSTACLE_SLOT ? OBSTACLE_SLOT - w->next_id : 0;
+	return room < ids ? room : ids;
+}
+
 steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
                                 const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
                                 uint32_t *first_id)
@@ -642,9 +653,7 @@ steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
 		if (!finite2(pos[k]) || !finite2(vel[k]))
 			return STEER_ERR_INVALID;
 	steer_vehicles *v = &w->v;
-	size_t max = w->cfg.max_vehicles && w->cfg.max_vehicles < WALL_SLOT ? w->cfg.max_vehicles
-	                                                                    : WALL_SLOT;
-	if (n > (v->count < max ? max - v->count : 0) || n > OBSTACLE_SLOT - w->next_id)
+	if (n > steer_vehicles_room(w))
 		return STEER_ERR_LIMIT;
 	if (first_id)
 		*first_id = w->next_id;
@@ -729,6 +738,14 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
  * flockers are (steer_world_survey_flock) is kept between ticks until one does. */
 static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
 {
+	/* goto off ends its plan under way. */
+	if ((w->v.behaviors[i] & STEER_GOTO) && !(bits & STEER_GOTO) &&
+	    w->v.extra[i] != STEER_NO_EXTRA) {
+		steer_goto_state *go = &w->extras.slots[w->v.extra[i]].s.go;
+		go->planning = false;
+		go->restarts = 0;
+		go->spent = 0;
+	}
 	w->v.behaviors[i] = bits;
 	w->flock_stale = true;
 }
@@ -1151,7 +1168,8 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    !finite2(r->vel) || !finite2(r->heading) || !finite2(r->force) ||
 	    !finite2(s->seek_target) || !finite2(s->flee_target) || !finite2(s->arrive_target) ||
 	    !finite2(s->group.offset) || !isfinite(s->wander_angle) || !finite2(s->go.goal) ||
-	    !finite2(s->go.from) || !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
+	    !finite2(s->go.from) || !finite2(s->go.start) ||
+	    !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
 	    !finite2(s->smooth.heading) ||
 	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
 	    r->prm.radius > steer_world_radius_max(&w->cfg) || path->count > STEER_MAX_WAYPOINTS ||

@@ -89,6 +89,10 @@ struct steer_world {
 	/* planner.c: what plans learnt of grid cells, a cache the planner writes through
 	 * this pointer (it sees the world const). */
 	struct steer_plan_memos *plan_memos;
+	/* planner.c: the searches of the plans under way between ticks, a cache (a
+	 * plan's state is its vehicle's go: each search can be made again from it). */
+	struct steer_goto_job **plan_jobs;
+	size_t plan_jobs_count, plan_jobs_cap;
 	steer_replan_share replan;       /* goto's budget shared with other parts, when */
 	bool replan_shared;              /* steer_world_set_replan_share */
 	steer_bodies_share bodies_share; /* solid bodies shared with other parts, when */

@@ -164,6 +164,25 @@ static void errors_name_the_problem_and_change_nothing(void)
 	steer_world_destroy(s.world);
 }
 
+/* With no --max-vehicles, a spawn past the ids a world has left is refused before
+ * anything is made for it (a billion positions would be 16 GB). */
+static void a_spawn_past_the_ids_left_is_refused(void)
+{
+	steer_session s = new_session();
+	steer_world_set_max_vehicles(s.world, 0);
+	steer_world_meta m = steer_world_meta_get(s.world);
+	m.next_id = 0x80000000u - 10;
+	CHECK(steer_world_meta_set(s.world, &m) == STEER_OK, "meta");
+	const char *r = run(&s, NULL, "spawn flock 11 100 100 10");
+	CHECK(starts(r, "ERR spawning 11 would exceed the ids a world has (10 left)"), "%s", r);
+	r = run(&s, NULL, "spawn flock 1000000000 100 100 10");
+	CHECK(starts(r, "ERR ") && strstr(r, "ids a world has"), "%s", r);
+	r = run(&s, NULL, "spawn flock 10 100 100 10");
+	CHECK(starts(r, "OK {\"ids\":[2147483638,"), "%s", r);
+	CHECK(steer_vehicles_room(s.world) == 0, "room %zu", steer_vehicles_room(s.world));
+	steer_world_destroy(s.world);
+}
+
 /* A body wider than the world breaks it (two bodies can never stand apart; in a wrap
  * world a body overlaps its own image): one must fit inside a bounce world, two side
  * by side round a wrap world, and new bounds must keep every body that is there. */
@@ -720,6 +739,7 @@ int main(void)
 	RUN(every_entry_is_documented);
 	RUN(parses_and_runs_the_grammar);
 	RUN(errors_name_the_problem_and_change_nothing);
+	RUN(a_spawn_past_the_ids_left_is_refused);
 	RUN(a_command_is_all_or_nothing);
 	RUN(save_load_and_host_hooks);
 	RUN(error_text_is_one_line);

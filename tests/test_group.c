@@ -455,7 +455,7 @@ static void older_and_bad_files(void)
 		}
 		line += n;
 	}
-	CHECK(!strncmp(old, "steer-save 3\n", 13), "version 3 written");
+	CHECK(!strncmp(old, "steer-save 4\n", 13), "version 4 written");
 	old[11] = '2';
 	size_t body = (size_t)(o - old);
 	o += sprintf(o, "end records 2 fnv1a64 %016" PRIx64 "\n", fnv(old, body));

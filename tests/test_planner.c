@@ -267,10 +267,17 @@ static void unreachable_goal_is_said(void)
 	run(&s, "wall 900 100 900 500");
 	run(&s, "wall 900 500 600 500");
 	run(&s, "wall 600 500 600 100");
+	/* Finding that takes every cell round the vehicle, three clearances over: more
+	 * than a command may look at, so the ticks plan it, and `get` tells. */
 	const char *r = run(&s, "goto 1 750 150");
-	CHECK(strstr(r, "\"reached\":false") && strstr(r, "cannot be reached") &&
-	          strstr(r, "nearest reachable point"),
-	      "reply: %s", r);
+	CHECK(strstr(r, "\"planning\":true") && strstr(r, "next ticks"), "reply: %s", r);
+	r = run(&s, "get 1");
+	CHECK(strstr(r, "\"planning\":true"), "get while planning: %s", r);
+	int t = 0;
+	for (; t < 30 && strstr(run(&s, "get 1"), "\"planning\":true"); t++)
+		step(s.world, 1);
+	r = run(&s, "get 1");
+	CHECK(strstr(r, "\"planning\":false,\"reached\":false"), "after %d ticks: %s", t, r);
 	step(s.world, 30 * 40);
 	steer_vec2 p = pos(s.world, 1);
 	/* Below the box's bottom wall, under the goal. */
@@ -336,6 +343,111 @@ static void save_and_load_keep_the_goto(void)
 	CHECK(same_vehicles(w, l), "the loaded world went another way");
 	CHECK(dist(pos(l, id), TRAP_GOAL) <= 2.0, "ended %g from the goal",
 	      dist(pos(l, id), TRAP_GOAL));
+	steer_world_destroy(w);
+	steer_world_destroy(l);
+}
+
+/* A big maze with nothing learnt yet, and a vehicle in its corner. */
+static steer_world *big_maze(uint32_t *id)
+{
+	steer_world *w = make_world(5120, 5120, STEER_EDGE_BOUNCE, 5);
+	CHECK(steer_scenario_load(w, "maze") == STEER_OK, "maze");
+	*id = add_vehicle(w, 60, 60, 0, 0, NULL);
+	return w;
+}
+
+#define FAR_GOAL v2(100 + (6 * 1237) % 4900, 100 + (6 * 2713) % 4900)
+
+static const steer_goto_state *go_of(const steer_world *w, uint32_t id)
+{
+	return &steer_vehicle_get(w, id)->go;
+}
+
+/* A goto across a big maze is more than a command may search: the command says the
+ * plan goes on, each tick searches no more than its share of cells, and the route at
+ * the end is the one a plan made at once finds, bit for bit. */
+static void a_long_plan_is_spread_over_ticks(void)
+{
+	uint32_t id;
+	steer_world *w = big_maze(&id);
+	step(w, 1); /* the scenario's own walkers planned */
+	steer_goto_report rep;
+	CHECK(steer_vehicle_goto(w, id, FAR_GOAL, &rep) == STEER_OK && rep.planning,
+	      "the command planned it whole");
+	const steer_goto_state *go = go_of(w, id);
+	CHECK(go->planning && go->spent == 0 && steer_vehicle_get(w, id)->path.count == 0,
+	      "planning %d, %llu spent", go->planning, (unsigned long long)go->spent);
+	int ticks = 0;
+	uint64_t most = 0;
+	while (go_of(w, id)->planning && ticks < 600) {
+		uint64_t before = go_of(w, id)->spent;
+		step(w, 1);
+		ticks++;
+		go = go_of(w, id);
+		if (go->planning && go->spent - before > most)
+			most = go->spent - before;
+	}
+	go = go_of(w, id);
+	printf("     a far goto in a 5120x5120 maze: %d ticks, at most %llu cells a tick\n", ticks,
+	       (unsigned long long)most);
+	CHECK(!go->planning && go->reached, "not planned after %d ticks", ticks);
+	CHECK(ticks > 2 && most <= STEER_PLAN_CELLS_PER_TICK, "%d ticks, %llu cells in one", ticks,
+	      (unsigned long long)most);
+	steer_route r = {0};
+	CHECK(steer_plan(w, go->from, FAR_GOAL, go->radius, &r) == STEER_OK, "plan at once");
+	const steer_path *path = &steer_vehicle_get(w, id)->path;
+	CHECK(r.reached && r.count == path->count &&
+	          !memcmp(r.points, path->points, r.count * sizeof *r.points),
+	      "%zu waypoints at once, %u over ticks", r.count, path->count);
+	steer_route_free(&r);
+	steer_world_destroy(w);
+}
+
+static char *saved(const steer_world *w, size_t *len);
+
+/* Saves of w and l are the same bytes. */
+static bool same_saves(const steer_world *w, const steer_world *l)
+{
+	size_t la, lb;
+	char *a = saved(w, &la), *b = saved(l, &lb);
+	bool same = la == lb && !memcmp(a, b, la);
+	free(a);
+	free(b);
+	return same;
+}
+
+/* A plan under way is in the save: a world loaded mid-plan (where the plan's search is
+ * made again from what the save says it spent) carries on as the saved one, through a
+ * wall put across the maze that starts the plan again. */
+static void a_plan_under_way_survives_a_save(void)
+{
+	uint32_t id;
+	steer_world *w = big_maze(&id);
+	CHECK(steer_vehicle_goto(w, id, FAR_GOAL, NULL) == STEER_OK, "goto");
+	step(w, 3);
+	CHECK(go_of(w, id)->planning && go_of(w, id)->spent > 0, "not under way");
+	size_t len;
+	char *buf = saved(w, &len), err[256];
+	CHECK(strstr(buf, " plan on start "), "the save has no plan under way");
+	steer_world *l = steer_save_decode(buf, len, err, sizeof err);
+	free(buf);
+	CHECK(l, "decode: %s", err);
+	if (!l)
+		return;
+	step(w, 2);
+	step(l, 2);
+	CHECK(same_saves(w, l), "the loaded world went another way while planning");
+	CHECK(steer_wall_add(w, v2(100, 150), v2(300, 150), NULL) == STEER_OK &&
+	          steer_wall_add(l, v2(100, 150), v2(300, 150), NULL) == STEER_OK,
+	      "wall");
+	int t = 0;
+	while ((go_of(w, id)->planning || go_of(l, id)->planning) && t < 600) {
+		step(w, 1);
+		step(l, 1);
+		t++;
+	}
+	CHECK(!go_of(l, id)->planning && go_of(l, id)->reached, "not planned after %d ticks", t);
+	CHECK(same_saves(w, l), "the loaded world planned another route");
 	steer_world_destroy(w);
 	steer_world_destroy(l);
 }
@@ -475,6 +587,8 @@ int main(void)
 	RUN(goto_and_the_group_behaviours_replace_each_other);
 	RUN(unreachable_goal_is_said);
 	RUN(save_and_load_keep_the_goto);
+	RUN(a_long_plan_is_spread_over_ticks);
+	RUN(a_plan_under_way_survives_a_save);
 	RUN(same_bits_for_any_thread_count);
 	RUN(plans_after_plans_are_plans_afresh);
 	return CHECK_DONE();

@@ -528,9 +528,9 @@ static void wrong_version_names_both(void)
 	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
 	size_t len;
 	char *buf = save(w, &len);
-	CHECK(strncmp(buf, "steer-save 3\n", 13) == 0, "first line: %.20s", buf);
+	CHECK(strncmp(buf, "steer-save 4\n", 13) == 0, "first line: %.20s", buf);
 	buf[11] = '7';
-	check_refused(buf, len, "unsupported format version 7 (this build reads 1 to 3)",
+	check_refused(buf, len, "unsupported format version 7 (this build reads 1 to 4)",
 	              "version 7");
 	free(buf);
 	steer_world_destroy(w);

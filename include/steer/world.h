@@ -88,6 +88,13 @@ typedef struct steer_goto_state {
 	uint64_t tried;  /* the tick of the last plan */
 	uint64_t epoch;  /* the geometry's epoch when the route was last checked; 0: never */
 	bool reached;    /* the route ends at the goal, not at the nearest reachable point */
+	/* A plan under way (planner.c): a few grid cells a tick, the route above followed
+	 * until it is done. */
+	bool planning;
+	uint32_t restarts; /* times the geometry changed under it: each doubles its cells */
+	steer_vec2 start;  /* where it plans from: the vehicle's position when it began */
+	uint64_t began;    /* the tick it was asked for: plans are served in that order */
+	uint64_t spent;    /* the grid cells it has expanded */
 } steer_goto_state;
 
 /* The heading a vehicle is shown with when its heading_smoothing is on: its unit
@@ -240,18 +247,22 @@ steer_world_survey steer_world_survey_own(steer_world *w);
 /* Steps with s, the whole world's figures, instead of its own from now on; NULL goes
  * back to its own. s must cover this world's vehicles (its maxima at least theirs). */
 void steer_world_survey_set(steer_world *w, const steer_world_survey *s);
-/* goto over parts of one world (cluster/): a tick's planning budget is the whole
- * world's, spent in id order. With a share, the world plans only the goto vehicles
- * `own` says are its own (copies of other parts' vehicles are left as they are),
- * within the budget, then calls `agree` every tick, as every part does, even with
- * nothing planned: given this part's plans (ids ascending, the grid cells each
- * expanded), it sets admit[k] as steer_replan_admit over every part's plans in id
- * order would. The world undoes the plans not admitted (or all of them when agree
- * fails). NULL: the world plans alone. */
+/* goto over parts of one world (cluster/): a tick's planning cells are the whole
+ * world's, shared among its plans under way first come first served
+ * (steer_goto_allowance). With a share, the world plans only the goto vehicles `own`
+ * says are its own (copies of other parts' vehicles are left as they are), and calls
+ * `agree` every tick, as every part does, even with no plan under way: given this
+ * part's plans under way (in steer_plan_key order), it sets allow[k], the cells plan k
+ * may expand this tick, as steer_goto_allowance over every part's plans would. When
+ * agree fails no plan moves on. NULL: the world plans alone. */
+typedef struct steer_plan_key {
+	uint64_t began;    /* the tick the plan was asked for */
+	uint32_t id;       /* the vehicle's, among plans asked for in one tick */
+	uint32_t restarts; /* not part of the order: what the plan's allowance is doubled by */
+} steer_plan_key;
 typedef struct steer_replan_share {
 	bool (*own)(void *ud, const steer_world *w, size_t i);
-	steer_status (*agree)(void *ud, const uint32_t *ids, const uint64_t *cells, size_t n,
-	                      bool *admit);
+	steer_status (*agree)(void *ud, const steer_plan_key *keys, size_t n, uint64_t *allow);
 	void *ud;
 } steer_replan_share;
 void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share);
@@ -295,9 +306,13 @@ void steer_world_set_bodies_share(steer_world *w, const steer_bodies_share *shar
 /* How far from a part's region, at the tick's start, the copies it holds must reach
  * for its solid bodies' first contacts: the contact reach plus two moves. */
 double steer_bodies_halo_reach(const steer_world *w);
-/* Which of a tick's plans, in id order with the cells each expanded, the budget
- * admits: each while the cells spent by those admitted before it are under it. */
-void steer_replan_admit(const uint64_t *cells, size_t n, bool *admit);
+/* The order plans under way are served in: the tick each was asked for, then the id.
+ * Negative, zero or positive, as for qsort. */
+int steer_plan_key_cmp(const void *a, const void *b);
+/* The grid cells the plan at position k (from 0) of the whole world's n plans under
+ * way, in steer_plan_key order, may expand this tick: the first few share the tick's
+ * cells, the rest wait (planner.h). */
+uint64_t steer_goto_allowance(const steer_plan_key *key, size_t k, size_t n);
 
 /* The vehicles of the whole world this one is part of, as a snapshot's header says:
  * the count last told (server/ranks.c, over ranks), else its own. */
@@ -332,6 +347,9 @@ steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
  * INVALID (bad parameters or a non-finite position), LIMIT or NOMEM. */
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
                                const steer_params *prm, uint32_t *id_out);
+/* How many vehicles can still be added: the room max_vehicles leaves, and the ids and
+ * slots left however big the machine. */
+size_t steer_vehicles_room(const steer_world *w);
 /* Adds n vehicles at pos[k] moving at vel[k], as n steer_vehicle_add calls would,
  * with one set of parameters (prm NULL: defaults) and the behaviours that need no
  * per-vehicle state turned on (STEER_AVOID, STEER_FLOCK; others are INVALID). Their
