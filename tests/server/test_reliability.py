@@ -402,7 +402,42 @@ def test_the_token_goes_ahead_of_a_crowd_of_newcomers():
     expect(code == 0, err[-2000:])
 
 
+def test_a_holders_backlog_does_not_starve_the_rest():
+    # The token's holder pipelines 300 reads; a newcomer without the token
+    # then asks for stats. The holders go first, but not more than a few turns in a
+    # row while others wait: the newcomer is answered while most of the holder's
+    # backlog is still to come (13-15 of 301 here; unbounded, 120-164).
+    srv = Server("--token", "backlog-secret", "--no-journal")
+    holder = None
+    try:
+        admin = srv.text()
+        admin.ok("auth backlog-secret")
+        admin.ok("reset")
+        admin.ok("spawn flock 3000 500 300 300")
+        n = 300
+        holder = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
+        holder.sendall(b"auth backlog-secret\n" + b"list 0 1000\n" * n)
+        # Under way: the holder's first replies are there.
+        got = 0
+        while got < 2:
+            holder.setblocking(True)
+            got += holder.recv(1 << 20).count(b"\n")
+        newcomer = srv.text()
+        r = newcomer.cmd("stats")
+        got += replies_arrived([holder])
+        expect(r.startswith("OK "), r)
+        expect(got < n // 5,
+               f"the newcomer's stats waited for {got} of the holder's {n + 1} replies")
+        print(f"  the newcomer was answered after {got} of the holder's {n + 1} replies")
+    finally:
+        if holder:
+            holder.close()
+        code, err = srv.stop()
+    expect(code == 0, err[-2000:])
+
+
 for t in [test_gone_peers_free_their_slots, test_the_token_goes_ahead_of_a_crowd_of_newcomers,
+          test_a_holders_backlog_does_not_starve_the_rest,
           test_many_clients_share_the_turn,
           test_pipelined_commands_take_turns, test_stop_while_a_client_is_being_closed, test_a_thousand_connections, test_idle_and_slow_loris_time_out,
           test_stalled_reader_is_dropped_not_buffered, test_token_gates_changes,
