@@ -9,24 +9,7 @@
 #include "history.h"
 #include "savefile.h"
 #include "scenario.h"
-
-static char *save(const steer_world *w, size_t *len)
-{
-	char *buf = NULL;
-	if (steer_save_encode(w, &buf, len) != STEER_OK)
-		abort();
-	return buf;
-}
-
-static bool same_bytes(const steer_world *a, const steer_world *b)
-{
-	size_t na, nb;
-	char *x = save(a, &na), *y = save(b, &nb);
-	bool same = na == nb && !memcmp(x, y, na);
-	free(x);
-	free(y);
-	return same;
-}
+#include "testutil.h"
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -53,14 +36,14 @@ static void test_a_checkpoint_gives_back_the_same_world(void)
 		steer_world *back = img ? history_image_world(img) : NULL;
 		CHECK(back, "%s: no world from the image", *name);
 		if (back) {
-			CHECK(same_bytes(w, back), "%s: the checkpoint's world saves differently",
-			      *name);
+			CHECK(same_save_bytes(w, back),
+			      "%s: the checkpoint's world saves differently", *name);
 			for (int k = 0; k < 60; k++) {
 				steer_world_step(w);
 				steer_world_step(back);
 			}
-			CHECK(same_bytes(w, back), "%s: the checkpoint's world went on differently",
-			      *name);
+			CHECK(same_save_bytes(w, back),
+			      "%s: the checkpoint's world went on differently", *name);
 		}
 		steer_world_destroy(back);
 		history_image_free(img);
@@ -172,7 +155,7 @@ static void test_rewind_and_forward_is_the_live_world(void)
 	run(h, &s, "step 20"); /* replays the recorded commands */
 	got = run(h, &s, "goto-tick live");
 	CHECK(starts(got, "OK {\"tick\":50,\"live_tick\":50,\"past\":false"), "%s", got);
-	CHECK(same_bytes(s.world, twin.world), "forward to live differs from the twin");
+	CHECK(same_save_bytes(s.world, twin.world), "forward to live differs from the twin");
 	/* A fork: the future goes, the change stays, and the twin agrees. */
 	run(h, &s, "goto-tick 17");
 	got = run(h, &s, "spawn 5 5");
@@ -191,7 +174,7 @@ static void test_rewind_and_forward_is_the_live_world(void)
 	run(twin_h, &twin, "spawn 5 5");
 	CHECK(steer_world_tick(twin.world) == 17, "twin at %llu",
 	      (unsigned long long)steer_world_tick(twin.world));
-	CHECK(same_bytes(s.world, twin.world), "the fork differs from its twin");
+	CHECK(same_save_bytes(s.world, twin.world), "the fork differs from its twin");
 	/* In the past, a failed command keeps the future; reset forks and starts afresh. */
 	run(h, &s, "step 10");
 	got = run(h, &s, "rewind 4");

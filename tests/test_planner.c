@@ -190,11 +190,7 @@ static void the_budget_goes_in_id_order(void)
 	for (int t = 0; copy && t < 30 && !differ; t++) {
 		step(w, 1);
 		step(copy, 1);
-		size_t la, lb;
-		char *a = saved(w, &la), *b = saved(copy, &lb);
-		differ = la != lb || memcmp(a, b, la) != 0 ? t + 1 : 0;
-		free(a);
-		free(b);
+		differ = same_save_bytes(w, copy) ? 0 : t + 1;
 	}
 	CHECK(!differ, "the copy stored in id order planned other routes at tick %d", differ);
 	steer_world_destroy(copy);
@@ -403,19 +399,6 @@ static void a_long_plan_is_spread_over_ticks(void)
 	steer_world_destroy(w);
 }
 
-static char *saved(const steer_world *w, size_t *len);
-
-/* Saves of w and l are the same bytes. */
-static bool same_saves(const steer_world *w, const steer_world *l)
-{
-	size_t la, lb;
-	char *a = saved(w, &la), *b = saved(l, &lb);
-	bool same = la == lb && !memcmp(a, b, la);
-	free(a);
-	free(b);
-	return same;
-}
-
 /* A plan under way is in the save: a world loaded mid-plan (where the plan's search is
  * made again from what the save says it spent) carries on as the saved one, through a
  * wall put across the maze that starts the plan again. */
@@ -436,7 +419,7 @@ static void a_plan_under_way_survives_a_save(void)
 		return;
 	step(w, 2);
 	step(l, 2);
-	CHECK(same_saves(w, l), "the loaded world went another way while planning");
+	CHECK(same_save_bytes(w, l), "the loaded world went another way while planning");
 	CHECK(steer_wall_add(w, v2(100, 150), v2(300, 150), NULL) == STEER_OK &&
 	          steer_wall_add(l, v2(100, 150), v2(300, 150), NULL) == STEER_OK,
 	      "wall");
@@ -447,7 +430,7 @@ static void a_plan_under_way_survives_a_save(void)
 		t++;
 	}
 	CHECK(!go_of(l, id)->planning && go_of(l, id)->reached, "not planned after %d ticks", t);
-	CHECK(same_saves(w, l), "the loaded world planned another route");
+	CHECK(same_save_bytes(w, l), "the loaded world planned another route");
 	steer_world_destroy(w);
 	steer_world_destroy(l);
 }

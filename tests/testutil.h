@@ -3,8 +3,11 @@
 #define STEER_TESTUTIL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "savefile.h"
 #include "steer/world.h"
 
 static inline steer_world *make_world(double w, double h, steer_edges edges, uint64_t seed)
@@ -65,6 +68,19 @@ static inline int world_finite(const steer_world *w)
 		    !isfinite(v->fx[i]) || !isfinite(v->fy[i]))
 			return 0;
 	return 1;
+}
+
+/* Whether a and b save to the same bytes: the same world, bit for bit. */
+static inline bool same_save_bytes(const steer_world *a, const steer_world *b)
+{
+	char *x = NULL, *y = NULL;
+	size_t nx = 0, ny = 0;
+	if (steer_save_encode(a, &x, &nx) != STEER_OK || steer_save_encode(b, &y, &ny) != STEER_OK)
+		abort();
+	bool same = nx == ny && !memcmp(x, y, nx);
+	free(x);
+	free(y);
+	return same;
 }
 
 #endif

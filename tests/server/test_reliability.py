@@ -237,9 +237,17 @@ def test_stop_while_a_client_is_being_closed():
 
 
 
+def pipelined(srv, data):
+    """A raw connection to the command port that has written data at once."""
+    sock = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
+    sock.sendall(data)
+    return sock
+
+
 def test_pipelined_commands_take_turns():
-    # Expensive commands written at once on one connection (each goto searches the
-    # whole grid of a 3000 x 3000 world for a goal it cannot reach) must not hold
+    # Expensive commands written at once on one connection (each goto searches as
+    # many cells as a command may of a 3000 x 3000 world, for a goal it cannot reach,
+    # before the ticks take the plan on) must not hold
     # every other client until the last has run: the others are served between
     # them, so a second client's reply comes while most of the first's are still to
     # come. Without turns the second waited for all of them.
@@ -250,10 +258,9 @@ def test_pipelined_commands_take_turns():
         admin.ok("spawn 100 100")
         admin.ok("polygon 2900 2900 2990 2900 2990 2990 2900 2990")
         n = 10
-        heavy = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
         other = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
         other_in = other.makefile("rb")
-        heavy.sendall(b"goto 1 2950 2950\n" * n)
+        heavy = pipelined(srv, b"goto 1 2950 2950\n" * n)
         # Raw reads, no buffered file: every reply that has arrived is counted.
         got = b""
         while b"\n" not in got:  # the server has read the batch and is running it
@@ -415,8 +422,7 @@ def test_a_holders_backlog_does_not_starve_the_rest():
         admin.ok("reset")
         admin.ok("spawn flock 3000 500 300 300")
         n = 300
-        holder = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=120)
-        holder.sendall(b"auth backlog-secret\n" + b"list 0 1000\n" * n)
+        holder = pipelined(srv, b"auth backlog-secret\n" + b"list 0 1000\n" * n)
         # Under way: the holder's first replies are there.
         got = 0
         while got < 2:
