@@ -600,14 +600,20 @@ typedef struct steer_goto_job {
 	double best_radius;
 } steer_goto_job;
 
+/* The clearances vehicle i's plan tries, from its parameters and behaviours now. */
+static void goto_radii(const steer_world *w, size_t i, double radii[3])
+{
+	const steer_params *prm = steer_vehicle_params_at(w, i);
+	double keep = steer_target_clearance(prm, w->v.behaviors[i]);
+	radii[0] = keep + 0.5 * prm->path_threshold;
+	radii[1] = keep;
+	radii[2] = prm->radius;
+}
+
 static void job_init(const steer_world *w, size_t i, const steer_goto_state *go, steer_goto_job *j)
 {
 	memset(j, 0, sizeof *j);
-	const steer_params *prm = steer_vehicle_params_at(w, i);
-	double keep = steer_target_clearance(prm, w->v.behaviors[i]);
-	j->radii[0] = keep + 0.5 * prm->path_threshold;
-	j->radii[1] = keep;
-	j->radii[2] = prm->radius;
+	goto_radii(w, i, j->radii);
 	j->id = w->v.id[i];
 	j->start = go->start;
 	j->goal = go->goal;
@@ -622,12 +628,18 @@ static void job_clear(steer_goto_job *j)
 	steer_route_free(&j->best);
 }
 
-/* Whether job j is the plan go says is under way, on the geometry as it is. */
-static bool job_matches(const steer_world *w, const steer_goto_job *j, const steer_goto_state *go)
+/* Whether job j is the plan vehicle i's go says is under way, on the geometry as it is
+ * and for the clearances the vehicle has now: a search made again from go alone would
+ * use those, so one kept must too. */
+static bool job_matches(const steer_world *w, size_t i, const steer_goto_job *j,
+                        const steer_goto_state *go)
 {
+	double radii[3];
+	goto_radii(w, i, radii);
 	return go->planning && j->start.x == go->start.x && j->start.y == go->start.y &&
 	       j->goal.x == go->goal.x && j->goal.y == go->goal.y && j->began == go->began &&
-	       j->restarts == go->restarts && j->spent == go->spent && j->epoch == w->geom.epoch;
+	       j->restarts == go->restarts && j->spent == go->spent && j->epoch == w->geom.epoch &&
+	       !memcmp(radii, j->radii, sizeof radii);
 }
 
 /* Expands cells until the job has spent target of them or is done. A search's state
@@ -912,7 +924,8 @@ static void jobs_prune(steer_world *w)
 		const steer_goto_job *j = w->plan_jobs[k];
 		long i = steer_vehicle_index(w, j->id);
 		steer_extra *e = i < 0 ? NULL : extra_at(w, (size_t)i);
-		if (!e || !(w->v.behaviors[i] & STEER_GOTO) || !job_matches(w, j, &e->s.go))
+		if (!e || !(w->v.behaviors[i] & STEER_GOTO) ||
+		    !job_matches(w, (size_t)i, j, &e->s.go))
 			job_drop(w, k);
 	}
 }
@@ -922,7 +935,7 @@ static void jobs_prune(steer_world *w)
 static steer_goto_job *job_for(steer_world *w, size_t i, const steer_goto_state *go)
 {
 	long k = job_find(w, w->v.id[i]);
-	if (k >= 0 && job_matches(w, w->plan_jobs[k], go))
+	if (k >= 0 && job_matches(w, i, w->plan_jobs[k], go))
 		return w->plan_jobs[k];
 	if (k >= 0)
 		job_drop(w, (size_t)k);
@@ -934,7 +947,8 @@ static steer_goto_job *job_for(steer_world *w, size_t i, const steer_goto_state 
 	}
 	job_init(w, i, go, j);
 	w->plan_jobs[w->plan_jobs_count++] = j;
-	if (job_run(w, j, go->spent) != STEER_OK || j->spent != go->spent) {
+	/* A plan done before it has spent what go says (a save made by hand) is done. */
+	if (job_run(w, j, go->spent) != STEER_OK) {
 		job_drop(w, w->plan_jobs_count - 1);
 		return NULL;
 	}
@@ -1026,6 +1040,7 @@ void steer_goto_replan(steer_world *w)
 {
 	waiting_plan *p;
 	size_t n = plans_under_way(w, &p);
+	jobs_prune(w); /* before new searches are made: at most the slots' are kept */
 	steer_plan_key *keys = n ? malloc(n * sizeof *keys) : NULL;
 	uint64_t *allow = n ? malloc(n * sizeof *allow) : NULL;
 	if (n && (!keys || !allow))

@@ -82,7 +82,8 @@ typedef struct steer_goto_report {
  * else rep->planning, and the plan goes on in the ticks while the vehicle follows the
  * path it had.
  * NOENT, INVALID (goal not finite), LIMIT (a route of more than STEER_MAX_WAYPOINTS),
- * NOMEM; the vehicle unchanged on error. */
+ * NOMEM; the vehicle unchanged on error. A plan done in the ticks whose route is over
+ * the limit ends there, the vehicle keeping the route it had. */
 steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
                                 steer_goto_report *rep);
 /* Turns goto off, with its route (the path) and path following. */

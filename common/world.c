@@ -738,13 +738,11 @@ static void slot_store(steer_vehicles *v, size_t i, const vehicle_slot *s)
  * flockers are (steer_world_survey_flock) is kept between ticks until one does. */
 static void set_behaviors(steer_world *w, size_t i, uint32_t bits)
 {
-	/* goto off ends its plan under way. */
+	/* goto off ends its plan under way and forgets its goal. */
 	if ((w->v.behaviors[i] & STEER_GOTO) && !(bits & STEER_GOTO) &&
 	    w->v.extra[i] != STEER_NO_EXTRA) {
-		steer_goto_state *go = &w->extras.slots[w->v.extra[i]].s.go;
-		go->planning = false;
-		go->restarts = 0;
-		go->spent = 0;
+		/* All of it: a save keeps none of a goto that is off ("goto none"). */
+		memset(&w->extras.slots[w->v.extra[i]].s.go, 0, sizeof(steer_goto_state));
 	}
 	w->v.behaviors[i] = bits;
 	w->flock_stale = true;
