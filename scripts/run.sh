@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 # STEER_BUILD_DIR: another build tree (the tests use theirs); configured only when new.
 build="${STEER_BUILD_DIR:-./build}"
-if [ ! -x "$build/server/steer-server" ] || [ ! -x "$build/client-tui/steer-tui" ]; then
+if [ ! -x "$build/server/steer-server" ] || [ ! -x "$build/tui/steer-tui" ]; then
   echo "building (the first run takes a few minutes)..."
 fi
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -76,17 +76,17 @@ fi
 proto=$(sed -n 's/^listening proto .*:\([0-9]*\)$/\1/p' "$ports")
 cmd=$(sed -n 's/^listening cmd .*:\([0-9]*\)$/\1/p' "$ports")
 rm -f "$ports"
-ctl="$build/server/steerctl"
+ctl="$build/steerctl/steerctl"
 [ "$cmd" = 7701 ] || ctl="$ctl -p $cmd"
 echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $all"
 
 if [ -t 0 ] && [ -t 1 ]; then
-  tui=("$build/client-tui/steer-tui" --port "$proto" --cmd-port "$cmd")
+  tui=("$build/tui/steer-tui" --port "$proto" --cmd-port "$cmd")
   rc=0
   "${tui[@]}" || rc=$?
   kill -0 "$server" 2>/dev/null || echo "steer-server had stopped; its log: $all" >&2
   exit "$rc"
 else
-  echo "no terminal here: the server runs until Ctrl-C; connect with $build/client-tui/steer-tui --port $proto"
+  echo "no terminal here: the server runs until Ctrl-C; connect with $build/tui/steer-tui --port $proto"
   wait "$server" || echo "steer-server stopped; its log: $all" >&2
 fi

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "goto.h"
 #include "log.h"
-#include "planner.h"
 #include "reserve.h"
 
 /* --- checkpoints: the world as arrays ------------------------------------------------ */

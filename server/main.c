@@ -51,7 +51,8 @@ int main(int argc, char **argv)
 		server_options opt;
 		server_options_default(&opt);
 		parse_quietly(&opt, argc, argv);
-		int st = ranks_follow(&opt); /* bad flags: rank 0 says why and stops us */
+		ranks_config rc = server_options_ranks(&opt);
+		int st = ranks_follow(&rc); /* bad flags: rank 0 says why and stops us */
 		ranks_exit();
 		return st;
 	}

@@ -9,6 +9,12 @@
 
 #include "scenario.h"
 
+ranks_config server_options_ranks(const server_options *o)
+{
+	return (ranks_config){
+	    .threads = o->threads, .rank_timeout = o->rank_timeout, .autosave = o->autosave > 0};
+}
+
 void server_options_default(server_options *o)
 {
 	memset(o, 0, sizeof *o);

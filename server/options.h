@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ranks.h"
 #include "steer/world.h"
 
 /* When the journal's writes reach the disk (--journal-fsync). */
@@ -63,5 +64,7 @@ typedef struct server_options {
 void server_options_default(server_options *o);
 /* 0: run; 1: --help or --version was printed; -1: an error was printed to stderr. */
 int server_options_parse(server_options *o, int argc, char **argv);
+/* What the ranks take from the flags. */
+ranks_config server_options_ranks(const server_options *o);
 
 #endif

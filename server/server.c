@@ -895,7 +895,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	}
 	if (ranks_launched()) {
 		s->ranks_told = true;
-		if (!(s->ranks = ranks_lead(&s->session, opt)))
+		ranks_config rc = server_options_ranks(opt);
+		if (!(s->ranks = ranks_lead(&s->session, &rc)))
 			return -1;
 	}
 	/* Over ranks there is no rewind: its checkpoints would hold one region. */

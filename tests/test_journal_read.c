@@ -1,4 +1,4 @@
-/* The journal reader (server/journal_read.c) on directories made by hand: the newest
+/* The journal reader (files/journal_read.c) on directories made by hand: the newest
  * usable checkpoint is taken; a log that continues the previous one is read on from
  * it even when its own checkpoint was never written; a replaced world without its
  * checkpoint ends the history; only whole batches are applied; another version is

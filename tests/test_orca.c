@@ -1,4 +1,4 @@
-/* The ORCA geometry and linear program on their own (common/orca.c): bodies whose
+/* The ORCA geometry and linear program on their own (sim/orca.c): bodies whose
  * velocities are set exactly as the program picks must never touch. */
 #include <math.h>
 

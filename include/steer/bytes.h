@@ -1,6 +1,6 @@
 /* The byte level of the wire format, below every message: protobuf's varints, zigzag
  * coding, a growable byte string and a bounds-checked reader. Knows nothing of
- * messages, frames or the world; the rest of proto/ builds on it. The per-byte
+ * messages, frames or the world; the wire code (wire/) builds on it. The per-byte
  * functions are inline: they run once or more per vehicle of every frame. */
 #ifndef STEER_BYTES_H
 #define STEER_BYTES_H

@@ -82,7 +82,7 @@ typedef struct steer_session {
 	steer_flock_health health;
 	uint64_t health_tick;
 	bool health_valid;
-	/* A world split over processes (server/ranks.c): the vehicles the other parts
+	/* A world split over processes (cluster/ranks.c): the vehicles the other parts
 	 * hold and this world has no copy of, counted by stats and list. */
 	size_t vehicles_elsewhere;
 } steer_session;

@@ -261,7 +261,7 @@ void steer_density_free(steer_density *d);
 steer_status steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
                                  uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n);
 /* Encodes d's cells again after they were changed in place (the parts of one world
- * added up: server/ranks.c), with in_view and max_count. STEER_OK or NOMEM. */
+ * added up: cluster/ranks.c), with in_view and max_count. STEER_OK or NOMEM. */
 steer_status steer_density_encode(steer_density *d);
 /* Appends one delimited ServerMessage holding the DensitySnapshot of d, with the
  * obstacles of w touching its view. STEER_OK, NOMEM or INVALID, as the other

@@ -315,7 +315,7 @@ int steer_plan_key_cmp(const void *a, const void *b);
 uint64_t steer_goto_allowance(const steer_plan_key *key, size_t k, size_t n);
 
 /* The vehicles of the whole world this one is part of, as a snapshot's header says:
- * the count last told (server/ranks.c, over ranks), else its own. */
+ * the count last told (cluster/ranks.c, over ranks), else its own. */
 size_t steer_world_vehicles_total(const steer_world *w);
 /* Tells the world the whole world's count (0: its own again). Read only by
  * steer_world_vehicles_total. */
@@ -396,7 +396,7 @@ typedef struct steer_flock_health {
 } steer_flock_health;
 
 steer_flock_health steer_world_flock_health(const steer_world *w);
-/* What the health is made of: parts of one world (server/ranks.c) add theirs. */
+/* What the health is made of: parts of one world (cluster/ranks.c) add theirs. */
 typedef struct steer_flock_totals {
 	size_t flockers;
 	double speed, hx, hy; /* sums of speeds and of unit headings */

@@ -14,7 +14,7 @@ from . import steer_pb2 as pb
 from .errors import CommandError, ConnectionClosed, Error, ProtocolError, Timeout
 from .frames import NO_GEOMETRY, Frame, Geometry, Notice, Polygon, Wall
 
-# The protocol version this client speaks (STEER_PROTOCOL_VERSION, proto/wire.h).
+# The protocol version this client speaks (STEER_PROTOCOL_VERSION, include/steer/wire.h).
 PROTOCOL_VERSION = 3
 DEFAULT_TIMEOUT = 30.0
 # An Invocation carries at most this many arguments; longer commands go as a line.

@@ -1,5 +1,5 @@
 """Decoding of CompactSnapshot and DensitySnapshot, the byte layouts docs/PROTOCOL.md
-specifies and proto/compact.c and proto/density.c implement in C. This follows the C
+specifies and wire/compact.c and wire/density.c implement in C. This follows the C
 decoder check for check: a frame it refuses, this refuses, and a refused frame
 leaves the decoder's state as it was. Pure functions of messages: no sockets."""
 import math

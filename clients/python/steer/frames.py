@@ -3,7 +3,7 @@ geometry, and notices, as plain Python values rather than protobuf messages."""
 import math
 from collections import namedtuple
 
-# Bit k of a vehicle's behaviors, as in proto/steer.proto's Snapshot.behaviors.
+# Bit k of a vehicle's behaviors, as in wire/steer.proto's Snapshot.behaviors.
 BEHAVIORS = ("seek", "flee", "arrive", "pursue", "evade", "wander", "avoid", "path", "flock",
              "follow", "hide", "interpose", "goto")
 

@@ -1,4 +1,4 @@
-"""The installed package's protobuf module matches proto/steer.proto, it speaks the
+"""The installed package's protobuf module matches wire/steer.proto, it speaks the
 server's protocol version, and its decoders read frames built by hand from
 docs/PROTOCOL.md's layout (and refuse malformed ones, keeping their state)."""
 import math
@@ -36,7 +36,7 @@ def test_generated_module_matches_proto():
         return fd
 
     expect(strip(want) == strip(have),
-           "clients/python/steer/steer_pb2.py no longer matches proto/steer.proto: run "
+           "clients/python/steer/steer_pb2.py no longer matches wire/steer.proto: run "
            "clients/python/generate.sh and commit the result")
 
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "geometry.h"
+#include "goto.h"
 #include "steer/world.h"
 
 /* The most grid cells one plan uses: in a world too big for cells of half the radius
@@ -57,15 +58,6 @@ steer_status steer_plan(const steer_world *w, steer_vec2 start, steer_vec2 goal,
 bool steer_plan_clear(const steer_world *w, steer_vec2 a, steer_vec2 b, double r,
                       steer_geom_hits *hits);
 
-/* What `goto` did, for its reply. */
-typedef struct steer_goto_report {
-	bool planning;    /* the plan goes on in the next ticks: nothing below is set */
-	bool reached;     /* false: the goal is unreachable, end is the nearest point */
-	steer_vec2 end;   /* where the route ends */
-	size_t waypoints; /* the route's */
-	double radius;    /* the clearance it was planned for */
-} steer_goto_report;
-
 /* The grid cells a `goto` command's plan may expand at once: a plan that needs more
  * goes on in the ticks (below), so that no command holds the loop for a big maze. */
 #define STEER_GOTO_CELLS_AT_ONCE 16384u
@@ -75,19 +67,6 @@ typedef struct steer_goto_report {
  * time, so that one is done even while the geometry changes every tick. */
 #define STEER_PLAN_CELLS_PER_TICK 16384u
 #define STEER_PLAN_SLOTS          8u
-
-/* goto: turns goto and path on, seek, arrive, pursue, wander, follow, hide and
- * interpose off, and plans from the vehicle's position to goal. A plan done within
- * STEER_GOTO_CELLS_AT_ONCE is the vehicle's path at once (arriving at the last point);
- * else rep->planning, and the plan goes on in the ticks while the vehicle follows the
- * path it had.
- * NOENT, INVALID (goal not finite), LIMIT (a route of more than STEER_MAX_WAYPOINTS),
- * NOMEM; the vehicle unchanged on error. A plan done in the ticks whose route is over
- * the limit ends there, the vehicle keeping the route it had. */
-steer_status steer_vehicle_goto(steer_world *w, uint32_t id, steer_vec2 goal,
-                                steer_goto_report *rep);
-/* Turns goto off, with its route (the path) and path following. */
-steer_status steer_vehicle_goto_off(steer_world *w, uint32_t id);
 
 /* The step's planning, before the forces, on one thread: each goto vehicle whose
  * geometry changed since it last looked starts a plan when a leg of the remaining
@@ -101,25 +80,5 @@ void steer_goto_replan(steer_world *w);
 void steer_goto_replan_skipped(steer_world *w);
 /* Frees what the plans under way keep between ticks (the world's, at its end). */
 void steer_goto_jobs_free(steer_world *w);
-
-/* After a load: marks the goto vehicles saved as up to date with their geometry as up
- * to date with the loaded world's, so the loaded world replans exactly when the saved
- * one would have. */
-void steer_goto_loaded(steer_world *w);
-/* Whether a vehicle never had a goto (every field zero): field by field, as padding
- * bytes have no set value. */
-static inline bool steer_goto_none(const steer_goto_state *g)
-{
-	return g->goal.x == 0.0 && g->goal.y == 0.0 && g->from.x == 0.0 && g->from.y == 0.0 &&
-	       g->radius == 0.0 && g->tried == 0 && g->epoch == 0 && !g->reached && !g->planning &&
-	       g->restarts == 0 && g->start.x == 0.0 && g->start.y == 0.0 && g->began == 0 &&
-	       g->spent == 0;
-}
-
-/* The geometry's epoch, which a goto vehicle's go.epoch equals when its route was
- * checked against the geometry as it is. */
-uint64_t steer_goto_epoch(const steer_world *w);
-/* The epoch value a restored record carries for "was up to date when saved". */
-#define STEER_GOTO_FRESH UINT64_MAX
 
 #endif

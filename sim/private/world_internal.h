@@ -2,7 +2,7 @@
  * and its API), tick_order.c (the tick's order: grid, cell sort, re-sort of storage)
  * step.c (the step: forces, lane groups, the parallel split, timing) and bodies.c
  * (the solid rule's correction after the moves). Private to
- * the core: nothing outside common/ includes it. */
+ * the core: nothing outside sim/ includes it (tests aside). */
 #ifndef STEER_WORLD_INTERNAL_H
 #define STEER_WORLD_INTERNAL_H
 

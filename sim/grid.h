@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool.h"
+typedef struct steer_pool steer_pool; /* private/pool.h: the tick's threads */
 #include "steer/status.h"
 
 typedef struct steer_grid {
@@ -84,15 +84,17 @@ static inline size_t steer_grid_cell_at(const steer_grid *g, size_t i)
 
 /* The first cell of part `part` of `parts` splitting the grid by members: where
  * part / parts of the members have gone by; every cell for part == parts. Whole
- * cells to each part, so a phase over cells gives the same result for any split. */
+ * cells to each part, so a phase over cells gives the same result for any split. The
+ * members are cut as steer_part_from (private/pool.h) cuts n. */
 static inline size_t steer_grid_part_cell(const steer_grid *g, int part, int parts)
 {
 	size_t cells = (size_t)g->nx * (size_t)g->ny;
 	if (part == parts)
 		return cells;
-	return part == 0
-	           ? 0
-	           : steer_first_at_least(g->start, cells, steer_part_from(g->count, part, parts));
+	return part == 0 ? 0
+	                 : steer_first_at_least(
+	                       g->start, cells,
+	                       (size_t)((uint64_t)g->count * (uint64_t)part / (uint64_t)parts));
 }
 
 /* floor(t) clamped to [lo, hi], without a libm call or an overflowing conversion

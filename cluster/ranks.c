@@ -258,7 +258,7 @@ int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen)
 	return rc;
 }
 
-ranks *ranks_lead(steer_session *session, const server_options *opt)
+ranks *ranks_lead(steer_session *session, const ranks_config *cfg)
 {
 	ranks *r = calloc(1, sizeof *r);
 	int size = 0;
@@ -276,11 +276,11 @@ ranks *ranks_lead(steer_session *session, const server_options *opt)
 	r->comm = MPI_COMM_WORLD;
 	r->rank = 0;
 	r->size = size;
-	r->threads = opt->threads;
+	r->threads = cfg->threads;
 	r->session = session;
 	r->stat = stat;
 	r->figures = fig;
-	rankwatch_arm(watch, opt->rank_timeout);
+	rankwatch_arm(watch, cfg->rank_timeout);
 	/* The world is whole here: its bytes go to every rank, this one too, so that
 	 * every rank starts from the same bytes; each keeps its region. */
 	char err[512];
@@ -296,10 +296,10 @@ ranks *ranks_lead(steer_session *session, const server_options *opt)
 	steer_log(STEER_LOG_INFO,
 	          "the world is split over %d ranks; rank 0 is pid %ld: SIGTERM it to stop the "
 	          "job%s",
-	          r->size, (long)getpid(), opt->autosave > 0 ? " (autosave included)" : "");
-	if (watch && opt->rank_timeout > 0)
+	          r->size, (long)getpid(), cfg->autosave ? " (autosave included)" : "");
+	if (watch && cfg->rank_timeout > 0)
 		steer_log(STEER_LOG_INFO, "a rank silent for %g s ends the job (--rank-timeout)",
-		          opt->rank_timeout);
+		          cfg->rank_timeout);
 	return r;
 }
 
@@ -724,10 +724,10 @@ static void wait_for_op(ranks *r, op_head *h)
 	}
 }
 
-int ranks_follow(const server_options *opt)
+int ranks_follow(const ranks_config *cfg)
 {
 	steer_session session = {0};
-	ranks r = {.comm = MPI_COMM_WORLD, .threads = opt->threads, .session = &session};
+	ranks r = {.comm = MPI_COMM_WORLD, .threads = cfg->threads, .session = &session};
 	MPI_Comm_rank(r.comm, &r.rank);
 	MPI_Comm_size(r.comm, &r.size);
 	char *payload = NULL;
@@ -736,7 +736,7 @@ int ranks_follow(const server_options *opt)
 	steer_density density;
 	steer_density_init(&density);
 	char err[512];
-	rankwatch_arm(watch, opt->rank_timeout);
+	rankwatch_arm(watch, cfg->rank_timeout);
 	for (;;) {
 		op_head h;
 		wait_for_op(&r, &h);

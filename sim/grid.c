@@ -1,5 +1,6 @@
 #include "grid.h"
 #include "kernel.h"
+#include "pool.h"
 #include "reserve.h"
 
 #include <math.h>

@@ -10,12 +10,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "options.h"
 #include "steer/command.h"
 #include "steer/strbuf.h"
 #include "steer/wire.h"
 
 typedef struct ranks ranks;
+
+/* What the ranks take from the server's flags. */
+typedef struct ranks_config {
+	int threads;         /* each rank's tick threads (--threads) */
+	double rank_timeout; /* seconds of a rank's silence that end the job; 0 = none */
+	bool autosave;       /* whether rank 0 saves on the way out (said when it starts) */
+} ranks_config;
 
 /* Whether this process was started by mpirun with other ranks beside it. */
 bool ranks_launched(void);
@@ -27,14 +33,14 @@ void ranks_exit(void);
 /* Rank 0: splits the session's world, whole on this rank, over every rank; the
  * session is the server's. NULL after logging why (the world cannot be split: a
  * solid world) and the other ranks are told to stop. */
-ranks *ranks_lead(steer_session *session, const server_options *opt);
+ranks *ranks_lead(steer_session *session, const ranks_config *cfg);
 /* Rank 0, when the server could not start: tells the others to stop. */
 void ranks_dismiss(void);
 /* Rank 0, once the server has stopped: tells the others to stop and frees r. */
 void ranks_finish(ranks *r);
 /* Every other rank: takes part in what rank 0 starts until it says stop. The exit
  * status. */
-int ranks_follow(const server_options *opt);
+int ranks_follow(const ranks_config *cfg);
 
 /* One tick of the whole world. STEER_OK, or a failure with a message in err. */
 steer_status ranks_tick(ranks *r, char *err, size_t errlen);
