@@ -28,6 +28,7 @@
 #include "bench_util.h"
 #include "cluster.h"
 #include "scenario.h"
+#include "share.h"
 #include "steer/world.h"
 
 #define CLUSTERS 8

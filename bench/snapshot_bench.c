@@ -13,6 +13,7 @@
 #include "bench_util.h"
 #include "interest.h"
 #include "scenario.h"
+#include "serve.h"
 #include "steer/bytes.h"
 #include "steer/wire.h"
 #include "steer/world.h"

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "share.h"
 #include "steer/command.h"
 #include "steer/world.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goto.h"
+#include "goto_record.h"
 #include "reserve.h"
 
 enum { PACK_NEW_SET = 1u << 0, PACK_EXTRAS = 1u << 1 };

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "rankwatch.h"
 #include "savefile.h"
+#include "share.h"
 
 /* What rank 0 asks the others to take part in; each is followed by its payload. */
 typedef enum op {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "serve.h"
 #include "steer/command.h"
 #include "steer/strbuf.h"
 #include "steer/wire.h"

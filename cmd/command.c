@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "behaviors.h"
-#include "goto.h"
+#include "steer/goto.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "targets.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "behaviors.h"
-#include "goto.h"
+#include "steer/goto.h"
 
 const char *const steer_scenario_names[] = {
     "seek",     "flee",    "arrive", "pursuit",     "avoid",     "path", "flock", "circle",

@@ -4,7 +4,7 @@
  *
  * A directory holds segments numbered from 1: NNNNNNNNNNNNNNNN.steer, the checkpoint
  * (a save file, today's format) and NNNNNNNNNNNNNNNN.log, the records that follow it
- * (include/steer/journal.h), the number as 16 decimal digits. A checkpoint is durable
+ * (store/journal_format.h), the number as 16 decimal digits. A checkpoint is durable
  * once it has its final name (it is written under a temporary one). A log whose BEGIN
  * says it continues the previous one can be read on from the world the previous log
  * ends in, whether or not its own checkpoint became durable; one that starts a new
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "steer/command.h"
-#include "steer/journal.h"
+#include "journal_format.h"
 #include "steer/world.h"
 
 typedef struct journal_reader journal_reader;

@@ -16,7 +16,8 @@
 #include "log.h"
 #include "replay.h"
 #include "reserve.h"
-#include "steer/journal.h"
+#include "serve.h"
+#include "journal_format.h"
 
 typedef struct write_req {
 	uv_write_t req;

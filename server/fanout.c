@@ -18,6 +18,7 @@
 #include "log.h"
 #include "ranks.h"
 #include "reserve.h"
+#include "serve.h"
 #include "server.h"
 
 /* Distinct views and encodings remembered within a tick; a connection beyond them is

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goto.h"
+#include "goto_record.h"
 #include "log.h"
 #include "reserve.h"
 

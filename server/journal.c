@@ -19,9 +19,10 @@
 #include "journal_read.h"
 #include "log.h"
 #include "savefile.h"
+#include "serve.h"
 #include "server.h"
 #include "statedir.h"
-#include "steer/journal.h"
+#include "journal_format.h"
 #include "storage.h"
 
 /* Ticks without a command are marked at most this often (ms): a crash then loses at

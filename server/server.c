@@ -1,4 +1,5 @@
 #include "server.h"
+#include "serve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "replay.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "share.h"
 #include "storage.h"
 
 /* After a stall, at most this many ticks are run at once; the rest of the debt is

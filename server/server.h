@@ -13,6 +13,7 @@
 #include "authguard.h"
 #include "interest.h"
 #include "options.h"
+#include "serve.h"
 #include "steer/command.h"
 #include "steer/strbuf.h"
 #include "steer/wire.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goto.h"
+#include "goto_record.h"
 #include "reserve.h"
 
 #define MAGIC STEER_SAVE_MAGIC

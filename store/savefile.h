@@ -46,41 +46,20 @@
 
 #include <stddef.h>
 
+#include "steer/save.h"
 #include "steer/world.h"
 
-#define STEER_SAVE_VERSION 4
 /* The oldest version this build still reads: version 1 had no world rules, and its
  * worlds load with bodies neither solid nor contained, as they ran. */
 #define STEER_SAVE_OLDEST 1
-/* The first word of every save file. */
-#define STEER_SAVE_MAGIC "steer-save"
 /* Bounds the work a hostile file can ask for; no real world comes near it. */
 #define STEER_SAVE_MAX_RECORDS 10000000u
 
-/* The largest save file: encoding refuses to produce more, and decoding (and the
- * server reading a file) refuses more, so every save that is written can be loaded. */
-#define STEER_SAVE_MAX_BYTES (1024u * 1024u * 1024u)
-
-/* Serializes the whole world (config incl. size/edges/tick_rate/seed, meta: tick,
- * next_id, rng state; every vehicle record with all params, behaviours, targets,
- * pursue/evade ids, group state, wander angle, path points/index/loop, heading and last force;
- * every obstacle, wall and polygon) into a newly malloc'd buffer; the caller frees
- * *out. The buffer is also NUL-terminated (not counted in *len). STEER_ERR_NOMEM on
- * allocation failure, with *out untouched; STEER_ERR_LIMIT when the file would be
- * over STEER_SAVE_MAX_BYTES. */
-steer_status steer_save_encode(const steer_world *w, char **out, size_t *len);
 /* The same, refusing with STEER_ERR_LIMIT (nothing returned) a file that would be over
  * max_bytes; steer_save_encode is this with STEER_SAVE_MAX_BYTES. */
 steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char **out, size_t *len);
 /* w's file without its vehicles: its size, rules, tick, ids, generator and geometry,
  * so that vehicles can join the world it decodes to as they were in w (cluster/). */
 steer_status steer_save_encode_shell(const steer_world *w, char **out, size_t *len);
-
-/* Parses a buffer produced by steer_save_encode into a NEW world (max_vehicles 0). On
- * any error returns NULL and writes a message a user can act on into err (e.g.
- * "line 12: bad number 'x' for max_speed", "file is truncated", "checksum mismatch:
- * file is corrupted", "unsupported format version 7 (this build reads 1)"). Never
- * touches any existing world. buf need not be NUL-terminated; any bytes are safe. */
-steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t errlen);
 
 #endif

@@ -9,6 +9,7 @@
 #include "render.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "serve.h"
 #include "steer/wire.h"
 #include "testutil.h"
 

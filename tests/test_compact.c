@@ -11,6 +11,7 @@
 #include "check.h"
 #include "interest.h"
 #include "scenario.h"
+#include "serve.h"
 #include "steer/bytes.h"
 #include "steer/wire.h"
 #include "testutil.h"

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "interest.h"
 #include "message.h"
+#include "serve.h"
 #include "steer/wire.h"
 #include "testutil.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "steer/journal.h"
+#include "journal_format.h"
 
 /* A header and: BEGIN, two commands at tick 7, a mark at 7, a command at 9, a mark. */
 static void sample(steer_strbuf *b, size_t *last_start)

@@ -17,7 +17,7 @@
 #include "cmdrun.h"
 #include "journal_read.h"
 #include "savefile.h"
-#include "steer/journal.h"
+#include "journal_format.h"
 
 static char dir[256];
 

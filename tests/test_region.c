@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "savefile.h"
+#include "share.h"
 #include "steer/world.h"
 
 /* n vehicles in a world `size` wide, in a patch `spread` of its sides: in a big world

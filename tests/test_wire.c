@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "serve.h"
 #include "steer/bytes.h"
 #include "steer/wire.h"
 #include "testutil.h"

@@ -14,6 +14,7 @@
 
 #include "message.h"
 #include "reserve.h"
+#include "serve.h"
 #include "steer/bytes.h"
 #include "steer/wire.h"
 #include "wire_priv.h"

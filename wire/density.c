@@ -13,6 +13,7 @@
 #include "grid.h"
 #include "message.h"
 #include "reserve.h"
+#include "serve.h"
 #include "steer/bytes.h"
 #include "steer/wire.h"
 #include "wire_priv.h"

@@ -10,6 +10,7 @@
 
 #include "message.h"
 #include "reserve.h"
+#include "serve.h"
 #include "wire_priv.h"
 
 void steer_snap_geometry_clear(steer_snap_geometry *g)

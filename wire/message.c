@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "reserve.h"
+#include "share.h"
 
 /* Sized first so the bytes go straight into the buffer. */
 steer_status steer_wire_encode_frame(steer_strbuf *out, const pb_msgdesc_t *fields, const void *msg)

@@ -10,8 +10,9 @@
 
 #include "message.h"
 #include "reserve.h"
+#include "serve.h"
 #include "steer/bytes.h"
-#include "steer/journal.h"
+#include "journal_format.h"
 #include "utf8.h"
 #include "wire_priv.h"
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -81,11 +82,11 @@ typedef struct steer_blob {
 	bool oom;
 } steer_blob;
 
-void steer_blob_clear(steer_blob *b);
-void steer_blob_free(steer_blob *b);
+STEER_API void steer_blob_clear(steer_blob *b);
+STEER_API void steer_blob_free(steer_blob *b);
 /* Grows the blob for n more bytes: STEER_OK, or NOMEM (and oom set) when memory runs
  * out or has run out before. */
-steer_status steer_blob_grow(steer_blob *b, size_t n);
+STEER_API steer_status steer_blob_grow(steer_blob *b, size_t n);
 
 /* Room for n more bytes, growing the blob if need be: STEER_OK, or NOMEM (and oom
  * set) when memory runs out. */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "strbuf.h"
 #include "world.h"
 
@@ -22,9 +23,9 @@ extern "C" {
 #define STEER_CMD_MAX_WORDS 256
 /* The longest line the text port takes, newline excluded. */
 #define STEER_CMD_MAX_LINE 4096
-#define STEER_CMD_MAX_KV    32
-#define STEER_CMD_MAX_STEP  100000u
-#define STEER_NAME_MAX      64
+#define STEER_CMD_MAX_KV   32
+#define STEER_CMD_MAX_STEP 100000u
+#define STEER_NAME_MAX     64
 /* The most vehicles, obstacles, walls and polygons one list reply holds; more are
  * paged. */
 #define STEER_LIST_MAX 10000u
@@ -145,60 +146,64 @@ struct steer_cmd_entry {
 	                     steer_reply *out);
 };
 
-extern const steer_cmd_entry steer_cmd_table[];
-extern const size_t steer_cmd_count;
+extern STEER_API const steer_cmd_entry steer_cmd_table[];
+extern STEER_API const size_t steer_cmd_count;
 
-const steer_cmd_entry *steer_cmd_find(const char *name);
+STEER_API const steer_cmd_entry *steer_cmd_find(const char *name);
 
 /* Splits line into words in place (line is modified), the count in *count; LIMIT when
  * there are more than max. */
-steer_status steer_cmd_split(char *line, char **words, int max, int *count);
+STEER_API steer_status steer_cmd_split(char *line, char **words, int max, int *count);
 
 /* Parses words (words[0] is the command name). STEER_OK, or INVALID with a message in
  * err. */
-steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen);
+STEER_API steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err,
+                                       size_t errlen);
 /* Parses one line of the text grammar; as steer_cmd_parse (too many words is INVALID
  * too). */
-steer_status steer_cmd_parse_line(steer_command *cmd, const char *line, char *err, size_t errlen);
+STEER_API steer_status steer_cmd_parse_line(steer_command *cmd, const char *line, char *err,
+                                            size_t errlen);
 
-void steer_reply_init(steer_reply *r);
-void steer_reply_free(steer_reply *r);
+STEER_API void steer_reply_init(steer_reply *r);
+STEER_API void steer_reply_free(steer_reply *r);
 /* Makes r a failure with a formatted message (one line of valid UTF-8) and no JSON;
  * returns STEER_ERR_REFUSED, so that a handler can `return steer_reply_fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-steer_status
+STEER_API steer_status
 steer_reply_fail(steer_reply *r, const char *fmt, ...);
 /* Applies a parsed command: STEER_OK, or REFUSED when it failed; either way *out
  * holds the reply, with the reason on failure. A failed command leaves the session as
  * it was. */
-steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s, const steer_host *h,
-                            steer_reply *out);
+STEER_API steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s,
+                                      const steer_host *h, steer_reply *out);
 
 /* The second half of load, for a host that read and decoded the file itself (off
  * its loop): checks `loaded` against the session's limits and swaps it in, or
  * destroys it. Takes `loaded` either way; *r as steer_cmd_exec leaves it for load. */
-steer_status steer_cmd_load_swap(const steer_command *cmd, steer_session *s, const steer_host *h,
-                                 steer_world *loaded, steer_reply *r);
+STEER_API steer_status steer_cmd_load_swap(const steer_command *cmd, steer_session *s,
+                                           const steer_host *h, steer_world *loaded,
+                                           steer_reply *r);
 
 /* Whether cmd changes anything: its entry's access, except that `world` without
  * arguments only reports the world's settings. */
-bool steer_cmd_writes(const steer_command *cmd);
+STEER_API bool steer_cmd_writes(const steer_command *cmd);
 
 /* STEER_OK when the caller may run cmd; else ACCESS with an ERR reply saying how to
  * get access. */
-steer_status steer_cmd_check_access(const steer_command *cmd, bool may_write, steer_reply *out);
+STEER_API steer_status steer_cmd_check_access(const steer_command *cmd, bool may_write,
+                                              steer_reply *out);
 
 /* Renders a reply as one line of the text protocol, without the newline:
  * "OK", "OK {...}" or "ERR message". */
-void steer_reply_text(const steer_reply *r, steer_strbuf *line);
+STEER_API void steer_reply_text(const steer_reply *r, steer_strbuf *line);
 
 /* A save name: 1-64 of [A-Za-z0-9._-], not starting with '.'. */
-bool steer_save_name_ok(const char *name);
+STEER_API bool steer_save_name_ok(const char *name);
 /* A client's name (the name command, Hello.client): 1-64 printable ASCII
  * characters without spaces. */
-bool steer_client_name_ok(const char *name);
+STEER_API bool steer_client_name_ok(const char *name);
 
 #ifdef __cplusplus
 }

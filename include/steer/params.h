@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -87,11 +88,11 @@ typedef struct steer_params {
 /* The largest magnitude any parameter may have (and, in world.h, any velocity). */
 #define STEER_PARAM_MAX 1e9
 
-steer_params steer_params_default(void);
+STEER_API steer_params steer_params_default(void);
 
 /* STEER_OK when every field is in range, else INVALID with a message naming the first
  * bad field in err. */
-steer_status steer_params_check(const steer_params *p, char *err, size_t errlen);
+STEER_API steer_status steer_params_check(const steer_params *p, char *err, size_t errlen);
 
 typedef enum steer_param_type {
 	STEER_PARAM_REAL,
@@ -108,23 +109,23 @@ typedef struct steer_param_def {
 	const char *help;
 } steer_param_def;
 
-extern const steer_param_def steer_param_defs[];
-extern const size_t steer_param_count;
+extern STEER_API const steer_param_def steer_param_defs[];
+extern STEER_API const size_t steer_param_count;
 
-const steer_param_def *steer_param_find(const char *name);
+STEER_API const steer_param_def *steer_param_find(const char *name);
 
 /* Parses text into the named field of *p: a number, on/off/true/false/1/0, or an enum
  * word (decel slow|normal|fast|linear, combine sum|priority|dither, path_direction
  * forward|backward). NaN and infinity are refused except "inf" for panic_distance. Range checks are
  * steer_params_check's job. STEER_OK, or INVALID with a message in err and *p untouched. */
-steer_status steer_param_parse(steer_params *p, const steer_param_def *def, const char *text,
-                               char *err, size_t errlen);
+STEER_API steer_status steer_param_parse(steer_params *p, const steer_param_def *def,
+                                         const char *text, char *err, size_t errlen);
 
 /* The field as a double (bools and enums as their integer values). */
-double steer_param_get(const steer_params *p, const steer_param_def *def);
-void steer_param_set(steer_params *p, const steer_param_def *def, double value);
+STEER_API double steer_param_get(const steer_params *p, const steer_param_def *def);
+STEER_API void steer_param_set(steer_params *p, const steer_param_def *def, double value);
 /* The enum word for an ENUM field's current value. */
-const char *steer_param_enum_name(const steer_params *p, const steer_param_def *def);
+STEER_API const char *steer_param_enum_name(const steer_params *p, const steer_param_def *def);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,18 +17,18 @@ typedef struct steer_rng {
 	uint64_t inc;
 } steer_rng;
 
-void steer_rng_seed(steer_rng *rng, uint64_t seed, uint64_t stream);
-uint32_t steer_rng_u32(steer_rng *rng);
+STEER_API void steer_rng_seed(steer_rng *rng, uint64_t seed, uint64_t stream);
+STEER_API uint32_t steer_rng_u32(steer_rng *rng);
 /* Uniform in [0, 1), 53 random bits. */
-double steer_rng_unit(steer_rng *rng);
+STEER_API double steer_rng_unit(steer_rng *rng);
 /* Uniform in [lo, hi). */
-double steer_rng_range(steer_rng *rng, double lo, double hi);
+STEER_API double steer_rng_range(steer_rng *rng, double lo, double hi);
 
 /* A counter-based draw in [0, 1): a pure function of (seed, a, b). Wander jitter uses
  * it keyed by (vehicle id, tick), so a vehicle's randomness does not depend on the
  * order vehicles are stored or stepped in, nor on how many threads step them, and
  * there is no per-vehicle generator state to save. */
-double steer_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
+STEER_API double steer_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
 
 #ifdef __cplusplus
 }

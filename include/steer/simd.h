@@ -5,6 +5,8 @@
 #ifndef STEER_SIMD_H
 #define STEER_SIMD_H
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,9 +18,9 @@ typedef enum steer_simd_level {
 } steer_simd_level;
 
 /* The best level this CPU runs. */
-steer_simd_level steer_simd_best(void);
+STEER_API steer_simd_level steer_simd_best(void);
 /* "scalar", "avx2" or "avx512". */
-const char *steer_simd_name(steer_simd_level level);
+STEER_API const char *steer_simd_name(steer_simd_level level);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@
 #ifndef STEER_STATUS_H
 #define STEER_STATUS_H
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,7 +35,7 @@ typedef enum steer_status {
 } steer_status;
 
 /* A short lower-case description of s ("out of memory"); never NULL. */
-const char *steer_status_str(steer_status s);
+STEER_API const char *steer_status_str(steer_status s);
 
 #ifdef __cplusplus
 }

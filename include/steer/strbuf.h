@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,26 +20,27 @@ typedef struct steer_strbuf {
 	bool oom;
 } steer_strbuf;
 
-void steer_strbuf_init(steer_strbuf *b);
-void steer_strbuf_free(steer_strbuf *b);
-void steer_strbuf_clear(steer_strbuf *b);
-void steer_strbuf_put(steer_strbuf *b, const char *s, size_t n);
+STEER_API void steer_strbuf_init(steer_strbuf *b);
+STEER_API void steer_strbuf_free(steer_strbuf *b);
+STEER_API void steer_strbuf_clear(steer_strbuf *b);
+STEER_API void steer_strbuf_put(steer_strbuf *b, const char *s, size_t n);
 /* Room for n more bytes at data + len, for a writer that fills them directly and then
  * advances len itself; NULL when memory runs out. */
-char *steer_strbuf_reserve(steer_strbuf *b, size_t n);
-void steer_strbuf_puts(steer_strbuf *b, const char *s);
+STEER_API char *steer_strbuf_reserve(steer_strbuf *b, size_t n);
+STEER_API void steer_strbuf_puts(steer_strbuf *b, const char *s);
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-void steer_strbuf_printf(steer_strbuf *b, const char *fmt, ...);
+STEER_API void
+steer_strbuf_printf(steer_strbuf *b, const char *fmt, ...);
 
 /* A number that reads back exactly (%.17g); non-finite values, which JSON cannot
  * hold, become null. */
-void steer_json_num(steer_strbuf *b, double v);
+STEER_API void steer_json_num(steer_strbuf *b, double v);
 /* An array of n such numbers: "[a,b,...]". */
-void steer_json_nums(steer_strbuf *b, const double *v, size_t n);
+STEER_API void steer_json_nums(steer_strbuf *b, const double *v, size_t n);
 /* A quoted, escaped JSON string; bytes that are not UTF-8 show as the text \xNN. */
-void steer_json_str(steer_strbuf *b, const char *s);
+STEER_API void steer_json_str(steer_strbuf *b, const char *s);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
-/* The wire format in one place: delimited frames, and conversion between protobuf
- * messages (steer.proto, via nanopb) and the core's types. Used by the server, the
- * terminal client and the tests; nothing here touches a socket. */
+/* The wire format as a client sees it: delimited frames, the messages a client sends
+ * (Hello, Command, Viewport), and the server's messages decoded into plain structs,
+ * compact snapshots against the last frame. The server's side (its encoders, the
+ * client messages decoded into commands) is wire/serve.h, not part of libsteer's API.
+ * Nothing here touches a socket. */
 #ifndef STEER_WIRE_H
 #define STEER_WIRE_H
 
@@ -8,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "bytes.h"
 #include "command.h"
 #include "status.h"
@@ -41,22 +44,22 @@ typedef struct steer_framer {
 	size_t max_frame;
 } steer_framer;
 
-void steer_framer_init(steer_framer *f, size_t max_frame);
-void steer_framer_free(steer_framer *f);
+STEER_API void steer_framer_init(steer_framer *f, size_t max_frame);
+STEER_API void steer_framer_free(steer_framer *f);
 /* Takes up to n bytes; returns how many it took (fewer when its buffer is full:
  * call next, then feed the rest). */
-size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n);
+STEER_API size_t steer_framer_feed(steer_framer *f, const uint8_t *data, size_t n);
 /* The next frame: STEER_OK with *msg and *len set to it (valid until the next feed),
  * or STEER_OK with *msg NULL (and *len 0) when more bytes are needed; INVALID, with
  * a message in err, when the stream is malformed: drop the connection. Loop with
  * `while (steer_framer_next(...) == STEER_OK && msg)`, then check the status. */
-steer_status steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len, char *err,
-                               size_t errlen);
+STEER_API steer_status steer_framer_next(steer_framer *f, const uint8_t **msg, size_t *len,
+                                         char *err, size_t errlen);
 
 /* Appends a varint-length-prefixed message to out. */
-void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len);
+STEER_API void steer_frame_put(steer_strbuf *out, const uint8_t *msg, size_t len);
 
-/* --- server side ---------------------------------------------------------------- */
+/* --- views -------------------------------------------------------------------- */
 
 typedef struct steer_view {
 	bool set;
@@ -69,63 +72,15 @@ typedef struct steer_view {
  * snapshot's floats. */
 #define STEER_VIEW_COORD_MAX 1e13
 /* True when x0 < x1 and y0 < y1, all within +-STEER_VIEW_COORD_MAX (so not NaN). */
-bool steer_view_rect_ok(double x0, double y0, double x1, double y1);
+STEER_API bool steer_view_rect_ok(double x0, double y0, double x1, double y1);
 
 /* Vehicles within this distance outside a view still come along, so that a client
  * drawing the edge of its screen sees what is about to enter it. */
-double steer_view_margin(const steer_view *v);
+STEER_API double steer_view_margin(const steer_view *v);
 /* True when (x, y) is within margin of the view, or the view is not set. */
-bool steer_view_contains(const steer_view *v, double x, double y, double margin);
+STEER_API bool steer_view_contains(const steer_view *v, double x, double y, double margin);
 /* The same rectangle, or both unset. */
-bool steer_view_same(const steer_view *a, const steer_view *b);
-
-typedef struct steer_welcome_info {
-	/* NULL: say nothing about the world (a private server, before the token): width,
-	 * height, edges and both rates are left 0. */
-	const steer_world_config *cfg;
-	double snapshot_rate;
-} steer_welcome_info;
-
-/* Each encoder appends one delimited frame to out and returns STEER_OK; NOMEM when
- * memory runs out, INVALID when the message cannot be encoded (what it was given
- * is out of range). INVALID appends nothing; after NOMEM out may hold part of a
- * frame (and its oom flag set): discard it. */
-steer_status steer_wire_welcome(steer_strbuf *out, const steer_welcome_info *info);
-steer_status steer_wire_reply(steer_strbuf *out, uint32_t request_id, const steer_reply *r);
-/* A Notice: text (cut to 255 bytes) for a client's message line. */
-steer_status steer_wire_notice(steer_strbuf *out, const char *text);
-/* The Geometry message: every wall and polygon of w, whole, with the world's
- * geometry version (steer_world_geometry_version) and contain rule. */
-steer_status steer_wire_geometry(steer_strbuf *out, const steer_world *w);
-/* The world cut to view (plus a margin so things entering the edge are drawn), or
- * all of it. scratch holds the index list between calls to avoid reallocating. */
-steer_status steer_wire_snapshot(steer_strbuf *out, const steer_world *w, bool paused,
-                                 const steer_view *view, uint32_t **scratch, size_t *scratch_cap);
-/* The same message for vehicles already chosen: idx[0..n) are world indices (those
- * of view, from steer_interest_collect), sent in that order. */
-steer_status steer_wire_snapshot_of(steer_strbuf *out, const steer_world *w, bool paused,
-                                    const steer_view *view, const uint32_t *idx, size_t n);
-
-/* Decodes one ClientMessage frame body: STEER_OK, or INVALID with a message in err
- * on malformed input. */
-steer_status steer_wire_decode_client(const uint8_t *msg, size_t len, steer_ClientMessage *out,
-                                      char *err, size_t errlen);
-/* nanopb ends a string field at its first NUL, so "list\0garbage" would decode as
- * "list": STEER_OK when no string in the frame m was decoded from holds one, else
- * INVALID with a message in err. */
-steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_ClientMessage *m,
-                                          char *err, size_t errlen);
-/* A Command message to the core's command struct (text line, or name + args):
- * STEER_OK, or INVALID (NOMEM when memory runs out) with a message in err. */
-steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, char *err,
-                                   size_t errlen);
-/* The words steer_wire_to_command gives the parser, joined by single spaces and
- * appended to line (the journal's record of the command). STEER_OK, or INVALID/NOMEM
- * (line's oom flag may be set instead). */
-steer_status steer_wire_command_words(const steer_Command *c, steer_strbuf *line);
-/* A Viewport message to a view: STEER_OK, or INVALID (message in err) when it is not
- * a finite, non-empty rectangle. */
-steer_status steer_wire_to_view(const steer_Viewport *v, steer_view *out, char *err, size_t errlen);
+STEER_API bool steer_view_same(const steer_view *a, const steer_view *b);
 
 /* --- compact snapshots (compact.c) ------------------------------------------------ */
 
@@ -155,15 +110,9 @@ typedef struct steer_compact_req {
 	uint32_t pick; /* a vehicle density frames carry whole (0: none); not a group key */
 } steer_compact_req;
 
-/* A Viewport message's compact request: STEER_OK, or INVALID (message in err) when
- * compact is asked without a rectangle, with a map area out of
- * 1..STEER_COMPACT_MAX_CELLS, or for a view so thin that its margin would not fit the
- * quantized range. */
-steer_status steer_wire_to_compact(const steer_Viewport *v, steer_compact_req *out, char *err,
-                                   size_t errlen);
 /* Whether two requests ask for the same picture of a view (pick aside): what the
  * clients of one snapshot encoding share. */
-bool steer_compact_req_same(const steer_compact_req *a, const steer_compact_req *b);
+STEER_API bool steer_compact_req_same(const steer_compact_req *a, const steer_compact_req *b);
 
 /* One view's vehicles quantized for one precision, in ascending id order: what the
  * server encodes from and deltas against, and what a client decodes into. Arrays are
@@ -182,16 +131,10 @@ typedef struct steer_compact_frame {
 	uint32_t *group, *behaviors;
 } steer_compact_frame;
 
-void steer_compact_frame_init(steer_compact_frame *f);
-void steer_compact_frame_free(steer_compact_frame *f);
-/* Quantizes the vehicles idx[0..n) of w, which must be in ascending id order
- * (steer_interest_collect with STEER_ORDER_ID), for view at cols x rows. STEER_OK,
- * NOMEM when memory runs out, or INVALID when the ids are not ascending. */
-steer_status steer_compact_frame_build(steer_compact_frame *f, const steer_world *w,
-                                       const steer_view *view, uint32_t cols, uint32_t rows,
-                                       const uint32_t *idx, size_t n, uint64_t seq);
+STEER_API void steer_compact_frame_init(steer_compact_frame *f);
+STEER_API void steer_compact_frame_free(steer_compact_frame *f);
 /* True when b can serve as a's base: same rectangle and precision. */
-bool steer_compact_compatible(const steer_compact_frame *a, const steer_compact_frame *b);
+STEER_API bool steer_compact_compatible(const steer_compact_frame *a, const steer_compact_frame *b);
 
 enum {
 	STEER_BLOB_IDS,
@@ -212,87 +155,38 @@ typedef struct steer_compact_scratch {
 	size_t cap;
 } steer_compact_scratch;
 
-void steer_compact_scratch_init(steer_compact_scratch *sc);
-void steer_compact_scratch_free(steer_compact_scratch *sc);
+STEER_API void steer_compact_scratch_init(steer_compact_scratch *sc);
+STEER_API void steer_compact_scratch_free(steer_compact_scratch *sc);
 
-/* Appends one delimited ServerMessage holding a CompactSnapshot of f: a delta against
- * base when base is compatible, else a key frame (base NULL or not). Obstacles and
- * routes come from w, which must be in the state f was built from. STEER_OK, NOMEM
- * or INVALID, as the other encoders. */
-steer_status steer_wire_compact(steer_strbuf *out, steer_compact_scratch *sc, const steer_world *w,
-                                bool paused, const steer_compact_frame *f,
-                                const steer_compact_frame *base);
-
-/* --- density snapshots (density.c) ------------------------------------------------ */
+/* --- density snapshots (density.c; the server's side in wire/serve.h) ------------- */
 
 /* The most cells a density frame may have (a 1000 x 1000 map area, with room); a
  * larger map gets vehicles. Bounds what the server and a client allocate. */
 #define STEER_DENSITY_MAX_CELLS (1u << 20)
 
-/* Whether a compact request whose view holds n vehicles (with its margin) is
- * answered with density. was_dense: the last answer to this client was; in auto
- * mode it then stays density until the view holds at most half as many vehicles
- * as cells, so a count hovering at the threshold does not flip the picture. */
-bool steer_density_wanted(const steer_compact_req *req, size_t n, bool was_dense);
-
-/* One view's vehicles counted into the cols x rows cells laid over it, with the sum
- * of their unit headings per cell, and those cells encoded (DensitySnapshot.cells).
- * Server side. Arrays owned: init once, rebuild each tick, free once. */
-typedef struct steer_density_cell {
-	double hx, hy; /* sum of unit headings */
-	uint32_t count;
-} steer_density_cell;
-
-typedef struct steer_density {
-	steer_view view;
-	uint32_t cols, rows;
-	uint32_t in_view, max_count;
-	steer_density_cell *cell; /* cols * rows, row-major */
-	size_t cap;
-	steer_blob cells;
-} steer_density;
-
-void steer_density_init(steer_density *d);
-void steer_density_free(steer_density *d);
-/* Counts the vehicles idx[0..n) of w that lie inside view (a set rectangle) into
- * cols x rows cells (each 1..STEER_COMPACT_MAX_CELLS, at most STEER_DENSITY_MAX_CELLS
- * in all). STEER_OK, NOMEM when memory runs out, or INVALID when the grid or view
- * is out of range. */
-steer_status steer_density_build(steer_density *d, const steer_world *w, const steer_view *view,
-                                 uint32_t cols, uint32_t rows, const uint32_t *idx, size_t n);
-/* Encodes d's cells again after they were changed in place (the parts of one world
- * added up: cluster/ranks.c), with in_view and max_count. STEER_OK or NOMEM. */
-steer_status steer_density_encode(steer_density *d);
-/* Appends one delimited ServerMessage holding the DensitySnapshot of d, with the
- * obstacles of w touching its view. STEER_OK, NOMEM or INVALID, as the other
- * encoders. */
-steer_status steer_wire_density(steer_strbuf *out, const steer_world *w, bool paused,
-                                const steer_density *d);
-/* Appends frame (one whole frame from steer_wire_density) with vehicle id of w as
- * its DensitySnapshot.picked: one client's pick on a frame shared by its view,
- * without counting or encoding the cells again. STEER_OK; NOENT, with nothing
- * appended, when there is no such vehicle; INVALID, with nothing appended, when
- * frame is not such a frame; NOMEM when memory runs out. */
-steer_status steer_wire_density_picked(steer_strbuf *out, const uint8_t *frame, size_t len,
-                                       const steer_world *w, uint32_t id);
-
 /* Whether a peer's protocol version (a Hello's on the server, a Welcome's on a
  * client) is this build's: STEER_OK, else INVALID with a message in err naming both.
  * peer: "client" or "server", the other side. */
-steer_status steer_wire_version_ok(uint32_t version, const char *peer, char *err, size_t errlen);
+STEER_API steer_status steer_wire_version_ok(uint32_t version, const char *peer, char *err,
+                                             size_t errlen);
 
 /* --- client side ---------------------------------------------------------------- */
 
-/* The client's encoders: STEER_OK, NOMEM or INVALID as the server's (a command line
- * too long for the message is INVALID). */
-steer_status steer_wire_hello(steer_strbuf *out, const char *client_name);
+/* The client's encoders: each appends one delimited frame to out and returns
+ * STEER_OK; NOMEM when memory runs out, INVALID when the message cannot be encoded
+ * (a command line too long for the message, a view out of range). INVALID appends
+ * nothing; after NOMEM out may hold part of a frame (and its oom flag set): discard
+ * it. */
+STEER_API steer_status steer_wire_hello(steer_strbuf *out, const char *client_name);
 /* The same presenting the server's token (NULL or "": none; too long: INVALID). */
-steer_status steer_wire_hello_token(steer_strbuf *out, const char *client_name, const char *token);
-steer_status steer_wire_command_line(steer_strbuf *out, uint32_t request_id, const char *line);
-steer_status steer_wire_viewport(steer_strbuf *out, const steer_view *view);
+STEER_API steer_status steer_wire_hello_token(steer_strbuf *out, const char *client_name,
+                                              const char *token);
+STEER_API steer_status steer_wire_command_line(steer_strbuf *out, uint32_t request_id,
+                                               const char *line);
+STEER_API steer_status steer_wire_viewport(steer_strbuf *out, const steer_view *view);
 /* The same with a compact request (req NULL or off: plain snapshots). */
-steer_status steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view,
-                                    const steer_compact_req *req);
+STEER_API steer_status steer_wire_viewport_ex(steer_strbuf *out, const steer_view *view,
+                                              const steer_compact_req *req);
 
 typedef struct steer_snap_vehicle {
 	uint32_t id, group, behaviors;
@@ -347,8 +241,8 @@ typedef struct steer_snap_geometry {
 #define STEER_GEOMETRY_MAX_VERTICES 4000000u
 
 /* Forgets the geometry (version 0), keeping capacity: a new connection. */
-void steer_snap_geometry_clear(steer_snap_geometry *g);
-void steer_snap_geometry_free(steer_snap_geometry *g);
+STEER_API void steer_snap_geometry_clear(steer_snap_geometry *g);
+STEER_API void steer_snap_geometry_free(steer_snap_geometry *g);
 
 /* A decoded snapshot. Arrays are owned by it; reuse one across frames (decode
  * resets counts and keeps capacity) and free it once. */
@@ -380,7 +274,7 @@ typedef struct steer_snapshot {
 	steer_snap_geometry geometry;
 } steer_snapshot;
 
-void steer_snapshot_free(steer_snapshot *s);
+STEER_API void steer_snapshot_free(steer_snapshot *s);
 
 typedef enum steer_server_msg_kind {
 	STEER_MSG_WELCOME = 1,
@@ -409,8 +303,9 @@ typedef struct steer_server_msg {
  * reports it as a decode error; err says so); NOMEM when it runs out elsewhere. A
  * CompactSnapshot is refused (INVALID): it needs the state of
  * steer_wire_decode_stream. */
-steer_status steer_wire_decode_server(const uint8_t *msg, size_t len, steer_server_msg *out,
-                                      steer_snapshot *snap, char *err, size_t errlen);
+STEER_API steer_status steer_wire_decode_server(const uint8_t *msg, size_t len,
+                                                steer_server_msg *out, steer_snapshot *snap,
+                                                char *err, size_t errlen);
 
 /* A client's memory of the compact stream: the last frame it decoded, which the
  * server's next delta builds on. Owned by the caller: init once, reset whenever a
@@ -422,18 +317,18 @@ typedef struct steer_compact_state {
 	double cos[256], sin[256]; /* of each heading: a table, not two libm calls a vehicle */
 } steer_compact_state;
 
-void steer_compact_state_init(steer_compact_state *cs);
-void steer_compact_state_reset(steer_compact_state *cs);
-void steer_compact_state_free(steer_compact_state *cs);
+STEER_API void steer_compact_state_init(steer_compact_state *cs);
+STEER_API void steer_compact_state_reset(steer_compact_state *cs);
+STEER_API void steer_compact_state_free(steer_compact_state *cs);
 
 /* steer_wire_decode_server for a stream that may hold CompactSnapshots: each is
  * rebuilt into snap (the same struct a plain Snapshot gives, force columns zero)
  * against cs, which then holds it as the base of the next. A compact frame that is
  * malformed, or a delta against a frame cs does not hold, is refused and leaves cs
  * as it was. The status as steer_wire_decode_server's. */
-steer_status steer_wire_decode_stream(const uint8_t *msg, size_t len, steer_server_msg *out,
-                                      steer_snapshot *snap, steer_compact_state *cs, char *err,
-                                      size_t errlen);
+STEER_API steer_status steer_wire_decode_stream(const uint8_t *msg, size_t len,
+                                                steer_server_msg *out, steer_snapshot *snap,
+                                                steer_compact_state *cs, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api.h"
 #include "params.h"
 #include "rng.h"
 #include "simd.h"
@@ -51,20 +52,20 @@ enum {
 };
 
 /* "seek", "flee", ... for one bit; NULL for anything else. */
-const char *steer_behavior_name(uint32_t bit);
+STEER_API const char *steer_behavior_name(uint32_t bit);
 /* The bit for a name, or 0. */
-uint32_t steer_behavior_bit(const char *name);
-const char *steer_edges_name(steer_edges e);
+STEER_API uint32_t steer_behavior_bit(const char *name);
+STEER_API const char *steer_edges_name(steer_edges e);
 /* Sets *out from "wrap", "bounce" or "none"; INVALID, *out untouched, for anything
  * else. */
-steer_status steer_edges_parse(const char *name, steer_edges *out);
+STEER_API steer_status steer_edges_parse(const char *name, steer_edges *out);
 
 #define STEER_MAX_WAYPOINTS 4096u
 /* Positions, targets and velocities are refused beyond this magnitude. */
 #define STEER_MAX_COORD 1e12
 /* True when both components are within STEER_MAX_COORD (NaN fails): what every
  * position, target and velocity the world takes must satisfy. */
-bool steer_vec_ok(steer_vec2 v);
+STEER_API bool steer_vec_ok(steer_vec2 v);
 
 typedef struct steer_path {
 	steer_vec2 *points; /* owned by the world */
@@ -152,43 +153,45 @@ typedef struct steer_world_config {
 	bool contain;
 } steer_world_config;
 
-steer_world_config steer_world_config_default(void);
+STEER_API steer_world_config steer_world_config_default(void);
 /* STEER_OK when valid, else INVALID with a message naming the bad field in err. */
-steer_status steer_world_config_check(const steer_world_config *cfg, char *err, size_t errlen);
+STEER_API steer_status steer_world_config_check(const steer_world_config *cfg, char *err,
+                                                size_t errlen);
 /* The largest radius a body (a vehicle or a circle) may have within these bounds: half
  * the shorter side in a bounce world (it fits inside), a quarter in a wrap world (two
  * bodies can always stand apart round it), unbounded without edges. */
-double steer_world_radius_max(const steer_world_config *cfg);
+STEER_API double steer_world_radius_max(const steer_world_config *cfg);
 /* STEER_OK when radius is at most steer_world_radius_max, else INVALID with a message
  * saying the bound in err. */
-steer_status steer_world_radius_check(const steer_world_config *cfg, double radius, char *err,
-                                      size_t errlen);
+STEER_API steer_status steer_world_radius_check(const steer_world_config *cfg, double radius,
+                                                char *err, size_t errlen);
 
 typedef struct steer_world steer_world;
 
 /* NULL when cfg is invalid (steer_world_config_check says why) or memory runs out. */
-steer_world *steer_world_create(const steer_world_config *cfg);
-void steer_world_destroy(steer_world *w);
+STEER_API steer_world *steer_world_create(const steer_world_config *cfg);
+STEER_API void steer_world_destroy(steer_world *w);
 
 /* Begins the world anew: removes every vehicle and obstacle, sets the tick to 0,
  * reseeds the generator from the current seed and starts ids again at 1, so that
  * the same commands after a reset replay identically, ids included. Within one
  * such lifetime an id is never reused. */
-void steer_world_reset(steer_world *w);
-void steer_world_set_seed(steer_world *w, uint64_t seed);
-steer_status steer_world_set_bounds(steer_world *w, double width, double height, steer_edges edges);
-steer_status steer_world_set_tick_rate(steer_world *w, double hz);
+STEER_API void steer_world_reset(steer_world *w);
+STEER_API void steer_world_set_seed(steer_world *w, uint64_t seed);
+STEER_API steer_status steer_world_set_bounds(steer_world *w, double width, double height,
+                                              steer_edges edges);
+STEER_API steer_status steer_world_set_tick_rate(steer_world *w, double hz);
 /* The world rules of steer_world_config: solid bodies, contained by the bounds. */
-void steer_world_set_solid(steer_world *w, bool on);
+STEER_API void steer_world_set_solid(steer_world *w, bool on);
 /* Contain rebuilds the world's segments: NOMEM (the rule unchanged) when it cannot. */
-steer_status steer_world_set_contain(steer_world *w, bool on);
-void steer_world_set_max_vehicles(steer_world *w, size_t max);
+STEER_API steer_status steer_world_set_contain(steer_world *w, bool on);
+STEER_API void steer_world_set_max_vehicles(steer_world *w, size_t max);
 /* Caps the vector lanes the world's tick may use: the best form this CPU
  * runs at or below level; returns the level in effect. Every form gives the same
  * bits, so this changes speed, never results. A new world takes the CPU's best.
  * Not while a step runs. */
-steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level);
-steer_simd_level steer_world_simd(const steer_world *w);
+STEER_API steer_simd_level steer_world_set_simd(steer_world *w, steer_simd_level level);
+STEER_API steer_simd_level steer_world_simd(const steer_world *w);
 /* The most threads a world's tick may be split over. */
 #define STEER_MAX_THREADS 256
 /* The threads a big world's tick (grid, cell sort, re-sort, forces, moves) is split
@@ -197,15 +200,15 @@ steer_simd_level steer_world_simd(const steer_world *w);
  * result is bit-identical for every count. STEER_ERR_INVALID for a count out of
  * range, STEER_ERR_NOMEM when the threads cannot be started (out of memory or of
  * threads); the world then keeps its count. */
-steer_status steer_world_set_threads(steer_world *w, int threads);
-int steer_world_threads(const steer_world *w);
+STEER_API steer_status steer_world_set_threads(steer_world *w, int threads);
+STEER_API int steer_world_threads(const steer_world *w);
 
 /* Advances one fixed timestep. Every steering force is computed from the state at
  * the start of the tick before anything moves; then, in a solid world, bodies that
  * overlap are pushed apart. Returns STEER_ERR_NOMEM if the neighbour grid could not
  * grow (the world is then not advanced) or the solid rule's scratch could not (the
  * tick then ends with the moves uncorrected). */
-steer_status steer_world_step(steer_world *w);
+STEER_API steer_status steer_world_step(steer_world *w);
 
 /* Where ticks' time goes, for benchmarks: wall time in each phase of
  * steer_world_step, summed over the ticks since timing was turned on. */
@@ -218,172 +221,65 @@ typedef struct steer_phase_times {
 } steer_phase_times;
 
 /* Turns phase timing on (from zero) or off; off when a world is created. */
-void steer_world_time_phases(steer_world *w, bool on);
-steer_phase_times steer_world_phase_times(const steer_world *w);
+STEER_API void steer_world_time_phases(steer_world *w, bool on);
+STEER_API steer_phase_times steer_world_phase_times(const steer_world *w);
 
-/* --- one region of a world split over processes (cluster/) ----------------------- */
-
-/* What a tick reads from the whole world rather than from one vehicle and its
- * neighbours. A world holding one region of a bigger one (its own vehicles and copies
- * of its neighbours' near the border) is told the whole world's figures, so that its
- * vehicles steer by the same numbers, and so to the same bits, as in one process. */
-typedef struct steer_world_survey {
-	double flock_sight; /* the flockers' largest sight_distance; -1: nothing flocks */
-	double radius_max;  /* the largest radius of any vehicle */
-	double speed_max;   /* the fastest vehicle's speed at the tick's start */
-	uint64_t vehicles;  /* how many (the neighbour grid's cells are sized by it) */
-	bool avoid_any;     /* some vehicle avoids */
-	bool smooth_any;    /* some vehicle's heading_smoothing is on */
-	bool flock_one_group;
-	/* Every flocker is plain (flock alone, forces summed) with one parameter set. */
-	bool flock_plain;
-	bool has_flockers;
-	uint32_t flock_group;   /* the first flocker's group, when has_flockers */
-	steer_params flock_set; /* the flockers' parameters, when has_flockers and plain */
-} steer_world_survey;
-
-/* This world's own figures, from its vehicles now. */
-steer_world_survey steer_world_survey_own(steer_world *w);
-/* Steps with s, the whole world's figures, instead of its own from now on; NULL goes
- * back to its own. s must cover this world's vehicles (its maxima at least theirs). */
-void steer_world_survey_set(steer_world *w, const steer_world_survey *s);
-/* goto over parts of one world (cluster/): a tick's planning cells are the whole
- * world's, shared among its plans under way first come first served
- * (steer_goto_allowance). With a share, the world plans only the goto vehicles `own`
- * says are its own (copies of other parts' vehicles are left as they are), and calls
- * `agree` every tick, as every part does, even with no plan under way: given this
- * part's plans under way (in steer_plan_key order), it sets allow[k], the cells plan k
- * may expand this tick, as steer_goto_allowance over every part's plans would. When
- * agree fails no plan moves on. NULL: the world plans alone. */
-typedef struct steer_plan_key {
-	uint64_t began;    /* the tick the plan was asked for */
-	uint32_t id;       /* the vehicle's, among plans asked for in one tick */
-	uint32_t restarts; /* not part of the order: what the plan's allowance is doubled by */
-} steer_plan_key;
-typedef struct steer_replan_share {
-	bool (*own)(void *ud, const steer_world *w, size_t i);
-	steer_status (*agree)(void *ud, const steer_plan_key *keys, size_t n, uint64_t *allow);
-	void *ud;
-} steer_replan_share;
-void steer_world_set_replan_share(steer_world *w, const steer_replan_share *share);
-/* Solid bodies over parts of one world (cluster/). Each part finds the contacts of
- * its own vehicles, as one world would in its grid's order, and resolves the islands
- * of them that are wholly its own; part 0 resolves those that cross between parts,
- * merged into that order: the same bits as one world. Every call below is collective
- * (every part makes it, in the same order) and takes this part's status so far: it
- * returns the first failure of any part, on every part, and then the pass stops
- * everywhere. Memory a call returns (*all, *mine) is malloc'd; the caller frees it.
- * NULL: the world resolves alone. */
-typedef struct steer_bodies_share {
-	int part, parts; /* this part's number, and how many; part 0 merges */
-	void *ud;
-	/* Whether a vehicle that was at (x, y) when the tick began is this part's own
-	 * rather than a copy of another part's. Local. */
-	bool (*own)(void *ud, double x, double y);
-	/* Whether the closed box lies inside this part's region. Local. */
-	bool (*inside)(void *ud, double x0, double y0, double x1, double y1);
-	/* sums[] added up and maxs[] the largest over the parts, in place. */
-	steer_status (*reduce)(void *ud, steer_status st, uint64_t *sums, size_t nsums,
-	                       double *maxs, size_t nmaxs);
-	/* Every part's bytes, in part order, to every part. */
-	steer_status (*allgather)(void *ud, steer_status st, const void *mine, size_t len,
-	                          uint8_t **all, size_t *all_len);
-	/* Every part's bytes to part 0, in part order: part p's start at at[p] (at has
-	 * parts + 1 entries; part 0 only). */
-	steer_status (*gather)(void *ud, steer_status st, const void *mine, size_t len,
-	                       uint8_t **all, size_t *at);
-	/* Part 0's all[at[p] .. at[p + 1]) to part p (all and at are read on part 0 only). */
-	steer_status (*scatter)(void *ud, steer_status st, const uint8_t *all, const size_t *at,
-	                        uint8_t **mine, size_t *len);
-	/* Copies are added (appended to the world) of every other part's vehicle within
-	 * reach of this part's region, where it is now, that this part lacks; and every
-	 * copy it held already comes back in ids, its owner's position now in xy (two
-	 * per id; n of them). */
-	steer_status (*refresh)(void *ud, steer_status st, steer_world *w, double reach,
-	                        uint32_t **ids, double **xy, size_t *n);
-} steer_bodies_share;
-void steer_world_set_bodies_share(steer_world *w, const steer_bodies_share *share);
-/* How far from a part's region, at the tick's start, the copies it holds must reach
- * for its solid bodies' first contacts: the contact reach plus two moves. */
-double steer_bodies_halo_reach(const steer_world *w);
-/* The order plans under way are served in: the tick each was asked for, then the id.
- * Negative, zero or positive, as for qsort. */
-int steer_plan_key_cmp(const void *a, const void *b);
-/* The grid cells the plan at position k (from 0) of the whole world's n plans under
- * way, in steer_plan_key order, may expand this tick: the first few share the tick's
- * cells, the rest wait (planner.h). */
-uint64_t steer_goto_allowance(const steer_plan_key *key, size_t k, size_t n);
-
-/* The vehicles of the whole world this one is part of, as a snapshot's header says:
- * the count last told (cluster/ranks.c, over ranks), else its own. */
-size_t steer_world_vehicles_total(const steer_world *w);
-/* Tells the world the whole world's count (0: its own again). Read only by
- * steer_world_vehicles_total. */
-void steer_world_set_vehicles_total(steer_world *w, size_t n);
-/* How far from itself any of this world's vehicles reads another vehicle in a tick
- * with the figures in effect: the flockers' sight and the avoiders' search reach.
- * A region's copies of its neighbours' vehicles must cover this distance. */
-double steer_world_reach(steer_world *w);
-/* Debug builds assert that no vehicle's neighbour search reaches further than this
- * (0: unchecked, the default): a region's halo is only that wide. */
-void steer_world_set_reach_limit(steer_world *w, double reach);
-
-const steer_world_config *steer_world_config_get(const steer_world *w);
-uint64_t steer_world_tick(const steer_world *w);
-double steer_world_dt(const steer_world *w);
-const steer_vehicles *steer_world_vehicles(const steer_world *w);
-const steer_obstacle *steer_world_obstacles(const steer_world *w, size_t *count);
+STEER_API const steer_world_config *steer_world_config_get(const steer_world *w);
+STEER_API uint64_t steer_world_tick(const steer_world *w);
+STEER_API double steer_world_dt(const steer_world *w);
+STEER_API const steer_vehicles *steer_world_vehicles(const steer_world *w);
+STEER_API const steer_obstacle *steer_world_obstacles(const steer_world *w, size_t *count);
 /* The world's generator, for callers that place things at random (spawn flock,
  * scenarios) so that those placements are part of the deterministic state. */
-steer_rng *steer_world_rng(steer_world *w);
+STEER_API steer_rng *steer_world_rng(steer_world *w);
 
 /* Shortest displacement from a to b: across the seam in a wrap world. */
-steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
+STEER_API steer_vec2 steer_world_delta(const steer_world *w, steer_vec2 a, steer_vec2 b);
 
 /* --- vehicles ------------------------------------------------------------------ */
 
 /* Adds a vehicle; *id_out receives its id. prm NULL means defaults. A position
  * outside the bounds is brought in by the edge rule (wrapped or clamped). Fails with
  * INVALID (bad parameters or a non-finite position), LIMIT or NOMEM. */
-steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
-                               const steer_params *prm, uint32_t *id_out);
+STEER_API steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
+                                         const steer_params *prm, uint32_t *id_out);
 /* How many vehicles can still be added: the room max_vehicles leaves, and the ids and
  * slots left however big the machine. */
-size_t steer_vehicles_room(const steer_world *w);
+STEER_API size_t steer_vehicles_room(const steer_world *w);
 /* Adds n vehicles at pos[k] moving at vel[k], as n steer_vehicle_add calls would,
  * with one set of parameters (prm NULL: defaults) and the behaviours that need no
  * per-vehicle state turned on (STEER_AVOID, STEER_FLOCK; others are INVALID). Their
  * ids are consecutive from *first_id. All or nothing: INVALID, LIMIT or NOMEM leave
  * the world unchanged. One check and one parameter lookup for all n, which is what
  * makes a big spawn fast. */
-steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
-                                const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
-                                uint32_t *first_id);
+STEER_API steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
+                                          const steer_vec2 *vel, const steer_params *prm,
+                                          uint32_t behaviors, uint32_t *first_id);
 /* Removes a vehicle, an obstacle, a wall or a polygon. Pursuers and evaders of a removed vehicle
  * drop that behaviour, as do its followers, hiders and interposers. */
-steer_status steer_remove(steer_world *w, uint32_t id);
+STEER_API steer_status steer_remove(steer_world *w, uint32_t id);
 /* Takes a vehicle out of this world without touching those that refer to it (its
  * pursuers keep pursuing it): for a world that holds one region of a bigger one,
  * where the vehicle lives on in another region. NOENT for no such vehicle. */
-steer_status steer_vehicle_detach(steer_world *w, uint32_t id);
+STEER_API steer_status steer_vehicle_detach(steer_world *w, uint32_t id);
 /* Index into steer_vehicles, or -1 when no vehicle has that id (a lookup, not an
  * error). */
-long steer_vehicle_index(const steer_world *w, uint32_t id);
-const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id);
+STEER_API long steer_vehicle_index(const steer_world *w, uint32_t id);
+STEER_API const steer_vehicle_state *steer_vehicle_get(const steer_world *w, uint32_t id);
 /* Targets, chases, wander angle and path of the vehicle at index i: all zero for a
  * vehicle that never had any (no memory is spent on those). */
-const steer_vehicle_state *steer_vehicle_state_at(const steer_world *w, size_t i);
+STEER_API const steer_vehicle_state *steer_vehicle_state_at(const steer_world *w, size_t i);
 /* The parameters of the vehicle at index i (shared, read-only: change them with
  * steer_vehicle_set_params). */
-const steer_params *steer_vehicle_params_at(const steer_world *w, size_t i);
+STEER_API const steer_params *steer_vehicle_params_at(const steer_world *w, size_t i);
 /* The vehicle at index i's smoothed heading (steer_smooth_state) into *out when its
  * heading_smoothing is on and it has one; else false, and it is shown by its
  * velocity as before. */
-bool steer_vehicle_display_heading(const steer_world *w, size_t i, steer_vec2 *out);
+STEER_API bool steer_vehicle_display_heading(const steer_world *w, size_t i, steer_vec2 *out);
 /* The same by id; NULL for an unknown id. */
-const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id);
+STEER_API const steer_params *steer_vehicle_params(const steer_world *w, uint32_t id);
 /* Distinct parameter sets in use (for memory accounting). */
-size_t steer_world_param_sets(const steer_world *w);
+STEER_API size_t steer_world_param_sets(const steer_world *w);
 
 /* How well the flockers (vehicles with the flock behaviour) keep flying together:
  * their mean speed, and their polarization, the length of the mean of their unit
@@ -395,37 +291,41 @@ typedef struct steer_flock_health {
 	double polarization; /* 0..1 */
 } steer_flock_health;
 
-steer_flock_health steer_world_flock_health(const steer_world *w);
+STEER_API steer_flock_health steer_world_flock_health(const steer_world *w);
 /* What the health is made of: parts of one world (cluster/ranks.c) add theirs. */
 typedef struct steer_flock_totals {
 	size_t flockers;
 	double speed, hx, hy; /* sums of speeds and of unit headings */
 } steer_flock_totals;
-steer_flock_totals steer_world_flock_totals(const steer_world *w);
-steer_flock_health steer_flock_health_of(const steer_flock_totals *f);
+STEER_API steer_flock_totals steer_world_flock_totals(const steer_world *w);
+STEER_API steer_flock_health steer_flock_health_of(const steer_flock_totals *f);
 
-steer_status steer_vehicle_set_params(steer_world *w, uint32_t id, const steer_params *prm);
-steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 vel);
-steer_status steer_vehicle_set_position(steer_world *w, uint32_t id, steer_vec2 pos);
+STEER_API steer_status steer_vehicle_set_params(steer_world *w, uint32_t id,
+                                                const steer_params *prm);
+STEER_API steer_status steer_vehicle_set_velocity(steer_world *w, uint32_t id, steer_vec2 vel);
+STEER_API steer_status steer_vehicle_set_position(steer_world *w, uint32_t id, steer_vec2 pos);
 /* Turns behaviour bits on or off without touching their targets. */
-steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bool on);
+STEER_API steer_status steer_vehicle_enable(steer_world *w, uint32_t id, uint32_t bits, bool on);
 /* seek / flee / arrive at a point: sets the target and turns the behaviour on. */
-steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit, steer_vec2 target);
+STEER_API steer_status steer_vehicle_target(steer_world *w, uint32_t id, uint32_t bit,
+                                            steer_vec2 target);
 /* pursue / evade another vehicle: sets it and turns the behaviour on. */
-steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit, uint32_t other);
+STEER_API steer_status steer_vehicle_chase(steer_world *w, uint32_t id, uint32_t bit,
+                                           uint32_t other);
 /* follow a leader at an offset in its frame (x along its heading, y to its left):
  * sets them and turns follow on. NOENT for an unknown vehicle, INVALID for the
  * vehicle itself or an offset beyond STEER_MAX_COORD. */
-steer_status steer_vehicle_follow(steer_world *w, uint32_t id, uint32_t leader, steer_vec2 offset);
+STEER_API steer_status steer_vehicle_follow(steer_world *w, uint32_t id, uint32_t leader,
+                                            steer_vec2 offset);
 /* hide from a hunter: sets it and turns hide on. NOENT, INVALID as for chase. */
-steer_status steer_vehicle_hide(steer_world *w, uint32_t id, uint32_t hunter);
+STEER_API steer_status steer_vehicle_hide(steer_world *w, uint32_t id, uint32_t hunter);
 /* interpose between a and b (two other vehicles, distinct): sets them and turns
  * interpose on. NOENT, INVALID. */
-steer_status steer_vehicle_interpose(steer_world *w, uint32_t id, uint32_t a, uint32_t b);
+STEER_API steer_status steer_vehicle_interpose(steer_world *w, uint32_t id, uint32_t a, uint32_t b);
 /* Appends a waypoint and turns path following on. */
-steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 point);
-steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id);
-steer_status steer_vehicle_path_loop(steer_world *w, uint32_t id, bool loop);
+STEER_API steer_status steer_vehicle_path_add(steer_world *w, uint32_t id, steer_vec2 point);
+STEER_API steer_status steer_vehicle_path_clear(steer_world *w, uint32_t id);
+STEER_API steer_status steer_vehicle_path_loop(steer_world *w, uint32_t id, bool loop);
 
 /* --- restoring saved state ---------------------------------------------------- */
 
@@ -436,9 +336,9 @@ typedef struct steer_world_meta {
 	steer_rng rng;
 } steer_world_meta;
 
-steer_world_meta steer_world_meta_get(const steer_world *w);
+STEER_API steer_world_meta steer_world_meta_get(const steer_world *w);
 /* INVALID when next_id is 0 or not above every live id. */
-steer_status steer_world_meta_set(steer_world *w, const steer_world_meta *m);
+STEER_API steer_status steer_world_meta_set(steer_world *w, const steer_world_meta *m);
 
 /* A vehicle exactly as it was, id and all: everything steer_vehicles holds for one
  * slot. The path's points are copied; the caller keeps its own. */
@@ -451,19 +351,19 @@ typedef struct steer_vehicle_record {
 } steer_vehicle_record;
 
 /* Fills *out for the vehicle at index i (its path points stay owned by the world). */
-void steer_vehicle_record_get(const steer_world *w, size_t i, steer_vehicle_record *out);
+STEER_API void steer_vehicle_record_get(const steer_world *w, size_t i, steer_vehicle_record *out);
 /* Appends a vehicle with the record's id. INVALID for id 0, an id in use, or bad
  * fields; LIMIT/NOMEM as for steer_vehicle_add. */
-steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r);
-steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o);
+STEER_API steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r);
+STEER_API steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o);
 
 /* --- obstacles ----------------------------------------------------------------- */
 
 /* A circle; it drifts with vel and bounces off the bounds (unless edges are none).
  * Its radius is capped like a vehicle's: 0 < radius <= STEER_PARAM_MAX. */
-steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel, double radius,
-                                uint32_t *id_out);
-const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id);
+STEER_API steer_status steer_obstacle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
+                                          double radius, uint32_t *id_out);
+STEER_API const steer_obstacle *steer_obstacle_get(const steer_world *w, uint32_t id);
 
 /* --- walls and polygons -------------------------------------------------------- */
 
@@ -490,32 +390,32 @@ typedef struct steer_polygon {
 
 /* Adds a wall from a to b; ids come from the vehicles' and obstacles' sequence.
  * INVALID for a non-finite end or a = b, LIMIT when ids run out, NOMEM. */
-steer_status steer_wall_add(steer_world *w, steer_vec2 a, steer_vec2 b, uint32_t *id_out);
+STEER_API steer_status steer_wall_add(steer_world *w, steer_vec2 a, steer_vec2 b, uint32_t *id_out);
 /* Adds a polygon of n points (copied). INVALID, with a message in err, for fewer
  * than 3 or more than STEER_MAX_POLYGON_POINTS points, a non-finite point, repeated
  * consecutive points, no area, crossing edges, or (wrap world) a point outside the
  * bounds; LIMIT, NOMEM. */
-steer_status steer_polygon_add(steer_world *w, const steer_vec2 *pts, size_t n, bool inside,
-                               uint32_t *id_out, char *err, size_t errlen);
-const steer_wall *steer_world_walls(const steer_world *w, size_t *count);
-const steer_polygon *steer_world_polygons(const steer_world *w, size_t *count);
+STEER_API steer_status steer_polygon_add(steer_world *w, const steer_vec2 *pts, size_t n,
+                                         bool inside, uint32_t *id_out, char *err, size_t errlen);
+STEER_API const steer_wall *steer_world_walls(const steer_world *w, size_t *count);
+STEER_API const steer_polygon *steer_world_polygons(const steer_world *w, size_t *count);
 /* NULL when no wall / polygon has that id. */
-const steer_wall *steer_wall_get(const steer_world *w, uint32_t id);
-const steer_polygon *steer_polygon_get(const steer_world *w, uint32_t id);
+STEER_API const steer_wall *steer_wall_get(const steer_world *w, uint32_t id);
+STEER_API const steer_polygon *steer_polygon_get(const steer_world *w, uint32_t id);
 /* Restores a saved wall / polygon with its id: INVALID for id 0 or in use, or as
  * for the add functions (but a polygon may lie beyond a wrap world's bounds). */
-steer_status steer_wall_restore(steer_world *w, const steer_wall *wall);
-steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char *err,
-                                   size_t errlen);
+STEER_API steer_status steer_wall_restore(steer_world *w, const steer_wall *wall);
+STEER_API steer_status steer_polygon_restore(steer_world *w, const steer_polygon *p, char *err,
+                                             size_t errlen);
 /* Changes with the static geometry (walls, polygons, bounds, contain): a client that
  * has seen this value has seen the current geometry. Never 0, and one sequence for
  * every world of the process: a world swapped in (load) never repeats a value. */
-uint64_t steer_world_geometry_version(const steer_world *w);
+STEER_API uint64_t steer_world_geometry_version(const steer_world *w);
 /* The nearest point to p where a disc of that radius overlaps no obstacle circle,
  * wall or polygon and stays inside the contained bounds: p itself when free. NOENT
  * when there is no room for the disc anywhere, NOMEM. */
-steer_status steer_world_free_point(const steer_world *w, steer_vec2 p, double radius,
-                                    steer_vec2 *out);
+STEER_API steer_status steer_world_free_point(const steer_world *w, steer_vec2 p, double radius,
+                                              steer_vec2 *out);
 
 #ifdef __cplusplus
 }

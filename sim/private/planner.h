@@ -18,7 +18,8 @@
 #include <stdint.h>
 
 #include "geometry.h"
-#include "goto.h"
+#include "goto_record.h"
+#include "share.h"
 #include "steer/world.h"
 
 /* The most grid cells one plan uses: in a world too big for cells of half the radius

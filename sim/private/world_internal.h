@@ -16,6 +16,7 @@
 #include "palette.h"
 #include "pool.h"
 #include "steer/world.h"
+#include "share.h"
 #include "targets.h"
 
 /* A vehicle's extras: what it was told, and what the tick remembers for it. */

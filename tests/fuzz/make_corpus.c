@@ -18,6 +18,7 @@
 #include "interest.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "serve.h"
 #include "steer/bytes.h"
 #include "steer/command.h"
 #include "steer/strbuf.h"

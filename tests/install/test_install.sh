@@ -39,6 +39,17 @@ for lib in "$prefix/$libdir/libsteer.a" "$prefix/$libdir/libsteer.so"; do
 	[ -z "$bad" ] || fail "${lib##*/} exports names without steer_: $bad"
 done
 
+# The shared library exports what the installed headers declare and nothing else:
+# every exported name appears in one of them (a function the headers do not declare
+# is the project's own business, hidden by -fvisibility=hidden and STEER_API).
+exported=$(nm -D --defined-only "$prefix/$libdir/libsteer.so" |
+	awk 'NF == 3 && $2 ~ /[TDRBV]/ && $3 !~ /^__(odr_asan|asan|ubsan|sancov)/ { print $3 }' | sort -u)
+[ -n "$exported" ] || fail "libsteer.so exports nothing"
+cat "$prefix"/include/steer/*.h | tr -c 'A-Za-z0-9_' '\n' | sort -u >"$tmp/declared"
+undeclared=$(printf '%s\n' "$exported" | comm -23 - "$tmp/declared")
+[ -z "$undeclared" ] || fail "libsteer.so exports names no public header declares: $undeclared"
+echo "ok: libsteer.so exports $(printf '%s\n' "$exported" | wc -l) names, each declared"
+
 expect="vehicle 1 at 10.500 20.000
 hello consumer"
 check_run() { # program, how it was built

@@ -13,22 +13,22 @@
  * is a bad record, not a skip to a wrong place. Reading stops at the first record that
  * is short or fails its checksum: that and everything after it are dropped (a torn
  * tail), never misread. */
-#ifndef STEER_JOURNAL_H
-#define STEER_JOURNAL_H
+#ifndef STEER_JOURNAL_FORMAT_H
+#define STEER_JOURNAL_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
-#include "strbuf.h"
+#include "steer/status.h"
+#include "steer/strbuf.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define STEER_JOURNAL_MAGIC       "steerjnl"
-#define STEER_JOURNAL_VERSION     1u
+#define STEER_JOURNAL_MAGIC              "steerjnl"
+#define STEER_JOURNAL_VERSION            1u
 #define STEER_JOURNAL_HEADER_SIZE 16u
 /* Bytes before a record's type: its length and checksum. */
 #define STEER_JOURNAL_RECORD_HEAD 8u

@@ -1,4 +1,4 @@
-#include "steer/journal.h"
+#include "journal_format.h"
 
 #include <stdio.h>
 #include <string.h>
