@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libuv1-dev libnanopb-dev nanopb protobuf-compiler
-          python3 python3-protobuf libncurses-dev libedit-dev tmux netcat-openbsd
+          python3 python3-protobuf libncurses-dev libedit-dev libjansson-dev tmux netcat-openbsd
           python3-venv python3-pip python3-setuptools
           openmpi-bin libopenmpi-dev libtrilinos-zoltan-dev)
 

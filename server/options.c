@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "token.h"
 
 ranks_config server_options_ranks(const server_options *o)
 {
@@ -175,33 +176,18 @@ static int threads_arg(const char *flag, const char *s, int *out)
 	return 0;
 }
 
-static int set_token(server_options *o, const char *t, const char *flag)
+/* --token (file NULL) or --token-file, read and checked as the clients do. */
+static int set_token(server_options *o, const char *token, const char *file)
 {
-	size_t n = strlen(t);
-	if (n == 0 || n > 64 || strpbrk(t, " \t\r\n")) {
-		fprintf(stderr,
-		        "steer-server: %s: the token must be 1-64 characters without spaces\n",
-		        flag);
+	char err[512];
+	steer_status st = file ? steer_token_read(file, o->token, err, sizeof err)
+	                       : steer_token_check(token, "--token", o->token, err, sizeof err);
+	if (st != STEER_OK) {
+		fprintf(stderr, "steer-server: %s\n", err);
 		return -1;
 	}
-	memcpy(o->token, t, n + 1);
 	o->has_token = true;
 	return 0;
-}
-
-static int read_token_file(server_options *o, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "steer-server: --token-file %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	char buf[128] = "";
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0'; /* the first line is the token */
-	return set_token(o, buf, "--token-file");
 }
 
 /* The arguments as the parser walks them. */
@@ -339,10 +325,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		} else if (value_of(&c, "--data-dir", &v)) {
 			o->data_dir = v;
 		} else if (value_of(&c, "--token", &v)) {
-			if (set_token(o, v, "--token") != 0)
+			if (set_token(o, v, NULL) != 0)
 				return -1;
 		} else if (value_of(&c, "--token-file", &v)) {
-			if (read_token_file(o, v) != 0)
+			if (set_token(o, NULL, v) != 0)
 				return -1;
 		} else if (value_of(&c, "--idle-timeout", &v)) {
 			if (num(a, v, 0, 1e6, &o->idle_timeout))

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ranks.h"
+#include "steer/command.h"
 #include "steer/world.h"
 
 /* When the journal's writes reach the disk (--journal-fsync). */
@@ -30,7 +31,7 @@ typedef struct server_options {
 	bool verbose;
 	/* Access: with a token, only clients that present it may change the world (and,
 	 * when private, even see it). NULL: everyone may. */
-	char token[65];
+	char token[STEER_NAME_MAX + 1];
 	bool has_token, private_world;
 	double idle_timeout;        /* seconds with nothing read or written; 0 = never */
 	size_t client_queue_max;    /* bytes of replies queued to one client */

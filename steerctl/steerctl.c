@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmdhelp.h"
+#include "complete.h"
 #include "ctl_format.h"
 #include "journal_export.h"
 #include "reserve.h"
@@ -388,84 +389,55 @@ static int batch(ctl *c)
 
 /* --- interactive ----------------------------------------------------------------- */
 
-/* The words to complete, from the compiled-in tables; NULL past the last. */
-static const char *command_word(size_t k)
+/* The candidates for the word at the cursor (cmd/complete.c: the rules steer-tui's
+ * command line follows), gathered when the line editor asks for the first; each is
+ * handed over to it, which frees it. */
+typedef struct matches {
+	char **word;
+	size_t n, next, cap;
+} matches;
+
+static matches found;
+
+static void matches_clear(matches *m)
 {
-	return k < steer_cmd_count ? steer_cmd_table[k].name : NULL;
+	for (size_t k = m->next; k < m->n; k++)
+		free(m->word[k]);
+	m->n = m->next = 0;
 }
 
-static const char *scenario_word(size_t k)
+static void gather(void *ud, const char *word, size_t len)
 {
-	return steer_scenario_names[k];
-}
-
-static const char *key_word(size_t k)
-{
-	return steer_cmdhelp_key(k, NULL);
-}
-
-static char *complete_from(const char *(*word)(size_t), const char *text, int state,
-                           const char *suffix)
-{
-	static size_t next, len;
-	if (!state) {
-		next = 0;
-		len = strlen(text);
+	matches *m = ud;
+	char *copy = strndup(word, len);
+	if (!copy ||
+	    steer_reserve((void **)&m->word, &m->cap, m->n + 1, sizeof *m->word) != STEER_OK) {
+		free(copy);
+		return;
 	}
-	for (const char *w; (w = word(next)); next++) {
-		if (!strncmp(w, text, len)) {
-			next++;
-			char *out = malloc(strlen(w) + strlen(suffix) + 1);
-			if (out)
-				sprintf(out, "%s%s", w, suffix);
-			return out;
-		}
-	}
-	return NULL;
+	m->word[m->n++] = copy;
 }
 
-static char *complete_command(const char *text, int state)
+static char *next_match(const char *text, int state)
 {
-	return complete_from(command_word, text, state, "");
+	(void)text; /* what was typed of the word: the candidates already start with it */
+	(void)state;
+	return found.next < found.n ? found.word[found.next++] : NULL;
 }
 
-static char *complete_scenario(const char *text, int state)
-{
-	return complete_from(scenario_word, text, state, "");
-}
-
-static char *complete_key(const char *text, int state)
-{
-	return complete_from(key_word, text, state, "=");
-}
-
-/* The first word: a command name; later words of set and spawn: parameter keys. */
 static char **complete(const char *text, int start, int end)
 {
-	(void)end;
 	rl_attempted_completion_over = 1; /* never fall back to file names */
-	const char *line = rl_line_buffer;
-	size_t lead = strspn(line, " \t");
-	if ((size_t)start <= lead) {
-		rl_completion_append_character = ' ';
-		return rl_completion_matches(text, complete_command);
+	matches_clear(&found);
+	steer_completion how =
+	    steer_cmd_complete(rl_line_buffer, (size_t)end, NULL, 0, gather, &found);
+	/* The editor's word (it breaks at '=' too) must be the one completed. */
+	if (found.n == 0 || how.from != (size_t)start) {
+		matches_clear(&found);
+		return NULL;
 	}
-	size_t w = strcspn(line + lead, " \t");
-	bool second = (size_t)start <= lead + w + strspn(line + lead + w, " \t");
-	if (second && w == 4 && !strncmp(line + lead, "help", 4)) {
-		rl_completion_append_character = ' ';
-		return rl_completion_matches(text, complete_command);
-	}
-	if (second && w == 8 && !strncmp(line + lead, "scenario", 8)) {
-		rl_completion_append_character = ' ';
-		return rl_completion_matches(text, complete_scenario);
-	}
-	if ((w == 3 && !strncmp(line + lead, "set", 3)) ||
-	    (w == 5 && !strncmp(line + lead, "spawn", 5))) {
-		rl_completion_append_character = '\0';
-		return rl_completion_matches(text, complete_key);
-	}
-	return NULL;
+	rl_completion_append_character = how.keys ? '=' : ' ';
+	return rl_completion_matches(text, next_match);
 }
 
 /* Takes what the server sent unasked (its idle-timeout notice) and notices a closed

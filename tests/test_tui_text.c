@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "help.h"
+#include "json.h"
 #include "pager.h"
 #include "stats.h"
 #include "steer/command.h"
@@ -213,7 +214,15 @@ static void stats_ring_and_panel(void)
 	          isnan(a.v[TUI_STAT_BYTES_PER_S]),
 	      "absent figures are NAN");
 	double v;
-	CHECK(tui_json_number(old, "clients", &v) && v == 2, "\"clients\" vs \"proto_clients\"");
+	json_t *root = tui_json_parse(old);
+	CHECK(tui_json_number(root, "clients", &v) && v == 2, "\"clients\" vs \"proto_clients\"");
+	json_decref(root);
+	/* A key is the reply's own member, not one inside another object or a string. */
+	tui_stats_sample nested = tui_stats_from_json(
+	    "{\"rank_figures\":[{\"rank\":0,\"vehicles\":3}],\"note\":\"\\\"vehicles\\\":7\"}",
+	    NAN);
+	CHECK(isnan(nested.v[TUI_STAT_VEHICLES]), "vehicles %g from a nested key",
+	      nested.v[TUI_STAT_VEHICLES]);
 	char lines[8][TUI_STATS_LINE];
 	tui_stats_push(&st, &a);
 	int n = tui_stats_panel(&st, 80, false, lines, 8);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "help.h"
+#include "json.h"
 #include "steer/command.h"
 #include "steer/world.h"
 
@@ -268,6 +269,9 @@ static void stats_reply(tui_app *a, const steer_server_msg *m)
 
 static void quit(tui_app *a, int code);
 
+static void reply_with(tui_app *a, const steer_server_msg *m, tui_purpose purpose, const char *json,
+                       const json_t *root);
+
 static void handle_reply(tui_app *a, const steer_server_msg *m)
 {
 	/* The Hello's token refused (request 0): watching on read-only is not what the
@@ -284,6 +288,15 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 		return;
 	}
 	const char *json = m->json.len ? m->json.data : "";
+	json_t *root = tui_json_parse(json);
+	reply_with(a, m, purpose, json, root);
+	json_decref(root);
+}
+
+/* handle_reply's work, with the reply's JSON read (root NULL: none, or not JSON). */
+static void reply_with(tui_app *a, const steer_server_msg *m, tui_purpose purpose, const char *json,
+                       const json_t *root)
+{
 	double v;
 	if (purpose == PURPOSE_SELECT_GONE) {
 		/* Still there (off view): nothing to say. */
@@ -297,12 +310,12 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 	}
 	if (m->ok && purpose == PURPOSE_REPLACE)
 		world_replaced(a);
-	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(json, "id", &v)) {
+	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(root, "id", &v)) {
 		select_vehicle(a, (uint32_t)v);
 	} else if (purpose == PURPOSE_SELECT_GET) {
 		double id, x, y;
-		if (m->ok && tui_json_number(json, "id", &id) && tui_json_number(json, "x", &x) &&
-		    tui_json_number(json, "y", &y) && strstr(json, "\"kind\":\"vehicle\"")) {
+		if (m->ok && tui_json_number(root, "id", &id) && tui_json_number(root, "x", &x) &&
+		    tui_json_number(root, "y", &y) && tui_json_string_is(root, "kind", "vehicle")) {
 			select_vehicle(a, (uint32_t)id);
 			centre_on(a, x, y);
 		} else {
@@ -316,7 +329,7 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 		return;
 	}
 	/* rewind, goto-tick: where the world is now; a fork: live again, here. */
-	if (!tui_timeline_from_json(&a->timeline, json) && strstr(json, "\"forked\":"))
+	if (!tui_timeline_from_json(&a->timeline, json) && json_object_get(root, "forked"))
 		a->timeline.past = false;
 	/* A long answer to a question opens in the pager, laid out to read. */
 	if (purpose == PURPOSE_SHOW &&

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "reserve.h"
 
 void tui_pager_init(tui_pager *p)
@@ -171,138 +172,138 @@ void tui_pager_scroll(tui_pager *p, int delta, int text_cols, int text_rows)
 
 /* --- JSON, laid out for reading ------------------------------------------------------ */
 
-/* The end of the JSON value starting at s (one past it); strings and nesting aware. */
-static const char *value_end(const char *s)
+#define TUI_JSON_INLINE 60 /* a value this short stays on its key's line */
+
+typedef struct json_layout {
+	tui_pager *p;
+	char line[1024];
+	int rc;
+} json_layout;
+
+static void append(json_layout *j, const char *s, size_t n)
 {
-	int depth = 0;
-	bool in_str = false;
-	for (const char *p = s; *p; p++) {
-		if (in_str) {
-			if (*p == '\\' && p[1])
-				p++;
-			else if (*p == '"')
-				in_str = false;
-			if (!in_str && depth == 0)
-				return p + 1;
-			continue;
-		}
-		switch (*p) {
-		case '"':
-			in_str = true;
-			break;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			if (depth == 0)
-				return p;
-			if (--depth == 0)
-				return p + 1;
-			break;
-		case ',':
-		case ':':
-			if (depth == 0)
-				return p;
-			break;
-		default:
-			break;
-		}
-	}
-	return s + strlen(s);
+	size_t len = strlen(j->line);
+	if (len + n >= sizeof j->line)
+		n = sizeof j->line - len - 1;
+	memcpy(j->line + len, s, n);
+	j->line[len + n] = '\0';
 }
 
-#define JSON_INLINE 60 /* a value this short stays on its key's line */
-
-/* Appends line + (end - s) of s and flushes full lines into the pager. */
-static int json_value(tui_pager *p, char *line, size_t cap, const char *s, const char *end,
-                      int indent);
-
-static int flush(tui_pager *p, char *line)
+static void append_str(json_layout *j, const char *s)
 {
-	int rc = tui_pager_add(p, line);
-	line[0] = '\0';
-	return rc;
+	append(j, s, strlen(s));
 }
 
-static void append(char *line, size_t cap, const char *s, size_t n)
+static void indent(json_layout *j, int n)
 {
-	size_t len = strlen(line);
-	if (len + n >= cap)
-		n = cap - len - 1;
-	memcpy(line + len, s, n);
-	line[len + n] = '\0';
+	for (int k = 0; k < n && k < 64; k++)
+		append(j, " ", 1);
 }
 
-static int json_value(tui_pager *p, char *line, size_t cap, const char *s, const char *end,
-                      int indent)
+static void flush(json_layout *j)
 {
-	if ((size_t)(end - s) <= JSON_INLINE || (*s != '{' && *s != '[')) {
-		append(line, cap, s, (size_t)(end - s));
-		return 0;
+	if (j->rc == 0)
+		j->rc = tui_pager_add(j->p, j->line);
+	j->line[0] = '\0';
+}
+
+/* v as compact JSON, appended (jansson writes the server's numbers back as it sent
+ * them: integers as integers, reals with 17 digits). */
+static void append_compact(json_layout *j, const json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!text) {
+		j->rc = -1;
+		return;
 	}
-	char close = *s == '{' ? '}' : ']';
-	if (*s == '[' && !memchr(s + 1, '{', (size_t)(end - s - 1)) &&
-	    !memchr(s + 1, '[', (size_t)(end - s - 1))) {
-		/* Numbers and strings only: one paragraph, ", " between items, which the
-		 * pager wraps (a string with a comma inside gets a space too: still
-		 * readable). */
-		for (const char *q = s; q < end; q++) {
-			append(line, cap, q, 1);
-			if (*q == ',')
-				append(line, cap, " ", 1);
-		}
-		return 0;
+	append_str(j, text);
+	free(text);
+}
+
+static bool scalars_only(const json_t *array)
+{
+	size_t k;
+	const json_t *v;
+	json_array_foreach(array, k, v)
+	{
+		if (json_is_object(v) || json_is_array(v))
+			return false;
 	}
-	append(line, cap, s, 1);
-	if (flush(p, line) != 0)
-		return -1;
-	const char *q = s + 1;
-	while (q < end && *q != close) {
-		char pad[64];
-		int n = indent + 2 < (int)sizeof pad - 1 ? indent + 2 : (int)sizeof pad - 1;
-		memset(pad, ' ', (size_t)n);
-		pad[n] = '\0';
-		append(line, cap, pad, (size_t)n);
-		if (*s == '{') { /* "key": */
-			const char *k = value_end(q);
-			append(line, cap, q, (size_t)(k - q));
-			if (*k == ':') {
-				append(line, cap, ": ", 2);
-				k++;
-			}
-			q = k;
-		}
-		const char *v = value_end(q);
-		if (v <= q) { /* malformed: show the rest as it is, and stop */
-			append(line, cap, q, (size_t)(end - q));
-			return 0;
-		}
-		if (json_value(p, line, cap, q, v, indent + 2) != 0)
-			return -1;
-		q = v;
-		if (q < end && *q == ',') {
-			append(line, cap, ",", 1);
-			q++;
-		}
-		if (flush(p, line) != 0)
-			return -1;
+	return true;
+}
+
+/* Lays v out from the current line at depth: short values and scalars inline, an
+ * array of scalars as one paragraph (", " between items, which the pager wraps), an
+ * object or array one member a line. */
+static void layout(json_layout *j, const json_t *v, int depth)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	size_t len = text ? strlen(text) : 0;
+	free(text);
+	if (!json_is_object(v) && !json_is_array(v)) {
+		append_compact(j, v);
+		return;
 	}
-	char pad[64];
-	int n = indent < (int)sizeof pad - 1 ? indent : (int)sizeof pad - 1;
-	memset(pad, ' ', (size_t)n);
-	pad[n] = '\0';
-	append(line, cap, pad, (size_t)n);
-	append(line, cap, &close, 1);
-	return 0;
+	if (len <= TUI_JSON_INLINE) {
+		append_compact(j, v);
+		return;
+	}
+	if (json_is_array(v) && scalars_only(v)) {
+		append(j, "[", 1);
+		size_t k;
+		const json_t *item;
+		json_array_foreach(v, k, item)
+		{
+			if (k)
+				append(j, ", ", 2);
+			append_compact(j, item);
+		}
+		append(j, "]", 1);
+		return;
+	}
+	append(j, json_is_object(v) ? "{" : "[", 1);
+	flush(j);
+	size_t n = json_is_object(v) ? json_object_size(v) : json_array_size(v), k = 0;
+	if (json_is_object(v)) {
+		const char *key;
+		const json_t *member;
+		json_object_foreach((json_t *)v, key, member)
+		{
+			indent(j, depth + 2);
+			json_t *name = json_string(key);
+			if (name)
+				append_compact(j, name);
+			json_decref(name);
+			append(j, ": ", 2);
+			layout(j, member, depth + 2);
+			if (++k < n)
+				append(j, ",", 1);
+			flush(j);
+		}
+	} else {
+		const json_t *item;
+		json_array_foreach(v, k, item)
+		{
+			indent(j, depth + 2);
+			layout(j, item, depth + 2);
+			if (k + 1 < n)
+				append(j, ",", 1);
+			flush(j);
+		}
+	}
+	indent(j, depth);
+	append(j, json_is_object(v) ? "}" : "]", 1);
 }
 
 int tui_pager_add_json(tui_pager *p, const char *json)
 {
-	char line[1024] = "";
-	const char *end = value_end(json);
-	if (json_value(p, line, sizeof line, json, end, 0) != 0)
-		return -1;
-	return line[0] ? flush(p, line) : 0;
+	json_layout j = {.p = p, .rc = 0};
+	json_t *root = tui_json_parse(json);
+	if (!root) /* not JSON (a broken or hostile server): shown as it came */
+		return tui_pager_add(p, json);
+	layout(&j, root, 0);
+	json_decref(root);
+	if (j.line[0])
+		flush(&j);
+	return j.rc;
 }

@@ -37,8 +37,9 @@ __attribute__((format(printf, 2, 3)))
 int tui_pager_addf(tui_pager *p, const char *fmt, ...);
 
 /* Appends a JSON value laid out for reading: an object or array longer than a line
- * gets one member a line, indented; short ones stay on one line. The text is
- * compact JSON (no whitespace between tokens), as the server writes it. */
+ * gets one member a line, indented; short ones stay on one line, as compact JSON; an
+ * array of numbers and strings is one paragraph. Text that is not JSON is added as
+ * it came. */
 int tui_pager_add_json(tui_pager *p, const char *json);
 
 tui_pager_box tui_pager_layout(const tui_pager *p, int cols, int rows);

@@ -5,43 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+
 void tui_stats_init(tui_stats *st)
 {
 	memset(st, 0, sizeof *st);
 }
 
-bool tui_json_number(const char *json, const char *key, double *out)
-{
-	char pat[80];
-	snprintf(pat, sizeof pat, "\"%s\":", key);
-	const char *p = strstr(json, pat);
-	if (!p)
-		return false;
-	p += strlen(pat);
-	char *end;
-	double v = strtod(p, &end);
-	if (end == p || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
-
 /* Over MPI ranks: the rank count, the slowest rank and its tick time, from "ranks",
  * "slowest_rank" and that rank's entry in "rank_figures". */
-static void slowest_rank(const char *json, tui_stats_sample *s)
+static void slowest_rank(const json_t *root, tui_stats_sample *s)
 {
 	double ranks, slowest, ms;
-	if (!tui_json_number(json, "ranks", &ranks) || ranks < 1 || ranks > 1e6 ||
-	    !tui_json_number(json, "slowest_rank", &slowest) || slowest < 0 || slowest >= ranks)
+	if (!tui_json_number(root, "ranks", &ranks) || ranks < 1 || ranks > 1e6 ||
+	    !tui_json_number(root, "slowest_rank", &slowest) || slowest < 0 || slowest >= ranks)
 		return;
-	char entry[48];
-	snprintf(entry, sizeof entry, "{\"rank\":%d,", (int)slowest);
-	const char *at = strstr(json, entry);
-	if (!at || !tui_json_number(at, "tick_ms", &ms))
-		return;
-	s->ranks = (int)ranks;
-	s->slowest_rank = (int)slowest;
-	s->v[TUI_STAT_SLOWEST_RANK_MS] = ms;
+	const json_t *figures = json_object_get(root, "rank_figures");
+	size_t k;
+	const json_t *fig;
+	json_array_foreach(figures, k, fig)
+	{
+		double rank;
+		if (tui_json_number(fig, "rank", &rank) && rank == slowest &&
+		    tui_json_number(fig, "tick_ms", &ms)) {
+			s->ranks = (int)ranks;
+			s->slowest_rank = (int)slowest;
+			s->v[TUI_STAT_SLOWEST_RANK_MS] = ms;
+			return;
+		}
+	}
 }
 
 tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
@@ -51,11 +43,13 @@ tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
 	    "flock_polarization", NULL,          NULL,
 	};
 	tui_stats_sample s = {.ranks = 0, .slowest_rank = 0};
+	json_t *root = tui_json_parse(json);
 	for (int k = 0; k < TUI_STATS_SERIES; k++)
-		if (!keys[k] || !tui_json_number(json, keys[k], &s.v[k]))
+		if (!keys[k] || !tui_json_number(root, keys[k], &s.v[k]))
 			s.v[k] = NAN;
 	s.v[TUI_STAT_BYTES_PER_S] = bytes_per_s;
-	slowest_rank(json, &s);
+	slowest_rank(root, &s);
+	json_decref(root);
 	return s;
 }
 
@@ -163,15 +157,18 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 
 bool tui_timeline_from_json(tui_timeline *t, const char *json)
 {
+	json_t *root = tui_json_parse(json);
 	double live;
-	bool has_live = tui_json_number(json, "live_tick", &live);
-	bool past = strstr(json, "\"past\":true") != NULL;
-	if (!has_live && !past && !strstr(json, "\"past\":false"))
-		return false;
-	t->past = past;
-	if (has_live)
-		t->live_tick = (uint64_t)live;
-	return true;
+	bool has_live = tui_json_number(root, "live_tick", &live);
+	const json_t *past = json_object_get(root, "past");
+	bool said = has_live || json_is_boolean(past);
+	if (said) {
+		t->past = json_is_true(past);
+		if (has_live)
+			t->live_tick = (uint64_t)live;
+	}
+	json_decref(root);
+	return said;
 }
 
 void tui_past_note(const tui_timeline *t, uint64_t tick, bool brief, char *out, size_t n)

@@ -41,9 +41,6 @@ void tui_stats_init(tui_stats *st);
 tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s);
 void tui_stats_push(tui_stats *st, const tui_stats_sample *s);
 
-/* The number named key in a flat JSON object; false when absent or not a number. */
-bool tui_json_number(const char *json, const char *key, double *out);
-
 /* A sparkline of the last `width` values of series (oldest left), scaled from 0 (or
  * the series' fixed range) to the largest shown. utf8: block bars, else ASCII. A
  * missing sample is a space. out holds width * 3 + 1 bytes. */

@@ -393,6 +393,18 @@ def test_interactive_prompt_history_and_completion():
     p.read_until("eed=")
     p.type("60\n")
     p.read_until("\nOK")
+    # The values of an enum key, and a command's fixed words: the rules steer-tui's
+    # command line follows (cmd/complete.c).
+    n = len(p.out)
+    p.type("set 1 combine=prio\t")
+    p.read_until("rity ", after=n)
+    p.type("\n")
+    p.read_until("\nOK", after=n)
+    n = len(p.out)
+    p.type("flock 1 of\t")
+    p.read_until("f ", after=n + len("flock 1 of"))
+    p.type("\n")
+    p.read_until("\nOK", after=n)
     p.type("help\n")
     p.read_until("stop the clock")  # the table, not a line of JSON
     p.type("bogus\n")
