@@ -15,8 +15,8 @@
 #include "kernel.h"
 #include "palette.h"
 #include "pool.h"
-#include "steer/world.h"
 #include "share.h"
+#include "steer/world.h"
 #include "targets.h"
 
 /* A vehicle's extras: what it was told, and what the tick remembers for it. */

@@ -1,0 +1,150 @@
+/* The solid pass's own parts shared by its files: bodies.c (finding contacts and
+ * resolving them in one world) and bodies_parts.c (the same over parts of one
+ * world, cluster/'s regions). Private to the core. */
+#ifndef STEER_BODIES_INTERNAL_H
+#define STEER_BODIES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bodies.h"
+#include "world_internal.h"
+
+/* A tick's passes resolve at most this many contacts per vehicle, or WORK_FLOOR
+ * in all when that is more (past the first pass): far above what settles a crowd
+ * or a flock, it bounds the tick of bodies piled where they cannot all fit, which
+ * then spread over the next ticks. The floor leaves a small world's tightest crowds
+ * (a couple of hundred vehicles arriving on one point) the passes they ask for. */
+#define WORK_PER_VEHICLE 16
+#define WORK_FLOOR       (1u << 16)
+/* A vehicle's own search (among the vehicles after it in the search's order) stops
+ * at this many contacts: equal discs can touch one at only 6 places without
+ * overlapping each other, so only a pile packed past what fits reaches it. It bounds
+ * the search, the contacts and so a pass at this many per vehicle. The first found
+ * rather than the nearest: as fast to spread a pile, far cheaper to find
+ * (docs/PERFORMANCE.md). */
+#define CONTACTS_PER_VEHICLE 16
+/* The flock's grid serves when the sum of its cells' squared counts, which the
+ * scan's cost follows, stays within this many times the vehicles. */
+#define CROWDING_LIMIT 8
+/* Relative slack on reaches compared with cell sizes, far above rounding. */
+#define REACH_SLACK (1.0 + 1e-6)
+/* A segment contact's mark: the vehicle is on the segment's left (a wall's back). */
+#define SIDE_BIT 0x80000000u
+/* After every tick no overlap may exceed this share of the smaller radius. */
+#define TOLERANCE 0.01
+/* Passes over the contacts stop once none overlaps by more than this share of the
+ * tolerance: the rest is left to rounding and to the next tick. */
+#define SETTLED_SHARE 0.25
+#define MAX_PASSES    64
+/* Contacts are taken this far (times the largest radius) before the discs touch: a
+ * vehicle pushed less than half of it cannot have met one that was not taken. Each
+ * further round finds the contacts again, around where the pushes left them. */
+#define MARGIN_SHARE 0.5
+#define MAX_ROUNDS   4
+
+/* A search for contacts over a grid's cells, split into parts. */
+typedef struct scan_job {
+	steer_world *w;
+	steer_bodies *b;
+	const steer_grid *g;
+	const steer_grid *pg;  /* the grid pairs are looked for in: g, or its flagged members */
+	const uint32_t *cells; /* pg's cells with members, ascending, when listed; else NULL */
+	size_t ncells;
+	bool wrap;     /* the world wraps */
+	double margin; /* contacts are taken this far before touching */
+	double near2;  /* the square of the largest reach, a first filter */
+	double extra;  /* how far vehicles may be from where their grid filed them */
+	int parts;
+} scan_job;
+
+/* Over parts of one world, the whole world's answers contact_grid asks for: whether
+ * every vehicle is in the flock's grid, the largest move, the crowding of the flock's
+ * grid (when it may serve) and the vehicles. */
+typedef struct grid_facts {
+	bool all_in;
+	double moved, crowd;
+	size_t count;
+} grid_facts;
+
+void steer_bodies_buf_push(steer_body_buf *f, uint32_t a, uint32_t b);
+
+const steer_params *steer_bodies_params_of(const steer_world *w, size_t i);
+
+/* Over parts of one world, whether slot i holds a copy of another part's vehicle. */
+bool steer_bodies_is_copy(const steer_world *w, size_t i);
+
+double steer_bodies_axis_delta(double d, double size, bool wrap);
+
+/* How crowded the grid's cells are: the sum of their squared member counts. */
+double steer_bodies_crowding(const steer_grid *g);
+
+/* The guard and the way out of regions, before any contact is looked for. *freed:
+ * some vehicle jumped out of a region, maybe far from where the flock's grid filed it. */
+steer_status steer_bodies_guard_moves(steer_world *w, int parts, bool *freed);
+
+/* Room for n rows in the round's table. */
+steer_status steer_bodies_table_reserve(steer_bodies *b, size_t n);
+
+/* The table's row k: the vehicle at slot i of w as it is now. */
+void steer_bodies_table_row(const steer_world *w, steer_bodies *b, size_t k, uint32_t i);
+
+/* The table's positions into the world, for the rows that are this world's. */
+void steer_bodies_write_back(steer_world *w, const steer_bodies *b);
+
+/* Passes until the contacts settle, MAX_PASSES of them, or until the next would
+ * take the tick's work past its budget (the tick's first pass always runs).
+ *
+ * Over parts (sh, collective), each part passes over its own table at once: the
+ * islands in different tables share no vehicle, so the order between them changes
+ * nothing. The budget counts the whole world's contacts, and the passes go on while
+ * any part's are unsettled: every part takes the same passes one world would. */
+steer_status steer_bodies_settle(const steer_world *w, steer_bodies *b, bool wrap,
+                                 const steer_bodies_share *sh, steer_status st);
+
+/* Whether some vehicle has moved further than limit since the round's detection. */
+bool steer_bodies_moved_beyond(const steer_world *w, const steer_bodies *b, bool wrap,
+                               double limit);
+
+/* The velocities the corrected motion implies: the move's velocity plus the push
+ * over the tick, never faster than the move's, so that a push stops a vehicle
+ * pressing into what it met without launching it; then the edges' rule. */
+void steer_bodies_settle_velocities(steer_world *w, const steer_bodies *b, bool wrap);
+
+/* The pushes keep centres out of the regions; one pushed in by a crowd all the same
+ * goes to the nearest free point. */
+steer_status steer_bodies_out_of_regions(steer_world *w, const steer_bodies *b);
+
+/* A circle still overlapping a vehicle after the passes has pinned it against what
+ * it cannot leave through (an edge, a wall, a packed crowd): the circle gives way, as
+ * it does at the world's edges, backing off by the overlap and bouncing off the
+ * vehicle. It backs off along the way it came, so it stays within the bounds. True
+ * when some circle moved. */
+bool steer_bodies_circles_give_way(steer_world *w, const steer_bodies *b, bool wrap);
+
+/* The largest radius of any vehicle. */
+double steer_bodies_largest_radius(const steer_world *w);
+
+/* A new tick's marks: none equal to the new generation. */
+steer_status steer_bodies_new_marks(steer_world *w, steer_bodies *b);
+
+/* A round's contacts, over the grid contact_grid picks (f: the whole world's
+ * answers, over parts), in its order, and the vehicles in them noted. */
+steer_status steer_bodies_find_contacts(steer_world *w, scan_job *j, bool first,
+                                        const grid_facts *f);
+
+/* One round: the contacts found, the vehicles in them noted, then passes until they
+ * settle. *again: some vehicle went far enough to meet one not found. */
+steer_status steer_bodies_round_of(steer_world *w, scan_job *j, bool first, bool *again);
+
+bool steer_bodies_own(const steer_bodies_share *sh, const steer_world *w, size_t i);
+
+/* Whether some circle still overlaps a vehicle of the table past the settling
+ * threshold: only then does any circle give way. */
+bool steer_bodies_pressing(const steer_world *w, const steer_bodies *b, bool wrap);
+
+/* steer_bodies_resolve over parts of one world. */
+steer_status steer_bodies_resolve_shared(steer_world *w, const steer_bodies_share *sh);
+
+#endif
