@@ -141,6 +141,12 @@ static void put_command(exporter *x, const char *line, size_t len, uint64_t tick
 	else
 		fprintf(x->out, "%s\n", line);
 	x->commands++;
+	/* reset and scenario start the world again from tick 0: the records that follow
+	 * count from there. */
+	size_t word = strcspn(line, " ");
+	if ((word == 5 && !strncmp(line, "reset", 5)) ||
+	    (word == 8 && !strncmp(line, "scenario", 8)))
+		x->tick = x->target = 0;
 }
 
 static void drop_items(exporter *x)

@@ -2,10 +2,12 @@
 #include "statedir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int steer_state_dir(char *out, size_t n, char *err, size_t errlen)
 {
@@ -53,4 +55,30 @@ int steer_make_dirs(const char *dir, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int steer_dir_lock(const char *dir, bool *taken, char *err, size_t errlen)
+{
+	*taken = false;
+	if (steer_make_dirs(dir, err, errlen) != 0)
+		return -1;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	if (fcntl(fd, F_SETLK, &lk) != 0) {
+		int e = errno;
+		close(fd);
+		*taken = e == EACCES || e == EAGAIN;
+		if (*taken)
+			snprintf(err, errlen, "%s is in use by another steer-server", dir);
+		else
+			snprintf(err, errlen, "%s: cannot lock it: %s", path, strerror(e));
+		return -1;
+	}
+	return fd;
 }

@@ -1,5 +1,4 @@
 #include "server.h"
-#include "serve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +17,9 @@
 #include "replay.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "serve.h"
 #include "share.h"
+#include "statedir.h"
 #include "storage.h"
 
 /* After a stall, at most this many ticks are run at once; the rest of the debt is
@@ -877,6 +878,25 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		if (!(s->replay = replay_open(s)))
 			return -1;
 	} else {
+		/* One journalled server to a data directory: a second would set the first's
+		 * live journal aside and write into the same segments. A directory that
+		 * cannot be made is the journal's failure to report, as before. */
+		if (opt->journal && opt->data_dir) {
+			char dir[4200], err[4400];
+			bool taken;
+			snprintf(dir, sizeof dir, "%s/journal", opt->data_dir);
+			s->dir_lock = steer_dir_lock(dir, &taken, err, sizeof err);
+			if (s->dir_lock < 0 && taken) {
+				steer_log(
+				    STEER_LOG_ERROR,
+				    "%s; give this server a data directory of its own (--data-dir "
+				    "DIR), or run it without a journal (--no-journal)",
+				    err);
+				return -1;
+			}
+			if (s->dir_lock < 0)
+				steer_log(STEER_LOG_WARN, "journal: %s", err);
+		}
 		/* --recover, --restore */
 		int recovered = journal_recover(opt, &s->session, s->recovered_keep_as,
 		                                sizeof s->recovered_keep_as);

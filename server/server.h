@@ -135,6 +135,9 @@ typedef struct server {
 	 * then holds this rank's region, and for each snapshot tick copies of the other
 	 * ranks' vehicles in the clients' views (fanout.c). */
 	struct ranks *ranks;
+	/* The data directory, taken for this server's journal (steer_dir_lock): the lock's
+	 * descriptor, held until the process ends. */
+	int dir_lock;
 	bool ranks_told;          /* the other ranks were given the world, or told to stop */
 	steer_strbuf line;        /* the command being run, as words, for the other ranks */
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */

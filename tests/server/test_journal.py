@@ -428,6 +428,42 @@ def test_stats_and_no_journal():
     shutil.rmtree(d, ignore_errors=True)
     shutil.rmtree(d2, ignore_errors=True)
 
+def test_one_journalled_server_to_a_directory():
+    """A second journalled server on a data directory another one journals into is
+    refused, saying why and what to do; the first's journal goes on untouched (it
+    used to be set aside and written into by both). Without a journal the second
+    runs; once the first has stopped, a journalled one starts again."""
+    d = tempfile.mkdtemp(prefix="steer-lock-")
+    first = Server(data_dir=d)
+    try:
+        t = first.text()
+        t.ok("spawn 10 10")
+        live = [n for n in os.listdir(os.path.join(d, "journal")) if n.endswith(".log")]
+        try:
+            Server(data_dir=d)
+            raise AssertionError("a second journalled server started on the same directory")
+        except RuntimeError as e:
+            expect("in use by another steer-server" in str(e) and "--data-dir" in str(e)
+                   and "--no-journal" in str(e), f"message: {e}")
+        expect(not os.path.isdir(os.path.join(d, "journals"))
+               or not os.listdir(os.path.join(d, "journals")),
+               "the first server's journal was set aside")
+        now = os.listdir(os.path.join(d, "journal"))
+        expect(set(live) <= set(now), f"the first server's journal lost {set(live) - set(now)}")
+        second = Server("--no-journal", data_dir=d)
+        second.text().ok("stats")
+        second.stop()
+        t.ok("spawn 20 20")  # the first carries on journalling
+        expect(t.ok("stats")["journal"]["failing"] is False, "the first's journal fails")
+    finally:
+        status, log = first.stop()
+    expect(status == 0, log[-2000:])
+    again = Server(data_dir=d)
+    again.text().ok("stats")
+    status, log = again.stop()
+    expect(status == 0, log[-2000:])
+    shutil.rmtree(d, ignore_errors=True)
+
 
 def main():
     c = Checks()
@@ -438,6 +474,7 @@ def main():
     c.run(test_restart_keeps_old_journal_and_restore)
     c.run(test_named_journals_are_bounded)
     c.run(test_stats_and_no_journal)
+    c.run(test_one_journalled_server_to_a_directory)
     return c.done()
 
 

@@ -33,6 +33,13 @@ SESSION = [
     "flee 4 100 100",
     "rate 50",
     "step 31",
+    # Both start the world again from tick 0: what follows counts from there.
+    "reset",
+    "spawn flock 20 500 300 100",
+    "step 17",
+    "scenario flock",
+    "pause",
+    "step 11",
 ]
 
 
