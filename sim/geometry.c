@@ -75,46 +75,10 @@ uint64_t steer_geom_version(const steer_world *w)
 	return w->geom.version;
 }
 
-/* --- small helpers ------------------------------------------------------------ */
-
-bool steer_geom_is_wrap(const steer_world *w)
-{
-	return w->cfg.edges == STEER_EDGE_WRAP;
-}
-
-/* The short way round along one axis for any difference, however many worlds apart
- * (a wall may be drawn far outside): the cheap form for the usual case. */
-double steer_geom_wrap_any(double d, double size)
-{
-	return fabs(d) <= 1.5 * size ? steer_wrap_axis(d, size) : remainder(d, size);
-}
-
-steer_vec2 steer_geom_wrap_delta(const steer_world *w, steer_vec2 d)
-{
-	if (steer_geom_is_wrap(w)) {
-		d.x = steer_geom_wrap_any(d.x, w->cfg.width);
-		d.y = steer_geom_wrap_any(d.y, w->cfg.height);
-	}
-	return d;
-}
-
 void steer_geom_seg_rel(const steer_world *w, const steer_segment *s, steer_vec2 p, steer_vec2 *a,
                         steer_vec2 *b)
 {
-	if (!steer_geom_is_wrap(w)) {
-		*a = v2_sub(s->a, p);
-		*b = v2_sub(s->b, p);
-		return;
-	}
-	steer_vec2 half = v2_scale(v2_sub(s->b, s->a), 0.5);
-	steer_vec2 m = steer_geom_wrap_delta(w, v2_sub(v2_add(s->a, half), p));
-	*a = v2_sub(m, half);
-	*b = v2_add(m, half);
-}
-
-double steer_geom_orient(steer_vec2 a, steer_vec2 b, steer_vec2 c)
-{
-	return v2_cross(v2_sub(b, a), v2_sub(c, a));
+	steer_geom_rel(w, s, p, a, b);
 }
 
 bool steer_seg_cross(steer_vec2 p0, steer_vec2 p1, steer_vec2 a, steer_vec2 b, double *t)
@@ -197,44 +161,6 @@ bool steer_swept_disc_segment(steer_vec2 p0, steer_vec2 p1, double r, steer_vec2
 		return false;
 	*t = best;
 	return true;
-}
-
-/* Squared distance from the segment a-b to the box [-hx, hx] x [-hy, hy]: 0 when they
- * meet. Between a segment and a box apart, the nearest pair has an end of the segment
- * or a corner of the box. */
-double steer_geom_seg_box_dist2(steer_vec2 a, steer_vec2 b, double hx, double hy)
-{
-	/* Liang-Barsky clip: does any part of the segment lie in the box? */
-	double t0 = 0.0, t1 = 1.0;
-	steer_vec2 d = v2_sub(b, a);
-	double pv[4] = {-d.x, d.x, -d.y, d.y};
-	double qv[4] = {a.x + hx, hx - a.x, a.y + hy, hy - a.y};
-	bool in = true;
-	for (int k = 0; k < 4 && in; k++) {
-		if (pv[k] == 0.0) {
-			in = qv[k] >= 0.0;
-			continue;
-		}
-		double u = qv[k] / pv[k];
-		if (pv[k] < 0.0)
-			t0 = fmax(t0, u);
-		else
-			t1 = fmin(t1, u);
-		in = t0 <= t1;
-	}
-	if (in)
-		return 0.0;
-	double best = INFINITY;
-	for (int k = 0; k < 2; k++) {
-		steer_vec2 e = k ? b : a;
-		double dx = fmax(fabs(e.x) - hx, 0.0), dy = fmax(fabs(e.y) - hy, 0.0);
-		best = fmin(best, dx * dx + dy * dy);
-	}
-	for (int k = 0; k < 4; k++) {
-		steer_vec2 corner = v2(k & 1 ? hx : -hx, k & 2 ? hy : -hy);
-		best = fmin(best, steer_seg_dist2(a, b, corner));
-	}
-	return best;
 }
 
 /* --- the segments ----------------------------------------------------------------- */
@@ -520,15 +446,3 @@ void steer_geom_circles_moved(steer_world *w)
 }
 
 /* --- the grid ---------------------------------------------------------------------- */
-
-/* The cell column (row) of coordinate v on an axis of n cells of size cell from
- * origin o: clamped to the grid, or wrapped round it. */
-uint32_t steer_geom_axis_cell(double v, double o, double cell, uint32_t n, bool wrap, double size)
-{
-	if (wrap)
-		v -= size * floor(v / size);
-	double t = floor((v - o) / cell);
-	if (!(t >= 0.0))
-		return 0;
-	return t >= (double)n ? n - 1 : (uint32_t)t;
-}

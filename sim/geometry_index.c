@@ -11,66 +11,6 @@
 #include "reserve.h"
 #include "world_internal.h"
 
-/* The cell of t (a position in cells from the grid's origin) on an axis of n,
- * clamped to the grid. */
-static uint32_t clamp_cell(double t, uint32_t n)
-{
-	if (!(t >= 0.0))
-		return 0;
-	return t >= (double)n ? n - 1 : (uint32_t)t;
-}
-
-/* The cells an interval [lo, hi] covers along one axis: *first and *count (wrapping
- * round in a wrap world; clamped otherwise). inv is 1 / the cell size. */
-void steer_geom_axis_span(double lo, double hi, double o, double inv, uint32_t n, bool wrap,
-                          uint32_t *first, uint32_t *count)
-{
-	double a = (lo - o) * inv - SPAN_HAIR, b = (hi - o) * inv + SPAN_HAIR;
-	if (!wrap) {
-		uint32_t ca = clamp_cell(a, n), cb = clamp_cell(b, n);
-		*first = ca;
-		*count = cb - ca + 1;
-		return;
-	}
-	a = floor(a);
-	b = floor(b);
-	if (!(b - a + 1.0 < (double)n)) {
-		*first = 0;
-		*count = n;
-		return;
-	}
-	/* Spans start within a world of the grid but for a far-off point: no division
-	 * for the usual case. */
-	double m = a >= 0.0 ? a : a + (double)n;
-	if (!(m >= 0.0 && m < (double)n)) {
-		m = a - (double)n * floor(a / (double)n);
-		m = m >= 0.0 && m < (double)n ? m : 0.0;
-	}
-	*first = (uint32_t)m;
-	*count = (uint32_t)(b - a) + 1;
-}
-
-cell_span steer_geom_box_span(const steer_geom *g, steer_vec2 lo, steer_vec2 hi)
-{
-	cell_span s;
-	steer_geom_axis_span(lo.x, hi.x, g->x0, g->inv_cw, g->nx, g->wrap, &s.x0, &s.nx);
-	steer_geom_axis_span(lo.y, hi.y, g->y0, g->inv_ch, g->ny, g->wrap, &s.y0, &s.ny);
-	return s;
-}
-
-uint32_t steer_geom_span_cell(const steer_geom *g, const cell_span *s, uint32_t i, uint32_t j)
-{
-	uint32_t cx = (s->x0 + i) % g->nx, cy = (s->y0 + j) % g->ny;
-	return cy * g->nx + cx;
-}
-
-/* The point of cell (cx, cy) whose side of each polygon is recorded. */
-steer_vec2 steer_geom_cell_ref(const steer_geom *g, uint32_t cell)
-{
-	uint32_t cx = cell % g->nx, cy = cell / g->nx;
-	return v2(g->x0 + ((double)cx + REF_FX) * g->cw, g->y0 + ((double)cy + REF_FY) * g->ch);
-}
-
 static steer_vec2 cell_centre(const steer_geom *g, uint32_t cell)
 {
 	uint32_t cx = cell % g->nx, cy = cell / g->nx;
@@ -124,7 +64,7 @@ static bool seg_in_cell(const steer_world *w, const steer_geom *g, const steer_s
                         uint32_t cell)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, s, cell_centre(g, cell), &a, &b);
+	steer_geom_rel(w, s, cell_centre(g, cell), &a, &b);
 	double margin = 1e-9 * fmax(g->cw, g->ch);
 	return steer_geom_seg_box_dist2(a, b, g->cw * 0.5 + margin, g->ch * 0.5 + margin) == 0.0;
 }
@@ -498,22 +438,4 @@ steer_status steer_geom_update(steer_world *w)
 	return STEER_OK;
 }
 
-bool steer_geom_grid_fresh(const steer_world *w)
-{
-	const steer_geom *g = &w->geom;
-	return !g->grid_stale && !g->circles_stale && g->nx > 0;
-}
-
 /* --- queries ------------------------------------------------------------------------ */
-
-/* The distance from the box centred at c with half sizes h to a circle's centre at
- * (x, y), the short way round (0 inside the box). */
-double steer_geom_box_dist(const steer_world *w, double x, double y, steer_vec2 c, steer_vec2 h)
-{
-	steer_vec2 d = steer_geom_wrap_delta(w, v2(x - c.x, y - c.y));
-	/* fmax(v, 0.0) as the squares see it (NaN gives 0), without libm's call. */
-	double dx = fabs(d.x) - h.x, dy = fabs(d.y) - h.y;
-	dx = dx > 0.0 ? dx : 0.0;
-	dy = dy > 0.0 ? dy : 0.0;
-	return sqrt(dx * dx + dy * dy);
-}

@@ -13,7 +13,7 @@
 static bool segment_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, &w->geom.segs[k], c, &a, &b);
+	steer_geom_rel(w, &w->geom.segs[k], c, &a, &b);
 	double r2 = reach * reach;
 	if (h.x != 0.0 || h.y != 0.0)
 		return steer_geom_seg_box_dist2(a, b, h.x, h.y) <= r2;
@@ -425,7 +425,7 @@ static bool disc_hits_segment(const steer_world *w, size_t k, steer_vec2 p, doub
                               double tol)
 {
 	steer_vec2 a, b;
-	steer_geom_seg_rel(w, &w->geom.segs[k], p, &a, &b);
+	steer_geom_rel(w, &w->geom.segs[k], p, &a, &b);
 	double s = steer_seg_dist2(a, b, v2(0, 0));
 	if (tol == 0.0 && s > radius * radius * (1.0 + 1e-12))
 		return false; /* surely clear, as disc_hits_circle */
@@ -556,7 +556,7 @@ static steer_status gather_prims(const steer_world *w, steer_vec2 p, double grow
 	for (size_t k = 0; k < h->nsegments; k++) {
 		const steer_segment *s = &w->geom.segs[h->segments[k]];
 		steer_vec2 a, b;
-		steer_geom_seg_rel(w, s, p, &a, &b);
+		steer_geom_rel(w, s, p, &a, &b);
 		steer_vec2 off = v2_scale(s->n, grown);
 		prim add[4] = {{false, a, v2(0, 0), grown},
 		               {false, b, v2(0, 0), grown},
