@@ -11,6 +11,11 @@
 #include "reserve.h"
 #include "steer/params.h"
 
+/* A vehicle's cost is read from its tile's density: this many tiles to a side of the
+ * world's bounds (or of the vehicles' extent in an unbounded world). A cut weighs at
+ * most TILES * TILES points a rank. */
+#define TILES 64
+
 steer_cluster_options steer_cluster_options_default(void)
 {
 	steer_cluster_options o = {0, 0.10, 60, false};

@@ -8,11 +8,6 @@
 
 #include "cluster_internal.h"
 
-/* A vehicle's cost is read from its tile's density: this many tiles to a side of the
- * world's bounds (or of the vehicles' extent in an unbounded world). A cut weighs at
- * most TILES * TILES points a rank. */
-#define TILES 64
-
 /* Sends out[r] to every rank r and receives theirs into c->recv (recv_counts and
  * recv_displs say where). *sent gets the bytes this rank sent to others. */
 steer_status steer_cluster_exchange(steer_cluster *c, uint64_t *sent, char *err, size_t errlen);

@@ -8,6 +8,19 @@
 #include "reserve.h"
 #include "world_internal.h"
 
+/* A vehicle's own search (among the vehicles after it in the search's order) stops
+ * at this many contacts: equal discs can touch one at only 6 places without
+ * overlapping each other, so only a pile packed past what fits reaches it. It bounds
+ * the search, the contacts and so a pass at this many per vehicle. The first found
+ * rather than the nearest: as fast to spread a pile, far cheaper to find
+ * (docs/PERFORMANCE.md). */
+#define CONTACTS_PER_VEHICLE 16
+/* The flock's grid serves when the sum of its cells' squared counts, which the
+ * scan's cost follows, stays within this many times the vehicles. */
+#define CROWDING_LIMIT 8
+/* A segment contact's mark: the vehicle is on the segment's left (a wall's back). */
+#define SIDE_BIT 0x80000000u
+
 void steer_bodies_init(steer_bodies *b)
 {
 	memset(b, 0, sizeof *b);

@@ -11,6 +11,10 @@
 #include "reserve.h"
 #include "world_internal.h"
 
+/* The fewest cells a grid has room for, and the most. */
+#define GRID_MIN_CELLS 1024u
+#define GRID_MAX_CELLS (1u << 22)
+
 static steer_vec2 cell_centre(const steer_geom *g, uint32_t cell)
 {
 	uint32_t cx = cell % g->nx, cy = cell / g->nx;

@@ -12,6 +12,10 @@
 #include "reserve.h"
 #include "world_parts.h"
 
+/* The flocking grid's columns are half a sight wide: the block of candidates a lane
+ * group shares then hugs its members' discs more closely (see run_forces). */
+#define FLOCK_REACH_X 2
+
 /* --- names ------------------------------------------------------------------- */
 
 /* NULL for the bits this build does not have. */

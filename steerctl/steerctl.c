@@ -25,7 +25,6 @@
 #include "ctl_format.h"
 #include "journal_export.h"
 #include "reserve.h"
-#include "scenario.h"
 #include "statedir.h"
 #include "steer/command.h"
 #include "token.h"

@@ -238,16 +238,17 @@ static bool scalars_only(const json_t *array)
 static void layout(json_layout *j, const json_t *v, int depth)
 {
 	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	size_t len = text ? strlen(text) : 0;
+	if (!text) {
+		j->rc = -1;
+		return;
+	}
+	bool one_line =
+	    (!json_is_object(v) && !json_is_array(v)) || strlen(text) <= TUI_JSON_INLINE;
+	if (one_line)
+		append_str(j, text);
 	free(text);
-	if (!json_is_object(v) && !json_is_array(v)) {
-		append_compact(j, v);
+	if (one_line)
 		return;
-	}
-	if (len <= TUI_JSON_INLINE) {
-		append_compact(j, v);
-		return;
-	}
 	if (json_is_array(v) && scalars_only(v)) {
 		append(j, "[", 1);
 		size_t k;

@@ -18,20 +18,8 @@
  * (a couple of hundred vehicles arriving on one point) the passes they ask for. */
 #define WORK_PER_VEHICLE 16
 #define WORK_FLOOR       (1u << 16)
-/* A vehicle's own search (among the vehicles after it in the search's order) stops
- * at this many contacts: equal discs can touch one at only 6 places without
- * overlapping each other, so only a pile packed past what fits reaches it. It bounds
- * the search, the contacts and so a pass at this many per vehicle. The first found
- * rather than the nearest: as fast to spread a pile, far cheaper to find
- * (docs/PERFORMANCE.md). */
-#define CONTACTS_PER_VEHICLE 16
-/* The flock's grid serves when the sum of its cells' squared counts, which the
- * scan's cost follows, stays within this many times the vehicles. */
-#define CROWDING_LIMIT 8
 /* Relative slack on reaches compared with cell sizes, far above rounding. */
 #define REACH_SLACK (1.0 + 1e-6)
-/* A segment contact's mark: the vehicle is on the segment's left (a wall's back). */
-#define SIDE_BIT 0x80000000u
 /* After every tick no overlap may exceed this share of the smaller radius. */
 #define TOLERANCE 0.01
 /* Passes over the contacts stop once none overlaps by more than this share of the

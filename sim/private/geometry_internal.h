@@ -15,9 +15,6 @@
  * the centre, so that geometry drawn on round numbers rarely passes through it. */
 #define REF_FX 0.4142135623730951
 #define REF_FY 0.5773502691896258
-/* The fewest cells a grid has room for, and the most. */
-#define GRID_MIN_CELLS 1024u
-#define GRID_MAX_CELLS (1u << 22)
 /* How far, in cells, every span reaches past its interval: further than rounding in
  * the cell arithmetic (or between a point and its image round a wrap world) can
  * carry a point, so that a span never leaves out a cell its interval touches. */

@@ -17,9 +17,6 @@
 #define WALL_SLOT     0x40000000u
 #define POLYGON_SLOT  0xC0000000u
 #define KIND_MASK     0xC0000000u
-/* The flocking grid's columns are half a sight wide: the block of candidates a lane
- * group shares then hugs its members' discs more closely (see run_forces). */
-#define FLOCK_REACH_X 2
 
 /* One vehicle slot's worth of every array, for moving slots around. */
 typedef struct vehicle_slot {
