@@ -89,16 +89,16 @@ steer_status steer_cluster_exchange(steer_cluster *c, uint64_t *sent, char *err,
 	steer_status st = STEER_OK;
 	*sent = 0;
 	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
-		if (c->out[r].len > (size_t)INT32_MAX - total) {
+		if (c->out[r].bytes.len > (size_t)INT32_MAX - total) {
 			st = steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
 			                        "a message between ranks passed 2 GiB");
 			break;
 		}
-		c->send_counts[r] = (int)c->out[r].len;
+		c->send_counts[r] = (int)c->out[r].bytes.len;
 		c->send_displs[r] = (int)total;
-		total += c->out[r].len;
+		total += c->out[r].bytes.len;
 		if (r != c->rank)
-			*sent += c->out[r].len;
+			*sent += c->out[r].bytes.len;
 	}
 	if (st == STEER_OK &&
 	    steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
@@ -109,8 +109,9 @@ steer_status steer_cluster_exchange(steer_cluster *c, uint64_t *sent, char *err,
 	if (st != STEER_OK)
 		return st;
 	for (int r = 0; r < c->ranks; r++)
-		if (c->out[r].len)
-			memcpy(c->send + c->send_displs[r], c->out[r].buf, c->out[r].len);
+		if (c->out[r].bytes.len)
+			memcpy(c->send + c->send_displs[r], c->out[r].bytes.data,
+			       c->out[r].bytes.len);
 	int rc = MPI_Alltoall(c->send_counts, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
 	if (rc != MPI_SUCCESS)
 		return steer_cluster_mpi_failed(err, errlen, rc, "Alltoall");
@@ -441,13 +442,13 @@ steer_status steer_cluster_share(steer_cluster *c, const steer_id_list *want, ui
 	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	st = p->len > INT32_MAX ? steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
-	                                             "a message between ranks passed 2 GiB")
-	                        : STEER_OK;
+	st = p->bytes.len > INT32_MAX ? steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+	                                                   "a message between ranks passed 2 GiB")
+	                              : STEER_OK;
 	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	int mine = (int)p->len;
+	int mine = (int)p->bytes.len;
 	int rc = MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
 	size_t total = 0;
 	for (int r = 0; rc == MPI_SUCCESS && r < c->ranks; r++) {
@@ -465,8 +466,8 @@ steer_status steer_cluster_share(steer_cluster *c, const steer_id_list *want, ui
 	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	rc = MPI_Allgatherv(p->buf ? p->buf : c->recv, mine, MPI_BYTE, c->recv, c->recv_counts,
-	                    c->recv_displs, MPI_BYTE, c->comm);
+	rc = MPI_Allgatherv(p->bytes.data ? p->bytes.data : c->recv, mine, MPI_BYTE, c->recv,
+	                    c->recv_counts, c->recv_displs, MPI_BYTE, c->comm);
 	if (rc != MPI_SUCCESS)
 		return steer_cluster_mpi_failed(err, errlen, rc, "Allgatherv");
 	*bytes += (uint64_t)mine * (uint64_t)(c->ranks - 1);

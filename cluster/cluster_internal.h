@@ -5,7 +5,7 @@
 #define STEER_CLUSTER_INTERNAL_H
 
 #include "cluster.h"
-#include "pack.h"
+#include "world_record.h"
 #include "partition.h"
 
 struct steer_cluster {

@@ -206,13 +206,13 @@ static steer_status gather_packs(steer_cluster *c, steer_cluster_keep_fn keep, v
 	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	st = p->len > INT32_MAX
+	st = p->bytes.len > INT32_MAX
 	         ? steer_cluster_fail(err, errlen, STEER_ERR_LIMIT, "a rank's part passed 2 GiB")
 	         : STEER_OK;
 	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	int mine = (int)p->len;
+	int mine = (int)p->bytes.len;
 	int rc = MPI_Gather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, 0, c->comm);
 	if (rc != MPI_SUCCESS)
 		return steer_cluster_mpi_failed(err, errlen, rc, "Gather");
@@ -233,8 +233,8 @@ static steer_status gather_packs(steer_cluster *c, steer_cluster_keep_fn keep, v
 	st = steer_cluster_agree(c, st, err, errlen);
 	if (st != STEER_OK)
 		return st;
-	rc = MPI_Gatherv(p->buf ? p->buf : (uint8_t *)c->recv, mine, MPI_BYTE, c->recv,
-	                 c->recv_counts, c->recv_displs, MPI_BYTE, 0, c->comm);
+	rc = MPI_Gatherv(p->bytes.data ? p->bytes.data : (uint8_t *)c->recv, mine, MPI_BYTE,
+	                 c->recv, c->recv_counts, c->recv_displs, MPI_BYTE, 0, c->comm);
 	if (rc != MPI_SUCCESS)
 		return steer_cluster_mpi_failed(err, errlen, rc, "Gatherv");
 	return STEER_OK;

@@ -5,33 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goto_record.h"
 #include "log.h"
 #include "reserve.h"
+#include "world_record.h"
 
-/* --- checkpoints: the world as arrays ------------------------------------------------ */
+/* --- checkpoints: the world as records ------------------------------------------- */
 
-/* Everything a save file holds, as the world's own arrays (a copy is a few memcpy,
- * where a save's text costs a second at 100,000 vehicles), restored through the same
- * calls in the same order as steer_save_decode, so that the world continues exactly
- * as a loaded one does. Vehicles' parameters are shared sets, kept once each. */
+/* Everything a save file holds, as the world's records in bytes (sim/world_record.h:
+ * a few copies a vehicle, where a save's text costs a second at 100,000 vehicles),
+ * restored the way a save is, so that the world continues exactly as a loaded one
+ * does. */
 struct history_image {
 	steer_world_config cfg;
 	steer_world_meta meta;
-	size_t n; /* vehicles */
-	uint32_t *id, *behaviors, *param;
-	double *f; /* per vehicle: pos, vel, heading, force (8) */
-	uint8_t *has_state;
-	size_t nstates;
-	steer_vehicle_state *states; /* those with has_state, in order; path.points: offset */
-	size_t nparams;
-	steer_params *params;
-	size_t npoints;
-	steer_vec2 *points; /* paths' and polygons' */
-	size_t nobs, nwalls, npolys;
-	steer_obstacle *obs;
-	steer_wall *walls;
-	steer_polygon *polys; /* points: offset into points */
+	steer_pack records;
 	size_t bytes;
 };
 
@@ -39,17 +26,7 @@ void history_image_free(history_image *img)
 {
 	if (!img)
 		return;
-	free(img->id);
-	free(img->behaviors);
-	free(img->param);
-	free(img->f);
-	free(img->has_state);
-	free(img->states);
-	free(img->params);
-	free(img->points);
-	free(img->obs);
-	free(img->walls);
-	free(img->polys);
+	steer_pack_free(&img->records);
 	free(img);
 }
 
@@ -58,166 +35,62 @@ size_t history_image_bytes(const history_image *img)
 	return img->bytes;
 }
 
-/* malloc of n items of size, counted in *bytes; NULL only when out of memory (n 0
- * gives a small block, so NULL always means that). */
-static void *take(size_t n, size_t size, size_t *bytes)
-{
-	*bytes += n * size;
-	return malloc(n ? n * size : 1);
-}
-
 history_image *history_image_take(const steer_world *w)
 {
 	history_image *img = calloc(1, sizeof *img);
 	if (!img)
 		return NULL;
-	const steer_vehicles *v = steer_world_vehicles(w);
-	size_t n = v->count, nstates = 0, npoints = 0, nsets = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (v->extra[i] != STEER_NO_EXTRA) {
-			nstates++;
-			npoints += steer_vehicle_state_at(w, i)->path.count;
-		}
-		if (v->param_set[i] + (size_t)1 > nsets)
-			nsets = v->param_set[i] + (size_t)1;
-	}
-	const steer_obstacle *obs = steer_world_obstacles(w, &img->nobs);
-	const steer_wall *walls = steer_world_walls(w, &img->nwalls);
-	const steer_polygon *polys = steer_world_polygons(w, &img->npolys);
-	for (size_t k = 0; k < img->npolys; k++)
-		npoints += polys[k].count;
 	img->cfg = *steer_world_config_get(w);
 	img->meta = steer_world_meta_get(w);
-	img->n = n;
-	img->nstates = nstates;
-	img->npoints = npoints;
-	size_t b = sizeof *img;
-	img->id = take(n, sizeof *img->id, &b);
-	img->behaviors = take(n, sizeof *img->behaviors, &b);
-	img->param = take(n, sizeof *img->param, &b);
-	img->f = take(n, 8 * sizeof *img->f, &b);
-	img->has_state = take(n, 1, &b);
-	img->states = take(nstates, sizeof *img->states, &b);
-	img->points = take(npoints, sizeof *img->points, &b);
-	img->obs = take(img->nobs, sizeof *img->obs, &b);
-	img->walls = take(img->nwalls, sizeof *img->walls, &b);
-	img->polys = take(img->npolys, sizeof *img->polys, &b);
-	uint32_t *map = malloc((nsets ? nsets : 1) * sizeof *map); /* set -> image's index */
-	if (!img->id || !img->behaviors || !img->param || !img->f || !img->has_state ||
-	    !img->states || !img->points || !img->obs || !img->walls || !img->polys || !map) {
-		free(map);
+	steer_pack_init(&img->records);
+	if (steer_pack_world(&img->records, w) != STEER_OK) {
 		history_image_free(img);
 		return NULL;
 	}
-	memset(map, 0xff, (nsets ? nsets : 1) * sizeof *map);
-	if (n) {
-		memcpy(img->id, v->id, n * sizeof *img->id);
-		memcpy(img->behaviors, v->behaviors, n * sizeof *img->behaviors);
+	/* Kept for minutes: without the slack the bytes grew with. */
+	steer_blob *b = &img->records.bytes;
+	uint8_t *fit = realloc(b->data, b->len ? b->len : 1);
+	if (fit) {
+		b->data = fit;
+		b->cap = b->len;
 	}
-	size_t cap = 0, s = 0, p = 0;
-	uint64_t epoch = steer_goto_epoch(w);
-	for (size_t i = 0; i < n; i++) {
-		double *f = img->f + 8 * i;
-		f[0] = v->px[i], f[1] = v->py[i], f[2] = v->vx[i], f[3] = v->vy[i];
-		f[4] = v->hx[i], f[5] = v->hy[i], f[6] = v->fx[i], f[7] = v->fy[i];
-		uint32_t set = v->param_set[i];
-		if (map[set] == UINT32_MAX) {
-			if (steer_reserve((void **)&img->params, &cap, img->nparams + 1,
-			                  sizeof *img->params) != STEER_OK) {
-				free(map);
-				history_image_free(img);
-				return NULL;
-			}
-			img->params[img->nparams] = *steer_vehicle_params_at(w, i);
-			map[set] = (uint32_t)img->nparams++;
-		}
-		img->param[i] = map[set];
-		img->has_state[i] = v->extra[i] != STEER_NO_EXTRA;
-		if (!img->has_state[i])
-			continue;
-		steer_vehicle_state st = *steer_vehicle_state_at(w, i);
-		if (st.path.count)
-			memcpy(img->points + p, st.path.points,
-			       st.path.count * sizeof *img->points);
-		st.path.points = (steer_vec2 *)(uintptr_t)p; /* an offset until restored */
-		st.path.cap = st.path.count;
-		p += st.path.count;
-		/* As a save's "fresh": up to date with the geometry as it is. */
-		st.go.epoch = steer_goto_none(&st.go) ? 0
-		              : st.go.epoch == epoch  ? STEER_GOTO_FRESH
-		                                      : 0;
-		img->states[s++] = st;
-	}
-	free(map);
-	b += cap * sizeof *img->params;
-	if (img->nobs) /* none: the world may hand out NULL */
-		memcpy(img->obs, obs, img->nobs * sizeof *obs);
-	if (img->nwalls)
-		memcpy(img->walls, walls, img->nwalls * sizeof *walls);
-	for (size_t k = 0; k < img->npolys; k++) {
-		img->polys[k] = polys[k];
-		memcpy(img->points + p, polys[k].points, polys[k].count * sizeof *img->points);
-		img->polys[k].points = (steer_vec2 *)(uintptr_t)p;
-		p += polys[k].count;
-	}
-	img->bytes = b;
+	img->bytes = sizeof *img + img->records.bytes.cap +
+	             img->records.set_map_cap * sizeof *img->records.set_map;
 	return img;
 }
 
-/* Restores vehicles [*i, to) of the image into w; *s counts the states used. */
-static steer_status restore_vehicles(const history_image *img, steer_world *w, size_t *i, size_t to,
-                                     size_t *s)
+/* Restores up to n more records of the image into w, and ends the world after the
+ * last (*done). */
+static steer_status restore_some(const history_image *img, steer_unpacker *u, steer_world *w,
+                                 size_t n, bool *done, char *err, size_t errlen)
 {
 	steer_status st = STEER_OK;
-	for (; *i < to && st == STEER_OK; ++*i) {
-		steer_vehicle_record r;
-		memset(&r, 0, sizeof r);
-		const double *f = img->f + 8 * *i;
-		r.id = img->id[*i];
-		r.behaviors = img->behaviors[*i];
-		r.pos = (steer_vec2){f[0], f[1]};
-		r.vel = (steer_vec2){f[2], f[3]};
-		r.heading = (steer_vec2){f[4], f[5]};
-		r.force = (steer_vec2){f[6], f[7]};
-		r.prm = img->params[img->param[*i]];
-		if (img->has_state[*i]) {
-			r.state = img->states[(*s)++];
-			r.state.path.points = r.state.path.count
-			                          ? img->points + (uintptr_t)r.state.path.points
-			                          : NULL;
-		}
-		st = steer_vehicle_restore(w, &r);
-	}
+	for (size_t k = 0; k < n && st == STEER_OK && !steer_unpacker_done(u); k++)
+		st = steer_unpack_next(u, w, NULL, err, errlen);
+	*done = st == STEER_OK && steer_unpacker_done(u);
+	if (*done)
+		st = steer_record_finish(w, &img->meta);
 	return st;
 }
 
-/* After the vehicles: the rest, in a loaded save's order. */
-static steer_status restore_rest(const history_image *img, steer_world *w)
+static void unpacker_for(steer_unpacker *u, const history_image *img)
 {
-	steer_status st = STEER_OK;
-	for (size_t k = 0; k < img->nobs && st == STEER_OK; k++)
-		st = steer_obstacle_restore(w, &img->obs[k]);
-	for (size_t k = 0; k < img->nwalls && st == STEER_OK; k++)
-		st = steer_wall_restore(w, &img->walls[k]);
-	for (size_t k = 0; k < img->npolys && st == STEER_OK; k++) {
-		steer_polygon p = img->polys[k];
-		p.points = img->points + (uintptr_t)p.points;
-		char err[200];
-		st = steer_polygon_restore(w, &p, err, sizeof err);
-	}
-	if (st == STEER_OK)
-		st = steer_world_meta_set(w, &img->meta);
-	if (st == STEER_OK)
-		steer_goto_loaded(w);
-	return st;
+	steer_unpacker_init(u, img->records.bytes.data, img->records.bytes.len, STEER_UNPACK_REFUSE,
+	                    true);
 }
 
 steer_world *history_image_world(const history_image *img)
 {
 	steer_world *w = steer_world_create(&img->cfg);
-	size_t i = 0, s = 0;
-	if (w && (restore_vehicles(img, w, &i, img->n, &s) != STEER_OK ||
-	          restore_rest(img, w) != STEER_OK)) {
+	if (!w)
+		return NULL;
+	steer_unpacker u;
+	unpacker_for(&u, img);
+	char err[200];
+	bool done;
+	steer_status st = restore_some(img, &u, w, SIZE_MAX, &done, err, sizeof err);
+	steer_unpacker_free(&u);
+	if (st != STEER_OK) {
 		steer_world_destroy(w);
 		return NULL;
 	}
@@ -571,7 +444,7 @@ void history_stats(const history *h, const steer_world *w, steer_strbuf *json)
 
 /* --- seeking ------------------------------------------------------------------------ */
 
-/* Vehicles restored per turn of a seek: about a tick's time at 100,000. */
+/* Records restored per turn of a seek: about a tick's time at 100,000 vehicles. */
 #define RESTORE_SLICE 10000
 
 struct history_seek {
@@ -581,7 +454,7 @@ struct history_seek {
 	/* The checkpoint w is restored from, a slice of vehicles a turn (the ring keeps
 	 * it while seeks run; a fork or a restart moves the generation first). */
 	const history_image *img;
-	size_t restored, states;
+	steer_unpacker records;
 	bool failed;
 	char err[200];
 	const char *verb; /* rewind / goto-tick */
@@ -670,6 +543,7 @@ history_seek *history_seek_begin(history *h, steer_session *s, const steer_comma
 		steer_reply_fail(r, "%s: out of memory rebuilding tick %" PRIu64, verb, target);
 		return NULL;
 	}
+	unpacker_for(&k->records, k->img);
 	steer_world_set_simd(k->w, steer_world_simd(s->world));
 	steer_world_set_max_vehicles(k->w, steer_world_config_get(s->world)->max_vehicles);
 	h->seeks++;
@@ -691,16 +565,17 @@ bool history_seek_run(history_seek *k, steer_session *s)
 	steer_world *w = k->w ? k->w : s->world;
 	if (k->img) {
 		/* A slice of the restore: the loop is never held for all of it. */
-		size_t to = k->restored + RESTORE_SLICE < k->img->n ? k->restored + RESTORE_SLICE
-		                                                    : k->img->n;
-		steer_status st = restore_vehicles(k->img, k->w, &k->restored, to, &k->states);
-		if (st == STEER_OK && k->restored == k->img->n) {
-			st = restore_rest(k->img, k->w);
+		bool done;
+		char err[160];
+		steer_status st =
+		    restore_some(k->img, &k->records, k->w, RESTORE_SLICE, &done, err, sizeof err);
+		if (done) {
+			steer_unpacker_free(&k->records);
 			k->img = NULL;
 		}
 		if (st != STEER_OK) {
 			snprintf(k->err, sizeof k->err, "%s: cannot rebuild the checkpoint: %s",
-			         k->verb, steer_status_str(st));
+			         k->verb, st == STEER_ERR_INVALID ? err : steer_status_str(st));
 			k->failed = true;
 			return true;
 		}
@@ -731,6 +606,7 @@ void history_seek_abort(history_seek *k)
 		k->h->seeks--;
 		steer_world_destroy(k->w);
 	}
+	steer_unpacker_free(&k->records);
 	free(k);
 }
 

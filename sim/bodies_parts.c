@@ -9,50 +9,40 @@
 
 #include "bodies_internal.h"
 #include "reserve.h"
+#include "steer/bytes.h"
 
-/* A message between parts: plain bytes of this build, appended in order. */
-typedef struct msg_out {
-	uint8_t *buf;
-	size_t len, cap;
-	steer_status st;
-} msg_out;
-
-static void put(msg_out *m, const void *p, size_t n)
+/* Messages between parts are plain bytes of this build (steer/bytes.h). A message
+ * read short reads zeros from there on and says so once, at the end. */
+static void put_f64(steer_blob *m, double v)
 {
-	if (m->st != STEER_OK)
-		return;
-	if (steer_reserve((void **)&m->buf, &m->cap, m->len + n, 1) != STEER_OK) {
-		m->st = STEER_ERR_NOMEM;
-		return;
-	}
-	memcpy(m->buf + m->len, p, n);
-	m->len += n;
-}
-
-static void put_u32(msg_out *m, uint32_t v)
-{
-	put(m, &v, sizeof v);
-}
-
-static void put_f64(msg_out *m, double v)
-{
-	put(m, &v, sizeof v);
+	steer_blob_put(m, &v, sizeof v);
 }
 
 typedef struct msg_in {
-	const uint8_t *at, *end;
+	steer_reader r;
 	bool short_read;
 } msg_in;
 
+/* The message of part p, from (all, at) as gathered. */
+static msg_in msg_of(const uint8_t *all, const size_t *at, int p)
+{
+	return (msg_in){{all + at[p], at[p + 1] - at[p], 0}, false};
+}
+
 static void get(msg_in *m, void *p, size_t n)
 {
-	if ((size_t)(m->end - m->at) < n) {
+	if (!steer_read_bytes(&m->r, p, n)) {
 		m->short_read = true;
 		memset(p, 0, n);
-		return;
 	}
-	memcpy(p, m->at, n);
-	m->at += n;
+}
+
+static void skip(msg_in *m, size_t n)
+{
+	if (m->r.len - m->r.pos < n)
+		m->short_read = true;
+	else
+		m->r.pos += n;
 }
 
 static uint32_t get_u32(msg_in *m)
@@ -345,7 +335,7 @@ static steer_status append_local(const steer_world *w, steer_bodies *b)
  * grid's order: pairs (the first one's cell, both ids), circle contacts (circle,
  * place in its search, id) and segment contacts (id, mark). The slots sent go to
  * b->sent. */
-static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh, msg_out *m)
+static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh, steer_blob *m)
 {
 	steer_world *w = j->w;
 	steer_bodies *b = j->b;
@@ -364,14 +354,14 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 		circles += to_part0(w, b, sh, b->circles.at[k].a);
 	for (size_t k = 0; k < b->segs.count; k++)
 		segs += to_part0(w, b, sh, b->segs.at[k].a);
-	put_u32(m, (uint32_t)b->sent_count);
-	put_u32(m, pairs);
-	put_u32(m, circles);
-	put_u32(m, segs);
+	steer_blob_put_u32(m, (uint32_t)b->sent_count);
+	steer_blob_put_u32(m, pairs);
+	steer_blob_put_u32(m, circles);
+	steer_blob_put_u32(m, segs);
 	for (size_t k = 0; k < b->sent_count; k++) {
 		uint32_t i = b->sent[k];
 		const steer_params *p = steer_bodies_params_of(w, i);
-		put_u32(m, v->id[i]);
+		steer_blob_put_u32(m, v->id[i]);
 		put_f64(m, v->px[i]);
 		put_f64(m, v->py[i]);
 		put_f64(m, p->radius);
@@ -391,26 +381,26 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 			c++;
 		if (!to_part0(w, b, sh, a))
 			continue;
-		put_u32(m, (uint32_t)c);
-		put_u32(m, v->id[a]);
-		put_u32(m, v->id[b->pairs.at[k].b]);
+		steer_blob_put_u32(m, (uint32_t)c);
+		steer_blob_put_u32(m, v->id[a]);
+		steer_blob_put_u32(m, v->id[b->pairs.at[k].b]);
 	}
 	for (size_t k = 0; k < b->circles.count; k++) {
 		uint32_t i = b->circles.at[k].a;
 		if (!to_part0(w, b, sh, i))
 			continue;
-		put_u32(m, b->circles.at[k].b);
-		put_u32(m, b->cspan[k]);
-		put_u32(m, v->id[i]);
+		steer_blob_put_u32(m, b->circles.at[k].b);
+		steer_blob_put_u32(m, b->cspan[k]);
+		steer_blob_put_u32(m, v->id[i]);
 	}
 	for (size_t k = 0; k < b->segs.count; k++) {
 		uint32_t i = b->segs.at[k].a;
 		if (!to_part0(w, b, sh, i))
 			continue;
-		put_u32(m, v->id[i]);
-		put_u32(m, b->segs.at[k].b);
+		steer_blob_put_u32(m, v->id[i]);
+		steer_blob_put_u32(m, b->segs.at[k].b);
 	}
-	return m->st;
+	return steer_blob_status(m);
 }
 
 typedef struct id_row {
@@ -487,7 +477,7 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 {
 	size_t rows = 0, npairs = 0, ncircles = 0;
 	for (int p = 0; p < parts; p++) {
-		msg_in m = {all + at[p], all + at[p + 1], false};
+		msg_in m = msg_of(all, at, p);
 		rows += get_u32(&m);
 		npairs += get_u32(&m);
 		ncircles += get_u32(&m);
@@ -508,9 +498,9 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 	size_t r = 0;
 	/* The rows first (every contact may name any part's), then the contacts. */
 	for (int p = 0; p < parts && st == STEER_OK; p++) {
-		msg_in m = {all + at[p], all + at[p + 1], false};
+		msg_in m = msg_of(all, at, p);
 		uint32_t n = get_u32(&m);
-		m.at += 3 * sizeof(uint32_t);
+		skip(&m, 3 * sizeof(uint32_t));
 		b->row_at[p] = r;
 		for (uint32_t k = 0; k < n; k++, r++) {
 			get_row(&m, b, r);
@@ -528,10 +518,10 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
 			st = STEER_ERR_INVALID;
 	size_t np = 0, nc = 0;
 	for (int p = 0; p < parts && st == STEER_OK; p++) {
-		msg_in m = {all + at[p], all + at[p + 1], false};
+		msg_in m = msg_of(all, at, p);
 		uint32_t n = get_u32(&m), pairs = get_u32(&m), circles = get_u32(&m),
 		         segs = get_u32(&m);
-		m.at += (size_t)n * (sizeof(uint32_t) + 4 * sizeof(double));
+		skip(&m, (size_t)n * (sizeof(uint32_t) + 4 * sizeof(double)));
 		for (uint32_t k = 0; k < pairs && st == STEER_OK; k++, np++) {
 			uint32_t cell = get_u32(&m), ia = get_u32(&m), ib = get_u32(&m);
 			pk[np] = (pair_key){cell, ia, np, row_of(index, rows, ia),
@@ -583,11 +573,11 @@ static steer_status build_table(steer_world *w, steer_bodies *b, const uint8_t *
  * in its order. After the circles gave way (circles): every circle's state before
  * them, and the positions of the part's local rows after them. */
 static steer_status encode_answers(const steer_world *w, const steer_bodies *b, int parts,
-                                   uint8_t flags, bool circles, msg_out *m, size_t *to)
+                                   uint8_t flags, bool circles, steer_blob *m, size_t *to)
 {
 	for (int p = 0; p < parts; p++) {
 		to[p] = m->len;
-		put(m, &flags, 1);
+		steer_blob_put(m, &flags, 1);
 		for (size_t k = 0; circles && k < w->obs_count; k++) {
 			put_f64(m, w->obs[k].x);
 			put_f64(m, w->obs[k].y);
@@ -605,7 +595,7 @@ static steer_status encode_answers(const steer_world *w, const steer_bodies *b, 
 		}
 	}
 	to[parts] = m->len;
-	return m->st;
+	return steer_blob_status(m);
 }
 
 #define ANSWER_MOVED 1u
@@ -617,7 +607,7 @@ static steer_status apply_answer(steer_world *w, const uint8_t *buf, size_t len,
                                  uint8_t *flags)
 {
 	steer_bodies *b = &w->bodies;
-	msg_in m = {buf, buf + len, false};
+	msg_in m = {{buf, len, 0}, false};
 	*flags = 0;
 	get(&m, flags, 1);
 	bool moved = circles && (*flags & ANSWER_MOVED);
@@ -640,7 +630,7 @@ static steer_status apply_answer(steer_world *w, const uint8_t *buf, size_t len,
 		w->v.px[b->local[k]] = x;
 		w->v.py[b->local[k]] = y;
 	}
-	return m.short_read || m.at != m.end ? STEER_ERR_INVALID : STEER_OK;
+	return m.short_read || !steer_read_done(&m.r) ? STEER_ERR_INVALID : STEER_OK;
 }
 
 /* Collective: part 0's answers (see encode_answers, with flags) scattered, and each
@@ -648,7 +638,7 @@ static steer_status apply_answer(steer_world *w, const uint8_t *buf, size_t len,
 static steer_status answer_parts(steer_world *w, const steer_bodies_share *sh, steer_status st,
                                  uint8_t flags, bool circles, uint8_t *got)
 {
-	msg_out out = {0};
+	steer_blob out = {0};
 	size_t *to = NULL;
 	if (sh->part == 0 && st == STEER_OK) {
 		to = malloc(((size_t)sh->parts + 1) * sizeof *to);
@@ -657,8 +647,8 @@ static steer_status answer_parts(steer_world *w, const steer_bodies_share *sh, s
 	}
 	uint8_t *mine = NULL;
 	size_t len = 0;
-	st = sh->scatter(sh->ud, st, out.buf, to, &mine, &len);
-	free(out.buf);
+	st = sh->scatter(sh->ud, st, out.data, to, &mine, &len);
+	steer_blob_free(&out);
 	free(to);
 	*got = 0;
 	if (st == STEER_OK)
@@ -669,15 +659,14 @@ static steer_status answer_parts(steer_world *w, const steer_bodies_share *sh, s
 
 /* Collective: m's bytes (freed here) to part 0, where *all holds every part's, part
  * p's from (*at)[p] (both malloc'd there, the caller's to free). */
-static steer_status gather_part0(const steer_bodies_share *sh, steer_status st, msg_out *m,
+static steer_status gather_part0(const steer_bodies_share *sh, steer_status st, steer_blob *m,
                                  uint8_t **all, size_t **at)
 {
 	*at = sh->part == 0 ? malloc(((size_t)sh->parts + 1) * sizeof **at) : NULL;
 	if (sh->part == 0 && !*at && st == STEER_OK)
 		st = STEER_ERR_NOMEM;
-	st = sh->gather(sh->ud, st, m->buf, m->len, all, *at);
-	free(m->buf);
-	m->buf = NULL;
+	st = sh->gather(sh->ud, st, m->data, m->len, all, *at);
+	steer_blob_free(m);
 	return st;
 }
 
@@ -724,7 +713,7 @@ static steer_status shared_round(steer_world *w, scan_job *j, const steer_bodies
 		st = steer_bodies_find_contacts(w, j, first, &f);
 	if (st == STEER_OK)
 		st = split_islands(w, b, sh);
-	msg_out m = {0};
+	steer_blob m = {0};
 	if (st == STEER_OK)
 		st = encode_round(j, sh, &m);
 	uint8_t *all = NULL;
@@ -771,33 +760,33 @@ bool steer_bodies_pressing(const steer_world *w, const steer_bodies *b, bool wra
 /* A part's table of local islands, for part 0 when circles give way: its rows (id,
  * position, radius, mass), then its contacts in row terms: pairs, circle contacts
  * (with their place in the circle's search) and segment contacts. */
-static steer_status encode_table(const steer_bodies *b, msg_out *m)
+static steer_status encode_table(const steer_bodies *b, steer_blob *m)
 {
-	put_u32(m, (uint32_t)b->t_count);
-	put_u32(m, (uint32_t)b->pairs.count);
-	put_u32(m, (uint32_t)b->circles.count);
-	put_u32(m, (uint32_t)b->segs.count);
+	steer_blob_put_u32(m, (uint32_t)b->t_count);
+	steer_blob_put_u32(m, (uint32_t)b->pairs.count);
+	steer_blob_put_u32(m, (uint32_t)b->circles.count);
+	steer_blob_put_u32(m, (uint32_t)b->segs.count);
 	for (size_t r = 0; r < b->t_count; r++) {
-		put_u32(m, b->tid[r]);
+		steer_blob_put_u32(m, b->tid[r]);
 		put_f64(m, b->tx[r]);
 		put_f64(m, b->ty[r]);
 		put_f64(m, b->tr[r]);
 		put_f64(m, b->tm[r]);
 	}
 	for (size_t k = 0; k < b->pairs.count; k++) {
-		put_u32(m, b->pairs.at[k].a);
-		put_u32(m, b->pairs.at[k].b);
+		steer_blob_put_u32(m, b->pairs.at[k].a);
+		steer_blob_put_u32(m, b->pairs.at[k].b);
 	}
 	for (size_t k = 0; k < b->circles.count; k++) {
-		put_u32(m, b->circles.at[k].a);
-		put_u32(m, b->circles.at[k].b);
-		put_u32(m, b->cspan[k]);
+		steer_blob_put_u32(m, b->circles.at[k].a);
+		steer_blob_put_u32(m, b->circles.at[k].b);
+		steer_blob_put_u32(m, b->cspan[k]);
 	}
 	for (size_t k = 0; k < b->segs.count; k++) {
-		put_u32(m, b->segs.at[k].a);
-		put_u32(m, b->segs.at[k].b);
+		steer_blob_put_u32(m, b->segs.at[k].a);
+		steer_blob_put_u32(m, b->segs.at[k].b);
 	}
-	return m->st;
+	return steer_blob_status(m);
 }
 
 /* Part 0: every other part's table (see encode_table) after its own, each part's
@@ -812,7 +801,7 @@ static steer_status append_tables(const steer_world *w, steer_bodies *b, const u
 	b->lrow_at[0] = b->row_at[parts];
 	b->lrow_at[1] = b->t_count;
 	for (int p = 1; p < parts; p++) {
-		msg_in m = {all + at[p], all + at[p + 1], false};
+		msg_in m = msg_of(all, at, p);
 		uint32_t n = get_u32(&m), pairs = get_u32(&m), circles = get_u32(&m),
 		         segs = get_u32(&m);
 		size_t base = b->t_count;
@@ -842,7 +831,7 @@ static steer_status append_tables(const steer_world *w, steer_bodies *b, const u
 			bad |= r >= n;
 			steer_bodies_buf_push(&b->segs, r + o, mark);
 		}
-		if (bad || m.short_read || m.at != m.end)
+		if (bad || m.short_read || !steer_read_done(&m.r))
 			return STEER_ERR_INVALID;
 		b->t_count = base + n;
 		b->lrow_at[p + 1] = b->t_count;
@@ -887,7 +876,7 @@ static steer_status shared_give_way(steer_world *w, const scan_job *j, const ste
 	steer_status st = sh->reduce(sh->ud, STEER_OK, press, 1, NULL, 0);
 	if (st != STEER_OK || press[0] == 0)
 		return st;
-	msg_out m = {0};
+	steer_blob m = {0};
 	if (sh->part != 0)
 		st = encode_table(b, &m);
 	uint8_t *all = NULL;

@@ -1075,17 +1075,3 @@ void steer_world_set_replan_share(steer_world *w, const steer_replan_share *shar
 	if (share)
 		w->replan = *share;
 }
-
-uint64_t steer_goto_epoch(const steer_world *w)
-{
-	return w->geom.epoch;
-}
-
-void steer_goto_loaded(steer_world *w)
-{
-	for (size_t i = 0; i < w->v.count; i++) {
-		steer_extra *e = extra_at(w, i);
-		if (e && e->s.go.epoch == STEER_GOTO_FRESH)
-			e->s.go.epoch = w->geom.epoch;
-	}
-}

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "steer/bytes.h"
+
 /* CRC-32C (reflected, polynomial 0x82F63B78) a bit at a time: no table to build or
  * share between threads, and fast enough for a journal of kilobytes a second. */
 uint32_t steer_crc32c(uint32_t crc, const void *data, size_t n)
@@ -17,39 +19,11 @@ uint32_t steer_crc32c(uint32_t crc, const void *data, size_t n)
 	return ~crc;
 }
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v = 0;
-	for (int i = 3; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 void steer_journal_header(steer_strbuf *b)
 {
 	unsigned char h[STEER_JOURNAL_HEADER_SIZE] = {0};
 	memcpy(h, STEER_JOURNAL_MAGIC, 8);
-	put_u32(h + 8, STEER_JOURNAL_VERSION);
+	steer_le32_put(h + 8, STEER_JOURNAL_VERSION);
 	steer_strbuf_put(b, (const char *)h, sizeof h);
 }
 
@@ -68,7 +42,7 @@ steer_journal_read steer_journal_header_check(const char *buf, size_t len, size_
 		         STEER_JOURNAL_HEADER_SIZE);
 		return STEER_JOURNAL_TORN;
 	}
-	uint32_t version = get_u32(p + 8);
+	uint32_t version = steer_le32_get(p + 8);
 	if (version != STEER_JOURNAL_VERSION) {
 		snprintf(err, errlen,
 		         "journal format version %u: this build reads version %u only; the "
@@ -93,7 +67,7 @@ static void put_record(steer_strbuf *out, steer_journal_type type, const unsigne
 	    (unsigned char *)steer_strbuf_reserve(out, STEER_JOURNAL_RECORD_HEAD + len);
 	if (!p)
 		return;
-	put_u32(p, len);
+	steer_le32_put(p, len);
 	p[8] = (unsigned char)type;
 	if (alen)
 		memcpy(p + 9, a, alen);
@@ -101,7 +75,7 @@ static void put_record(steer_strbuf *out, steer_journal_type type, const unsigne
 		memcpy(p + 9 + alen, b, blen);
 	uint32_t crc = steer_crc32c(0, p, 4);
 	crc = steer_crc32c(crc, p + 8, len);
-	put_u32(p + 4, crc);
+	steer_le32_put(p + 4, crc);
 	out->len += STEER_JOURNAL_RECORD_HEAD + len;
 	out->data[out->len] = '\0';
 }
@@ -109,21 +83,21 @@ static void put_record(steer_strbuf *out, steer_journal_type type, const unsigne
 void steer_journal_command(steer_strbuf *b, uint64_t tick, const char *line, size_t len)
 {
 	unsigned char t[8];
-	put_u64(t, tick);
+	steer_le64_put(t, tick);
 	put_record(b, STEER_JOURNAL_COMMAND, t, sizeof t, line, len);
 }
 
 void steer_journal_mark(steer_strbuf *b, uint64_t tick)
 {
 	unsigned char t[8];
-	put_u64(t, tick);
+	steer_le64_put(t, tick);
 	put_record(b, STEER_JOURNAL_MARK, t, sizeof t, NULL, 0);
 }
 
 void steer_journal_begin(steer_strbuf *b, uint64_t tick, uint8_t flags)
 {
 	unsigned char t[9];
-	put_u64(t, tick);
+	steer_le64_put(t, tick);
 	t[8] = flags;
 	put_record(b, STEER_JOURNAL_BEGIN, t, sizeof t, NULL, 0);
 }
@@ -145,14 +119,14 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
 	size_t left = len - at;
 	if (left < STEER_JOURNAL_RECORD_HEAD + 1)
 		return torn(err, errlen, "cut short");
-	uint32_t n = get_u32(p);
+	uint32_t n = steer_le32_get(p);
 	if (n < 1 || n > STEER_JOURNAL_MAX_RECORD)
 		return torn(err, errlen, "impossible length");
 	if (left - STEER_JOURNAL_RECORD_HEAD < n)
 		return torn(err, errlen, "cut short");
 	uint32_t crc = steer_crc32c(0, p, 4);
 	crc = steer_crc32c(crc, p + 8, n);
-	if (crc != get_u32(p + 4))
+	if (crc != steer_le32_get(p + 4))
 		return torn(err, errlen, "checksum mismatch");
 	const unsigned char *body = p + 9;
 	size_t blen = n - 1;
@@ -163,7 +137,7 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
 	case STEER_JOURNAL_COMMAND:
 		if (blen < 8)
 			return torn(err, errlen, "a command record without its tick");
-		rec->tick = get_u64(body);
+		rec->tick = steer_le64_get(body);
 		rec->line = (const char *)body + 8;
 		rec->line_len = blen - 8;
 		if (memchr(rec->line, '\0', rec->line_len) ||
@@ -173,12 +147,12 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
 	case STEER_JOURNAL_MARK:
 		if (blen != 8)
 			return torn(err, errlen, "a mark of the wrong size");
-		rec->tick = get_u64(body);
+		rec->tick = steer_le64_get(body);
 		break;
 	case STEER_JOURNAL_BEGIN:
 		if (blen != 9)
 			return torn(err, errlen, "a begin record of the wrong size");
-		rec->tick = get_u64(body);
+		rec->tick = steer_le64_get(body);
 		rec->flags = body[8];
 		break;
 	default:
@@ -193,7 +167,7 @@ bool steer_journal_intact(const char *buf, size_t len, size_t pos)
 	if (pos > len || len - pos < STEER_JOURNAL_RECORD_HEAD + 1)
 		return false;
 	const unsigned char *p = (const unsigned char *)buf + pos;
-	uint32_t n = get_u32(p);
+	uint32_t n = steer_le32_get(p);
 	if (n < 1 || n > STEER_JOURNAL_MAX_RECORD || len - pos - STEER_JOURNAL_RECORD_HEAD < n)
 		return false;
 	/* The cheap tests first: most offsets inside damage fail them. */
@@ -214,7 +188,7 @@ bool steer_journal_intact(const char *buf, size_t len, size_t pos)
 		return false;
 	}
 	uint32_t crc = steer_crc32c(0, p, 4);
-	return steer_crc32c(crc, p + 8, n) == get_u32(p + 4);
+	return steer_crc32c(crc, p + 8, n) == steer_le32_get(p + 4);
 }
 
 void steer_journal_join(steer_strbuf *b, int argc, char **words)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goto_record.h"
 #include "reserve.h"
+#include "world_record.h"
 
 #define MAGIC STEER_SAVE_MAGIC
 
@@ -130,16 +130,9 @@ static void put_params(writer *o, const steer_params *p)
 	put(o, "\n");
 }
 
-/* A vehicle's record, and the geometry's epoch (a goto route checked against it is up
- * to date). */
-typedef struct vehicle_out {
-	steer_vehicle_record rec;
-	uint64_t geom_epoch;
-} vehicle_out;
-
-static void put_vehicle(writer *o, const vehicle_out *vo)
+/* A vehicle's record as steer_record_vehicle takes it. */
+static void put_vehicle(writer *o, const steer_vehicle_record *r)
 {
-	const steer_vehicle_record *r = &vo->rec;
 	const steer_vehicle_state *s = &r->state;
 	put(o, "vehicle %" PRIu32, r->id);
 	put_behaviors(o, r->behaviors);
@@ -166,7 +159,7 @@ static void put_vehicle(writer *o, const vehicle_out *vo)
 		put(o, "goto goal %a %a from %a %a radius %a tried %" PRIu64 " reached %s fresh %s",
 		    s->go.goal.x, s->go.goal.y, s->go.from.x, s->go.from.y, s->go.radius,
 		    s->go.tried, s->go.reached ? "on" : "off",
-		    s->go.epoch == vo->geom_epoch ? "on" : "off");
+		    s->go.epoch == STEER_GOTO_FRESH ? "on" : "off");
 		if (s->go.planning)
 			put(o,
 			    " plan on start %a %a began %" PRIu64 " spent %" PRIu64
@@ -236,9 +229,8 @@ static steer_status encode(const steer_world *w, size_t max_bytes, bool vehicles
 	put_world(&o, w, &n);
 	for (size_t k = 0; k < count; k++) {
 		size_t i = (size_t)(order[k] & UINT32_MAX);
-		vehicle_out r;
-		steer_vehicle_record_get(w, i, &r.rec);
-		r.geom_epoch = steer_goto_epoch(w);
+		steer_vehicle_record r;
+		steer_record_vehicle(w, i, &r);
 		put_vehicle(&o, &r);
 	}
 	for (size_t k = 0; k < nobs; k++)
@@ -958,9 +950,10 @@ static bool read_records(reader *r, steer_world *w, const record_counts *n)
 	return check_chase_ids(r, w);
 }
 
-static bool apply_meta(reader *r, steer_world *w, const steer_world_meta *m)
+/* The meta, and the routes up to date made so with the loaded geometry. */
+static bool finish(reader *r, steer_world *w, const steer_world_meta *m)
 {
-	if (steer_world_meta_set(w, m) == STEER_OK)
+	if (steer_record_finish(w, m) == STEER_OK)
 		return true;
 	char msg[96];
 	snprintf(msg, sizeof msg, "meta: next_id %" PRIu32 " is not above every id in the file",
@@ -987,11 +980,10 @@ static steer_world *read_body(reader *r, uint64_t records)
 		fail_file(r, "out of memory");
 		return NULL;
 	}
-	if (!read_records(r, w, &n) || !apply_meta(r, w, &meta)) {
+	if (!read_records(r, w, &n) || !finish(r, w, &meta)) {
 		steer_world_destroy(w);
 		return NULL;
 	}
-	steer_goto_loaded(w);
 	return w;
 }
 

@@ -1,13 +1,17 @@
-/* The byte level of the wire format, below every message: protobuf's varints, zigzag
- * coding, a growable byte string and a bounds-checked reader. Knows nothing of
- * messages, frames or the world; the wire code (wire/) builds on it. The per-byte
- * functions are inline: they run once or more per vehicle of every frame. */
+/* The one byte writer and reader, below every binary format: a growable byte string
+ * and a bounds-checked reader, protobuf's varints and zigzag coding for the wire
+ * (wire/), little-endian fixed-width words for files (the journal), and plain copies in
+ * this build's own layout for messages between processes of one build (the world
+ * records of sim/world_record.h, the solid pass's parts). Knows nothing of messages,
+ * frames or the world. The per-byte functions are inline: they run once or more per
+ * vehicle of every frame. */
 #ifndef STEER_BYTES_H
 #define STEER_BYTES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "api.h"
 #include "status.h"
@@ -109,6 +113,49 @@ static inline void steer_blob_put_varint(steer_blob *b, uint64_t x)
 		b->len += steer_varint_encode(b->data + b->len, x);
 }
 
+/* Appends n bytes copied from p (this build's layout, for this build to read back). */
+static inline void steer_blob_put(steer_blob *b, const void *p, size_t n)
+{
+	if (n && steer_blob_room(b, n) == STEER_OK) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+
+static inline void steer_blob_put_u32(steer_blob *b, uint32_t v)
+{
+	steer_blob_put(b, &v, sizeof v);
+}
+
+/* What a run of appends came to: STEER_OK, or NOMEM when one of them failed. */
+static inline steer_status steer_blob_status(const steer_blob *b)
+{
+	return b->oom ? STEER_ERR_NOMEM : STEER_OK;
+}
+
+/* Little-endian fixed-width words at p, for files read on any machine. */
+static inline void steer_le32_put(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void steer_le64_put(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint32_t steer_le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t steer_le64_get(const uint8_t *p)
+{
+	return (uint64_t)steer_le32_get(p) | (uint64_t)steer_le32_get(p + 4) << 32;
+}
+
 /* Reads p[0..len) front to back; a read past the end fails and leaves pos. */
 typedef struct steer_reader {
 	const uint8_t *p;
@@ -121,6 +168,24 @@ static inline bool steer_read_byte(steer_reader *r, uint8_t *v)
 		return false;
 	*v = r->p[r->pos++];
 	return true;
+}
+
+/* Copies the next n bytes to out; false, with out and pos untouched, when fewer are
+ * left. */
+static inline bool steer_read_bytes(steer_reader *r, void *out, size_t n)
+{
+	if (r->len - r->pos < n)
+		return false;
+	if (n)
+		memcpy(out, r->p + r->pos, n);
+	r->pos += n;
+	return true;
+}
+
+/* Whether every byte has been read. */
+static inline bool steer_read_done(const steer_reader *r)
+{
+	return r->pos == r->len;
 }
 
 /* False when the bytes end inside the varint or it is over STEER_VARINT_MAX bytes. */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "geometry.h"
-#include "goto_record.h"
+#include "world_record.h"
 #include "share.h"
 #include "steer/world.h"
 
