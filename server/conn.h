@@ -1,4 +1,5 @@
-/* Client connections on either port. Each owns its input buffer (bounded: one frame
+/* Client connections on either port (conn.c: lifetime and output; conn_input.c:
+ * input and the commands it carries). Each owns its input buffer (bounded: one frame
  * or one 4 KiB line) and a bounded output queue: at most SNAPSHOTS_IN_FLIGHT
  * snapshots written plus one pending that a newer snapshot replaces, and replies up
  * to a byte cap past which the connection is dropped. */
@@ -150,5 +151,13 @@ bool conn_resume_deferred(server *s, bool *ran);
 void conn_grant(conn *c);
 /* Who the connection is, for notices and the log: its name, or "client 3 (127.0.0.1)". */
 void conn_display_name(const conn *c, char *out, size_t n);
+
+/* Between conn.c (a connection's lifetime and output) and conn_input.c (its input:
+ * frames and lines, the commands they carry, the turns that share the loop). */
+/* Whether a connection's coming or going may be logged now (at most
+ * CHURN_LOG_PER_SEC a second). */
+bool conn_churn_log_ok(server *s);
+/* Forgets the snapshots the peer has taken; taking one is activity. */
+void conn_note_taken(conn *c);
 
 #endif

@@ -170,6 +170,12 @@ void server_wake_deferred(server *s);
 bool server_before_tick(server *s, char *why, size_t n);
 /* Re-arms the tick timer for the world's rate (times --speed while replaying). */
 void server_rearm_clock(server *s);
+
+/* The services the server gives the command table (host.c); auth: with the token. */
+steer_host server_host(server *s, bool auth);
+/* Writes data as the save name in the data directory (steer_host.save). */
+steer_status server_host_save(void *ud, const char *name, const char *data, size_t len, char *err,
+                              size_t errlen);
 /* The journal's mark of the ticks run (none while they replay the past). */
 void server_mark_ticks(server *s);
 /* One tick of the world, on every rank when it is split. STEER_OK, or a failure

@@ -1,4 +1,5 @@
-/* steer-tui's state and its reactions: keys, mouse, server messages, frames. */
+/* steer-tui's state and its reactions: server messages (app.c), frames (draw.c), keys
+ * and mouse (input.c). */
 #ifndef TUI_APP_H
 #define TUI_APP_H
 
@@ -100,5 +101,26 @@ typedef struct tui_app {
 } tui_app;
 
 int tui_app_run(const tui_options *o);
+
+/* Between app.c (the connection, the server's replies, the lifetime), draw.c (frames)
+ * and input.c (keys, mouse, the ':' line, the pager). */
+void app_send_line(tui_app *a, const char *line, tui_purpose purpose);
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void app_sendf(tui_app *a, tui_purpose purpose, const char *fmt, ...);
+void app_send_view_if_changed(tui_app *a);
+const steer_snap_vehicle *app_find_vehicle(const tui_app *a, uint32_t id);
+void app_stop_following(tui_app *a);
+void app_select_vehicle(tui_app *a, uint32_t id);
+void app_map_area(const tui_app *a, int *cols, int *rows);
+void app_fit(tui_app *a);
+void app_centre_on(tui_app *a, double x, double y);
+void app_quit(tui_app *a, int code);
+void app_resize(tui_app *a);
+void app_poll_stats(tui_app *a);
+void app_on_frame(uv_timer_t *t);
+void app_schedule_frame(tui_app *a);
+void app_on_input(uv_poll_t *p, int status, int events);
 
 #endif

@@ -3,39 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Every line at most 76 columns: the help box at 80x24 is 80 wide with two columns of
- * margin each side (test_render checks). */
+#include "keys.h"
+
+/* After the keys. Every line at most 76 columns: the help box at 80x24 is 80 wide
+ * with two columns of margin each side (test_tui_text checks). */
 const char *const tui_help_text[] = {
-    "Keys",
-    "  mouse left     select the vehicle under the pointer; with one selected,",
-    "                 add a waypoint (only another vehicle's glyph selects it)",
-    "  mouse right    set the selected vehicle's target (goto)",
-    "  mouse wheel    zoom in / out at the pointer",
-    "  arrows, hjkl   pan the view",
-    "  + or =, -      zoom in / out at the cursor",
-    "  0              fit the whole world in the window",
-    "  H J K L        move the cursor; walking off the edge pans",
-    "  Enter          left click at the cursor",
-    "  t              right click at the cursor: set the target (goto)",
-    "  Tab, Shift-Tab select the next / previous vehicle",
-    "  Esc            deselect (and stop following)",
-    "  c              follow the selection: keep it centred, across wrap edges",
-    "  s              spawn a vehicle at the cursor and select it",
-    "  F              spawn a flock of 20 around the cursor",
-    "  o              add an obstacle at the cursor",
-    "  x              remove the selected vehicle",
-    "  w  a  f        toggle wander / avoid / flocking on the selection",
-    "  Space          pause / resume the world (for every client)",
-    "  .              pause and advance one tick",
-    "  [  ]           rewind one second of ticks / go forward one, up to the live",
-    "                 tick (the server keeps recent history in memory)",
-    "                 (a server split over MPI ranks keeps none: it refuses [ ])",
-    "  d              debug aids: steering force and avoidance feeler",
-    "  D              density cells: auto (zoomed out) / always / never",
-    "  S              stats panel: sparklines of the last minutes",
-    "  :              command line: Tab completes, :help lists the commands",
-    "  ?              this help",
-    "  q, Ctrl-C      quit",
     "",
     "Command line (:)",
     "  Left Right, Home End, Ctrl-A Ctrl-E   move in the line",
@@ -77,9 +49,31 @@ const steer_cmd_about tui_local_cmds[] = {
 };
 const size_t tui_local_cmd_count = sizeof tui_local_cmds / sizeof tui_local_cmds[0];
 
+/* The keys' table as help lines: the keys in a column of their own, what they do
+ * beside them, its continuation lines under that. */
+static int add_keys(tui_pager *p)
+{
+	int rc = tui_pager_add(p, "Keys");
+	for (size_t r = 0; r < tui_key_row_count; r++) {
+		const char *what = tui_key_rows[r].what;
+		const char *keys = tui_key_rows[r].keys;
+		for (;;) {
+			int n = (int)strcspn(what, "\n");
+			rc |= tui_pager_addf(p, "  %-14s %.*s", keys, n, what);
+			if (!what[n])
+				break;
+			what += n + 1;
+			keys = "";
+		}
+	}
+	return rc;
+}
+
 int tui_help_keys(tui_pager *p, const tui_help_conn *c)
 {
 	tui_pager_reset(p, "steer-tui keys");
+	if (add_keys(p) != 0)
+		return -1;
 	for (size_t k = 0; k < tui_help_count; k++)
 		if (tui_pager_add(p, tui_help_text[k]) != 0)
 			return -1;

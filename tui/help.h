@@ -1,6 +1,7 @@
-/* What steer-tui says about itself: the keys, the status line, the marks on the map,
- * the connection, and the commands of the ':' line, as pages for the pager. The key
- * list is data here so a test can check that every line fits an 80-column screen. */
+/* What steer-tui says about itself: the keys (from the key table, keys.h), the command
+ * line's keys, the status line, the marks on the map, the connection, and the commands
+ * of the ':' line, as pages for the pager. The text is data here so a test can check
+ * that every line fits an 80-column screen. */
 #ifndef TUI_HELP_H
 #define TUI_HELP_H
 
@@ -9,7 +10,7 @@
 #include "cmdhelp.h"
 #include "pager.h"
 
-/* Lines of the key help that do not depend on the connection. */
+/* Lines of the help after the keys that do not depend on the connection. */
 extern const char *const tui_help_text[];
 extern const size_t tui_help_count;
 
