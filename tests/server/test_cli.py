@@ -14,7 +14,7 @@ import termios
 import threading
 import time
 
-from steertest import SERVER, STEERCTL, Checks, Server, expect
+from steertest import SERVER, STEERCTL, WAIT, Checks, Server, expect, tcp_queues, wait_for
 
 checks = Checks()
 srv = Server("--scenario", "flock")
@@ -303,9 +303,17 @@ def test_watch_repeats_and_count_stops():
     # Until Ctrl-C without --count.
     p = subprocess.Popen([STEERCTL, "-p", PORT, "--watch", "0.1", "stats"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
+    got = [b""]
+
+    def replies():
+        if select.select([p.stdout], [], [], 0)[0]:
+            got[0] += os.read(p.stdout.fileno(), 65536)
+        return got[0].count(b"OK {") >= 2
+    # steerctl writes each reply as it comes (ctl_print_reply flushes)
+    wait_for(replies, lambda: f"two replies from steerctl --watch: {got[0]!r}")
     p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=10)
+    rest, _ = p.communicate(timeout=10)
+    out = got[0].decode() + rest
     expect(p.returncode == 0 and out.count("OK {") >= 2, (p.returncode, out))
 
 
@@ -334,7 +342,7 @@ class Pty:
             os.execve(STEERCTL, [STEERCTL, *args], env)
         self.out = b""
 
-    def read_until(self, what, timeout=10, after=0):
+    def read_until(self, what, timeout=WAIT, after=0):
         """Reads until `what` appears at or past offset `after` of the output."""
         deadline = time.time() + timeout
         while what.encode() not in self.out[after:]:
@@ -351,32 +359,36 @@ class Pty:
     def type(self, keys):
         os.write(self.fd, keys.encode())
 
-    def type_at_prompt(self, keys, timeout=10):
+    def type_at_prompt(self, keys, timeout=WAIT):
         """Types once the line editor has the terminal in its own (non-canonical) mode.
         The prompt shows a moment before: a Ctrl-D typed then is taken by the kernel's
         canonical line discipline as an end of file that no read is waiting for, and
         lost, as it would be for a person typing ahead."""
-        deadline = time.time() + timeout
-        while termios.tcgetattr(self.fd)[3] & termios.ICANON:
-            if time.time() > deadline:
-                raise AssertionError("the line editor never took the terminal")
-            time.sleep(0.01)
+        wait_for(lambda: not termios.tcgetattr(self.fd)[3] & termios.ICANON,
+                 "the line editor to take the terminal", timeout, every=0.01)
         self.type(keys)
 
-    def wait(self, timeout=10):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
+    def wait(self, timeout=WAIT):
+        exited = []
+
+        def done():
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
-                os.close(self.fd)
-                return os.waitstatus_to_exitcode(status)
-            try:  # keep draining so it never blocks writing
+                exited.append(os.waitstatus_to_exitcode(status))
+                return True
+            try:  # keep draining so it never blocks writing (the select paces the poll)
                 if select.select([self.fd], [], [], 0.05)[0]:
                     self.out += os.read(self.fd, 65536)
             except OSError:
                 pass
-        os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError("the prompt did not exit")
+            return False
+        try:
+            wait_for(done, "the prompt to exit", timeout, every=0)
+        except AssertionError:
+            os.kill(self.pid, signal.SIGKILL)
+            raise
+        os.close(self.fd)
+        return exited[0]
 
 
 def test_interactive_prompt_history_and_completion():
@@ -468,7 +480,8 @@ def test_interactive_shows_unasked_lines_as_text():
     server.start()
     p.read_until(f"steer 127.0.0.1:{port}> ")
     conn.sendall(b"ERR idle \x1b]0;owned\x07\x1b[31mred\r\n")
-    time.sleep(0.3)
+    # In steerctl's socket before it sends the next command, which is when it looks.
+    wait_for(lambda: tcp_queues(conn)[0] == 0, "the unasked line to reach steerctl")
     p.type("stats\n")
     out = p.read_until("the server said: ERR idle .]0;owned..[31mred\r\n")
     p.type("quit\n")
@@ -612,9 +625,7 @@ def test_giving_up_on_a_step_stops_it():
         r = ctl("-p", port, "--timeout", "0.5", "step 100000")
         expect(r.returncode == 2 and "no reply within 0.5 s" in r.stderr
                and "the server stops a step" in r.stderr, r)
-        deadline = time.time() + 10
-        while b.ok("stats")["clients"] != 1 and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: b.ok("stats")["clients"] == 1, "the step's connection to close")
         t1 = b.ok("stats")["tick"]
         t2 = b.ok("stats")["tick"]
         expect(b.ok("stats")["clients"] == 1, "the step's connection is still open")

@@ -9,7 +9,7 @@ import sys
 import time
 
 import steer_pb2
-from steertest import Checks, ProtoClient, Server, cells_of, expect, split_frames
+from steertest import Checks, ProtoClient, Server, cells_of, expect, split_frames, wait_for
 
 checks = Checks()
 srv = Server("--scenario", "flock", "--snapshot-rate", "20")
@@ -246,11 +246,9 @@ def test_stalled_reader_gets_deltas_on_what_it_has():
     buf = b""
     while state["last"] is None:  # the compact stream has begun
         buf = read_compact_frames(p, buf + p.sock.recv(1 << 20), state)
-    deadline = time.time() + 20
-    while t.ok("stats")["snapshots_replaced"] == 0 and time.time() < deadline:
-        time.sleep(0.2)
-    replaced = t.ok("stats")["snapshots_replaced"]
-    expect(replaced > 0, "the stalled reader never fell behind")
+    replaced = wait_for(lambda: t.ok("stats")["snapshots_replaced"],
+                        "the stalled reader to fall behind (snapshots_replaced > 0)",
+                        every=0.2)
     # Read again: through what the kernel buffered before the stall, to the frames
     # written after it, which must build on the last frame before it.
     deadline, settle = time.time() + 20, time.time() + 1

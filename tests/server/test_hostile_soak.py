@@ -166,7 +166,7 @@ def test_hostile_soak():
         rtts, rss_max, t0, last = [], rss0, time.time(), admin.ok("stats")
         stalls = 0
         while time.time() - t0 < SECONDS:
-            time.sleep(1.0)
+            time.sleep(1.0)  # one check a second while the clients run: not a wait
             a = time.time()
             st = admin.ok("stats")
             rtts.append(time.time() - a)

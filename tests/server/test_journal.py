@@ -17,7 +17,7 @@ import tempfile
 import time
 
 import steer_pb2
-from steertest import Checks, Server, expect
+from steertest import Checks, Server, expect, wait_for
 
 SANITIZED = os.environ.get("STEER_SANITIZED", "") in ("1", "ON", "TRUE", "true", "on")
 
@@ -110,7 +110,7 @@ class Runner:
                 return run_ticks
             before = self.t.ok("stats")["tick"]
             self.t.ok("resume")
-            time.sleep(0.1)
+            time.sleep(0.1)  # the clock running a while: what RUN is, not a wait
             after = self.t.ok("pause")
             after = self.t.ok("stats")["tick"]
             return after - before
@@ -186,7 +186,7 @@ def killed_run(rng, fsync, k, delay):
             run_ticks[i] = ticks
     if k < len(SCRIPT):
         send_line(srv, r, SCRIPT[k])
-    time.sleep(delay)
+    time.sleep(delay)  # where the kill falls: part of the test, not a wait
     srv.proc.send_signal(signal.SIGKILL)
     srv.proc.wait()
     return d, run_ticks
@@ -224,7 +224,6 @@ def test_kill_everysec():
     rng = random.Random(5)
     k = SCRIPT.index("step 300")
     d, run_ticks = killed_run(rng, "everysec", k, 0.01)
-    time.sleep(0)
     rec, log = recovered_save(d)
     # Everysec may lose the last second: find the point among the twin's.
     srv = Server("--no-journal", data_dir=tempfile.mkdtemp(prefix="steer-twin-"))
@@ -343,7 +342,7 @@ def test_restart_keeps_old_journal_and_restore():
     d, cut, _ = finished_journal()
     rec, _ = recovered_save(d, "--no-journal")
     srv = Server(data_dir=d)
-    time.sleep(0.5)
+    wait_for(lambda: glob.glob(os.path.join(d, "journals", "*")), "the old journal kept")
     status, log = srv.stop()
     named = [os.path.basename(p) for p in glob.glob(os.path.join(d, "journals", "*"))]
     expect(len(named) == 1 and named[0].startswith("before-"), f"named journals {named}")
@@ -369,13 +368,12 @@ def test_named_journals_are_bounded():
         srv = Server(data_dir=d)
         srv.text().ok("spawn 1 1")
         srv.stop()
-    deadline = time.time() + 5
     named = []
-    while time.time() < deadline:
-        named = os.listdir(os.path.join(d, "journals"))
-        if len(named) >= 16:
-            break
-        time.sleep(0.05)
+
+    def kept():
+        named[:] = os.listdir(os.path.join(d, "journals"))
+        return len(named) >= 16
+    wait_for(kept, lambda: f"16 named journals: {len(named)} {sorted(named)}")
     expect(len(named) == 16 and all(n.startswith("before-") for n in named),
            f"{len(named)} named journals: {sorted(named)}")
     shutil.rmtree(d, ignore_errors=True)
@@ -386,7 +384,7 @@ def test_stats_and_no_journal():
     srv = Server(data_dir=d)
     t = srv.text()
     t.ok("spawn 1 1")
-    time.sleep(1.5)
+    wait_for(lambda: t.ok("stats")["journal"]["bytes"] > 0, "the journal written (everysec)")
     j = t.ok("stats")["journal"]
     expect(j["on"] and j["fsync"] == "everysec" and j["bytes"] > 0 and not j["failing"],
            f"stats journal {j}")
@@ -406,9 +404,7 @@ def test_stats_and_no_journal():
         srv = Server("--journal-fsync", mode, data_dir=d2)
         t = srv.text()
         first = t.cmd("spawn 1 1")
-        deadline = time.time() + 5
-        while not t.ok("stats")["journal"]["failing"] and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: t.ok("stats")["journal"]["failing"], f"{mode}: the journal failing")
         j = t.ok("stats")["journal"]
         expect(j["on"] and j["failing"] and "journal" in j["error"], f"{mode}: stats {j}")
         if mode == "everysec":

@@ -25,7 +25,7 @@ import threading
 import time
 
 import steer_pb2
-from steertest import Checks, Server, expect
+from steertest import WAIT, Checks, Server, expect, wait_for
 
 SANITIZED = os.environ.get("STEER_SANITIZED", "") in ("1", "ON", "TRUE", "true", "on")
 
@@ -273,13 +273,10 @@ def test_flipped_byte_refused_then_accepted():
     n = len(t.ok("list 0 1000")["vehicles"])
     expect(0 < n < 200, f"{n} vehicles recovered before the damage")
     # The evidence is kept once the new journal's first checkpoint is durable.
-    deadline = time.time() + 10
-    kept = []
-    while not kept and time.time() < deadline:
-        kept = glob.glob(os.path.join(d, "journals", "recovered-*", name))
-        time.sleep(0.05)
+    kept = wait_for(lambda: glob.glob(os.path.join(d, "journals", "recovered-*", name)),
+                    lambda: "the damaged journal kept: "
+                    f"{os.listdir(os.path.join(d, 'journals'))}")
     status, log = srv.stop()
-    expect(kept, f"the damaged journal was not kept: {os.listdir(os.path.join(d, 'journals'))}")
     with open(kept[0], "rb") as f:
         expect(f.read() == bytes(data), "the kept log is not the damaged one")
     expect("damaged at byte" in log and "WARN" in log.upper(), f"log: {log}")
@@ -343,6 +340,12 @@ def pump(t, lines):
     expect(reader_done, "the replies did not all come")
 
 
+def durable(t):
+    """Whether every batch the journal has taken is durable."""
+    j = t.ok("stats")["journal"]
+    return j["durable_batches"] == j["batches"]
+
+
 def test_big_log_streams_and_checkpoints_by_size():
     """A log longer than the reader's window (2 MiB) recovers; with --checkpoint-mb 1
     the same stream starts new segments by size."""
@@ -354,11 +357,10 @@ def test_big_log_streams_and_checkpoints_by_size():
         t.ok("spawn 5 5")
         pump(t, lines)
         want = world_of(t)
-        deadline = time.time() + 10
-        while t.ok("stats")["journal"]["lag_ms"] and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: not t.ok("stats")["journal"]["lag_ms"], "the journal's lag gone")
         j = t.ok("stats")["journal"]
-        time.sleep(1.2)  # everysec: written is enough for SIGKILL; let it be written
+        # everysec: written is enough for SIGKILL; let it be written (durable is)
+        wait_for(lambda: durable(t), "every batch durable")
         srv.proc.send_signal(signal.SIGKILL)
         srv.proc.wait()
         sizes = [os.path.getsize(p) for p in glob.glob(os.path.join(d, "journal", "*.log"))]
@@ -452,7 +454,7 @@ def disk_trouble(d, mode, make_trouble, end_trouble):
             not_durable += "ran, but" in r
         if not failing and t.ok("stats")["journal"]["failing"]:
             failing = True
-    seen = notices(p, 5, "the journal is failing")
+    seen = notices(p, WAIT, "the journal is failing")
     expect(failing, f"{mode}: the journal never said it was failing")
     expect(any("the journal is failing" in s for s in seen), f"{mode}: notices {seen}")
     if mode == "always":
@@ -460,11 +462,9 @@ def disk_trouble(d, mode, make_trouble, end_trouble):
     else:
         expect(not refusals, f"everysec refused: {refusals[:3]}")
     end_trouble()
-    deadline = time.time() + 15
-    while t.ok("stats")["journal"]["failing"] and time.time() < deadline:
-        time.sleep(0.1)
-    expect(not t.ok("stats")["journal"]["failing"], f"{mode}: the journal stayed failing")
-    seen = notices(p, 5, "works again")
+    wait_for(lambda: not t.ok("stats")["journal"]["failing"],
+             f"{mode}: the journal to work again (it stayed failing)", every=0.1)
+    seen = notices(p, WAIT, "works again")
     expect(any("works again" in s for s in seen), f"{mode}: notices {seen}")
     for i in range(20):
         oks.append(spawned_id(t.cmd(f"spawn {900 + i} 500")))

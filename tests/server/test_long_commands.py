@@ -16,7 +16,7 @@ import tempfile
 import time
 
 import steer_pb2
-from steertest import TIMEOUT, Checks, Server, expect
+from steertest import TIMEOUT, Checks, Server, expect, wait_for
 
 checks = Checks()
 
@@ -207,12 +207,9 @@ def test_a_client_that_closes_mid_step_is_let_go():
         a.ok("pause")
         a.send_raw(f"step {LONG_STEP}\n".encode())
         start = b.ok("stats")["tick"]
-        while b.ok("stats")["tick"] == start:
-            pass
+        wait_for(lambda: b.ok("stats")["tick"] != start, "the step under way", every=0)
         a.close()
-        deadline = time.time() + TIMEOUT
-        while b.ok("stats")["clients"] != 1 and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: b.ok("stats")["clients"] == 1, "the closed client let go")
         t1 = b.ok("stats")["tick"]
         t2 = b.ok("stats")["tick"]
         expect(b.ok("stats")["clients"] == 1, "the closed client kept its slot")
@@ -274,10 +271,8 @@ def test_a_load_whose_client_left_is_announced():
         c.ok("stats")
         a.send_raw(b"load big\n")
         a.sock.shutdown(socket.SHUT_WR)  # let go a second later (--idle-timeout)
-        deadline = time.time() + TIMEOUT
-        while c.ok("stats")["clients"] != 3 and time.time() < deadline:
-            time.sleep(0.05)
-        expect(c.ok("stats")["clients"] == 3, "the client that asked for the load stayed")
+        wait_for(lambda: c.ok("stats")["clients"] == 3,
+                 "the client that asked for the load let go (it stayed)")
         with open(gate, "rb") as f:
             f.read()
         expect(b.line().startswith("ERR save gate"), "the gate")
@@ -302,8 +297,8 @@ def test_sigterm_during_a_save_waits_for_it():
     big_world(a)
     a.send_raw(b"save big\n")
     tmp = os.path.join(data, "big.steer.tmp")
-    while not os.path.exists(tmp) and not os.path.exists(tmp[:-4]):
-        time.sleep(0.001)
+    wait_for(lambda: os.path.exists(tmp) or os.path.exists(tmp[:-4]), "the save begun",
+             every=0.001)
     code, log = srv.stop()
     reply = a.line()
     expect(reply.startswith("OK "), reply)
@@ -322,9 +317,8 @@ def test_a_second_sigterm_stops_a_save_that_hangs():
     a.send_raw(b"save gate\n")
     b.ok("stats")
     srv.proc.send_signal(signal.SIGTERM)
-    deadline = time.time() + TIMEOUT
-    while "again to stop it" not in srv.log_text() and time.time() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: "again to stop it" in srv.log_text(), "the stop to wait for the save",
+             every=0.01)
     code, log = srv.stop()  # the second SIGTERM
     expect(code == 0, f"exit {code}: {log[-1500:]}")
     reply = a.line()

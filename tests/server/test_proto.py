@@ -9,7 +9,7 @@ import sys
 import time
 
 import steer_pb2
-from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint
+from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint, wait_for
 
 checks = Checks()
 srv = Server("--scenario", "flock", "--snapshot-rate", "20")
@@ -110,8 +110,8 @@ def test_malformed_frames():
         pass
     # the other client carries on
     t0 = watcher.fresh_snapshot().header.tick
-    time.sleep(0.2)
-    expect(watcher.fresh_snapshot().header.tick > t0, "watcher stalled")
+    wait_for(lambda: watcher.fresh_snapshot().header.tick > t0,
+             f"a tick after {t0} for the watcher: watcher stalled")
     watcher.close()
 
 
@@ -134,8 +134,8 @@ def test_old_protocol_version_is_refused():
     except (EOFError, ConnectionResetError):
         pass
     t0 = watcher.fresh_snapshot().header.tick
-    time.sleep(0.2)
-    expect(watcher.fresh_snapshot().header.tick > t0, "watcher stalled")
+    wait_for(lambda: watcher.fresh_snapshot().header.tick > t0,
+             f"a tick after {t0} for the watcher: watcher stalled")
     again = srv.proto()  # a Hello of this version is welcome
     expect(again.command(line="stats").ok, "a current client refused")
     again.close()
@@ -169,7 +169,8 @@ def test_stalled_reader_does_not_hurt_others():
     stalled = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     stalled.connect(("127.0.0.1", big.proto_port))
-    time.sleep(1.0)
+    wait_for(lambda: c.ok("stats")["proto_clients"] == 2, "the stalled client accepted")
+    time.sleep(1.0)  # not a wait for an event: a second of stall before the baseline
     rss0 = big.rss_kib()
     t0 = c.ok("stats")["tick"]
     rate = good.count_frames(4.0)

@@ -12,7 +12,7 @@ import tempfile
 import time
 
 import steer_pb2
-from steertest import Checks, Server, cells_of, expect, rank_pid
+from steertest import Checks, Server, cells_of, expect, rank_pid, wait_for
 
 MPIRUN = os.environ.get("STEER_MPIRUN", "mpirun")
 checks = Checks()
@@ -152,7 +152,9 @@ def test_clients_see_the_same_world_as_one_process():
                "another geometry")
         p1.viewport(0, 0, 400, 300)
         b.viewport(0, 0, 400, 300)
-        time.sleep(0.3)
+        for p in (p1, b):  # frames of the corner, not of the whole world
+            wait_for(lambda: len(vehicles(p.fresh_snapshot())[3]) < len(want[3]),
+                     "frames of the corner")
         corner = vehicles(p1.fresh_snapshot())
         expect(0 < len(corner[3]) < len(want[3]), f"{len(corner[3])} vehicles in the corner")
         expect(vehicles(b.fresh_snapshot()) == corner, "the corner differs")
@@ -161,7 +163,8 @@ def test_clients_see_the_same_world_as_one_process():
         b.viewport(0, 0, 0, 0, clear=True)
         density_view(p1, 0, 0, 1000, 600, 40, 12)
         density_view(a, 0, 0, 1000, 600, 40, 12)
-        time.sleep(0.3)
+        for p in (p1, a):  # cells counted, not a first empty frame
+            wait_for(lambda: fresh_density(p).in_view > 0, "density frames with counts")
         d1, d3 = fresh_density(p1), fresh_density(a)
         cells1, cells3 = cells_of(d1), cells_of(d3)
         expect(d1.in_view == d3.in_view > 400 and d1.header.total_vehicles ==
@@ -170,8 +173,9 @@ def test_clients_see_the_same_world_as_one_process():
         # Headings are summed per rank: a rounding tie could turn one arrow.
         turned = sum(x[3] != y[3] for x, y in zip(cells1, cells3))
         expect(turned <= 1, f"{turned} cells point elsewhere")
+        watching = c3.ok("stats")["proto_clients"]
         b.close()
-        time.sleep(0.3)
+        wait_for(lambda: c3.ok("stats")["proto_clients"] == watching - 1, "b gone")
         fresh_density(a)
         got = c3.ok("stats")["snapshot_vehicles_gathered"]
         expect(got == 0, f"{got} vehicles gathered for a view drawn as cells")
@@ -188,9 +192,11 @@ def test_clients_see_the_same_world_as_one_process():
                "the ranks' vehicles do not add up to the world's")
         expect(0 <= s3["slowest_rank"] < 3 and s3["rank_balance"] >= 1.0, s3)
         # Running on: the clock's ticks too.
+        t1, t3 = c1.ok("stats")["tick"], c3.ok("stats")["tick"]
         c1.ok("resume")
         c3.ok("resume")
-        time.sleep(1.0)
+        wait_for(lambda: c1.ok("stats")["tick"] >= t1 + 60 and c3.ok("stats")["tick"] >= t3 + 60,
+                 "a second of ticks on both clocks")
         c1.ok("pause")
         c3.ok("pause")
         t1, t3 = c1.ok("stats")["tick"], c3.ok("stats")["tick"]
@@ -247,11 +253,10 @@ def test_a_killed_job_recovers_at_another_rank_count():
     # Something recorded after that reading: a checkpoint may already have taken
     # all the script, and a paused world records nothing more by itself.
     c.ok("step 1")
-    deadline = time.monotonic() + 30
-    while c.ok("stats")["journal"]["segment"] == seg:
-        expect(time.monotonic() < deadline, "no checkpoint was written")
-        time.sleep(0.2)
-    time.sleep(1)  # its child writes it
+    wait_for(lambda: c.ok("stats")["journal"]["segment"] != seg, "a checkpoint begun",
+             every=0.2)
+    wait_for(lambda: not c.ok("stats")["journal"]["checkpoint_running"],
+             "its child to write it", every=0.2)
     journal = c.ok("stats")["journal"]
     expect(not journal["failing"], journal)
     before = save_bytes(three, c, "before")
@@ -342,14 +347,10 @@ def test_a_rank_that_dies_ends_the_job():
     expect("rank 2" in log and "signal 9" in log, log[-1500:])
 
 
-def log_says(srv, what, seconds):
-    """Whether the server's log says what within seconds."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if what in srv.log_text():
-            return True
-        time.sleep(0.2)
-    return False
+def log_says(srv, what, why):
+    """Waits for the server's log to say what; fails with why and the log's end."""
+    wait_for(lambda: what in srv.log_text(), lambda: f"the log to say {what!r} ({why}): "
+             + srv.log_text()[-1500:], every=0.2)
 
 
 def test_a_stopped_rank_is_named_then_ends_the_job():
@@ -358,18 +359,17 @@ def test_a_stopped_rank_is_named_then_ends_the_job():
     try:
         c = srv.text()
         c.ok("spawn flock 200 500 300 150")
-        time.sleep(4)  # the ranks beat: a healthy job names nobody
+        time.sleep(4)  # the ranks beat: a healthy job names nobody (not a wait: time passing)
         expect("sent nothing" not in srv.log_text(), srv.log_text()[-1500:])
         two = rank_pid(srv.proc.pid, 2)
         # Stopped a while, then let go: named, heard again, and the world goes on.
         os.kill(two, signal.SIGSTOP)
-        expect(log_says(srv, "rank 0: rank 2 has sent nothing", 20),
-               "a stopped rank 2 was not named: " + srv.log_text()[-1500:])
+        log_says(srv, "rank 0: rank 2 has sent nothing", "a stopped rank 2 named")
         os.kill(two, signal.SIGCONT)
-        expect(log_says(srv, "rank 2 is heard again", 20), srv.log_text()[-1500:])
+        log_says(srv, "rank 2 is heard again", "rank 2 let go")
         tick = c.ok("stats")["tick"]
-        time.sleep(1)
-        expect(c.ok("stats")["tick"] > tick, "the world stands still after rank 2 came back")
+        wait_for(lambda: c.ok("stats")["tick"] > tick,
+                 "a tick: the world stands still after rank 2 came back")
         # Stopped for good: past --rank-timeout the job ends, saying why.
         os.kill(two, signal.SIGSTOP)
         log = job_ended(srv, 60, "the job went on waiting for a stopped rank")

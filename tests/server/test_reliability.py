@@ -11,7 +11,7 @@ import tempfile
 import time
 
 import steer_pb2
-from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint
+from steertest import PROTOCOL_VERSION, Checks, Server, expect, varint, wait_for
 
 checks = Checks()
 
@@ -26,10 +26,15 @@ def test_a_thousand_connections():
         held = [admin]
         for _ in range(999):
             held.append(socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=10))
-        time.sleep(0.5)
+        held_now = [0]
+
+        def all_held():
+            held_now[0] = admin.ok("stats")["clients"]
+            return held_now[0] == 1000
+        wait_for(all_held, lambda: f"1000 clients held: the server holds {held_now[0]}")
         s0 = admin.ok("stats")
         expect(s0["clients"] == 1000, f"server holds {s0['clients']} clients")
-        time.sleep(2.0)
+        time.sleep(2.0)  # a rate: the ticks of 2 s beside 1,000 connections
         s1 = admin.ok("stats")
         rate = (s1["tick"] - s0["tick"]) / (s1["uptime_s"] - s0["uptime_s"])
         expect(rate > 55, f"tick rate fell to {rate:.1f} Hz with 1,000 connections")
@@ -63,7 +68,7 @@ def test_idle_and_slow_loris_time_out():
                 loris_closed = loris_closed or time.time() - t0
             busy.ok("stats")
             watcher.snapshot()
-            time.sleep(0.3)
+            time.sleep(0.3)  # pacing the slow loris and the active clients: not a wait
         silent.settimeout(5)
         said = b""
         while True:
@@ -90,20 +95,18 @@ def test_stalled_reader_is_dropped_not_buffered():
         stalled = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         stalled.connect(("127.0.0.1", srv.proto_port))
-        peak = 0
+        wait_for(lambda: c.ok("stats")["proto_clients"] > 0, "the stalled client accepted")
         t0 = time.time()
-        while c.ok("stats")["proto_clients"] == 0 and time.time() - t0 < 5:
-            time.sleep(0.05)
-        t0 = time.time()
-        # The kernel's socket buffers take a few seconds to fill (longer in a
-        # sanitizer build); after that nothing is written for 2 s.
-        while time.time() - t0 < 20.0:
+        peak, s = 0, {}
+
+        def dropped():
+            nonlocal peak, s
             s = c.ok("stats")
             peak = max(peak, s["queued_bytes_max"])
-            if s["proto_clients"] == 0:
-                break
-            time.sleep(0.2)
-        expect(s["proto_clients"] == 0, "a client that never reads was never disconnected")
+            return s["proto_clients"] == 0
+        # The kernel's socket buffers take a few seconds to fill (longer in a
+        # sanitizer build); after that nothing is written for 2 s.
+        wait_for(dropped, "the disconnection of a client that never reads", every=0.2)
         per = s["snapshot_bytes"] / max(1, s["snapshots_encoded"])
         expect(peak <= 3.5 * per, f"{peak} bytes queued for it (snapshots are {per:.0f} B)")
         print(f"  stalled reader: at most {peak} bytes queued (cap: 3 snapshots of {per:.0f} B),"
@@ -182,8 +185,8 @@ def test_autosave_and_restore_lose_nothing():
     srv = Server("--scenario", "avoid", "--autosave", "1", data_dir=data)
     try:
         c = srv.text()
-        time.sleep(1.6)
-        expect(os.path.exists(os.path.join(data, "autosave.steer")), "no periodic autosave")
+        wait_for(lambda: os.path.exists(os.path.join(data, "autosave.steer")),
+                 "a periodic autosave")
         c.ok("pause")
         c.ok("spawn 10 10 max_speed=33")
         before = c.ok("list")
@@ -230,7 +233,9 @@ def test_stop_while_a_client_is_being_closed():
     hog.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     hog.connect(("127.0.0.1", srv.cmd_port))
     hog.sendall(b"list\n" * 200 + b"x" * 5000 + b"\n")
-    time.sleep(1.0)
+    # Cut off and being closed: counted among the connections, no longer listed.
+    wait_for(lambda: c.ok("stats")["clients"] == 2 and len(c.ok("clients")["clients"]) == 1,
+             "the hog cut off and being closed")
     code, err = srv.stop()
     hog.close()
     expect(code == 0, f"exit {code}: {err[-1500:]}")
@@ -308,16 +313,15 @@ def test_gone_peers_free_their_slots():
                 if reset:
                     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 s.close()
-            deadline, reply = time.time() + 10, ""
-            while time.time() < deadline:
+            reply = [""]
+
+            def served():
                 s = socket.create_connection(("127.0.0.1", srv.cmd_port), timeout=10)
                 s.sendall(b"stats\n")
-                reply = s.makefile().readline()
+                reply[0] = s.makefile().readline()
                 s.close()
-                if reply.startswith("OK"):
-                    break
-                time.sleep(0.05)
-            expect(reply.startswith("OK"), f"reset={reset}: a new client gets {reply!r}")
+                return reply[0].startswith("OK")
+            wait_for(served, lambda: f"reset={reset}: a new client served; it gets {reply[0]!r}")
         clients = admin.ok("stats")["clients"]
         expect(clients <= 31, f"{clients} clients: the reset ones were not closed")
     finally:

@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 
-from steertest import STEERCTL, TIMEOUT, Checks, Server, expect
+from steertest import STEERCTL, TIMEOUT, Checks, Server, expect, wait_for
 
 checks = Checks()
 
@@ -60,13 +60,10 @@ def record(data):
 
 
 def wait_paused(c, what):
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    def paused():
         s = c.ok("stats")
-        if s["paused"]:
-            return s
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: never paused")
+        return s if s["paused"] else None
+    return wait_for(paused, f"{what}: paused", 60)
 
 
 def test_replay_ends_in_the_recorded_bytes():
@@ -223,10 +220,7 @@ def test_a_fork_is_journalled_and_its_future_kept():
         c.ok("step 10")
         c.ok("save forked")
         kept = os.path.join(data, "journals", forked["kept_as"])
-        deadline = time.time() + 30
-        while not os.path.isdir(kept) and time.time() < deadline:
-            time.sleep(0.05)
-        expect(os.path.isdir(kept), f"the discarded future was not kept as {kept}")
+        wait_for(lambda: os.path.isdir(kept), f"the discarded future kept as {kept}")
     finally:
         srv.proc.kill()  # no clean stop: what survives is what the journal holds
         srv.proc.wait()
@@ -266,15 +260,16 @@ def test_resume_in_the_past_then_recover():
                 c.ok(line)
             c.ok("rewind 20")
             c.ok("resume")
-            deadline = time.time() + 30
-            while c.ok("stats")["past"] and time.time() < deadline:
-                time.sleep(0.05)
+            wait_for(lambda: not c.ok("stats")["past"], "the replay to the live tick")
             c.ok("pause")
             c.ok("save live")
             c.ok("goto-tick 30")  # the same tick both runs: the same name, at first
             kept.append(c.ok("spawn 5 5")["forked"]["kept_as"])
             c.ok("save forked")
-            time.sleep(0.5)  # the fork's checkpoint on the disk
+            # The fork's checkpoint on the disk: the discarded future is kept after it.
+            wait_for(lambda: os.path.isdir(os.path.join(data, "journals", kept[-1])) and
+                     not c.ok("stats")["journal"]["checkpoint_running"],
+                     "the fork's checkpoint on the disk")
         finally:
             srv.proc.kill()
             srv.proc.wait()

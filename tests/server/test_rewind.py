@@ -9,7 +9,7 @@ import sys
 import tempfile
 import time
 
-from steertest import Checks, Server, expect
+from steertest import Checks, Server, expect, wait_for
 
 checks = Checks()
 
@@ -201,24 +201,31 @@ def test_a_tick_no_longer_kept_is_refused():
         stop(srv)
 
 
+def ticks_pass(c, n):
+    """Waits while the running clock makes n ticks (a third of a second at 60 Hz for
+    20): the world runs on between what the test does."""
+    t0 = c.ok("stats")["tick"]
+    wait_for(lambda: c.ok("stats")["tick"] >= t0 + n, f"{n} ticks from tick {t0}")
+
+
 def test_rewinds_while_the_world_runs():
     srv, c, d = start()
     try:
         c.ok("spawn flock 100 500 300 150")
         c.ok("resume")
-        time.sleep(0.3)
+        ticks_pass(c, 18)
         c.ok("pause")
         L1 = c.ok("stats")["tick"]
         at1 = saved(c, d, "at1")
         c.ok("resume")
         c.ok("seek 4 900 500")
         c.ok("spawn 50 50")
-        time.sleep(0.3)
+        ticks_pass(c, 18)
         c.ok("pause")
         L2 = c.ok("stats")["tick"]
         at2 = saved(c, d, "at2")
         c.ok("resume")
-        time.sleep(0.2)
+        ticks_pass(c, 12)
         got = c.ok(f"goto-tick {L1}")  # the running world stops and goes back
         expect(got["tick"] == L1 and got["past"] and got["live_tick"] > L2, got)
         st = c.ok("stats")
@@ -227,9 +234,7 @@ def test_rewinds_while_the_world_runs():
         got = c.ok(f"goto-tick {L2}")
         expect(saved(c, d, "b2") == at2, "the world at the second tick differs")
         c.ok("resume")  # replays the recorded future, then runs on live
-        deadline = time.time() + 10
-        while c.ok("stats")["past"] and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: not c.ok("stats")["past"], "the replay to the live tick")
         st = c.ok("stats")
         expect(not st["past"] and st["tick"] >= got["live_tick"], st)
     finally:
@@ -258,7 +263,7 @@ def test_forks_of_history_take_turns():
     def sample():
         while not done.is_set():
             most[0] = max(most[0], children_of(srv.proc.pid))
-            time.sleep(0.002)
+            time.sleep(0.002)  # the sampling rate, not a wait
     th = threading.Thread(target=sample, daemon=True)
     th.start()
     try:

@@ -8,9 +8,8 @@ import resource
 import shutil
 import sys
 import tempfile
-import time
 
-from steertest import Checks, Server, expect
+from steertest import Checks, Server, expect, wait_for
 
 checks = Checks()
 
@@ -87,6 +86,23 @@ def test_stale_temporary_files_are_removed_at_start():
         srv.stop()
 
 
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def alive(pid):
+    """Whether pid runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
 def test_a_kill_during_a_save_leaves_nothing_at_the_next_start():
     data = data_dir("steer-kill-")
     srv = Server(data_dir=data)
@@ -95,11 +111,13 @@ def test_a_kill_during_a_save_leaves_nothing_at_the_next_start():
     c.ok("spawn flock 50000 400 300 300")
     c.send_raw(b"save big\n")
     tmp = os.path.join(data, "big.steer.tmp")
-    while not os.path.exists(tmp) and not os.path.exists(tmp[:-4]):
-        time.sleep(0.001)
+    wait_for(lambda: os.path.exists(tmp) or os.path.exists(tmp[:-4]), "the save begun",
+             every=0.001)
+    writers = children(srv.proc.pid)  # the save is written by a child process
     srv.proc.kill()
     srv.proc.wait()
-    time.sleep(0.2)  # the writer dies with the server
+    wait_for(lambda: not any(alive(pid) for pid in writers),
+             f"the writer {writers} to die with the server")
     left = os.path.exists(tmp)
     again = Server(data_dir=data)
     try:

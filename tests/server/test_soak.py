@@ -117,7 +117,7 @@ def test_soak():
                 w.snapshot()
             most = max(most, check_world(checker))
             checks_done += 1
-            time.sleep(0.5)
+            time.sleep(0.5)  # the pace of the checks while the clients run: not a wait
     finally:
         stop.set()
         for t in threads:

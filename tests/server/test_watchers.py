@@ -6,10 +6,9 @@ on wall-clock time, except for the deadline within which a non-reader is closed,
 which is many times what the server needs."""
 import os
 import socket
-import time
 
 import steer_pb2
-from steertest import TIMEOUT, Checks, Server, expect, varint
+from steertest import TIMEOUT, Checks, Server, expect, tcp_queues, varint, wait_for
 
 SANITIZED = os.environ.get("STEER_SANITIZED", "").upper() in ("1", "ON", "TRUE")
 VEHICLES = 800 if SANITIZED else 3000
@@ -138,14 +137,14 @@ def test_snapshot_memory_comes_back_when_watchers_leave():
     expect(held > 0, "the non-readers hold no snapshot memory")
     for w in watchers:
         w.close()
-    deadline = time.time() + TIMEOUT
-    while time.time() < deadline:
+    st = {}
+
+    def given_back():
         read_frames(p, 1)
-        st = ctl.ok("stats")
-        if st["snapshot_bytes_queued"] < held / 4:
-            break
-    expect(st["snapshot_bytes_queued"] < held / 4,
-           f"snapshot memory not given back: {held} then {st['snapshot_bytes_queued']}")
+        st.update(ctl.ok("stats"))
+        return st["snapshot_bytes_queued"] < held / 4
+    wait_for(given_back, lambda: f"snapshot memory given back: {held} then "
+             f"{st['snapshot_bytes_queued']}", every=0)
     srv.stop()
 
 
@@ -158,12 +157,14 @@ def test_non_reader_closed_after_idle_timeout():
     ctl.ok("spawn flock 200 500 500 400")
     p = srv.proto()
     nr = non_reader(srv.proto_port)
-    t0 = time.time()
-    while time.time() - t0 < 8 and "not reading" not in srv.log_text():
+
+    def closed():
         read_frames(p, 2)
         ctl.ok("stats")
-    expect("not reading" in srv.log_text(), "the non-reader still holds its slot after 8 s "
-           "with --idle-timeout 1")
+        return "not reading" in srv.log_text()
+    # 8 s: a bound on the server (about --idle-timeout), not a wait for a slow machine
+    wait_for(closed, "the non-reader closed: it still holds its slot after 8 s with "
+             "--idle-timeout 1", 8, every=0)
     read_frames(p, 5)
     expect(ctl.ok("stats")["proto_clients"] == 1, "the reader was closed too")
     nr.close()
@@ -180,7 +181,8 @@ def test_loop_stall_does_not_close_a_client_that_sent():
     a.ok("pause")
     b.ok("stats")
     a.send_raw(f"step {steps}\n".encode())
-    time.sleep(0.3)
+    # The loop has the step: it read it off a's connection.
+    wait_for(lambda: tcp_queues(a.sock) == (0, 0), "the server to take the step")
     b.sock.settimeout(60)
     reply = b.cmd("stats")
     expect(reply.startswith("OK"), f"the client that sent during the stall got {reply!r}")
@@ -210,10 +212,8 @@ def test_reply_queue_cap_across_clients():
         pass  # a hog was dropped while sending
     # The hogs' commands take turns with each other and the tick (a shared budget a
     # turn of the loop): the queue passes the cap once enough of them have run.
-    deadline = time.time() + 20
-    while "reply-queue-max" not in srv.log_text() and time.time() < deadline:
-        time.sleep(0.05)
-    expect("reply-queue-max" in srv.log_text(), "no client dropped over --reply-queue-max")
+    wait_for(lambda: "reply-queue-max" in srv.log_text(),
+             "a client dropped over --reply-queue-max")
     st = ctl.ok("stats")
     expect(st["reply_bytes_queued"] <= 300000, f"replies queued over the cap: {st}")
     for s in hogs:

@@ -468,7 +468,7 @@ class Client(_Commands):
             if self._closed:
                 raise self._closed_exc(self._closed)
             try:
-                self._sock.sendall(_varint(len(data)) + data)
+                self._sock.sendall(encode_frame(data))
             except OSError as e:
                 self._fail(f"{self.host}:{self.port}: {e.strerror or e}")
                 raise ConnectionClosed(self._closed) from None
@@ -569,23 +569,15 @@ class Client(_Commands):
         """The next frame's body; EOFError when the connection ends."""
         buf = self._buf
         while True:
-            size = shift = 0
-            for i in range(min(len(buf), 10)):
-                b = buf[i]
-                size |= (b & 0x7F) << shift
-                shift += 7
-                if b < 0x80:
-                    if size > MAX_FRAME:
-                        raise ProtocolError(f"{self.host}:{self.port}: a frame of {size} bytes")
-                    start = i + 1
-                    if len(buf) - start >= size:
-                        body = bytes(buf[start:start + size])
-                        del buf[:start + size]
-                        return body
-                    break
-            else:
-                if len(buf) >= 10:
-                    raise ProtocolError(f"{self.host}:{self.port}: a malformed frame length")
+            try:
+                at = frame_at(buf)
+            except ProtocolError as e:
+                raise ProtocolError(f"{self.host}:{self.port}: {e}") from None
+            if at is not None:
+                start, end = at
+                body = bytes(buf[start:end])
+                del buf[:end]
+                return body
             chunk = self._sock.recv(1 << 20)
             if not chunk:
                 raise EOFError
@@ -709,6 +701,35 @@ def _varint(n):
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+# The protobuf port's framing, both ways: each message is its length as a varint,
+# then its bytes. (tests/server/steertest.py frames with these too.)
+
+
+def encode_frame(data):
+    """data (a serialized message) as one frame."""
+    return _varint(len(data)) + data
+
+
+def frame_at(buf, pos=0):
+    """The frame that starts at buf[pos]: (start, end) of its body in buf, or None
+    while buf holds only part of it. Raises ProtocolError on a length over MAX_FRAME
+    or one longer than a varint may be."""
+    size = shift = 0
+    end = len(buf)
+    for i in range(pos, min(end, pos + 10)):
+        b = buf[i]
+        size |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if size > MAX_FRAME:
+                raise ProtocolError(f"a frame of {size} bytes")
+            start = i + 1
+            return (start, start + size) if end - start >= size else None
+    if end - pos >= 10:
+        raise ProtocolError("a malformed frame length")
+    return None
 
 
 def _geometry(g):

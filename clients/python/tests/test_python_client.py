@@ -2,6 +2,7 @@
 ports: methods from the command table, call(), replies as Python objects, ERR as
 CommandError with the server's message, tokens, timeouts and closed connections."""
 import math
+import select
 import sys
 import time
 
@@ -132,7 +133,8 @@ def test_wrong_port():
     e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=0.5)
     expect("protobuf port" in str(e), str(e))
     t = steer.connect_text("127.0.0.1", srv.proto_port)
-    time.sleep(0.2)  # let the Welcome arrive
+    # The Welcome arrived (polled for, not slept on): the next command finds it.
+    expect(select.select([t._sock], [], [], 30)[0], "no Welcome within 30 s")
     e = raises(steer.ProtocolError, lambda: t.stats())
     expect("text port" in str(e), str(e))
 
@@ -166,7 +168,7 @@ def test_never_idle_while_waiting():
     try:
         c = steer.connect("127.0.0.1", s.proto_port)
         c.spawn("flock", 4000, 500, 300, 250)  # snapshots of ~100 KiB fill the buffers
-        time.sleep(3)
+        time.sleep(3)  # the silence under test, not a wait for an event
         expect(c.stats()["vehicles"] == 4000, "still connected after 3 s of silence")
         c.close()
     finally:

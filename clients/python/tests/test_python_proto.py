@@ -183,10 +183,33 @@ def test_density_cells():
     raises(steer.ProtocolError, codec.density_frame, m, None)
 
 
+def test_framing():
+    """Each message on the protobuf port is its length as a varint, then its bytes
+    (tests/server/steertest.py frames with these functions too)."""
+    from steer.client import MAX_FRAME, encode_frame, frame_at
+    body = b"x" * 300
+    buf = encode_frame(body) + encode_frame(b"") + encode_frame(b"yz")
+    expect(buf[:3] == b"\xac\x02x", f"{buf[:3]!r}: 300 is not the varint AC 02")
+    at, bodies = 0, []
+    while (span := frame_at(buf, at)) is not None:
+        bodies.append(buf[span[0]:span[1]])
+        at = span[1]
+    expect(bodies == [body, b"", b"yz"] and at == len(buf), f"{len(bodies)} frames, at {at}")
+    # Part of a frame, or of its length: not yet one.
+    for part in (b"", b"\xac", b"\xac\x02", encode_frame(body)[:-1]):
+        expect(frame_at(part) is None, f"a frame in {part[:8]!r}")
+    expect(frame_at(b"\x05" + b"\x80" * 9, 1) is None, "a 9-byte length not yet ended")
+    e = raises(steer.ProtocolError, frame_at, b"\x80" * 10)
+    expect("malformed frame length" in str(e), str(e))
+    e = raises(steer.ProtocolError, frame_at, varint(MAX_FRAME + 1))
+    expect(f"a frame of {MAX_FRAME + 1} bytes" in str(e), str(e))
+
+
 def main():
     c = Checks()
     for t in (test_generated_module_matches_proto, test_protocol_version, test_version,
-              test_compact_key_and_delta, test_compact_refusals_keep_state, test_density_cells):
+              test_compact_key_and_delta, test_compact_refusals_keep_state, test_density_cells,
+              test_framing):
         c.run(t)
     return c.done()
 
