@@ -23,11 +23,6 @@ static char *run(steer_session *s, const steer_host *h, const char *line)
 	return cmdrun(s, h, line);
 }
 
-static int starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 static void every_entry_is_documented(void)
 {
 	for (size_t k = 0; k < steer_cmd_count; k++) {

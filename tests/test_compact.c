@@ -610,12 +610,6 @@ static void crafted_frames_rejected(void)
 
 /* --- interest management ------------------------------------------------------------- */
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Collected through the index = a scan of every vehicle, in either order, for views
  * inside, across and outside the bounds of a none world with vehicles outside it. */
 static void interest_matches_scan(void)

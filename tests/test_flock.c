@@ -187,12 +187,6 @@ static void groups_flock_separately(void)
 	steer_world_destroy(w);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* A sight so small (a subnormal) that a world is infinitely many of its cells across:
  * the grid settles on its cap of cells at once, and a world of such flockers steps
  * (halving an infinite count of cells never ended). */

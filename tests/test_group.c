@@ -21,11 +21,6 @@ static char *run(steer_session *s, const char *line)
 	return cmdrun(s, NULL, line);
 }
 
-static int starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 static uint32_t behaviors_of(const steer_world *w, uint32_t id)
 {
 	long i = steer_vehicle_index(w, id);

@@ -11,11 +11,6 @@
 #include "scenario.h"
 #include "testutil.h"
 
-static bool starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 static steer_world *scenario_world(const char *name)
 {
 	steer_world_config cfg = steer_world_config_default();

@@ -10,6 +10,19 @@
 #include "savefile.h"
 #include "steer/world.h"
 
+/* Whether s begins with prefix (a reply with "OK", say). */
+static inline bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* qsort's order of uint32_t. */
+static inline int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static inline steer_world *make_world(double w, double h, steer_edges edges, uint64_t seed)
 {
 	steer_world_config c = steer_world_config_default();
