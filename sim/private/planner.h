@@ -1,5 +1,6 @@
 /* Path planning for `goto`: a route for a disc of some radius around the world's
- * circles, walls, polygons and contained bounds, and the goto behaviour built on it.
+ * circles, walls, polygons and contained bounds (planner.c, its search in
+ * plan_search.h), and the goto behaviour built on it (goto.c).
  *
  * The planner is A* on a grid of cells half the disc's radius across, each cell's
  * centre tested lazily with steer_geom_blocked (so inflation by the radius comes from
