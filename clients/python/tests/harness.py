@@ -1,30 +1,16 @@
-"""Helpers for the Python client's tests (after tests/server/steertest.py): a real
-steer-server on free loopback ports, and checks counted as the C tests count them.
-The tests import the steer package installed in the virtual environment that runs
-them; check_installed() makes sure it is that one and not a source tree."""
-import atexit
+"""Helpers for the Python client's tests. The server process, the checks and
+wait_for are the end-to-end tests' own (tests/server/steerproc.py: one harness);
+here is only what the client's tests add. The tests import the steer package
+installed in the virtual environment that runs them; check_installed() makes sure
+it is that one and not a source tree (steerproc imports nothing of it)."""
 import os
-import shutil
-import signal
 import socket
-import subprocess
 import sys
-import tempfile
-import time
-import traceback
 
-SERVER = os.environ.get("STEER_SERVER", "steer-server")
-TIMEOUT = 10.0
-
-_started = []
-
-
-@atexit.register
-def _kill_leftovers():
-    for s in _started:
-        if s.proc.poll() is None:
-            s.proc.kill()
-            s.proc.wait()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "server"))
+from steerproc import (SERVER, TIMEOUT, Checks, Server, expect, raises,  # noqa: E402,F401
+                       wait_for)
 
 
 def check_installed():
@@ -37,57 +23,12 @@ def check_installed():
         sys.exit(1)
 
 
-class Server:
-    """A steer-server on --port 0 --cmd-port 0 with its own state directory."""
-
-    def __init__(self, *args):
-        self.state = tempfile.mkdtemp(prefix="steer-py-")
-        env = dict(os.environ, XDG_STATE_HOME=self.state)
-        env.pop("STEER_TOKEN", None)
-        self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([SERVER, "--port", "0", "--cmd-port", "0"] + list(args),
-                                     stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                     env=env)
-        _started.append(self)
-        self.proto_port = self.cmd_port = None
-        deadline = time.time() + TIMEOUT
-        while (self.proto_port is None or self.cmd_port is None) and time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            parts = line.split()
-            if len(parts) == 3 and parts[0] == "listening":
-                port = int(parts[2].rsplit(":", 1)[1])
-                if parts[1] == "proto":
-                    self.proto_port = port
-                else:
-                    self.cmd_port = port
-        if self.proto_port is None or self.cmd_port is None:
-            self.proc.kill()
-            raise RuntimeError("server did not start: " + self.log_text())
-
-    def log_text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.state, ignore_errors=True)
-        return self.proc.returncode
-
-
 def stops_cleanly(server):
     """A check that the server exits 0 on SIGTERM (under the sanitizers, a leak or an
     error report makes it exit otherwise)."""
     def test_server_stops_cleanly():
-        rc = server.stop()
-        expect(rc == 0, f"steer-server exited {rc}: {server.log_text()[-3000:]}")
+        rc, log = server.stop()
+        expect(rc == 0, f"steer-server exited {rc}: {log[-3000:]}")
     return test_server_stops_cleanly
 
 
@@ -119,38 +60,3 @@ class FakeServer:
         self.sock.close()
         for c in self.conns:
             c.close()
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def run(self, fn):
-        try:
-            fn()
-        except Exception:  # noqa: BLE001 - a test's failure, reported and counted
-            self.failed += 1
-            print(f"FAIL {fn.__name__}")
-            traceback.print_exc()
-        else:
-            self.passed += 1
-            print(f"ok   {fn.__name__}")
-        sys.stdout.flush()
-
-    def done(self):
-        print(f"{self.passed} passed, {self.failed} failed")
-        return 1 if self.failed else 0
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def raises(exc, fn, *args, **kw):
-    """The exception fn raised, which must be an exc."""
-    try:
-        fn(*args, **kw)
-    except exc as e:
-        return e
-    raise AssertionError(f"{getattr(fn, '__name__', fn)} did not raise {exc.__name__}")
