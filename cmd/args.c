@@ -63,7 +63,10 @@ steer_status steer_arg_u64(const char *what, const char *s, uint64_t max, uint64
 {
 	char *end;
 	errno = 0;
-	if (*s == '-' || *s == '+' || *s == ' ')
+	if (*s == '-')
+		return steer_cmd_fail(err, errlen, "%s: '%s' is negative; a whole number is wanted",
+		                      what, s);
+	if (*s == '+' || *s == ' ')
 		return steer_cmd_fail(err, errlen, "%s: '%s' is not a whole number", what, s);
 	unsigned long long v = strtoull(s, &end, 10);
 	if (end == s || *end != '\0')
