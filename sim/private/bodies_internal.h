@@ -1,5 +1,5 @@
-/* The solid pass's own parts shared by its files: bodies.c (finding contacts and
- * resolving them in one world) and bodies_parts.c (the same over parts of one
+/* The solid pass's own parts shared by its files: bodies_contacts.c (finding
+ * contacts), bodies.c (resolving them in one world) and bodies_parts.c (the same over parts of one
  * world, cluster/'s regions). Private to the core. */
 #ifndef STEER_BODIES_INTERNAL_H
 #define STEER_BODIES_INTERNAL_H
@@ -31,6 +31,8 @@
  * further round finds the contacts again, around where the pushes left them. */
 #define MARGIN_SHARE 0.5
 #define MAX_ROUNDS   4
+/* A segment contact's mark: the vehicle is on the segment's left (a wall's back). */
+#define SIDE_BIT 0x80000000u
 
 /* A search for contacts over a grid's cells, split into parts. */
 typedef struct scan_job {
@@ -64,6 +66,11 @@ const steer_params *steer_bodies_params_of(const steer_world *w, size_t i);
 bool steer_bodies_is_copy(const steer_world *w, size_t i);
 
 double steer_bodies_axis_delta(double d, double size, bool wrap);
+
+/* A vehicle whose centre is inside a region (a solid polygon, outside a containing
+ * one or the contained bounds) goes to the nearest point where its disc is free
+ * (*moved then true). */
+steer_status steer_bodies_free_one(steer_world *w, size_t i, bool *moved);
 
 /* How crowded the grid's cells are: the sum of their squared member counts. */
 double steer_bodies_crowding(const steer_grid *g);
