@@ -13,6 +13,7 @@
 #include "log.h"
 #include "rankwatch.h"
 #include "savefile.h"
+#include "session_cache.h"
 #include "share.h"
 
 /* What rank 0 asks the others to take part in; each is followed by its payload. */
@@ -233,7 +234,7 @@ static int split(ranks *r, steer_world *mine, const char *shell, size_t len, siz
 		steer_world_destroy(r->session->world);
 	r->cluster = c;
 	r->session->world = w;
-	r->session->health_valid = false;
+	steer_session_stale(r->session);
 	return 0;
 }
 
@@ -334,7 +335,7 @@ void ranks_command(ranks *r, const steer_host *h, const char *line, steer_reply 
 	start(r, OP_COMMAND, line, strlen(line) + 1, 0);
 	steer_cluster_command(r->cluster, r->session, h, line, reply);
 	done();
-	r->session->health_valid = false;
+	steer_session_stale(r->session);
 }
 
 static void stats_part(ranks *r, double *out)
@@ -369,14 +370,15 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 		f.hx += p[STAT_HX];
 		f.hy += p[STAT_HY];
 	}
+	/* The whole world's figures for this command, in place of the session's own. */
 	steer_session *s = r->session;
-	s->health = steer_flock_health_of(&f);
-	s->health_tick = steer_world_tick(s->world);
-	s->health_valid = true;
-	s->vehicles_elsewhere = others;
+	steer_session_cache whole = {steer_flock_health_of(&f), steer_world_tick(s->world), true,
+	                             others};
+	steer_session_cache *own = s->cache;
+	s->cache = &whole;
 	steer_cmd_exec(cmd, s, h, reply);
-	s->vehicles_elsewhere = 0;
-	s->health_valid = false;
+	s->cache = own;
+	steer_session_stale(s);
 }
 
 /* --- gathers ---------------------------------------------------------------------- */
@@ -647,9 +649,12 @@ void ranks_list(ranks *r, const steer_command *cmd, const steer_host *h, steer_r
 		}
 	}
 	size_t here = steer_world_vehicles(s->world)->count;
-	s->vehicles_elsewhere = total > here ? (size_t)total - here : 0;
+	steer_session_cache counts = {.vehicles_elsewhere =
+	                                  total > here ? (size_t)total - here : 0};
+	steer_session_cache *own = s->cache;
+	s->cache = &counts;
 	steer_cmd_exec(cmd, s, h, reply);
-	s->vehicles_elsewhere = 0;
+	s->cache = own;
 	if (!refused)
 		steer_cluster_drop_fetched(r->cluster);
 }

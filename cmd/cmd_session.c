@@ -10,6 +10,7 @@
 #include "cmd_internal.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "session_cache.h"
 #include "steer/goto.h"
 #include "targets.h"
 #include "utf8.h"
@@ -174,7 +175,7 @@ steer_status steer_cmd_load_swap(const steer_command *c, steer_session *s, const
 	                    steer_world_config_get(s->world)->tick_rate;
 	steer_world_destroy(s->world);
 	s->world = loaded;
-	s->health_valid = false;
+	steer_session_stale(s);
 	if (rate_changed && h && h->rate_changed)
 		h->rate_changed(h->ud);
 	steer_strbuf_printf(&r->json, "{\"tick\":%llu,\"vehicles\":%zu}",

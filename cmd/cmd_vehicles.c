@@ -10,6 +10,7 @@
 #include "cmd_internal.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "session_cache.h"
 #include "steer/goto.h"
 #include "targets.h"
 #include "utf8.h"
@@ -426,7 +427,7 @@ steer_status steer_cmd_run_list(const steer_command *c, steer_session *s, const 
 	(void)h;
 	const steer_world *w = s->world;
 	world_counts all = steer_cmd_count_world(w);
-	all.vehicles += s->vehicles_elsewhere;
+	all.vehicles += steer_session_elsewhere(s);
 	if (!c->sub && all.vehicles + all.obstacles + all.walls + all.polygons > STEER_LIST_MAX)
 		return steer_reply_fail(
 		    r,

@@ -11,6 +11,7 @@
 #include "cmd_internal.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "session_cache.h"
 #include "steer/goto.h"
 #include "targets.h"
 #include "utf8.h"
@@ -285,19 +286,20 @@ steer_status steer_cmd_run_stats(const steer_command *c, steer_session *s, const
 	                    "{\"tick\":%llu,\"paused\":%s,\"vehicles\":%zu,\"obstacles\":%zu,"
 	                    "\"walls\":%zu,\"polygons\":%zu,\"seed\":%llu,\"tick_rate\":",
 	                    (unsigned long long)steer_world_tick(w), s->paused ? "true" : "false",
-	                    n.vehicles + s->vehicles_elsewhere, n.obstacles, n.walls, n.polygons,
-	                    (unsigned long long)cfg->seed);
+	                    n.vehicles + steer_session_elsewhere(s), n.obstacles, n.walls,
+	                    n.polygons, (unsigned long long)cfg->seed);
 	steer_json_num(b, cfg->tick_rate);
 	steer_strbuf_puts(b, ",");
 	world_bounds_json(b, cfg);
 	steer_strbuf_printf(b, ",\"threads\":%d,\"simd\":\"%s\"", steer_world_threads(w),
 	                    steer_simd_name(steer_world_simd(w)));
-	if (!s->health_valid || s->health_tick != steer_world_tick(w)) {
-		s->health = steer_world_flock_health(w);
-		s->health_tick = steer_world_tick(w);
-		s->health_valid = true;
+	steer_session_cache *cache = s->cache;
+	if (cache && (!cache->health_valid || cache->health_tick != steer_world_tick(w))) {
+		cache->health = steer_world_flock_health(w);
+		cache->health_tick = steer_world_tick(w);
+		cache->health_valid = true;
 	}
-	steer_flock_health fh = s->health;
+	steer_flock_health fh = cache ? cache->health : steer_world_flock_health(w);
 	steer_strbuf_printf(b, ",\"flockers\":%zu,\"flock_mean_speed\":", fh.flockers);
 	steer_json_num(b, fh.mean_speed);
 	steer_strbuf_puts(b, ",\"flock_polarization\":");

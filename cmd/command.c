@@ -14,6 +14,7 @@
 #include "cmd_internal.h"
 #include "savefile.h"
 #include "scenario.h"
+#include "session_cache.h"
 #include "steer/goto.h"
 #include "targets.h"
 #include "utf8.h"
@@ -245,7 +246,7 @@ steer_status steer_cmd_exec(const steer_command *cmd, steer_session *s, const st
 	out->close = false;
 	out->error[0] = '\0';
 	if (steer_cmd_writes(cmd))
-		s->health_valid = false;
+		steer_session_stale(s);
 	steer_status rc = cmd->entry->exec(cmd, s, h, out);
 	if (rc == STEER_OK && out->json.oom)
 		return steer_reply_fail(out, "out of memory while building the reply");

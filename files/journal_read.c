@@ -15,6 +15,7 @@
 
 #include "reserve.h"
 #include "savefile.h"
+#include "session_cache.h"
 
 typedef struct segment {
 	uint64_t num;
@@ -664,7 +665,7 @@ static steer_status step_to(steer_session *s, uint64_t t, char *err, size_t errl
 		return STEER_ERR_INVALID;
 	}
 	for (; now < t; now++) {
-		s->health_valid = false;
+		steer_session_stale(s);
 		if (steer_world_step(s->world) != STEER_OK) {
 			snprintf(err, errlen, "out of memory stepping to tick %llu",
 			         (unsigned long long)t);
@@ -724,7 +725,7 @@ steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer
 			steer_world_destroy(s->world);
 			s->world = w;
 			s->paused = it.paused;
-			s->health_valid = false;
+			steer_session_stale(s);
 			out->replaced++;
 			if (h && h->rate_changed)
 				h->rate_changed(h->ud);

@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "reserve.h"
+#include "session_cache.h"
 #include "world_record.h"
 
 /* --- checkpoints: the world as records ------------------------------------------- */
@@ -629,7 +630,7 @@ void history_seek_end(history_seek *k, steer_session *s, steer_reply *r,
 			s->world = k->w;
 			k->w = NULL;
 			h->seeks--;
-			s->health_valid = false;
+			steer_session_stale(s);
 			if (rate && rate_changed)
 				rate_changed(ud);
 			trim(h);

@@ -17,6 +17,7 @@
 #include "ranks.h"
 #include "savefile.h"
 #include "server.h"
+#include "session_cache.h"
 
 typedef enum job_kind {
 	JOB_STEP,
@@ -124,7 +125,7 @@ static void on_step_idle(uv_idle_t *h)
 			finish(j, &r);
 			continue;
 		}
-		s->session.health_valid = false;
+		steer_session_stale(&s->session);
 		if (j->kind == JOB_SEEK) {
 			if (!history_seek_run(j->seek, &s->session)) {
 				job **tail = &s->steps;

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "reserve.h"
 #include "server.h"
+#include "session_cache.h"
 
 /* One record of the batch read ahead: a command (its line in `lines`) or a world
  * that replaced the one before (owned until taken). */
@@ -112,7 +113,7 @@ static void take_world(replay *r, steer_world *w)
 		          s->opt.threads);
 	steer_world_destroy(s->session.world);
 	s->session.world = w;
-	s->session.health_valid = false;
+	steer_session_stale(&s->session);
 	history_restart(s->history, w);
 	r->worlds++;
 	char who[300];
@@ -148,7 +149,7 @@ static int apply_line(replay *r, const char *line, uint64_t tick, char *err, siz
 	steer_reply_free(&reply);
 	if (st != STEER_OK)
 		return -1;
-	s->session.health_valid = false;
+	steer_session_stale(&s->session);
 	r->applied++;
 	return 0;
 }

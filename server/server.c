@@ -594,6 +594,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	s->loop = loop;
 	s->opt = *opt;
 	s->started_ns = uv_hrtime();
+	s->session.cache = &s->session_cache;
 	steer_strbuf_init(&s->scratch);
 	steer_strbuf_init(&s->line);
 	steer_interest_init(&s->interest);

@@ -14,6 +14,7 @@
 #include "interest.h"
 #include "options.h"
 #include "serve.h"
+#include "session_cache.h"
 #include "steer/command.h"
 #include "steer/strbuf.h"
 #include "steer/wire.h"
@@ -55,6 +56,7 @@ typedef struct server {
 	uv_loop_t *loop;
 	server_options opt;
 	steer_session session;
+	steer_session_cache session_cache; /* the session's: stats once a tick for all */
 	steer_host host;
 	uv_tcp_t proto_listener, cmd_listener;
 	uv_timer_t tick_timer, snapshot_timer, stop_timer, idle_timer, autosave_timer;

@@ -74,18 +74,16 @@ typedef struct steer_command {
 	int nkv;
 } steer_command;
 
-/* The state commands act on. The host owns it; load may replace world. */
+/* What Steer's own hosts keep beside a session (figures computed once a tick for
+ * every client, a world split over processes); not part of this API. */
+typedef struct steer_session_cache steer_session_cache;
+
+/* The state commands act on. The host owns it; load may replace world. An embedding
+ * program leaves cache NULL. */
 typedef struct steer_session {
 	steer_world *world;
 	bool paused;
-	/* The flock figures of stats, a pass over every vehicle: computed once per tick
-	 * however many clients ask. Any write command makes it stale. */
-	steer_flock_health health;
-	uint64_t health_tick;
-	bool health_valid;
-	/* A world split over processes (cluster/ranks.c): the vehicles the other parts
-	 * hold and this world has no copy of, counted by stats and list. */
-	size_t vehicles_elsewhere;
+	steer_session_cache *cache;
 } steer_session;
 
 /* Services only the host can provide. Any pointer may be NULL: the command that needs
