@@ -9,6 +9,7 @@
 #include "help.h"
 #include "json.h"
 #include "pager.h"
+#include "render.h"
 #include "stats.h"
 #include "steer/command.h"
 
@@ -252,6 +253,20 @@ static void stats_ring_and_panel(void)
 	CHECK(!strcmp(spark, "===="), "polarization 0.5 of 1: '%s'", spark);
 	tui_sparkline(&st, TUI_STAT_FLOCK_SPEED, 3, true, spark);
 	CHECK(strlen(spark) == 9 && !strcmp(spark + 6, "█"), "UTF-8: '%s'", spark);
+	/* The screen writes a line's columns, not its bytes: a UTF-8 panel line at 100
+	 * columns is whole, its newest bar (the last) included. */
+	n = tui_stats_panel(&st, 100, true, lines, 8);
+	CHECK(n >= 5 && tui_cols_bytes(lines[4], 100) == (int)strlen(lines[4]) &&
+	          strlen(lines[4]) > 100,
+	      "%d of %zu bytes of '%s'", tui_cols_bytes(lines[4], 100), strlen(lines[4]), lines[4]);
+	CHECK(tui_cols_bytes("ab\xe2\x96\x88"
+	                     "cd",
+	                     3) == 5 &&
+	          tui_cols_bytes("a\xff"
+	                         "b",
+	                         2) == 2 &&
+	          tui_cols_bytes("abc", 10) == 3,
+	      "columns to bytes");
 	/* fewer samples than columns: right-aligned, padded */
 	tui_stats_init(&st);
 	tui_stats_push(&st, &a);

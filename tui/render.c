@@ -11,6 +11,7 @@
 #include "render.h"
 #include "reserve.h"
 #include "steer/vec2.h"
+#include "utf8.h"
 
 /* Below this speed the heading is noise: show the vehicle as still. */
 #define STILL_SPEED 1e-6
@@ -632,4 +633,14 @@ uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int r
 		}
 	}
 	return in_cell ? in_cell : near;
+}
+
+int tui_cols_bytes(const char *s, int cols)
+{
+	size_t len = strlen(s), at = 0;
+	for (int c = 0; c < cols && at < len; c++) {
+		size_t n = steer_utf8_char(s + at, len - at);
+		at += n ? n : 1; /* a stray byte takes a column of its own */
+	}
+	return at > INT_MAX ? INT_MAX : (int)at;
 }

@@ -113,6 +113,10 @@ uint32_t tui_pick(const steer_snapshot *s, const tui_camera *cam, int col, int r
 /* The text for a glyph: UTF-8 when utf8, else plain ASCII. */
 const char *tui_glyph_text(tui_glyph g, bool utf8);
 
+/* The bytes of the UTF-8 text s that its first cols columns take (the client draws
+ * one column a character), for curses' byte-counted output. */
+int tui_cols_bytes(const char *s, int cols);
+
 /* Writes one row as ASCII text (for tests and debugging). out holds cols + 1. */
 void tui_grid_row_ascii(const tui_grid *g, int row, char *out);
 

@@ -157,7 +157,7 @@ static void draw_line(int row, int cols, const char *text, attr_t attr)
 {
 	attron(attr);
 	mvhline(row, 0, ' ', cols);
-	mvaddnstr(row, 0, text, cols);
+	mvaddnstr(row, 0, text, tui_cols_bytes(text, cols));
 	attroff(attr);
 }
 
@@ -170,17 +170,17 @@ static void draw_pager(const tui_screen *s, tui_pager *p)
 	attron(A_REVERSE);
 	for (int r = 0; r < b.rows; r++)
 		mvhline(b.top + r, b.left, ' ', b.cols);
-	mvaddnstr(b.top, b.text_left, p->title, b.text_cols);
+	mvaddnstr(b.top, b.text_left, p->title, tui_cols_bytes(p->title, b.text_cols));
 	for (int r = 0; r < b.text_rows; r++) {
 		tui_pager_row(p, b.text_cols, p->top + r, row);
-		mvaddnstr(b.text_top + r, b.text_left, row, b.text_cols);
+		mvaddnstr(b.text_top + r, b.text_left, row, tui_cols_bytes(row, b.text_cols));
 	}
 	if (b.rows >= 2) {
 		int last = p->top + b.text_rows < total ? p->top + b.text_rows : total;
 		snprintf(row, sizeof row, "%d-%d of %d  %s", total ? p->top + 1 : 0, last, total,
 		         total > b.text_rows ? "j/k PgUp/PgDn g/G scroll, any other key closes"
 		                             : "any key closes");
-		mvaddnstr(b.top + b.rows - 1, b.text_left, row, b.text_cols);
+		mvaddnstr(b.top + b.rows - 1, b.text_left, row, tui_cols_bytes(row, b.text_cols));
 	}
 	attroff(A_REVERSE);
 }
@@ -195,7 +195,8 @@ static void draw_panel(const tui_screen *s, const tui_frame_text *t)
 		attr_t attr = k == 0 ? A_BOLD : 0;
 		attron(attr);
 		mvhline(top + k, 0, ' ', s->cols);
-		mvaddnstr(top + k, 0, t->panel[k], s->cols);
+		/* Columns, not bytes: the sparklines' bars are three bytes each. */
+		mvaddnstr(top + k, 0, t->panel[k], tui_cols_bytes(t->panel[k], s->cols));
 		attroff(attr);
 	}
 }
