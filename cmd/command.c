@@ -200,14 +200,16 @@ steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *er
 	memset(cmd, 0, sizeof *cmd);
 	if (argc == 0)
 		return steer_cmd_fail(err, errlen, "empty command (try help)");
+	/* First, so that a protobuf Call's name with a tab in it says so, as its other
+	 * words do, rather than naming an unknown command. */
+	if (words_plain(argc, argv, err, errlen) != STEER_OK)
+		return STEER_ERR_INVALID;
 	const steer_cmd_entry *e = steer_cmd_find(argv[0]);
 	if (!e) {
 		int shown = (int)steer_utf8_cut(argv[0], strlen(argv[0]), 39);
 		return steer_cmd_fail(err, errlen, "unknown command '%.*s' (try help)", shown,
 		                      argv[0]);
 	}
-	if (words_plain(argc, argv, err, errlen) != STEER_OK)
-		return STEER_ERR_INVALID;
 	int words = argc - 1;
 	if (words < e->min_words || (e->max_words >= 0 && words > e->max_words))
 		return steer_cmd_fail(err, errlen, "usage: %s%s%s", e->name, e->usage[0] ? " " : "",

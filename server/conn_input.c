@@ -21,6 +21,7 @@
 #include "replay.h"
 #include "reserve.h"
 #include "serve.h"
+#include "utf8.h"
 
 /* --- commands --------------------------------------------------------------------- */
 
@@ -395,11 +396,21 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 			conn_finish(c, "protocol version mismatch");
 			return;
 		}
-		steer_log(STEER_LOG_INFO, "proto client %llu is '%s'", (unsigned long long)c->id,
-		          m.msg.hello.client);
-		/* Its name for notices and clients; one that is not a valid name is ignored. */
-		if (steer_client_name_ok(m.msg.hello.client))
+		/* Its name for notices and clients; one that is not a valid name is ignored,
+		 * and the log quotes it escaped (it may hold anything UTF-8 allows). */
+		if (steer_client_name_ok(m.msg.hello.client)) {
 			snprintf(c->name, sizeof c->name, "%s", m.msg.hello.client);
+			steer_log(STEER_LOG_INFO, "proto client %llu is '%s'",
+			          (unsigned long long)c->id, c->name);
+		} else if (m.msg.hello.client[0]) {
+			char shown[4 * sizeof m.msg.hello.client];
+			steer_utf8_escape(shown, sizeof shown, m.msg.hello.client,
+			                  strlen(m.msg.hello.client));
+			steer_log(STEER_LOG_INFO,
+			          "proto client %llu gave the name '%s', which is not a name (1-64 "
+			          "printable ASCII characters without spaces): ignored",
+			          (unsigned long long)c->id, shown);
+		}
 		char why[200];
 		if (m.msg.hello.token[0] &&
 		    server_auth(c->srv, c, m.msg.hello.token, why, sizeof why) != 0) {

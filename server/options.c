@@ -279,9 +279,12 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			for (int k = 0; steer_scenario_names[k]; k++)
 				known |= !strcmp(steer_scenario_names[k], v);
 			if (!known) {
-				fprintf(stderr,
-				        "steer-server: --scenario: no scenario '%s' (see --help)\n",
-				        v);
+				fprintf(
+				    stderr,
+				    "steer-server: --scenario: no scenario '%s'; there are:", v);
+				for (int k = 0; steer_scenario_names[k]; k++)
+					fprintf(stderr, " %s", steer_scenario_names[k]);
+				fputc('\n', stderr);
 				return -1;
 			}
 			o->scenario = v;

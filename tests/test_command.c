@@ -422,8 +422,15 @@ static void error_text_is_one_line(void)
 	CHECK(starts(r, "ERR") && !strchr(r, '\n') && !strchr(r, '\r'), "multi-line error: %s", r);
 	/* An escape sequence quoted back would recolour the user's terminal. */
 	r = run(&s, NULL, "x\033[31mRED");
-	CHECK(starts(r, "ERR") && !strchr(r, '\033') && strstr(r, "x\\x1b[31mRED"), "escape: %s",
-	      r);
+	CHECK(starts(r, "ERR") && !strchr(r, '\033') && strstr(r, "control byte (byte 0x1b at 2)"),
+	      "escape: %s", r);
+	/* A C1 control (the one-byte CSI, as UTF-8) is no word's control byte, and the
+	 * unknown name is quoted escaped. */
+	r = run(&s, NULL,
+	        "x\xc2\x9b"
+	        "31mRED");
+	CHECK(starts(r, "ERR unknown command") && !strstr(r, "\xc2\x9b") && strstr(r, "31mRED"),
+	      "C1 escape: %s", r);
 	r = run(&s, NULL, "seek 1 2 \033[2J");
 	CHECK(starts(r, "ERR") && !strchr(r, '\033'), "escape in an argument: %s", r);
 	steer_world_destroy(s.world);
@@ -701,6 +708,13 @@ static void entry_points_return_status_codes(void)
 	CHECK(steer_cmd_parse_line(&cmd, "nosuch", err, sizeof err) == STEER_ERR_INVALID &&
 	          strstr(err, "unknown command"),
 	      "an unknown command parsed: '%s'", err);
+	/* A protobuf Call's words are not split: a name with a tab says so, as an
+	 * argument with one does (PROTOCOL.md). */
+	char name[] = "stats\tx";
+	char *call[] = {name};
+	CHECK(steer_cmd_parse(&cmd, 1, call, err, sizeof err) == STEER_ERR_INVALID &&
+	          strstr(err, "word 1 holds a whitespace byte (byte 0x09 at 6)"),
+	      "a name with a tab: '%s'", err);
 
 	steer_session s = new_session();
 	steer_reply r;
