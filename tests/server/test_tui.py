@@ -289,12 +289,22 @@ def test_command_line_editing_and_help():
     wait_screen(lambda t: "list the commands" not in t, "the command help to close")
 
 
+def spawn_on_the_command_line(command):
+    """Types a spawn on the ':' line and returns the new vehicle's id from its reply
+    on the message line: an id the screen did not show before, so that an earlier
+    spawn's reply still on the message line is not taken for this one's."""
+    def ids(text):
+        return set(int(n) for n in re.findall(r'OK \{"id":(\d+)\}', text))
+    before = ids(screen())
+    tmux("send-keys", "-t", "tui", ":" + command, "Enter")
+    text = wait_screen(lambda t: ids(t) - before, f"the reply to '{command}'")
+    return max(ids(text) - before)
+
+
 def test_follow_across_the_wrap_edge():
     # a vehicle near the right edge of the wrapping world, moving right: followed, it
     # crosses to the left edge and the status keeps it (defect 4: "(off view)")
-    tmux("send-keys", "-t", "tui", ":spawn 985 300 vx=40 vy=0", "Enter")
-    text = wait_screen(lambda t: 'OK {"id":' in t, "the spawn's reply")
-    vid = int(text.split('OK {"id":', 1)[1].split("}")[0])
+    vid = spawn_on_the_command_line("spawn 985 300 vx=40 vy=0")
     tmux("send-keys", "-t", "tui", f":select {vid}", "Enter")
     wait_screen(lambda t: f"#{vid} " in status_line(t) and "u/s" in status_line(t), "selected")
     tmux("send-keys", "-t", "tui", "c")
@@ -322,9 +332,7 @@ def test_follow_across_the_wrap_edge():
 def test_target_key_sends_goto():
     # t (a right click at the cursor) on a selected vehicle plans a route: goto, not
     # arrive, so that a target behind a wall is gone round
-    tmux("send-keys", "-t", "tui", ":spawn 200 200", "Enter")
-    text = wait_screen(lambda t: 'OK {"id":' in t, "the spawn's reply")
-    vid = int(text.split('OK {"id":', 1)[1].split("}")[0])
+    vid = spawn_on_the_command_line("spawn 200 200")
     tmux("send-keys", "-t", "tui", f":select {vid}", "Enter")
     wait_screen(lambda t: f"#{vid} " in status_line(t) and "u/s" in status_line(t), "selected")
     tmux("send-keys", "-t", "tui", "t")
