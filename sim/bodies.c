@@ -96,38 +96,6 @@ void steer_bodies_table_row(const steer_world *w, steer_bodies *b, size_t k, uin
 	b->tm[k] = p->mass;
 }
 
-/* One world's round: the table holds inv's rows as they are now, and the contacts
- * name rows rather than slots. */
-static steer_status table_of_inv(const steer_world *w, steer_bodies *b)
-{
-	if (steer_bodies_table_reserve(b, b->inv_count) != STEER_OK)
-		return STEER_ERR_NOMEM;
-	for (size_t k = 0; k < b->inv_count; k++)
-		steer_bodies_table_row(w, b, k, b->inv[k]);
-	b->t_count = b->inv_count;
-	for (size_t k = 0; k < b->pairs.count; k++) {
-		b->pairs.at[k].a = b->mark_at[b->pairs.at[k].a];
-		b->pairs.at[k].b = b->mark_at[b->pairs.at[k].b];
-	}
-	for (size_t k = 0; k < b->circles.count; k++)
-		b->circles.at[k].a = b->mark_at[b->circles.at[k].a];
-	for (size_t k = 0; k < b->segs.count; k++)
-		b->segs.at[k].a = b->mark_at[b->segs.at[k].a];
-	return STEER_OK;
-}
-
-/* The table's positions into the world, for the rows that are this world's. */
-void steer_bodies_write_back(steer_world *w, const steer_bodies *b)
-{
-	for (size_t k = 0; k < b->t_count; k++) {
-		uint32_t i = b->tslot[k];
-		if (i != STEER_BODY_ELSEWHERE) {
-			w->v.px[i] = b->tx[k];
-			w->v.py[i] = b->ty[k];
-		}
-	}
-}
-
 /* One pass over the contacts, each resolved in turn: vehicles out of the circles (all
  * the way: the obstacles are driven, not pushed), then apart from each other along
  * the line between them (the lighter one further), then out of the segments. What a
@@ -211,42 +179,6 @@ steer_status steer_bodies_settle(const steer_world *w, steer_bodies *b, bool wra
 	return st;
 }
 
-/* Whether some vehicle has moved further than limit since the round's detection. */
-bool steer_bodies_moved_beyond(const steer_world *w, const steer_bodies *b, bool wrap, double limit)
-{
-	for (size_t k = 0; k < b->t_count; k++) {
-		double dx = steer_bodies_axis_delta(b->tx[k] - b->trx[k], w->cfg.width, wrap);
-		double dy = steer_bodies_axis_delta(b->ty[k] - b->try_[k], w->cfg.height, wrap);
-		if (dx * dx + dy * dy > limit * limit)
-			return true;
-	}
-	return false;
-}
-
-/* The velocities the corrected motion implies: the move's velocity plus the push
- * over the tick, never faster than the move's, so that a push stops a vehicle
- * pressing into what it met without launching it; then the edges' rule. */
-void steer_bodies_settle_velocities(steer_world *w, const steer_bodies *b, bool wrap)
-{
-	steer_vehicles *v = &w->v;
-	double dt = steer_world_dt(w);
-	for (size_t k = 0; k < b->inv_count; k++) {
-		uint32_t i = b->inv[k];
-		double cx = steer_bodies_axis_delta(v->px[i] - b->ox[k], w->cfg.width, wrap);
-		double cy = steer_bodies_axis_delta(v->py[i] - b->oy[k], w->cfg.height, wrap);
-		double vx = b->ovx[k] + cx / dt, vy = b->ovy[k] + cy / dt;
-		double s2 = vx * vx + vy * vy, o2 = b->ovx[k] * b->ovx[k] + b->ovy[k] * b->ovy[k];
-		if (s2 > o2) {
-			double f = s2 > 0.0 ? sqrt(o2 / s2) : 0.0;
-			vx *= f;
-			vy *= f;
-		}
-		v->vx[i] = vx;
-		v->vy[i] = vy;
-		steer_apply_edges(&w->cfg, &v->px[i], &v->py[i], &v->vx[i], &v->vy[i]);
-	}
-}
-
 /* The pushes keep centres out of the regions; one pushed in by a crowd all the same
  * goes to the nearest free point. */
 steer_status steer_bodies_out_of_regions(steer_world *w, const steer_bodies *b)
@@ -304,7 +236,7 @@ steer_status steer_bodies_round_of(steer_world *w, scan_job *j, bool first, bool
 	steer_bodies *b = j->b;
 	steer_status st = steer_bodies_find_contacts(w, j, first, NULL);
 	if (st == STEER_OK)
-		st = table_of_inv(w, b);
+		st = steer_bodies_table_of_inv(w, b);
 	if (st != STEER_OK)
 		return st;
 	(void)steer_bodies_settle(w, b, j->wrap, NULL, STEER_OK); /* alone, nothing fails */

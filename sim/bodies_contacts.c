@@ -42,8 +42,11 @@ void steer_bodies_free(steer_bodies *b)
 	steer_grid_free(&b->near_grid);
 	free(b->near_buf);
 	free(b->near_cells);
-	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
+	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++) {
 		buf_free(&b->part[k]);
+		free(b->fresh[k].at);
+		free(b->fresh[k].tmp);
+	}
 	buf_free(&b->pairs);
 	buf_free(&b->circles);
 	buf_free(&b->segs);
@@ -672,35 +675,6 @@ static steer_status find_segs(scan_job *j)
 	return STEER_OK;
 }
 
-/* Notes vehicle i as in contact, with where it is and how fast it goes. */
-static steer_status involve(steer_world *w, steer_bodies *b, uint32_t i)
-{
-	if (b->mark[i] == b->gen)
-		return STEER_OK;
-	if (b->inv_count == b->inv_cap) {
-		size_t cap;
-		if (steer_grow_cap(b->inv_cap, b->inv_count + 1, sizeof(double), &cap) != STEER_OK)
-			return STEER_ERR_NOMEM;
-		void **arr[] = {(void **)&b->ox, (void **)&b->oy, (void **)&b->ovx,
-		                (void **)&b->ovy};
-		for (size_t k = 0; k < sizeof arr / sizeof *arr; k++)
-			if (steer_resize(arr[k], cap, sizeof(double)) != STEER_OK)
-				return STEER_ERR_NOMEM;
-		if (steer_resize((void **)&b->inv, cap, sizeof *b->inv) != STEER_OK)
-			return STEER_ERR_NOMEM;
-		b->inv_cap = cap;
-	}
-	size_t k = b->inv_count++;
-	b->inv[k] = i;
-	b->ox[k] = w->v.px[i];
-	b->oy[k] = w->v.py[i];
-	b->ovx[k] = w->v.vx[i];
-	b->ovy[k] = w->v.vy[i];
-	b->mark[i] = b->gen;
-	b->mark_at[i] = (uint32_t)k;
-	return STEER_OK;
-}
-
 /* The largest radius of any vehicle. */
 double steer_bodies_largest_radius(const steer_world *w)
 {
@@ -789,16 +763,7 @@ steer_status steer_bodies_find_contacts(steer_world *w, scan_job *j, bool first,
 		st = find_circles(j);
 	if (st == STEER_OK)
 		st = find_segs(j);
-	for (size_t k = 0; st == STEER_OK && k < b->pairs.count; k++) {
-		st = involve(w, b, b->pairs.at[k].a);
-		if (st == STEER_OK)
-			st = involve(w, b, b->pairs.at[k].b);
-	}
-	for (size_t k = 0; st == STEER_OK && k < b->circles.count; k++)
-		st = involve(w, b, b->circles.at[k].a);
-	for (size_t k = 0; st == STEER_OK && k < b->segs.count; k++)
-		st = involve(w, b, b->segs.at[k].a);
-	return st;
+	return st == STEER_OK ? steer_bodies_involve(w, b) : st;
 }
 
 double steer_bodies_halo_reach(const steer_world *w)

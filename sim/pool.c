@@ -36,6 +36,7 @@ struct steer_pool {
 	/* The current job: written before it is announced, stable until it is done. */
 	void (*fn)(void *, int);
 	void *arg;
+	bool reverse; /* parts taken last first (steer_pool_set_reverse) */
 };
 
 static void relax(void)
@@ -75,7 +76,7 @@ static void take_parts(steer_pool *p, unsigned job)
 		if (!atomic_compare_exchange_weak_explicit(
 		        &p->claim, &c, c + 1, memory_order_acq_rel, memory_order_acquire))
 			continue;
-		p->fn(p->arg, next);
+		p->fn(p->arg, p->reverse ? parts - 1 - next : next);
 		if (atomic_fetch_add_explicit(&p->finished, 1, memory_order_acq_rel) + 1 == parts) {
 			pthread_mutex_lock(&p->lock);
 			pthread_cond_signal(&p->done);
@@ -206,4 +207,10 @@ void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, i
 	while (atomic_load_explicit(&p->finished, memory_order_acquire) != parts)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void steer_pool_set_reverse(steer_pool *p, bool on)
+{
+	if (p)
+		p->reverse = on;
 }

@@ -36,6 +36,13 @@ typedef struct steer_body_buf {
 	steer_status st;
 } steer_body_buf;
 
+/* Slots, as a part of a split job lists them. */
+typedef struct steer_slot_list {
+	uint32_t *at, *tmp; /* tmp: scratch as long as at, for sorting */
+	size_t count, cap, tmp_cap;
+	steer_status st;
+} steer_slot_list;
+
 #define STEER_BODY_ELSEWHERE UINT32_MAX
 
 /* The pass's scratch, kept by the world between ticks. */
@@ -55,6 +62,7 @@ typedef struct steer_bodies {
 	uint32_t *inv;
 	double *ox, *oy, *ovx, *ovy;
 	size_t inv_count, inv_cap;
+	steer_slot_list fresh[STEER_POOL_MAX_THREADS]; /* each part's newly involved */
 	/* A round's bodies as the passes resolve them: each vehicle's id, position,
 	 * radius, mass and position at the round's start, and its slot in this world
 	 * (STEER_BODY_ELSEWHERE: another part's vehicle, resolved here). The contact

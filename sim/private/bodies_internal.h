@@ -86,7 +86,7 @@ steer_status steer_bodies_table_reserve(steer_bodies *b, size_t n);
 void steer_bodies_table_row(const steer_world *w, steer_bodies *b, size_t k, uint32_t i);
 
 /* The table's positions into the world, for the rows that are this world's. */
-void steer_bodies_write_back(steer_world *w, const steer_bodies *b);
+void steer_bodies_write_back(steer_world *w, steer_bodies *b);
 
 /* Passes until the contacts settle, MAX_PASSES of them, or until the next would
  * take the tick's work past its budget (the tick's first pass always runs).
@@ -99,13 +99,21 @@ steer_status steer_bodies_settle(const steer_world *w, steer_bodies *b, bool wra
                                  const steer_bodies_share *sh, steer_status st);
 
 /* Whether some vehicle has moved further than limit since the round's detection. */
-bool steer_bodies_moved_beyond(const steer_world *w, const steer_bodies *b, bool wrap,
-                               double limit);
+bool steer_bodies_moved_beyond(steer_world *w, steer_bodies *b, bool wrap, double limit);
 
 /* The velocities the corrected motion implies: the move's velocity plus the push
  * over the tick, never faster than the move's, so that a push stops a vehicle
  * pressing into what it met without launching it; then the edges' rule. */
-void steer_bodies_settle_velocities(steer_world *w, const steer_bodies *b, bool wrap);
+void steer_bodies_settle_velocities(steer_world *w, steer_bodies *b, bool wrap);
+
+/* The vehicles the round's contacts (still naming slots) involve that no earlier
+ * round of the tick did, appended to inv in slot order, with where they are and how
+ * fast they go. */
+steer_status steer_bodies_involve(steer_world *w, steer_bodies *b);
+
+/* One world's round: the table holds inv's rows as they are now, and the contacts
+ * name rows rather than slots. */
+steer_status steer_bodies_table_of_inv(steer_world *w, steer_bodies *b);
 
 /* The pushes keep centres out of the regions; one pushed in by a crowd all the same
  * goes to the nearest free point. */

@@ -6,6 +6,7 @@
 #ifndef STEER_POOL_H
 #define STEER_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,10 @@ int steer_pool_threads(const steer_pool *p);
  * parts 1) every part runs here, in order. parts is at most STEER_POOL_MAX_PARTS.
  * One job at a time: a pool is driven by one thread. */
 void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts);
+
+/* For tests: parts are taken last first from the next job on (on false, first
+ * first again), so that a job whose result depended on the order its parts ran or
+ * finished in would show it. */
+void steer_pool_set_reverse(steer_pool *p, bool on);
 
 #endif

@@ -120,7 +120,7 @@ static inline steer_vec2 vel_of(const steer_vehicles *v, size_t i)
 }
 
 /* Below this many vehicles more threads cost more than they save. */
-#define PARALLEL_MIN_VEHICLES 4096
+#define PARALLEL_MIN_VEHICLES 1024
 
 /* The parts a phase over `work` items is split into: one per thread of the world's
  * pool when the work is big enough to pay for them, else 1. Each part of every
