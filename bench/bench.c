@@ -9,7 +9,8 @@
  * phase by phase. --threads 1,2,4 runs the same start once per thread count and
  * ends with a scaling table, and whether every count gave the one-thread bits.
  * --crowd N times a crowd instead (crowd.c): N walkers with avoidance on, each to a
- * random goal, among obstacles. --avoid --obstacles M times N flocking boids with
+ * random goal, among obstacles. --circle N runs RVO2's Circle scene until every agent
+ * is home (circle.c). --avoid --obstacles M times N flocking boids with
  * avoid on among M drifting circles against the same among none (obstacles.c). */
 #define _GNU_SOURCE /* mallinfo2 */
 #include <malloc.h>
@@ -22,6 +23,7 @@
 
 #include "behaviors.h"
 #include "bench_util.h"
+#include "circle.h"
 #include "crowd.h"
 #include "obstacles.h"
 #include "scenario.h"
@@ -34,6 +36,7 @@ typedef struct bench_opts {
 	int naive, clustered;
 	int no_solid;    /* the world's solid rule off */
 	int crowd;       /* --crowd: the crowd workload (crowd.c) instead of the flock */
+	int circle;      /* --circle: RVO2's Circle scene (circle.c), until all are home */
 	int avoid;       /* --avoid: boids with avoid among circles (obstacles.c) */
 	long obstacles;  /* --obstacles M: the circles of --avoid */
 	long pairs;      /* --pairs P: --avoid's interleaved pairs */
@@ -60,8 +63,10 @@ static void usage(FILE *f)
 	        "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
 	        "                   [--no-solid] [--threads N[,N...]] [--simd scalar|avx2|avx512] "
 	        "[--seed S]\n"
-	        "       steer-bench --crowd N [--ticks T] [--no-solid] [--threads N] [--simd L] "
-	        "[--seed S]\n"
+	        "       steer-bench --crowd N [--ticks T] [--no-solid] [--threads N[,N...]] "
+	        "[--simd L] [--seed S]\n"
+	        "       steer-bench --circle N [--ticks T] [--no-solid] [--threads N[,N...]] "
+	        "[--simd L]\n"
 	        "       steer-bench [N] --avoid --obstacles M [--ticks T] [--pairs P]\n"
 	        "                   [--no-solid] [--threads N] [--simd L] [--seed S]\n"
 	        "  N             boids (default 10000)\n"
@@ -76,6 +81,9 @@ static void usage(FILE *f)
 	        "  --crowd N     N walkers with avoidance on, each to a random goal (a new one\n"
 	        "                on arrival) among circles and walls, at the flock's density;\n"
 	        "                timed after 10 untimed ticks\n"
+	        "  --circle N    RVO2's Circle scene (250 agents on a circle of radius 200, each\n"
+	        "                to the point opposite; copies 500 apart up to N), run until\n"
+	        "                every agent is home or T ticks (default 10000) have passed\n"
 	        "  --avoid       N (default 5000) flocking boids with avoid on in a wrap world\n"
 	        "                of 4000 x 3000 per 5,000, among --obstacles M drifting circles,\n"
 	        "                against the same among none: P (default 5) interleaved pairs\n"
@@ -131,6 +139,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			o->crowd = 1;
 			o->n = strtol(val, NULL, 10);
 			i++;
+		} else if (!strcmp(a, "--circle") && val) {
+			o->circle = 1;
+			o->n = strtol(val, NULL, 10);
+			i++;
 		} else if (!strcmp(a, "--avoid")) {
 			o->avoid = 1;
 		} else if (!strcmp(a, "--obstacles") && val) {
@@ -173,12 +185,12 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			return -1;
 		}
 	}
-	if (o->crowd && (o->naive || o->clustered || o->nthreads > 1)) {
-		fprintf(stderr, "steer-bench: --crowd takes one thread count, and neither "
-		                "--naive nor --clustered\n");
+	if ((o->crowd || o->circle) && (o->naive || o->clustered || (o->crowd && o->circle))) {
+		fprintf(stderr, "steer-bench: --crowd and --circle take neither --naive nor "
+		                "--clustered, nor each other\n");
 		return -1;
 	}
-	if (o->avoid && (o->crowd || o->naive || o->clustered || o->nthreads > 1 ||
+	if (o->avoid && (o->crowd || o->circle || o->naive || o->clustered || o->nthreads > 1 ||
 	                 o->obstacles < 0 || o->pairs < 0)) {
 		fprintf(stderr, "steer-bench: --avoid takes one thread count, obstacles and pairs "
 		                ">= 0, and none of --crowd, --naive, --clustered\n");
@@ -435,12 +447,7 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	timing grid = run(w, NULL, o->ticks, (size_t)o->n);
 	size_t heap1 = heap_bytes() - naive_bytes;
 	print_timing("grid:", &grid);
-	steer_phase_times ph = steer_world_phase_times(w);
-	if (ph.ticks)
-		printf("grid phases:       mean ms per tick: index %.3f (grid, cell sort, order, "
-		       "re-sorts), forces %.3f, moves %.3f, bodies %.3f\n",
-		       ph.index_s * 1e3 / (double)ph.ticks, ph.forces_s * 1e3 / (double)ph.ticks,
-		       ph.moves_s * 1e3 / (double)ph.ticks, ph.bodies_s * 1e3 / (double)ph.ticks);
+	bench_print_phases("grid phases:      ", w);
 	if (o->naive) {
 		timing naive =
 		    run(NULL, &nv, o->ticks ? o->ticks : (grid.ticks < 20 ? grid.ticks : 20),
@@ -486,7 +493,32 @@ int main(int argc, char **argv)
 	if (o.crowd) {
 		crowd_opts c = {o.n,          o.ticks, 10,     o.neighbours,
 		                o.threads[0], o.simd,  o.seed, o.no_solid};
-		return crowd_bench(&c);
+		bench_figures f[16];
+		for (int k = 0; k < o.nthreads; k++) {
+			if (k)
+				printf("\n");
+			c.threads = o.threads[k];
+			if (crowd_bench(&c, &f[k]) != 0)
+				return 1;
+			c.ticks = f[0].ticks; /* every count as many ticks as the first */
+		}
+		if (o.nthreads > 1)
+			bench_print_scaling(f, o.nthreads);
+		return 0;
+	}
+	if (o.circle) {
+		circle_opts c = {o.n, o.ticks ? o.ticks : 10000, 1, o.simd, o.seed, o.no_solid};
+		bench_figures f[16];
+		for (int k = 0; k < o.nthreads; k++) {
+			if (k)
+				printf("\n");
+			c.threads = o.threads[k];
+			if (circle_bench(&c, &f[k]) != 0)
+				return 1;
+		}
+		if (o.nthreads > 1)
+			bench_print_scaling(f, o.nthreads);
+		return 0;
 	}
 	bench_result r[16];
 	for (int k = 0; k < o.nthreads; k++) {
@@ -499,16 +531,11 @@ int main(int argc, char **argv)
 			o.ticks = r[0].grid.ticks;
 	}
 	if (o.nthreads > 1) {
-		printf(
-		    "\nscaling: threads  mean ms/tick  p50 ms  speedup  same bits as %d thread%s\n",
-		    o.threads[0], o.threads[0] == 1 ? "" : "s");
+		bench_figures f[16];
 		for (int k = 0; k < o.nthreads; k++)
-			printf("         %7d  %12.3f  %6.3f  %6.2fx  %s\n", o.threads[k],
-			       r[k].grid.mean_ms, r[k].grid.p50_ms,
-			       r[0].grid.mean_ms / r[k].grid.mean_ms,
-			       k == 0                   ? "-"
-			       : r[k].bits == r[0].bits ? "yes"
-			                                : "NO");
+			f[k] = (bench_figures){o.threads[k], r[k].grid.ticks, r[k].grid.mean_ms,
+			                       r[k].grid.p50_ms, r[k].bits};
+		bench_print_scaling(f, o.nthreads);
 	}
 	return 0;
 }

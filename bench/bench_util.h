@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,6 +78,42 @@ static inline steer_status bench_add_flock(steer_world *w, long n, double side,
 			return st;
 	}
 	return STEER_OK;
+}
+
+/* Where world w's timed ticks went, phase by phase (steer_world_time_phases), on one
+ * line that begins with `label`. */
+static inline void bench_print_phases(const char *label, const steer_world *w)
+{
+	steer_phase_times ph = steer_world_phase_times(w);
+	if (!ph.ticks)
+		return;
+	double t = (double)ph.ticks;
+	printf("%s mean ms per tick: index %.3f (grid, cell sort, order, re-sorts), forces "
+	       "%.3f, moves %.3f, bodies %.3f\n",
+	       label, ph.index_s * 1e3 / t, ph.forces_s * 1e3 / t, ph.moves_s * 1e3 / t,
+	       ph.bodies_s * 1e3 / t);
+}
+
+/* One run's figures at one thread count, for the scaling table. */
+typedef struct bench_figures {
+	int threads;
+	long ticks;             /* timed */
+	double mean_ms, p50_ms; /* wall time per tick */
+	uint64_t bits;          /* bench_state_hash at the end */
+} bench_figures;
+
+/* The scaling table of runs r[0..n) of one workload from the same start: the speedup
+ * of each over the first, and whether it ended with the first one's bits. */
+static inline void bench_print_scaling(const bench_figures *r, int n)
+{
+	printf("\nscaling: threads  mean ms/tick  p50 ms  speedup  same bits as %d thread%s\n",
+	       r[0].threads, r[0].threads == 1 ? "" : "s");
+	for (int k = 0; k < n; k++)
+		printf("         %7d  %12.3f  %6.3f  %6.2fx  %s\n", r[k].threads, r[k].mean_ms,
+		       r[k].p50_ms, r[0].mean_ms / r[k].mean_ms,
+		       k == 0                   ? "-"
+		       : r[k].bits == r[0].bits ? "yes"
+		                                : "NO");
 }
 
 #endif

@@ -127,28 +127,30 @@ static int tick(crowd_run *r, double reach)
 	return retarget(r, reach);
 }
 
-/* Overlapping pairs and agents inside shapes at the end, and the mean speed. */
-static int report_state(const crowd_run *r, double radius)
+/* Overlapping pairs and agents inside shapes at the end, and the mean speed; *bits
+ * gets the state's hash. */
+static int report_state(const crowd_run *r, double radius, uint64_t *bits_out)
 {
 	const steer_vehicles *v = steer_world_vehicles(r->w);
 	long n = (long)v->count;
 	double speed = 0;
 	for (size_t i = 0; i < v->count; i++)
 		speed += hypot(v->vx[i], v->vy[i]);
-	long pairs = crowd_overlaps(v->px, v->py, n, radius, r->layout.side);
+	long pairs = crowd_overlaps(v->px, v->py, n, radius, r->layout.side, NULL);
 	long inside = crowd_inside_shapes(&r->layout, v->px, v->py, n, radius);
 	if (pairs < 0)
 		return fail("counting overlaps", STEER_ERR_NOMEM);
 	uint64_t bits = bench_state_hash(v);
 	if (!bits)
 		return fail("hashing the state", STEER_ERR_NOMEM);
+	*bits_out = bits;
 	printf("at the end: mean speed %.1f, %ld overlapping pairs, %ld inside an obstacle "
 	       "(beyond 1%% of the radius); state %016llx\n",
 	       speed / (double)n, pairs, inside, (unsigned long long)bits);
 	return 0;
 }
 
-int crowd_bench(const crowd_opts *o)
+int crowd_bench(const crowd_opts *o, bench_figures *out)
 {
 	steer_params p = crowd_params();
 	crowd_run r;
@@ -197,6 +199,7 @@ int crowd_bench(const crowd_opts *o)
 		return fail("timing", STEER_ERR_NOMEM);
 	}
 	long arrivals0 = r.arrivals;
+	steer_world_time_phases(r.w, true);
 	double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), start = bench_clock(CLOCK_MONOTONIC);
 	for (long k = 0; k < ticks; k++) {
 		double a = bench_clock(CLOCK_MONOTONIC);
@@ -217,7 +220,9 @@ int crowd_bench(const crowd_opts *o)
 	       "ticks\n",
 	       ticks, mean, p50, cpu_ms, p50 * 1e3 / (double)o->n, cpu_ms * 1e3 / (double)o->n,
 	       r.arrivals - arrivals0);
-	int bad = report_state(&r, p.radius);
+	bench_print_phases("phases:", r.w);
+	*out = (bench_figures){o->threads, ticks, mean, p50, 0};
+	int bad = report_state(&r, p.radius, &out->bits);
 	printf("RESULT system=steer-crowd n=%ld ticks=%ld mean_ms=%.4f p50_ms=%.4f best_ms=%.4f "
 	       "cpu_ms=%.4f side=%.0f threads=%d\n",
 	       o->n, ticks, mean, p50, ms[0], cpu_ms, r.layout.side, o->threads);

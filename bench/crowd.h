@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "bench_util.h"
 #include "steer/simd.h"
 
 typedef struct crowd_opts {
@@ -19,7 +20,8 @@ typedef struct crowd_opts {
 } crowd_opts;
 
 /* Builds the workload, times it and prints the figures and a RESULT line (the format
- * of the peers' drivers). 0 on success; 1 with a message on stderr. */
-int crowd_bench(const crowd_opts *o);
+ * of the peers' drivers); *out gets them for the scaling table. 0 on success; 1 with
+ * a message on stderr. */
+int crowd_bench(const crowd_opts *o, bench_figures *out);
 
 #endif

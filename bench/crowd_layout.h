@@ -138,9 +138,11 @@ static inline void crowd_point(const crowd_layout *L, long a, long k, double *x,
 
 /* Pairs of the n discs of radius r at (x[i], y[i]) that overlap by more than 1% of r
  * (the solid rule's tolerance), through a grid of cells of 2r over [0, side]^2 (points
- * outside are clamped into it); -1 when memory runs out. Not timed: a check that a
- * run kept its bodies apart, the same for both systems. */
-static inline long crowd_overlaps(const double *x, const double *y, long n, double r, double side)
+ * outside are clamped into it); -1 when memory runs out. *deepest (when not NULL)
+ * gets the deepest overlap of any pair, 0 for none. Not timed: a check that a run
+ * kept its bodies apart, the same for both systems. */
+static inline long crowd_overlaps(const double *x, const double *y, long n, double r, double side,
+                                  double *deepest)
 {
 	double cell = 2 * r > 0 ? 2 * r : 1;
 	long m = (long)(side / cell) + 1, pairs = 0;
@@ -165,7 +167,7 @@ static inline long crowd_overlaps(const double *x, const double *y, long n, doub
 	for (long c = m * m; c > 0; c--) /* back to each cell's first */
 		start[c] = start[c - 1];
 	start[0] = 0;
-	double limit = (2 * r - 0.01 * r) * (2 * r - 0.01 * r);
+	double limit = (2 * r - 0.01 * r) * (2 * r - 0.01 * r), least = 4 * r * r;
 	for (long i = 0; i < n; i++) {
 		long cx = at[i] % m, cy = at[i] / m;
 		for (long yy = cy - 1; yy <= cy + 1; yy++)
@@ -175,11 +177,15 @@ static inline long crowd_overlaps(const double *x, const double *y, long n, doub
 				for (long q = start[yy * m + xx]; q < start[yy * m + xx + 1]; q++) {
 					long j = order[q];
 					double dx = x[j] - x[i], dy = y[j] - y[i];
-					pairs += j > i && dx * dx + dy * dy < limit;
+					double d2 = dx * dx + dy * dy;
+					pairs += j > i && d2 < limit;
+					least = j > i && d2 < least ? d2 : least;
 				}
 			}
 	}
 	free(start), free(order), free(at);
+	if (deepest)
+		*deepest = 2 * r - sqrt(least);
 	return pairs;
 }
 
