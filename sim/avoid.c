@@ -12,10 +12,16 @@
  * cell where they are evenly spread, so the search's rings grow finely. */
 #define CELL_SHARES 2.0
 
-/* The preferred velocity's wobble, as a share of its length, when it breaks a
- * line: in a perfectly symmetric crowd (a ring of vehicles bound for their
- * antipodes) every program has the same answer, and nobody gives way without it. */
-#define WOBBLE 0.01
+/* When the preferred velocity breaks a line, every avoider turns it the same way, by
+ * KEEP_SIDE radians clockwise, and wobbles it by WOBBLE of its length in a direction
+ * hashed from its id and the tick. In a symmetric crowd (a ring of vehicles bound for
+ * their antipodes) every program has the same answer, and nobody gives way without
+ * the wobble; with the wobble alone, a jam at the centre dissolves only as fast as
+ * random steps add up. Turning one way is the convention of people passing on one
+ * side: everyone's way round agrees with everyone else's, and the jam turns as a
+ * whole and unwinds (figures: docs/PERFORMANCE.md, "The crowd against RVO2"). */
+#define KEEP_SIDE 0.05
+#define WOBBLE    0.01
 
 /* The members' positions and ids in grid order (see avoid_at in world_internal.h). */
 static steer_status copy_members(steer_world *w)
@@ -432,6 +438,9 @@ steer_vec2 steer_avoid_force(const steer_world *w, size_t i, const steer_agent *
 	steer_vec2 pref = v2_add(a->v, v2_scale(force, dt / prm->mass));
 	if (steer_orca_permits(ls.at, ls.count, pref))
 		return force;
+	/* cos and sin of -KEEP_SIDE, written out: the same bits whatever the libm. */
+	const double c = 0.9987502603949663, s = -0.04997916927067833;
+	pref = v2(pref.x * c - pref.y * s, pref.x * s + pref.y * c);
 	double turn = STEER_TAU * steer_hash_unit(w->cfg.seed ^ 0x0a11d, w->v.id[i], w->tick);
 	pref = v2_add(pref, v2_scale(v2(cos(turn), sin(turn)), WOBBLE * v2_len(pref)));
 	steer_vec2 vel = steer_orca_solve(ls.at, ls.count, ls.hard, prm->max_speed, pref);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench/circle_scene.h"
 #include "check.h"
 #include "scenario.h"
 #include "testutil.h"
@@ -160,6 +161,48 @@ static void circle_of_1000(void)
 	circle_case(1000, 7000, 240);
 }
 
+/* RVO2's own Circle (examples/Circle.cc, bench/circle_layout.h), three copies side by
+ * side, with RVO2's settings: every agent gets within its radius of the point
+ * opposite, all at once, within 60% of RVO2's ticks for one copy (4,178, measured
+ * with bench/peers/rvo2.sh). The jam at each centre has to dissolve on its own: a
+ * crowd that only wobbles its way out (sim/avoid.c without KEEP_SIDE) needs 3,620
+ * ticks here and fails. No two bodies ever overlap. */
+static void rvo2_circle_copies_get_home(void)
+{
+	circle_layout L = circle_layout_make(3 * CIRCLE_AGENTS);
+	steer_world_config cfg = circle_config(&L, 1);
+	steer_world *w = steer_world_create(&cfg);
+	CHECK(w != NULL, "no world");
+	steer_params p = circle_params();
+	steer_vec2 *goal = malloc((size_t)L.n * sizeof *goal);
+	uint32_t *id = malloc((size_t)L.n * sizeof *id);
+	by_x *scratch = malloc((size_t)L.n * sizeof *scratch);
+	if (!goal || !id || !scratch)
+		abort();
+	for (long a = 0; a < L.n; a++) {
+		CHECK(circle_add_agent(w, &L, a, &p, &id[a]) == STEER_OK, "agent %ld not added", a);
+		circle_goal(&L, a, &goal[a].x, &goal[a].y);
+	}
+	const long limit = 4178 * 6 / 10;
+	long t = 0, away = L.n;
+	double worst = 0;
+	while (away > 0 && t < limit) {
+		step(w, 1);
+		t++;
+		worst = fmax(worst, worst_overlap(w, scratch));
+		away = 0;
+		for (long a = 0; a < L.n; a++)
+			away += dist(pos(w, id[a]), goal[a]) > CIRCLE_BODY;
+	}
+	CHECK(away == 0, "%ld of %ld agents not home after %ld ticks", away, L.n, t);
+	CHECK(worst <= OVERLAP_TOLERANCE, "bodies overlapped by %.3f of a radius", worst);
+	printf("     RVO2's Circle, 3 copies: all home after %ld ticks (RVO2: 4,178 for one); "
+	       "deepest overlap %.4f of a radius\n",
+	       t, worst);
+	free(goal), free(id), free(scratch);
+	steer_world_destroy(w);
+}
+
 /* In the server's default world (1000 x 600), each crowd scenario sets solid bodies
  * on (even after `world solid off`), and places walkers and goals inside the bounds,
  * none overlapping another at the start. */
@@ -230,6 +273,7 @@ int main(int argc, char **argv)
 	RUN(crossing_crowds_pass);
 	RUN(doorway_crowd_leaves);
 	RUN(circle_of_100);
+	RUN(rvo2_circle_copies_get_home);
 	if (!quick)
 		RUN(circle_of_1000);
 	return CHECK_DONE();
