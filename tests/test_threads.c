@@ -1,18 +1,24 @@
 /* The tick on any number of threads: the thread pool itself, and the promise that a
  * world gives the same bits for every thread count. Each world below is run with 1,
- * 2, 3, 4 and 7 threads (3, 4 and 7 split the work into parts of uneven sizes and
- * rows) and compared with the one-thread run slot for slot, bit for bit. */
+ * 2, 3, 4, 7 and 16 threads (3, 4 and 7 split the work into parts of uneven sizes
+ * and rows; 16 is more than this machine's cores) and compared with the one-thread
+ * run slot for slot, bit for bit; some again with the pool taking every job's parts
+ * last first, which changes nothing unless a phase's parts are combined in the
+ * order they ran. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "../bench/circle_scene.h"
+#include "../bench/crowd_layout.h"
 #include "check.h"
 #include "grid.h"
 #include "pool.h"
 #include "scenario.h"
 #include "testutil.h"
+#include "world_internal.h"
 
-static const int thread_counts[] = {1, 2, 3, 4, 7};
+static const int thread_counts[] = {1, 2, 3, 4, 7, 16};
 #define COUNTS ((int)(sizeof thread_counts / sizeof thread_counts[0]))
 
 /* --- the pool ------------------------------------------------------------------ */
@@ -168,24 +174,34 @@ static int same_world(const steer_world *a, const steer_world *b, char *why, siz
 /* A world built and run by `run` on each thread count, compared with one thread's. */
 typedef steer_world *(*world_run)(int threads);
 
-static void same_bits_for_every_count(const char *name, world_run run)
+/* The world on each of `counts` threads against the one-thread world. */
+static void same_bits_on(const char *name, world_run run, const int *counts, int ncounts)
 {
 	steer_world *ref = run(1);
 	CHECK(steer_world_vehicles(ref)->count > 0, "%s: an empty world proves nothing", name);
-	for (int k = 1; k < COUNTS; k++) {
-		steer_world *w = run(thread_counts[k]);
+	for (int k = 0; k < ncounts; k++) {
+		steer_world *w = run(counts[k]);
 		char why[96] = "";
 		CHECK(same_world(ref, w, why, sizeof why), "%s: %d threads differ from one: %s",
-		      name, thread_counts[k], why);
+		      name, counts[k], why);
 		steer_world_destroy(w);
 	}
 	steer_world_destroy(ref);
 }
 
+static void same_bits_for_every_count(const char *name, world_run run)
+{
+	same_bits_on(name, run, thread_counts + 1, COUNTS - 1);
+}
+
+/* Whether the worlds made from here on take their parts last first. */
+static bool reverse_parts;
+
 static void set_threads(steer_world *w, int threads)
 {
 	if (steer_world_set_threads(w, threads) != STEER_OK)
 		abort();
+	steer_pool_set_reverse(w->pool, reverse_parts);
 }
 
 /* A big flock: past every threshold for threads, the grid's included. */
@@ -595,6 +611,93 @@ static void changing_the_count_between_ticks_gives_the_same_bits(void)
 	same_bits_for_every_count("changing counts", changing_counts);
 }
 
+/* bench/crowd_layout.h's crowd (steer-bench --crowd): walkers seeking goals among
+ * circles and walls, avoiding and solid. */
+static steer_world *layout_crowd(int threads)
+{
+	steer_params p = steer_params_default();
+	p.max_speed = 50;
+	crowd_layout L = crowd_layout_make(3000, 10.0, p.radius, 7);
+	steer_world *w = make_world(L.side, L.side, STEER_EDGE_BOUNCE, 7);
+	set_threads(w, threads);
+	steer_world_set_solid(w, true);
+	for (long k = 0; k < crowd_shape_count(&L); k++) {
+		crowd_shape c = crowd_shape_at(&L, k);
+		if ((c.wall
+		         ? steer_wall_add(w, v2(c.x1, c.y1), v2(c.x2, c.y2), NULL)
+		         : steer_obstacle_add(w, v2(c.x1, c.y1), v2(0, 0), c.r, NULL)) != STEER_OK)
+			abort();
+	}
+	for (long a = 0; a < L.n; a++) {
+		double x, y, gx, gy;
+		crowd_point(&L, a, 0, &x, &y);
+		crowd_point(&L, a, 1, &gx, &gy);
+		uint32_t id = add_vehicle(w, x, y, 0, 0, &p);
+		if (steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
+		    steer_vehicle_target(w, id, STEER_SEEK, v2(gx, gy)) != STEER_OK)
+			abort();
+	}
+	step(w, 40);
+	return w;
+}
+
+/* Nine small rings of RVO2's Circle agents (circle_scene.h), 125 to a ring of radius
+ * 65, run until each ring is a jam at its centre, pressed by its solid bodies. */
+static steer_world *circle_jams(int threads)
+{
+	steer_world *w = make_world(600, 600, STEER_EDGE_BOUNCE, 3);
+	set_threads(w, threads);
+	steer_world_set_solid(w, true);
+	if (steer_world_set_tick_rate(w, 1.0 / CIRCLE_DT) != STEER_OK)
+		abort();
+	steer_params p = circle_params();
+	for (int ring = 0; ring < 9; ring++)
+		for (int k = 0; k < 125; k++) {
+			double cx = 100 + 200 * (ring % 3), cy = 100 + 200 * (ring / 3);
+			double a = STEER_TAU * k / 125;
+			uint32_t id = add_vehicle(w, cx + 65 * cos(a), cy + 65 * sin(a), 0, 0, &p);
+			if (steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
+			    steer_vehicle_target(w, id, STEER_ARRIVE,
+			                         v2(cx - 65 * cos(a), cy - 65 * sin(a))) !=
+			        STEER_OK)
+				abort();
+		}
+	step(w, 300);
+	return w;
+}
+
+static void crowds_and_circles_give_the_same_bits(void)
+{
+	same_bits_for_every_count("layout crowd", layout_crowd);
+	same_bits_for_every_count("circle jams", circle_jams);
+}
+
+/* Every job's parts taken last first: the same bits as one thread, which takes them
+ * first first. */
+static void parts_taken_last_first_give_the_same_bits(void)
+{
+	marks m = {.parts = 9};
+	steer_pool *p = steer_pool_create(3);
+	CHECK(p != NULL, "no pool");
+	for (int k = 0; k < m.parts; k++)
+		atomic_init(&m.runs[k], 0);
+	steer_pool_set_reverse(p, true);
+	steer_pool_run(p, mark, &m, m.parts);
+	for (int k = 0; k < m.parts; k++)
+		CHECK(atomic_load(&m.runs[k]) == 1, "reversed: part %d ran %d times", k,
+		      atomic_load(&m.runs[k]));
+	steer_pool_destroy(p);
+	/* One thread runs in order; three, with every part taken last first. */
+	static const int three[] = {3};
+	reverse_parts = true;
+	same_bits_on("big flock, parts last first", big_flock, three, 1);
+	same_bits_on("solid crowd, parts last first", solid_crowd, three, 1);
+	same_bits_on("solid walls, parts last first", solid_walls, three, 1);
+	same_bits_on("layout crowd, parts last first", layout_crowd, three, 1);
+	same_bits_on("circle jams, parts last first", circle_jams, three, 1);
+	reverse_parts = false;
+}
+
 /* The grid on its own, built on each count: cell for cell and member for member
  * the one-thread grid (members in index order within a cell). Clumped points, so
  * that many cells and rows hold members of several parts, and some not indexed. */
@@ -651,5 +754,7 @@ int main(void)
 	RUN(avoiding_walkers_give_the_same_bits);
 	RUN(changing_the_count_between_ticks_gives_the_same_bits);
 	RUN(solid_worlds_give_the_same_bits);
+	RUN(crowds_and_circles_give_the_same_bits);
+	RUN(parts_taken_last_first_give_the_same_bits);
 	return CHECK_DONE();
 }
