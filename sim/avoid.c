@@ -9,8 +9,15 @@
 #include "world_internal.h"
 
 /* Cells about this many vehicles' shares of the world wide: a few vehicles to a
- * cell where they are evenly spread, so the search's rings grow finely. */
-#define CELL_SHARES 2.0
+ * cell where they are evenly spread, so the search's rings grow finely. Where they
+ * crowd (a jam, a ring of walkers) a cell holds many, and each search reads them
+ * all: the cells are halved while a vehicle's cell holds more than CROWDED_CELL
+ * others on average, and doubled back when fewer than a quarter of that. Powers of
+ * two and that margin, so a crowd near the limit does not change the grid (and the
+ * storage order that follows it) every tick. */
+#define CELL_SHARES  2.0
+#define CROWDED_CELL 8.0
+#define MAX_HALVINGS 6
 
 /* When the preferred velocity breaks a line, every avoider turns it the same way, by
  * KEEP_SIDE radians clockwise, and wobbles it by WOBBLE of its length in a direction
@@ -47,6 +54,21 @@ static steer_status copy_members(steer_world *w)
 	return STEER_OK;
 }
 
+/* The next tick's cells, from how crowded this tick's are (CROWDED_CELL). The grid
+ * serves only to find each avoider's nearest: their set, and so the bits, are the
+ * same for any cells. */
+static void adapt_cells(steer_world *w, double cell)
+{
+	const steer_grid *g = &w->avoid_grid;
+	if (g->count == 0)
+		return;
+	double others = steer_grid_crowding(g) / (double)g->count - 1.0;
+	if (others > CROWDED_CELL && w->avoid_halvings < MAX_HALVINGS && cell > 4.0 * w->radius_max)
+		w->avoid_halvings++;
+	else if (others < CROWDED_CELL / 4 && w->avoid_halvings > 0)
+		w->avoid_halvings--;
+}
+
 steer_status steer_avoid_index(steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
@@ -59,10 +81,12 @@ steer_status steer_avoid_index(steer_world *w)
 		fast2 = fmax(fast2, w->obs[k].vx * w->obs[k].vx + w->obs[k].vy * w->obs[k].vy);
 	w->circle_speed_max = sqrt(fast2);
 	double share = sqrt(w->cfg.width * w->cfg.height / (double)(v->count ? v->count : 1));
-	double cell = fmax(CELL_SHARES * share, 2.0 * w->radius_max);
+	double cell = fmax(ldexp(CELL_SHARES * share, -w->avoid_halvings), 2.0 * w->radius_max);
 	steer_status st = steer_grid_build(&w->avoid_grid, w->cfg.width, w->cfg.height,
 	                                   w->cfg.edges == STEER_EDGE_WRAP, cell, v->count, v->px,
 	                                   v->py, NULL, 0);
+	if (st == STEER_OK)
+		adapt_cells(w, cell);
 	/* With nothing flocking, the avoiders are handled in this grid's order, so that
 	 * neighbours met by one are met again by the next. */
 	if (st == STEER_OK && w->grid.count == 0)

@@ -303,19 +303,6 @@ static steer_status find_circles(const scan_job *j)
 	return out->st;
 }
 
-/* How crowded the grid's cells are: the sum of their squared member counts. */
-double steer_bodies_crowding(const steer_grid *g)
-{
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	/* In whole numbers, exactly (as the doubles summed before were, below 2^53). */
-	uint64_t sum = 0;
-	for (size_t c = 0; c < cells; c++) {
-		uint64_t k = g->start[c + 1] - g->start[c];
-		sum += k * k;
-	}
-	return (double)sum;
-}
-
 /* The fastest vehicle's move this tick, an upper bound on how far any moved from the
  * position the flock's grid filed it under: from the velocities the moves left, as
  * they noted them when nothing has changed them since. */
@@ -421,7 +408,7 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok, con
 		            moved <= b->near_move * REACH_SLACK &&
 		            near_members(b, fg, &crowd) == STEER_OK;
 		if (!near)
-			crowd = f ? 0.0 : steer_bodies_crowding(fg);
+			crowd = f ? 0.0 : steer_grid_crowding(fg);
 		if (f)
 			crowd = f->crowd;
 		if (span <= fg->cw && span <= fg->ch &&

@@ -365,3 +365,16 @@ size_t steer_grid_sort_by_id(steer_grid *g, const uint32_t *id, size_t from, siz
 	}
 	return moved;
 }
+
+/* How crowded the grid's cells are: the sum of their squared member counts. */
+double steer_grid_crowding(const steer_grid *g)
+{
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	/* In whole numbers, exactly (as the doubles summed before were, below 2^53). */
+	uint64_t sum = 0;
+	for (size_t c = 0; c < cells; c++) {
+		uint64_t k = g->start[c + 1] - g->start[c];
+		sum += k * k;
+	}
+	return (double)sum;
+}

@@ -46,6 +46,10 @@ typedef struct steer_grid {
 void steer_grid_init(steer_grid *g);
 void steer_grid_free(steer_grid *g);
 
+/* How crowded the grid's cells are: the sum of their squared member counts (a
+ * member's cell holds that over count members on average, itself included). */
+double steer_grid_crowding(const steer_grid *g);
+
 /* Indexes the points i in [0, n) with (flags[i] & need) == need (flags may be NULL to
  * take every point). Cells are a little more than min_cell tall and min_cell /
  * reach_x wide, so any query of radius <= min_cell touches at most 3 rows of

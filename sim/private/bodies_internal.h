@@ -72,9 +72,6 @@ double steer_bodies_axis_delta(double d, double size, bool wrap);
  * (*moved then true). */
 steer_status steer_bodies_free_one(steer_world *w, size_t i, bool *moved);
 
-/* How crowded the grid's cells are: the sum of their squared member counts. */
-double steer_bodies_crowding(const steer_grid *g);
-
 /* The guard and the way out of regions, before any contact is looked for. *freed:
  * some vehicle jumped out of a region, maybe far from where the flock's grid filed it. */
 steer_status steer_bodies_guard_moves(steer_world *w, int parts, bool *freed);

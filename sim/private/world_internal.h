@@ -69,6 +69,7 @@ struct steer_world {
 	 * start; whether any does and the largest radius of all (kept with the
 	 * flockers' survey); the fastest vehicle's speed at the tick's start. */
 	steer_grid avoid_grid;
+	int avoid_halvings; /* the avoid grid's cells are halved this many times (avoid.c) */
 	/* Its members' positions and ids by grid position, copied at the tick's start:
 	 * the neighbour search then reads each cell's members from consecutive memory. */
 	struct {
