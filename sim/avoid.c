@@ -29,6 +29,14 @@
  * whole and unwinds (figures: docs/PERFORMANCE.md, "The crowd against RVO2"). */
 #define KEEP_SIDE 0.05
 #define WOBBLE    0.01
+/* Turning one way can also hold two vehicles against each other where a packed
+ * block leaves them no room (two walkers short of their goals at the edge of a
+ * crowd already home, still for minutes): a vehicle held up, slower than
+ * STUCK_SPEED of its max_speed, wobbles by STUCK_WOBBLE instead, in a direction kept
+ * for STUCK_HOLD ticks, so that the wobble adds up to a step aside. */
+#define STUCK_SPEED  0.1
+#define STUCK_WOBBLE 0.5
+#define STUCK_HOLD   32
 
 /* The members' positions and ids in grid order (see avoid_at in world_internal.h). */
 static steer_status copy_members(steer_world *w)
@@ -465,8 +473,14 @@ steer_vec2 steer_avoid_force(const steer_world *w, size_t i, const steer_agent *
 	/* cos and sin of -KEEP_SIDE, written out: the same bits whatever the libm. */
 	const double c = 0.9987502603949663, s = -0.04997916927067833;
 	pref = v2(pref.x * c - pref.y * s, pref.x * s + pref.y * c);
-	double turn = STEER_TAU * steer_hash_unit(w->cfg.seed ^ 0x0a11d, w->v.id[i], w->tick);
-	pref = v2_add(pref, v2_scale(v2(cos(turn), sin(turn)), WOBBLE * v2_len(pref)));
+	double slow = STUCK_SPEED * prm->max_speed;
+	bool stuck = v2_len2(a->v) < slow * slow;
+	double turn =
+	    STEER_TAU *
+	    (stuck ? steer_hash_unit(w->cfg.seed ^ 0x57c4, w->v.id[i], w->tick / STUCK_HOLD)
+	           : steer_hash_unit(w->cfg.seed ^ 0x0a11d, w->v.id[i], w->tick));
+	double wobble = (stuck ? STUCK_WOBBLE : WOBBLE) * v2_len(pref);
+	pref = v2_add(pref, v2_scale(v2(cos(turn), sin(turn)), wobble));
 	steer_vec2 vel = steer_orca_solve(ls.at, ls.count, ls.hard, prm->max_speed, pref);
 	return v2_truncate(v2_scale(v2_sub(vel, a->v), prm->mass / dt), prm->max_force);
 }

@@ -253,6 +253,17 @@ static void crossing_crowds_pass(void)
 	steer_world_destroy(w);
 }
 
+/* The crossing in a world of 3000 x 3000 (288 walkers), seed 2: two walkers coming
+ * last into a block already home once held each other still, touching, 50 u short
+ * of their goals, for minutes (each turning its blocked preference the same way). */
+static void crossing_in_a_big_world_does_not_lock(void)
+{
+	steer_world *w = make_world(3000, 3000, STEER_EDGE_WRAP, 2);
+	CHECK(steer_scenario_load(w, "crossing") == STEER_OK, "crossing did not load");
+	crowd_reaches_goals(w, "crossing, 3000 x 3000, seed 2", 90);
+	steer_world_destroy(w);
+}
+
 /* A block of 100 leaving a room through a door 40 wide, in the default world. */
 static void doorway_crowd_leaves(void)
 {
@@ -271,6 +282,7 @@ int main(int argc, char **argv)
 	int quick = argc > 1 && !strcmp(argv[1], "--quick");
 	RUN(scenarios_fit_the_world);
 	RUN(crossing_crowds_pass);
+	RUN(crossing_in_a_big_world_does_not_lock);
 	RUN(doorway_crowd_leaves);
 	RUN(circle_of_100);
 	RUN(rvo2_circle_copies_get_home);
