@@ -13,6 +13,7 @@
  * is home (circle.c). --avoid --obstacles M times N flocking boids with
  * avoid on among M drifting circles against the same among none (obstacles.c). */
 #define _GNU_SOURCE /* mallinfo2 */
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +67,7 @@ static void usage(FILE *f)
 	        "       steer-bench --crowd N [--ticks T] [--no-solid] [--threads N[,N...]] "
 	        "[--simd L] [--seed S]\n"
 	        "       steer-bench --circle N [--ticks T] [--no-solid] [--threads N[,N...]] "
-	        "[--simd L]\n"
+	        "[--simd L] [--seed S]\n"
 	        "       steer-bench [N] --avoid --obstacles M [--ticks T] [--pairs P]\n"
 	        "                   [--no-solid] [--threads N] [--simd L] [--seed S]\n"
 	        "  N             boids (default 10000)\n"
@@ -125,11 +126,36 @@ static int parse_threads(const char *list, bench_opts *o)
 	return 0;
 }
 
+/* The options that take a value. */
+static const char *const valued[] = {"--crowd",   "--circle", "--obstacles",  "--pairs", "--ticks",
+                                     "--threads", "--simd",   "--neighbours", "--seed"};
+
+/* A whole number for option `opt` (or N when opt is NULL), or -1 with a message. */
+static int whole(const char *opt, const char *val, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(val, &end, 10);
+	if (end == val || *end != '\0' || errno == ERANGE) {
+		fprintf(stderr, "steer-bench: %s takes a whole number, not '%s'\n", opt ? opt : "N",
+		        val);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		for (size_t k = 0; !val && k < sizeof valued / sizeof *valued; k++)
+			if (!strcmp(a, valued[k])) {
+				fprintf(stderr, "steer-bench: %s needs a value\n", a);
+				usage(stderr);
+				return -1;
+			}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -137,11 +163,13 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			o->naive = 1;
 		} else if (!strcmp(a, "--crowd") && val) {
 			o->crowd = 1;
-			o->n = strtol(val, NULL, 10);
+			if (whole(a, val, &o->n) != 0)
+				return -1;
 			i++;
 		} else if (!strcmp(a, "--circle") && val) {
 			o->circle = 1;
-			o->n = strtol(val, NULL, 10);
+			if (whole(a, val, &o->n) != 0)
+				return -1;
 			i++;
 		} else if (!strcmp(a, "--avoid")) {
 			o->avoid = 1;
@@ -156,7 +184,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 		} else if (!strcmp(a, "--no-solid")) {
 			o->no_solid = 1;
 		} else if (!strcmp(a, "--ticks") && val) {
-			o->ticks = strtol(val, NULL, 10);
+			if (whole(a, val, &o->ticks) != 0)
+				return -1;
 			i++;
 		} else if (!strcmp(a, "--threads") && val) {
 			if (parse_threads(val, o) != 0)
@@ -177,7 +206,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			o->seed_given = 1;
 			i++;
 		} else if (a[0] != '-') {
-			o->n = strtol(a, NULL, 10);
+			if (whole(NULL, a, &o->n) != 0)
+				return -1;
 			o->n_given = 1;
 		} else {
 			fprintf(stderr, "steer-bench: unknown argument '%s'\n", a);

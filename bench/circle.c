@@ -174,12 +174,13 @@ int circle_bench(const circle_opts *o, bench_figures *out)
 		circle_run_free(&r);
 		return 1;
 	}
-	printf("workload: circle, N=%ld in %ld copies of RVO2's Circle (%d on a circle of radius "
+	long copies = (o->n + CIRCLE_AGENTS - 1) / CIRCLE_AGENTS;
+	printf("workload: circle, N=%ld in %ld cop%s of RVO2's Circle (%d on a circle of radius "
 	       "%g, 500 apart), world %.0f x %.0f, dt %g, radius %g, max_speed %g, avoid the "
 	       "nearest %u within %g s, solid %s, threads %d, simd %s\n",
-	       o->n, (o->n + CIRCLE_AGENTS - 1) / CIRCLE_AGENTS, CIRCLE_AGENTS, CIRCLE_RADIUS,
-	       r.layout.side, r.layout.side, CIRCLE_DT, p.radius, p.max_speed, p.avoid_neighbours,
-	       p.avoid_horizon, cfg.solid ? "on" : "off", o->threads, steer_simd_name(simd));
+	       o->n, copies, copies == 1 ? "y" : "ies", CIRCLE_AGENTS, CIRCLE_RADIUS, r.layout.side,
+	       r.layout.side, CIRCLE_DT, p.radius, p.max_speed, p.avoid_neighbours, p.avoid_horizon,
+	       cfg.solid ? "on" : "off", o->threads, steer_simd_name(simd));
 	double *ms = malloc((size_t)(o->max_ticks > 0 ? o->max_ticks : 1) * sizeof *ms);
 	if (!ms) {
 		circle_run_free(&r);

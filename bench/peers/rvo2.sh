@@ -17,16 +17,23 @@ PIN=1c25b27258d191e26c2df83ff6e31abc8efbdaed
 here=$(cd "$(dirname "$0")" && pwd)
 rvo2= rounds=3 circle="250 2500 25000" crowd="10000 100000" ticks=10
 bench=build/bench/steer-bench
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--rvo2) rvo2=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
-	--circle) circle=$2; shift 2 ;;
-	--crowd) crowd=$2; shift 2 ;;
-	--ticks) ticks=$2; shift 2 ;;
-	--bench) bench=$2; shift 2 ;;
-	*) sed -n '2,15p' "$0" >&2; exit 2 ;;
+	--rvo2 | --rounds | --circle | --crowd | --ticks | --bench)
+		[ $# -ge 2 ] || { echo "rvo2.sh: $1 needs a value" >&2; exit 2; } ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "rvo2.sh: unknown option '$1'" >&2; usage; exit 2 ;;
 	esac
+	case $1 in
+	--rvo2) rvo2=$2 ;;
+	--rounds) rounds=$2 ;;
+	--circle) circle=$2 ;;
+	--crowd) crowd=$2 ;;
+	--ticks) ticks=$2 ;;
+	--bench) bench=$2 ;;
+	esac
+	shift 2
 done
 [ -n "$rvo2" ] || { echo "rvo2.sh: give --rvo2 RVO2_GIT_DIR" >&2; exit 2; }
 [ -x "$bench" ] || { echo "rvo2.sh: no steer-bench at $bench: build it first" >&2; exit 2; }
