@@ -520,31 +520,18 @@ int main(int argc, char **argv)
 		    o.seed_given ? o.seed : 3, o.no_solid};
 		return obstacles_bench(&a);
 	}
-	if (o.crowd) {
+	if (o.crowd || o.circle) {
 		crowd_opts c = {o.n,          o.ticks, 10,     o.neighbours,
 		                o.threads[0], o.simd,  o.seed, o.no_solid};
+		circle_opts cc = {o.n, o.ticks ? o.ticks : 10000, 1, o.simd, o.seed, o.no_solid};
 		bench_figures f[16];
 		for (int k = 0; k < o.nthreads; k++) {
 			if (k)
 				printf("\n");
-			c.threads = o.threads[k];
-			if (crowd_bench(&c, &f[k]) != 0)
+			c.threads = cc.threads = o.threads[k];
+			if (o.crowd ? crowd_bench(&c, &f[k]) : circle_bench(&cc, &f[k]))
 				return 1;
 			c.ticks = f[0].ticks; /* every count as many ticks as the first */
-		}
-		if (o.nthreads > 1)
-			bench_print_scaling(f, o.nthreads);
-		return 0;
-	}
-	if (o.circle) {
-		circle_opts c = {o.n, o.ticks ? o.ticks : 10000, 1, o.simd, o.seed, o.no_solid};
-		bench_figures f[16];
-		for (int k = 0; k < o.nthreads; k++) {
-			if (k)
-				printf("\n");
-			c.threads = o.threads[k];
-			if (circle_bench(&c, &f[k]) != 0)
-				return 1;
 		}
 		if (o.nthreads > 1)
 			bench_print_scaling(f, o.nthreads);

@@ -80,6 +80,46 @@ static inline steer_status bench_add_flock(steer_world *w, long n, double side,
 	return STEER_OK;
 }
 
+/* A world of cfg on `threads` threads, its lanes capped at `simd` (*got: the level it
+ * runs); NULL with a message on stderr naming `who` when it cannot be had. */
+static inline steer_world *bench_world(const steer_world_config *cfg, int threads,
+                                       steer_simd_level simd, steer_simd_level *got,
+                                       const char *who)
+{
+	steer_world *w = steer_world_create(cfg);
+	if (!w) {
+		fprintf(stderr, "%s: creating the world: %s\n", who,
+		        steer_status_str(STEER_ERR_NOMEM));
+		return NULL;
+	}
+	steer_status st = steer_world_set_threads(w, threads);
+	if (st != STEER_OK) {
+		fprintf(stderr, "%s: threads: %s\n", who, steer_status_str(st));
+		steer_world_destroy(w);
+		return NULL;
+	}
+	*got = steer_world_set_simd(w, simd);
+	return w;
+}
+
+/* By vehicle id, the agent a that got id[a] (a in [0, n)), -1 for ids no agent got:
+ * *map of *ids entries, the caller's to free. 0, or -1 when memory runs out. */
+static inline int bench_agent_map(const uint32_t *id, long n, long **map, size_t *ids)
+{
+	uint32_t top = 0;
+	for (long a = 0; a < n; a++)
+		top = id[a] > top ? id[a] : top;
+	*ids = (size_t)top + 1;
+	*map = malloc(*ids * sizeof **map);
+	if (!*map)
+		return -1;
+	for (size_t k = 0; k < *ids; k++)
+		(*map)[k] = -1;
+	for (long a = 0; a < n; a++)
+		(*map)[id[a]] = a;
+	return 0;
+}
+
 /* Where world w's timed ticks went, phase by phase (steer_world_time_phases), on one
  * line that begins with `label`. */
 static inline void bench_print_phases(const char *label, const steer_world *w)

@@ -41,7 +41,6 @@ static int add_agents(circle_run *r, const steer_params *p)
 		free(id);
 		return fail("agents", STEER_ERR_NOMEM);
 	}
-	uint32_t top = 0;
 	for (long a = 0; a < n; a++) {
 		circle_goal(&r->layout, a, &r->gx[a], &r->gy[a]);
 		steer_status st = circle_add_agent(r->w, &r->layout, a, p, &id[a]);
@@ -49,20 +48,10 @@ static int add_agents(circle_run *r, const steer_params *p)
 			free(id);
 			return fail("adding a vehicle", st);
 		}
-		top = id[a] > top ? id[a] : top;
 	}
-	r->ids = (size_t)top + 1;
-	r->agent_of = malloc(r->ids * sizeof *r->agent_of);
-	if (!r->agent_of) {
-		free(id);
-		return fail("agents", STEER_ERR_NOMEM);
-	}
-	for (size_t k = 0; k < r->ids; k++)
-		r->agent_of[k] = -1;
-	for (long a = 0; a < n; a++)
-		r->agent_of[id[a]] = a;
+	int bad = bench_agent_map(id, n, &r->agent_of, &r->ids);
 	free(id);
-	return 0;
+	return bad ? fail("agents", STEER_ERR_NOMEM) : 0;
 }
 
 /* Agents not within their radius of their goals. */
@@ -161,16 +150,9 @@ int circle_bench(const circle_opts *o, bench_figures *out)
 	r.layout = circle_layout_make(o->n);
 	steer_world_config cfg = circle_config(&r.layout, o->seed);
 	cfg.solid = !o->no_solid;
-	r.w = steer_world_create(&cfg);
-	if (!r.w)
-		return fail("creating the world", STEER_ERR_NOMEM);
-	steer_status st = steer_world_set_threads(r.w, o->threads);
-	if (st != STEER_OK) {
-		circle_run_free(&r);
-		return fail("threads", st);
-	}
-	steer_simd_level simd = steer_world_set_simd(r.w, o->simd);
-	if (add_agents(&r, &p)) {
+	steer_simd_level simd;
+	r.w = bench_world(&cfg, o->threads, o->simd, &simd, "steer-bench --circle");
+	if (!r.w || add_agents(&r, &p)) {
 		circle_run_free(&r);
 		return 1;
 	}

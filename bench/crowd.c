@@ -67,7 +67,6 @@ static int add_agents(crowd_run *r, const steer_params *p)
 		free(id);
 		return fail("agents", STEER_ERR_NOMEM);
 	}
-	uint32_t max_id = 0;
 	for (long a = 0; a < n; a++) {
 		double x, y;
 		crowd_point(&r->layout, a, 0, &x, &y);
@@ -82,20 +81,10 @@ static int add_agents(crowd_run *r, const steer_params *p)
 			free(id);
 			return fail("adding a vehicle", st);
 		}
-		max_id = id[a] > max_id ? id[a] : max_id;
 	}
-	r->ids = (size_t)max_id + 1;
-	r->agent_of = malloc(r->ids * sizeof *r->agent_of);
-	if (!r->agent_of) {
-		free(id);
-		return fail("agents", STEER_ERR_NOMEM);
-	}
-	for (size_t k = 0; k < r->ids; k++)
-		r->agent_of[k] = -1;
-	for (long a = 0; a < n; a++)
-		r->agent_of[id[a]] = a;
+	int bad = bench_agent_map(id, n, &r->agent_of, &r->ids);
 	free(id);
-	return 0;
+	return bad ? fail("agents", STEER_ERR_NOMEM) : 0;
 }
 
 /* After a tick: every agent within its radius of its goal gets its next one. */
@@ -161,16 +150,9 @@ int crowd_bench(const crowd_opts *o, bench_figures *out)
 	cfg.edges = STEER_EDGE_BOUNCE;
 	cfg.seed = o->seed;
 	cfg.solid = !o->no_solid;
-	r.w = steer_world_create(&cfg);
-	if (!r.w)
-		return fail("creating the world", STEER_ERR_NOMEM);
-	steer_status st = steer_world_set_threads(r.w, o->threads);
-	if (st != STEER_OK) {
-		crowd_run_free(&r);
-		return fail("threads", st);
-	}
-	steer_simd_level simd = steer_world_set_simd(r.w, o->simd);
-	if (add_agents(&r, &p) || add_shapes(&r)) {
+	steer_simd_level simd;
+	r.w = bench_world(&cfg, o->threads, o->simd, &simd, "steer-bench --crowd");
+	if (!r.w || add_agents(&r, &p) || add_shapes(&r)) {
 		crowd_run_free(&r);
 		return 1;
 	}

@@ -5,29 +5,15 @@
 // 4th tick, the overlap count (crowd_layout.h's, as Steer's bench) are not. Prints a
 // RESULT line in steer-bench's format. Built without OpenMP: one thread.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <vector>
 
 #include "RVO.h"
+#include "peer_clock.h"
 #include "circle_layout.h"
 #include "crowd_layout.h"
-
-static double wall_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-	    .count();
-}
-
-static double cpu_s()
-{
-	timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {

@@ -8,29 +8,15 @@
 // the goal bookkeeping included as in Steer's bench). Prints a RESULT line in
 // steer-bench's format. Built without OpenMP: one thread.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <vector>
 
 #include "RVO.h"
+#include "peer_clock.h"
 #include "crowd_layout.h"
-
-static double wall_s()
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-	    .count();
-}
-
-static double cpu_s()
-{
-	timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
