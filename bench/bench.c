@@ -428,17 +428,10 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	cfg.seed = o->seed;
 	cfg.solid = !o->no_solid;
 	size_t heap0 = heap_bytes();
-	steer_world *w = steer_world_create(&cfg);
-	if (!w) {
-		fprintf(stderr, "steer-bench: out of memory\n");
+	steer_simd_level simd;
+	steer_world *w = bench_world(&cfg, threads, o->simd, &simd, "steer-bench");
+	if (!w)
 		return 1;
-	}
-	if (steer_world_set_threads(w, threads) != STEER_OK) {
-		fprintf(stderr, "steer-bench: cannot start %d threads\n", threads);
-		steer_world_destroy(w);
-		return -1;
-	}
-	steer_simd_level simd = steer_world_set_simd(w, o->simd);
 	steer_rng *rng = steer_world_rng(w);
 	for (long k = 0; k < o->n; k++) {
 		double a = steer_rng_range(rng, 0, STEER_TAU);

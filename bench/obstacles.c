@@ -46,18 +46,11 @@ static steer_world *make_world(const obstacles_opts *o, long circles)
 	c.edges = STEER_EDGE_WRAP;
 	c.seed = o->seed;
 	c.solid = !o->no_solid;
-	steer_world *w = steer_world_create(&c);
-	if (!w) {
-		fail("creating the world", STEER_ERR_NOMEM);
+	steer_simd_level simd;
+	steer_world *w = bench_world(&c, o->threads, o->simd, &simd, "steer-bench --avoid");
+	if (!w)
 		return NULL;
-	}
-	steer_status st = steer_world_set_threads(w, o->threads);
-	if (st != STEER_OK) {
-		fail("threads", st);
-		steer_world_destroy(w);
-		return NULL;
-	}
-	steer_world_set_simd(w, o->simd);
+	steer_status st = STEER_OK;
 	steer_rng *r = steer_world_rng(w);
 	for (long k = 0; k < circles && st == STEER_OK; k++) {
 		steer_vec2 at = v2(steer_rng_range(r, 0, ww), steer_rng_range(r, 0, wh));

@@ -12,12 +12,6 @@
 #include "motion.h"
 #include "reserve.h"
 
-/* Parts for work over `count` slots or rows. */
-static int parts_for(const steer_world *w, size_t count)
-{
-	return steer_world_parts(w, count);
-}
-
 /* --- the vehicles a round involves ---------------------------------------------- */
 
 typedef struct involve_job {
@@ -135,7 +129,7 @@ static steer_status grow_inv(steer_bodies *b, size_t n)
 steer_status steer_bodies_involve(steer_world *w, steer_bodies *b)
 {
 	size_t contacts = b->pairs.count + b->circles.count + b->segs.count;
-	involve_job j = {w, b, parts_for(w, contacts), b->inv_count};
+	involve_job j = {w, b, steer_world_parts(w, contacts), b->inv_count};
 	steer_pool_run(w->pool, involve_find, &j, j.parts);
 	size_t added = 0;
 	for (int p = 0; p < j.parts; p++) {
@@ -185,7 +179,7 @@ steer_status steer_bodies_table_of_inv(steer_world *w, steer_bodies *b)
 {
 	if (steer_bodies_table_reserve(b, b->inv_count) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	rows_job j = {.w = w, .b = b, .parts = parts_for(w, b->inv_count)};
+	rows_job j = {.w = w, .b = b, .parts = steer_world_parts(w, b->inv_count)};
 	steer_pool_run(w->pool, table_part, &j, j.parts);
 	b->t_count = b->inv_count;
 	return STEER_OK;
@@ -208,7 +202,7 @@ static void write_back_part(void *arg, int part)
 
 void steer_bodies_write_back(steer_world *w, steer_bodies *b)
 {
-	rows_job j = {.w = w, .b = b, .parts = parts_for(w, b->t_count)};
+	rows_job j = {.w = w, .b = b, .parts = steer_world_parts(w, b->t_count)};
 	steer_pool_run(w->pool, write_back_part, &j, j.parts);
 }
 
@@ -231,8 +225,11 @@ static void moved_part(void *arg, int part)
 
 bool steer_bodies_moved_beyond(steer_world *w, steer_bodies *b, bool wrap, double limit)
 {
-	rows_job j = {
-	    .w = w, .b = b, .parts = parts_for(w, b->t_count), .wrap = wrap, .limit = limit};
+	rows_job j = {.w = w,
+	              .b = b,
+	              .parts = steer_world_parts(w, b->t_count),
+	              .wrap = wrap,
+	              .limit = limit};
 	steer_pool_run(w->pool, moved_part, &j, j.parts);
 	for (int p = 0; p < j.parts; p++)
 		if (j.moved[p])
@@ -270,6 +267,6 @@ static void velocities_part(void *arg, int part)
 
 void steer_bodies_settle_velocities(steer_world *w, steer_bodies *b, bool wrap)
 {
-	rows_job j = {.w = w, .b = b, .parts = parts_for(w, b->inv_count), .wrap = wrap};
+	rows_job j = {.w = w, .b = b, .parts = steer_world_parts(w, b->inv_count), .wrap = wrap};
 	steer_pool_run(w->pool, velocities_part, &j, j.parts);
 }
