@@ -80,6 +80,11 @@ void steer_bodies_free(steer_bodies *b)
 	free(b->try_);
 	free(b->mark);
 	free(b->mark_at);
+	steer_body_islands *is = &b->islands;
+	void *isl[] = {is->up,      is->of,    is->circ_at, is->pair_at, is->seg_at,
+	               is->circles, is->pairs, is->segs,    is->open,    is->kept};
+	for (size_t k = 0; k < sizeof isl / sizeof *isl; k++)
+		free(isl[k]);
 	steer_bodies_init(b);
 }
 
@@ -505,8 +510,11 @@ static steer_status guard_one(steer_world *w, size_t i, steer_geom_hits *hits)
 		double tc, t;
 		if (!steer_seg_cross(v2(0, 0), d, a, e, &tc))
 			continue;
+		/* The centre crosses, so the disc touched it first; a sweep that finds no
+		 * touch started touching, at the threshold's rounding (a vehicle the
+		 * passes left at exactly its radius from the segment): it stops there. */
 		if (!steer_swept_disc_segment(v2(0, 0), d, r, a, e, &t))
-			t = tc;
+			t = 0.0;
 		if (t < first) {
 			first = t;
 			fa = a;

@@ -45,6 +45,20 @@ typedef struct steer_slot_list {
 
 #define STEER_BODY_ELSEWHERE UINT32_MAX
 
+/* A round's contacts by island (table rows joined by pairs; bodies_settle.c): each
+ * island's circle, pair and segment contacts in the round's order, and the islands
+ * the passes still go over. */
+typedef struct steer_body_islands {
+	uint32_t *up, *of; /* per row: the union-find's links, then the row's island */
+	/* Per island and one more: where its circle, pair and segment contacts begin. */
+	uint32_t *circ_at, *pair_at, *seg_at;
+	steer_body_pair *circles, *pairs, *segs; /* the contacts, island by island */
+	uint32_t *open, *kept;    /* the unsettled islands, ascending; each part's kept */
+	size_t count, open_count; /* islands; those still open */
+	size_t rows_cap;          /* of up .. seg_at, open and kept */
+	size_t circles_cap, pairs_cap, segs_cap;
+} steer_body_islands;
+
 /* The pass's scratch, kept by the world between ticks. */
 typedef struct steer_bodies {
 	steer_grid grid; /* all vehicles, when the flock's grid will not do */
@@ -70,6 +84,7 @@ typedef struct steer_bodies {
 	uint32_t *tid, *tslot;
 	double *tx, *ty, *tr, *tm, *trx, *try_;
 	size_t t_count, t_cap;
+	steer_body_islands islands; /* the table's, while the passes run */
 	/* Over parts of one world: each circle contact's place in its circle's search
 	 * (the cells' rows and columns around it), parallel to circles; and the slots
 	 * of the rows this part sent to be resolved, in order. */

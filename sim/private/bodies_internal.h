@@ -16,7 +16,7 @@
  * or a flock, it bounds the tick of bodies piled where they cannot all fit, which
  * then spread over the next ticks. The floor leaves a small world's tightest crowds
  * (a couple of hundred vehicles arriving on one point) the passes they ask for. */
-#define WORK_PER_VEHICLE 16
+#define WORK_PER_VEHICLE 32
 #define WORK_FLOOR       (1u << 16)
 /* Relative slack on reaches compared with cell sizes, far above rounding. */
 #define REACH_SLACK (1.0 + 1e-6)
@@ -85,8 +85,10 @@ void steer_bodies_table_row(const steer_world *w, steer_bodies *b, size_t k, uin
 /* The table's positions into the world, for the rows that are this world's. */
 void steer_bodies_write_back(steer_world *w, steer_bodies *b);
 
-/* Passes until the contacts settle, MAX_PASSES of them, or until the next would
- * take the tick's work past its budget (the tick's first pass always runs).
+/* Passes over the table's islands (rows joined by pairs), each until it settles,
+ * MAX_PASSES in all, or until the next pass would take the tick's work past its
+ * budget (the tick's first pass always runs). A pass's work is the contacts of the
+ * islands still unsettled. (bodies_settle.c)
  *
  * Over parts (sh, collective), each part passes over its own table at once: the
  * islands in different tables share no vehicle, so the order between them changes
@@ -94,6 +96,10 @@ void steer_bodies_write_back(steer_world *w, steer_bodies *b);
  * any part's are unsettled: every part takes the same passes one world would. */
 steer_status steer_bodies_settle(const steer_world *w, steer_bodies *b, bool wrap,
                                  const steer_bodies_share *sh, steer_status st);
+
+/* A unit direction for two bodies (ids a and b, or a body and a circle) on the same
+ * point, from who they are and when. */
+steer_vec2 steer_bodies_tie_direction(const steer_world *w, uint32_t a, uint32_t b);
 
 /* Whether some vehicle has moved further than limit since the round's detection. */
 bool steer_bodies_moved_beyond(steer_world *w, steer_bodies *b, bool wrap, double limit);
