@@ -226,13 +226,17 @@ static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, 
 static void scan_part(void *arg, int part)
 {
 	const scan_job *j = arg;
-	steer_body_buf *out = &j->b->part[part];
-	out->count = 0;
-	out->st = STEER_OK;
+	/* The list's count is written at every contact: kept on this thread's stack
+	 * while the part runs, as the parts' lists lie side by side and would share
+	 * cache lines. */
+	steer_body_buf out = j->b->part[part];
+	out.count = 0;
+	out.st = STEER_OK;
 	/* A relative hair more, for the rounding of positions into cells. */
 	double reach = (sqrt(j->near2) + j->extra) * REACH_SLACK;
 	scan_cells(j, steer_grid_part_cell(j->pg, part, j->parts),
-	           steer_grid_part_cell(j->pg, part + 1, j->parts), reach, out);
+	           steer_grid_part_cell(j->pg, part + 1, j->parts), reach, &out);
+	j->b->part[part] = out;
 }
 
 /* Within each of the part's cells of the pass's own grid, members in id order (the
@@ -574,17 +578,20 @@ static void guard_part(void *arg, int part)
 	guard_job *j = arg;
 	steer_world *w = j->w;
 	steer_status st = STEER_OK;
-	j->freed[part] = false;
+	bool freed = false;
+	steer_geom_hits hits = w->avoid_hits[part]; /* on this thread's stack (see scan_part) */
 	size_t to = steer_part_from(w->v.count, part + 1, j->parts);
 	for (size_t i = steer_part_from(w->v.count, part, j->parts); i < to && st == STEER_OK;
 	     i++) {
 		if (steer_bodies_is_copy(w, i))
 			continue; /* its owner moves it */
 		if (j->starts)
-			st = guard_one(w, i, &w->avoid_hits[part]);
+			st = guard_one(w, i, &hits);
 		if (st == STEER_OK && j->regions)
-			st = steer_bodies_free_one(w, i, &j->freed[part]);
+			st = steer_bodies_free_one(w, i, &freed);
 	}
+	w->avoid_hits[part] = hits;
+	j->freed[part] = freed;
 	j->st[part] = st;
 }
 
@@ -645,13 +652,17 @@ static void segs_part(void *arg, int part)
 {
 	const scan_job *j = arg;
 	const steer_grid *g = j->g;
-	steer_body_buf *out = &j->b->part[part];
-	out->count = 0;
-	out->st = STEER_OK;
+	/* On this thread's stack while the part runs (see scan_part). */
+	steer_body_buf out = j->b->part[part];
+	steer_geom_hits hits = j->w->avoid_hits[part];
+	out.count = 0;
+	out.st = STEER_OK;
 	size_t to = steer_part_from(g->count, part + 1, j->parts);
-	for (size_t k = steer_part_from(g->count, part, j->parts); k < to && out->st == STEER_OK;
+	for (size_t k = steer_part_from(g->count, part, j->parts); k < to && out.st == STEER_OK;
 	     k++)
-		segs_of_vehicle(j, g->items[k], &j->w->avoid_hits[part], out);
+		segs_of_vehicle(j, g->items[k], &hits, &out);
+	j->b->part[part] = out;
+	j->w->avoid_hits[part] = hits;
 }
 
 /* The segment contacts in the grid's order (cells, ids within them), into b->segs. */

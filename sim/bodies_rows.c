@@ -64,7 +64,10 @@ static void involve_find(void *arg, int part)
 {
 	involve_job *j = arg;
 	steer_bodies *b = j->b;
-	steer_slot_list *l = &b->fresh[part];
+	/* The list's count is written at every vehicle noted: kept on this thread's
+	 * stack while the part runs, as the parts' lists lie side by side and would
+	 * share cache lines. */
+	steer_slot_list list = b->fresh[part], *l = &list;
 	size_t n = j->w->v.count;
 	uint32_t lo = (uint32_t)steer_part_from(n, part, j->parts);
 	uint32_t hi = (uint32_t)steer_part_from(n, part + 1, j->parts);
@@ -78,13 +81,14 @@ static void involve_find(void *arg, int part)
 		note(b, l, b->circles.at[k].a, lo, hi);
 	for (size_t k = 0; k < b->segs.count; k++)
 		note(b, l, b->segs.at[k].a, lo, hi);
-	if (l->st != STEER_OK || l->count < 2)
-		return;
-	if (steer_reserve((void **)&l->tmp, &l->tmp_cap, l->count, sizeof *l->tmp) != STEER_OK) {
-		l->st = STEER_ERR_NOMEM;
-		return;
+	if (l->st == STEER_OK && l->count >= 2) {
+		if (steer_reserve((void **)&l->tmp, &l->tmp_cap, l->count, sizeof *l->tmp) ==
+		    STEER_OK)
+			sort_slots(l->at, l->tmp, l->count, hi);
+		else
+			l->st = STEER_ERR_NOMEM;
 	}
-	sort_slots(l->at, l->tmp, l->count, hi);
+	b->fresh[part] = list;
 }
 
 /* Part p's new vehicles into their rows of inv, with where they are and how fast

@@ -719,8 +719,13 @@ typedef struct step_job {
 static void forces_part(void *arg, int part)
 {
 	const step_job *j = arg;
+	/* The scratch's counts are written at every query: kept on this thread's stack
+	 * while the part runs, as the parts' scratch lies side by side and would share
+	 * cache lines. */
+	steer_geom_hits hits = j->w->avoid_hits[part];
 	run_forces(j->w, forces_bound(j->w, part, j->parts), forces_bound(j->w, part + 1, j->parts),
-	           &j->w->avoid_hits[part]);
+	           &hits);
+	j->w->avoid_hits[part] = hits;
 }
 
 /* Moves the part's vehicles by their forces: each reads and writes only its own
