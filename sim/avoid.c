@@ -172,9 +172,14 @@ static void offer_run(near_set *s, gathered *g, const steer_world *w, steer_vec2
 	const uint32_t *id = w->avoid_at.id;
 	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
 	double W = w->cfg.width, H = w->cfg.height, reach2 = s->reach2;
+	/* Nobody further than the set's worst is taken: such members are not gathered
+	 * either. The worst only falls as the set takes the gathered. */
+	double worst2 = s->worst2;
 	for (uint32_t k = from; k < to; k++) {
-		if (g->count == GATHER_MAX)
+		if (g->count == GATHER_MAX) {
 			take_gathered(s, w, g);
+			worst2 = s->worst2;
+		}
 		/* steer_world_delta's arithmetic, so the offsets are the same bits. */
 		double dx = x[k] - p.x, dy = y[k] - p.y;
 		if (wrap) {
@@ -187,7 +192,7 @@ static void offer_run(near_set *s, gathered *g, const steer_world *w, steer_vec2
 		g->dy[c] = dy;
 		g->d2[c] = d2;
 		g->k[c] = k;
-		g->count = c + ((d2 < reach2) & (id[k] != self));
+		g->count = c + ((d2 < reach2) & (d2 <= worst2) & (id[k] != self));
 	}
 }
 
