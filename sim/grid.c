@@ -90,6 +90,9 @@ typedef struct grid_job {
 	size_t n;
 	int parts;
 	uint32_t *row_start; /* ny + 1: where each row's members start */
+	/* By cells: each part's range of cells, its members in all, then where they
+	 * start. */
+	uint32_t cell_members[CELL_PARTS_MAX];
 } grid_job;
 
 static void count_rows(void *arg, int part)
@@ -213,6 +216,43 @@ static void place_cells(void *arg, int part)
 			g->items[cursor[g->cell[i]]++] = (uint32_t)i;
 }
 
+/* The prefix over (cell, part) split by ranges of cells: each range's members
+ * summed, then placed from where the ranges before it end. */
+static void sum_cells(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t to = steer_part_from(cells, part + 1, j->parts);
+	uint32_t sum = 0;
+	for (int k = 0; k < j->parts; k++) {
+		const uint32_t *count = cell_cursors(g, k);
+		for (size_t c = steer_part_from(cells, part, j->parts); c < to; c++)
+			sum += count[c];
+	}
+	j->cell_members[part] = sum;
+}
+
+static void start_cells(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t to = steer_part_from(cells, part + 1, j->parts);
+	uint32_t *cursor[CELL_PARTS_MAX];
+	for (int k = 0; k < j->parts; k++)
+		cursor[k] = cell_cursors(g, k);
+	uint32_t at = j->cell_members[part];
+	for (size_t c = steer_part_from(cells, part, j->parts); c < to; c++) {
+		g->start[c] = at;
+		for (int k = 0; k < j->parts; k++) {
+			uint32_t n = cursor[k][c];
+			cursor[k][c] = at;
+			at += n;
+		}
+	}
+}
+
 static steer_status build_by_cells(steer_grid *g, grid_job *j)
 {
 	size_t cells = (size_t)g->nx * (size_t)g->ny;
@@ -220,16 +260,14 @@ static steer_status build_by_cells(steer_grid *g, grid_job *j)
 	                  sizeof *g->part_fill) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	steer_pool_run(g->pool, count_cells, j, j->parts);
+	steer_pool_run(g->pool, sum_cells, j, j->parts);
 	uint32_t at = 0;
-	for (size_t c = 0; c < cells; c++) {
-		g->start[c] = at;
-		for (int k = 0; k < j->parts; k++) {
-			uint32_t *cursor = cell_cursors(g, k);
-			uint32_t n = cursor[c];
-			cursor[c] = at;
-			at += n;
-		}
+	for (int p = 0; p < j->parts; p++) {
+		uint32_t n = j->cell_members[p];
+		j->cell_members[p] = at;
+		at += n;
 	}
+	steer_pool_run(g->pool, start_cells, j, j->parts);
 	g->start[cells] = at;
 	g->count = at;
 	steer_pool_run(g->pool, place_cells, j, j->parts);
@@ -295,7 +333,13 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
 	 * index order within a cell, so the result depends only on the input. */
 	int parts = steer_pool_threads(g->pool);
 	if (parts > 1 && n >= PARALLEL_MIN_POINTS) {
-		grid_job j = {g, px, py, flags, need, n, parts, NULL};
+		grid_job j = {.g = g,
+		              .px = px,
+		              .py = py,
+		              .flags = flags,
+		              .need = need,
+		              .n = n,
+		              .parts = parts};
 		return parts <= CELL_PARTS_MAX ? build_by_cells(g, &j) : build_by_rows(g, &j);
 	}
 	build_serial(g, px, py, flags, need, n);

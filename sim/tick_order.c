@@ -162,6 +162,27 @@ static steer_status resort(steer_world *w, uint32_t *src)
 #define RESORT_SHARE 16
 #define RESORT_MOVES 4
 
+/* How many of the order's slots [from, to) are stored more than reach slots from
+ * their place, counted by parts. */
+typedef struct far_job {
+	const uint32_t *order;
+	size_t n;
+	uint32_t reach;
+	int parts;
+	size_t far[STEER_POOL_MAX_THREADS];
+} far_job;
+
+static void far_part(void *arg, int part)
+{
+	far_job *j = arg;
+	size_t to = steer_part_from(j->n, part + 1, j->parts), far = 0;
+	/* Slots fit 32 bits. One unsigned compare per slot: a distance d in
+	 * [-reach, reach] maps to [0, 2 reach], any other wraps above it. */
+	for (size_t k = steer_part_from(j->n, part, j->parts); k < to; k++)
+		far += j->order[k] - (uint32_t)k + j->reach > 2 * j->reach;
+	j->far[part] = far;
+}
+
 /* The tick's order: g's members (grid order), then, when g holds the flockers only,
  * every other vehicle in slot order. The scans walk neighbours through it, and the sums' order
  * follows it, so storage need not match it. A re-sort moves every array whole, a quarter of a big
@@ -179,12 +200,14 @@ static steer_status arrange(steer_world *w, steer_grid *g, size_t moved)
 	for (size_t i = 0; i < n && k < n; i++)
 		if (!(v->behaviors[i] & STEER_FLOCK))
 			order[k++] = (uint32_t)i;
-	/* Slots fit 32 bits. One unsigned compare per slot: a distance d in
-	 * [-reach, reach] maps to [0, 2 reach], any other wraps above it. */
-	uint32_t reach = RESORT_ROWS * (uint32_t)(nf / (size_t)g->ny + 1);
+	far_job j = {.order = order,
+	             .n = n,
+	             .reach = RESORT_ROWS * (uint32_t)(nf / (size_t)g->ny + 1),
+	             .parts = steer_world_parts(w, n)};
+	steer_pool_run(w->pool, far_part, &j, j.parts);
 	size_t far = 0;
-	for (k = 0; k < n; k++)
-		far += order[k] - (uint32_t)k + reach > 2 * reach;
+	for (int p = 0; p < j.parts; p++)
+		far += j.far[p];
 	if (far * RESORT_SHARE > n || moved > RESORT_MOVES * n)
 		return resort(w, order);
 	return STEER_OK;
