@@ -332,9 +332,127 @@ static double largest_move(const steer_world *w)
 	return sqrt(m) * steer_world_dt(w);
 }
 
+/* near_members over parts: ranges of the flock grid's members, then of its cells. */
+typedef struct near_job {
+	steer_bodies *b;
+	const steer_grid *fg;
+	size_t n, cells;
+	int parts;
+	/* Per part: the flagged members of its range (then where they start in items)
+	 * and the end of its last one (its range's start when none); the cells of its
+	 * range with members (then where they start in the list) and the end of the
+	 * last; the sum of its cells' squared counts. */
+	uint32_t kept[STEER_POOL_MAX_THREADS], kept_end[STEER_POOL_MAX_THREADS];
+	uint32_t listed[STEER_POOL_MAX_THREADS], listed_end[STEER_POOL_MAX_THREADS];
+	uint64_t sum[STEER_POOL_MAX_THREADS];
+} near_job;
+
+static void count_flagged(void *arg, int part)
+{
+	near_job *j = arg;
+	const uint32_t *near = j->b->near.at;
+	size_t from = steer_part_from(j->n, part, j->parts),
+	       to = steer_part_from(j->n, part + 1, j->parts);
+	uint32_t kept = 0, end = (uint32_t)from;
+	for (size_t m = from; m < to; m++) {
+		kept += near[m];
+		end = near[m] ? (uint32_t)m + 1 : end;
+	}
+	j->kept[part] = kept;
+	j->kept_end[part] = end;
+}
+
+/* Without a branch per member, which would be as hard to predict as the flags: each
+ * member is written where the next flagged one goes, and stays when it is flagged
+ * itself (up to the part's last flagged one, so that nothing is written into the
+ * next part's places). before[m]: the flagged members before position m. Eight flags
+ * at a time: most are all clear. */
+static void place_flagged(void *arg, int part)
+{
+	near_job *j = arg;
+	const uint32_t *restrict near = j->b->near.at;
+	const uint32_t *restrict from = j->fg->items;
+	uint32_t *restrict before = j->b->near_grid.cell, *restrict items = j->b->near_grid.items;
+	uint32_t k = j->kept[part];
+	size_t m = steer_part_from(j->n, part, j->parts), end = j->kept_end[part];
+	size_t to = steer_part_from(j->n, part + 1, j->parts);
+	for (; m + 8 <= end; m += 8) {
+		uint32_t word = 0;
+		for (int i = 0; i < 8; i++)
+			word |= near[m + (size_t)i];
+		for (int i = 0; !word && i < 8; i++)
+			before[m + (size_t)i] = k;
+		for (int i = 0; word && i < 8; i++) {
+			before[m + (size_t)i] = k;
+			items[k] = from[m + (size_t)i];
+			k += near[m + (size_t)i];
+		}
+	}
+	for (; m < end; m++) {
+		before[m] = k;
+		items[k] = from[m];
+		k += near[m];
+	}
+	for (; m < to; m++)
+		before[m] = k;
+}
+
+/* The cells' starts, how many of the part's cells have members, and crowding's sum
+ * (see there) on the way. */
+static void start_near_cells(void *arg, int part)
+{
+	near_job *j = arg;
+	const steer_grid *fg = j->fg;
+	const uint32_t *restrict before = j->b->near_grid.cell;
+	uint32_t *restrict start = j->b->near_grid.start;
+	size_t from = steer_part_from(j->cells, part, j->parts);
+	size_t to = steer_part_from(j->cells, part + 1, j->parts);
+	uint32_t s0 = before[fg->start[from]], listed = 0, end = (uint32_t)from;
+	uint64_t sum = 0;
+	for (size_t c = from; c < to; c++) {
+		uint32_t s1 = before[fg->start[c + 1]];
+		uint64_t size = fg->start[c + 1] - fg->start[c];
+		sum += size * size;
+		start[c + 1] = s1;
+		listed += s1 != s0;
+		end = s1 != s0 ? (uint32_t)c + 1 : end;
+		s0 = s1;
+	}
+	j->listed[part] = listed;
+	j->listed_end[part] = end;
+	j->sum[part] = sum;
+}
+
+/* The cells with members listed as they go by (as place_flagged places members). */
+static void list_near_cells(void *arg, int part)
+{
+	near_job *j = arg;
+	const uint32_t *restrict start = j->b->near_grid.start;
+	uint32_t *restrict list = j->b->near_cells, n = j->listed[part];
+	size_t end = j->listed_end[part];
+	for (size_t c = steer_part_from(j->cells, part, j->parts); c < end; c++) {
+		list[n] = (uint32_t)c;
+		n += start[c + 1] != start[c];
+	}
+}
+
+/* Turns each part's count into where its share starts; returns the total. */
+static uint32_t starts_of(uint32_t *count, int parts)
+{
+	uint32_t at = 0;
+	for (int p = 0; p < parts; p++) {
+		uint32_t n = count[p];
+		count[p] = at;
+		at += n;
+	}
+	return at;
+}
+
 /* The flagged members of the flock's grid (b->near), in its order, into
- * b->near_grid: the same cells, fewer members. */
-static steer_status near_members(steer_bodies *b, const steer_grid *fg, double *crowd)
+ * b->near_grid: the same cells, fewer members; over the world's threads, the same
+ * grid for any split. */
+static steer_status near_members(const steer_world *w, steer_bodies *b, const steer_grid *fg,
+                                 double *crowd)
 {
 	steer_grid *g = &b->near_grid;
 	size_t cells = (size_t)fg->nx * (size_t)fg->ny, n = fg->count;
@@ -350,46 +468,18 @@ static steer_status near_members(steer_bodies *b, const steer_grid *fg, double *
 	g->cw = fg->cw;
 	g->ch = fg->ch;
 	g->wrap = fg->wrap;
-	/* Without a branch per member, which would be as hard to predict as the flags:
-	 * each member is written where the next flagged one goes, and stays when it is
-	 * flagged itself. before[m]: the flagged members before position m. Eight flags
-	 * at a time: most are all clear. */
-	const uint32_t *restrict near = b->near.at;
-	const uint32_t *restrict from = fg->items;
-	uint32_t *restrict before = g->cell, *restrict items = g->items, k = 0;
-	size_t m = 0;
-	for (; m + 8 <= n; m += 8) {
-		uint32_t word = 0;
-		for (int i = 0; i < 8; i++)
-			word |= near[m + (size_t)i];
-		for (int i = 0; !word && i < 8; i++)
-			before[m + (size_t)i] = k;
-		for (int i = 0; word && i < 8; i++) {
-			before[m + (size_t)i] = k;
-			items[k] = from[m + (size_t)i];
-			k += near[m + (size_t)i];
-		}
-	}
-	for (; m < n; m++) {
-		before[m] = k;
-		items[k] = from[m];
-		k += near[m];
-	}
-	before[n] = k;
-	/* The starts, the cells with members listed as they go by, and crowding's sum
-	 * (see there) on the way. */
-	uint32_t *restrict list = b->near_cells, s0 = 0, nlist = 0;
-	uint64_t sum = 0;
+	near_job j = {.b = b, .fg = fg, .n = n, .cells = cells, .parts = steer_world_parts(w, n)};
+	steer_pool_run(w->pool, count_flagged, &j, j.parts);
+	uint32_t k = starts_of(j.kept, j.parts);
+	steer_pool_run(w->pool, place_flagged, &j, j.parts);
+	g->cell[n] = k; /* before[n] */
 	g->start[0] = 0;
-	for (size_t c = 0; c < cells; c++) {
-		uint32_t s1 = before[fg->start[c + 1]];
-		uint64_t size = fg->start[c + 1] - fg->start[c];
-		sum += size * size;
-		g->start[c + 1] = s1;
-		list[nlist] = (uint32_t)c;
-		nlist += s1 != s0;
-		s0 = s1;
-	}
+	steer_pool_run(w->pool, start_near_cells, &j, j.parts);
+	uint32_t nlist = starts_of(j.listed, j.parts);
+	steer_pool_run(w->pool, list_near_cells, &j, j.parts);
+	uint64_t sum = 0;
+	for (int p = 0; p < j.parts; p++)
+		sum += j.sum[p];
 	g->count = k;
 	b->near_ncells = nlist;
 	*crowd = (double)sum;
@@ -415,7 +505,7 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok, con
 		bool near = b->near.at && b->near_tick == w->tick &&
 		            j->near2 <= b->near_reach * b->near_reach &&
 		            moved <= b->near_move * REACH_SLACK &&
-		            near_members(b, fg, &crowd) == STEER_OK;
+		            near_members(w, b, fg, &crowd) == STEER_OK;
 		if (!near)
 			crowd = f ? 0.0 : steer_grid_crowding(fg);
 		if (f)
