@@ -215,16 +215,6 @@ static steer_status shared_crowd(steer_world *w, const steer_bodies_share *sh, d
 	return STEER_OK;
 }
 
-/* The lowest member of inv entry k's island, halving the path there. */
-static uint32_t island_of(uint32_t *up, uint32_t k)
-{
-	while (up[k] != k) {
-		up[k] = up[up[k]];
-		k = up[k];
-	}
-	return k;
-}
-
 /* Which of this part's own vehicles in contact it resolves itself: those in an
  * island (vehicles joined by the round's pairs) that holds no copy. Every vehicle
  * within contact reach of an own one is here (the copies reach that far), so such
@@ -245,19 +235,16 @@ static steer_status split_islands(const steer_world *w, steer_bodies *b,
 		up[k] = (uint32_t)k;
 		b->border[k] = 0;
 	}
-	for (size_t k = 0; k < b->pairs.count; k++) {
-		uint32_t ra = island_of(up, b->mark_at[b->pairs.at[k].a]);
-		uint32_t rb = island_of(up, b->mark_at[b->pairs.at[k].b]);
-		if (ra != rb)
-			up[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-	}
+	for (size_t k = 0; k < b->pairs.count; k++)
+		steer_bodies_island_join(up, b->mark_at[b->pairs.at[k].a],
+		                         b->mark_at[b->pairs.at[k].b]);
 	for (size_t k = 0; k < n; k++)
 		if (!steer_bodies_own(sh, w, b->inv[k]))
-			b->border[island_of(up, (uint32_t)k)] = 1;
+			b->border[steer_bodies_island_first(up, (uint32_t)k)] = 1;
 	b->local_count = 0;
 	for (size_t k = 0; k < n; k++) {
-		bool here =
-		    steer_bodies_own(sh, w, b->inv[k]) && !b->border[island_of(up, (uint32_t)k)];
+		bool here = steer_bodies_own(sh, w, b->inv[k]) &&
+		            !b->border[steer_bodies_island_first(up, (uint32_t)k)];
 		b->lrow[k] = here ? (uint32_t)b->local_count : UINT32_MAX;
 		if (here)
 			b->local[b->local_count++] = b->inv[k];

@@ -51,16 +51,6 @@ static steer_status reserve_islands(steer_body_islands *is, const steer_bodies *
 	return STEER_OK;
 }
 
-/* The first row of row k's island, halving the path there. */
-static uint32_t first_row(uint32_t *up, uint32_t k)
-{
-	while (up[k] != k) {
-		up[k] = up[up[k]];
-		k = up[k];
-	}
-	return k;
-}
-
 /* The contacts of from, island by island (of: each row's), each island's in their
  * order; at[i] where island i's begin, at[n] their count. */
 static void by_island(const uint32_t *of, size_t n, const steer_body_buf *from, steer_body_pair *to,
@@ -92,15 +82,12 @@ static steer_status open_islands(steer_bodies *b)
 	uint32_t *up = is->up, *of = is->of;
 	for (size_t r = 0; r < b->t_count; r++)
 		up[r] = (uint32_t)r;
-	/* Each island's first row leads it: the later of two is linked to the earlier. */
-	for (size_t k = 0; k < b->pairs.count; k++) {
-		uint32_t ra = first_row(up, b->pairs.at[k].a), rb = first_row(up, b->pairs.at[k].b);
-		if (ra != rb)
-			up[ra > rb ? ra : rb] = ra < rb ? ra : rb;
-	}
+	for (size_t k = 0; k < b->pairs.count; k++)
+		steer_bodies_island_join(up, b->pairs.at[k].a, b->pairs.at[k].b);
+	/* Islands numbered by their first rows, which come before their other rows. */
 	uint32_t n = 0;
 	for (size_t r = 0; r < b->t_count; r++) {
-		uint32_t f = first_row(up, (uint32_t)r);
+		uint32_t f = steer_bodies_island_first(up, (uint32_t)r);
 		of[r] = f == r ? n++ : of[f];
 	}
 	is->count = n;

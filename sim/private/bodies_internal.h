@@ -60,6 +60,25 @@ typedef struct grid_facts {
 
 void steer_bodies_buf_push(steer_body_buf *f, uint32_t a, uint32_t b);
 
+/* Islands of contacts by union-find (up: each entry's link, itself for a first one),
+ * every link to a lower entry: an island's first entry is its lowest. */
+static inline uint32_t steer_bodies_island_first(uint32_t *up, uint32_t k)
+{
+	while (up[k] != k) { /* halving the path */
+		up[k] = up[up[k]];
+		k = up[k];
+	}
+	return k;
+}
+
+/* Joins the islands of entries a and b: the later first entry linked to the earlier. */
+static inline void steer_bodies_island_join(uint32_t *up, uint32_t a, uint32_t b)
+{
+	uint32_t ra = steer_bodies_island_first(up, a), rb = steer_bodies_island_first(up, b);
+	if (ra != rb)
+		up[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+}
+
 const steer_params *steer_bodies_params_of(const steer_world *w, size_t i);
 
 /* Over parts of one world, whether slot i holds a copy of another part's vehicle. */
