@@ -345,6 +345,10 @@ typedef struct near_job {
 	uint32_t kept[STEER_POOL_MAX_THREADS], kept_end[STEER_POOL_MAX_THREADS];
 	uint32_t listed[STEER_POOL_MAX_THREADS], listed_end[STEER_POOL_MAX_THREADS];
 	uint64_t sum[STEER_POOL_MAX_THREADS];
+	uint32_t placed; /* the flagged members in all, as the last part found */
+	/* One part: the cells are listed as their starts are found, and the flags are
+	 * not counted first (its places end where the grid's do). */
+	bool alone;
 } near_job;
 
 static void count_flagged(void *arg, int part)
@@ -395,6 +399,8 @@ static void place_flagged(void *arg, int part)
 	}
 	for (; m < to; m++)
 		before[m] = k;
+	if (part == j->parts - 1)
+		j->placed = k;
 }
 
 /* The cells' starts, how many of the part's cells have members, and crowding's sum
@@ -404,7 +410,7 @@ static void start_near_cells(void *arg, int part)
 	near_job *j = arg;
 	const steer_grid *fg = j->fg;
 	const uint32_t *restrict before = j->b->near_grid.cell;
-	uint32_t *restrict start = j->b->near_grid.start;
+	uint32_t *restrict start = j->b->near_grid.start, *restrict list = j->b->near_cells;
 	size_t from = steer_part_from(j->cells, part, j->parts);
 	size_t to = steer_part_from(j->cells, part + 1, j->parts);
 	uint32_t s0 = before[fg->start[from]], listed = 0, end = (uint32_t)from;
@@ -414,6 +420,8 @@ static void start_near_cells(void *arg, int part)
 		uint64_t size = fg->start[c + 1] - fg->start[c];
 		sum += size * size;
 		start[c + 1] = s1;
+		if (j->alone) /* never beyond the list: listed <= c */
+			list[listed] = (uint32_t)c;
 		listed += s1 != s0;
 		end = s1 != s0 ? (uint32_t)c + 1 : end;
 		s0 = s1;
@@ -469,14 +477,22 @@ static steer_status near_members(const steer_world *w, steer_bodies *b, const st
 	g->ch = fg->ch;
 	g->wrap = fg->wrap;
 	near_job j = {.b = b, .fg = fg, .n = n, .cells = cells, .parts = steer_world_parts(w, n)};
-	steer_pool_run(w->pool, count_flagged, &j, j.parts);
-	uint32_t k = starts_of(j.kept, j.parts);
+	j.alone = j.parts == 1;
+	if (j.alone) { /* items has room for the last member's write past the end */
+		j.kept[0] = 0;
+		j.kept_end[0] = (uint32_t)n;
+	} else {
+		steer_pool_run(w->pool, count_flagged, &j, j.parts);
+		(void)starts_of(j.kept, j.parts);
+	}
 	steer_pool_run(w->pool, place_flagged, &j, j.parts);
+	uint32_t k = j.placed;
 	g->cell[n] = k; /* before[n] */
 	g->start[0] = 0;
 	steer_pool_run(w->pool, start_near_cells, &j, j.parts);
 	uint32_t nlist = starts_of(j.listed, j.parts);
-	steer_pool_run(w->pool, list_near_cells, &j, j.parts);
+	if (!j.alone)
+		steer_pool_run(w->pool, list_near_cells, &j, j.parts);
 	uint64_t sum = 0;
 	for (int p = 0; p < j.parts; p++)
 		sum += j.sum[p];
