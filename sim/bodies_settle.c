@@ -263,12 +263,13 @@ static uint64_t pass_over(const steer_world *w, steer_bodies *b, bool wrap, uint
 steer_status steer_bodies_settle(const steer_world *w, steer_bodies *b, bool wrap,
                                  const steer_bodies_share *sh, steer_status st)
 {
-	uint64_t contacts[1] = {b->pairs.count + b->circles.count + b->segs.count};
+	/* This part's contacts still open, and (contacts) the whole world's. */
+	uint64_t mine = b->pairs.count + b->circles.count + b->segs.count;
+	uint64_t contacts[1] = {mine};
 	if (st == STEER_OK)
 		st = open_islands(b);
 	if (sh)
 		st = sh->reduce(sh->ud, st, contacts, 1, NULL, 0);
-	uint64_t mine = b->pairs.count + b->circles.count + b->segs.count;
 	for (int pass = 0; st == STEER_OK && pass < MAX_PASSES && contacts[0] > 0; pass++) {
 		if (b->passes > 0 && b->work + contacts[0] > b->budget) {
 			b->over_budget = true;
