@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "orca.h"
+#include "pool.h"
 #include "reserve.h"
 #include "steer/rng.h"
 #include "world_internal.h"
@@ -77,6 +78,91 @@ static void adapt_cells(steer_world *w, double cell)
 		w->avoid_halvings--;
 }
 
+/* --- kept bounds ------------------------------------------------------------------
+ * A vehicle's nearest this tick are no further than its furthest nearest last tick,
+ * plus how far it moved, plus how far the furthest-moved vehicle moved: those last
+ * nearest are all still that close. The search starts from that bound and skips
+ * whoever lies beyond it. It finds the same set, so the same bits, only sooner. The
+ * bound holds while each slot holds the vehicle it held (any add, removal, re-sort or
+ * halo change voids all the bounds for a tick); moves of any kind, commands' too,
+ * are measured, not assumed. */
+typedef struct steer_avoid_kept {
+	double x, y;  /* where the vehicle was at the last search */
+	double base;  /* the last furthest nearest plus its own move since; inf: none */
+	double worst; /* this tick's furthest nearest; inf: none (the set was not full) */
+	uint32_t id;  /* who the slot held */
+	uint32_t cap; /* how many nearest `worst` was the furthest of */
+	uint32_t base_cap;
+} steer_avoid_kept;
+
+typedef struct kept_job {
+	steer_world *w;
+	int parts;
+	double moved[STEER_POOL_MAX_THREADS];
+	bool changed[STEER_POOL_MAX_THREADS];
+} kept_job;
+
+static void kept_part(void *arg, int part)
+{
+	kept_job *j = arg;
+	const steer_vehicles *v = &j->w->v;
+	steer_avoid_kept *kept = j->w->avoid_kept;
+	bool wrap = j->w->cfg.edges == STEER_EDGE_WRAP;
+	double W = j->w->cfg.width, H = j->w->cfg.height, moved = 0.0;
+	bool changed = false;
+	size_t to = steer_part_from(v->count, part + 1, j->parts);
+	for (size_t i = steer_part_from(v->count, part, j->parts); i < to; i++) {
+		steer_avoid_kept *k = &kept[i];
+		double dx = v->px[i] - k->x, dy = v->py[i] - k->y;
+		if (wrap) {
+			dx = steer_wrap_axis(dx, W);
+			dy = steer_wrap_axis(dy, H);
+		}
+		double d = sqrt(dx * dx + dy * dy);
+		changed |= k->id != v->id[i];
+		moved = d > moved ? d : moved; /* NaN-free: positions are finite */
+		*k = (steer_avoid_kept){v->px[i], v->py[i], k->worst + d, INFINITY,
+		                        v->id[i], 0,        k->cap};
+	}
+	j->moved[part] = moved;
+	j->changed[part] = changed;
+}
+
+/* Moves every slot's bound on to this tick. Only an optimisation: when the room
+ * cannot be had, no bound is used. */
+static void keep_bounds(steer_world *w)
+{
+	size_t n = w->v.count;
+	size_t had = w->avoid_kept_cap;
+	w->avoid_kept_valid = w->avoid_kept_ready = false;
+	if (steer_reserve((void **)&w->avoid_kept, &w->avoid_kept_cap, n, sizeof *w->avoid_kept) !=
+	    STEER_OK)
+		return;
+	if (w->avoid_kept_cap != had) /* new room: nothing kept in it */
+		for (size_t i = 0; i < w->avoid_kept_cap; i++)
+			w->avoid_kept[i] =
+			    (steer_avoid_kept){0, 0, INFINITY, INFINITY, UINT32_MAX, 0, 0};
+	kept_job j;
+	j.w = w;
+	j.parts = steer_world_parts(w, n);
+	steer_pool_run(w->pool, kept_part, &j, j.parts);
+	double moved = 0.0;
+	/* New bounds change what "how far" means. */
+	bool changed = n != w->avoid_kept_count || w->cfg.width != w->avoid_kept_width ||
+	               w->cfg.height != w->avoid_kept_height || w->cfg.edges != w->avoid_kept_edges;
+	for (int p = 0; p < j.parts; p++) {
+		moved = j.moved[p] > moved ? j.moved[p] : moved;
+		changed |= j.changed[p];
+	}
+	w->avoid_kept_count = n;
+	w->avoid_kept_width = w->cfg.width;
+	w->avoid_kept_height = w->cfg.height;
+	w->avoid_kept_edges = w->cfg.edges;
+	w->avoid_moved_max = moved;
+	w->avoid_kept_ready = true;
+	w->avoid_kept_valid = !changed;
+}
+
 steer_status steer_avoid_index(steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
@@ -99,6 +185,8 @@ steer_status steer_avoid_index(steer_world *w)
 	 * neighbours met by one are met again by the next. */
 	if (st == STEER_OK && w->grid.count == 0)
 		st = steer_world_order_by(w, &w->avoid_grid);
+	if (st == STEER_OK)
+		keep_bounds(w);
 	return st == STEER_OK ? copy_members(w) : st;
 }
 
@@ -245,6 +333,26 @@ static void offer_cells(near_set *s, gathered *gt, const steer_world *w, steer_v
 		          g->start[row + (size_t)x1 + 1]);
 }
 
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* The cell of one axis that coordinate c falls in, as the grid places members: the
+ * end cells take everything beyond them, unless the axis wraps, where cells go on
+ * (-n .. 2n - 1, enough for any window of a ring). */
+static int cell_at(double c, double cell, int n, bool wrap)
+{
+	double k = floor(c / cell);
+	int lo = wrap ? -n : 0, hi = wrap ? 2 * n - 1 : n - 1;
+	return k < lo ? lo : k > hi ? hi : (int)k;
+}
+
 /* Rings of cells outwards from the avoider's, until a ring can hold nobody nearer
  * than the set's worst (when full) or within reach. */
 static void find_near(near_set *s, const steer_world *w, size_t self)
@@ -258,22 +366,31 @@ static void find_near(near_set *s, const steer_world *w, size_t self)
 	axis_window px = {cx, cx - 1}, py = {cy, cy - 1}; /* the rings so far: none */
 	gathered gt;
 	gt.count = 0;
+	double slack = 1e-9 * (fabs(p.x) + fabs(p.y) + w->cfg.width + w->cfg.height);
 	for (int k = 0;; k++) {
 		take_gathered(s, w, &gt);
 		double floor_d = (k - 1) * cell; /* nobody in ring k is nearer */
-		double limit2 = s->count == s->cap ? s->at[s->cap - 1].d2 : s->reach2;
+		double limit2 =
+		    s->count == s->cap ? s->at[s->cap - 1].d2 : fmin(s->reach2, s->worst2);
 		if (k > 0 && floor_d * floor_d > limit2)
 			return;
 		axis_window nx = window_at(cx, k, g->nx, g->wrap);
 		axis_window ny = window_at(cy, k, g->ny, g->wrap);
 		if (k > 0 && nx.lo == px.lo && nx.hi == px.hi && ny.lo == py.lo && ny.hi == py.hi)
 			return; /* the whole grid is done */
-		for (int y = ny.lo; y <= ny.hi; y++) {
+		/* Of the ring, only the cells that reach within the limit: a box around the
+		 * avoider, a little wider than the limit for the rounding of cell bounds. */
+		double r = sqrt(limit2) + slack;
+		int x0 = imax(nx.lo, cell_at(p.x - r, g->cw, g->nx, g->wrap));
+		int x1 = imin(nx.hi, cell_at(p.x + r, g->cw, g->nx, g->wrap));
+		int y0 = imax(ny.lo, cell_at(p.y - r, g->ch, g->ny, g->wrap));
+		int y1 = imin(ny.hi, cell_at(p.y + r, g->ch, g->ny, g->wrap));
+		for (int y = y0; y <= y1; y++) {
 			if (y >= py.lo && y <= py.hi) { /* a row seen before: its new ends */
-				offer_cells(s, &gt, w, p, self_id, y, nx.lo, px.lo - 1);
-				offer_cells(s, &gt, w, p, self_id, y, px.hi + 1, nx.hi);
+				offer_cells(s, &gt, w, p, self_id, y, x0, imin(x1, px.lo - 1));
+				offer_cells(s, &gt, w, p, self_id, y, imax(x0, px.hi + 1), x1);
 			} else {
-				offer_cells(s, &gt, w, p, self_id, y, nx.lo, nx.hi);
+				offer_cells(s, &gt, w, p, self_id, y, x0, x1);
 			}
 		}
 		px = nx;
@@ -432,6 +549,23 @@ double steer_avoid_reach(const steer_world *w, const steer_params *prm, double s
 	return prm->avoid_horizon * (prm->max_speed + speed_max) + prm->radius + w->radius_max;
 }
 
+size_t steer_avoid_nearest(const steer_world *w, size_t i, uint32_t *ids)
+{
+	const steer_params *prm = steer_palette_get(&w->params, w->v.param_set[i]);
+	near_set s;
+	s.count = 0;
+	s.cap = (int)prm->avoid_neighbours;
+	s.worst2 = INFINITY;
+	if (s.cap == 0 || w->avoid_grid.count == 0)
+		return 0;
+	double reach = steer_avoid_reach(w, prm, w->speed_max);
+	s.reach2 = reach * reach;
+	find_near(&s, w, i);
+	for (int k = 0; k < s.count; k++)
+		ids[k] = s.at[k].id;
+	return (size_t)s.count;
+}
+
 /* The nearest vehicles' lines: half the avoidance against those that avoid too,
  * all of it against those that do not. */
 static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a)
@@ -447,7 +581,18 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	double reach = steer_avoid_reach(w, prm, w->speed_max);
 	assert(w->reach_limit == 0.0 || reach <= w->reach_limit);
 	s.reach2 = reach * reach;
+	steer_avoid_kept *kept = w->avoid_kept_ready ? &w->avoid_kept[i] : NULL;
+	if (kept && w->avoid_kept_valid && kept->base_cap == (uint32_t)s.cap &&
+	    kept->base < INFINITY) {
+		/* A hair over the bound: its sums rounded, it may fall short by an ulp. */
+		double b = (kept->base + w->avoid_moved_max) * (1.0 + 1e-9);
+		s.worst2 = b * b;
+	}
 	find_near(&s, w, i);
+	if (kept && s.count == s.cap) {
+		kept->worst = sqrt(s.at[s.cap - 1].d2);
+		kept->cap = (uint32_t)s.cap;
+	}
 	double dt = steer_world_dt(w);
 	for (int k = 0; k < s.count; k++) {
 		size_t j = s.at[k].slot;

@@ -672,6 +672,65 @@ static void crowds_and_circles_give_the_same_bits(void)
 	same_bits_for_every_count("circle jams", circle_jams);
 }
 
+/* Four rings of Circle agents jammed at their centres, edited between ticks: agents
+ * carried out of a jam (whose nearest then lie further than last tick's bounds
+ * allow for without the move), a quarter looking at more nearest, removals and an
+ * addition. void_kept: each tick's search starts without last tick's bounds. */
+static steer_world *edited_jams(bool void_kept)
+{
+	steer_world *w = make_world(400, 400, STEER_EDGE_BOUNCE, 5);
+	steer_world_set_solid(w, true);
+	if (steer_world_set_tick_rate(w, 1.0 / CIRCLE_DT) != STEER_OK)
+		abort();
+	steer_params p = circle_params();
+	for (int ring = 0; ring < 4; ring++)
+		for (int k = 0; k < 60; k++) {
+			double cx = 100 + 200 * (ring % 2), cy = 100 + 200 * (ring / 2);
+			double a = STEER_TAU * k / 60;
+			uint32_t id = add_vehicle(w, cx + 40 * cos(a), cy + 40 * sin(a), 0, 0, &p);
+			if (steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
+			    steer_vehicle_target(w, id, STEER_ARRIVE,
+			                         v2(cx - 40 * cos(a), cy - 40 * sin(a))) !=
+			        STEER_OK)
+				abort();
+		}
+	steer_params more = p;
+	more.avoid_neighbours = STEER_AVOID_NEIGHBOURS_MAX;
+	for (int t = 0; t < 400; t++) {
+		const steer_vehicles *v = steer_world_vehicles(w);
+		uint32_t id = v->id[(size_t)t * 37 % v->count];
+		steer_status st = STEER_OK;
+		if (t >= 150 && t % 10 == 0) /* out of its jam, into the open */
+			st = steer_vehicle_set_position(w, id, v2(200 + t % 7, 200 + t % 11));
+		else if (t >= 150 && t % 25 == 3)
+			for (size_t k = 0; k < v->count && st == STEER_OK; k += 4)
+				st = steer_vehicle_set_params(w, v->id[k], &more);
+		else if (t >= 150 && t % 40 == 7)
+			st = steer_remove(w, id);
+		else if (t >= 150 && t % 40 == 27)
+			st = steer_vehicle_enable(w, add_vehicle(w, 100, 100, 0, 0, &p),
+			                          STEER_AVOID, true);
+		if (st != STEER_OK)
+			abort();
+		if (void_kept)
+			w->avoid_kept_count = SIZE_MAX;
+		step(w, 1);
+	}
+	return w;
+}
+
+/* Kept bounds (avoid.c) only find the nearest sooner: the same bits as searches
+ * that start from nothing. */
+static void kept_bounds_find_the_same_nearest(void)
+{
+	steer_world *kept = edited_jams(false), *fresh = edited_jams(true);
+	char why[96] = "";
+	CHECK(same_world(kept, fresh, why, sizeof why),
+	      "searches from kept bounds differ from fresh ones: %s", why);
+	steer_world_destroy(kept);
+	steer_world_destroy(fresh);
+}
+
 /* Every job's parts taken last first: the same bits as one thread, which takes them
  * first first. */
 static void parts_taken_last_first_give_the_same_bits(void)
@@ -755,6 +814,7 @@ int main(void)
 	RUN(changing_the_count_between_ticks_gives_the_same_bits);
 	RUN(solid_worlds_give_the_same_bits);
 	RUN(crowds_and_circles_give_the_same_bits);
+	RUN(kept_bounds_find_the_same_nearest);
 	RUN(parts_taken_last_first_give_the_same_bits);
 	return CHECK_DONE();
 }

@@ -17,6 +17,12 @@ steer_status steer_avoid_index(struct steer_world *w);
  * fastest moves at speed_max. */
 double steer_avoid_reach(const struct steer_world *w, const steer_params *prm, double speed_max);
 
+/* The ids of vehicle i's nearest vehicles within its reach, as its avoidance takes
+ * them (by distance, then id; at most its avoid_neighbours), into ids (room for
+ * STEER_AVOID_NEIGHBOURS_MAX); returns how many. After steer_avoid_index, searching
+ * afresh (not from a kept bound). For tests. */
+size_t steer_avoid_nearest(const struct steer_world *w, size_t i, uint32_t *ids);
+
 /* The force on vehicle i (an avoider, whose agent is a) given force, the force its
  * other behaviours combine to: the one that brings it to the permitted velocity
  * nearest the velocity force would give, within max_force. Reads only the tick's

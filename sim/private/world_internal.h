@@ -77,6 +77,17 @@ struct steer_world {
 		uint32_t *id;
 		size_t cap;
 	} avoid_at;
+	/* What each slot's nearest search found last tick, so that this tick's starts
+	 * from a bound (avoid.c, "kept bounds"): by slot, valid while the slots hold
+	 * the same ids. */
+	struct steer_avoid_kept *avoid_kept;
+	size_t avoid_kept_cap;
+	size_t avoid_kept_count; /* the vehicles it was kept for, in these bounds: */
+	double avoid_kept_width, avoid_kept_height;
+	steer_edges avoid_kept_edges;
+	double avoid_moved_max; /* the furthest any vehicle moved since then */
+	bool avoid_kept_ready;  /* moved on to this tick: the search may write them */
+	bool avoid_kept_valid;  /* and the slots hold whom they held: it may read them */
 	bool avoid_any;
 	bool smooth_any; /* some vehicle's heading_smoothing is on (kept with the survey) */
 	double radius_max;
