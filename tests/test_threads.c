@@ -641,6 +641,23 @@ static steer_world *layout_crowd(int threads)
 	return w;
 }
 
+/* side x side rings of RVO2's Circle agents (circle_scene.h), n to a ring of radius r,
+ * 200 apart from (100, 100), each walking to the point opposite. */
+static void add_circle_rings(steer_world *w, int side, int n, double r)
+{
+	steer_params p = circle_params();
+	for (int ring = 0; ring < side * side; ring++)
+		for (int k = 0; k < n; k++) {
+			double cx = 100 + 200 * (ring % side), cy = 100 + 200 * (ring / side);
+			double a = STEER_TAU * k / n;
+			uint32_t id = add_vehicle(w, cx + r * cos(a), cy + r * sin(a), 0, 0, &p);
+			if (steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
+			    steer_vehicle_target(w, id, STEER_ARRIVE,
+			                         v2(cx - r * cos(a), cy - r * sin(a))) != STEER_OK)
+				abort();
+		}
+}
+
 /* Nine small rings of RVO2's Circle agents (circle_scene.h), 125 to a ring of radius
  * 65, run until each ring is a jam at its centre, pressed by its solid bodies. */
 static steer_world *circle_jams(int threads)
@@ -650,18 +667,7 @@ static steer_world *circle_jams(int threads)
 	steer_world_set_solid(w, true);
 	if (steer_world_set_tick_rate(w, 1.0 / CIRCLE_DT) != STEER_OK)
 		abort();
-	steer_params p = circle_params();
-	for (int ring = 0; ring < 9; ring++)
-		for (int k = 0; k < 125; k++) {
-			double cx = 100 + 200 * (ring % 3), cy = 100 + 200 * (ring / 3);
-			double a = STEER_TAU * k / 125;
-			uint32_t id = add_vehicle(w, cx + 65 * cos(a), cy + 65 * sin(a), 0, 0, &p);
-			if (steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
-			    steer_vehicle_target(w, id, STEER_ARRIVE,
-			                         v2(cx - 65 * cos(a), cy - 65 * sin(a))) !=
-			        STEER_OK)
-				abort();
-		}
+	add_circle_rings(w, 3, 125, 65);
 	step(w, 300);
 	return w;
 }
@@ -682,19 +688,8 @@ static steer_world *edited_jams(bool void_kept)
 	steer_world_set_solid(w, true);
 	if (steer_world_set_tick_rate(w, 1.0 / CIRCLE_DT) != STEER_OK)
 		abort();
-	steer_params p = circle_params();
-	for (int ring = 0; ring < 4; ring++)
-		for (int k = 0; k < 60; k++) {
-			double cx = 100 + 200 * (ring % 2), cy = 100 + 200 * (ring / 2);
-			double a = STEER_TAU * k / 60;
-			uint32_t id = add_vehicle(w, cx + 40 * cos(a), cy + 40 * sin(a), 0, 0, &p);
-			if (steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
-			    steer_vehicle_target(w, id, STEER_ARRIVE,
-			                         v2(cx - 40 * cos(a), cy - 40 * sin(a))) !=
-			        STEER_OK)
-				abort();
-		}
-	steer_params more = p;
+	add_circle_rings(w, 2, 60, 40);
+	steer_params p = circle_params(), more = p;
 	more.avoid_neighbours = STEER_AVOID_NEIGHBOURS_MAX;
 	for (int t = 0; t < 400; t++) {
 		const steer_vehicles *v = steer_world_vehicles(w);
