@@ -77,6 +77,28 @@ static void init_colors(tui_screen *s)
 		init_pair((short)(C_HEAT1 + k), heat[k], -1);
 }
 
+/* The numeric keypad in application mode, which keypad() turns on, sends ESC O and a
+ * letter. Terminals whose terminfo leaves these out (tmux-256color has no kent) would
+ * hand over a lone Esc, which deselects, then the letter: each is mapped to what the
+ * key shows. */
+static void define_keypad_keys(void)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} pad[] = {
+	    {"\033OM", KEY_ENTER}, {"\033Oj", '*'}, {"\033Ok", '+'}, {"\033Om", '-'},
+	    {"\033On", '.'},       {"\033Oo", '/'}, {"\033Op", '0'}, {"\033Oq", '1'},
+	    {"\033Or", '2'},       {"\033Os", '3'}, {"\033Ot", '4'}, {"\033Ou", '5'},
+	    {"\033Ov", '6'},       {"\033Ow", '7'}, {"\033Ox", '8'}, {"\033Oy", '9'},
+	};
+	for (size_t k = 0; k < sizeof pad / sizeof *pad; k++)
+		/* The terminfo's own meaning stays; a key that cannot be defined is left as
+		 * the terminal sends it, as before. */
+		if (key_defined(pad[k].seq) == 0)
+			(void)define_key(pad[k].seq, pad[k].key);
+}
+
 bool tui_screen_open(tui_screen *s)
 {
 	memset(s, 0, sizeof *s);
@@ -121,6 +143,7 @@ bool tui_screen_open(tui_screen *s)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	define_keypad_keys();
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);

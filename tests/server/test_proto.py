@@ -155,6 +155,19 @@ def test_hello_without_a_version_is_welcome():
     c.close()
 
 
+def test_hello_takes_a_name_as_long_as_the_name_command_does():
+    """A Hello's client name may be as long as `name` allows (64 characters)."""
+    c = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.protocol_version = PROTOCOL_VERSION
+    m.hello.client = "h" * 64
+    c.send(m)
+    r = c.command(line="clients")
+    expect(r.ok, r.error)
+    expect(f'"{"h" * 64}"' in r.json, r.json)
+    c.close()
+
+
 def test_stalled_reader_does_not_hurt_others():
     # 5,000 boids spread thin (short sight): ~150 KB snapshots, light ticks. A
     # sanitizer build runs several times slower: a lighter world keeps it unloaded.
@@ -290,6 +303,7 @@ for t in [test_welcome_then_snapshots_unasked, test_two_clients_share_one_world,
           test_viewport_narrows_the_stream, test_malformed_frames,
           test_old_protocol_version_is_refused,
           test_hello_without_a_version_is_welcome,
+          test_hello_takes_a_name_as_long_as_the_name_command_does,
           test_stalled_reader_does_not_hurt_others, test_who_did_what_reaches_the_others,
           test_clients_lists_every_connection, test_private_server_names_but_does_not_list]:
     checks.run(t)

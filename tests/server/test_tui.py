@@ -387,6 +387,16 @@ def test_selection_keys():
     tmux("send-keys", "-t", "tui", "Escape")
 
 
+def test_keypad_enter_runs_the_command_line():
+    # tmux's terminfo has no keypad Enter (kent): its ESC O M came as a lone Esc,
+    # which closed the line unsent.
+    tmux("send-keys", "-t", "tui", ":")
+    tmux("send-keys", "-t", "tui", "-l", "select 999998")
+    tmux("send-keys", "-t", "tui", "KPEnter")
+    wait_screen(lambda t: "select: " in t and "999998" in t, "the line sent by keypad Enter")
+    tmux("send-keys", "-t", "tui", "Escape")
+
+
 def test_selection_messages_replaced():
     # "flock: nothing selected..." stayed after Shift-Tab selected a vehicle, and
     # "following #5 (c again: off)" after Tab moved the selection
@@ -1093,6 +1103,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_command_line_editing_and_help, test_follow_across_the_wrap_edge,
           test_target_key_sends_goto,
           test_select_with_keys_and_toggle_wander, test_selection_keys,
+          test_keypad_enter_runs_the_command_line,
           test_selection_messages_replaced, test_selection_removed_elsewhere,
           test_selection_dropped_when_the_world_is_replaced, test_stats_panel,
           test_flags, test_no_color, test_dumb_terminal_says_so,
