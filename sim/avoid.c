@@ -549,17 +549,26 @@ double steer_avoid_reach(const steer_world *w, const steer_params *prm, double s
 	return prm->avoid_horizon * (prm->max_speed + speed_max) + prm->radius + w->radius_max;
 }
 
+/* An empty set for a vehicle with these parameters to fill, with no bound yet;
+ * false when it has nothing to search for. */
+static bool near_start(near_set *s, const steer_world *w, const steer_params *prm)
+{
+	s->count = 0;
+	s->cap = (int)prm->avoid_neighbours;
+	s->worst2 = INFINITY;
+	if (s->cap == 0 || w->avoid_grid.count == 0)
+		return false;
+	double reach = steer_avoid_reach(w, prm, w->speed_max);
+	assert(w->reach_limit == 0.0 || reach <= w->reach_limit);
+	s->reach2 = reach * reach;
+	return true;
+}
+
 size_t steer_avoid_nearest(const steer_world *w, size_t i, uint32_t *ids)
 {
-	const steer_params *prm = steer_palette_get(&w->params, w->v.param_set[i]);
 	near_set s;
-	s.count = 0;
-	s.cap = (int)prm->avoid_neighbours;
-	s.worst2 = INFINITY;
-	if (s.cap == 0 || w->avoid_grid.count == 0)
+	if (!near_start(&s, w, steer_palette_get(&w->params, w->v.param_set[i])))
 		return 0;
-	double reach = steer_avoid_reach(w, prm, w->speed_max);
-	s.reach2 = reach * reach;
 	find_near(&s, w, i);
 	for (int k = 0; k < s.count; k++)
 		ids[k] = s.at[k].id;
@@ -573,14 +582,8 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	const steer_vehicles *v = &w->v;
 	const steer_params *prm = a->prm;
 	near_set s;
-	s.count = 0;
-	s.cap = (int)prm->avoid_neighbours;
-	s.worst2 = INFINITY;
-	if (s.cap == 0 || w->avoid_grid.count == 0)
+	if (!near_start(&s, w, prm))
 		return;
-	double reach = steer_avoid_reach(w, prm, w->speed_max);
-	assert(w->reach_limit == 0.0 || reach <= w->reach_limit);
-	s.reach2 = reach * reach;
 	steer_avoid_kept *kept = w->avoid_kept_ready ? &w->avoid_kept[i] : NULL;
 	if (kept && w->avoid_kept_valid && kept->base_cap == (uint32_t)s.cap &&
 	    kept->base < INFINITY) {
