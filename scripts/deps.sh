@@ -6,7 +6,13 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libuv1-dev libnanopb-dev nanopb protobuf-compiler
           python3 python3-protobuf libncurses-dev libedit-dev libjansson-dev tmux netcat-openbsd
           python3-venv python3-pip python3-setuptools
-          openmpi-bin libopenmpi-dev libtrilinos-zoltan-dev)
+          openmpi-bin libopenmpi-dev libtrilinos-zoltan-dev
+          libwebsockets-dev libwebsockets-evlib-uv chromium)
+# The page (web/) is built with Node.js and npm; a machine that has them from
+# elsewhere (a newer Node.js) keeps its own.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, starts steer-server with the flock
-# scenario on ports 7700 (protobuf) and 7701 (commands) when they are free, else on
-# free ones, and opens the terminal client on it. Quitting the client (q) stops that
+# scenario on ports 7700 (protobuf), 7701 (commands) and 7702 (the page for browsers)
+# when they are free, else on free ones, and opens the terminal client on it. Quitting the client (q) stops that
 # server. Extra arguments go to steer-server. The server's log is kept in the
 # per-user state directory ($XDG_STATE_HOME/steer, else ~/.local/state/steer).
 set -euo pipefail
@@ -77,14 +77,25 @@ if ! start 7700 7701 "$@"; then
   else
     failed
   fi
-  start 0 0 "${extra[@]}" "$@" || failed
+  start 0 0 --http 0 "${extra[@]}" "$@" || failed
 fi
+# The page's line follows the command port's, unless it is off or its port taken.
+for _ in $(seq 40); do
+  grep -q -e '^listening web' "$ports" || grep -q -e 'no page for browsers' "$log" && break
+  sleep 0.05
+done
 proto=$(sed -n 's/^listening proto .*:\([0-9]*\)$/\1/p' "$ports")
 cmd=$(sed -n 's/^listening cmd .*:\([0-9]*\)$/\1/p' "$ports")
+web=$(sed -n 's/^listening web \(.*\)$/\1/p' "$ports")
 rm -f "$ports"
 ctl="$build/steerctl/steerctl"
 [ "$cmd" = 7701 ] || ctl="$ctl -p $cmd"
 echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $all"
+if [ -n "$web" ]; then
+  echo "in a browser: http://$web/"
+else
+  echo "no page for browsers: port 7702 is taken (give --http 0 for a free one)"
+fi
 
 if [ -t 0 ] && [ -t 1 ]; then
   tui=("$build/tui/steer-tui" --port "$proto" --cmd-port "$cmd")

@@ -77,6 +77,11 @@ bool conn_churn_log_ok(server *s)
 	return false;
 }
 
+const char *conn_kind_name(const conn *c)
+{
+	return c->web ? "web" : c->kind == CONN_PROTO ? "proto" : "cmd";
+}
+
 void conn_close(conn *c, const char *why)
 {
 	if (c->closing)
@@ -88,9 +93,8 @@ void conn_close(conn *c, const char *why)
 	               strstr(why, "reset") || !strcmp(why, "server full") ||
 	               !strcmp(why, "server stopping") || strstr(why, "broken pipe");
 	if (!routine || conn_churn_log_ok(c->srv))
-		steer_log(STEER_LOG_INFO, "%s client %llu (%s) closed: %s",
-		          c->kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id,
-		          c->peer, why);
+		steer_log(STEER_LOG_INFO, "%s client %llu (%s) closed: %s", conn_kind_name(c),
+		          (unsigned long long)c->id, c->peer, why);
 	uv_read_stop((uv_stream_t *)&c->tcp);
 	uv_close((uv_handle_t *)&c->tcp, on_closed);
 }

@@ -50,6 +50,7 @@ struct conn {
 	uv_tcp_t tcp;
 	server *srv;
 	conn_kind kind;
+	bool web; /* a browser's: its protobuf stream relayed from a WebSocket (web.h) */
 	uint64_t id;
 	char peer[64];
 	auth_addr addr;                /* the peer's address, as the auth guard counts it */
@@ -112,6 +113,12 @@ struct conn {
 
 /* Accepts one connection from listener; refuses it politely when the server is full. */
 void conn_accept(server *s, uv_stream_t *listener, conn_kind kind);
+/* Takes sock, one end of a socket pair whose other end relays a browser's WebSocket
+ * (web_relay.c), as a protobuf connection from peer. False when it could not (logged;
+ * sock is then still the caller's to close). */
+bool conn_adopt(server *s, uv_os_sock_t sock, const struct sockaddr_storage *peer);
+/* "proto", "cmd" or "web", for the log. */
+const char *conn_kind_name(const conn *c);
 /* Queues bytes. Returns false (and closes the connection) past the queue cap. */
 bool conn_send_copy(conn *c, const char *data, size_t len);
 /* Queues shared bytes that must arrive (a Geometry message), like a reply: a snapshot

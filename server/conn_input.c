@@ -374,7 +374,8 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 	char err[256];
 	c->last_active_ms = uv_now(c->srv->loop);
 	if (steer_wire_decode_client(msg, len, &m, err, sizeof err) != STEER_OK) {
-		steer_log(STEER_LOG_WARN, "proto client %llu: %s", (unsigned long long)c->id, err);
+		steer_log(STEER_LOG_WARN, "%s client %llu: %s", conn_kind_name(c),
+		          (unsigned long long)c->id, err);
 		proto_error(c, 0, err);
 		return;
 	}
@@ -390,7 +391,7 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		if (m.msg.hello.protocol_version != 0 &&
 		    steer_wire_version_ok(m.msg.hello.protocol_version, "client", err,
 		                          sizeof err) != STEER_OK) {
-			steer_log(STEER_LOG_WARN, "proto client %llu: %s",
+			steer_log(STEER_LOG_WARN, "%s client %llu: %s", conn_kind_name(c),
 			          (unsigned long long)c->id, err);
 			proto_error(c, 0, err);
 			conn_finish(c, "protocol version mismatch");
@@ -400,16 +401,16 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 		 * and the log quotes it escaped (it may hold anything UTF-8 allows). */
 		if (steer_client_name_ok(m.msg.hello.client)) {
 			snprintf(c->name, sizeof c->name, "%s", m.msg.hello.client);
-			steer_log(STEER_LOG_INFO, "proto client %llu is '%s'",
+			steer_log(STEER_LOG_INFO, "%s client %llu is '%s'", conn_kind_name(c),
 			          (unsigned long long)c->id, c->name);
 		} else if (m.msg.hello.client[0]) {
 			char shown[4 * sizeof m.msg.hello.client];
 			steer_utf8_escape(shown, sizeof shown, m.msg.hello.client,
 			                  strlen(m.msg.hello.client));
 			steer_log(STEER_LOG_INFO,
-			          "proto client %llu gave the name '%s', which is not a name (1-64 "
+			          "%s client %llu gave the name '%s', which is not a name (1-64 "
 			          "printable ASCII characters without spaces): ignored",
-			          (unsigned long long)c->id, shown);
+			          conn_kind_name(c), (unsigned long long)c->id, shown);
 		}
 		char why[200];
 		if (m.msg.hello.token[0] &&
@@ -569,13 +570,11 @@ static void conn_input(conn *c, const char *data, size_t n)
 	charge(c, t0);
 }
 
-static void describe_peer(conn *c)
+/* The peer's address, for the log and the auth guard; "?" when it has none. */
+static void describe_peer(conn *c, const struct sockaddr_storage *peer)
 {
-	struct sockaddr_storage ss;
-	int len = sizeof ss;
+	const struct sockaddr_storage ss = *peer;
 	snprintf(c->peer, sizeof c->peer, "?");
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0)
-		return;
 	char host[48] = "?";
 	int port = 0;
 	if (ss.ss_family == AF_INET) {
@@ -855,15 +854,17 @@ void conn_check_idle(conn *c, uint64_t now_ms)
 	conn_close(c, why);
 }
 
-void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
+/* A connection, linked in, whose stream is not open yet; NULL after logging why. */
+static conn *conn_new(server *s, conn_kind kind, bool web)
 {
 	conn *c = calloc(1, sizeof *c);
 	if (!c) {
 		steer_log(STEER_LOG_ERROR, "out of memory accepting a connection");
-		return;
+		return NULL;
 	}
 	c->srv = s;
 	c->kind = kind;
+	c->web = web;
 	c->id = ++s->next_conn_id;
 	c->vtime = s->vclock; /* a newcomer starts level with those being served */
 	c->may_write = !s->opt.has_token;
@@ -874,8 +875,9 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 	int rc = uv_tcp_init(s->loop, &c->tcp);
 	if (rc != 0) {
 		steer_log(STEER_LOG_ERROR, "uv_tcp_init: %s", uv_strerror(rc));
+		steer_framer_free(&c->framer);
 		free(c);
-		return;
+		return NULL;
 	}
 	c->tcp.data = c;
 	c->next = s->conns;
@@ -883,20 +885,21 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 		s->conns->prev = c;
 	s->conns = c;
 	s->nconns++;
-	rc = uv_accept(listener, (uv_stream_t *)&c->tcp);
-	if (rc != 0) {
-		conn_close(c, uv_strerror(rc));
-		return;
-	}
-	uv_tcp_nodelay(&c->tcp, 1);
-	describe_peer(c);
+	return c;
+}
+
+/* Refuses c when the server is full; else starts reading and greets a protobuf
+ * client. */
+static void conn_begin(conn *c)
+{
+	server *s = c->srv;
 	/* Connections whose peer shut its sending side wait only for a reply: up to
 	 * --max-clients of them hold no slot, more do (each holds a descriptor). */
 	size_t done = s->npeer_done < s->opt.max_clients ? s->npeer_done : s->opt.max_clients;
 	if (s->nconns - done > s->opt.max_clients) {
 		char msg[128];
 		int n;
-		if (kind == CONN_TEXT) {
+		if (c->kind == CONN_TEXT) {
 			n = snprintf(msg, sizeof msg,
 			             "ERR server full (--max-clients %zu); try later\n",
 			             s->opt.max_clients);
@@ -913,13 +916,49 @@ void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
 		return;
 	}
 	if (conn_churn_log_ok(s))
-		steer_log(STEER_LOG_INFO, "%s client %llu connected from %s",
-		          kind == CONN_PROTO ? "proto" : "cmd", (unsigned long long)c->id, c->peer);
-	rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+		steer_log(STEER_LOG_INFO, "%s client %llu connected from %s", conn_kind_name(c),
+		          (unsigned long long)c->id, c->peer);
+	int rc = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 	if (rc != 0) {
 		conn_close(c, uv_strerror(rc));
 		return;
 	}
-	if (kind == CONN_PROTO)
+	if (c->kind == CONN_PROTO)
 		send_welcome(c);
+}
+
+void conn_accept(server *s, uv_stream_t *listener, conn_kind kind)
+{
+	conn *c = conn_new(s, kind, false);
+	if (!c)
+		return;
+	int rc = uv_accept(listener, (uv_stream_t *)&c->tcp);
+	if (rc != 0) {
+		conn_close(c, uv_strerror(rc));
+		return;
+	}
+	uv_tcp_nodelay(&c->tcp, 1);
+	struct sockaddr_storage ss;
+	int len = sizeof ss;
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+		describe_peer(c, &ss);
+	else
+		snprintf(c->peer, sizeof c->peer, "?");
+	conn_begin(c);
+}
+
+bool conn_adopt(server *s, uv_os_sock_t sock, const struct sockaddr_storage *peer)
+{
+	conn *c = conn_new(s, CONN_PROTO, true);
+	if (!c)
+		return false;
+	int rc = uv_tcp_open(&c->tcp, sock);
+	if (rc != 0) {
+		steer_log(STEER_LOG_ERROR, "web client: %s", uv_strerror(rc));
+		conn_close(c, uv_strerror(rc));
+		return false;
+	}
+	describe_peer(c, peer);
+	conn_begin(c);
+	return true;
 }

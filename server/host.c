@@ -88,7 +88,9 @@ static void host_clients(void *ud, void *caller, steer_strbuf *json)
 		steer_strbuf_puts(json, ",\"address\":");
 		steer_json_str(json, c->peer);
 		steer_strbuf_printf(json, ",\"kind\":\"%s\",\"access\":\"%s\"",
-		                    c->kind == CONN_PROTO ? "proto" : "text",
+		                    c->web                  ? "web"
+		                    : c->kind == CONN_PROTO ? "proto"
+		                                            : "text",
 		                    c->may_write   ? "write"
 		                    : c->may_watch ? "read"
 		                                   : "none");

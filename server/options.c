@@ -22,6 +22,7 @@ void server_options_default(server_options *o)
 	o->bind = "127.0.0.1";
 	o->port = 7700;
 	o->cmd_port = 7701;
+	o->http_port = 7702;
 	o->tick_rate = 60;
 	o->snapshot_rate = 20;
 	o->seed = 1;
@@ -61,6 +62,9 @@ static void usage(FILE *f)
 	        "  --bind ADDR          listen address (default 127.0.0.1: this machine only)\n"
 	        "  --port N             protobuf stream port (default 7700; 0 picks a free one)\n"
 	        "  --cmd-port N         text command port (default 7701; 0 picks a free one)\n"
+	        "  --http N             the page and its WebSocket, for browsers (default 7702\n"
+	        "                       when it is free; 0 picks a free one)\n"
+	        "  --no-http            no page\n"
 	        "  --tick-rate HZ       simulation steps per second (default 60)\n"
 	        "  --snapshot-rate HZ   snapshots per second to each client (default 20)\n"
 	        "  --seed N             random seed (default 1)\n"
@@ -240,6 +244,10 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			o->accept_loss = true;
 			continue;
 		}
+		if (!strcmp(a, "--no-http")) {
+			o->http_port = -1;
+			continue;
+		}
 		if (!strcmp(a, "--private")) {
 			o->private_world = true;
 			continue;
@@ -259,6 +267,11 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			if (whole(a, v, 0, 65535, &d))
 				return -1;
 			o->cmd_port = (int)d;
+		} else if (value_of(&c, "--http", &v)) {
+			if (whole(a, v, 0, 65535, &d))
+				return -1;
+			o->http_port = (int)d;
+			o->http_set = true;
 		} else if (value_of(&c, "--tick-rate", &v)) {
 			if (num(a, v, 1, 1000, &o->tick_rate))
 				return -1;

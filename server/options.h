@@ -20,6 +20,10 @@ typedef enum journal_fsync {
 typedef struct server_options {
 	const char *bind;
 	int port, cmd_port;
+	/* The page's port (web.h): -1 under --no-http. The default's port, when taken,
+	 * leaves the server without the page (logged); one given is required. */
+	int http_port;
+	bool http_set;
 	double tick_rate, snapshot_rate;
 	uint64_t seed;
 	const char *scenario; /* NULL: start empty */

@@ -21,6 +21,7 @@
 #include "share.h"
 #include "statedir.h"
 #include "storage.h"
+#include "web.h"
 
 /* After a stall, at most this many ticks are run at once; the rest of the debt is
  * dropped (and logged) instead of spiralling. */
@@ -520,6 +521,7 @@ void server_stop(server *s, const char *why)
 	uv_close((uv_handle_t *)&s->autosave_timer, NULL);
 	uv_close((uv_handle_t *)&s->proto_listener, NULL);
 	uv_close((uv_handle_t *)&s->cmd_listener, NULL);
+	web_stop(s->web);
 	uv_close((uv_handle_t *)&s->tick_timer, NULL);
 	uv_close((uv_handle_t *)&s->snapshot_timer, NULL);
 	uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -675,6 +677,14 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
 	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
 		return -1;
+	if (web_start(s, &s->web) != 0) {
+		if (opt->http_set)
+			return -1;
+		steer_log(STEER_LOG_WARN,
+		          "no page for browsers: port %d is taken (--http PORT picks another, "
+		          "--http 0 a free one)",
+		          opt->http_port);
+	}
 	int rc;
 	if ((rc = uv_timer_init(loop, &s->tick_timer)) ||
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
@@ -748,6 +758,7 @@ void server_free(server *s)
 	}
 	journal_free(s->journal);
 	replay_free(s->replay);
+	web_free(s->web);
 	s->replay = NULL;
 	s->journal = NULL;
 	ranks_finish(s->ranks);

@@ -132,6 +132,7 @@ typedef struct server {
 	 * it ("" when nothing was dropped). */
 	char recovered_keep_as[64];
 	struct replay *replay;   /* --replay, or NULL (replay.h) */
+	struct web *web;         /* --http: the page and its WebSocket, or NULL (web.h) */
 	struct history *history; /* rewind's checkpoints and commands (history.h) */
 	/* mpirun -np N (ranks.h): the world split over the ranks, or NULL. The session
 	 * then holds this rank's region, and for each snapshot tick copies of the other

@@ -49,6 +49,9 @@ class Server:
             env.pop("STEER_TOKEN", None)  # the user's own: a test says which it wants
         # launcher: what runs the server, e.g. mpirun with its flags.
         cmd = list(launcher) + [SERVER, "--port", "0", "--cmd-port", "0"] + list(args)
+        # No page unless the test asks for one: never the user's port 7702.
+        if not any(a == "--no-http" or a.startswith("--http") for a in args):
+            cmd.append("--no-http")
         if data_dir:
             cmd += ["--data-dir", data_dir]
         # The log goes to a file, not a pipe: an unread pipe fills up and would
@@ -57,9 +60,11 @@ class Server:
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True,
                                      env=env, cwd=cwd, preexec_fn=preexec_fn)
         _started.append(self)
-        self.proto_port = self.cmd_port = None
+        self.proto_port = self.cmd_port = self.web_port = None
+        want_web = "--no-http" not in cmd
         deadline = time.time() + TIMEOUT
-        while (self.proto_port is None or self.cmd_port is None) and time.time() < deadline:
+        while ((self.proto_port is None or self.cmd_port is None or
+                (want_web and self.web_port is None)) and time.time() < deadline):
             line = self.proc.stdout.readline()
             if not line:
                 break
@@ -68,8 +73,10 @@ class Server:
                 port = int(parts[2].rsplit(":", 1)[1])
                 if parts[1] == "proto":
                     self.proto_port = port
-                else:
+                elif parts[1] == "cmd":
                     self.cmd_port = port
+                elif parts[1] == "web":
+                    self.web_port = port
         if self.proto_port is None or self.cmd_port is None:
             self.proc.kill()
             raise RuntimeError("server did not start: " + self.log_text())

@@ -1,0 +1,151 @@
+// The page's figures, measured against a real server: frame times in headless
+// Chromium with many vehicles in view, and the server's tick with many WebSocket
+// watchers beside it (interleaved with none, medians). Prints a table; asserts
+// nothing (a benchmark, not a test).
+//
+//   NODE_PATH=build/web/npm/node_modules node --experimental-websocket \
+//     bench/web/bench_page.cjs [--server build/server/steer-server] [--vehicles 10000]
+//     [--watchers 50] [--seconds 10] [--rounds 3]
+const { spawn } = require('child_process');
+const fs = require('fs');
+const net = require('net');
+const puppeteer = require('puppeteer-core');
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const SERVER = opt('server', 'build/server/steer-server');
+const VEHICLES = Number(opt('vehicles', 10000));
+const WATCHERS = Number(opt('watchers', 50));
+const SECONDS = Number(opt('seconds', 10));
+const ROUNDS = Number(opt('rounds', 3));
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(SERVER, ['--port', '0', '--cmd-port', '0', '--http', '0', '--no-journal',
+      '--max-clients', String(WATCHERS + 16), '--data-dir', fs.mkdtempSync('/tmp/steer-bench-')],
+    { stdio: ['ignore', 'pipe', 'ignore'] });
+    const s = { proc };
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      for (const line of out.split('\n')) {
+        const m = /^listening (\w+) .*:(\d+)$/.exec(line);
+        if (m) s[m[1]] = Number(m[2]);
+      }
+      if (s.proto && s.cmd && s.web) resolve(s);
+    });
+    proc.on('exit', (code) => reject(new Error(`steer-server exited (${code})`)));
+  });
+}
+
+function text(s, line) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(s.cmd, '127.0.0.1');
+    let got = '';
+    sock.on('connect', () => sock.write(line + '\n'));
+    sock.on('data', (d) => {
+      got += d;
+      const nl = got.indexOf('\n');
+      if (nl >= 0) {
+        sock.destroy();
+        resolve(got.slice(0, nl));
+      }
+    });
+    sock.on('error', reject);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs, p) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return v.length ? v[Math.min(v.length - 1, Math.floor(p * v.length))] : NaN;
+};
+const median = (xs) => pct(xs, 0.5);
+
+async function frames(s, browser) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto(`http://127.0.0.1:${s.web}/`);
+  await page.waitForFunction((n) => window.steer.state.cur && window.steer.state.cur.n >= n,
+    { timeout: 60000, polling: 100 }, VEHICLES * 0.9);
+  await sleep(2000);
+  await page.evaluate(() => { window.steer.perf.frameMs.length = 0; window.steer.perf.draw = []; });
+  const draws = [];
+  const busy0 = await page.evaluate(() => [window.steer.link.decodeMs, window.steer.perf.receiveMs]);
+  const t0 = Date.now();
+  while (Date.now() - t0 < SECONDS * 1000) {
+    draws.push(await page.evaluate(() => window.steer.perf.drawMs));
+    await sleep(100);
+  }
+  const ms = await page.evaluate(() => window.steer.perf.frameMs.slice());
+  const busy1 = await page.evaluate(() => [window.steer.link.decodeMs, window.steer.perf.receiveMs]);
+  const decode = (busy1[0] - busy0[0]) / SECONDS, receive = (busy1[1] - busy0[1]) / SECONDS;
+  const inView = await page.evaluate(() => window.steer.state.cur.n);
+  const webgl = await page.evaluate(() => window.steer.renderer.gl !== null);
+  await page.close();
+  return { ms, draws, inView, webgl, decode, receive };
+}
+
+async function tickWith(s, watchers) {
+  const open = [];
+  for (let i = 0; i < watchers; i++) {
+    const ws = new WebSocket(`ws://127.0.0.1:${s.web}/ws`, 'steer');
+    ws.binaryType = 'arraybuffer';
+    ws.bytes = 0;
+    ws.onmessage = (ev) => { ws.bytes += ev.data.byteLength; };
+    open.push(ws);
+  }
+  await sleep(3000); // connected, and the tick history filled with this load
+  const before = JSON.parse((await text(s, 'stats')).slice(3));
+  await sleep(SECONDS * 1000);
+  const st = JSON.parse((await text(s, 'stats')).slice(3));
+  const bytes = open.reduce((a, w) => a + w.bytes, 0);
+  for (const ws of open) ws.close();
+  await sleep(1000);
+  return { p50: st.tick_ms_p50, p99: st.tick_ms_p99, dropped: st.ticks_dropped - before.ticks_dropped,
+    mbps: bytes / 1e6 / (SECONDS + 3) };
+}
+
+async function main() {
+  const s = await startServer();
+  const reply = await text(s, `spawn flock ${VEHICLES - 152} 500 300 290`);
+  if (!reply.startsWith('OK')) throw new Error(reply);
+  const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run',
+      // WebGL on the CPU, as a machine without a GPU has it.
+      '--enable-unsafe-swiftshader'] });
+  // Paused, the server costs the machine only its snapshots; running, its tick
+  // takes most of a core of the two this machine has.
+  for (const world of ['paused', 'running']) {
+    await text(s, world === 'paused' ? 'pause' : 'resume');
+    const f = await frames(s, browser);
+    console.log(`page, ${f.inView} vehicles in view, world ${world}, ${SECONDS} s in headless Chromium ` +
+      `(no GPU), ${f.webgl ? 'WebGL 2 (software)' : '2-D canvas'}:`);
+    console.log(`  frame interval ms  p50 ${median(f.ms).toFixed(1)}  p95 ${pct(f.ms, 0.95).toFixed(1)}  (${f.ms.length} frames)`);
+    console.log(`  draw ms            p50 ${median(f.draws).toFixed(1)}  p95 ${pct(f.draws, 0.95).toFixed(1)}`);
+    console.log(`  snapshots: decoding ${f.decode.toFixed(0)} ms a second, then ${f.receive.toFixed(0)} ms taking them in`);
+  }
+  await browser.close();
+
+  const rows = { 0: [], [WATCHERS]: [] };
+  for (let r = 0; r < ROUNDS; r++)
+    for (const n of [0, WATCHERS]) rows[n].push(await tickWith(s, n));
+  console.log(`server tick with WebSocket watchers (whole-world snapshots), ${ROUNDS} rounds interleaved, medians:`);
+  for (const n of [0, WATCHERS]) {
+    const xs = rows[n];
+    console.log(`  ${String(n).padStart(3)} watchers: tick ms p50 ${median(xs.map((x) => x.p50)).toFixed(3)}` +
+      `  p99 ${median(xs.map((x) => x.p99)).toFixed(3)}  ticks dropped ${median(xs.map((x) => x.dropped))}` +
+      `  MB/s sent ${median(xs.map((x) => x.mbps)).toFixed(1)}`);
+  }
+  s.proc.removeAllListeners('exit');
+  s.proc.kill('SIGTERM');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,312 @@
+// The page in a real browser (Debian's Chromium, headless, driven by puppeteer-core)
+// against real servers on free loopback ports: it shows the world, draws vehicles
+// where they are, selects what is clicked, steers the world every client sees,
+// rewinds, reconnects, and keeps commands from those without the token.
+// Prints "N passed, N failed" as the other tests do.
+const { spawn, execFileSync } = require('child_process');
+const http = require('http');
+const net = require('net');
+const puppeteer = require('puppeteer-core');
+
+const SERVER = process.env.STEER_SERVER || 'steer-server';
+const TUI = process.env.STEER_TUI || 'steer-tui';
+const CHROMIUM = process.env.STEER_CHROMIUM || '/usr/bin/chromium';
+const WAIT_MS = 30000; // generous: a loaded two-core machine, a sanitizer build beside
+
+let passed = 0, failed = 0;
+const servers = [];
+const sessions = [];
+
+function cleanup() {
+  for (const s of servers) if (s.proc.exitCode === null) s.proc.kill('SIGKILL');
+  for (const name of sessions) {
+    try {
+      execFileSync('tmux', ['kill-session', '-t', name], { stdio: 'ignore' });
+    } catch {}
+  }
+}
+process.on('exit', cleanup);
+
+// A steer-server on free ports (the page's too, unless given); resolves once it
+// listens on all three.
+function startServer(args, httpPort = 0) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(SERVER, ['--port', '0', '--cmd-port', '0', '--http', String(httpPort),
+      '--no-journal', '--data-dir', require('fs').mkdtempSync('/tmp/steer-web-'), ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+    const s = { proc, log: '' };
+    servers.push(s);
+    let out = '';
+    proc.stderr.on('data', (d) => { s.log += d; });
+    proc.stdout.on('data', (d) => {
+      out += d;
+      for (const line of out.split('\n')) {
+        const m = /^listening (\w+) .*:(\d+)$/.exec(line);
+        if (m) s[m[1]] = Number(m[2]);
+      }
+      if (s.proto && s.cmd && s.web) resolve(s);
+    });
+    proc.on('exit', (code) => reject(new Error(`steer-server exited (${code}): ${s.log}`)));
+  });
+}
+
+function stopServer(s) {
+  return new Promise((resolve) => {
+    if (s.proc.exitCode !== null) return resolve();
+    s.proc.removeAllListeners('exit');
+    s.proc.on('exit', () => resolve());
+    s.proc.kill('SIGTERM');
+  });
+}
+
+// One command on the text port: its reply line.
+function text(s, line) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(s.cmd, '127.0.0.1');
+    let got = '';
+    sock.on('connect', () => sock.write(line + '\n'));
+    sock.on('data', (d) => {
+      got += d;
+      const nl = got.indexOf('\n');
+      if (nl >= 0) {
+        sock.destroy();
+        resolve(got.slice(0, nl));
+      }
+    });
+    sock.on('error', reject);
+  });
+}
+
+async function stats(s) {
+  const r = await text(s, 'stats');
+  return JSON.parse(r.replace(/^OK /, ''));
+}
+
+async function waitFor(predicate, what) {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const v = await predicate();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let browser;
+async function openPage(s, hash = '') {
+  const page = await browser.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.setViewport({ width: 1200, height: 800 });
+  await page.goto(`http://127.0.0.1:${s.web}/${hash}`);
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'live',
+    { timeout: WAIT_MS, polling: 50 });
+  return page;
+}
+
+async function typeCommand(page, line) {
+  await page.evaluate(() => { document.getElementById('reply').textContent = ''; });
+  await page.click('#command');
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('reply').textContent !== '',
+    { timeout: WAIT_MS, polling: 50 });
+  return page.$eval('#reply', (e) => e.textContent);
+}
+
+// An isolated vehicle of the paused world: its id, group and place on the page.
+async function loneVehicle(page) {
+  return page.evaluate(() => {
+    const { state, cam } = window.steer;
+    const f = state.cur;
+    const canvas = document.getElementById('view').getBoundingClientRect();
+    const pts = [];
+    for (let k = 0; k < f.n; k++) pts.push(cam.toScreen(f.x[k], f.y[k]));
+    for (let k = 0; k < f.n; k++) {
+      const [x, y] = pts[k];
+      if (x < 30 || y < 30 || x > cam.w - 30 || y > cam.h - 30) continue;
+      if (pts.every(([u, v], j) => j === k || Math.hypot(u - x, v - y) > 30))
+        return { id: f.id[k], group: f.group[k], x: canvas.left + x, y: canvas.top + y };
+    }
+    return null;
+  });
+}
+
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`FAIL ${name}: ${err.message}`);
+  }
+}
+
+function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+// The colours of a screenshot's pixels near (x, y), read back through the browser's
+// own PNG decoder.
+async function pixelsNear(png, x, y, r) {
+  const p = await browser.newPage();
+  try {
+    return await p.evaluate(async (b64, x, y, r) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      return Array.from(ctx.getImageData(x - r, y - r, 2 * r + 1, 2 * r + 1).data);
+    }, png.toString('base64'), Math.round(x), Math.round(y), r);
+  } finally {
+    await p.close();
+  }
+}
+
+async function main() {
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+      // WebGL on the CPU, as on a machine without a GPU: the page's vehicles are drawn by it.
+      '--enable-unsafe-swiftshader'],
+  });
+  const s = await startServer(['--scenario', 'flock']);
+  const page = await openPage(s);
+
+  await check('the page shows the server\'s vehicle count', async () => {
+    const st = await stats(s);
+    await waitFor(() => page.$eval('#world-info', (e, n) => e.textContent.includes(`${n} vehicles`), st.vehicles),
+      `"${st.vehicles} vehicles" on the page`);
+  });
+
+  let lone;
+  await check('a screenshot has a vehicle\'s colour where the vehicle is', async () => {
+    expect((await text(s, 'pause')).startsWith('OK'), 'pause');
+    const tick = (await stats(s)).tick;
+    await page.waitForFunction((t) => window.steer.state.paused && window.steer.state.tick >= t &&
+      window.steer.state.prev && window.steer.state.prev.tick === window.steer.state.cur.tick, { timeout: WAIT_MS, polling: 50 }, tick);
+    lone = await loneVehicle(page);
+    expect(lone, 'no vehicle stands alone on the page');
+    const want = await page.evaluate((g) => {
+      const hex = ['#4fc3f7', '#ffb74d', '#81c784', '#f06292', '#ba68c8', '#fff176', '#4db6ac', '#e57373'][g % 8];
+      return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    }, lone.group);
+    const px = await pixelsNear(await page.screenshot(), lone.x, lone.y, 4);
+    let hits = 0;
+    for (let i = 0; i < px.length; i += 4)
+      if (Math.abs(px[i] - want[0]) + Math.abs(px[i + 1] - want[1]) + Math.abs(px[i + 2] - want[2]) < 30) hits++;
+    expect(hits >= 3, `${hits} pixels of the group's colour near vehicle ${lone.id}`);
+    // And none away from any vehicle: a blank patch of the world.
+  });
+
+  await check('a click selects the vehicle under it', async () => {
+    expect(lone, 'no vehicle to click');
+    await page.mouse.click(lone.x, lone.y);
+    await waitFor(() => page.$eval('#selected', (e, id) => e.textContent.startsWith(`vehicle ${id}\n`), lone.id),
+      `vehicle ${lone.id} selected`);
+  });
+
+  await check('a command typed in the page changes the world a terminal client sees', async () => {
+    const session = `steer-web-${process.pid}`;
+    sessions.push(session);
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '100', '-y', '30',
+      `${TUI} --port ${s.proto} --cmd-port ${s.cmd}`]);
+    const before = (await stats(s)).vehicles;
+    const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
+    await waitFor(() => screen().includes(`vehicles ${before}/`), () => `the terminal client's count:\n${screen()}`);
+    const reply = await typeCommand(page, 'spawn flock 40 500 300 30');
+    expect(reply.startsWith('OK'), `reply: ${reply}`);
+    await waitFor(() => screen().includes(`vehicles ${before + 40}/`), () => `${before + 40} in the terminal client:\n${screen()}`);
+  });
+
+  await check('the timeline rewinds, and Live comes back', async () => {
+    expect((await text(s, 'resume')).startsWith('OK'), 'resume');
+    await waitFor(async () => (await stats(s)).tick > 240, 'four seconds of ticks');
+    const st = await stats(s);
+    const to = st.tick - 120;
+    await page.waitForFunction((t) => Number(document.getElementById('tick-slider').max) >= t, { timeout: WAIT_MS, polling: 50 }, st.tick);
+    await page.$eval('#tick-slider', (el, t) => {
+      el.value = String(t);
+      el.dispatchEvent(new Event('input'));
+      el.dispatchEvent(new Event('change'));
+    }, to);
+    await waitFor(async () => {
+      const now = await stats(s);
+      return now.past && now.tick === to;
+    }, `the world at tick ${to}`);
+    await page.waitForFunction(() => document.getElementById('tick-label').textContent.startsWith('past:'), { timeout: WAIT_MS, polling: 50 });
+    await page.click('#live');
+    await waitFor(async () => {
+      const now = await stats(s);
+      return !now.past && !now.paused && now.tick > st.tick;
+    }, 'the live world running again');
+  });
+
+  await check('without the token commands are refused; with it they run', async () => {
+    const t = await startServer(['--scenario', 'flock', '--token', 'a-web-test-token-9f3c']);
+    const anon = await openPage(t);
+    const refused = await typeCommand(anon, 'spawn 10 10');
+    expect(refused.startsWith('ERR') && /token/i.test(refused), `without the token: ${refused}`);
+    const owner = await openPage(t, '#token=a-web-test-token-9f3c');
+    const ran = await typeCommand(owner, 'spawn 10 10');
+    expect(ran.startsWith('OK'), `with the token: ${ran}`);
+    await anon.close();
+    await owner.close();
+    await stopServer(t);
+  });
+
+  await check('a WebSocket from a page of another origin is refused', async () => {
+    const upgrade = (origin) => new Promise((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port: s.web, path: '/ws', headers: {
+        Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'steer', Origin: origin } });
+      req.on('upgrade', (res, sock) => { sock.destroy(); resolve(101); });
+      req.on('response', (res) => { res.resume(); resolve(res.statusCode); });
+      req.on('error', () => resolve('closed'));
+      req.end();
+    });
+    const same = await upgrade(`http://127.0.0.1:${s.web}`);
+    const other = await upgrade('http://evil.example');
+    expect(same === 101, `same origin: ${same}`);
+    expect(other !== 101, `another origin: ${other}`);
+  });
+
+  await check('the page reconnects after the server restarts', async () => {
+    await page.bringToFront();
+    const port = s.web;
+    await stopServer(s);
+    await page.waitForFunction(() => document.getElementById('status').textContent.includes('trying again'),
+      { timeout: WAIT_MS, polling: 50 });
+    const again = await startServer(['--scenario', 'flock'], port);
+    await page.waitForFunction(() => document.getElementById('status').textContent === 'live', { timeout: WAIT_MS, polling: 50 });
+    const st = await stats(again);
+    await waitFor(() => page.$eval('#world-info', (e, n) => e.textContent.includes(`${n} vehicles`), st.vehicles),
+      'the new world\'s count');
+    await stopServer(again);
+  });
+
+  await check('the vehicles were drawn by WebGL', async () => {
+    expect(await page.evaluate(() => window.steer.renderer.gl !== null), 'the page fell back to a 2-D canvas');
+  });
+
+  await check('the page ran without script errors', async () => {
+    expect(page.errors.length === 0, page.errors.join('; '));
+  });
+
+  await browser.close();
+  for (const srv of servers) await stopServer(srv);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.log(`FAIL ${err.stack}`);
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+});
