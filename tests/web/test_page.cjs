@@ -77,6 +77,24 @@ function text(s, line) {
   });
 }
 
+// Several commands on one text connection: their reply lines.
+function textLines(s, lines) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(s.cmd, '127.0.0.1');
+    let got = '';
+    sock.on('connect', () => sock.write(lines.join('\n') + '\n'));
+    sock.on('data', (d) => {
+      got += d;
+      const replies = got.split('\n').slice(0, -1);
+      if (replies.length >= lines.length) {
+        sock.destroy();
+        resolve(replies);
+      }
+    });
+    sock.on('error', reject);
+  });
+}
+
 async function stats(s) {
   const r = await text(s, 'stats');
   return JSON.parse(r.replace(/^OK /, ''));
@@ -223,6 +241,13 @@ async function main() {
     const reply = await typeCommand(page, 'spawn flock 40 500 300 30');
     expect(reply.startsWith('OK'), `reply: ${reply}`);
     await waitFor(() => screen().includes(`vehicles ${before + 40}/`), () => `${before + 40} in the terminal client:\n${screen()}`);
+  });
+
+  await check('who did what reaches the page as a notice', async () => {
+    const replies = await textLines(s, ['name bob', 'pause', 'resume']);
+    expect(replies.every((r) => r.startsWith('OK')), replies.join(' | '));
+    await waitFor(() => page.$eval('#notices', (e) => /bob paused/.test(e.textContent) && /bob resumed/.test(e.textContent)),
+      'notices that bob paused and resumed');
   });
 
   await check('the timeline rewinds, and Live comes back', async () => {

@@ -1,5 +1,5 @@
 // The page: a live view of one steer-server's world, and the same commands as the
-// terminal client. See web/README.md for how it is built and tested.
+// terminal client. docs/WEB.md says how it is built, served and tested.
 import { Camera, readHash, writeHash } from './camera.js';
 import { Console } from './console.js';
 import { Link } from './link.js';
@@ -26,9 +26,10 @@ if (hash.follow) {
   state.follow = true;
 }
 const token = hash.token ? String(hash.token) : '';
-const pointer = { x: 0, y: 0, inside: false };
-// For tests and the curious: frame times (ms) of the last frames drawn.
-const perf = { frames: 0, frameMs: [], last: 0, drawMs: 0, receiveMs: 0, decodeMs: 0 };
+const pointer = { x: 0, y: 0 }; // in the view, for keys that act where it is
+// For tests and the bench: the intervals between the last frames, the last frame's
+// drawing and the time spent taking snapshots in (ms).
+const perf = { frames: 0, frameMs: [], last: 0, drawMs: 0, receiveMs: 0 };
 window.steer = { state, cam, perf, renderer };
 
 const statusEl = $('status');

@@ -159,7 +159,7 @@ export class Renderer {
       // a GPU) hundreds of milliseconds a frame: it is shown only while it has
       // something to show.
       const g = state.geometry;
-      const needed = state.world && (state.density || state.selected ||
+      const needed = state.world && (state.density || state.selected || this.debug ||
         (vehicles && vehicles.obstacles.length) || (g && (g.walls.length || g.polygons.length || g.contain)));
       this.canvas.style.display = needed ? 'block' : 'none';
       if (!needed) return;
@@ -230,6 +230,7 @@ export class Renderer {
     const ctx = this.ctx;
     this.drawObstacles(cur.obstacles, cam);
     const size = vehicleSize(cam);
+    if (this.debug) this.drawForces(state, cam, t);
     if (this.gl) {
       if (state.selected) this.drawSelected(state, cam, t, size);
       return;
@@ -266,6 +267,26 @@ export class Renderer {
       ctx.fill(p);
     }
     if (state.selected) this.drawSelected(state, cam, t, size);
+  }
+
+  // Debug aid (d): every vehicle's steering force in view, as a short line.
+  drawForces(state, cam, t) {
+    const { prev, cur, world } = state;
+    const ctx = this.ctx;
+    ctx.strokeStyle = '#ffeb3b99';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let k = 0; k < cur.n && k < 5000; k++) {
+      const f = Math.hypot(cur.fx[k], cur.fy[k]);
+      if (f < 1e-6) continue;
+      const [x, y] = placeAt(prev, cur, k, t, world.width, world.height);
+      const [sx, sy] = cam.toScreen(x, y);
+      if (sx < 0 || sy < 0 || sx > cam.w || sy > cam.h) continue;
+      const l = Math.min(30, 4 + f / 8);
+      ctx.moveTo(sx, sy);
+      ctx.lineTo(sx + (cur.fx[k] / f) * l, sy + (cur.fy[k] / f) * l);
+    }
+    ctx.stroke();
   }
 
   drawSelected(state, cam, t, size) {
