@@ -482,6 +482,14 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 
 /* In every kind of world, each lane form this CPU has (AVX2, AVX-512) against the
  * scalar form: the lanes also move vehicles and keep them inside. */
+/* Ticks each lane workout runs: odd, for a drifter wrongly left at W would be there.
+ * The sanitizer build runs them about twenty times slower: fewer there. */
+#ifdef __SANITIZE_ADDRESS__
+#define LANE_TICKS 31
+#else
+#define LANE_TICKS 151
+#endif
+
 static void vector_lanes_give_the_scalar_bits(void)
 {
 	steer_edges kinds[3] = {STEER_EDGE_WRAP, STEER_EDGE_BOUNCE, STEER_EDGE_NONE};
@@ -492,14 +500,14 @@ static void vector_lanes_give_the_scalar_bits(void)
 			steer_world *scalar = lane_workout(kinds[e], (lane_mix)mix);
 			CHECK(steer_world_set_simd(scalar, STEER_SIMD_SCALAR) == STEER_SIMD_SCALAR,
 			      "the scalar form is always there");
-			step(scalar, 151); /* odd: a drifter wrongly left at W would be there */
+			step(scalar, LANE_TICKS);
 			for (int level = STEER_SIMD_AVX2; level <= (int)best; level++) {
 				steer_world *w = lane_workout(kinds[e], (lane_mix)mix);
 				CHECK(steer_world_set_simd(w, (steer_simd_level)level) ==
 				              (steer_simd_level)level &&
 				          steer_world_simd(w) == (steer_simd_level)level,
 				      "the CPU has %s", steer_simd_name((steer_simd_level)level));
-				step(w, 151);
+				step(w, LANE_TICKS);
 				CHECK(same_state_bits(scalar, w),
 				      "%s %s world: the %s lanes differ from the scalar form",
 				      mixes[mix], steer_edges_name(kinds[e]),

@@ -6,10 +6,10 @@
 //   NODE_PATH=build/web/npm/node_modules node --experimental-websocket \
 //     bench/web/bench_page.cjs [--server build/server/steer-server] [--vehicles 10000]
 //     [--watchers 50] [--seconds 10] [--rounds 3]
-const { spawn } = require('child_process');
-const fs = require('fs');
-const net = require('net');
+const path = require('path');
 const puppeteer = require('puppeteer-core');
+const { CHROMIUM, CHROMIUM_ARGS, startServer, stopServer, text } =
+  require(path.join(__dirname, '../../tests/web/steerweb.cjs'));
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -21,42 +21,6 @@ const VEHICLES = Number(opt('vehicles', 10000));
 const WATCHERS = Number(opt('watchers', 50));
 const SECONDS = Number(opt('seconds', 10));
 const ROUNDS = Number(opt('rounds', 3));
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(SERVER, ['--port', '0', '--cmd-port', '0', '--http', '0', '--no-journal',
-      '--max-clients', String(WATCHERS + 16), '--data-dir', fs.mkdtempSync('/tmp/steer-bench-')],
-    { stdio: ['ignore', 'pipe', 'ignore'] });
-    const s = { proc };
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      for (const line of out.split('\n')) {
-        const m = /^listening (\w+) .*:(\d+)$/.exec(line);
-        if (m) s[m[1]] = Number(m[2]);
-      }
-      if (s.proto && s.cmd && s.web) resolve(s);
-    });
-    proc.on('exit', (code) => reject(new Error(`steer-server exited (${code})`)));
-  });
-}
-
-function text(s, line) {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(s.cmd, '127.0.0.1');
-    let got = '';
-    sock.on('connect', () => sock.write(line + '\n'));
-    sock.on('data', (d) => {
-      got += d;
-      const nl = got.indexOf('\n');
-      if (nl >= 0) {
-        sock.destroy();
-        resolve(got.slice(0, nl));
-      }
-    });
-    sock.on('error', reject);
-  });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => {
@@ -110,14 +74,10 @@ async function tickWith(s, watchers) {
 }
 
 async function main() {
-  const s = await startServer();
+  const s = await startServer(['--max-clients', String(WATCHERS + 16)], 0, SERVER);
   const reply = await text(s, `spawn flock ${VEHICLES - 152} 500 300 290`);
   if (!reply.startsWith('OK')) throw new Error(reply);
-  const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run',
-      // WebGL on the CPU, as a machine without a GPU has it.
-      '--enable-unsafe-swiftshader'] });
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   // Paused, the server costs the machine only its snapshots; running, its tick
   // takes most of a core of the two this machine has.
   for (const world of ['paused', 'running']) {
@@ -141,8 +101,7 @@ async function main() {
       `  p99 ${median(xs.map((x) => x.p99)).toFixed(3)}  ticks dropped ${median(xs.map((x) => x.dropped))}` +
       `  MB/s sent ${median(xs.map((x) => x.mbps)).toFixed(1)}`);
   }
-  s.proc.removeAllListeners('exit');
-  s.proc.kill('SIGTERM');
+  await stopServer(s);
 }
 
 main().catch((err) => {

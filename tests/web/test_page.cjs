@@ -3,112 +3,22 @@
 // where they are, selects what is clicked, steers the world every client sees,
 // rewinds, reconnects, and keeps commands from those without the token.
 // Prints "N passed, N failed" as the other tests do.
-const { spawn, execFileSync } = require('child_process');
+const { execFileSync } = require('child_process');
 const http = require('http');
-const net = require('net');
 const puppeteer = require('puppeteer-core');
+const { WAIT_MS, CHROMIUM, CHROMIUM_ARGS, startServer, stopServer, text, textLines, stats, waitFor,
+  check, expect, done, crashed } = require('./steerweb.cjs');
 
-const SERVER = process.env.STEER_SERVER || 'steer-server';
 const TUI = process.env.STEER_TUI || 'steer-tui';
-const CHROMIUM = process.env.STEER_CHROMIUM || '/usr/bin/chromium';
-const WAIT_MS = 30000; // generous: a loaded two-core machine, a sanitizer build beside
 
-let passed = 0, failed = 0;
-const servers = [];
 const sessions = [];
-
-function cleanup() {
-  for (const s of servers) if (s.proc.exitCode === null) s.proc.kill('SIGKILL');
+process.on('exit', () => {
   for (const name of sessions) {
     try {
       execFileSync('tmux', ['kill-session', '-t', name], { stdio: 'ignore' });
     } catch {}
   }
-}
-process.on('exit', cleanup);
-
-// A steer-server on free ports (the page's too, unless given); resolves once it
-// listens on all three.
-function startServer(args, httpPort = 0) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(SERVER, ['--port', '0', '--cmd-port', '0', '--http', String(httpPort),
-      '--no-journal', '--data-dir', require('fs').mkdtempSync('/tmp/steer-web-'), ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-    const s = { proc, log: '' };
-    servers.push(s);
-    let out = '';
-    proc.stderr.on('data', (d) => { s.log += d; });
-    proc.stdout.on('data', (d) => {
-      out += d;
-      for (const line of out.split('\n')) {
-        const m = /^listening (\w+) .*:(\d+)$/.exec(line);
-        if (m) s[m[1]] = Number(m[2]);
-      }
-      if (s.proto && s.cmd && s.web) resolve(s);
-    });
-    proc.on('exit', (code) => reject(new Error(`steer-server exited (${code}): ${s.log}`)));
-  });
-}
-
-function stopServer(s) {
-  return new Promise((resolve) => {
-    if (s.proc.exitCode !== null) return resolve();
-    s.proc.removeAllListeners('exit');
-    s.proc.on('exit', () => resolve());
-    s.proc.kill('SIGTERM');
-  });
-}
-
-// One command on the text port: its reply line.
-function text(s, line) {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(s.cmd, '127.0.0.1');
-    let got = '';
-    sock.on('connect', () => sock.write(line + '\n'));
-    sock.on('data', (d) => {
-      got += d;
-      const nl = got.indexOf('\n');
-      if (nl >= 0) {
-        sock.destroy();
-        resolve(got.slice(0, nl));
-      }
-    });
-    sock.on('error', reject);
-  });
-}
-
-// Several commands on one text connection: their reply lines.
-function textLines(s, lines) {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(s.cmd, '127.0.0.1');
-    let got = '';
-    sock.on('connect', () => sock.write(lines.join('\n') + '\n'));
-    sock.on('data', (d) => {
-      got += d;
-      const replies = got.split('\n').slice(0, -1);
-      if (replies.length >= lines.length) {
-        sock.destroy();
-        resolve(replies);
-      }
-    });
-    sock.on('error', reject);
-  });
-}
-
-async function stats(s) {
-  const r = await text(s, 'stats');
-  return JSON.parse(r.replace(/^OK /, ''));
-}
-
-async function waitFor(predicate, what) {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const v = await predicate();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+});
 
 let browser;
 async function openPage(s, hash = '') {
@@ -150,21 +60,6 @@ async function loneVehicle(page) {
   });
 }
 
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}: ${err.message}`);
-  }
-}
-
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
-
 // The colours of a screenshot's pixels near (x, y), read back through the browser's
 // own PNG decoder.
 async function pixelsNear(png, x, y, r) {
@@ -187,13 +82,7 @@ async function pixelsNear(png, x, y, r) {
 }
 
 async function main() {
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-      // WebGL on the CPU, as on a machine without a GPU: the page's vehicles are drawn by it.
-      '--enable-unsafe-swiftshader'],
-  });
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const s = await startServer(['--scenario', 'flock']);
   const page = await openPage(s);
 
@@ -325,13 +214,7 @@ async function main() {
   });
 
   await browser.close();
-  for (const srv of servers) await stopServer(srv);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  done();
 }
 
-main().catch((err) => {
-  console.log(`FAIL ${err.stack}`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exit(1);
-});
+main().catch(crashed);

@@ -6,54 +6,11 @@
 const { spawn } = require('child_process');
 const fs = require('fs');
 const net = require('net');
+const { startServer, stopServer, text, stats, waitFor, check, expect, done, crashed } =
+  require('./steerweb.cjs');
 
-const SERVER = process.env.STEER_SERVER || 'steer-server';
-const WAIT_MS = 30000;
-
-let passed = 0, failed = 0;
 let server;
-process.on('exit', () => { if (server && server.proc.exitCode === null) server.proc.kill('SIGKILL'); });
-
-function startServer(args) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(SERVER, ['--port', '0', '--cmd-port', '0', '--http', '0', '--no-journal',
-      '--data-dir', fs.mkdtempSync('/tmp/steer-web-'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const s = { proc, log: '' };
-    let out = '';
-    proc.stderr.on('data', (d) => { s.log += d; });
-    proc.stdout.on('data', (d) => {
-      out += d;
-      for (const line of out.split('\n')) {
-        const m = /^listening (\w+) .*:(\d+)$/.exec(line);
-        if (m) s[m[1]] = Number(m[2]);
-      }
-      if (s.proto && s.cmd && s.web) resolve(s);
-    });
-    proc.on('exit', (code) => reject(new Error(`steer-server exited (${code}): ${s.log}`)));
-  });
-}
-
-function text(line) {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(server.cmd, '127.0.0.1');
-    let got = '';
-    sock.setTimeout(WAIT_MS, () => { sock.destroy(); reject(new Error(`no reply to ${line}`)); });
-    sock.on('connect', () => sock.write(line + '\n'));
-    sock.on('data', (d) => {
-      got += d;
-      const nl = got.indexOf('\n');
-      if (nl >= 0) {
-        sock.destroy();
-        resolve(got.slice(0, nl));
-      }
-    });
-    sock.on('error', reject);
-  });
-}
-
-async function stats() {
-  return JSON.parse((await text('stats')).replace(/^OK /, ''));
-}
+const QUICK = process.argv.includes('--quick');
 
 function fds() {
   return fs.readdirSync(`/proc/${server.proc.pid}/fd`).length;
@@ -62,35 +19,6 @@ function fds() {
 function rssMb() {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'));
   return Number(m[1]) / 1024;
-}
-
-async function waitFor(predicate, what) {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const v = await predicate();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`FAIL ${name}: ${err.message}`);
-  }
-}
-
-function expect(cond, what) {
-  if (!cond) throw new Error(what);
-}
-
-function textOk(line) {
-  return text(line).catch(() => 'ERR');
 }
 
 // A raw TCP client that does the WebSocket handshake by hand and then does only
@@ -126,29 +54,54 @@ function frameHeader(opcode, length) {
   return b;
 }
 
-// A well-behaved watcher (Node's WebSocket): counts the messages it gets each second.
-function watcher() {
-  const w = { perSecond: [], count: 0, open: false, closed: false };
-  const ws = new WebSocket(`ws://127.0.0.1:${server.web}/ws`, 'steer');
+// A well-behaved watcher (Node's WebSocket) in a process of its own, so that the
+// hostile clients this one makes cannot keep it from reading: it prints the messages
+// it got each second, and why it was closed if it was.
+const WATCHER = `
+  const ws = new WebSocket(process.argv[1], 'steer');
   ws.binaryType = 'arraybuffer';
-  ws.onopen = () => { w.open = true; };
-  ws.onmessage = () => { w.count++; };
-  ws.onclose = () => { w.closed = true; };
-  w.timer = setInterval(() => { w.perSecond.push(w.count); w.count = 0; }, 1000);
-  w.stop = () => { clearInterval(w.timer); ws.close(); };
+  let count = 0;
+  ws.onopen = () => console.log('open');
+  ws.onmessage = () => { count++; };
+  ws.onclose = (ev) => { console.log('closed ' + ev.code + ' ' + ev.reason); process.exit(0); };
+  setInterval(() => { console.log(String(count)); count = 0; }, 1000);
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();`;
+
+function watcher() {
+  const w = { perSecond: [], open: false, closed: false, why: '' };
+  w.proc = spawn(process.execPath, ['--experimental-websocket', '--no-warnings', '-e', WATCHER,
+    `ws://127.0.0.1:${server.web}/ws`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  w.proc.stdout.on('data', (d) => {
+    out += d;
+    const lines = out.split('\n');
+    out = lines.pop();
+    for (const line of lines) {
+      if (line === 'open') w.open = true;
+      else if (line.startsWith('closed')) {
+        w.closed = true;
+        w.why = line.slice(7);
+      } else w.perSecond.push(Number(line));
+    }
+  });
+  w.stop = () => w.proc.stdin.end();
   return w;
 }
 
 async function main() {
   // Few slots, a short idle limit, and snapshots of a few hundred kilobytes: the
-  // limits are reached in seconds.
+  // limits are reached in seconds. --quick (the sanitizer build, where a server of
+  // that size falls far behind its clock) leaves out the clients that need them: the
+  // non-readers and the thousand.
   server = await startServer(['--scenario', 'flock', '--max-clients', '40', '--idle-timeout', '3']);
-  expect((await text('spawn flock 6000 500 300 290')).startsWith('OK'), 'spawn');
+  if (!QUICK)
+    expect((await text(server, 'spawn flock 6000 500 300 290')).startsWith('OK'), 'spawn');
   const good = watcher();
   await waitFor(() => good.open && good.perSecond.length >= 2, 'the watcher\'s first seconds');
   const rss0 = rssMb();
 
-  await check('WebSockets that never read are closed, and hold no more than their share', async () => {
+  if (!QUICK) await check('WebSockets that never read are closed, and hold no more than their share', async () => {
     const fds0 = fds();
     const socks = [];
     for (let i = 0; i < 20; i++) {
@@ -159,8 +112,8 @@ async function main() {
     // Closed by the server: a client that reads nothing cannot see it, so the
     // server's count of clients tells (the watcher and the one asking are left).
     let held = 0;
-    await waitFor(async () => (held = (await stats()).clients) >= 20, () => `the non-readers connected (${held})`);
-    await waitFor(async () => (held = (await stats()).clients) <= 2, () => `${held} clients still held`);
+    await waitFor(async () => (held = (await stats(server)).clients) >= 20, () => `the non-readers connected (${held})`);
+    await waitFor(async () => (held = (await stats(server)).clients) <= 2, () => `${held} clients still held`);
     // And their WebSockets too, not only the connections they were relayed to.
     await waitFor(() => fds() <= fds0 + 2, () => `${fds()} descriptors open, ${fds0} before`);
     expect(rssMb() < rss0 + 150, `the server grew from ${rss0.toFixed(0)} to ${rssMb().toFixed(0)} MB`);
@@ -191,7 +144,7 @@ async function main() {
     await waitFor(() => s.closed, 'the stalled handshake closed');
   });
 
-  await check('a thousand WebSockets at once: those past --max-clients are refused', async () => {
+  if (!QUICK) await check('a thousand WebSockets at once: those past --max-clients are refused', async () => {
     const socks = [];
     for (let i = 0; i < 1000; i++) socks.push(rawSocket(HANDSHAKE(server.web)));
     const all = await Promise.all(socks);
@@ -201,31 +154,29 @@ async function main() {
     for (const s of all) s.destroy();
     await waitFor(async () => {
       try {
-        return (await stats()).clients <= 2;
+        return (await stats(server)).clients <= 2;
       } catch {
         return false;
       }
     }, 'the thousand gone, and the text port answering');
+    expect(!good.closed, `the watcher was closed (${good.why})`);
   });
 
   await check('the watcher kept its snapshots throughout, and the server its memory', async () => {
+    // Every second counted, bar the first; a second or two of the thousand's handshakes
+    // may leave it nothing, three in a row would be the server not serving it.
     const seconds = good.perSecond.slice(1);
-    const low = Math.min(...seconds);
-    expect(!good.closed, 'the watcher was closed');
-    expect(low >= 5, `the watcher's messages a second: ${seconds.join(' ')}`);
+    const mean = seconds.reduce((a, b) => a + b, 0) / seconds.length;
+    const gap = seconds.some((n, i) => n === 0 && seconds[i + 1] === 0 && seconds[i + 2] === 0);
+    expect(!good.closed, `the watcher was closed (${good.why}) after ${good.perSecond.length} s: ${good.perSecond.join(' ')}; ` +
+      server.log.split('\n').filter((l) => /client 2 |fell behind|throttl/.test(l)).join('\n'));
+    expect(mean >= 5 && !gap, `the watcher's messages a second: ${seconds.join(' ')}`);
     expect(rssMb() < rss0 + 150, `the server grew from ${rss0.toFixed(0)} to ${rssMb().toFixed(0)} MB`);
   });
 
   good.stop();
-  server.proc.removeAllListeners('exit');
-  server.proc.kill('SIGTERM');
-  await new Promise((r) => server.proc.on('exit', r));
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  await stopServer(server);
+  done();
 }
 
-main().catch((err) => {
-  console.log(`FAIL ${err.stack}`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exit(1);
-});
+main().catch(crashed);

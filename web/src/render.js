@@ -75,6 +75,13 @@ function densityColour(count) {
 
 // Vehicles go to glCanvas through WebGL 2 where the browser has it; everything else,
 // and the vehicles where it has not, to canvas (2-D) laid over it.
+// Vehicle k's heading as a unit vector: along its velocity, or +x when it stands.
+function heading(cur, k) {
+  const vx = cur.vx[k], vy = cur.vy[k];
+  const len = Math.hypot(vx, vy);
+  return len > 1e-6 ? [vx / len, vy / len] : [1, 0];
+}
+
 function vehicleSize(cam) {
   return Math.min(40, Math.max(5, 6 * cam.scale));
 }
@@ -100,15 +107,7 @@ function fillVehicles(state, cam, t, data) {
       }
     }
     if (x < v.x0 || x > v.x1 || y < v.y0 || y > v.y1) continue;
-    let hx = cur.vx[k], hy = cur.vy[k];
-    const len = Math.hypot(hx, hy);
-    if (len > 1e-6) {
-      hx /= len;
-      hy /= len;
-    } else {
-      hx = 1;
-      hy = 0;
-    }
+    const [hx, hy] = heading(cur, k);
     const o = m * 5;
     data[o] = x;
     data[o + 1] = y;
@@ -242,15 +241,7 @@ export class Renderer {
       const [x, y] = placeAt(prev, cur, k, t, world.width, world.height);
       const [sx, sy] = cam.toScreen(x, y);
       if (sx < -margin || sy < -margin || sx > cam.w + margin || sy > cam.h + margin) continue;
-      let hx = cur.vx[k], hy = cur.vy[k];
-      const len = Math.hypot(hx, hy);
-      if (len > 1e-6) {
-        hx /= len;
-        hy /= len;
-      } else {
-        hx = 1;
-        hy = 0;
-      }
+      const [hx, hy] = heading(cur, k);
       const colour = groupColour(cur.group[k]);
       let p = paths.get(colour);
       if (!p) {
