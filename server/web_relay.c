@@ -26,6 +26,8 @@
 /* Bytes of the browser's messages written to the pair and not yet taken: past it,
  * the WebSocket is not read until they are. */
 #define RELAY_WRITE_AHEAD (64u * 1024u)
+/* The longest WebSocket fragment written at once. */
+#define RELAY_FRAGMENT (64u * 1024u)
 /* Seconds a WebSocket whose connection has ended may take to receive what was read
  * before it is closed anyway: a browser that does not read is not kept for ever. */
 #define RELAY_DRAIN_SECS 5
@@ -46,6 +48,7 @@ struct relay {
 	/* The message being written to the browser, after LWS_PRE bytes lws may use. */
 	uint8_t *out;
 	size_t out_len, out_cap;
+	size_t out_sent; /* of it, in fragments already written */
 	/* The browser's message being received, in fragments. */
 	uint8_t *msg;
 	size_t msg_len;
@@ -238,13 +241,26 @@ relay *relay_open(server *s, struct lws *wsi)
 int relay_writable(relay *r)
 {
 	if (r->out_len) {
-		size_t n = r->out_len;
-		r->out_len = 0;
-		if (lws_write(r->wsi, r->out + LWS_PRE, n, LWS_WRITE_BINARY) < (int)n)
+		/* A long message goes in fragments, one a turn: what the socket does not take
+		 * of a write, libwebsockets copies and keeps, so a slow browser holds at most
+		 * a fragment there, not a whole world's snapshot. */
+		size_t left = r->out_len - r->out_sent;
+		size_t n = left < RELAY_FRAGMENT ? left : RELAY_FRAGMENT;
+		int flags = lws_write_ws_flags(LWS_WRITE_BINARY, r->out_sent == 0, n == left);
+		if (lws_write(r->wsi, r->out + LWS_PRE + r->out_sent, n,
+		              (enum lws_write_protocol)flags) < (int)n)
 			return -1;
+		r->out_sent += n;
+		if (n < left) {
+			lws_callback_on_writable(r->wsi);
+			return 0;
+		}
+		r->out_len = r->out_sent = 0;
 		take_message(r);
+		/* Reading stopped while a message waited to be sent: it has been. The next
+		 * may not be whole yet, however much is read ahead. */
 		if (r->read_stopped && !r->stream_ended &&
-		    r->in_len - r->in_head < RELAY_READ_AHEAD) {
+		    (!r->out_len || r->in_len - r->in_head < RELAY_READ_AHEAD)) {
 			if (uv_read_start((uv_stream_t *)&r->pipe, on_alloc, on_read) != 0)
 				return -1;
 			r->read_stopped = false;

@@ -6,7 +6,7 @@
 const { spawn } = require('child_process');
 const fs = require('fs');
 const net = require('net');
-const { startServer, stopServer, text, stats, waitFor, check, expect, done, crashed } =
+const { startServer, stopServer, text, textLines, stats, waitFor, check, expect, done, crashed } =
   require('./steerweb.cjs');
 
 let server;
@@ -176,6 +176,21 @@ async function main() {
 
   good.stop();
   await stopServer(server);
+
+  if (!QUICK) await check('snapshots of megabytes reach a WebSocket whole', async () => {
+    // The whole world, 60,000 vehicles, in every snapshot: far longer than what the
+    // relay reads ahead.
+    const big = await startServer(['--world', '4000x3000']);
+    const replies = await textLines(big, ['spawn flock 60000 2000 1500 1400', 'pause']);
+    expect(replies.every((r) => r.startsWith('OK')), replies.map((r) => r.slice(0, 40)).join(' | '));
+    const ws = new WebSocket(`ws://127.0.0.1:${big.web}/ws`, 'steer');
+    ws.binaryType = 'arraybuffer';
+    let large = 0;
+    ws.onmessage = (ev) => { if (ev.data.byteLength > 1000000) large++; };
+    await waitFor(() => large >= 5, () => `five snapshots over 1 MB (${large})`);
+    ws.close();
+    await stopServer(big);
+  });
   done();
 }
 

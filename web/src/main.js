@@ -97,6 +97,7 @@ function receive(msg) {
   const m = msg.body;
   switch (msg.kind) {
     case 'welcome':
+      state.counted = false;
       state.world = { width: m.width, height: m.height, edges: m.edges };
       state.rate = m.snapshotRate || 20;
       state.snapshotMs = 1000 / state.rate;
@@ -142,6 +143,7 @@ function header(h) {
   state.tick = Number(h.tick);
   state.paused = h.paused;
   state.total = h.totalVehicles;
+  state.counted = true;
   if (state.world && (h.width !== state.world.width || h.height !== state.world.height)) {
     state.world.width = h.width;
     state.world.height = h.height;
@@ -158,7 +160,10 @@ function sendView() {
   const area = Math.max(0, Math.min(v.x1, state.world.width) - Math.max(v.x0, 0)) *
     Math.max(0, Math.min(v.y1, state.world.height) - Math.max(v.y0, 0));
   const share = area / (state.world.width * state.world.height || 1);
-  const dense = state.world.edges !== EDGES_NONE && state.total * Math.min(1, share) > DENSITY_ABOVE;
+  // Until a snapshot has said how many vehicles there are, cells: a world of a
+  // million would otherwise come whole, megabytes a frame, before the page knew.
+  const dense = state.world.edges !== EDGES_NONE &&
+    (!state.counted || state.total * Math.min(1, share) > DENSITY_ABOVE);
   const msg = { x0: v.x0, y0: v.y0, x1: v.x1, y1: v.y1 };
   if (dense) {
     Object.assign(msg, {
