@@ -571,21 +571,20 @@ static void conn_input(conn *c, const char *data, size_t n)
 }
 
 /* The peer's address, for the log and the auth guard; "?" when it has none. */
-static void describe_peer(conn *c, const struct sockaddr_storage *peer)
+static void describe_peer(conn *c, const struct sockaddr_storage *ss)
 {
-	const struct sockaddr_storage ss = *peer;
 	snprintf(c->peer, sizeof c->peer, "?");
 	char host[48] = "?";
 	int port = 0;
-	if (ss.ss_family == AF_INET) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
 		uv_ip4_name(a, host, sizeof host);
 		port = ntohs(a->sin_port);
 		/* As ::ffff:a.b.c.d, the same key an IPv4 client of an IPv6 socket has. */
 		c->addr.b[10] = c->addr.b[11] = 0xff;
 		memcpy(&c->addr.b[12], &a->sin_addr, 4);
-	} else if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
 		uv_ip6_name(a, host, sizeof host);
 		port = ntohs(a->sin6_port);
 		static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};

@@ -36,7 +36,7 @@ async function frames(s, browser) {
   await page.waitForFunction((n) => window.steer.state.cur && window.steer.state.cur.n >= n,
     { timeout: 60000, polling: 100 }, VEHICLES * 0.9);
   await sleep(2000);
-  await page.evaluate(() => { window.steer.perf.frameMs.length = 0; window.steer.perf.draw = []; });
+  await page.evaluate(() => { window.steer.perf.frameMs.length = 0; });
   const draws = [];
   const busy0 = await page.evaluate(() => [window.steer.link.decodeMs, window.steer.perf.receiveMs]);
   const t0 = Date.now();
