@@ -126,16 +126,46 @@ static steer_status load_path(steer_world *w)
 	return st != STEER_OK ? st : steer_vehicle_path_loop(w, id, true);
 }
 
+/* The flock scenario's birds. One kind of boid in a wrap world ends as one band, every
+ * bird heading the same way (polarization 0.99 within a minute, issue 38): nothing
+ * turns a group once it is lined up. So the scenario has several kinds (groups: a
+ * boid flocks with its own kind only), and a quarter of each kind also wander, each
+ * its own way: they turn their group, and pull it apart when two lead different
+ * ways; groups of a kind meet and merge. Picked by a search over these settings for
+ * groups that stay several and differently headed (tests/test_flock_health.c checks
+ * it; the figures are in docs/BEHAVIORS.md#the-flock-scenario): a short sight (40)
+ * and few neighbours (6) keep groups small enough to split; the wanderers' weight (8)
+ * lets them lead, their small jitter (0.2 rad a tick) turns them slowly. */
+static steer_params flock_scenario_params(uint32_t kind, bool wanders)
+{
+	steer_params p = steer_flock_params();
+	p.group = kind;
+	p.sight_distance = 40.0;
+	p.too_close_distance = 12.0;
+	p.separation_weight = 0.6;
+	p.cohesion_weight = 0.1;
+	p.field_of_view = false;
+	p.max_neighbours = 6;
+	p.max_force = 80.0;
+	p.cruise_weight = 4.0;
+	if (wanders) {
+		p.wander_weight = 8.0;
+		p.wander_range = 0.2;
+		p.wander_radius = 10.0;
+	}
+	return p;
+}
+
 static steer_status load_flock(steer_world *w)
 {
 	const steer_world_config *c = steer_world_config_get(w);
 	steer_rng *rng = steer_world_rng(w);
-	steer_params p = steer_flock_params();
-	/* Enough boids to fill the world at about 10 neighbours each within sight. */
-	double area = c->width * c->height;
-	double per_sight = (STEER_TAU / 2) * p.sight_distance * p.sight_distance;
-	int n = (int)fmin(400.0, fmax(40.0, 8.0 * area / per_sight));
+	/* One bird per STEER_FLOCK_AREA square units (200 in the default 1000 x 600). */
+	int n = (int)fmin(400.0, fmax(40.0, c->width * c->height / STEER_FLOCK_AREA));
+	int kinds = (int)fmin(STEER_FLOCK_KINDS, fmax(1.0, n / 25));
 	for (int k = 0; k < n; k++) {
+		bool wanders = (k / kinds) % 4 == 0;
+		steer_params p = flock_scenario_params(1 + (uint32_t)(k % kinds), wanders);
 		steer_vec2 pos =
 		    v2(steer_rng_range(rng, 0, c->width), steer_rng_range(rng, 0, c->height));
 		double a = steer_rng_range(rng, 0, STEER_TAU);
@@ -143,7 +173,8 @@ static steer_status load_flock(steer_world *w)
 		uint32_t id;
 		steer_status st = steer_vehicle_add(w, pos, v2(cos(a) * s, sin(a) * s), &p, &id);
 		if (st == STEER_OK)
-			st = steer_vehicle_enable(w, id, STEER_FLOCK, true);
+			st = steer_vehicle_enable(
+			    w, id, STEER_FLOCK | (wanders ? STEER_WANDER : 0u), true);
 		if (st != STEER_OK)
 			return st;
 	}

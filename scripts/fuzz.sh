@@ -35,11 +35,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >&2
 fi
 
-targets=(framer client_message text_command savefile utf8 journal)
+targets=(framer client_message text_command savefile utf8 journal web)
 # The longest input worth trying: a whole ClientMessage frame (20000 bytes) for the
 # message targets, a few 4096-byte lines for the text port, a flock's save file.
 declare -A max_len=([framer]=24576 [client_message]=20000 [text_command]=16384
-                    [savefile]=40960 [utf8]=4096 [journal]=16384)
+                    [savefile]=40960 [utf8]=4096 [journal]=16384 [web]=65536)
 # Words of the grammar or the file format, which random mutation rarely spells.
 declare -A dict=([client_message]=tests/fuzz/text.dict [text_command]=tests/fuzz/text.dict
                  [savefile]=tests/fuzz/savefile.dict)

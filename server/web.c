@@ -227,6 +227,11 @@ int web_start(server *s, web **out)
 	return 0;
 }
 
+int web_port(const web *w)
+{
+	return w->port;
+}
+
 void web_stop(web *w)
 {
 	if (!w || !w->ctx)

@@ -11,6 +11,8 @@ typedef struct web web;
 /* Listens on --http's port (0: a free one) at --bind, and prints "listening web
  * ADDR:PORT". 0 with *out set, or NULL under --no-http; -1 after logging why. */
 int web_start(server *s, web **out);
+/* The port it listens on. */
+int web_port(const web *w);
 /* Stops listening and closes every page's connection; the loop then runs their
  * closing to its end. */
 void web_stop(web *w);

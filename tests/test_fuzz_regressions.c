@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "harness.h"
+#include "harness_web.h"
 
 static const char *fuzz_dir;
 
@@ -144,6 +145,14 @@ static void journal(void)
 	replay("journal", harness_journal);
 }
 
+/* A server of its own, for every input of the web target. */
+static void web(void)
+{
+	harness_web_start();
+	replay("web", harness_web);
+	harness_web_stop();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -157,5 +166,6 @@ int main(int argc, char **argv)
 	RUN(savefile);
 	RUN(utf8);
 	RUN(journal);
+	RUN(web);
 	return CHECK_DONE();
 }

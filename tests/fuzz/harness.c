@@ -24,11 +24,7 @@
 
 const char *harness_input_name;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2), noreturn))
-#endif
-static void
-violated(const char *fmt, ...)
+void harness_violated(const char *fmt, ...)
 {
 	va_list ap;
 	fflush(stdout); /* what a replaying test printed so far, before stderr */
@@ -46,7 +42,7 @@ static void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		violated("out of memory (%zu bytes)", n);
+		harness_violated("out of memory (%zu bytes)", n);
 	return p;
 }
 
@@ -225,7 +221,7 @@ static void check_world(const steer_world *w, bool stepped)
 	size_t nobs;
 	const steer_obstacle *o = steer_world_obstacles(w, &nobs);
 	if (cfg->max_vehicles && v->count > cfg->max_vehicles)
-		violated("%zu vehicles exceed max_vehicles %zu", v->count, cfg->max_vehicles);
+		harness_violated("%zu vehicles exceed max_vehicles %zu", v->count, cfg->max_vehicles);
 	uint32_t *ids = xmalloc((v->count + nobs) * sizeof *ids);
 	for (size_t i = 0; i < v->count; i++) {
 		uint32_t id = v->id[i];
@@ -233,7 +229,7 @@ static void check_world(const steer_world *w, bool stepped)
 		if (!isfinite(v->px[i]) || !isfinite(v->py[i]) || !isfinite(v->vx[i]) ||
 		    !isfinite(v->vy[i]) || !isfinite(v->hx[i]) || !isfinite(v->hy[i]) ||
 		    !isfinite(v->fx[i]) || !isfinite(v->fy[i]))
-			violated("vehicle %" PRIu32
+			harness_violated("vehicle %" PRIu32
 			         " has a non-finite state: pos (%a, %a) vel (%a, "
 			         "%a) heading (%a, %a) force (%a, %a)",
 			         id, v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i],
@@ -246,17 +242,17 @@ static void check_world(const steer_world *w, bool stepped)
 		                    ? v->px[i] < cfg->width && v->py[i] < cfg->height
 		                    : v->px[i] <= cfg->width && v->py[i] <= cfg->height));
 		if (!inside)
-			violated("vehicle %" PRIu32 " at (%.17g, %.17g) is outside the %s world of "
+			harness_violated("vehicle %" PRIu32 " at (%.17g, %.17g) is outside the %s world of "
 			         "%.17g x %.17g",
 			         id, v->px[i], v->py[i], steer_edges_name(cfg->edges), cfg->width,
 			         cfg->height);
 		if (id == 0 || steer_vehicle_index(w, id) != (long)i)
-			violated("vehicle id %" PRIu32 " at index %zu does not map back", id, i);
+			harness_violated("vehicle id %" PRIu32 " at index %zu does not map back", id, i);
 		if (stepped) {
 			const steer_params *p = steer_vehicle_params_at(w, i);
 			double speed = hypot(v->vx[i], v->vy[i]);
 			if (!(speed <= p->max_speed * (1 + 1e-9)))
-				violated("vehicle %" PRIu32 " moves at %.17g > max_speed %.17g", id,
+				harness_violated("vehicle %" PRIu32 " moves at %.17g > max_speed %.17g", id,
 				         speed, p->max_speed);
 		}
 	}
@@ -264,16 +260,16 @@ static void check_world(const steer_world *w, bool stepped)
 		ids[v->count + k] = o[k].id;
 		if (!isfinite(o[k].x) || !isfinite(o[k].y) || !isfinite(o[k].vx) ||
 		    !isfinite(o[k].vy) || !(o[k].r > 0) || !isfinite(o[k].r))
-			violated("obstacle %" PRIu32
+			harness_violated("obstacle %" PRIu32
 			         " has a bad state: pos (%a, %a) vel (%a, %a) r %a",
 			         o[k].id, o[k].x, o[k].y, o[k].vx, o[k].vy, o[k].r);
 		if (o[k].id == 0 || steer_obstacle_get(w, o[k].id) != &o[k])
-			violated("obstacle id %" PRIu32 " does not map back", o[k].id);
+			harness_violated("obstacle id %" PRIu32 " does not map back", o[k].id);
 	}
 	qsort(ids, v->count + nobs, sizeof *ids, cmp_u32);
 	for (size_t k = 1; k < v->count + nobs; k++)
 		if (ids[k] == ids[k - 1])
-			violated("id %" PRIu32 " is used twice", ids[k]);
+			harness_violated("id %" PRIu32 " is used twice", ids[k]);
 	free(ids);
 }
 
@@ -283,7 +279,7 @@ static void step_and_check(steer_world *w, int ticks)
 	check_world(w, false);
 	for (int k = 0; k < ticks; k++)
 		if (steer_world_step(w) != STEER_OK)
-			violated("steer_world_step failed");
+			harness_violated("steer_world_step failed");
 	check_world(w, ticks > 0);
 }
 
@@ -360,7 +356,7 @@ static const char *initial_save(size_t *len)
 		steer_world *w = steer_world_create(&c);
 		if (!w || steer_scenario_load(w, "flock") != STEER_OK ||
 		    steer_save_encode(w, &bytes, &n) != STEER_OK)
-			violated("cannot build the initial world");
+			harness_violated("cannot build the initial world");
 		steer_world_destroy(w);
 	}
 	*len = n;
@@ -376,7 +372,7 @@ static void fixture_init(fixture *f)
 	c.max_vehicles = FIX_MAX_VEHICLES;
 	f->session.world = steer_world_create(&c);
 	if (!f->session.world || steer_scenario_load(f->session.world, "flock") != STEER_OK)
-		violated("cannot build the initial world");
+		harness_violated("cannot build the initial world");
 	size_t n;
 	const char *save = initial_save(&n);
 	mem_save(f, "slot", save, n, NULL, 0);
@@ -407,22 +403,22 @@ static bool affordable(fixture *f, const steer_command *cmd)
 static void exec_checked(fixture *f, const steer_command *cmd, steer_reply *reply)
 {
 	if (!cmd->entry)
-		violated("a parsed command has no entry");
+		harness_violated("a parsed command has no entry");
 	/* A connection that may write: the server's default (no --token-file). */
 	if (steer_cmd_check_access(cmd, true, reply) != STEER_OK)
-		violated("%s refused to a writer: %s", cmd->entry->name, reply->error);
+		harness_violated("%s refused to a writer: %s", cmd->entry->name, reply->error);
 	steer_status rc = steer_cmd_exec(cmd, &f->session, &f->host, reply);
 	if ((rc == STEER_OK) != reply->ok || (rc != STEER_OK && rc != STEER_ERR_REFUSED))
-		violated("%s returned %s with ok=%d", cmd->entry->name, steer_status_str(rc),
+		harness_violated("%s returned %s with ok=%d", cmd->entry->name, steer_status_str(rc),
 		         reply->ok);
 	if (!reply->ok &&
 	    (!reply->error[0] || strchr(reply->error, '\n') || strchr(reply->error, '\r')))
-		violated("%s: bad error message '%s'", cmd->entry->name, reply->error);
+		harness_violated("%s: bad error message '%s'", cmd->entry->name, reply->error);
 	if (reply->ok && reply->json.len && !json_object_ok(reply->json.data, reply->json.len))
-		violated("%s: reply is not one JSON object: %.*s", cmd->entry->name,
+		harness_violated("%s: reply is not one JSON object: %.*s", cmd->entry->name,
 		         (int)(reply->json.len > 400 ? 400 : reply->json.len), reply->json.data);
 	if (!f->session.world)
-		violated("%s left the session without a world", cmd->entry->name);
+		harness_violated("%s left the session without a world", cmd->entry->name);
 	check_world(f->session.world, false);
 }
 
@@ -444,15 +440,15 @@ static void check_plain_snapshot(const steer_world *w, bool paused, const steer_
 	steer_interest ix;
 	steer_interest_init(&ix);
 	if (view->set && steer_interest_build(&ix, w) != 0)
-		violated("interest build failed");
+		harness_violated("interest build failed");
 	uint32_t *idx = NULL;
 	size_t cap = 0, n = 0;
 	if (steer_interest_collect(&ix, w, view, STEER_ORDER_INDEX, &idx, &cap, &n) != 0)
-		violated("interest collect failed");
+		harness_violated("interest collect failed");
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	if (steer_wire_snapshot_of(&out, w, paused, view, idx, n) != STEER_OK || out.oom)
-		violated("snapshot encode failed");
+		harness_violated("snapshot encode failed");
 	steer_framer fr;
 	steer_framer_init(&fr, out.len + 16);
 	const uint8_t *msg;
@@ -460,23 +456,23 @@ static void check_plain_snapshot(const steer_world *w, bool paused, const steer_
 	char err[256];
 	if (steer_framer_feed(&fr, (const uint8_t *)out.data, out.len) != out.len ||
 	    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
-		violated("snapshot frame does not reframe");
+		harness_violated("snapshot frame does not reframe");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);
 	if (steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) != STEER_OK)
-		violated("snapshot does not decode: %s", err);
+		harness_violated("snapshot does not decode: %s", err);
 	const steer_vehicles *v = steer_world_vehicles(w);
 	if (m.kind != STEER_MSG_SNAPSHOT || snap.count != n || snap.total_vehicles != v->count)
-		violated("snapshot holds %zu of %zu vehicles, %zu expected", snap.count,
+		harness_violated("snapshot holds %zu of %zu vehicles, %zu expected", snap.count,
 		         (size_t)snap.total_vehicles, n);
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
 		const steer_snap_vehicle *s = &snap.v[k];
 		if (s->id != v->id[i] || s->x != (float)v->px[i] || s->y != (float)v->py[i] ||
 		    s->vx != (float)v->vx[i] || s->vy != (float)v->vy[i])
-			violated("snapshot vehicle %zu differs from id %" PRIu32, k, v->id[i]);
+			harness_violated("snapshot vehicle %zu differs from id %" PRIu32, k, v->id[i]);
 	}
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
@@ -493,12 +489,12 @@ static void build_compact(steer_compact_frame *f, const steer_world *w, const st
 	steer_interest ix;
 	steer_interest_init(&ix);
 	if (steer_interest_build(&ix, w) != 0)
-		violated("interest build failed");
+		harness_violated("interest build failed");
 	size_t n;
 	if (steer_interest_collect(&ix, w, view, STEER_ORDER_ID, idx, cap, &n) != 0)
-		violated("interest collect failed");
+		harness_violated("interest collect failed");
 	if (steer_compact_frame_build(f, w, view, req->cols, req->rows, *idx, n, seq) != STEER_OK)
-		violated("compact frame build failed");
+		harness_violated("compact frame build failed");
 	steer_interest_free(&ix);
 }
 
@@ -509,7 +505,7 @@ static void check_compact_decoded(const steer_world *w, const steer_compact_fram
                                   const steer_compact_req *req, int round)
 {
 	if (snap->count != f->count)
-		violated("compact snapshot %d holds %zu vehicles, %zu expected", round, snap->count,
+		harness_violated("compact snapshot %d holds %zu vehicles, %zu expected", round, snap->count,
 		         f->count);
 	double qx = (view->x1 - view->x0) / ((double)req->cols * STEER_COMPACT_SUB);
 	double qy = (view->y1 - view->y0) / ((double)req->rows * STEER_COMPACT_SUB);
@@ -518,14 +514,14 @@ static void check_compact_decoded(const steer_world *w, const steer_compact_fram
 		const steer_snap_vehicle *s = &snap->v[k];
 		long i = steer_vehicle_index(w, f->id[k]);
 		if (s->id != f->id[k] || i < 0)
-			violated("compact vehicle %zu: id %" PRIu32 ", %" PRIu32 " expected", k,
+			harness_violated("compact vehicle %zu: id %" PRIu32 ", %" PRIu32 " expected", k,
 			         s->id, f->id[k]);
 		double ex =
 		    0.5 * qx * 1.001 + 3e-7 * (fabs(v->px[i]) + fabs(view->x0) + fabs(view->x1));
 		double ey =
 		    0.5 * qy * 1.001 + 3e-7 * (fabs(v->py[i]) + fabs(view->y0) + fabs(view->y1));
 		if (!(fabs(s->x - v->px[i]) <= ex) || !(fabs(s->y - v->py[i]) <= ey))
-			violated("compact snapshot %d: vehicle %" PRIu32
+			harness_violated("compact snapshot %d: vehicle %" PRIu32
 			         " at (%.17g, %.17g) decodes "
 			         "to (%.9g, %.9g); quanta %.9g x %.9g; sent as (%" PRId32
 			         ", %" PRId32 ")",
@@ -560,22 +556,22 @@ static void check_compact_stream(steer_world *w, bool paused, const steer_view *
 		steer_strbuf_clear(&out);
 		if (steer_wire_compact(&out, &sc, w, paused, f, round ? &key : NULL) != STEER_OK ||
 		    out.oom)
-			violated("compact encode failed (round %d)", round);
+			harness_violated("compact encode failed (round %d)", round);
 		steer_framer fr;
 		steer_framer_init(&fr, out.len + 16);
 		const uint8_t *msg;
 		size_t len;
 		if (steer_framer_feed(&fr, (const uint8_t *)out.data, out.len) != out.len ||
 		    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
-			violated("compact frame does not reframe");
+			harness_violated("compact frame does not reframe");
 		if (steer_wire_decode_stream(msg, len, &m, &snap, &cs, err, sizeof err) != STEER_OK)
-			violated("compact snapshot (round %d) does not decode: %s", round, err);
+			harness_violated("compact snapshot (round %d) does not decode: %s", round, err);
 		steer_framer_free(&fr);
 		if (m.kind != STEER_MSG_SNAPSHOT || !m.compact)
-			violated("compact snapshot decodes as kind %d", (int)m.kind);
+			harness_violated("compact snapshot decodes as kind %d", (int)m.kind);
 		check_compact_decoded(w, f, &snap, view, req, round);
 		if (round == 0 && steer_world_step(w) != STEER_OK)
-			violated("steer_world_step failed");
+			harness_violated("steer_world_step failed");
 	}
 	free(idx);
 	steer_strbuf_free(&out);
@@ -617,7 +613,7 @@ static int reference_next(const uint8_t *s, size_t n, size_t *pos, size_t max_fr
 static void check_snapshot_shape(const steer_snapshot *s)
 {
 	if (s->count > s->cap || s->nobstacles > s->obstacles_cap || s->nroutes > s->routes_cap)
-		violated("snapshot counts exceed capacities");
+		harness_violated("snapshot counts exceed capacities");
 	/* Touch every element a client would draw, so ASan sees a wrong count. */
 	volatile float sink = 0;
 	for (size_t k = 0; k < s->count; k++)
@@ -631,26 +627,26 @@ static void check_snapshot_shape(const steer_snapshot *s)
 	const steer_snap_geometry *g = &s->geometry;
 	if (g->nwalls > g->walls_cap || g->npolygons > g->polygons_cap ||
 	    g->nvertices > g->vertices_cap)
-		violated("geometry counts exceed capacities");
+		harness_violated("geometry counts exceed capacities");
 	for (size_t k = 0; k < g->nwalls; k++) {
 		const steer_snap_wall *w = &g->walls[k];
 		if (!isfinite(w->x0) || !isfinite(w->y0) || !isfinite(w->x1) || !isfinite(w->y1))
-			violated("wall %u has an end that is not finite", w->id);
+			harness_violated("wall %u has an end that is not finite", w->id);
 	}
 	size_t next = 0;
 	for (size_t k = 0; k < g->npolygons; k++) {
 		const steer_snap_polygon *p = &g->polygons[k];
 		if (p->first != next || p->count < 3 || p->count > g->nvertices - p->first)
-			violated("polygon %u's vertices %zu+%zu are not the next in the array",
+			harness_violated("polygon %u's vertices %zu+%zu are not the next in the array",
 			         p->id, p->first, p->count);
 		for (size_t i = 0; i < p->count; i++)
 			if (!isfinite(g->vertices[p->first + i].x) ||
 			    !isfinite(g->vertices[p->first + i].y))
-				violated("polygon %u has a vertex that is not finite", p->id);
+				harness_violated("polygon %u has a vertex that is not finite", p->id);
 		next = p->first + p->count;
 	}
 	if (next != g->nvertices)
-		violated("%zu vertices, %zu in polygons", g->nvertices, next);
+		harness_violated("%zu vertices, %zu in polygons", g->nvertices, next);
 	(void)sink;
 }
 
@@ -690,7 +686,7 @@ int harness_framer(const uint8_t *data, size_t size)
 		while (off < end && rc >= 0) {
 			size_t took = steer_framer_feed(&f, s + off, end - off);
 			if (took > end - off)
-				violated("framer took %zu of %zu bytes", took, end - off);
+				harness_violated("framer took %zu of %zu bytes", took, end - off);
 			off += took;
 			const uint8_t *msg;
 			size_t len;
@@ -700,13 +696,13 @@ int harness_framer(const uint8_t *data, size_t size)
 				size_t rs, rl;
 				int want_rc = reference_next(s, n, &ref_pos, max_frame, &rs, &rl);
 				if (want_rc != 1 || rl != len || memcmp(s + rs, msg, len) != 0)
-					violated(
+					harness_violated(
 					    "frame %zu differs from the stream's (reference %d, "
 					    "length %zu)",
 					    frames, want_rc, len);
 				frames++;
 				if (len > max_frame)
-					violated("frame of %zu bytes passed a limit of %zu", len,
+					harness_violated("frame of %zu bytes passed a limit of %zu", len,
 					         max_frame);
 				/* Any outcome will do: it must not crash. */
 				(void)steer_wire_decode_client(msg, len, &cm, err, sizeof err);
@@ -723,14 +719,14 @@ int harness_framer(const uint8_t *data, size_t size)
 					check_snapshot_shape(&stream_snap);
 			}
 			if (rc == 0 && took == 0 && !any && off < end)
-				violated("framer stalled: takes no bytes and returns no frame");
+				harness_violated("framer stalled: takes no bytes and returns no frame");
 		}
 	}
 	/* Everything fed: the framer must have reached the same end as the reference. */
 	size_t rs, rl;
 	int ref_rc = reference_next(s, n, &ref_pos, max_frame, &rs, &rl);
 	if (rc != ref_rc)
-		violated("framer ends with %d after %zu frames, reference with %d", rc, frames,
+		harness_violated("framer ends with %d after %zu frames, reference with %d", rc, frames,
 		         ref_rc);
 
 	steer_framer_free(&f);
@@ -753,9 +749,9 @@ static void check_clean_text(const char *what, const char *s, size_t n)
 	for (size_t i = 0; i < n;) {
 		size_t k = steer_utf8_char(s + i, n - i);
 		if (k == 0)
-			violated("%s is not UTF-8 at byte %zu", what, i);
+			harness_violated("%s is not UTF-8 at byte %zu", what, i);
 		if (k == 1 && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f))
-			violated("%s holds control byte 0x%02x", what, (unsigned char)s[i]);
+			harness_violated("%s holds control byte 0x%02x", what, (unsigned char)s[i]);
 		i += k ? k : 1;
 	}
 }
@@ -765,7 +761,7 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	if (steer_wire_reply(&out, request_id, r) != STEER_OK || out.oom)
-		violated("reply does not encode");
+		harness_violated("reply does not encode");
 	steer_framer fr;
 	steer_framer_init(&fr, out.len + 16);
 	const uint8_t *msg;
@@ -773,13 +769,13 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	char err[256];
 	if (steer_framer_feed(&fr, (const uint8_t *)out.data, out.len) != out.len ||
 	    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
-		violated("reply frame does not reframe");
+		harness_violated("reply frame does not reframe");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
 	steer_strbuf_init(&m.json);
 	if (steer_wire_decode_server(msg, len, &m, &snap, err, sizeof err) != STEER_OK)
-		violated("reply does not decode: %s", err);
+		harness_violated("reply does not decode: %s", err);
 	check_clean_text("the reply's error", m.error, strlen(m.error));
 	check_clean_text("the reply's JSON", m.json.data ? m.json.data : "", m.json.len);
 	bool json_same = r->ok ? m.json.len == r->json.len &&
@@ -787,7 +783,7 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	                       : m.json.len == 0;
 	if (m.kind != STEER_MSG_REPLY || m.request_id != request_id || m.ok != r->ok ||
 	    strcmp(m.error, r->ok ? "" : r->error) != 0 || !json_same)
-		violated("reply decodes differently: ok %d/%d, error '%s'/'%s'", m.ok, r->ok,
+		harness_violated("reply decodes differently: ok %d/%d, error '%s'/'%s'", m.ok, r->ok,
 		         m.error, r->error);
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
@@ -802,11 +798,11 @@ static void check_geometry_round_trip(const steer_world *w)
 	steer_strbuf out;
 	steer_strbuf_init(&out);
 	if (steer_wire_geometry(&out, w) != STEER_OK || out.oom)
-		violated("geometry encode failed");
+		harness_violated("geometry encode failed");
 	uint64_t size;
 	int n = steer_varint_decode((const uint8_t *)out.data, out.len, STEER_VARINT_MAX, &size);
 	if (n <= 0 || (size_t)n + size != out.len)
-		violated("geometry is not one frame");
+		harness_violated("geometry is not one frame");
 	steer_snapshot snap = {0};
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);
@@ -814,7 +810,7 @@ static void check_geometry_round_trip(const steer_world *w)
 	if (steer_wire_decode_server((const uint8_t *)out.data + n, (size_t)size, &m, &snap, err,
 	                             sizeof err) != STEER_OK ||
 	    m.kind != STEER_MSG_GEOMETRY)
-		violated("geometry does not decode: %s", err);
+		harness_violated("geometry does not decode: %s", err);
 	check_snapshot_shape(&snap);
 	const steer_snap_geometry *g = &snap.geometry;
 	size_t nw, np;
@@ -822,23 +818,23 @@ static void check_geometry_round_trip(const steer_world *w)
 	const steer_polygon *polys = steer_world_polygons(w, &np);
 	if (g->version != steer_world_geometry_version(w) || g->nwalls != nw ||
 	    g->npolygons != np || g->contain != steer_world_config_get(w)->contain)
-		violated("geometry holds %zu walls and %zu polygons of %zu and %zu", g->nwalls,
+		harness_violated("geometry holds %zu walls and %zu polygons of %zu and %zu", g->nwalls,
 		         g->npolygons, nw, np);
 	for (size_t k = 0; k < nw; k++) {
 		const steer_snap_wall *s = &g->walls[k];
 		if (s->id != walls[k].id || s->x0 != walls[k].a.x || s->y0 != walls[k].a.y ||
 		    s->x1 != walls[k].b.x || s->y1 != walls[k].b.y)
-			violated("wall %" PRIu32 " differs", walls[k].id);
+			harness_violated("wall %" PRIu32 " differs", walls[k].id);
 	}
 	for (size_t k = 0; k < np; k++) {
 		const steer_snap_polygon *p = &g->polygons[k];
 		if (p->id != polys[k].id || p->inside != polys[k].inside ||
 		    p->count != polys[k].count)
-			violated("polygon %" PRIu32 " differs", polys[k].id);
+			harness_violated("polygon %" PRIu32 " differs", polys[k].id);
 		for (size_t i = 0; i < p->count; i++)
 			if (g->vertices[p->first + i].x != polys[k].points[i].x ||
 			    g->vertices[p->first + i].y != polys[k].points[i].y)
-				violated("polygon %" PRIu32 " vertex %zu differs", polys[k].id, i);
+				harness_violated("polygon %" PRIu32 " vertex %zu differs", polys[k].id, i);
 	}
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
@@ -852,14 +848,14 @@ int harness_client_message(const uint8_t *data, size_t size)
 	char err[256] = "";
 	if (steer_wire_decode_client(data, size, &m, err, sizeof err) != STEER_OK) {
 		if (!err[0])
-			violated("decode failed without a message");
+			harness_violated("decode failed without a message");
 		return 0;
 	}
 	/* The server answers a string with a NUL with an error and goes no further. */
 	err[0] = '\0';
 	if (steer_wire_client_strings_ok(data, size, &m, err, sizeof err) != STEER_OK) {
 		if (!err[0])
-			violated("a NUL refused without a message");
+			harness_violated("a NUL refused without a message");
 		return 0;
 	}
 	fixture fx;
@@ -868,7 +864,7 @@ int harness_client_message(const uint8_t *data, size_t size)
 	switch (m.which_msg) {
 	case steer_ClientMessage_hello_tag:
 		if (!memchr(m.msg.hello.client, '\0', sizeof m.msg.hello.client))
-			violated("hello's client name is not terminated");
+			harness_violated("hello's client name is not terminated");
 		break;
 	case steer_ClientMessage_viewport_tag: {
 		steer_view view = {0};
@@ -879,7 +875,7 @@ int harness_client_message(const uint8_t *data, size_t size)
 			break;
 		if (view.set && !(view.x1 > view.x0 && view.y1 > view.y0 && isfinite(view.x0) &&
 		                  isfinite(view.x1) && isfinite(view.y0) && isfinite(view.y1)))
-			violated("accepted viewport is not a finite rectangle");
+			harness_violated("accepted viewport is not a finite rectangle");
 		w = fx.session.world;
 		if (req.on)
 			check_compact_stream(w, fx.session.paused, &view, &req);
@@ -906,7 +902,7 @@ int harness_client_message(const uint8_t *data, size_t size)
 		break;
 	}
 	default:
-		violated("decoded a ClientMessage of unknown kind %d", (int)m.which_msg);
+		harness_violated("decoded a ClientMessage of unknown kind %d", (int)m.which_msg);
 	}
 	step_and_check(fx.session.world, 2);
 	fixture_free(&fx);
@@ -967,13 +963,13 @@ int harness_text_command(const uint8_t *data, size_t size)
 		steer_strbuf_clear(&text);
 		steer_reply_text(&reply, &text);
 		if (text.oom)
-			violated("out of memory rendering a reply");
+			harness_violated("out of memory rendering a reply");
 		bool ok = text.len >= 2 && !memcmp(text.data, "OK", 2) &&
 		          (text.len == 2 || text.data[2] == ' ');
 		bool bad = text.len >= 4 && !memcmp(text.data, "ERR ", 4);
 		if ((!ok && !bad) || ok != reply.ok || memchr(text.data, '\n', text.len) ||
 		    memchr(text.data, '\r', text.len) || strlen(text.data) != text.len)
-			violated("reply to '%.200s' is not one OK/ERR line: '%.400s'", line,
+			harness_violated("reply to '%.200s' is not one OK/ERR line: '%.400s'", line,
 			         text.data);
 		steer_reply_free(&reply);
 	}
@@ -1046,17 +1042,17 @@ static void check_round_trip(steer_world *w)
 	char err[256] = "";
 	check_world(w, false);
 	if (steer_save_encode(w, &a, &alen) != STEER_OK)
-		violated("a decoded world does not encode");
+		harness_violated("a decoded world does not encode");
 	steer_world *again = steer_save_decode(a, alen, err, sizeof err);
 	if (!again)
-		violated("a re-encoded world does not decode: %s\n%.2000s", err, a);
+		harness_violated("a re-encoded world does not decode: %s\n%.2000s", err, a);
 	if (steer_save_encode(again, &b, &blen) != STEER_OK)
-		violated("a reloaded world does not encode");
+		harness_violated("a reloaded world does not encode");
 	if (alen != blen || memcmp(a, b, alen) != 0) {
 		size_t at = 0;
 		while (at < alen && at < blen && a[at] == b[at])
 			at++;
-		violated("save -> load -> save changes the file at byte %zu:\n%.300s\nvs\n%.300s",
+		harness_violated("save -> load -> save changes the file at byte %zu:\n%.300s\nvs\n%.300s",
 		         at, a + (at > 100 ? at - 100 : 0), b + (at > 100 ? at - 100 : 0));
 	}
 	free(a);
@@ -1070,7 +1066,7 @@ static void try_decode(const char *buf, size_t len)
 	steer_world *w = steer_save_decode(buf, len, err, sizeof err);
 	if (!w) {
 		if (!err[0] || !memchr(err, '\0', sizeof err))
-			violated("a refused save file has no message");
+			harness_violated("a refused save file has no message");
 		return;
 	}
 	check_round_trip(w);
@@ -1162,7 +1158,7 @@ int harness_utf8(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < len;) {
 		size_t k = steer_utf8_char(src + i, len - i);
 		if (k != ref_utf8_char(u + i, len - i))
-			violated("steer_utf8_char says %zu at byte %zu, the reference %zu", k, i,
+			harness_violated("steer_utf8_char says %zu at byte %zu, the reference %zu", k, i,
 			         ref_utf8_char(u + i, len - i));
 		i += k ? k : 1;
 	}
@@ -1173,36 +1169,36 @@ int harness_utf8(const uint8_t *data, size_t size)
 	size_t big_len = steer_utf8_escape(big, big_n, src, len);
 	size_t at = 0;
 	if (big_len >= big_n || big[big_len] != '\0' || strlen(big) != big_len)
-		violated("escape wrote %zu bytes into %zu, not NUL-terminated there", big_len,
+		harness_violated("escape wrote %zu bytes into %zu, not NUL-terminated there", big_len,
 		         big_n);
 	if (!ref_clean((const unsigned char *)big, big_len, &at))
-		violated("escaped text is not clean UTF-8 at byte %zu", at);
+		harness_violated("escaped text is not clean UTF-8 at byte %zu", at);
 	if (ref_clean(u, len, &at) && (big_len != len || memcmp(big, src, len) != 0))
-		violated("clean text changed by escaping");
+		harness_violated("clean text changed by escaping");
 
 	/* A short destination: a prefix of the whole, cut before a character or escape. */
 	char *small = xmalloc(small_n);
 	size_t small_len = steer_utf8_escape(small, small_n, src, len);
 	if (small_len >= small_n || small[small_len] != '\0')
-		violated("escape wrote %zu bytes into %zu", small_len, small_n);
+		harness_violated("escape wrote %zu bytes into %zu", small_len, small_n);
 	if (small_len > big_len || memcmp(small, big, small_len) != 0)
-		violated("a short escape is not a prefix of the whole");
+		harness_violated("a short escape is not a prefix of the whole");
 	if (!ref_clean((const unsigned char *)small, small_len, &at))
-		violated("a short escape is not clean UTF-8 at byte %zu", at);
+		harness_violated("a short escape is not clean UTF-8 at byte %zu", at);
 
 	size_t cut = steer_utf8_cut(src, len, max);
 	if (cut > len || cut > max)
-		violated("cut %zu past the text (%zu) or the limit (%zu)", cut, len, max);
+		harness_violated("cut %zu past the text (%zu) or the limit (%zu)", cut, len, max);
 	for (size_t i = 0; i < cut;) { /* a boundary of the text's own characters */
 		size_t k = steer_utf8_char(src + i, len - i);
 		i += k ? k : 1;
 		if (i > cut)
-			violated("cut at %zu splits a character", cut);
+			harness_violated("cut at %zu splits a character", cut);
 	}
 	if (cut < len && cut < max) {
 		size_t k = steer_utf8_char(src + cut, len - cut);
 		if (cut + (k ? k : 1) <= max)
-			violated("cut at %zu, but the next character fits under %zu", cut, max);
+			harness_violated("cut at %zu, but the next character fits under %zu", cut, max);
 	}
 	free(small);
 	free(big);
@@ -1227,9 +1223,9 @@ static void journal_reencode(const char *at, const steer_journal_record *rec)
 	else
 		steer_journal_begin(&b, rec->tick, rec->flags);
 	if (b.oom)
-		violated("journal: an accepted record of %zu bytes cannot be written", rec->size);
+		harness_violated("journal: an accepted record of %zu bytes cannot be written", rec->size);
 	if (b.len != rec->size || memcmp(b.data, at, b.len) != 0)
-		violated("journal: a record of type %d read back differently", (int)rec->type);
+		harness_violated("journal: a record of type %d read back differently", (int)rec->type);
 	steer_strbuf_free(&b);
 }
 
@@ -1244,7 +1240,7 @@ int harness_journal(const uint8_t *data, size_t size)
 		steer_journal_header(&b);
 	steer_strbuf_put(&b, (const char *)data + 1, size - 1);
 	if (b.oom)
-		violated("out of memory");
+		harness_violated("out of memory");
 	char *log = xmalloc(b.len);
 	memcpy(log, b.data, b.len);
 	size_t len = b.len;
@@ -1263,13 +1259,13 @@ int harness_journal(const uint8_t *data, size_t size)
 		if (st != STEER_JOURNAL_OK)
 			break;
 		if (pos != at + rec.size || pos > len)
-			violated("journal: a record moved the position wrongly");
+			harness_violated("journal: a record moved the position wrongly");
 		if (!steer_journal_intact(log, len, at))
-			violated("journal: a record read at %zu is not intact", at);
+			harness_violated("journal: a record read at %zu is not intact", at);
 		journal_reencode(log + at, &rec);
 	}
 	if (st == STEER_JOURNAL_INVALID)
-		violated("journal: INVALID past the header");
+		harness_violated("journal: INVALID past the header");
 	/* Past a tear: what the damage scan would find is what the decoder reads. */
 	for (size_t o = pos; st == STEER_JOURNAL_TORN && o < len; o++) {
 		if (!steer_journal_intact(log, len, o))
@@ -1279,7 +1275,7 @@ int harness_journal(const uint8_t *data, size_t size)
 		if (r == STEER_JOURNAL_OK)
 			journal_reencode(log + o, &rec);
 		else if (r != STEER_JOURNAL_TORN || !strstr(err, "NUL or a newline"))
-			violated("journal: intact at %zu, but the decoder says %s", o, err);
+			harness_violated("journal: intact at %zu, but the decoder says %s", o, err);
 	}
 	free(log);
 	return 0;

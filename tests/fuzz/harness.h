@@ -28,6 +28,13 @@ int harness_utf8(const uint8_t *data, size_t size);
  * record codec and the damage scan of recovery. */
 int harness_journal(const uint8_t *data, size_t size);
 
+/* Reports a broken invariant, naming the input, and aborts (libFuzzer and ctest
+ * both record it as a crash with the input). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+void harness_violated(const char *fmt, ...);
+
 /* What is being run, for the failure message (a file name in the regression test);
  * may stay NULL. */
 extern const char *harness_input_name;

@@ -81,6 +81,27 @@ def deinterleave(v):
     return unzigzag(x), unzigzag(y)
 
 
+def column(blob, n):
+    """A key frame's varint column (group, behaviors): each vehicle's value, from the
+    vehicle before it's (0 for the first) and its change."""
+    changes = [0] * n
+    if blob and blob[0] == 0:
+        changes = [unzigzag(z) for z in varints(blob[1:])]
+    elif blob:
+        pairs, at = varints(blob[1:]), 0
+        expect(blob[0] == 1 and len(pairs) % 2 == 0, "a column neither dense nor sparse")
+        for skip, change in zip(pairs[0::2], pairs[1::2]):
+            at += skip
+            changes[at] = unzigzag(change)
+            at += 1
+    expect(len(changes) == n, (len(changes), n))
+    out, prior = [], 0
+    for change in changes:
+        prior = (prior + change) % 2**32
+        out.append(prior)
+    return out
+
+
 def blob_bytes(c):
     return sum(len(b) for b in (c.ids, c.pos, c.heading, c.speed, c.group, c.behaviors))
 
@@ -113,8 +134,10 @@ def test_key_frame_matches_plain_snapshot():
                     abs(50 + py * qy - plain_at[i][1]) / qy)
                 for i, (px, py) in zip(ids, pos))
     expect(worst <= 0.5 + 1e-3, f"a position is {worst:.3f} quanta off")
-    # every boid flocks in group 0: one column entry covers them all
-    expect(len(c.behaviors) <= 4 and len(c.group) == 0, (c.behaviors, c.group))
+    # groups and behaviours: the plain snapshot's, vehicle by vehicle
+    by_id = sorted(zip(s.id, s.group, s.behaviors))
+    expect(column(c.group, c.count) == [g for _, g, _ in by_id], "groups differ")
+    expect(column(c.behaviors, c.count) == [b for _, _, b in by_id], "behaviours differ")
     # paused: the next frames are deltas that change nothing but say so in a byte each
     d = compact(comp)
     expect(d.base_seq == c.seq and d.count == c.count, (d.base_seq, c.seq))

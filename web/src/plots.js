@@ -14,6 +14,14 @@ const SPECS = [
   { title: 'bytes/s', series: [{ label: 'received', stroke: '#fff176' }] },
 ];
 
+// Axis labels short enough for the axis: 950, 12k, 3.4M.
+function short(v) {
+  const a = Math.abs(v);
+  if (a >= 1e6) return `${+(v / 1e6).toFixed(a >= 1e7 ? 0 : 1)}M`;
+  if (a >= 1e4) return `${+(v / 1e3).toFixed(0)}k`;
+  return `${+v.toFixed(2)}`;
+}
+
 export class Plots {
   constructor(parent) {
     this.data = SPECS.map((s) => [[], ...s.series.map(() => [])]);
@@ -23,7 +31,8 @@ export class Plots {
       parent.appendChild(div);
       const scales = { x: { time: true } };
       const axes = [{ stroke: '#78909c', grid: { stroke: '#263238' }, size: 24 },
-        { stroke: '#78909c', grid: { stroke: '#263238' }, size: 44 }];
+        { stroke: '#78909c', grid: { stroke: '#263238' }, size: 44,
+          values: (u, splits) => splits.map(short) }];
       if (spec.title === 'flock') {
         scales.pol = { range: [0, 1] };
         axes[1].scale = 'speed';
