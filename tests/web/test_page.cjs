@@ -21,8 +21,9 @@ process.on('exit', () => {
 });
 
 let browser;
-async function openPage(s, hash = '') {
+async function openPage(s, hash = '', before = async () => {}) {
   const page = await browser.newPage();
+  await before(page);
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.setViewport({ width: 1200, height: 800 });
@@ -81,6 +82,25 @@ async function pixelsNear(png, x, y, r) {
   }
 }
 
+// In a paused world drawn at tick or later: a vehicle standing alone, and three or
+// more pixels of its group's colour where it is in a screenshot. The vehicle.
+async function colourAtLoneVehicle(page, tick) {
+  await page.waitForFunction((t) => window.steer.state.paused && window.steer.state.tick >= t &&
+    window.steer.state.prev && window.steer.state.prev.tick === window.steer.state.cur.tick, { timeout: WAIT_MS, polling: 50 }, tick);
+  const lone = await loneVehicle(page);
+  expect(lone, 'no vehicle stands alone on the page');
+  const want = await page.evaluate((g) => {
+    const hex = ['#4fc3f7', '#ffb74d', '#81c784', '#f06292', '#ba68c8', '#fff176', '#4db6ac', '#e57373'][g % 8];
+    return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  }, lone.group);
+  const px = await pixelsNear(await page.screenshot(), lone.x, lone.y, 4);
+  let hits = 0;
+  for (let i = 0; i < px.length; i += 4)
+    if (Math.abs(px[i] - want[0]) + Math.abs(px[i + 1] - want[1]) + Math.abs(px[i + 2] - want[2]) < 30) hits++;
+  expect(hits >= 3, `${hits} pixels of the group's colour near vehicle ${lone.id}`);
+  return lone;
+}
+
 async function main() {
   browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   const s = await startServer(['--scenario', 'flock']);
@@ -95,21 +115,23 @@ async function main() {
   let lone;
   await check('a screenshot has a vehicle\'s colour where the vehicle is', async () => {
     expect((await text(s, 'pause')).startsWith('OK'), 'pause');
-    const tick = (await stats(s)).tick;
-    await page.waitForFunction((t) => window.steer.state.paused && window.steer.state.tick >= t &&
-      window.steer.state.prev && window.steer.state.prev.tick === window.steer.state.cur.tick, { timeout: WAIT_MS, polling: 50 }, tick);
-    lone = await loneVehicle(page);
-    expect(lone, 'no vehicle stands alone on the page');
-    const want = await page.evaluate((g) => {
-      const hex = ['#4fc3f7', '#ffb74d', '#81c784', '#f06292', '#ba68c8', '#fff176', '#4db6ac', '#e57373'][g % 8];
-      return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-    }, lone.group);
-    const px = await pixelsNear(await page.screenshot(), lone.x, lone.y, 4);
-    let hits = 0;
-    for (let i = 0; i < px.length; i += 4)
-      if (Math.abs(px[i] - want[0]) + Math.abs(px[i + 1] - want[1]) + Math.abs(px[i + 2] - want[2]) < 30) hits++;
-    expect(hits >= 3, `${hits} pixels of the group's colour near vehicle ${lone.id}`);
-    // And none away from any vehicle: a blank patch of the world.
+    lone = await colourAtLoneVehicle(page, (await stats(s)).tick);
+  });
+
+  await check('without WebGL 2, the 2-D canvas draws the vehicles', async () => {
+    const flat = await openPage(s, '', (p) => p.evaluateOnNewDocument(() => {
+      const getContext = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+        return kind === 'webgl2' ? null : getContext.call(this, kind, ...rest);
+      };
+    }));
+    try {
+      expect(await flat.evaluate(() => window.steer.renderer.gl === null), 'the page still had WebGL 2');
+      await colourAtLoneVehicle(flat, (await stats(s)).tick);
+      expect(flat.errors.length === 0, flat.errors.join('; '));
+    } finally {
+      await flat.close();
+    }
   });
 
   await check('a click selects the vehicle under it', async () => {
