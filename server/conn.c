@@ -37,6 +37,7 @@ static void on_closed(uv_handle_t *h)
 		c->next->prev = c->prev;
 	s->nconns--;
 	s->npeer_done -= c->peer_done;
+	s->nlingering -= c->linger_until_ms != 0;
 	jobs_conn_gone(s, c);
 	journal_conn_gone(s->journal, c);
 	free(c->held);
@@ -99,6 +100,35 @@ void conn_close(conn *c, const char *why)
 	uv_close((uv_handle_t *)&c->tcp, on_closed);
 }
 
+/* How long, and for how many bytes, a finished connection reads what its peer still
+ * sends before it closes. */
+#define LINGER_MS    2000
+#define LINGER_BYTES (1u << 20)
+
+void conn_end_linger(conn *c)
+{
+	c->closing = false; /* conn_finish set it to stop further reads and writes */
+	conn_close(c, c->finish_why);
+}
+
+static void on_linger_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	static char dropped[64 * 1024]; /* written, never read */
+	(void)h;
+	(void)suggested;
+	*buf = uv_buf_init(dropped, sizeof dropped);
+}
+
+static void on_linger_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+	conn *c = st->data;
+	(void)buf;
+	if (n > 0)
+		c->lingered_bytes += (size_t)n;
+	if (n < 0 || c->lingered_bytes > LINGER_BYTES)
+		conn_end_linger(c);
+}
+
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
 	conn *c = req->handle->data;
@@ -108,8 +138,18 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 	 * runs during that close, and closing again would close the handle twice. */
 	if (uv_is_closing((uv_handle_t *)&c->tcp))
 		return;
-	c->closing = false; /* conn_finish set it to stop further reads and writes */
-	conn_close(c, c->finish_why);
+	/* The peer may still be sending (the rest of a line too long, say). Closed with
+	 * bytes unread, the socket would send a reset, which can destroy the last reply in
+	 * the peer's buffers before it is read: so what comes is read and dropped until
+	 * the peer closes, for LINGER_MS at most. */
+	if (c->srv->stopping ||
+	    uv_read_start((uv_stream_t *)&c->tcp, on_linger_alloc, on_linger_read) != 0) {
+		conn_end_linger(c);
+		return;
+	}
+	c->linger_until_ms = uv_now(c->srv->loop) + LINGER_MS;
+	c->srv->nlingering++;
+	server_linger_started(c->srv);
 }
 
 void conn_finish(conn *c, const char *why)

@@ -65,6 +65,8 @@ struct conn {
 	 * written when it had taken all before). */
 	uint64_t last_active_ms;
 	char finish_why[96];       /* why conn_finish is closing it, for the log */
+	uint64_t linger_until_ms;  /* its side shut, reading what the peer still sends */
+	size_t lingered_bytes;     /* read and dropped meanwhile */
 	steer_framer framer;       /* CONN_PROTO */
 	steer_view view;           /* CONN_PROTO */
 	steer_compact_req compact; /* CONN_PROTO: compact snapshots asked for */
@@ -130,6 +132,8 @@ bool conn_send_shared(conn *c, sbuf *b);
 void conn_offer_snapshot(conn *c, sbuf *snap, cframe *frame, uint64_t base_seq);
 /* Flushes what is queued, then closes. */
 void conn_finish(conn *c, const char *why);
+/* Closes a connection that conn_finish left lingering (server_linger_check). */
+void conn_end_linger(conn *c);
 /* Closes at once. */
 void conn_close(conn *c, const char *why);
 /* The reply to a command jobs_start took for c: sent (request_id for a protobuf

@@ -892,9 +892,11 @@ static conn *conn_new(server *s, conn_kind kind, bool web)
 static void conn_begin(conn *c)
 {
 	server *s = c->srv;
-	/* Connections whose peer shut its sending side wait only for a reply: up to
-	 * --max-clients of them hold no slot, more do (each holds a descriptor). */
-	size_t done = s->npeer_done < s->opt.max_clients ? s->npeer_done : s->opt.max_clients;
+	/* Connections whose peer shut its sending side wait only for a reply, and
+	 * finished ones only for their peer to close: up to --max-clients of them hold no
+	 * slot, more do (each holds a descriptor). */
+	size_t waiting = s->npeer_done + s->nlingering;
+	size_t done = waiting < s->opt.max_clients ? waiting : s->opt.max_clients;
 	if (s->nconns - done > s->opt.max_clients) {
 		char msg[128];
 		int n;

@@ -340,6 +340,31 @@ void server_wake_deferred(server *s)
 		uv_idle_start(&s->resume_idle, on_resume_idle);
 }
 
+/* Closes the lingering connections whose time is up; stops when none lingers. */
+static void on_linger_check(uv_timer_t *t)
+{
+	server *s = t->data;
+	uint64_t now = uv_now(s->loop);
+	bool lingering = false;
+	for (conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		if (!c->linger_until_ms || uv_is_closing((uv_handle_t *)&c->tcp))
+			continue;
+		if (now >= c->linger_until_ms)
+			conn_end_linger(c);
+		else
+			lingering = true;
+	}
+	if (!lingering)
+		uv_timer_stop(t);
+}
+
+void server_linger_started(server *s)
+{
+	if (!s->stopping && !uv_is_active((uv_handle_t *)&s->linger_timer))
+		uv_timer_start(&s->linger_timer, on_linger_check, 250, 250);
+}
+
 static void on_snapshot(uv_timer_t *t)
 {
 	server *s = t->data;
@@ -515,6 +540,7 @@ void server_stop(server *s, const char *why)
 	else if (s->opt.autosave > 0 && autosave_now(s) != 0)
 		s->exit_status = 1;
 	uv_close((uv_handle_t *)&s->idle_timer, NULL);
+	uv_close((uv_handle_t *)&s->linger_timer, NULL); /* on_stop_timeout ends lingering */
 	uv_close((uv_handle_t *)&s->resume_idle, NULL);
 	uv_close((uv_handle_t *)&s->turn_check, NULL);
 	uv_close((uv_handle_t *)&s->resume_timer, NULL);
@@ -690,6 +716,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
 	    (rc = uv_timer_init(loop, &s->stop_timer)) ||
 	    (rc = uv_timer_init(loop, &s->idle_timer)) ||
+	    (rc = uv_timer_init(loop, &s->linger_timer)) ||
 	    (rc = uv_timer_init(loop, &s->autosave_timer)) ||
 	    (rc = uv_idle_init(loop, &s->resume_idle)) ||
 	    (rc = uv_timer_init(loop, &s->resume_timer)) ||
@@ -699,7 +726,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		return -1;
 	}
 	s->tick_timer.data = s->snapshot_timer.data = s->stop_timer.data = s;
-	s->idle_timer.data = s->autosave_timer.data = s;
+	s->idle_timer.data = s->autosave_timer.data = s->linger_timer.data = s;
 	s->resume_idle.data = s->turn_check.data = s->resume_timer.data = s;
 	s->sigint.data = s->sigterm.data = s;
 	if ((rc = uv_check_start(&s->turn_check, on_turn_check)) != 0) {

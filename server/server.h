@@ -60,6 +60,7 @@ typedef struct server {
 	steer_host host;
 	uv_tcp_t proto_listener, cmd_listener;
 	uv_timer_t tick_timer, snapshot_timer, stop_timer, idle_timer, autosave_timer;
+	uv_timer_t linger_timer; /* closes finished connections whose peer lingers */
 	uv_signal_t sigint, sigterm;
 	uint64_t last_tick_ns;
 	uint64_t debt_ns; /* wall time owed to the simulation */
@@ -122,6 +123,7 @@ typedef struct server {
 	bool ticks_owed;          /* the tick is behind its clock (run_ticks) */
 	uint64_t turns_throttled; /* reads that waited for a later turn, for stats */
 	size_t npeer_done;        /* connections whose peer has stopped sending: no slot held */
+	size_t nlingering;        /* connections finished, reading what their peer still sends */
 	uint64_t churn_sec, churn_logged, churn_unlogged; /* conn.c: connection log lines */
 	bool stopping;
 	int exit_status; /* for main: 1 when the autosave at stop failed */
@@ -168,6 +170,8 @@ void server_release_memory(server *s);
 /* Runs the input of connections whose turn was spent (conn.c) on the loop's next
  * turns, until none waits. */
 void server_wake_deferred(server *s);
+/* A connection has started lingering (conn.c): the check that ends it runs. */
+void server_linger_started(server *s);
 /* Before each tick of the world (the clock's or a step's): true when it may tick;
  * false when a replay has paused it (its end, --until), with why. */
 bool server_before_tick(server *s, char *why, size_t n);

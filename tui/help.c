@@ -23,6 +23,7 @@ const char *const tui_help_text[] = {
     "  density: ...          zoomed out: cells instead of vehicles (D)",
     "  past: tick T of L     the world is back at tick T of its live tick L;",
     "                        [ ] move it; forward replays it, a change forks it",
+    "                        (past T/L in a narrow window)",
     "  running / PAUSED      the world's clock (Space; shared by all clients)",
     "  60/20 Hz              simulation ticks a second / snapshots a second",
     "  #12 31.5 u/s flock    the selection: id, speed (units/s), behaviours",

@@ -14,12 +14,13 @@ const SPECS = [
   { title: 'bytes/s', series: [{ label: 'received', stroke: '#fff176' }] },
 ];
 
-// Axis labels short enough for the axis: 950, 12k, 3.4M.
+// Axis labels of at most four characters or so, to fit the axis: 0.25, 40.8, 950,
+// 12k, 3.4M.
 function short(v) {
   const a = Math.abs(v);
   if (a >= 1e6) return `${+(v / 1e6).toFixed(a >= 1e7 ? 0 : 1)}M`;
   if (a >= 1e4) return `${+(v / 1e3).toFixed(0)}k`;
-  return `${+v.toFixed(2)}`;
+  return `${+v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2)}`;
 }
 
 export class Plots {
