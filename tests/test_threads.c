@@ -1,10 +1,10 @@
 /* The tick on any number of threads: the thread pool itself, and the promise that a
  * world gives the same bits for every thread count. Each world below is run with 1,
  * 2, 3, 4, 7 and 16 threads (3, 4 and 7 split the work into parts of uneven sizes
- * and rows; 16 is more than this machine's cores; the sanitizer build: 1, 3 and 16) and compared with the one-thread
- * run slot for slot, bit for bit; some again with the pool taking every job's parts
- * last first, which changes nothing unless a phase's parts are combined in the
- * order they ran. */
+ * and rows; 16 is more than this machine's cores), 1, 3 and 16 in the sanitizer
+ * build, and compared with the one-thread run slot for slot, bit for bit; some again
+ * with the pool taking every job's parts last first, which changes nothing unless a
+ * phase's parts are combined in the order they ran. */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
