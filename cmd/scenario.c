@@ -162,9 +162,9 @@ static steer_status load_flock(steer_world *w)
 	steer_rng *rng = steer_world_rng(w);
 	/* One bird per STEER_FLOCK_AREA square units (200 in the default 1000 x 600). */
 	int n = (int)fmin(400.0, fmax(40.0, c->width * c->height / STEER_FLOCK_AREA));
-	int kinds = (int)fmin(STEER_FLOCK_KINDS, fmax(1.0, n / 25));
+	int kinds = (int)fmin(STEER_FLOCK_KINDS, fmax(1.0, n / STEER_FLOCK_PER_KIND));
 	for (int k = 0; k < n; k++) {
-		bool wanders = (k / kinds) % 4 == 0;
+		bool wanders = (k / kinds) % STEER_FLOCK_WANDER_EVERY == 0;
 		steer_params p = flock_scenario_params(1 + (uint32_t)(k % kinds), wanders);
 		steer_vec2 pos =
 		    v2(steer_rng_range(rng, 0, c->width), steer_rng_range(rng, 0, c->height));

@@ -40,9 +40,12 @@ int steer_scenario_circle_count(const steer_world_config *c);
 #define STEER_PEDESTRIANS_MAX    200.0
 
 /* The flock scenario: one bird per STEER_FLOCK_AREA square units (40 to 400), of up
- * to STEER_FLOCK_KINDS kinds (groups) of about 25. */
-#define STEER_FLOCK_AREA  3000.0
-#define STEER_FLOCK_KINDS 8.0
+ * to STEER_FLOCK_KINDS kinds (groups) of about STEER_FLOCK_PER_KIND; one bird in
+ * STEER_FLOCK_WANDER_EVERY of each kind wanders. */
+#define STEER_FLOCK_AREA         3000.0
+#define STEER_FLOCK_KINDS        8.0
+#define STEER_FLOCK_PER_KIND     25
+#define STEER_FLOCK_WANDER_EVERY 4
 
 /* `spawn flock`'s preset, and the base of the flock scenario's birds: tuned so that
  * they gather into aligned groups instead of milling (see BEHAVIORS.md's

@@ -75,7 +75,6 @@ typedef struct sky {
 } sky;
 
 #define MAX_BIRDS 400
-#define TAU_      (2.0 * 3.14159265358979323846)
 
 static int root_of(int *parent, int a)
 {
@@ -143,18 +142,19 @@ static sky survey(const steer_world *w)
 		double h = atan2(gy[g], gx[g]);
 		bool far = true;
 		for (int b = 0; b < s.polarized; b++) {
-			double d = fabs(remainder(h - polar[b], TAU_));
+			double d = fabs(remainder(h - polar[b], STEER_TAU));
 			s.spread = fmax(s.spread, d);
 		}
 		for (int b = 0; b < s.apart; b++)
-			far = far && fabs(remainder(h - apart[b], TAU_)) >= TAU_ / 8;
+			far = far && fabs(remainder(h - apart[b], STEER_TAU)) >= STEER_TAU / 8;
 		if (far)
 			apart[s.apart++] = h;
 		polar[s.polarized++] = h;
 	}
 	for (int k = 1; k < 9; k++)
-		s.kind_octant[k] =
-		    (unsigned)lround(floor((atan2(ky[k], kx[k]) + TAU_ / 2) / (TAU_ / 8))) % 8;
+		s.kind_octant[k] = (unsigned)lround(floor((atan2(ky[k], kx[k]) + STEER_TAU / 2) /
+		                                          (STEER_TAU / 8))) %
+		                   8;
 	return s;
 }
 
@@ -181,7 +181,7 @@ static alive scenario_run(uint64_t seed)
 			continue;
 		sky s = survey(w);
 		a.seconds++;
-		a.spread_ok += s.polarized >= 3 && s.spread >= TAU_ / 8;
+		a.spread_ok += s.polarized >= 3 && s.spread >= STEER_TAU / 8;
 		a.apart_ok += s.apart >= 3;
 		a.changes += last_groups >= 0 && s.groups != last_groups;
 		last_groups = s.groups;
