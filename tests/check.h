@@ -30,6 +30,7 @@ static int tests_passed_, tests_failed_;
 			tests_failed_++;                                                           \
 			printf("FAIL %s\n", #fn);                                                  \
 		}                                                                                  \
+		fflush(stdout); /* each line as it ends: a slow or hung test shows where */        \
 	} while (0)
 
 #define CHECK_DONE()                                                                               \

@@ -336,19 +336,21 @@ static void dither_is_deterministic_for_any_thread_count(void)
 /* Wanderers jittering hard, with smoothing or without: glyph changes per vehicle
  * per second, from the velocity (without) or the displayed heading (with). Fills
  * the final positions. */
-static double glyph_flips(double smoothing, int n, int ticks, steer_vec2 *end)
+static double glyph_flips(double smoothing, size_t n, int ticks, steer_vec2 *end)
 {
 	steer_world *w = make_world(2000, 2000, STEER_EDGE_WRAP, 3);
 	steer_params p = steer_params_default();
 	p.wander_range = 4.0;
 	p.heading_smoothing = smoothing;
 	steer_rng *rng = steer_world_rng(w);
-	for (int k = 0; k < n; k++) {
+	for (size_t k = 0; k < n; k++) {
 		uint32_t id = add_vehicle(w, steer_rng_range(rng, 0, 2000),
 		                          steer_rng_range(rng, 0, 2000), 0, 0, &p);
 		steer_vehicle_enable(w, id, STEER_WANDER, true);
 	}
-	tui_glyph *last = calloc((size_t)n, sizeof *last);
+	tui_glyph *last = calloc(n, sizeof *last);
+	if (!last)
+		abort();
 	long flips = 0;
 	for (int t = 0; t < ticks; t++) {
 		step(w, 1);
@@ -363,7 +365,7 @@ static double glyph_flips(double smoothing, int n, int ticks, steer_vec2 *end)
 			last[k] = g;
 		}
 	}
-	for (int k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++)
 		end[k] = pos(w, (uint32_t)k + 1);
 	free(last);
 	steer_world_destroy(w);

@@ -485,9 +485,11 @@ static steer_world *lane_workout(steer_edges edges, lane_mix mix)
 /* Ticks each lane workout runs: odd, for a drifter wrongly left at W would be there.
  * The sanitizer build runs them about twenty times slower: fewer there. */
 #ifdef __SANITIZE_ADDRESS__
-#define LANE_TICKS 31
+#define LANE_TICKS  11
+#define AVOID_TICKS 21
 #else
-#define LANE_TICKS 151
+#define LANE_TICKS  151
+#define AVOID_TICKS 61
 #endif
 
 static void vector_lanes_give_the_scalar_bits(void)
@@ -538,11 +540,11 @@ static void avoiders_give_the_scalar_bits(void)
 	for (int e = 0; e < 3; e++) {
 		steer_world *scalar = avoiding_workout(kinds[e]);
 		steer_world_set_simd(scalar, STEER_SIMD_SCALAR);
-		step(scalar, 61);
+		step(scalar, AVOID_TICKS);
 		for (int level = STEER_SIMD_AVX2; level <= (int)steer_simd_best(); level++) {
 			steer_world *w = avoiding_workout(kinds[e]);
 			steer_world_set_simd(w, (steer_simd_level)level);
-			step(w, 61);
+			step(w, AVOID_TICKS);
 			CHECK(same_state_bits(scalar, w),
 			      "avoiding %s world: %s differs from scalar",
 			      steer_edges_name(kinds[e]), steer_simd_name((steer_simd_level)level));

@@ -90,8 +90,10 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			int wl = snprintf(where, sizeof where, "%s:%s", a->net.host, a->net.port);
 			bool named = wl > 0 && !strncmp(a->net.last_error, where, (size_t)wl) &&
 			             a->net.last_error[wl] == ' ';
-			snprintf(out, n, " disconnected, retrying in %.1fs (%s%s%s)", in,
-			         named ? "" : where, named ? "" : ": ", a->net.last_error);
+			/* a long error is cut at the line's end */
+			if (snprintf(out, n, " disconnected, retrying in %.1fs (%s%s%s)", in,
+			             named ? "" : where, named ? "" : ": ", a->net.last_error) < 0)
+				out[0] = '\0';
 		} else {
 			snprintf(out, n, " connecting to %s:%s ...", a->net.host, a->net.port);
 		}

@@ -132,7 +132,7 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 	const tui_stats_sample *last =
 	    st->count ? &st->ring[(st->next + TUI_STATS_HISTORY - 1) % TUI_STATS_HISTORY] : NULL;
 	for (int k = 0; k < TUI_STATS_SERIES && n < maxlines; k++) {
-		char val[32], line[64], label[LABEL + 1];
+		char val[32], line[64], label[48]; /* cut to LABEL columns below */
 		if (k == TUI_STAT_SLOWEST_RANK_MS) {
 			if (!last || last->ranks < 2)
 				continue; /* one process */
@@ -142,7 +142,8 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 			snprintf(label, sizeof label, "%s", labels[k]);
 		}
 		format_value(st->count ? value(st, k, 0) : NAN, k, val, sizeof val);
-		int w = snprintf(line, sizeof line, " %-*s %*s ", LABEL, label, VALUE - 1, val);
+		int w = snprintf(line, sizeof line, " %-*.*s %*s ", LABEL, LABEL, label, VALUE - 1,
+		                 val);
 		if (w >= cols) {
 			snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols, line);
 			continue;

@@ -689,12 +689,12 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 
 static void flock_across_seams(void)
 {
-	run_session("flock", flock_script, 160, 20);
+	run_session("flock", flock_script, ticks_of(160, 115), 20);
 }
 
 static void goto_routes(void)
 {
-	run_session("goto", goto_script, 150, 20);
+	run_session("goto", goto_script, ticks_of(150, 115), 20);
 }
 
 static void crowd_among_walls(void)
@@ -729,7 +729,7 @@ static void scenarios(void)
 
 static void every_behaviour(void)
 {
-	run_session("behaviours", behaviours_script, 180, 20);
+	run_session("behaviours", behaviours_script, ticks_of(180, 120), 20);
 }
 
 static void random_commands(void)

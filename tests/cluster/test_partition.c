@@ -64,7 +64,7 @@ static int well_formed(const int *ranks, int n)
  * maximum over the ranks. */
 static void check_agree(const steer_partition *p, const double *x, const double *y, int n)
 {
-	int *mine = malloc((size_t)n * sizeof *mine), *lo = malloc((size_t)n * sizeof *lo),
+	int *mine = calloc((size_t)n, sizeof *mine), *lo = malloc((size_t)n * sizeof *lo),
 	    *hi = malloc((size_t)n * sizeof *hi);
 	if (!mine || !lo || !hi)
 		abort();
