@@ -115,6 +115,34 @@ static void help_scrolls_on_small_screens(void)
 	tui_pager_free(&p);
 }
 
+/* At 60x20 a key's description that wraps goes on under the description, not under
+ * the key. */
+static void help_wraps_under_its_column(void)
+{
+	tui_pager p;
+	tui_pager_init(&p);
+	tui_help_conn c = {"localhost", "7700", 0, 0, 0};
+	CHECK(tui_help_keys(&p, &c) == 0, "help");
+	tui_pager_box b = tui_pager_layout(&p, 60, 20);
+	int h = tui_pager_height(&p, b.text_cols);
+	bool found = false;
+	char row[256], next[256];
+	for (int r = 0; r + 1 < h && !found; r++) {
+		tui_pager_row(&p, b.text_cols, r, row);
+		const char *key = strstr(row, "mouse left"),
+		           *text = key ? strstr(key, "select") : NULL;
+		if (!text)
+			continue;
+		found = true;
+		tui_pager_row(&p, b.text_cols, r + 1, next);
+		int column = (int)(text - row), lead = (int)strspn(next, " ");
+		CHECK(lead == column, "its second row starts at column %d, not %d: '%s' / '%s'",
+		      lead, column, row, next);
+	}
+	CHECK(found, "no 'mouse left' row at 60x20");
+	tui_pager_free(&p);
+}
+
 /* Whether text is in the pager's lines read as one text: a description wrapped onto
  * the next line still counts (runs of blanks and line ends read as one space). */
 static bool has_text(const tui_pager *p, const char *text)
@@ -328,6 +356,7 @@ int main(void)
 {
 	RUN(help_fits_80x24);
 	RUN(help_scrolls_on_small_screens);
+	RUN(help_wraps_under_its_column);
 	RUN(command_help);
 	RUN(json_laid_out);
 	RUN(malformed_json_ends);

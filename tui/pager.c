@@ -86,13 +86,23 @@ tui_pager_box tui_pager_layout(const tui_pager *p, int cols, int rows)
 	return b;
 }
 
-/* The continuation rows of a wrapped line are indented under its own indentation. */
+/* The continuation rows of a wrapped line: under its second column where it has one
+ * ("  key      what it does": the text after its first run of three or more blanks),
+ * else two past its own indentation; never past half the width. */
 static int continuation_indent(const char *s, int width)
 {
 	int lead = 0;
 	while (s[lead] == ' ')
 		lead++;
 	int indent = lead + 2;
+	const char *gap = strstr(s + lead, "   ");
+	if (gap) {
+		int column = (int)(gap - s);
+		while (s[column] == ' ')
+			column++;
+		if (s[column] && column < width / 2)
+			return column;
+	}
 	return indent < width / 2 ? indent : width / 2;
 }
 

@@ -200,9 +200,19 @@ static void draw_pager(const tui_screen *s, tui_pager *p)
 	}
 	if (b.rows >= 2) {
 		int last = p->top + b.text_rows < total ? p->top + b.text_rows : total;
-		snprintf(row, sizeof row, "%d-%d of %d  %s", total ? p->top + 1 : 0, last, total,
-		         total > b.text_rows ? "j/k PgUp/PgDn g/G scroll, any other key closes"
-		                             : "any key closes");
+		/* the longest hint that fits the box */
+		static const char *const scroll_hints[] = {
+		    "j/k PgUp/PgDn g/G scroll, any other key closes",
+		    "j/k PgUp/PgDn scroll, other keys close", "j/k scroll, other keys close"};
+		const char *hint = "any key closes";
+		int at =
+		    snprintf(row, sizeof row, "%d-%d of %d  ", total ? p->top + 1 : 0, last, total);
+		for (size_t k = 0; total > b.text_rows && k < 3; k++) {
+			hint = scroll_hints[k];
+			if (at + (int)strlen(hint) <= b.text_cols)
+				break;
+		}
+		snprintf(row + at, sizeof row - (size_t)at, "%s", hint);
 		mvaddnstr(b.top + b.rows - 1, b.text_left, row, tui_cols_bytes(row, b.text_cols));
 	}
 	attroff(A_REVERSE);
