@@ -12,9 +12,11 @@
 #include "web_relay.h"
 
 #include <errno.h>
+#include <linux/sockios.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,8 +28,6 @@
 /* Bytes of the browser's messages written to the pair and not yet taken: past it,
  * the WebSocket is not read until they are. */
 #define RELAY_WRITE_AHEAD (64u * 1024u)
-/* The longest WebSocket fragment written at once. */
-#define RELAY_FRAGMENT (64u * 1024u)
 /* Seconds a WebSocket whose connection has ended may take to receive what was read
  * before it is closed anyway: a browser that does not read is not kept for ever. */
 #define RELAY_DRAIN_SECS 5
@@ -238,14 +238,31 @@ relay *relay_open(server *s, struct lws *wsi)
 	return r;
 }
 
+/* Bytes the WebSocket's socket would take now without blocking: its send buffer less
+ * what waits in it; 0 when that cannot be told. */
+static size_t socket_room(struct lws *wsi)
+{
+	int fd = lws_get_socket_fd(wsi), size = 0, queued = 0;
+	socklen_t len = sizeof size;
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) != 0 ||
+	    ioctl(fd, SIOCOUTQ, &queued) != 0 || size <= queued)
+		return 0;
+	return (size_t)(size - queued);
+}
+
 int relay_writable(relay *r)
 {
 	if (r->out_len) {
-		/* A long message goes in fragments, one a turn: what the socket does not take
-		 * of a write, libwebsockets copies and keeps, so a slow browser holds at most
-		 * a fragment there, not a whole world's snapshot. */
-		size_t left = r->out_len - r->out_sent;
-		size_t n = left < RELAY_FRAGMENT ? left : RELAY_FRAGMENT;
+		/* A long message goes in fragments, one a turn: as much as the socket takes
+		 * now, at least RELAY_FRAGMENT. What the socket does not take of a write,
+		 * libwebsockets copies and keeps, so a slow browser holds at most a
+		 * RELAY_FRAGMENT there, not a whole world's snapshot; a browser that keeps up
+		 * gets a big snapshot in a turn or two, as a TCP client does. */
+		size_t left = r->out_len - r->out_sent, room = socket_room(r->wsi);
+		size_t most = room > RELAY_FRAGMENT ? room : RELAY_FRAGMENT;
+		if (most > RELAY_FRAGMENT_MAX)
+			most = RELAY_FRAGMENT_MAX;
+		size_t n = left < most ? left : most;
 		int flags = lws_write_ws_flags(LWS_WRITE_BINARY, r->out_sent == 0, n == left);
 		if (lws_write(r->wsi, r->out + LWS_PRE + r->out_sent, n,
 		              (enum lws_write_protocol)flags) < (int)n)
