@@ -197,6 +197,30 @@ async function main() {
     await stopServer(t);
   });
 
+  await check('an error page is answered with its status, and its stylesheet is there', async () => {
+    const get = (path, method = 'GET') => new Promise((resolve) => {
+      // a connection each: the server closes one after a 405
+      const req = http.request({ host: '127.0.0.1', port: s.web, path, method, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => { body += d; });
+        res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
+      });
+      req.on('error', (e) => resolve({ status: e.message, body: '' }));
+      req.end();
+    });
+    const missing = await get('/no-such-file');
+    const posted = await get('/', 'POST');
+    expect(missing.status === 404, `GET /no-such-file: ${missing.status}`);
+    expect(posted.status === 405, `POST /: ${posted.status}`);
+    const css = /href="([^"]+\.css)"/.exec(missing.body);
+    expect(css, `no stylesheet in the 404 page: ${missing.body}`);
+    if (css) {
+      const sheet = await get(css[1]);
+      expect(sheet.status === 200 && /text\/css/.test(sheet.type) && sheet.body.includes('h1'),
+        `${css[1]}: ${sheet.status} ${sheet.type}`);
+    }
+  });
+
   await check('a WebSocket from a page of another origin is refused', async () => {
     const upgrade = (origin) => new Promise((resolve) => {
       const req = http.request({ host: '127.0.0.1', port: s.web, path: '/ws', headers: {
