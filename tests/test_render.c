@@ -704,6 +704,14 @@ static void render_cursor(void)
 	CHECK(c.glyph == G_ARROW_E && c.bold && c.color == C_CURSOR, "cursor on vehicle: %d %d %d",
 	      c.glyph, c.bold, c.color);
 	CHECK(count_glyph(&g, G_CURSOR) == 0, "cursor glyph over a vehicle");
+	/* The selection under the cursor (following puts the cursor on it) keeps its
+	 * colours. */
+	o.selected = 1;
+	render(&g, &s, &cam, &o);
+	c = cell(&g, 5, 2);
+	CHECK(c.glyph == G_ARROW_E && c.color == C_SELECTED,
+	      "the selection under the cursor: %d %d", c.glyph, c.color);
+	o.selected = 0;
 	o.show_cursor = false;
 	render(&g, &s, &cam, &o);
 	c = cell(&g, 5, 2);

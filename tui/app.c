@@ -143,6 +143,7 @@ void app_select_vehicle(tui_app *a, uint32_t id)
 static void world_replaced(tui_app *a)
 {
 	a->snap_stale = true;
+	tui_asked_clear(&a->asked);
 	if (!a->selected && !a->follow.id)
 		return;
 	uint32_t was = a->selected;
@@ -211,6 +212,7 @@ static void on_connected(void *ud)
 	memset(&a->sent_view, 0, sizeof a->sent_view); /* the new connection has none */
 	memset(&a->sent_req, 0, sizeof a->sent_req);
 	memset(a->pending, 0, sizeof a->pending); /* those replies died with the connection */
+	tui_asked_clear(&a->asked);
 	app_schedule_frame(a);
 }
 
@@ -305,6 +307,10 @@ static void reply_with(tui_app *a, const steer_server_msg *m, tui_purpose purpos
 	}
 	if (m->ok && purpose == PURPOSE_REPLACE)
 		world_replaced(a);
+	if (m->ok && purpose == PURPOSE_NAME) { /* a reconnection keeps it */
+		memcpy(a->name_kept, a->name_asked, sizeof a->name_kept);
+		a->name = a->name_kept;
+	}
 	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(root, "id", &v)) {
 		app_select_vehicle(a, (uint32_t)v);
 	} else if (purpose == PURPOSE_SELECT_GET) {
@@ -380,6 +386,7 @@ static void on_message(void *ud, const steer_server_msg *m)
 		    !(a->selected && app_find_vehicle(a, a->selected)))
 			world_replaced(a);
 		a->last_tick = s->tick;
+		tui_asked_seen(&a->asked, s);
 		a->have_snapshot = true;
 		a->snap_stale = false;
 		double cx, cy;

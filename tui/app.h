@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "asked.h"
 #include "camera.h"
 #include "cmdline.h"
 #include "follow.h"
@@ -33,6 +34,7 @@ typedef enum tui_purpose {
 	PURPOSE_SHOW,        /* a read command typed on the ':' line: a long reply opens the
 	                      * pager (a write's long reply, e.g. 6000 new ids, does not) */
 	PURPOSE_REPLACE,     /* reset, scenario or load typed on the ':' line: a new world */
+	PURPOSE_NAME,        /* name typed on the ':' line: kept for the next connection's Hello */
 } tui_purpose;
 
 typedef struct tui_pending {
@@ -65,6 +67,7 @@ typedef struct tui_app {
 	uint32_t next_request;
 	tui_pending pending[TUI_PENDING]; /* id 0: a free slot */
 	uint32_t selected;
+	tui_asked asked;    /* pause, behaviours and ticks asked, not yet shown */
 	uint64_t last_tick; /* the last snapshot's: a tick going back is a new world */
 	/* The selection missing from the snapshots since sel_missing_ms; the server was
 	 * last asked whether it still exists at sel_asked_ms (about sel_asked_id). */
@@ -76,6 +79,7 @@ typedef struct tui_app {
 	bool debug;
 	int cmd_port;
 	const char *name;
+	char name_asked[64], name_kept[64]; /* :name NAME sent; the last one the server took */
 	const char *token;
 	tui_pager pager; /* help, command help, long replies */
 	bool stats_open;

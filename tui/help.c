@@ -35,6 +35,7 @@ const char *const tui_help_text[] = {
     "",
     "On the map",
     "  arrows                vehicles by heading, coloured by group (6 colours)",
+    "  •                     a vehicle standing still",
     "  white on red, bold    the selected vehicle",
     "  inverse cell          the cursor: s, F, o, t and Enter act there",
     "  o  .  X               the selection's waypoints, path and target",

@@ -116,8 +116,10 @@ static void toggle(tui_app *a, uint32_t bit)
 			say_select_first(a, steer_behavior_name(bit));
 		return;
 	}
-	app_sendf(a, PURPOSE_NONE, "%s %u %s", steer_behavior_name(bit), v->id,
-	          (v->behaviors & bit) ? "off" : "on");
+	uint64_t now = uv_now(a->loop);
+	bool on = tui_asked_on(&a->asked, v->id, bit, (v->behaviors & bit) != 0, now);
+	app_sendf(a, PURPOSE_NONE, "%s %u %s", steer_behavior_name(bit), v->id, on ? "off" : "on");
+	tui_asked_set(&a->asked, v->id, bit, !on, now);
 }
 
 static tui_help_conn help_conn(const tui_app *a)
@@ -168,6 +170,10 @@ static void run_cmdline(tui_app *a)
 		select_command(a, n, words);
 		return;
 	}
+	if (n == 1 && !strcmp(words[0], "quit")) { /* the server's quit would only reconnect */
+		app_quit(a, 0);
+		return;
+	}
 	if (n >= 1 && n <= 2 && !strcmp(words[0], "help")) {
 		if (tui_help_commands(&a->pager, n == 2 ? words[1] : NULL) == 0)
 			a->pager.open = true;
@@ -189,6 +195,10 @@ static void run_cmdline(tui_app *a)
 	if (e &&
 	    (!strcmp(e->name, "reset") || !strcmp(e->name, "scenario") || !strcmp(e->name, "load")))
 		purpose = PURPOSE_REPLACE;
+	if (e && !strcmp(e->name, "name") && n == 2 && strlen(words[1]) < sizeof a->name_asked) {
+		memcpy(a->name_asked, words[1], strlen(words[1]) + 1);
+		purpose = PURPOSE_NAME;
+	}
 	app_send_line(a, a->cmd.buf, purpose);
 }
 
@@ -528,14 +538,20 @@ static void act_flock(tui_app *a, const key_at *k)
 static void act_pause(tui_app *a, const key_at *k)
 {
 	(void)k;
-	app_send_line(a, a->net.snapshot.paused ? "resume" : "pause", PURPOSE_NONE);
+	uint64_t now = uv_now(a->loop);
+	bool paused = tui_asked_paused(&a->asked, a->net.snapshot.paused, now);
+	app_send_line(a, paused ? "resume" : "pause", PURPOSE_NONE);
+	tui_asked_pause(&a->asked, !paused, now);
 }
 
 static void act_step(tui_app *a, const key_at *k)
 {
 	(void)k;
-	if (!a->net.snapshot.paused)
+	uint64_t now = uv_now(a->loop);
+	if (!tui_asked_paused(&a->asked, a->net.snapshot.paused, now)) {
 		app_send_line(a, "pause", PURPOSE_NONE);
+		tui_asked_pause(&a->asked, true, now);
+	}
 	app_send_line(a, "step", PURPOSE_NONE);
 }
 
@@ -544,10 +560,21 @@ static void act_timeline(tui_app *a, const key_at *k)
 {
 	char line[96];
 	const steer_snapshot *snap = &a->net.snapshot;
-	if (tui_timeline_key(&a->timeline, snap->tick, snap->tick_rate, k->ch == '[', line,
-	                     sizeof line))
+	bool back = k->ch == '[';
+	uint64_t now = uv_now(a->loop);
+	/* Back is relative (rewind N); forward goes to a tick: from the one a ] just
+	 * asked for, while no snapshot has shown it yet. */
+	uint64_t tick = back ? snap->tick : tui_asked_tick(&a->asked, snap->tick, now);
+	unsigned long long to = 0;
+	if (tui_timeline_key(&a->timeline, tick, snap->tick_rate, back, line, sizeof line)) {
 		app_send_line(a, line, PURPOSE_NONE);
-	else
+		if (back)
+			a->asked.tick_set = false;
+		else if (sscanf(line, "goto-tick %llu", &to) == 1)
+			tui_asked_goto(&a->asked, to, now);
+		else /* goto-tick live */
+			tui_asked_goto(&a->asked, a->timeline.live_tick, now);
+	} else
 		snprintf(a->message, sizeof a->message, "%s", line);
 }
 

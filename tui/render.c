@@ -598,7 +598,11 @@ void tui_render(tui_grid *g, const steer_snapshot *s, const tui_camera *cam,
 
 	if (o->show_cursor && in_grid(&w, o->cursor_col, o->cursor_row)) {
 		tui_cell *c = tui_grid_at(g, o->cursor_col, o->cursor_row);
-		if (is_vehicle_glyph(c->glyph)) {
+		/* The selection keeps its colours under the cursor: following, the cursor
+		 * sits on it at the centre. */
+		if (is_vehicle_glyph(c->glyph) && c->color == C_SELECTED) {
+			c->bold = true;
+		} else if (is_vehicle_glyph(c->glyph)) {
 			c->bold = true;
 			c->color = C_CURSOR;
 		} else {
