@@ -195,6 +195,15 @@ static steer_status words_plain(int argc, char **argv, char *err, size_t errlen)
 	return STEER_OK;
 }
 
+/* The 1-based place of w's first byte past ASCII; 0 when it has none. */
+static size_t first_non_ascii(const char *w)
+{
+	for (size_t k = 0; w[k]; k++)
+		if ((unsigned char)w[k] >= 0x80)
+			return k + 1;
+	return 0;
+}
+
 steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *err, size_t errlen)
 {
 	memset(cmd, 0, sizeof *cmd);
@@ -207,6 +216,14 @@ steer_status steer_cmd_parse(steer_command *cmd, int argc, char **argv, char *er
 	const steer_cmd_entry *e = steer_cmd_find(argv[0]);
 	if (!e) {
 		int shown = (int)steer_utf8_cut(argv[0], strlen(argv[0]), 39);
+		size_t at = first_non_ascii(argv[0]);
+		/* Names are ASCII: a byte past it (an editor's invisible byte-order mark,
+		 * say) is named, or the word could look like a known name refused. */
+		if (at)
+			return steer_cmd_fail(err, errlen,
+			                      "unknown command '%.*s': command names are ASCII, "
+			                      "and byte %zu is 0x%02x (try help)",
+			                      shown, argv[0], at, (unsigned char)argv[0][at - 1]);
 		return steer_cmd_fail(err, errlen, "unknown command '%.*s' (try help)", shown,
 		                      argv[0]);
 	}

@@ -114,6 +114,8 @@ static void errors_name_the_problem_and_change_nothing(void)
 	run(&s, NULL, "spawn 1 1");
 	const char *bad[][2] = {
 	    {"frobnicate", "unknown command 'frobnicate'"},
+	    /* a byte-order mark an editor left: named, not invisible */
+	    {"\xef\xbb\xbfstats", "command names are ASCII, and byte 1 is 0xef"},
 	    {"", "empty command"},
 	    {"spawn 1", "usage: spawn"},
 	    {"spawn 1e999 1", "not a finite number"},
