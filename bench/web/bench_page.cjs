@@ -5,7 +5,9 @@
 //
 //   NODE_PATH=build/web/npm/node_modules node --experimental-websocket \
 //     bench/web/bench_page.cjs [--server build/server/steer-server] [--vehicles 10000]
-//     [--watchers 50] [--seconds 10] [--rounds 3]
+//     [--watchers 50] [--seconds 10] [--rounds 3] [--select]
+//   --select: a vehicle is selected while the frames are timed (the page then shows
+//   its 2-D overlay above the WebGL canvas)
 const path = require('path');
 const puppeteer = require('puppeteer-core');
 const { CHROMIUM, CHROMIUM_ARGS, startServer, stopServer, text } =
@@ -21,6 +23,7 @@ const VEHICLES = Number(opt('vehicles', 10000));
 const WATCHERS = Number(opt('watchers', 50));
 const SECONDS = Number(opt('seconds', 10));
 const ROUNDS = Number(opt('rounds', 3));
+const SELECT = args.includes('--select');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs, p) => {
@@ -35,6 +38,7 @@ async function frames(s, browser) {
   await page.goto(`http://127.0.0.1:${s.web}/`);
   await page.waitForFunction((n) => window.steer.state.cur && window.steer.state.cur.n >= n,
     { timeout: 60000, polling: 100 }, VEHICLES * 0.9);
+  if (SELECT) await page.evaluate(() => { window.steer.state.selected = window.steer.state.cur.id[5]; });
   await sleep(2000);
   await page.evaluate(() => { window.steer.perf.frameMs.length = 0; });
   const draws = [];
@@ -83,7 +87,7 @@ async function main() {
   for (const world of ['paused', 'running']) {
     await text(s, world === 'paused' ? 'pause' : 'resume');
     const f = await frames(s, browser);
-    console.log(`page, ${f.inView} vehicles in view, world ${world}, ${SECONDS} s in headless Chromium ` +
+    console.log(`page, ${f.inView} vehicles in view${SELECT ? ', one selected' : ''}, world ${world}, ${SECONDS} s in headless Chromium ` +
       `(no GPU), ${f.webgl ? 'WebGL 2 (software)' : '2-D canvas'}:`);
     console.log(`  frame interval ms  p50 ${median(f.ms).toFixed(1)}  p95 ${pct(f.ms, 0.95).toFixed(1)}  (${f.ms.length} frames)`);
     console.log(`  draw ms            p50 ${median(f.draws).toFixed(1)}  p95 ${pct(f.draws, 0.95).toFixed(1)}`);
