@@ -163,7 +163,7 @@ static const struct lws_protocols protocols[] = {
     /* tx_packet_size: a whole fragment in one send(). Left 0, libwebsockets sends
      * 4 KB each time the socket is writable and keeps the rest: once the tick takes
      * most of each loop turn, a browser got about 100 KB a second. */
-    {"steer", on_lws, sizeof(session), 0, 0, NULL, RELAY_FRAGMENT_MAX},
+    {"steer", on_lws, sizeof(session), 0, 0, NULL, RELAY_FRAGMENT},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 

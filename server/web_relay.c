@@ -23,6 +23,8 @@
 #include "conn.h"
 #include "log.h"
 
+/* The most of a message sent in one turn of the loop, in fragments. */
+#define RELAY_TURN_MAX (1024u * 1024u)
 /* Bytes of the connection's stream the relay reads ahead of the browser. */
 #define RELAY_READ_AHEAD (256u * 1024u)
 /* Bytes of the browser's messages written to the pair and not yet taken: past it,
@@ -238,39 +240,32 @@ relay *relay_open(server *s, struct lws *wsi)
 	return r;
 }
 
-/* Bytes the WebSocket's socket would take now without blocking: its send buffer less
- * what waits in it; 0 when that cannot be told. */
-static size_t socket_room(struct lws *wsi)
-{
-	int fd = lws_get_socket_fd(wsi), size = 0, queued = 0;
-	socklen_t len = sizeof size;
-	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) != 0 ||
-	    ioctl(fd, SIOCOUTQ, &queued) != 0 || size <= queued)
-		return 0;
-	return (size_t)(size - queued);
-}
-
 int relay_writable(relay *r)
 {
 	if (r->out_len) {
-		/* A long message goes in fragments, one a turn: as much as the socket takes
-		 * now, at least RELAY_FRAGMENT. What the socket does not take of a write,
-		 * libwebsockets copies and keeps, so a slow browser holds at most a
-		 * RELAY_FRAGMENT there, not a whole world's snapshot; a browser that keeps up
-		 * gets a big snapshot in a turn or two, as a TCP client does. */
-		size_t left = r->out_len - r->out_sent, room = socket_room(r->wsi);
-		size_t most = room > RELAY_FRAGMENT ? room : RELAY_FRAGMENT;
-		if (most > RELAY_FRAGMENT_MAX)
-			most = RELAY_FRAGMENT_MAX;
-		size_t n = left < most ? left : most;
-		int flags = lws_write_ws_flags(LWS_WRITE_BINARY, r->out_sent == 0, n == left);
-		if (lws_write(r->wsi, r->out + LWS_PRE + r->out_sent, n,
-		              (enum lws_write_protocol)flags) < (int)n)
-			return -1;
-		r->out_sent += n;
-		if (n < left) {
-			lws_callback_on_writable(r->wsi);
-			return 0;
+		/* A long message goes in fragments of RELAY_FRAGMENT, as many a turn as the
+		 * socket takes without waiting, up to RELAY_TURN_MAX. What the socket does
+		 * not take of a write, libwebsockets copies and keeps, and the pipe is then
+		 * choked: a slow browser holds at most a fragment there, not a whole world's
+		 * snapshot, and one that keeps up gets a big snapshot in a turn or two, as a
+		 * TCP client does. */
+		size_t turn = 0;
+		for (;;) {
+			size_t left = r->out_len - r->out_sent;
+			size_t n = left < RELAY_FRAGMENT ? left : RELAY_FRAGMENT;
+			int flags =
+			    lws_write_ws_flags(LWS_WRITE_BINARY, r->out_sent == 0, n == left);
+			if (lws_write(r->wsi, r->out + LWS_PRE + r->out_sent, n,
+			              (enum lws_write_protocol)flags) < (int)n)
+				return -1;
+			r->out_sent += n;
+			turn += n;
+			if (n == left)
+				break;
+			if (turn >= RELAY_TURN_MAX || lws_send_pipe_choked(r->wsi)) {
+				lws_callback_on_writable(r->wsi);
+				return 0;
+			}
 		}
 		r->out_len = r->out_sent = 0;
 		take_message(r);

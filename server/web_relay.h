@@ -8,12 +8,10 @@
 
 typedef struct relay relay;
 
-/* A WebSocket fragment written at once: RELAY_FRAGMENT, or more, up to
- * RELAY_FRAGMENT_MAX, while the socket has room for it. libwebsockets is told to
- * send the most in one send() (web.c), else it sends 4 KB each time the socket is
- * writable and keeps the rest. */
-#define RELAY_FRAGMENT     (64u * 1024u)
-#define RELAY_FRAGMENT_MAX (1024u * 1024u)
+/* A WebSocket fragment written at once. libwebsockets is told to send it in one
+ * send() (web.c), else it sends 4 KB each time the socket is writable and keeps the
+ * rest. */
+#define RELAY_FRAGMENT (64u * 1024u)
 
 /* Opens the connection for the WebSocket wsi, just established. NULL after logging
  * why: the WebSocket is then closed. */

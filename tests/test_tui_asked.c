@@ -64,11 +64,13 @@ static void toggles_are_per_vehicle_and_behaviour(void)
 	tui_asked_set(&a, 9, WANDER, !on, 110); /* wander 9 on */
 	CHECK(tui_asked_on(&a, 9, WANDER, true, 120), "and on again");
 	CHECK(!tui_asked_on(&a, 9, AVOID, false, 120), "avoid is as shown");
-	CHECK(tui_asked_on(&a, 8, WANDER, true, 120), "another vehicle is as shown");
+	CHECK(!tui_asked_on(&a, 8, WANDER, false, 120), "another vehicle is as shown");
 	/* Eight toggles asked at once: the oldest makes room. */
 	for (uint32_t id = 100; id < 100 + TUI_ASKED_TOGGLES + 2; id++)
 		tui_asked_set(&a, id, AVOID, true, 200 + id);
 	CHECK(tui_asked_on(&a, 100 + TUI_ASKED_TOGGLES + 1, AVOID, false, 400), "the newest kept");
+	CHECK(tui_asked_on(&a, 104, AVOID, false, 400), "a newer one kept");
+	CHECK(!tui_asked_on(&a, 100, AVOID, false, 400), "the oldest made room");
 	/* Shown done: forgotten, so the snapshot rules again. */
 	tui_asked_set(&a, 9, WANDER, true, 500);
 	steer_snapshot s = snapshot(1, false, 9, WANDER);

@@ -109,11 +109,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			/* steer-server answers every Hello, even one it refuses; an HTTP server
 			 * (the page's port) closes on it without a word. */
 			char why[sizeof n->last_error];
-			snprintf(
-			    why, sizeof why,
-			    "%.60s:%s closed without a word: not steer-server's protobuf port? "
-			    "(--port, 7700 by default)",
-			    n->host, n->port);
+			snprintf(why, sizeof why,
+			         "%.60s:%s closed without a word: not steer-server's protobuf port "
+			         "(--port, 7700 by default), or stopping?",
+			         n->host, n->port);
 			schedule_retry(n, why);
 		} else
 			schedule_retry(n, nread == UV_EOF ? "server closed the connection"
