@@ -12,11 +12,9 @@
 #include "web_relay.h"
 
 #include <errno.h>
-#include <linux/sockios.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 

@@ -334,21 +334,25 @@ static void timeline_note_and_keys(void)
 	CHECK(!strcmp(out, "past 40/100"), "%s", out);
 	tui_past_note(&t, 100, false, out, sizeof out); /* stepped up to live */
 	CHECK(!out[0], "%s", out);
-	CHECK(tui_timeline_key(&t, 80, 60, true, out, sizeof out) && !strcmp(out, "rewind 60"),
+	CHECK(tui_timeline_key(&t, 80, 60, true, NULL, out, sizeof out) &&
+	          !strcmp(out, "rewind 60"),
 	      "%s", out);
-	CHECK(tui_timeline_key(&t, 30, 60, true, out, sizeof out) && !strcmp(out, "goto-tick 0"),
+	CHECK(tui_timeline_key(&t, 30, 60, true, NULL, out, sizeof out) &&
+	          !strcmp(out, "goto-tick 0"),
 	      "%s", out);
-	CHECK(!tui_timeline_key(&t, 0, 60, true, out, sizeof out), "%s", out);
-	CHECK(tui_timeline_key(&t, 20, 60, false, out, sizeof out) && !strcmp(out, "goto-tick 80"),
+	CHECK(!tui_timeline_key(&t, 0, 60, true, NULL, out, sizeof out), "%s", out);
+	CHECK(tui_timeline_key(&t, 20, 60, false, NULL, out, sizeof out) &&
+	          !strcmp(out, "goto-tick 80"),
 	      "%s", out);
-	CHECK(tui_timeline_key(&t, 40, 60, false, out, sizeof out) &&
+	CHECK(tui_timeline_key(&t, 40, 60, false, NULL, out, sizeof out) &&
 	          !strcmp(out, "goto-tick live"),
 	      "%s", out);
 	CHECK(tui_timeline_from_json(&t, "{\"tick\":100,\"live_tick\":100,\"past\":false}"),
 	      "live");
 	tui_past_note(&t, 100, false, out, sizeof out);
 	CHECK(!out[0], "%s", out);
-	CHECK(!tui_timeline_key(&t, 100, 60, false, out, sizeof out) && strstr(out, "live tick"),
+	CHECK(!tui_timeline_key(&t, 100, 60, false, NULL, out, sizeof out) &&
+	          strstr(out, "live tick"),
 	      "%s", out);
 }
 

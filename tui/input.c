@@ -565,15 +565,13 @@ static void act_timeline(tui_app *a, const key_at *k)
 	/* Back is relative (rewind N); forward goes to a tick: from the one a ] just
 	 * asked for, while no snapshot has shown it yet. */
 	uint64_t tick = back ? snap->tick : tui_asked_tick(&a->asked, snap->tick, now);
-	unsigned long long to = 0;
-	if (tui_timeline_key(&a->timeline, tick, snap->tick_rate, back, line, sizeof line)) {
+	uint64_t to;
+	if (tui_timeline_key(&a->timeline, tick, snap->tick_rate, back, &to, line, sizeof line)) {
 		app_send_line(a, line, PURPOSE_NONE);
-		if (back)
+		if (back) /* relative: nothing to wait for */
 			a->asked.tick_set = false;
-		else if (sscanf(line, "goto-tick %llu", &to) == 1)
+		else
 			tui_asked_goto(&a->asked, to, now);
-		else /* goto-tick live */
-			tui_asked_goto(&a->asked, a->timeline.live_tick, now);
 	} else
 		snprintf(a->message, sizeof a->message, "%s", line);
 }

@@ -99,6 +99,14 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = sizeof chunk;
 }
 
+/* "HOST:PORT what", and another try later. */
+static void retry_wrong_port(tui_net *n, const char *what)
+{
+	char why[sizeof n->last_error];
+	snprintf(why, sizeof why, "%.60s:%s %s", n->host, n->port, what);
+	schedule_retry(n, why);
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	tui_net *n = s->data;
@@ -108,12 +116,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		} else if (!n->spoke && nread == UV_EOF) {
 			/* steer-server answers every Hello, even one it refuses; an HTTP server
 			 * (the page's port) closes on it without a word. */
-			char why[sizeof n->last_error];
-			snprintf(why, sizeof why,
-			         "%.60s:%s closed without a word: not steer-server's protobuf port "
-			         "(--port, 7700 by default), or stopping?",
-			         n->host, n->port);
-			schedule_retry(n, why);
+			retry_wrong_port(n,
+			                 "closed without a word: not steer-server's protobuf port "
+			                 "(--port, 7700 by default), or stopping?");
 		} else
 			schedule_retry(n, nread == UV_EOF ? "server closed the connection"
 			                                  : uv_strerror((int)nread));
@@ -126,12 +131,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		memcpy(n->head + n->head_len, buf->base, take);
 		n->head_len += take;
 		if (text_reply(n)) {
-			char why[sizeof n->last_error];
-			snprintf(why, sizeof why,
-			         "%.60s:%s is steer-server's command port; steer-tui needs the "
-			         "protobuf port (--port, 7700 by default)",
-			         n->host, n->port);
-			schedule_retry(n, why);
+			retry_wrong_port(n, "is steer-server's command port; steer-tui needs the "
+			                    "protobuf port (--port, 7700 by default)");
 			return;
 		}
 	}

@@ -186,29 +186,33 @@ void tui_past_note(const tui_timeline *t, uint64_t tick, bool brief, char *out, 
 		         (unsigned long long)tick, (unsigned long long)t->live_tick);
 }
 
-bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool back, char *out,
-                      size_t n)
+bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool back, uint64_t *to,
+                      char *out, size_t n)
 {
-	uint64_t second = rate >= 1 ? (uint64_t)(rate + 0.5) : 1;
+	uint64_t second = rate >= 1 ? (uint64_t)(rate + 0.5) : 1, where;
 	if (back) {
 		if (tick == 0) {
 			snprintf(out, n, "the world is at tick 0: nothing before it");
 			return false;
 		}
 		/* Relative, so that a snapshot a little stale still goes back a second. */
+		where = tick >= second ? tick - second : 0;
 		if (tick >= second)
 			snprintf(out, n, "rewind %llu", (unsigned long long)second);
 		else
 			snprintf(out, n, "goto-tick 0");
-		return true;
+	} else {
+		if (!t->past || tick >= t->live_tick) {
+			snprintf(out, n, "the world is at its live tick: nothing to go forward to");
+			return false;
+		}
+		where = t->live_tick - tick <= second ? t->live_tick : tick + second;
+		if (where == t->live_tick)
+			snprintf(out, n, "goto-tick live");
+		else
+			snprintf(out, n, "goto-tick %llu", (unsigned long long)where);
 	}
-	if (!t->past || tick >= t->live_tick) {
-		snprintf(out, n, "the world is at its live tick: nothing to go forward to");
-		return false;
-	}
-	if (t->live_tick - tick <= second)
-		snprintf(out, n, "goto-tick live");
-	else
-		snprintf(out, n, "goto-tick %llu", (unsigned long long)(tick + second));
+	if (to)
+		*to = where;
 	return true;
 }

@@ -68,9 +68,10 @@ bool tui_timeline_from_json(tui_timeline *t, const char *json);
  * same in fewer columns. */
 void tui_past_note(const tui_timeline *t, uint64_t tick, bool brief, char *out, size_t n);
 /* The command '[' (back) or ']' (forward) sends for the world shown at tick: a
- * second of ticks (rate) back, or forward up to the live tick. False, with the
- * reason in out, when there is nothing to do. */
-bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool back, char *out,
-                      size_t n);
+ * second of ticks (rate) back, or forward up to the live tick; *to (when not NULL)
+ * is the tick it goes to. False, with the reason in out, when there is nothing to
+ * do. */
+bool tui_timeline_key(const tui_timeline *t, uint64_t tick, double rate, bool back, uint64_t *to,
+                      char *out, size_t n);
 
 #endif
