@@ -112,7 +112,8 @@ static void all_three_gather_a_scattered_flock(void)
 }
 
 /* Mean over vehicles of the polarization of each one's neighbourhood (itself and
- * all within r): high when every group flies straight, whichever way groups go. */
+ * all of its kind within r: a bird flocks with its own kind only, and kinds cross):
+ * high when every group flies straight, whichever way groups go. */
 static double local_polarization(const steer_world *w, double r)
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
@@ -123,7 +124,7 @@ static double local_polarization(const steer_world *w, double r)
 		for (size_t j = 0; j < v->count; j++) {
 			steer_vec2 d =
 			    steer_world_delta(w, v2(v->px[i], v->py[i]), v2(v->px[j], v->py[j]));
-			if (j != i && v2_len(d) <= r) {
+			if (j != i && v->group[j] == v->group[i] && v2_len(d) <= r) {
 				h = v2_add(h, v2(v->hx[j], v->hy[j]));
 				n++;
 			}
@@ -148,7 +149,9 @@ static void flock_scenario_looks_like_a_flock(void)
 		double order = local_polarization(w, sight);
 		CHECK(after > 1.2 * before, "seed %llu: neighbours %.1f -> %.1f",
 		      (unsigned long long)seed, before, after);
-		CHECK(order > 0.7 && order > 2 * order_before,
+		/* A bird alone counts as lined up, so the scattered start is not low (0.68-0.75
+		 * for seeds 1-3, after a minute 0.89-0.93): the disorder at least halves. */
+		CHECK(order > 0.85 && 1 - order < 0.5 * (1 - order_before),
 		      "seed %llu: local polarization %.2f -> %.2f", (unsigned long long)seed,
 		      order_before, order);
 		steer_world_destroy(w);

@@ -1,7 +1,8 @@
 // The page's figures, measured against a real server: frame times in headless
 // Chromium with many vehicles in view, and the server's tick with many WebSocket
-// watchers beside it (interleaved with none, medians). Prints a table; asserts
-// nothing (a benchmark, not a test).
+// watchers beside it (interleaved with none, medians). Beside the page's frames, a
+// blank page's: what the browser gives on this machine with nothing to draw. Prints a
+// table; asserts nothing (a benchmark, not a test).
 //
 //   NODE_PATH=build/web/npm/node_modules node --experimental-websocket \
 //     bench/web/bench_page.cjs [--server build/server/steer-server] [--vehicles 10000]
@@ -57,6 +58,34 @@ async function frames(s, browser) {
   return { ms, draws, inView, webgl, decode, receive };
 }
 
+// The machine's own floor: a blank page of the same size in the same browser, timing
+// only its requestAnimationFrame calls while the world runs beside it.
+async function blankFrames(browser) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto('about:blank');
+  await page.evaluate(() => {
+    window.frameMs = [];
+    let last = 0;
+    const tick = (t) => {
+      if (last) window.frameMs.push(t - last);
+      last = t;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await sleep(2000);
+  await page.evaluate(() => { window.frameMs.length = 0; });
+  const t0 = Date.now();
+  while (Date.now() - t0 < SECONDS * 1000) {
+    await page.evaluate(() => 0); // polled as the page's figures are, for the same load
+    await sleep(100);
+  }
+  const ms = await page.evaluate(() => window.frameMs.slice());
+  await page.close();
+  return ms;
+}
+
 async function tickWith(s, watchers) {
   const open = [];
   for (let i = 0; i < watchers; i++) {
@@ -92,6 +121,9 @@ async function main() {
     console.log(`  frame interval ms  p50 ${median(f.ms).toFixed(1)}  p95 ${pct(f.ms, 0.95).toFixed(1)}  (${f.ms.length} frames)`);
     console.log(`  draw ms            p50 ${median(f.draws).toFixed(1)}  p95 ${pct(f.draws, 0.95).toFixed(1)}`);
     console.log(`  snapshots: decoding ${f.decode.toFixed(0)} ms a second, then ${f.receive.toFixed(0)} ms taking them in`);
+    const blank = await blankFrames(browser);
+    console.log(`  a blank page instead, same browser and world: frame interval ms  p50 ${median(blank).toFixed(1)}` +
+      `  p95 ${pct(blank, 0.95).toFixed(1)}  (${blank.length} frames)`);
   }
   await browser.close();
 
