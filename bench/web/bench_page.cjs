@@ -8,7 +8,7 @@
 //     bench/web/bench_page.cjs [--server build/server/steer-server] [--vehicles 10000]
 //     [--watchers 50] [--seconds 10] [--rounds 3] [--select]
 //   --select: a vehicle is selected while the frames are timed (the page then shows
-//   its 2-D overlay above the WebGL canvas)
+//   its 2-D overlay above the WebGL canvas, or draws its aids over its own pixels)
 const path = require('path');
 const puppeteer = require('puppeteer-core');
 const { CHROMIUM, CHROMIUM_ARGS, startServer, stopServer, text } =
@@ -33,13 +33,20 @@ const pct = (xs, p) => {
 };
 const median = (xs) => pct(xs, 0.5);
 
-async function frames(s, browser) {
+async function frames(s, browser, query) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
-  await page.goto(`http://127.0.0.1:${s.web}/`);
+  await page.goto(`http://127.0.0.1:${s.web}/${query}`);
   await page.waitForFunction((n) => window.steer.state.cur && window.steer.state.cur.n >= n,
     { timeout: 60000, polling: 100 }, VEHICLES * 0.9);
-  if (SELECT) await page.evaluate(() => { window.steer.state.selected = window.steer.state.cur.id[5]; });
+  if (SELECT) {
+    await page.waitForFunction(() => {
+      const cur = window.steer.state.cur;
+      if (!cur || cur.n < 6) return false;
+      window.steer.state.selected = cur.id[5];
+      return true;
+    }, { timeout: 60000, polling: 100 });
+  }
   await sleep(2000);
   await page.evaluate(() => { window.steer.perf.frameMs.length = 0; });
   const draws = [];
@@ -53,9 +60,9 @@ async function frames(s, browser) {
   const busy1 = await page.evaluate(() => [window.steer.link.decodeMs, window.steer.perf.receiveMs]);
   const decode = (busy1[0] - busy0[0]) / SECONDS, receive = (busy1[1] - busy0[1]) / SECONDS;
   const inView = await page.evaluate(() => window.steer.state.cur.n);
-  const webgl = await page.evaluate(() => window.steer.renderer.gl !== null);
+  const kind = await page.evaluate(() => window.steer.renderer.kind);
   await page.close();
-  return { ms, draws, inView, webgl, decode, receive };
+  return { ms, draws, inView, kind, decode, receive };
 }
 
 // The machine's own floor: a blank page of the same size in the same browser, timing
@@ -115,12 +122,17 @@ async function main() {
   // takes most of a core of the two this machine has.
   for (const world of ['paused', 'running']) {
     await text(s, world === 'paused' ? 'pause' : 'resume');
-    const f = await frames(s, browser);
-    console.log(`page, ${f.inView} vehicles in view${SELECT ? ', one selected' : ''}, world ${world}, ${SECONDS} s in headless Chromium ` +
-      `(no GPU), ${f.webgl ? 'WebGL 2 (software)' : '2-D canvas'}:`);
-    console.log(`  frame interval ms  p50 ${median(f.ms).toFixed(1)}  p95 ${pct(f.ms, 0.95).toFixed(1)}  (${f.ms.length} frames)`);
-    console.log(`  draw ms            p50 ${median(f.draws).toFixed(1)}  p95 ${pct(f.draws, 0.95).toFixed(1)}`);
-    console.log(`  snapshots: decoding ${f.decode.toFixed(0)} ms a second, then ${f.receive.toFixed(0)} ms taking them in`);
+    // As the page chooses on this machine (no GPU: its own pixels), then as it
+    // would with WebGL 2 however slow (?webgl=on).
+    for (const query of ['', '?webgl=on']) {
+      const f = await frames(s, browser, query);
+      const how = f.kind === 'webgl' ? 'WebGL 2 (software)' : 'the page\'s own pixels';
+      console.log(`page${query}, ${f.inView} vehicles in view${SELECT ? ', one selected' : ''}, world ${world}, ` +
+        `${SECONDS} s in headless Chromium (no GPU), vehicles drawn by ${how}:`);
+      console.log(`  frame interval ms  p50 ${median(f.ms).toFixed(1)}  p95 ${pct(f.ms, 0.95).toFixed(1)}  (${f.ms.length} frames)`);
+      console.log(`  draw ms            p50 ${median(f.draws).toFixed(1)}  p95 ${pct(f.draws, 0.95).toFixed(1)}`);
+      console.log(`  snapshots: decoding ${f.decode.toFixed(0)} ms a second, then ${f.receive.toFixed(0)} ms taking them in`);
+    }
     const blank = await blankFrames(browser);
     console.log(`  a blank page instead, same browser and world: frame interval ms  p50 ${median(blank).toFixed(1)}` +
       `  p95 ${pct(blank, 0.95).toFixed(1)}  (${blank.length} frames)`);

@@ -118,7 +118,7 @@ async function main() {
     lone = await colourAtLoneVehicle(page, (await stats(s)).tick);
   });
 
-  await check('without WebGL 2, the 2-D canvas draws the vehicles', async () => {
+  await check('without WebGL 2, the page draws the vehicles into its pixels', async () => {
     const flat = await openPage(s, '', (p) => p.evaluateOnNewDocument(() => {
       const getContext = HTMLCanvasElement.prototype.getContext;
       HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
@@ -126,11 +126,22 @@ async function main() {
       };
     }));
     try {
-      expect(await flat.evaluate(() => window.steer.renderer.gl === null), 'the page still had WebGL 2');
+      expect(await flat.evaluate(() => window.steer.renderer.kind === 'pixels'), 'the page did not draw them itself');
       await colourAtLoneVehicle(flat, (await stats(s)).tick);
       expect(flat.errors.length === 0, flat.errors.join('; '));
     } finally {
       await flat.close();
+    }
+  });
+
+  await check('with ?webgl=on, WebGL 2 draws the vehicles, though software here', async () => {
+    const gl = await openPage(s, '?webgl=on');
+    try {
+      expect(await gl.evaluate(() => window.steer.renderer.kind === 'webgl'), 'the page did not use WebGL 2');
+      await colourAtLoneVehicle(gl, (await stats(s)).tick);
+      expect(gl.errors.length === 0, gl.errors.join('; '));
+    } finally {
+      await gl.close();
     }
   });
 
@@ -251,8 +262,8 @@ async function main() {
     await stopServer(again);
   });
 
-  await check('the vehicles were drawn by WebGL', async () => {
-    expect(await page.evaluate(() => window.steer.renderer.gl !== null), 'the page fell back to a 2-D canvas');
+  await check('WebGL 2 is software here (SwiftShader): the page drew the vehicles itself', async () => {
+    expect(await page.evaluate(() => window.steer.renderer.kind === 'pixels'), 'the page drew them by WebGL 2');
   });
 
   await check('the page ran without script errors', async () => {

@@ -1,7 +1,7 @@
-// The vehicles drawn by WebGL 2, in one draw of a triangle per vehicle (on a machine
-// without a GPU, by the browser's software renderer, which still draws ten thousand
-// in milliseconds where a 2-D canvas takes hundreds). The rest of the picture is the 2-D overlay's (render.js).
-// Each vehicle is three vertices the CPU places (in CSS pixels) and colours: SwiftShader,
+// The vehicles drawn by WebGL 2, in one draw of a triangle per vehicle. The rest of
+// the picture is the 2-D overlay's (render.js); where the browser's WebGL is software
+// (a machine without a GPU), the page draws the vehicles itself (raster.js). Each
+// vehicle is three vertices the CPU places (in CSS pixels) and colours: SwiftShader,
 // the software WebGL of a machine without a GPU, drew instanced triangles about ten
 // times slower.
 const VERTEX = `#version 300 es
@@ -62,6 +62,20 @@ export class VehicleLayer {
     gl.bindVertexArray(null);
     this.palette = new Float32Array(palette.flatMap(rgb));
     this.data = new Float32Array(0);
+  }
+
+  // Whether the browser draws WebGL in software (no GPU): SwiftShader (Chromium),
+  // llvmpipe or softpipe (Mesa), as the renderer's name says where the browser tells it.
+  get software() {
+    const info = this.gl.getExtension('WEBGL_debug_renderer_info');
+    const name = info ? this.gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : '';
+    return /swiftshader|llvmpipe|softpipe|software/i.test(String(name));
+  }
+
+  // Gives the context back, for a page that draws the vehicles another way.
+  release() {
+    const lose = this.gl.getExtension('WEBGL_lose_context');
+    if (lose) lose.loseContext();
   }
 
   // Clears to the background, the world's rectangle a shade lighter, and draws n

@@ -14,7 +14,9 @@ const $ = (id) => document.getElementById(id);
 const canvas = $('world');
 const view = $('view'); // takes the pointer: the overlay canvas is hidden at times
 const cam = new Camera();
-const renderer = new Renderer(canvas, $('vehicles'));
+// ?webgl=on draws the vehicles by WebGL 2 even where it is software, ?webgl=off never.
+const webgl = new URLSearchParams(location.search).get('webgl');
+const renderer = new Renderer(canvas, $('vehicles'), webgl === 'on' || webgl === 'off' ? webgl : 'auto');
 const state = {
   world: null, geometry: null, prev: null, cur: null, density: null,
   selected: 0, follow: false, paused: false, tick: 0, total: 0, stats: null,

@@ -30,7 +30,8 @@ export class Plots {
       const div = document.createElement('div');
       div.className = 'plot';
       parent.appendChild(div);
-      const scales = { x: { time: true } };
+      // A minute at least: uPlot spreads a lone point over years.
+      const scales = { x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] } };
       const axes = [{ stroke: '#78909c', grid: { stroke: '#263238' }, size: 24 },
         { stroke: '#78909c', grid: { stroke: '#263238' }, size: 44,
           values: (u, splits) => splits.map(short) }];

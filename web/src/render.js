@@ -3,27 +3,34 @@
 // was), density cells when zoomed far out, and the selected vehicle's aids.
 import { VehicleLayer } from './gl.js';
 import { BIT } from './proto.js';
+import { VehicleRaster } from './raster.js';
 
 export const GROUP_COLOURS = ['#4fc3f7', '#ffb74d', '#81c784', '#f06292', '#ba68c8', '#fff176',
   '#4db6ac', '#e57373'];
 
-export function groupColour(group) {
-  return GROUP_COLOURS[group % GROUP_COLOURS.length];
-}
-
-// A snapshot's vehicles as typed arrays with an index by id.
+// A snapshot's vehicles as typed arrays, with an index by id built when first asked
+// for (most frames find each vehicle where the last snapshot had it: slotOf).
 export function frameOf(snap, time) {
-  const n = snap.id.length;
-  const f = {
-    time, tick: Number(snap.header.tick), n,
+  return {
+    time, tick: Number(snap.header.tick), n: snap.id.length,
     id: Uint32Array.from(snap.id), x: Float32Array.from(snap.x), y: Float32Array.from(snap.y),
     vx: Float32Array.from(snap.vx), vy: Float32Array.from(snap.vy),
     group: Uint32Array.from(snap.group), behaviors: Uint32Array.from(snap.behaviors),
     fx: Float32Array.from(snap.fx), fy: Float32Array.from(snap.fy),
-    obstacles: snap.obstacles, routes: snap.routes, index: new Map(),
+    obstacles: snap.obstacles, routes: snap.routes, byId: null,
+    get index() {
+      if (!this.byId) {
+        this.byId = new Map();
+        for (let k = 0; k < this.n; k++) this.byId.set(this.id[k], k);
+      }
+      return this.byId;
+    },
   };
-  for (let k = 0; k < n; k++) f.index.set(f.id[k], k);
-  return f;
+}
+
+// Where vehicle id is in frame f (undefined: not there), looking first at slot k.
+function slotOf(f, id, k) {
+  return k < f.n && f.id[k] === id ? k : f.index.get(id);
 }
 
 // Where vehicle k of cur is at time t, between its place in prev and in cur. A
@@ -31,7 +38,7 @@ export function frameOf(snap, time) {
 export function placeAt(prev, cur, k, t, width, height) {
   const x = cur.x[k], y = cur.y[k];
   if (!prev || cur.time <= prev.time) return [x, y];
-  const j = prev.index.get(cur.id[k]);
+  const j = slotOf(prev, cur.id[k], k);
   if (j === undefined) return [x, y];
   const a = Math.min(1, Math.max(0, (t - prev.time) / (cur.time - prev.time)));
   const px = prev.x[j], py = prev.y[j];
@@ -73,8 +80,6 @@ function densityColour(count) {
   return '#1e88e5';
 }
 
-// Vehicles go to glCanvas through WebGL 2 where the browser has it; everything else,
-// and the vehicles where it has not, to canvas (2-D) laid over it.
 // Vehicle k's heading as a unit vector: along its velocity, or +x when it stands.
 function heading(cur, k) {
   const vx = cur.vx[k], vy = cur.vy[k];
@@ -97,7 +102,7 @@ function fillVehicles(state, cam, t, data) {
   for (let k = 0; k < cur.n; k++) {
     let x = cur.x[k], y = cur.y[k];
     if (a < 1) {
-      const j = prev.index.get(cur.id[k]);
+      const j = slotOf(prev, cur.id[k], k);
       if (j !== undefined) {
         const px = prev.x[j], py = prev.y[j];
         if (Math.abs(x - px) <= hw && Math.abs(y - py) <= hh) {
@@ -119,17 +124,30 @@ function fillVehicles(state, cam, t, data) {
   return m;
 }
 
+// Vehicles go to glCanvas through WebGL 2 where the browser has it on a GPU, and
+// everything else to canvas (2-D) laid over it. Without WebGL 2, or with only a
+// software one, the page draws the vehicles into canvas's pixels itself (raster.js)
+// and the rest on top. webgl: 'auto' as above, 'on' WebGL 2 even in software, 'off'
+// never (the address's ?webgl=on|off).
 export class Renderer {
-  constructor(canvas, glCanvas) {
+  constructor(canvas, glCanvas, webgl = 'auto') {
     this.canvas = canvas;
     this.gl = null;
-    try {
-      this.gl = VehicleLayer.create(glCanvas, GROUP_COLOURS);
-    } catch (err) {
-      console.warn(`WebGL 2 is there but did not start (${err.message}): drawing on a 2-D canvas`);
+    if (webgl !== 'off') {
+      try {
+        this.gl = VehicleLayer.create(glCanvas, GROUP_COLOURS);
+      } catch (err) {
+        console.warn(`WebGL 2 is there but did not start (${err.message}): drawing on a 2-D canvas`);
+      }
+    }
+    if (this.gl && this.gl.software && webgl !== 'on') {
+      this.gl.release();
+      this.gl = null;
     }
     if (!this.gl) glCanvas.hidden = true;
     this.ctx = canvas.getContext('2d', { alpha: this.gl !== null });
+    this.raster = this.gl ? null : new VehicleRaster(this.ctx, GROUP_COLOURS);
+    this.kind = this.gl ? 'webgl' : 'pixels'; // for tests and the bench
     this.debug = false;
   }
 
@@ -164,16 +182,12 @@ export class Renderer {
       if (!needed) return;
       ctx.clearRect(0, 0, cam.w, cam.h);
     } else {
-      ctx.fillStyle = '#10141a';
-      ctx.fillRect(0, 0, cam.w, cam.h);
+      this.raster.draw(cam, this.dpr, state.world, vehicles ? vehicles.n : 0,
+        (data) => fillVehicles(state, cam, t, data), vehicleSize(cam));
     }
     if (!state.world) return;
     const { width, height } = state.world;
     const [bx0, by0] = cam.toScreen(0, 0), [bx1, by1] = cam.toScreen(width, height);
-    if (!this.gl) {
-      ctx.fillStyle = '#161c24';
-      ctx.fillRect(bx0, by0, bx1 - bx0, by1 - by0);
-    }
     ctx.strokeStyle = state.geometry && state.geometry.contain ? '#cfd8dc' : '#37474f';
     ctx.lineWidth = 1;
     ctx.strokeRect(bx0, by0, bx1 - bx0, by1 - by0);
@@ -224,40 +238,11 @@ export class Renderer {
     }
   }
 
+  // What goes above the vehicles, which WebGL or the raster drew before.
   drawVehicles(state, cam, t) {
-    const { prev, cur, world } = state;
-    const ctx = this.ctx;
-    this.drawObstacles(cur.obstacles, cam);
-    const size = vehicleSize(cam);
+    this.drawObstacles(state.cur.obstacles, cam);
     if (this.debug) this.drawForces(state, cam, t);
-    if (this.gl) {
-      if (state.selected) this.drawSelected(state, cam, t, size);
-      return;
-    }
-    // One path per colour: thousands of triangles in a handful of fills.
-    const paths = new Map();
-    const margin = size * 2;
-    for (let k = 0; k < cur.n; k++) {
-      const [x, y] = placeAt(prev, cur, k, t, world.width, world.height);
-      const [sx, sy] = cam.toScreen(x, y);
-      if (sx < -margin || sy < -margin || sx > cam.w + margin || sy > cam.h + margin) continue;
-      const [hx, hy] = heading(cur, k);
-      const colour = groupColour(cur.group[k]);
-      let p = paths.get(colour);
-      if (!p) {
-        p = new Path2D();
-        paths.set(colour, p);
-      }
-      p.moveTo(sx + hx * size, sy + hy * size);
-      p.lineTo(sx - hx * size * 0.6 - hy * size * 0.5, sy - hy * size * 0.6 + hx * size * 0.5);
-      p.lineTo(sx - hx * size * 0.6 + hy * size * 0.5, sy - hy * size * 0.6 - hx * size * 0.5);
-      p.closePath();
-    }
-    for (const [colour, p] of paths) {
-      ctx.fillStyle = colour;
-      ctx.fill(p);
-    }
-    if (state.selected) this.drawSelected(state, cam, t, size);
+    if (state.selected) this.drawSelected(state, cam, t, vehicleSize(cam));
   }
 
   // Debug aid (d): every vehicle's steering force in view, as a short line.
