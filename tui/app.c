@@ -17,12 +17,12 @@
 
 /* --- talking to the server --------------------------------------------------------- */
 
-void app_send_line(tui_app *a, const char *line, tui_purpose purpose)
+uint32_t app_send_line(tui_app *a, const char *line, tui_purpose purpose)
 {
 	if (a->net.state != NET_CONNECTED) {
 		snprintf(a->message, sizeof a->message, "not connected: '%s' not sent", line);
 		app_schedule_frame(a);
-		return;
+		return 0;
 	}
 	uint32_t rid = ++a->next_request;
 	steer_strbuf_clear(&a->net.out);
@@ -30,10 +30,10 @@ void app_send_line(tui_app *a, const char *line, tui_purpose purpose)
 	    !tui_net_send_out(&a->net)) {
 		snprintf(a->message, sizeof a->message, "could not send '%s'", line);
 		app_schedule_frame(a);
-		return;
+		return 0;
 	}
 	if (purpose == PURPOSE_NONE)
-		return;
+		return rid;
 	/* A free slot, else the oldest request's: a reply that never came frees nothing. */
 	tui_pending *slot = &a->pending[0];
 	for (int k = 0; k < TUI_PENDING; k++) {
@@ -44,32 +44,43 @@ void app_send_line(tui_app *a, const char *line, tui_purpose purpose)
 		if (a->pending[k].id < slot->id)
 			slot = &a->pending[k];
 	}
-	*slot = (tui_pending){rid, purpose};
+	*slot = (tui_pending){.id = rid, .purpose = purpose};
+	return rid;
 }
 
-/* The purpose of the request a reply answers (and the slot freed), or PURPOSE_NONE. */
-static tui_purpose take_purpose(tui_app *a, uint32_t rid)
+uint32_t app_send_name(tui_app *a, const char *line, const char *name)
+{
+	uint32_t rid = app_send_line(a, line, PURPOSE_NAME);
+	for (int k = 0; rid && k < TUI_PENDING; k++)
+		if (a->pending[k].id == rid)
+			snprintf(a->pending[k].name, sizeof a->pending[k].name, "%s", name);
+	return rid;
+}
+
+/* The request a reply answers (its slot freed), or one of PURPOSE_NONE. */
+static tui_pending take_pending(tui_app *a, uint32_t rid)
 {
 	for (int k = 0; rid && k < TUI_PENDING; k++)
 		if (a->pending[k].id == rid) {
+			tui_pending p = a->pending[k];
 			a->pending[k].id = 0;
-			return a->pending[k].purpose;
+			return p;
 		}
-	return PURPOSE_NONE;
+	return (tui_pending){.purpose = PURPOSE_NONE};
 }
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-void
- app_sendf(tui_app *a, tui_purpose purpose, const char *fmt, ...)
+uint32_t
+app_sendf(tui_app *a, tui_purpose purpose, const char *fmt, ...)
 {
 	char line[TUI_CMDLINE_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	app_send_line(a, line, purpose);
+	return app_send_line(a, line, purpose);
 }
 
 /* The view, and compact snapshots at the precision of the map area: a new zoom, pan
@@ -266,8 +277,8 @@ static void stats_reply(tui_app *a, const steer_server_msg *m)
 
 void app_quit(tui_app *a, int code);
 
-static void reply_with(tui_app *a, const steer_server_msg *m, tui_purpose purpose, const char *json,
-                       const json_t *root);
+static void reply_with(tui_app *a, const steer_server_msg *m, const tui_pending *p,
+                       const char *json, const json_t *root);
 
 static void handle_reply(tui_app *a, const steer_server_msg *m)
 {
@@ -279,21 +290,23 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 		app_quit(a, 2);
 		return;
 	}
-	tui_purpose purpose = take_purpose(a, m->request_id);
-	if (purpose == PURPOSE_STATS) {
+	tui_asked_reply(&a->asked, m->request_id, m->ok);
+	tui_pending p = take_pending(a, m->request_id);
+	if (p.purpose == PURPOSE_STATS) {
 		stats_reply(a, m);
 		return;
 	}
 	const char *json = m->json.len ? m->json.data : "";
 	json_t *root = tui_json_parse(json);
-	reply_with(a, m, purpose, json, root);
+	reply_with(a, m, &p, json, root);
 	json_decref(root);
 }
 
 /* handle_reply's work, with the reply's JSON read (root NULL: none, or not JSON). */
-static void reply_with(tui_app *a, const steer_server_msg *m, tui_purpose purpose, const char *json,
-                       const json_t *root)
+static void reply_with(tui_app *a, const steer_server_msg *m, const tui_pending *p,
+                       const char *json, const json_t *root)
 {
+	tui_purpose purpose = p->purpose;
 	double v;
 	if (purpose == PURPOSE_SELECT_GONE) {
 		/* Still there (off view): nothing to say. */
@@ -308,7 +321,7 @@ static void reply_with(tui_app *a, const steer_server_msg *m, tui_purpose purpos
 	if (m->ok && purpose == PURPOSE_REPLACE)
 		world_replaced(a);
 	if (m->ok && purpose == PURPOSE_NAME) { /* a reconnection keeps it */
-		memcpy(a->name_kept, a->name_asked, sizeof a->name_kept);
+		memcpy(a->name_kept, p->name, sizeof a->name_kept);
 		a->name = a->name_kept;
 	}
 	if (m->ok && purpose == PURPOSE_SELECT_NEW && tui_json_number(root, "id", &v)) {

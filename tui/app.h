@@ -37,9 +37,12 @@ typedef enum tui_purpose {
 	PURPOSE_NAME,        /* name typed on the ':' line: kept for the next connection's Hello */
 } tui_purpose;
 
+#define TUI_NAME_MAX 64
+
 typedef struct tui_pending {
 	uint32_t id;
 	tui_purpose purpose;
+	char name[TUI_NAME_MAX]; /* PURPOSE_NAME: the name asked for */
 } tui_pending;
 
 typedef struct tui_options {
@@ -79,7 +82,7 @@ typedef struct tui_app {
 	bool debug;
 	int cmd_port;
 	const char *name;
-	char name_asked[64], name_kept[64]; /* :name NAME sent; the last one the server took */
+	char name_kept[TUI_NAME_MAX]; /* the last name the server took (:name NAME) */
 	const char *token;
 	tui_pager pager; /* help, command help, long replies */
 	bool stats_open;
@@ -108,11 +111,16 @@ int tui_app_run(const tui_options *o);
 
 /* Between app.c (the connection, the server's replies, the lifetime), draw.c (frames)
  * and input.c (keys, mouse, the ':' line, the pager). */
-void app_send_line(tui_app *a, const char *line, tui_purpose purpose);
+/* Each returns the request's id, or 0 when it was not sent (the message line says
+ * why). */
+uint32_t app_send_line(tui_app *a, const char *line, tui_purpose purpose);
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-void app_sendf(tui_app *a, tui_purpose purpose, const char *fmt, ...);
+uint32_t
+app_sendf(tui_app *a, tui_purpose purpose, const char *fmt, ...);
+/* line is a name command asking for name (shorter than TUI_NAME_MAX). */
+uint32_t app_send_name(tui_app *a, const char *line, const char *name);
 void app_send_view_if_changed(tui_app *a);
 const steer_snap_vehicle *app_find_vehicle(const tui_app *a, uint32_t id);
 void app_stop_following(tui_app *a);

@@ -118,8 +118,9 @@ static void toggle(tui_app *a, uint32_t bit)
 	}
 	uint64_t now = uv_now(a->loop);
 	bool on = tui_asked_on(&a->asked, v->id, bit, (v->behaviors & bit) != 0, now);
-	app_sendf(a, PURPOSE_NONE, "%s %u %s", steer_behavior_name(bit), v->id, on ? "off" : "on");
-	tui_asked_set(&a->asked, v->id, bit, !on, now);
+	uint32_t rid = app_sendf(a, PURPOSE_NONE, "%s %u %s", steer_behavior_name(bit), v->id,
+	                         on ? "off" : "on");
+	tui_asked_set(&a->asked, v->id, bit, !on, rid, now);
 }
 
 static tui_help_conn help_conn(const tui_app *a)
@@ -195,11 +196,10 @@ static void run_cmdline(tui_app *a)
 	if (e &&
 	    (!strcmp(e->name, "reset") || !strcmp(e->name, "scenario") || !strcmp(e->name, "load")))
 		purpose = PURPOSE_REPLACE;
-	if (e && !strcmp(e->name, "name") && n == 2 && strlen(words[1]) < sizeof a->name_asked) {
-		memcpy(a->name_asked, words[1], strlen(words[1]) + 1);
-		purpose = PURPOSE_NAME;
-	}
-	app_send_line(a, a->cmd.buf, purpose);
+	if (e && !strcmp(e->name, "name") && n == 2 && strlen(words[1]) < TUI_NAME_MAX)
+		app_send_name(a, a->cmd.buf, words[1]);
+	else
+		app_send_line(a, a->cmd.buf, purpose);
 }
 
 static void cmdline_key(tui_app *a, int ch)
@@ -540,8 +540,9 @@ static void act_pause(tui_app *a, const key_at *k)
 	(void)k;
 	uint64_t now = uv_now(a->loop);
 	bool paused = tui_asked_paused(&a->asked, a->net.snapshot.paused, now);
-	app_send_line(a, paused ? "resume" : "pause", PURPOSE_NONE);
-	tui_asked_pause(&a->asked, !paused, now);
+	uint32_t rid = app_send_line(a, paused ? "resume" : "pause", PURPOSE_NONE);
+	if (rid)
+		tui_asked_pause(&a->asked, !paused, rid, now);
 }
 
 static void act_step(tui_app *a, const key_at *k)
@@ -549,8 +550,9 @@ static void act_step(tui_app *a, const key_at *k)
 	(void)k;
 	uint64_t now = uv_now(a->loop);
 	if (!tui_asked_paused(&a->asked, a->net.snapshot.paused, now)) {
-		app_send_line(a, "pause", PURPOSE_NONE);
-		tui_asked_pause(&a->asked, true, now);
+		uint32_t rid = app_send_line(a, "pause", PURPOSE_NONE);
+		if (rid)
+			tui_asked_pause(&a->asked, true, rid, now);
 	}
 	app_send_line(a, "step", PURPOSE_NONE);
 }
@@ -567,11 +569,11 @@ static void act_timeline(tui_app *a, const key_at *k)
 	uint64_t tick = back ? snap->tick : tui_asked_tick(&a->asked, snap->tick, now);
 	uint64_t to;
 	if (tui_timeline_key(&a->timeline, tick, snap->tick_rate, back, &to, line, sizeof line)) {
-		app_send_line(a, line, PURPOSE_NONE);
+		uint32_t rid = app_send_line(a, line, PURPOSE_NONE);
 		if (back) /* relative: nothing to wait for */
-			a->asked.tick_set = false;
-		else
-			tui_asked_goto(&a->asked, to, now);
+			a->asked.tick_by.rid = 0;
+		else if (rid)
+			tui_asked_goto(&a->asked, to, rid, now);
 	} else
 		snprintf(a->message, sizeof a->message, "%s", line);
 }
