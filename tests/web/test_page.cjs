@@ -195,6 +195,30 @@ async function main() {
     }, 'the live world running again');
   });
 
+  await check('a followed vehicle stays in view across a wrapping edge', async () => {
+    const reply = await text(s, 'spawn 500 570 vy=40');
+    expect(reply.startsWith('OK'), `spawn: ${reply}`);
+    const id = JSON.parse(reply.slice(3)).id;
+    const follower = await openPage(s, `#x=500&y=570&zoom=4&follow=${id}`);
+    try {
+      // Past the edge at y 600 and on to y 100 and more, seen by the server.
+      let crossed = false;
+      await waitFor(async () => {
+        const y = JSON.parse((await text(s, `get ${id}`)).slice(3)).y;
+        crossed = crossed || y < 300;
+        return crossed && y > 100;
+      }, `vehicle ${id} across the edge`);
+      await follower.waitForFunction((vid) => {
+        const { state, cam } = window.steer;
+        const k = state.cur && state.cur.index.get(vid);
+        return k !== undefined && state.cur.y[k] > 100 && state.cur.y[k] < 300 && Math.abs(cam.cy - state.cur.y[k]) < 20;
+      }, { timeout: WAIT_MS, polling: 50 }, id);
+      expect(follower.errors.length === 0, follower.errors.join('; '));
+    } finally {
+      await follower.close();
+    }
+  });
+
   await check('without the token commands are refused; with it they run', async () => {
     const t = await startServer(['--scenario', 'flock', '--token', 'a-web-test-token-9f3c']);
     const anon = await openPage(t);

@@ -4,7 +4,7 @@ import { Camera, readHash, writeHash } from './camera.js';
 import { Console } from './console.js';
 import { Link } from './link.js';
 import { Plots } from './plots.js';
-import { BEHAVIORS, BIT, DENSITY_ALWAYS, EDGES_NONE } from './proto.js';
+import { BEHAVIORS, BIT, DENSITY_ALWAYS, EDGES_NONE, EDGES_WRAP } from './proto.js';
 import { Renderer, densityCells, frameOf, hasBehaviour, placeAt, vehicleAt } from './render.js';
 
 // Past this many vehicles in view the page asks for density cells, not vehicles.
@@ -21,6 +21,7 @@ const state = {
   world: null, geometry: null, prev: null, cur: null, density: null,
   selected: 0, follow: false, paused: false, tick: 0, total: 0, stats: null,
   snapshotMs: 50, rate: 20,
+  followSeen: null, // the followed vehicle where it was last seen: { id, x, y, vx, vy, time }
 };
 const hash = readHash();
 if (hash.follow) {
@@ -28,6 +29,18 @@ if (hash.follow) {
   state.follow = true;
 }
 const token = hash.token ? String(hash.token) : '';
+// The address edited in an open tab: the view goes where it says (the page's own
+// updates of it replace the history entry, which fires no hashchange).
+window.addEventListener('hashchange', () => {
+  const h = readHash();
+  if (Number.isFinite(h.zoom) && h.zoom > 0) {
+    cam.cx = Number.isFinite(h.x) ? h.x : cam.cx;
+    cam.cy = Number.isFinite(h.y) ? h.y : cam.cy;
+    cam.scale = h.zoom;
+  }
+  state.follow = Number.isFinite(h.follow) && h.follow > 0;
+  if (state.follow) state.selected = h.follow;
+});
 const pointer = { x: 0, y: 0 }; // in the view, for keys that act where it is
 // For tests and the bench: the intervals between the last frames, the last frame's
 // drawing and the time spent taking snapshots in (ms).
@@ -193,14 +206,7 @@ function frame(now) {
   renderer.resize(cam);
   // Drawn one snapshot period behind the newest, between the last two.
   const t = now - state.snapshotMs;
-  if (state.follow && state.selected && state.cur) {
-    const k = state.cur.index.get(state.selected);
-    if (k !== undefined) {
-      const [x, y] = placeAt(state.prev, state.cur, k, t, state.world.width, state.world.height);
-      cam.cx = x;
-      cam.cy = y;
-    }
-  }
+  if (state.follow && state.selected && state.cur) follow(t);
   const t0 = performance.now();
   renderer.draw(state, cam, t);
   perf.drawMs = performance.now() - t0;
@@ -209,6 +215,30 @@ function frame(now) {
   requestAnimationFrame(frame);
 }
 requestAnimationFrame(frame);
+
+// How long a followed vehicle missing from the snapshots is looked for where it should
+// be, before the view stays put.
+const FOLLOW_LOST_MS = 2000;
+
+// Centres the view on the followed vehicle. Snapshots are cut to the view, and the
+// view does not wrap: a vehicle that crosses a wrapping edge leaves the view and the
+// snapshots. The view then goes where the vehicle should be, across the seam, going
+// on as it last went, and the next view's snapshots hold it again.
+function follow(t) {
+  const { cur, world } = state;
+  const k = cur.index.get(state.selected);
+  if (k !== undefined) {
+    [cam.cx, cam.cy] = placeAt(state.prev, cur, k, t, world.width, world.height);
+    state.followSeen = { id: state.selected, x: cur.x[k], y: cur.y[k], vx: cur.vx[k], vy: cur.vy[k], time: cur.time };
+    return;
+  }
+  const seen = state.followSeen;
+  if (!seen || seen.id !== state.selected || world.edges !== EDGES_WRAP || t - seen.time > FOLLOW_LOST_MS) return;
+  const s = Math.max(0, t - seen.time) / 1000;
+  const wrap = (v, size) => ((v % size) + size) % size;
+  cam.cx = wrap(seen.x + seen.vx * s, world.width);
+  cam.cy = wrap(seen.y + seen.vy * s, world.height);
+}
 
 // Sets an element's text only when it changes: a change costs the page a layout and a
 // repaint, which, every frame, a machine without a GPU feels.

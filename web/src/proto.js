@@ -5,6 +5,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ClientMessageSchema, ServerMessageSchema } from '@steer/wire';
 
 export const PROTOCOL_VERSION = 3;
+export const EDGES_WRAP = 0; // Edges.WRAP
 export const EDGES_NONE = 2; // Edges.NONE
 export const DENSITY_ALWAYS = 1; // Density.DENSITY_ALWAYS
 
