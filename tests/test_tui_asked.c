@@ -83,6 +83,10 @@ static void what_never_shows_is_forgotten(void)
 	CHECK(!tui_asked_on(&a, 7, 4, false, 5000 + TUI_ASKED_MS), "a toggle too");
 	tui_asked_set(&a, 8, 4, true, 0, 6000); /* not sent */
 	CHECK(!tui_asked_on(&a, 8, 4, false, 6001), "nothing asked by a line not sent");
+	tui_asked_pause(&a, true, 0, 8000); /* not sent */
+	CHECK(!tui_asked_paused(&a, false, 8001), "no pause asked by a line not sent");
+	tui_asked_goto(&a, 900, 0, 8000);
+	CHECK(tui_asked_tick(&a, 800, 8001) == 800, "no tick asked by a line not sent");
 }
 
 /* w, w on a wanderer: off, then on; another behaviour or vehicle is its own. */

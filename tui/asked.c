@@ -38,6 +38,8 @@ bool tui_asked_paused(const tui_asked *a, bool shown, uint64_t now_ms)
 
 void tui_asked_pause(tui_asked *a, bool paused, uint32_t rid, uint64_t now_ms)
 {
+	if (!rid)
+		return;
 	a->paused = paused;
 	a->paused_by = asked_by(rid, now_ms);
 }
@@ -77,6 +79,8 @@ uint64_t tui_asked_tick(const tui_asked *a, uint64_t shown, uint64_t now_ms)
 
 void tui_asked_goto(tui_asked *a, uint64_t tick, uint32_t rid, uint64_t now_ms)
 {
+	if (!rid)
+		return;
 	a->tick = tick;
 	a->tick_by = asked_by(rid, now_ms);
 }

@@ -45,7 +45,8 @@ typedef struct tui_asked {
 /* Whether the world is paused, as far as this client knows at now_ms: what it asked,
  * else what the snapshot shows. */
 bool tui_asked_paused(const tui_asked *a, bool shown, uint64_t now_ms);
-/* Request rid (sent: not 0) asked for paused. */
+/* Request rid asked for paused; rid 0 (the line was not sent) asks nothing, here and
+ * below. */
 void tui_asked_pause(tui_asked *a, bool paused, uint32_t rid, uint64_t now_ms);
 /* Whether vehicle id has behaviour bit on: what was asked, else what is shown. */
 bool tui_asked_on(const tui_asked *a, uint32_t id, uint32_t bit, bool shown, uint64_t now_ms);

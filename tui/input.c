@@ -541,8 +541,7 @@ static void act_pause(tui_app *a, const key_at *k)
 	uint64_t now = uv_now(a->loop);
 	bool paused = tui_asked_paused(&a->asked, a->net.snapshot.paused, now);
 	uint32_t rid = app_send_line(a, paused ? "resume" : "pause", PURPOSE_NONE);
-	if (rid)
-		tui_asked_pause(&a->asked, !paused, rid, now);
+	tui_asked_pause(&a->asked, !paused, rid, now);
 }
 
 static void act_step(tui_app *a, const key_at *k)
@@ -551,8 +550,7 @@ static void act_step(tui_app *a, const key_at *k)
 	uint64_t now = uv_now(a->loop);
 	if (!tui_asked_paused(&a->asked, a->net.snapshot.paused, now)) {
 		uint32_t rid = app_send_line(a, "pause", PURPOSE_NONE);
-		if (rid)
-			tui_asked_pause(&a->asked, true, rid, now);
+		tui_asked_pause(&a->asked, true, rid, now);
 	}
 	app_send_line(a, "step", PURPOSE_NONE);
 }
@@ -572,7 +570,7 @@ static void act_timeline(tui_app *a, const key_at *k)
 		uint32_t rid = app_send_line(a, line, PURPOSE_NONE);
 		if (back) /* relative: nothing to wait for */
 			a->asked.tick_by.rid = 0;
-		else if (rid)
+		else
 			tui_asked_goto(&a->asked, to, rid, now);
 	} else
 		snprintf(a->message, sizeof a->message, "%s", line);

@@ -4,6 +4,8 @@
 // vehicle is three vertices the CPU places (in CSS pixels) and colours: SwiftShader,
 // the software WebGL of a machine without a GPU, drew instanced triangles about ten
 // times slower.
+import { triangle } from './shape.js';
+
 const VERTEX = `#version 300 es
 in vec2 pixel;
 in vec3 rgb;
@@ -62,6 +64,7 @@ export class VehicleLayer {
     gl.bindVertexArray(null);
     this.palette = new Float32Array(palette.flatMap(rgb));
     this.data = new Float32Array(0);
+    this.corners = new Float64Array(6);
   }
 
   // Whether the browser draws WebGL in software (no GPU): SwiftShader (Chromium),
@@ -111,16 +114,14 @@ export class VehicleLayer {
     if (!this.verts || this.verts.length < used * 15) this.verts = new Float32Array(Math.max(used * 15, n * 15));
     const d = this.data, v = this.verts, pal = this.palette;
     const s = cam.scale, ox = cam.w / 2 - cam.cx * s, oy = cam.h / 2 - cam.cy * s;
-    const a = size, b = size * 0.6, c = size * 0.5;
+    const t = this.corners;
     for (let k = 0; k < used; k++) {
       const i = k * 5, o = k * 15, g = (d[i + 4] % 8) * 3;
-      const x = d[i] * s + ox, y = d[i + 1] * s + oy, hx = d[i + 2], hy = d[i + 3];
-      v[o] = x + hx * a;
-      v[o + 1] = y + hy * a;
-      v[o + 5] = x - hx * b - hy * c;
-      v[o + 6] = y - hy * b + hx * c;
-      v[o + 10] = x - hx * b + hy * c;
-      v[o + 11] = y - hy * b - hx * c;
+      triangle(t, d[i] * s + ox, d[i + 1] * s + oy, d[i + 2], d[i + 3], size);
+      for (let j = 0; j < 3; j++) {
+        v[o + j * 5] = t[j * 2];
+        v[o + j * 5 + 1] = t[j * 2 + 1];
+      }
       for (let j = 2; j < 15; j += 5) {
         v[o + j] = pal[g];
         v[o + j + 1] = pal[g + 1];

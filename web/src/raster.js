@@ -2,19 +2,21 @@
 // with no WebGL 2 or only a software one (a machine without a GPU: SwiftShader,
 // llvmpipe). There the browser's own drawing of ten thousand small triangles misses
 // most frames: software WebGL took its GPU process past a frame's 16.7 ms, and a 2-D
-// canvas filling them as paths took 350 ms. A loop over each triangle's few pixels
-// takes 5-15 ms (docs/WEB.md has the figures).
+// canvas filling them as paths took 350 ms. Filling each triangle's few pixels, row
+// by row, takes 2-3 ms (docs/WEB.md has the figures).
+import { triangle } from './shape.js';
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 // '#rrggbb' as one pixel of an ImageData's Uint32Array (its bytes are r, g, b, a).
-function pixelOf(hex, littleEndian) {
+function pixelOf(hex) {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  const v = littleEndian ? (0xff << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 0xff;
+  const v = LITTLE_ENDIAN ? (0xff << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 0xff;
   return v >>> 0;
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const BACKGROUND = pixelOf('#10141a', LITTLE_ENDIAN);
-const WORLD = pixelOf('#161c24', LITTLE_ENDIAN);
+const BACKGROUND = pixelOf('#10141a');
+const WORLD = pixelOf('#161c24');
 
 // Fills the triangle (x0, y0), (x1, y1), (x2, y2), in device pixels, with pixel
 // colour: every pixel whose centre is inside it or on its edges.
@@ -58,10 +60,11 @@ function fillTriangle(px, w, h, x0, y0, x1, y1, x2, y2, colour) {
 export class VehicleRaster {
   constructor(ctx, palette) {
     this.ctx = ctx;
-    this.palette = Uint32Array.from(palette, (hex) => pixelOf(hex, LITTLE_ENDIAN));
+    this.palette = Uint32Array.from(palette, pixelOf);
     this.image = null;
     this.px = null;
     this.data = new Float32Array(0);
+    this.corners = new Float64Array(6);
   }
 
   // As VehicleLayer.draw: clears to the background, the world's rectangle a shade
@@ -87,12 +90,11 @@ export class VehicleRaster {
       const used = fill(this.data);
       const d = this.data, pal = this.palette;
       const s = cam.scale * dpr, ox = (cam.w / 2 - cam.cx * cam.scale) * dpr, oy = (cam.h / 2 - cam.cy * cam.scale) * dpr;
-      const a = size * dpr, b = size * 0.6 * dpr, c = size * 0.5 * dpr;
+      const t = this.corners;
       for (let k = 0; k < used; k++) {
         const i = k * 5;
-        const x = d[i] * s + ox, y = d[i + 1] * s + oy, hx = d[i + 2], hy = d[i + 3];
-        fillTriangle(px, w, h, x + hx * a, y + hy * a, x - hx * b - hy * c, y - hy * b + hx * c,
-          x - hx * b + hy * c, y - hy * b - hx * c, pal[d[i + 4] % pal.length]);
+        triangle(t, d[i] * s + ox, d[i + 1] * s + oy, d[i + 2], d[i + 3], size * dpr);
+        fillTriangle(px, w, h, t[0], t[1], t[2], t[3], t[4], t[5], pal[d[i + 4] % pal.length]);
       }
     }
     this.ctx.putImageData(this.image, 0, 0);
