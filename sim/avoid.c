@@ -39,6 +39,12 @@
 #define STUCK_WOBBLE 0.5
 #define STUCK_HOLD   32
 
+/* Kept lists (below, "kept lists"). */
+#define LIST_MAX        32
+#define LIST_SKIN_TICKS 4.0
+#define LIST_GATHER     (4 * LIST_MAX) /* more within the skin: no list, ... */
+#define LIST_RETRY      16             /* ... tried again after this many ticks */
+
 /* The members' positions and ids in grid order (see avoid_at in world_internal.h). */
 static steer_status copy_members(steer_world *w)
 {
@@ -93,6 +99,12 @@ typedef struct steer_avoid_kept {
 	uint32_t id;  /* who the slot held */
 	uint32_t cap; /* how many nearest `worst` was the furthest of */
 	uint32_t base_cap;
+	/* Its kept list (below): every vehicle within radius of (lx, ly) when made,
+	 * when avoid_moved_sum was moved_at; of generation gen. */
+	double lx, ly, radius, moved_at;
+	uint32_t listed;
+	uint64_t gen;
+	uint64_t retry; /* the tick from which a list that could not be made is tried again */
 } steer_avoid_kept;
 
 typedef struct kept_job {
@@ -121,8 +133,13 @@ static void kept_part(void *arg, int part)
 		double d = sqrt(dx * dx + dy * dy);
 		changed |= k->id != v->id[i];
 		moved = d > moved ? d : moved; /* NaN-free: positions are finite */
-		*k = (steer_avoid_kept){v->px[i], v->py[i], k->worst + d, INFINITY,
-		                        v->id[i], 0,        k->cap};
+		k->x = v->px[i];
+		k->y = v->py[i];
+		k->base = k->worst + d;
+		k->worst = INFINITY;
+		k->id = v->id[i];
+		k->base_cap = k->cap;
+		k->cap = 0;
 	}
 	j->moved[part] = moved;
 	j->changed[part] = changed;
@@ -138,10 +155,17 @@ static void keep_bounds(steer_world *w)
 	if (steer_reserve((void **)&w->avoid_kept, &w->avoid_kept_cap, n, sizeof *w->avoid_kept) !=
 	    STEER_OK)
 		return;
-	if (w->avoid_kept_cap != had) /* new room: nothing kept in it */
+	if (w->avoid_kept_cap != had) { /* new room: nothing kept in it */
 		for (size_t i = 0; i < w->avoid_kept_cap; i++)
-			w->avoid_kept[i] =
-			    (steer_avoid_kept){0, 0, INFINITY, INFINITY, UINT32_MAX, 0, 0};
+			w->avoid_kept[i] = (steer_avoid_kept){
+			    .base = INFINITY, .worst = INFINITY, .id = UINT32_MAX, .radius = -1.0};
+		w->avoid_list_gen++;
+	}
+	size_t list_cap = w->avoid_list_cap;
+	w->avoid_lists_ready =
+	    steer_reserve((void **)&w->avoid_list, &list_cap, w->avoid_kept_cap * LIST_MAX,
+	                  sizeof *w->avoid_list) == STEER_OK;
+	w->avoid_list_cap = list_cap;
 	kept_job j;
 	j.w = w;
 	j.parts = steer_world_parts(w, n);
@@ -159,8 +183,11 @@ static void keep_bounds(steer_world *w)
 	w->avoid_kept_height = w->cfg.height;
 	w->avoid_kept_edges = w->cfg.edges;
 	w->avoid_moved_max = moved;
+	w->avoid_moved_sum += moved;
 	w->avoid_kept_ready = true;
 	w->avoid_kept_valid = !changed;
+	if (changed) /* a list's slots may hold others now */
+		w->avoid_list_gen++;
 }
 
 steer_status steer_avoid_index(steer_world *w)
@@ -212,10 +239,9 @@ static bool nearer(double d2, uint32_t id, const near_one *o)
 	return d2 < o->d2 || (d2 == o->d2 && id < o->id);
 }
 
-/* Takes the member at grid position k, within reach and no further than the worst. */
-static void near_take(near_set *s, const steer_world *w, size_t k, double d2, steer_vec2 d)
+/* Takes vehicle id in slot, within reach and no further than the worst. */
+static void near_take(near_set *s, double d2, uint32_t id, uint32_t slot, steer_vec2 d)
 {
-	uint32_t id = w->avoid_at.id[k];
 	int at = s->count;
 	if (at == s->cap) {
 		if (!nearer(d2, id, &s->at[at - 1]))
@@ -228,7 +254,7 @@ static void near_take(near_set *s, const steer_world *w, size_t k, double d2, st
 		s->at[at] = s->at[at - 1];
 		at--;
 	}
-	s->at[at] = (near_one){d2, id, w->avoid_grid.items[k], d};
+	s->at[at] = (near_one){d2, id, slot, d};
 	if (s->count == s->cap)
 		s->worst2 = s->at[s->cap - 1].d2;
 }
@@ -243,11 +269,15 @@ typedef struct gathered {
 	int count;
 } gathered;
 
+/* g's k are grid positions. */
 static void take_gathered(near_set *s, const steer_world *w, gathered *g)
 {
-	for (int m = 0; m < g->count; m++)
+	for (int m = 0; m < g->count; m++) {
+		uint32_t k = g->k[m];
 		if (g->d2[m] <= s->worst2)
-			near_take(s, w, g->k[m], g->d2[m], v2(g->dx[m], g->dy[m]));
+			near_take(s, g->d2[m], w->avoid_at.id[k], w->avoid_grid.items[k],
+			          v2(g->dx[m], g->dy[m]));
+	}
 	g->count = 0;
 }
 
@@ -304,33 +334,44 @@ static axis_window window_at(int c, int k, int n, bool wrap)
 	return a;
 }
 
-/* Cells x0 .. x1 of row y (either may lie one axis beyond the grid when it wraps):
- * the members of a row's consecutive cells are consecutive, so at most two runs. */
-static void offer_cells(near_set *s, gathered *gt, const steer_world *w, steer_vec2 p,
-                        uint32_t self, int y, int x0, int x1)
+/* Cells x0 .. x1 of row y (either may lie one axis beyond the grid when it wraps)
+ * as runs of grid positions [from, to): the members of a row's consecutive cells
+ * are consecutive, so at most three runs. Returns how many. */
+static int row_runs(const steer_grid *g, int y, int x0, int x1, uint32_t runs[3][2])
 {
-	const steer_grid *g = &w->avoid_grid;
+	int n = 0;
 	if (x0 > x1)
-		return;
+		return 0;
 	int ny = g->ny, nx = g->nx;
 	size_t row = (size_t)(y < 0 ? y + ny : y >= ny ? y - ny : y) * (size_t)nx;
 	/* A part beyond either end is the other end's cells, and only those: a ring's
 	 * new end may lie wholly beyond the grid, next to cells a ring before took. */
 	if (x0 < 0) {
 		int hi = x1 < 0 ? x1 : -1;
-		offer_run(s, gt, w, p, self, g->start[row + (size_t)(x0 + nx)],
-		          g->start[row + (size_t)(hi + nx) + 1]);
+		runs[n][0] = g->start[row + (size_t)(x0 + nx)];
+		runs[n++][1] = g->start[row + (size_t)(hi + nx) + 1];
 		x0 = 0;
 	}
 	if (x1 >= nx) {
 		int lo = x0 > nx ? x0 : nx;
-		offer_run(s, gt, w, p, self, g->start[row + (size_t)(lo - nx)],
-		          g->start[row + (size_t)(x1 - nx) + 1]);
+		runs[n][0] = g->start[row + (size_t)(lo - nx)];
+		runs[n++][1] = g->start[row + (size_t)(x1 - nx) + 1];
 		x1 = nx - 1;
 	}
-	if (x0 <= x1)
-		offer_run(s, gt, w, p, self, g->start[row + (size_t)x0],
-		          g->start[row + (size_t)x1 + 1]);
+	if (x0 <= x1) {
+		runs[n][0] = g->start[row + (size_t)x0];
+		runs[n++][1] = g->start[row + (size_t)x1 + 1];
+	}
+	return n;
+}
+
+static void offer_cells(near_set *s, gathered *gt, const steer_world *w, steer_vec2 p,
+                        uint32_t self, int y, int x0, int x1)
+{
+	uint32_t runs[3][2];
+	int n = row_runs(&w->avoid_grid, y, x0, x1, runs);
+	for (int r = 0; r < n; r++)
+		offer_run(s, gt, w, p, self, runs[r][0], runs[r][1]);
 }
 
 static int imin(int a, int b)
@@ -396,6 +437,232 @@ static void find_near(near_set *s, const steer_world *w, size_t self)
 		px = nx;
 		py = ny;
 	}
+}
+
+/* --- kept lists -------------------------------------------------------------------
+ * An avoider's nearest are found among its kept list (a Verlet list): the slots of
+ * every vehicle within `radius` of it when the list was made. This tick's nearest
+ * lie within the search's bound B (its reach, or the kept bound); since the list
+ * was made each has moved at most D (every tick's furthest move, summed) and the
+ * avoider m (measured), so each was within B + m + D of it then. While that is under
+ * the radius the list holds everyone the grid search could take, and, taken by
+ * (distance, id), the same set: the same bits. A list is made a skin wider than B,
+ * LIST_SKIN_TICKS ticks of such growth, so that it serves several ticks, and holds
+ * at most LIST_MAX: where more crowd in, the nearest LIST_MAX, its radius shrunk to
+ * the next one's distance. */
+
+typedef struct listing {
+	uint32_t slot[LIST_GATHER];
+	double d2[LIST_GATHER];
+	int count;
+	bool full;
+} listing;
+
+static void list_run(listing *l, const steer_world *w, steer_vec2 p, uint32_t self, double r2,
+                     uint32_t from, uint32_t to)
+{
+	const double *x = w->avoid_at.x, *y = w->avoid_at.y;
+	const uint32_t *id = w->avoid_at.id;
+	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
+	double W = w->cfg.width, H = w->cfg.height;
+	for (uint32_t k = from; k < to && !l->full; k++) {
+		double dx = x[k] - p.x, dy = y[k] - p.y;
+		if (wrap) {
+			dx = steer_wrap_axis(dx, W);
+			dy = steer_wrap_axis(dy, H);
+		}
+		double d2 = dx * dx + dy * dy;
+		if (d2 > r2 || id[k] == self)
+			continue;
+		if (l->count == LIST_GATHER) {
+			l->full = true;
+			break;
+		}
+		l->slot[l->count] = w->avoid_grid.items[k];
+		l->d2[l->count++] = d2;
+	}
+}
+
+/* The cells of one axis within r of coordinate c, each at most once. */
+static axis_window box_axis(double c, double r, double cell, int n, bool wrap)
+{
+	axis_window a = {cell_at(c - r, cell, n, wrap), cell_at(c + r, cell, n, wrap)};
+	if (a.hi - a.lo + 1 > n) {
+		a.lo = 0;
+		a.hi = n - 1;
+	}
+	return a;
+}
+
+/* Everyone but the avoider (slot self) within r of it, into l. */
+static void list_gather(listing *l, const steer_world *w, size_t self, double r)
+{
+	const steer_grid *g = &w->avoid_grid;
+	steer_vec2 p = pos_of(&w->v, self);
+	l->count = 0;
+	l->full = false;
+	double slack = 1e-9 * (fabs(p.x) + fabs(p.y) + w->cfg.width + w->cfg.height);
+	axis_window bx = box_axis(p.x, r + slack, g->cw, g->nx, g->wrap);
+	axis_window by = box_axis(p.y, r + slack, g->ch, g->ny, g->wrap);
+	for (int y = by.lo; y <= by.hi && !l->full; y++) {
+		uint32_t runs[3][2];
+		int n = row_runs(g, y, bx.lo, bx.hi, runs);
+		for (int k = 0; k < n; k++)
+			list_run(l, w, p, w->v.id[self], r * r, runs[k][0], runs[k][1]);
+	}
+}
+
+/* Orders l's entries so that the nth has the nth least d2, those before it no
+ * more, those after no less (Hoare's selection). */
+static void list_select(listing *l, int nth)
+{
+	int lo = 0, hi = l->count - 1;
+	while (lo < hi) {
+		double pivot = l->d2[lo + (hi - lo) / 2];
+		int a = lo, b = hi;
+		while (a <= b) {
+			while (l->d2[a] < pivot)
+				a++;
+			while (l->d2[b] > pivot)
+				b--;
+			if (a <= b) {
+				double d = l->d2[a];
+				uint32_t t = l->slot[a];
+				l->d2[a] = l->d2[b];
+				l->slot[a] = l->slot[b];
+				l->d2[b] = d;
+				l->slot[b] = t;
+				a++;
+				b--;
+			}
+		}
+		if (nth <= b)
+			hi = b;
+		else if (nth >= a)
+			lo = a;
+		else
+			return;
+	}
+}
+
+/* Makes slot self's list, within bound plus skin (or fewer); false when more than
+ * LIST_GATHER crowd within that. */
+static bool list_make(steer_avoid_kept *kept, uint32_t *slots, const steer_world *w, size_t self,
+                      double r)
+{
+	listing l;
+	list_gather(&l, w, self, r);
+	kept->gen = w->avoid_list_gen;
+	kept->lx = w->v.px[self];
+	kept->ly = w->v.py[self];
+	kept->moved_at = w->avoid_moved_sum;
+	if (l.full) {
+		kept->radius = -1.0;
+		kept->listed = 0;
+		kept->retry = w->tick + LIST_RETRY;
+		return false;
+	}
+	if (l.count > LIST_MAX) {
+		list_select(&l, LIST_MAX);
+		r = sqrt(l.d2[LIST_MAX]); /* everyone nearer is listed */
+		l.count = LIST_MAX;
+	}
+	/* Nearest first: the ticks that take from it then mostly append to the set,
+	 * whose worst soon bars the rest. */
+	for (int k = 1; k < l.count; k++) {
+		double d = l.d2[k];
+		uint32_t t = l.slot[k];
+		int at = k;
+		for (; at > 0 && l.d2[at - 1] > d; at--) {
+			l.d2[at] = l.d2[at - 1];
+			l.slot[at] = l.slot[at - 1];
+		}
+		l.d2[at] = d;
+		l.slot[at] = t;
+	}
+	for (int k = 0; k < l.count; k++)
+		slots[k] = l.slot[k];
+	kept->listed = (uint32_t)l.count;
+	kept->radius = r;
+	return true;
+}
+
+/* g's k are slots. */
+static void take_listed(near_set *s, const steer_world *w, gathered *g)
+{
+	for (int m = 0; m < g->count; m++) {
+		uint32_t j = g->k[m];
+		if (g->d2[m] <= s->worst2)
+			near_take(s, g->d2[m], w->v.id[j], j, v2(g->dx[m], g->dy[m]));
+	}
+	g->count = 0;
+}
+
+/* The listed slots within reach, as offer_run takes the grid's members. */
+static void offer_listed(near_set *s, const steer_world *w, steer_vec2 p, const uint32_t *slots,
+                         uint32_t n)
+{
+	const double *x = w->v.px, *y = w->v.py;
+	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
+	double W = w->cfg.width, H = w->cfg.height, reach2 = s->reach2, worst2 = s->worst2;
+	gathered g;
+	g.count = 0;
+	for (uint32_t m = 0; m < n; m++) {
+		if (g.count == GATHER_MAX) {
+			take_listed(s, w, &g);
+			worst2 = s->worst2;
+		}
+		uint32_t j = slots[m];
+		double dx = x[j] - p.x, dy = y[j] - p.y;
+		if (wrap) {
+			dx = steer_wrap_axis(dx, W);
+			dy = steer_wrap_axis(dy, H);
+		}
+		double d2 = dx * dx + dy * dy;
+		int c = g.count;
+		g.dx[c] = dx;
+		g.dy[c] = dy;
+		g.d2[c] = d2;
+		g.k[c] = j;
+		g.count = c + ((d2 < reach2) & (d2 <= worst2));
+	}
+	take_listed(s, w, &g);
+}
+
+/* Slot i's nearest: from its kept list when that covers this tick, else by the grid,
+ * making a new list first when the slots are as last tick (kept_valid). */
+static void find_near_kept(near_set *s, const steer_world *w, size_t i, steer_avoid_kept *kept)
+{
+	if (!kept || !w->avoid_lists_ready || !w->avoid_kept_valid || s->cap > LIST_MAX / 2) {
+		find_near(s, w, i);
+		return;
+	}
+	steer_vec2 p = pos_of(&w->v, i);
+	uint32_t *slots = &w->avoid_list[i * LIST_MAX];
+	double bound = sqrt(fmin(s->reach2, s->worst2));
+	double slack = 1e-9 * (fabs(p.x) + fabs(p.y) + w->cfg.width + w->cfg.height);
+	if (kept->gen == w->avoid_list_gen) {
+		if (kept->radius < 0.0 && w->tick < kept->retry) {
+			find_near(s, w, i);
+			return;
+		}
+		double dx = p.x - kept->lx, dy = p.y - kept->ly;
+		if (w->cfg.edges == STEER_EDGE_WRAP) {
+			dx = steer_wrap_axis(dx, w->cfg.width);
+			dy = steer_wrap_axis(dy, w->cfg.height);
+		}
+		double drift = sqrt(dx * dx + dy * dy) + (w->avoid_moved_sum - kept->moved_at);
+		if ((bound + drift) * (1.0 + 1e-9) + slack < kept->radius) {
+			offer_listed(s, w, p, slots, kept->listed);
+			return;
+		}
+	}
+	double skin = fmax(w->radius_max, LIST_SKIN_TICKS * 3.0 * w->avoid_moved_max);
+	if (list_make(kept, slots, w, i, bound + skin) &&
+	    bound * (1.0 + 1e-9) + slack < kept->radius)
+		offer_listed(s, w, p, slots, kept->listed);
+	else
+		find_near(s, w, i);
 }
 
 /* --- the lines ------------------------------------------------------------------- */
@@ -575,6 +842,37 @@ size_t steer_avoid_nearest(const steer_world *w, size_t i, uint32_t *ids)
 	return (size_t)s.count;
 }
 
+/* Slot i's nearest as the tick takes them: from its kept bound and list, which
+ * it updates; false when it has nothing to search for. */
+static bool near_search(near_set *s, const steer_world *w, size_t i, const steer_params *prm)
+{
+	if (!near_start(s, w, prm))
+		return false;
+	steer_avoid_kept *kept = w->avoid_kept_ready ? &w->avoid_kept[i] : NULL;
+	if (kept && w->avoid_kept_valid && kept->base_cap == (uint32_t)s->cap &&
+	    kept->base < INFINITY) {
+		/* A hair over the bound: its sums rounded, it may fall short by an ulp. */
+		double b = (kept->base + w->avoid_moved_max) * (1.0 + 1e-9);
+		s->worst2 = b * b;
+	}
+	find_near_kept(s, w, i, kept);
+	if (kept && s->count == s->cap) {
+		kept->worst = sqrt(s->at[s->cap - 1].d2);
+		kept->cap = (uint32_t)s->cap;
+	}
+	return true;
+}
+
+size_t steer_avoid_nearest_kept(steer_world *w, size_t i, uint32_t *ids)
+{
+	near_set s;
+	if (!near_search(&s, w, i, steer_palette_get(&w->params, w->v.param_set[i])))
+		return 0;
+	for (int k = 0; k < s.count; k++)
+		ids[k] = s.at[k].id;
+	return (size_t)s.count;
+}
+
 /* The nearest vehicles' lines: half the avoidance against those that avoid too,
  * all of it against those that do not. */
 static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer_agent *a)
@@ -582,20 +880,8 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	const steer_vehicles *v = &w->v;
 	const steer_params *prm = a->prm;
 	near_set s;
-	if (!near_start(&s, w, prm))
+	if (!near_search(&s, w, i, prm))
 		return;
-	steer_avoid_kept *kept = w->avoid_kept_ready ? &w->avoid_kept[i] : NULL;
-	if (kept && w->avoid_kept_valid && kept->base_cap == (uint32_t)s.cap &&
-	    kept->base < INFINITY) {
-		/* A hair over the bound: its sums rounded, it may fall short by an ulp. */
-		double b = (kept->base + w->avoid_moved_max) * (1.0 + 1e-9);
-		s.worst2 = b * b;
-	}
-	find_near(&s, w, i);
-	if (kept && s.count == s.cap) {
-		kept->worst = sqrt(s.at[s.cap - 1].d2);
-		kept->cap = (uint32_t)s.cap;
-	}
 	double dt = steer_world_dt(w);
 	for (int k = 0; k < s.count; k++) {
 		size_t j = s.at[k].slot;

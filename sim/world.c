@@ -223,6 +223,7 @@ void steer_world_destroy(steer_world *w)
 	free(w->avoid_at.y);
 	free(w->avoid_at.id);
 	free(w->avoid_kept);
+	free(w->avoid_list);
 	for (int k = 0; k < STEER_POOL_MAX_THREADS; k++)
 		steer_geom_hits_free(&w->avoid_hits[k]);
 	steer_bodies_free(&w->bodies);

@@ -1,7 +1,8 @@
 /* The avoid search (avoid.c) finds each avoider's nearest vehicles within its reach,
  * by distance then id, as looking at every vehicle does: in wrapping, bouncing and
  * unbounded worlds, across seams, in jams that shrink the grid's cells and in the
- * open, for every count of nearest. */
+ * open, for every count of nearest; and so does the tick's search from what it kept
+ * (bounds and lists) as vehicles move, jump, leave and arrive. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,8 +45,9 @@ static size_t nearest_of_all(const steer_world *w, size_t i, near_one *all, uint
 }
 
 /* Every vehicle's search against looking at all, after indexing the world as a tick
- * starts. Returns how many vehicles differ (and says what of the first few). */
-static int compare_all(steer_world *w, const char *what)
+ * starts: afresh, or as the tick searches (kept). Returns how many vehicles differ
+ * (and says what of the first few). */
+static int compare_with(steer_world *w, const char *what, bool kept)
 {
 	if (steer_avoid_index(w) != STEER_OK)
 		abort();
@@ -57,7 +59,8 @@ static int compare_all(steer_world *w, const char *what)
 	for (size_t i = 0; i < v->count; i++) {
 		uint32_t want[STEER_AVOID_NEIGHBOURS_MAX], got[STEER_AVOID_NEIGHBOURS_MAX];
 		size_t nw = nearest_of_all(w, i, all, want);
-		size_t ng = steer_avoid_nearest(w, i, got);
+		size_t ng =
+		    kept ? steer_avoid_nearest_kept(w, i, got) : steer_avoid_nearest(w, i, got);
 		bool same = nw == ng && !memcmp(want, got, nw * sizeof *want);
 		if (!same && differ++ < 3)
 			CHECK(
@@ -67,6 +70,11 @@ static int compare_all(steer_world *w, const char *what)
 	}
 	free(all);
 	return differ;
+}
+
+static int compare_all(steer_world *w, const char *what)
+{
+	return compare_with(w, what, false);
 }
 
 /* n avoiders: half in a few tight jams (one across the seam at the world's corner),
@@ -125,10 +133,61 @@ static void in_an_unbounded_world(void)
 	nearest_as_looking_at_all(STEER_EDGE_NONE, -3000, 7000, "unbounded");
 }
 
+/* The tick's search, from the kept bounds and lists, tick after tick: the lists
+ * serve several ticks, are made again as vehicles move, jump (a vehicle moved
+ * across the world), leave and arrive. */
+static void kept_as_looking_at_all(steer_edges edges, double x0, double span, const char *what)
+{
+	steer_world *w = avoiders(edges, 1000, x0, span, 1500);
+	step(w, 1);
+	const steer_vehicles *v = steer_world_vehicles(w);
+	uint32_t leaver = 0;
+	for (int t = 1; t <= 40; t++) {
+		step(w, 1);
+		CHECK(compare_with(w, what, true) == 0, "%s, kept, tick %d", what, t);
+		if (t % 10 == 5) {
+			uint32_t jumper = v->id[(size_t)t * 7 % v->count];
+			steer_vec2 to =
+			    steer_world_delta(w, v2(0, 0), v2(x0 + span * 0.5, x0 + span * 0.5));
+			CHECK(steer_vehicle_set_position(w, jumper, to) == STEER_OK, "%s: jump",
+			      what);
+		}
+		if (t % 10 == 8) { /* one arrives beside another ... */
+			leaver = v->id[(size_t)t * 13 % v->count];
+			steer_vec2 at = pos(w, leaver);
+			steer_params p = steer_params_default();
+			uint32_t id = add_vehicle(w, at.x + 0.5, at.y, 10, 0, &p);
+			CHECK(steer_vehicle_enable(w, id, STEER_AVOID, true) == STEER_OK, "%s: add",
+			      what);
+		}
+		if (t % 10 == 9) /* ... which leaves: the newcomer, last, moves into its slot */
+			CHECK(steer_remove(w, leaver) == STEER_OK, "%s: remove", what);
+	}
+	steer_world_destroy(w);
+}
+
+static void kept_in_a_wrapping_world(void)
+{
+	kept_as_looking_at_all(STEER_EDGE_WRAP, 0, 1000, "wrap");
+}
+
+static void kept_in_a_bouncing_world(void)
+{
+	kept_as_looking_at_all(STEER_EDGE_BOUNCE, 0, 1000, "bounce");
+}
+
+static void kept_in_an_unbounded_world(void)
+{
+	kept_as_looking_at_all(STEER_EDGE_NONE, -3000, 7000, "unbounded");
+}
+
 int main(void)
 {
 	RUN(in_a_wrapping_world);
 	RUN(in_a_bouncing_world);
 	RUN(in_an_unbounded_world);
+	RUN(kept_in_a_wrapping_world);
+	RUN(kept_in_a_bouncing_world);
+	RUN(kept_in_an_unbounded_world);
 	return CHECK_DONE();
 }

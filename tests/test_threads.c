@@ -720,8 +720,8 @@ static steer_world *edited_jams(bool void_kept)
 	return w;
 }
 
-/* Kept bounds (avoid.c) only find the nearest sooner: the same bits as searches
- * that start from nothing. */
+/* Kept bounds and kept lists (avoid.c) only find the nearest sooner: the same bits
+ * as searches that start from nothing (voiding the bounds voids the lists too). */
 static void kept_bounds_find_the_same_nearest(void)
 {
 	steer_world *kept = edited_jams(false), *fresh = edited_jams(true);

@@ -22,6 +22,9 @@ double steer_avoid_reach(const struct steer_world *w, const steer_params *prm, d
  * STEER_AVOID_NEIGHBOURS_MAX); returns how many. After steer_avoid_index, searching
  * afresh (not from a kept bound). For tests. */
 size_t steer_avoid_nearest(const struct steer_world *w, size_t i, uint32_t *ids);
+/* The same, searching as the tick does: from the slot's kept bound and kept list
+ * (avoid.c), which it moves on as the tick would. For tests. */
+size_t steer_avoid_nearest_kept(struct steer_world *w, size_t i, uint32_t *ids);
 
 /* The force on vehicle i (an avoider, whose agent is a) given force, the force its
  * other behaviours combine to: the one that brings it to the permitted velocity

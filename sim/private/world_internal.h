@@ -86,6 +86,14 @@ struct steer_world {
 	double avoid_kept_width, avoid_kept_height;
 	steer_edges avoid_kept_edges;
 	double avoid_moved_max; /* the furthest any vehicle moved since then */
+	double avoid_moved_sum; /* avoid_moved_max summed over the ticks */
+	/* Each avoider's kept list of those near it (avoid.c, "kept lists"): slot i's
+	 * in avoid_list[i * LIST_MAX ...], of generation avoid_list_gen while the
+	 * slots hold whom they held when it was made. */
+	uint32_t *avoid_list;
+	size_t avoid_list_cap;
+	uint32_t avoid_list_gen;
+	bool avoid_lists_ready; /* room for every slot's list this tick */
 	bool avoid_kept_ready;  /* moved on to this tick: the search may write them */
 	bool avoid_kept_valid;  /* and the slots hold whom they held: it may read them */
 	bool avoid_any;
