@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <math.h>
 
+#include "kernel.h"
 #include "orca.h"
 #include "pool.h"
 #include "reserve.h"
@@ -882,19 +883,45 @@ static void vehicle_lines(lines *ls, const steer_world *w, size_t i, const steer
 	near_set s;
 	if (!near_search(&s, w, i, prm))
 		return;
-	double dt = steer_world_dt(w);
+	steer_orca_bodies b;
+	b.tau = prm->avoid_horizon;
+	b.dt = steer_world_dt(w);
+	b.v = a->v;
+	/* Two on one point part along the heading's perpendicular, opposite ways. */
+	steer_vec2 away = v2_perp(a->h);
 	for (int k = 0; k < s.count; k++) {
 		size_t j = s.at[k].slot;
 		const steer_params *pj = steer_palette_get(&w->params, v->param_set[j]);
-		double share = (v->behaviors[j] & STEER_AVOID) ? 0.5 : 1.0;
-		/* Two on one point part along the heading's perpendicular, opposite ways. */
-		steer_vec2 away = v2_perp(a->h);
-		if (v->id[i] > v->id[j])
-			away = v2_scale(away, -1.0);
-		ls->at[ls->count++] =
-		    steer_orca_body(s.at[k].d, v2_sub(a->v, vel_of(v, j)), prm->radius + pj->radius,
-		                    prm->avoid_horizon, dt, share, a->v, away);
+		steer_vec2 rel_v = v2_sub(a->v, vel_of(v, j));
+		b.px[k] = s.at[k].d.x;
+		b.py[k] = s.at[k].d.y;
+		b.vx[k] = rel_v.x;
+		b.vy[k] = rel_v.y;
+		b.r[k] = prm->radius + pj->radius;
+		b.share[k] = (v->behaviors[j] & STEER_AVOID) ? 0.5 : 1.0;
+		b.ax[k] = v->id[i] > v->id[j] ? -away.x : away.x;
+		b.ay[k] = v->id[i] > v->id[j] ? -away.y : away.y;
 	}
+	size_t n = (size_t)s.count, done = 0;
+	if (n > 0) {
+		/* Whole lane groups: copies of the first. */
+		for (size_t k = n; k % STEER_ORCA_BODIES_LANES; k++) {
+			b.px[k] = b.px[0];
+			b.py[k] = b.py[0];
+			b.vx[k] = b.vx[0];
+			b.vy[k] = b.vy[0];
+			b.r[k] = b.r[0];
+			b.share[k] = b.share[0];
+			b.ax[k] = b.ax[0];
+			b.ay[k] = b.ay[0];
+		}
+		done = w->kernel->orca_bodies(&b, n, &ls->at[ls->count]);
+	}
+	for (size_t k = done; k < n; k++)
+		ls->at[ls->count + k] =
+		    steer_orca_body(v2(b.px[k], b.py[k]), v2(b.vx[k], b.vy[k]), b.r[k], b.tau, b.dt,
+		                    b.share[k], b.v, v2(b.ax[k], b.ay[k]));
+	ls->count += n;
 }
 
 steer_vec2 steer_avoid_force(const steer_world *w, size_t i, const steer_agent *a, steer_vec2 force,

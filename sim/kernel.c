@@ -9,7 +9,9 @@
  *  - the flock force: steer_flock_parts, steer_cruise_part and steer_combine_parts
  *    (sum) of a plain flocker;
  *  - motion: steer_motion_step's velocity, truncation, position, edges and heading;
- *  - the grid's cells: steer_grid_axis_index of both axes. */
+ *  - the grid's cells: steer_grid_axis_index of both axes;
+ *  - ORCA's lines for bodies: steer_orca_body, each of its three cases computed in
+ *    every lane and the lane's own case selected. */
 #include "kernel.h"
 
 #if defined(STEER_LANES_AVX512)
@@ -25,6 +27,7 @@
 
 #include "flock.h"
 #include "grid.h"
+#include "orca.h"
 #include "palette.h"
 
 /* The loops below are specialised by compile-time constants (which tests a lane
@@ -637,6 +640,90 @@ static size_t grid_cells(const steer_grid *g, const double *px, const double *py
 	return i;
 }
 
+/* --- ORCA's lines for bodies ------------------------------------------------------ */
+
+#if LN_WIDTH > 1
+/* steer_orca_body, operation for operation: the cut-off disc's case, the legs'
+ * (left and right) and the overlap's, each lane taking its own. */
+KERNEL_INLINE void orca_body_lanes(const steer_orca_bodies *b, size_t i, ln_d *ox, ln_d *oy,
+                                   ln_d *dxo, ln_d *dyo)
+{
+	const ln_d one = ln_set1(1.0), zero = ln_zero();
+	ln_d px = ln_load(b->px + i), py = ln_load(b->py + i);
+	ln_d vx = ln_load(b->vx + i), vy = ln_load(b->vy + i);
+	ln_d r = ln_load(b->r + i);
+	ln_d dist2 = ln_add(ln_mul(px, px), ln_mul(py, py)), r2 = ln_mul(r, r);
+	/* Apart: w from the cut-off disc's centre. */
+	ln_d inv_tau = ln_set1(1.0 / b->tau);
+	ln_d wx = ln_sub(vx, ln_mul(px, inv_tau)), wy = ln_sub(vy, ln_mul(py, inv_tau));
+	ln_d w2 = ln_add(ln_mul(wx, wx), ln_mul(wy, wy));
+	ln_d wp = ln_add(ln_mul(wx, px), ln_mul(wy, py));
+	ln_m disc = ln_and(ln_lt(wp, zero), ln_gt(ln_mul(wp, wp), ln_mul(r2, w2)));
+	ln_d wl = ln_sqrt(w2), iw = ln_div(one, wl);
+	ln_d ux = ln_mul(wx, iw), uy = ln_mul(wy, iw);
+	ln_d cut = ln_sub(ln_div(r, ln_set1(b->tau)), wl);
+	ln_d disc_dx = uy, disc_dy = ln_neg(ux);
+	ln_d disc_ux = ln_mul(ux, cut), disc_uy = ln_mul(uy, cut);
+	/* The legs. */
+	ln_d leg = ln_sqrt(ln_sub(dist2, r2));
+	ln_m left = ln_gt(ln_sub(ln_mul(px, wy), ln_mul(py, wx)), zero);
+	ln_d il = ln_div(one, dist2), ir = ln_div(ln_set1(-1.0), dist2);
+	ln_d lx = ln_mul(ln_sub(ln_mul(px, leg), ln_mul(py, r)), il);
+	ln_d ly = ln_mul(ln_add(ln_mul(px, r), ln_mul(py, leg)), il);
+	ln_d rx = ln_mul(ln_add(ln_mul(px, leg), ln_mul(py, r)), ir);
+	ln_d ry = ln_mul(ln_add(ln_mul(ln_neg(px), r), ln_mul(py, leg)), ir);
+	ln_d leg_dx = ln_select(left, lx, rx), leg_dy = ln_select(left, ly, ry);
+	ln_d along = ln_add(ln_mul(vx, leg_dx), ln_mul(vy, leg_dy));
+	ln_d leg_ux = ln_sub(ln_mul(leg_dx, along), vx), leg_uy = ln_sub(ln_mul(leg_dy, along), vy);
+	/* Overlapping: apart within dt. */
+	ln_d inv_dt = ln_set1(1.0 / b->dt);
+	ln_d ox_ = ln_sub(vx, ln_mul(px, inv_dt)), oy_ = ln_sub(vy, ln_mul(py, inv_dt));
+	ln_d ol = ln_sqrt(ln_add(ln_mul(ox_, ox_), ln_mul(oy_, oy_))), io = ln_div(one, ol);
+	ln_m some = ln_gt(ol, zero);
+	ln_d oux = ln_select(some, ln_mul(ox_, io), ln_load(b->ax + i));
+	ln_d ouy = ln_select(some, ln_mul(oy_, io), ln_load(b->ay + i));
+	ln_d push = ln_sub(ln_div(r, ln_set1(b->dt)), ol);
+	ln_d over_dx = ouy, over_dy = ln_neg(oux);
+	ln_d over_ux = ln_mul(oux, push), over_uy = ln_mul(ouy, push);
+	/* Each lane's case. */
+	ln_m apart = ln_gt(dist2, r2);
+	ln_m use_disc = ln_and(apart, disc), use_leg = ln_andnot(disc, apart);
+	ln_d dx = ln_select(use_disc, disc_dx, ln_select(use_leg, leg_dx, over_dx));
+	ln_d dy = ln_select(use_disc, disc_dy, ln_select(use_leg, leg_dy, over_dy));
+	ln_d ux_ = ln_select(use_disc, disc_ux, ln_select(use_leg, leg_ux, over_ux));
+	ln_d uy_ = ln_select(use_disc, disc_uy, ln_select(use_leg, leg_uy, over_uy));
+	ln_d share = ln_load(b->share + i);
+	*ox = ln_add(ln_set1(b->v.x), ln_mul(ux_, share));
+	*oy = ln_add(ln_set1(b->v.y), ln_mul(uy_, share));
+	*dxo = dx;
+	*dyo = dy;
+}
+
+static size_t orca_bodies(const steer_orca_bodies *b, size_t n, steer_orca_line *out)
+{
+	for (size_t i = 0; i < n; i += LN_WIDTH) {
+		ln_d ox, oy, dx, dy;
+		orca_body_lanes(b, i, &ox, &oy, &dx, &dy);
+		double t[4][LN_WIDTH];
+		ln_store(t[0], ox);
+		ln_store(t[1], oy);
+		ln_store(t[2], dx);
+		ln_store(t[3], dy);
+		for (size_t l = 0; l < LN_WIDTH && i + l < n; l++)
+			out[i + l] = (steer_orca_line){{t[0][l], t[1][l]}, {t[2][l], t[3][l]}};
+	}
+	return n;
+}
+#else
+static size_t orca_bodies(const steer_orca_bodies *b, size_t n, steer_orca_line *out)
+{
+	(void)b;
+	(void)n;
+	(void)out;
+	return 0;
+}
+#endif
+
 #ifdef LN_NARROW
 extern const steer_kernel LN_NARROW;
 #define LN_NARROW_FORM &LN_NARROW
@@ -652,5 +739,6 @@ const steer_kernel LN_KERNEL = {
     .force_lanes = force_lanes,
     .move = move,
     .grid_cells = grid_cells,
+    .orca_bodies = orca_bodies,
     .narrow = LN_NARROW_FORM,
 };

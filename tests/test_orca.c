@@ -1,8 +1,11 @@
 /* The ORCA geometry and linear program on their own (sim/orca.c): bodies whose
- * velocities are set exactly as the program picks must never touch. */
+ * velocities are set exactly as the program picks must never touch; and every
+ * kernel form's lanes make the very lines steer_orca_body makes. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
+#include "kernel.h"
 #include "orca.h"
 
 #define DT 0.02
@@ -143,6 +146,74 @@ static void segment_stops_the_approach(void)
 	CHECK(steer_orca_permits(&l, 1, v2(10, 0)), "may not slide while touching");
 }
 
+/* A body for each of steer_orca_body's cases, then random ones: apart and nearest
+ * the cut-off disc, nearest either leg, dead ahead (the right leg), overlapping,
+ * and on the very centre with no relative velocity (away decides). */
+static void fill_bodies(steer_orca_bodies *b, size_t n, uint64_t seed)
+{
+	static const double fixed[][6] = {
+	    /* px, py, vx, vy, r, share */
+	    {10, 0, 5, 0, 2, 0.5},   {10, 0, 0.9, 0.5, 2, 1},  {10, 0, 0.9, -0.5, 2, 0.5},
+	    {10, 0, 1, 0, 2, 0.5},   {1, 0.5, 0.3, 0.1, 2, 1}, {0, 0, 0, 0, 2, 0.5},
+	    {0, 0, 0.2, -0.1, 3, 1}, {3, 4, 0, 0, 5, 0.5},
+	};
+	const size_t nfixed = sizeof fixed / sizeof fixed[0];
+	uint64_t x = seed;
+	for (size_t k = 0; k < n + 8; k++) {
+		double u[8];
+		for (int m = 0; m < 8; m++) {
+			x = x * 6364136223846793005u + 1442695040888963407u;
+			u[m] = (double)(x >> 11) / 9007199254740992.0;
+		}
+		const double *f = fixed[k % nfixed];
+		bool random = k >= nfixed;
+		b->px[k] = random ? -8 + 16 * u[0] : f[0];
+		b->py[k] = random ? -8 + 16 * u[1] : f[1];
+		b->vx[k] = random ? -3 + 6 * u[2] : f[2];
+		b->vy[k] = random ? -3 + 6 * u[3] : f[3];
+		b->r[k] = random ? 0.5 + 3 * u[4] : f[4];
+		b->share[k] = random ? (u[5] < 0.5 ? 0.5 : 1.0) : f[5];
+		b->ax[k] = cos(6.283185307179586 * u[6]);
+		b->ay[k] = sin(6.283185307179586 * u[6]);
+	}
+	b->tau = 0.5 + 10 * (double)(seed % 7) / 7.0;
+	b->dt = 0.25;
+	b->v = v2(0.7, -0.2);
+}
+
+static void lanes_make_the_scalar_lines(void)
+{
+	int forms;
+	const steer_kernel *const *form = steer_kernel_forms(&forms);
+	int laned = 0;
+	for (int f = 0; f < forms; f++) {
+		for (uint64_t seed = 1; seed <= 40; seed++) {
+			static steer_orca_bodies b;
+			steer_orca_line got[STEER_ORCA_BODIES_ROOM];
+			size_t n = 1 + seed % STEER_ORCA_MAX_NEIGHBOURS;
+			fill_bodies(&b, n, seed);
+			size_t done = form[f]->orca_bodies(&b, n, got);
+			CHECK(done == 0 || done == n, "form %d did %zu of %zu", f, done, n);
+			laned += done > 0;
+			for (size_t k = 0; k < done; k++) {
+				steer_orca_line want = steer_orca_body(
+				    v2(b.px[k], b.py[k]), v2(b.vx[k], b.vy[k]), b.r[k], b.tau, b.dt,
+				    b.share[k], b.v, v2(b.ax[k], b.ay[k]));
+				CHECK(!memcmp(&want, &got[k], sizeof want),
+				      "form %d, body %zu of seed %llu: (%.17g, %.17g) dir (%.17g, "
+				      "%.17g) "
+				      "in lanes, (%.17g, %.17g) dir (%.17g, %.17g) by "
+				      "steer_orca_body",
+				      f, k, (unsigned long long)seed, got[k].point.x,
+				      got[k].point.y, got[k].dir.x, got[k].dir.y, want.point.x,
+				      want.point.y, want.dir.x, want.dir.y);
+			}
+		}
+	}
+	/* Every form but the one-lane one (which leaves the bodies to its caller). */
+	CHECK(laned == (forms - 1) * 40, "%d of %d runs in lanes", laned, (forms - 1) * 40);
+}
+
 int main(void)
 {
 	RUN(head_on_pair_never_touches);
@@ -150,5 +221,6 @@ int main(void)
 	RUN(c_shaped_cluster_never_entered);
 	RUN(opposing_lines_meet_halfway);
 	RUN(segment_stops_the_approach);
+	RUN(lanes_make_the_scalar_lines);
 	return CHECK_DONE();
 }

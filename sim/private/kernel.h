@@ -14,6 +14,8 @@
 #include "steer/simd.h"
 
 struct steer_agent;
+struct steer_orca_bodies;
+struct steer_orca_line;
 struct steer_vec2;
 struct steer_flock_query;
 struct steer_flock_runs;
@@ -48,6 +50,12 @@ typedef struct steer_kernel {
 	 * returns where the rest starts. */
 	size_t (*grid_cells)(const struct steer_grid *g, const double *px, const double *py,
 	                     size_t from, size_t to, uint32_t *cell);
+	/* steer_orca_body (orca.h) for bodies [0, n) of b into out[0, n), in whole lane
+	 * groups (see steer_orca_bodies); returns how many it did: n, or 0 in the
+	 * one-lane form, where the caller's branching steer_orca_body does the
+	 * same without computing every case. */
+	size_t (*orca_bodies)(const struct steer_orca_bodies *b, size_t n,
+	                      struct steer_orca_line *out);
 	/* The four-lane form a wider one hands what four lanes do better (see
 	 * flock.c), or NULL. */
 	const struct steer_kernel *narrow;

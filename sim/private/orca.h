@@ -35,6 +35,22 @@ typedef struct steer_orca_line {
 steer_orca_line steer_orca_body(steer_vec2 rel_p, steer_vec2 rel_v, double r_sum, double tau,
                                 double dt, double share, steer_vec2 v, steer_vec2 away);
 
+/* steer_orca_body's arguments for several bodies met by one avoider (tau, dt and v
+ * its own), by body, for the kernel's lanes (kernel.h: orca_bodies). Room for the
+ * most neighbours, rounded up to the widest lanes: the caller fills the entries
+ * past its count, up to a multiple of STEER_ORCA_BODIES_LANES, with copies of a
+ * valid one. */
+#define STEER_ORCA_BODIES_LANES 8 /* the widest lanes */
+#define STEER_ORCA_BODIES_ROOM  (STEER_ORCA_MAX_NEIGHBOURS + STEER_ORCA_BODIES_LANES)
+typedef struct steer_orca_bodies {
+	double px[STEER_ORCA_BODIES_ROOM], py[STEER_ORCA_BODIES_ROOM]; /* rel_p */
+	double vx[STEER_ORCA_BODIES_ROOM], vy[STEER_ORCA_BODIES_ROOM]; /* rel_v */
+	double r[STEER_ORCA_BODIES_ROOM], share[STEER_ORCA_BODIES_ROOM];
+	double ax[STEER_ORCA_BODIES_ROOM], ay[STEER_ORCA_BODIES_ROOM]; /* away */
+	double tau, dt;
+	steer_vec2 v;
+} steer_orca_bodies;
+
 /* The half-plane that keeps a disc of radius r off the still segment a-b (relative
  * to the disc's centre; a == b: a still disc) for tau seconds, judged at velocity v,
  * written to *out. When the disc already touches the segment the line forbids
