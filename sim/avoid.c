@@ -100,10 +100,10 @@ typedef struct steer_avoid_kept {
 	uint32_t id;  /* who the slot held */
 	uint32_t cap; /* how many nearest `worst` was the furthest of */
 	uint32_t base_cap;
-	/* Its kept list (below): every vehicle within radius of (lx, ly) when made,
-	 * when avoid_moved_sum was moved_at; of generation gen. */
-	double lx, ly, radius, moved_at;
+	/* Its kept list (below): the listed slots of every vehicle within radius of
+	 * (lx, ly) when made, when avoid_moved_sum was moved_at; of generation gen. */
 	uint32_t listed;
+	double lx, ly, radius, moved_at;
 	uint64_t gen;
 	uint64_t retry; /* the tick from which a list that could not be made is tried again */
 } steer_avoid_kept;
