@@ -43,8 +43,10 @@
 /* Kept lists (below, "kept lists"). */
 #define LIST_MAX        32
 #define LIST_SKIN_TICKS 4.0
-#define LIST_GATHER     (4 * LIST_MAX) /* more within the skin: no list, ... */
-#define LIST_RETRY      16             /* ... tried again after this many ticks */
+#define LIST_GATHER     (4 * LIST_MAX) /* more within the skin: no list */
+/* A list that could not be made, or not wide enough for its bound, is made again
+ * after this many ticks, the grid searched meanwhile. */
+#define LIST_RETRY 16
 
 /* The members' positions and ids in grid order (see avoid_at in world_internal.h). */
 static steer_status copy_members(steer_world *w)
@@ -105,7 +107,7 @@ typedef struct steer_avoid_kept {
 	uint32_t listed;
 	double lx, ly, radius, moved_at;
 	uint64_t gen;
-	uint64_t retry; /* the tick from which a list that could not be made is tried again */
+	uint64_t retry; /* the tick from which a list that could not cover is made again */
 } steer_avoid_kept;
 
 typedef struct kept_job {
@@ -184,7 +186,10 @@ static void keep_bounds(steer_world *w)
 	w->avoid_kept_height = w->cfg.height;
 	w->avoid_kept_edges = w->cfg.edges;
 	w->avoid_moved_max = moved;
-	w->avoid_moved_sum += moved;
+	/* Rounded up: a move below half the sum's last bit would else add nothing, and
+	 * the lists' drift must never fall short. */
+	if (moved > 0.0)
+		w->avoid_moved_sum = nextafter(w->avoid_moved_sum + moved, INFINITY);
 	w->avoid_kept_ready = true;
 	w->avoid_kept_valid = !changed;
 	if (changed) /* a list's slots may hold others now */
@@ -450,7 +455,8 @@ static void find_near(near_set *s, const steer_world *w, size_t self)
  * (distance, id), the same set: the same bits. A list is made a skin wider than B,
  * LIST_SKIN_TICKS ticks of such growth, so that it serves several ticks, and holds
  * at most LIST_MAX: where more crowd in, the nearest LIST_MAX, its radius shrunk to
- * the next one's distance. */
+ * the next one's distance. Avoiders that take more than LIST_MAX / 2 nearest, and
+ * those with more than LIST_GATHER within the skin, search the grid. */
 
 typedef struct listing {
 	uint32_t slot[LIST_GATHER];
@@ -560,7 +566,6 @@ static bool list_make(steer_avoid_kept *kept, uint32_t *slots, const steer_world
 	if (l.full) {
 		kept->radius = -1.0;
 		kept->listed = 0;
-		kept->retry = w->tick + LIST_RETRY;
 		return false;
 	}
 	if (l.count > LIST_MAX) {
@@ -643,10 +648,6 @@ static void find_near_kept(near_set *s, const steer_world *w, size_t i, steer_av
 	double bound = sqrt(fmin(s->reach2, s->worst2));
 	double slack = 1e-9 * (fabs(p.x) + fabs(p.y) + w->cfg.width + w->cfg.height);
 	if (kept->gen == w->avoid_list_gen) {
-		if (kept->radius < 0.0 && w->tick < kept->retry) {
-			find_near(s, w, i);
-			return;
-		}
 		double dx = p.x - kept->lx, dy = p.y - kept->ly;
 		if (w->cfg.edges == STEER_EDGE_WRAP) {
 			dx = steer_wrap_axis(dx, w->cfg.width);
@@ -657,13 +658,21 @@ static void find_near_kept(near_set *s, const steer_world *w, size_t i, steer_av
 			offer_listed(s, w, p, slots, kept->listed);
 			return;
 		}
+		if (w->tick < kept->retry) { /* a list made lately could not cover it */
+			find_near(s, w, i);
+			return;
+		}
 	}
+	/* The skin: LIST_SKIN_TICKS ticks of growth, each of which may add the tick's
+	 * furthest move three times over (to the bound, the avoider, a neighbour). */
 	double skin = fmax(w->radius_max, LIST_SKIN_TICKS * 3.0 * w->avoid_moved_max);
 	if (list_make(kept, slots, w, i, bound + skin) &&
-	    bound * (1.0 + 1e-9) + slack < kept->radius)
+	    bound * (1.0 + 1e-9) + slack < kept->radius) {
 		offer_listed(s, w, p, slots, kept->listed);
-	else
-		find_near(s, w, i);
+		return;
+	}
+	kept->retry = w->tick + LIST_RETRY;
+	find_near(s, w, i);
 }
 
 /* --- the lines ------------------------------------------------------------------- */

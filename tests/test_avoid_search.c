@@ -134,17 +134,29 @@ static void in_an_unbounded_world(void)
 }
 
 /* The tick's search, from the kept bounds and lists, tick after tick: the lists
- * serve several ticks, are made again as vehicles move, jump (a vehicle moved
- * across the world), leave and arrive. */
+ * serve several ticks, are made again as vehicles move, grow, jump (a vehicle
+ * moved across the world), leave and arrive. */
 static void kept_as_looking_at_all(steer_edges edges, double x0, double span, const char *what)
 {
 	steer_world *w = avoiders(edges, 1000, x0, span, 1500);
-	step(w, 1);
 	const steer_vehicles *v = steer_world_vehicles(w);
+	/* Lists serve those that take at most 16 nearest: 16 instead of 64 here. */
+	steer_params sixteen = steer_params_default(), wide = sixteen;
+	sixteen.avoid_neighbours = 16;
+	wide.avoid_neighbours = 16;
+	wide.radius = 3 * sixteen.radius;
+	for (size_t k = 2; k < v->count; k += 3)
+		CHECK(steer_vehicle_set_params(w, v->id[k], &sixteen) == STEER_OK, "%s: params",
+		      what);
+	step(w, 1);
 	uint32_t leaver = 0;
 	for (int t = 1; t <= 40; t++) {
 		step(w, 1);
 		CHECK(compare_with(w, what, true) == 0, "%s, kept, tick %d", what, t);
+		if (t % 10 == 2) /* one grows: its reach, and every search's, with it */
+			CHECK(steer_vehicle_set_params(w, v->id[(size_t)t * 11 % v->count],
+			                               &wide) == STEER_OK,
+			      "%s: grow", what);
 		if (t % 10 == 5) {
 			uint32_t jumper = v->id[(size_t)t * 7 % v->count];
 			steer_vec2 to =

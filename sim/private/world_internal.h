@@ -92,7 +92,7 @@ struct steer_world {
 	 * slots hold whom they held when it was made. */
 	uint32_t *avoid_list;
 	size_t avoid_list_cap;
-	uint32_t avoid_list_gen;
+	uint64_t avoid_list_gen;
 	bool avoid_lists_ready; /* room for every slot's list this tick */
 	bool avoid_kept_ready;  /* moved on to this tick: the search may write them */
 	bool avoid_kept_valid;  /* and the slots hold whom they held: it may read them */
