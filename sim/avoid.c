@@ -519,39 +519,6 @@ static void list_gather(listing *l, const steer_world *w, size_t self, double r)
 	}
 }
 
-/* Orders l's entries so that the nth has the nth least d2, those before it no
- * more, those after no less (Hoare's selection). */
-static void list_select(listing *l, int nth)
-{
-	int lo = 0, hi = l->count - 1;
-	while (lo < hi) {
-		double pivot = l->d2[lo + (hi - lo) / 2];
-		int a = lo, b = hi;
-		while (a <= b) {
-			while (l->d2[a] < pivot)
-				a++;
-			while (l->d2[b] > pivot)
-				b--;
-			if (a <= b) {
-				double d = l->d2[a];
-				uint32_t t = l->slot[a];
-				l->d2[a] = l->d2[b];
-				l->slot[a] = l->slot[b];
-				l->d2[b] = d;
-				l->slot[b] = t;
-				a++;
-				b--;
-			}
-		}
-		if (nth <= b)
-			hi = b;
-		else if (nth >= a)
-			lo = a;
-		else
-			return;
-	}
-}
-
 /* Makes slot self's list, within bound plus skin (or fewer); false when more than
  * LIST_GATHER crowd within that. */
 static bool list_make(steer_avoid_kept *kept, uint32_t *slots, const steer_world *w, size_t self,
@@ -568,11 +535,6 @@ static bool list_make(steer_avoid_kept *kept, uint32_t *slots, const steer_world
 		kept->listed = 0;
 		return false;
 	}
-	if (l.count > LIST_MAX) {
-		list_select(&l, LIST_MAX);
-		r = sqrt(l.d2[LIST_MAX]); /* everyone nearer is listed */
-		l.count = LIST_MAX;
-	}
 	/* Nearest first: the ticks that take from it then mostly append to the set,
 	 * whose worst soon bars the rest. */
 	for (int k = 1; k < l.count; k++) {
@@ -585,6 +547,10 @@ static bool list_make(steer_avoid_kept *kept, uint32_t *slots, const steer_world
 		}
 		l.d2[at] = d;
 		l.slot[at] = t;
+	}
+	if (l.count > LIST_MAX) {
+		r = sqrt(l.d2[LIST_MAX]); /* everyone nearer is listed */
+		l.count = LIST_MAX;
 	}
 	for (int k = 0; k < l.count; k++)
 		slots[k] = l.slot[k];
