@@ -132,6 +132,9 @@ static inline void bench_print_phases(const char *label, const steer_world *w)
 	       "%.3f, moves %.3f, bodies %.3f\n",
 	       label, ph.index_s * 1e3 / t, ph.forces_s * 1e3 / t, ph.moves_s * 1e3 / t,
 	       ph.bodies_s * 1e3 / t);
+	if (ph.alone_s > 0.0)
+		printf("%s of which on one thread while the others wait: %.3f ms per tick\n", label,
+		       ph.alone_s * 1e3 / t);
 }
 
 /* One run's figures at one thread count, for the scaling table. */

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* Times a waiting thread looks for news before it sleeps: a tick's phases follow
  * each other within microseconds, sooner than a sleeping thread wakes. Kept short,
@@ -37,6 +38,8 @@ struct steer_pool {
 	void (*fn)(void *, int);
 	void *arg;
 	bool reverse; /* parts taken last first (steer_pool_set_reverse) */
+	bool timing;  /* runs' wall time summed in run_s (steer_pool_time_runs) */
+	double run_s;
 };
 
 static void relax(void)
@@ -183,13 +186,30 @@ int steer_pool_threads(const steer_pool *p)
 	return p ? p->threads : 1;
 }
 
+static double seconds_now(void)
+{
+	struct timespec ts;
+	return timespec_get(&ts, TIME_UTC) ? (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 : 0.0;
+}
+
+static void run_job(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts);
+
 void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts)
 {
 	if (!p || parts <= 1 || parts > STEER_POOL_MAX_PARTS) {
-		for (int k = 0; k < parts; k++)
+		for (int k = 0; k < parts; k++) /* one thread's: not summed */
 			fn(arg, k);
 		return;
 	}
+	double t0 = p->timing ? seconds_now() : 0.0;
+	run_job(p, fn, arg, parts);
+	if (p->timing)
+		p->run_s += seconds_now() - t0;
+}
+
+/* Announces the job, takes parts of it, and waits until every part is done. */
+static void run_job(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts)
+{
 	p->fn = fn;
 	p->arg = arg;
 	atomic_store_explicit(&p->finished, 0, memory_order_relaxed);
@@ -213,4 +233,17 @@ void steer_pool_set_reverse(steer_pool *p, bool on)
 {
 	if (p)
 		p->reverse = on;
+}
+
+void steer_pool_time_runs(steer_pool *p, bool on)
+{
+	if (!p)
+		return;
+	p->timing = on;
+	p->run_s = 0.0;
+}
+
+double steer_pool_run_seconds(const steer_pool *p)
+{
+	return p ? p->run_s : 0.0;
 }

@@ -770,7 +770,7 @@ static double phase_clock(const steer_world *w)
 
 steer_status steer_world_step(steer_world *w)
 {
-	double t0 = phase_clock(w);
+	double t0 = phase_clock(w), shared0 = steer_pool_run_seconds(w->pool);
 	steer_status st = steer_world_index_flock(w);
 	if (st == STEER_OK)
 		st = steer_geom_update(w); /* the obstacle index, for this tick's queries */
@@ -810,7 +810,10 @@ steer_status steer_world_step(steer_world *w)
 		w->phases.index_s += t1 - t0;
 		w->phases.forces_s += t2 - t1;
 		w->phases.moves_s += t3 - t2;
-		w->phases.bodies_s += phase_clock(w) - t3;
+		double t4 = phase_clock(w);
+		w->phases.bodies_s += t4 - t3;
+		if (w->pool)
+			w->phases.alone_s += t4 - t0 - (steer_pool_run_seconds(w->pool) - shared0);
 		w->phases.ticks++;
 	}
 	return st;
@@ -821,7 +824,8 @@ void steer_world_time_phases(steer_world *w, bool on)
 	struct timespec ts;
 	w->timing = on;
 	w->timing_epoch = timespec_get(&ts, TIME_UTC) ? (long long)ts.tv_sec : 0;
-	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0, 0.0};
+	w->phases = (steer_phase_times){0, 0.0, 0.0, 0.0, 0.0, 0.0};
+	steer_pool_time_runs(w->pool, on);
 }
 
 steer_phase_times steer_world_phase_times(const steer_world *w)

@@ -41,6 +41,7 @@ steer_status steer_world_set_threads(steer_world *w, int threads)
 	if (threads > 1 && !(pool = steer_pool_create(threads)))
 		return STEER_ERR_NOMEM;
 	steer_pool_destroy(w->pool);
+	steer_pool_time_runs(pool, w->timing); /* a new pool's runs from zero, like the phases */
 	w->pool = pool;
 	w->grid.pool = pool;
 	w->avoid_grid.pool = pool;

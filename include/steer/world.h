@@ -218,6 +218,9 @@ typedef struct steer_phase_times {
 	double forces_s; /* every steering force */
 	double moves_s;  /* moving vehicles and obstacles */
 	double bodies_s; /* the solid rule: pushing overlapping bodies apart */
+	/* Of the four, the stepping thread's time outside the work it shares with the
+	 * world's other threads: what more threads would not shorten (0 with one). */
+	double alone_s;
 } steer_phase_times;
 
 /* Turns phase timing on (from zero) or off; off when a world is created. */

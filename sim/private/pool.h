@@ -45,6 +45,13 @@ int steer_pool_threads(const steer_pool *p);
  * One job at a time: a pool is driven by one thread. */
 void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts);
 
+/* For benchmarks: from on, the wall time the driving thread spends in runs of two
+ * parts or more is summed (from zero), until off. What a tick spends outside these
+ * is work that more threads do not share. */
+void steer_pool_time_runs(steer_pool *p, bool on);
+/* The seconds summed since steer_pool_time_runs; 0 for NULL. */
+double steer_pool_run_seconds(const steer_pool *p);
+
 /* For tests: parts are taken last first from the next job on (on false, first
  * first again), so that a job whose result depended on the order its parts ran or
  * finished in would show it. */
