@@ -81,8 +81,8 @@ void steer_bodies_free(steer_bodies *b)
 	free(b->mark);
 	free(b->mark_at);
 	steer_body_islands *is = &b->islands;
-	void *isl[] = {is->up,      is->of,    is->circ_at, is->pair_at, is->seg_at,
-	               is->circles, is->pairs, is->segs,    is->open,    is->kept};
+	void *isl[] = {(void *)is->up, is->of,   is->circ_at, is->pair_at, is->seg_at, is->circles,
+	               is->pairs,      is->segs, is->open,    is->kept,    is->tally};
 	for (size_t k = 0; k < sizeof isl / sizeof *isl; k++)
 		free(isl[k]);
 	steer_bodies_init(b);

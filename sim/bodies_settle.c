@@ -25,79 +25,10 @@ steer_vec2 steer_bodies_tie_direction(const steer_world *w, uint32_t a, uint32_t
 	return a < b ? d : v2(-d.x, -d.y);
 }
 
-/* --- the islands --------------------------------------------------------------------- */
-
-static steer_status reserve_islands(steer_body_islands *is, const steer_bodies *b)
-{
-	size_t rows = b->t_count + 1;
-	if (rows > is->rows_cap) {
-		size_t cap;
-		uint32_t **a[] = {&is->up,     &is->of,   &is->circ_at, &is->pair_at,
-		                  &is->seg_at, &is->open, &is->kept};
-		if (steer_grow_cap(is->rows_cap, rows, sizeof(uint32_t), &cap) != STEER_OK)
-			return STEER_ERR_NOMEM;
-		for (size_t k = 0; k < sizeof a / sizeof *a; k++)
-			if (steer_resize((void **)a[k], cap, sizeof(uint32_t)) != STEER_OK)
-				return STEER_ERR_NOMEM;
-		is->rows_cap = cap;
-	}
-	size_t sz = sizeof(steer_body_pair);
-	if (steer_reserve((void **)&is->circles, &is->circles_cap, b->circles.count + 1, sz) !=
-	        STEER_OK ||
-	    steer_reserve((void **)&is->pairs, &is->pairs_cap, b->pairs.count + 1, sz) !=
-	        STEER_OK ||
-	    steer_reserve((void **)&is->segs, &is->segs_cap, b->segs.count + 1, sz) != STEER_OK)
-		return STEER_ERR_NOMEM;
-	return STEER_OK;
-}
-
-/* The contacts of from, island by island (of: each row's), each island's in their
- * order; at[i] where island i's begin, at[n] their count. */
-static void by_island(const uint32_t *of, size_t n, const steer_body_buf *from, steer_body_pair *to,
-                      uint32_t *at)
-{
-	memset(at, 0, (n + 1) * sizeof *at);
-	for (size_t k = 0; k < from->count; k++)
-		at[of[from->at[k].a] + 1]++;
-	for (size_t i = 1; i <= n; i++)
-		at[i] += at[i - 1];
-	for (size_t k = 0; k < from->count; k++) /* at[i] goes to island i's end */
-		to[at[of[from->at[k].a]]++] = from->at[k];
-	memmove(at + 1, at, n * sizeof *at);
-	at[0] = 0;
-}
-
 static uint64_t contacts_of(const steer_body_islands *is, uint32_t i)
 {
 	return (uint64_t)(is->circ_at[i + 1] - is->circ_at[i]) +
 	       (is->pair_at[i + 1] - is->pair_at[i]) + (is->seg_at[i + 1] - is->seg_at[i]);
-}
-
-/* The table's islands, numbered by their first rows, every one open. */
-static steer_status open_islands(steer_bodies *b)
-{
-	steer_body_islands *is = &b->islands;
-	if (reserve_islands(is, b) != STEER_OK)
-		return STEER_ERR_NOMEM;
-	uint32_t *up = is->up, *of = is->of;
-	for (size_t r = 0; r < b->t_count; r++)
-		up[r] = (uint32_t)r;
-	for (size_t k = 0; k < b->pairs.count; k++)
-		steer_bodies_island_join(up, b->pairs.at[k].a, b->pairs.at[k].b);
-	/* Islands numbered by their first rows, which come before their other rows. */
-	uint32_t n = 0;
-	for (size_t r = 0; r < b->t_count; r++) {
-		uint32_t f = steer_bodies_island_first(up, (uint32_t)r);
-		of[r] = f == r ? n++ : of[f];
-	}
-	is->count = n;
-	by_island(of, n, &b->circles, is->circles, is->circ_at);
-	by_island(of, n, &b->pairs, is->pairs, is->pair_at);
-	by_island(of, n, &b->segs, is->segs, is->seg_at);
-	for (uint32_t i = 0; i < n; i++)
-		is->open[i] = i;
-	is->open_count = n;
-	return STEER_OK;
 }
 
 /* --- resolving them ------------------------------------------------------------------ */
@@ -267,7 +198,7 @@ steer_status steer_bodies_settle(const steer_world *w, steer_bodies *b, bool wra
 	uint64_t mine = b->pairs.count + b->circles.count + b->segs.count;
 	uint64_t contacts[1] = {mine};
 	if (st == STEER_OK)
-		st = open_islands(b);
+		st = steer_bodies_open_islands(w, b);
 	if (sh)
 		st = sh->reduce(sh->ud, st, contacts, 1, NULL, 0);
 	for (int pass = 0; st == STEER_OK && pass < MAX_PASSES && contacts[0] > 0; pass++) {

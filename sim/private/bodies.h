@@ -16,6 +16,7 @@
 #ifndef STEER_BODIES_H
 #define STEER_BODIES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +50,8 @@ typedef struct steer_slot_list {
  * island's circle, pair and segment contacts in the round's order, and the islands
  * the passes still go over. */
 typedef struct steer_body_islands {
-	uint32_t *up, *of; /* per row: the union-find's links, then the row's island */
+	_Atomic uint32_t *up; /* per row: the union-find's links, joined by the threads */
+	uint32_t *of;         /* per row: its island */
 	/* Per island and one more: where its circle, pair and segment contacts begin. */
 	uint32_t *circ_at, *pair_at, *seg_at;
 	steer_body_pair *circles, *pairs, *segs; /* the contacts, island by island */
@@ -57,6 +59,8 @@ typedef struct steer_body_islands {
 	size_t count, open_count; /* islands; those still open */
 	size_t rows_cap;          /* of up .. seg_at, open and kept */
 	size_t circles_cap, pairs_cap, segs_cap;
+	uint32_t *tally; /* the counting sort's counts per (kind, part, island) */
+	size_t tally_cap;
 } steer_body_islands;
 
 /* The pass's scratch, kept by the world between ticks. */

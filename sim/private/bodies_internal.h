@@ -79,6 +79,11 @@ static inline void steer_bodies_island_join(uint32_t *up, uint32_t a, uint32_t b
 		up[ra > rb ? ra : rb] = ra < rb ? ra : rb;
 }
 
+/* The table's islands (rows joined by the round's pairs) numbered by their first
+ * rows, each island's contacts in the round's order, every island open: the same
+ * for any thread count. STEER_ERR_NOMEM when memory runs out. (bodies_islands.c) */
+steer_status steer_bodies_open_islands(const steer_world *w, steer_bodies *b);
+
 const steer_params *steer_bodies_params_of(const steer_world *w, size_t i);
 
 /* Over parts of one world, whether slot i holds a copy of another part's vehicle. */
