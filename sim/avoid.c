@@ -49,10 +49,30 @@
 #define LIST_RETRY 16
 
 /* The members' positions and ids in grid order (see avoid_at in world_internal.h). */
+typedef struct copy_job {
+	steer_world *w;
+	int parts;
+} copy_job;
+
+static void copy_part(void *arg, int part)
+{
+	copy_job *j = arg;
+	const steer_grid *g = &j->w->avoid_grid;
+	const steer_vehicles *v = &j->w->v;
+	double *x = j->w->avoid_at.x, *y = j->w->avoid_at.y;
+	uint32_t *id = j->w->avoid_at.id;
+	size_t to = steer_part_from(g->count, part + 1, j->parts);
+	for (size_t k = steer_part_from(g->count, part, j->parts); k < to; k++) {
+		uint32_t i = g->items[k];
+		x[k] = v->px[i];
+		y[k] = v->py[i];
+		id[k] = v->id[i];
+	}
+}
+
 static steer_status copy_members(steer_world *w)
 {
 	const steer_grid *g = &w->avoid_grid;
-	const steer_vehicles *v = &w->v;
 	size_t n = g->count;
 	if (n > w->avoid_at.cap) {
 		size_t cap;
@@ -63,12 +83,8 @@ static steer_status copy_members(steer_world *w)
 			return STEER_ERR_NOMEM;
 		w->avoid_at.cap = cap;
 	}
-	for (size_t k = 0; k < n; k++) {
-		uint32_t i = g->items[k];
-		w->avoid_at.x[k] = v->px[i];
-		w->avoid_at.y[k] = v->py[i];
-		w->avoid_at.id[k] = v->id[i];
-	}
+	copy_job j = {.w = w, .parts = steer_world_parts(w, n)};
+	steer_pool_run(w->pool, copy_part, &j, j.parts);
 	return STEER_OK;
 }
 

@@ -301,6 +301,8 @@ static uint64_t *goto_order(steer_world *w, size_t *n)
 	const steer_vehicles *v = &w->v;
 	const steer_replan_share *sh = w->replan_shared ? &w->replan : NULL;
 	*n = 0;
+	if (!w->goto_any) /* spares a pass over every vehicle each tick */
+		return NULL;
 	for (size_t i = 0; i < v->count; i++)
 		*n += (v->behaviors[i] & STEER_GOTO) != 0;
 	uint64_t *order = *n ? malloc(*n * sizeof *order) : NULL;

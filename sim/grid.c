@@ -13,7 +13,7 @@
 #define CELL_MARGIN (1.0 + 1.0 / 4096.0)
 
 /* Below this many points a build on several threads costs more than it saves. */
-#define PARALLEL_MIN_POINTS 65536
+#define PARALLEL_MIN_POINTS 4096
 /* Up to this many parts, each counts its points per cell (a cursor per cell each);
  * beyond, per row first: a pass more, but scratch and a prefix that do not grow
  * with parts times cells. */

@@ -371,10 +371,12 @@ void steer_world_survey_flock(steer_world *w)
 	uint32_t set = STEER_PALETTE_NONE;
 	bool first = true, plain = true;
 	w->avoid_any = false;
+	w->goto_any = false;
 	w->smooth_any = false;
 	w->radius_max = 0.0;
 	for (size_t i = 0; i < v->count; i++) {
 		w->avoid_any |= (v->behaviors[i] & STEER_AVOID) != 0;
+		w->goto_any |= (v->behaviors[i] & STEER_GOTO) != 0;
 		w->smooth_any |=
 		    steer_palette_get(&w->params, v->param_set[i])->heading_smoothing > 0.0;
 		w->radius_max =
@@ -409,12 +411,31 @@ void steer_world_survey_flock(steer_world *w)
 	}
 }
 
+typedef struct fastest_job {
+	const steer_vehicles *v;
+	int parts;
+	double fast2[STEER_POOL_MAX_THREADS];
+} fastest_job;
+
+static void fastest_part(void *arg, int part)
+{
+	fastest_job *j = arg;
+	const steer_vehicles *v = j->v;
+	double fast2 = 0.0;
+	size_t to = steer_part_from(v->count, part + 1, j->parts);
+	for (size_t i = steer_part_from(v->count, part, j->parts); i < to; i++)
+		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+	j->fast2[part] = fast2;
+}
+
+/* A maximum is exact in any order, so the parts' give one thread's. */
 static double own_speed_max(const steer_world *w)
 {
-	const steer_vehicles *v = &w->v;
+	fastest_job j = {.v = &w->v, .parts = steer_world_parts(w, w->v.count)};
+	steer_pool_run(w->pool, fastest_part, &j, j.parts);
 	double fast2 = 0.0;
-	for (size_t i = 0; i < v->count; i++)
-		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+	for (int p = 0; p < j.parts; p++)
+		fast2 = fmax(fast2, j.fast2[p]);
 	return sqrt(fast2);
 }
 

@@ -97,6 +97,7 @@ struct steer_world {
 	bool avoid_kept_ready;  /* moved on to this tick: the search may write them */
 	bool avoid_kept_valid;  /* and the slots hold whom they held: it may read them */
 	bool avoid_any;
+	bool goto_any;   /* some vehicle here goes to a goal (kept with the survey) */
 	bool smooth_any; /* some vehicle's heading_smoothing is on (kept with the survey) */
 	double radius_max;
 	double speed_max;
