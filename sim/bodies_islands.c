@@ -69,7 +69,7 @@ static steer_status reserve_islands(steer_body_islands *is, const steer_bodies *
 /* Row k's first row as far as the joins so far go, halving the path. A row that is
  * not first never becomes first again, and every link a thread writes is to one of
  * its row's earlier rows, so the halving races with nothing that matters. */
-static uint32_t first_of(_Atomic uint32_t *up, uint32_t k)
+static inline uint32_t first_of(_Atomic uint32_t *up, uint32_t k)
 {
 	uint32_t u = atomic_load_explicit(&up[k], memory_order_acquire);
 	while (u != k) {
@@ -109,8 +109,18 @@ static void start_part(void *arg, int part)
 {
 	island_job *j = arg;
 	_Atomic uint32_t *up = j->b->islands.up;
-	for (size_t r = rows_from(j, part); r < rows_from(j, part + 1); r++)
+	for (size_t r = rows_from(j, part), to = rows_from(j, part + 1); r < to; r++)
 		atomic_init(&up[r], (uint32_t)r);
+}
+
+/* The same on one thread: a plain store, which unlike the compare-and-swap lets the
+ * processor run on to the next pair's reads. */
+static void join_alone(_Atomic uint32_t *up, uint32_t a, uint32_t b)
+{
+	a = first_of(up, a);
+	b = first_of(up, b);
+	if (a != b)
+		atomic_store_explicit(&up[a > b ? a : b], a > b ? b : a, memory_order_relaxed);
 }
 
 static void join_part(void *arg, int part)
@@ -118,24 +128,42 @@ static void join_part(void *arg, int part)
 	island_job *j = arg;
 	const steer_body_buf *pairs = &j->b->pairs;
 	_Atomic uint32_t *up = j->b->islands.up;
+	size_t from = steer_part_from(pairs->count, part, j->parts);
 	size_t to = steer_part_from(pairs->count, part + 1, j->parts);
-	for (size_t k = steer_part_from(pairs->count, part, j->parts); k < to; k++)
-		join(up, pairs->at[k].a, pairs->at[k].b);
+	if (j->parts == 1)
+		for (size_t k = from; k < to; k++)
+			join_alone(up, pairs->at[k].a, pairs->at[k].b);
+	else
+		for (size_t k = from; k < to; k++)
+			join(up, pairs->at[k].a, pairs->at[k].b);
 }
 
 /* --- numbering ---------------------------------------------------------------------- */
 
 /* Each row's first row (in of, for now), the part's first rows counted. Only rows
  * that are not first are linked anew by the halving, so whether a row is first is
- * settled once the joins are done. */
+ * settled once the joins are done. One part numbers them as it goes (a first row
+ * comes before its island's other rows): number_part and others_part are then
+ * not run. */
 static void firsts_part(void *arg, int part)
 {
 	island_job *j = arg;
-	steer_body_islands *is = &j->b->islands;
+	_Atomic uint32_t *up = j->b->islands.up;
+	uint32_t *of = j->b->islands.of, *open = j->b->islands.open;
 	uint32_t firsts = 0;
-	for (size_t r = rows_from(j, part); r < rows_from(j, part + 1); r++) {
-		is->of[r] = first_of(is->up, (uint32_t)r);
-		firsts += is->of[r] == r;
+	size_t from = rows_from(j, part), to = rows_from(j, part + 1);
+	if (j->parts > 1) {
+		for (size_t r = from; r < to; r++) {
+			of[r] = first_of(up, (uint32_t)r);
+			firsts += of[r] == r;
+		}
+	} else {
+		for (size_t r = from; r < to; r++) {
+			uint32_t f = first_of(up, (uint32_t)r);
+			if (f == r)
+				open[firsts] = firsts;
+			of[r] = f == r ? firsts++ : of[f];
+		}
 	}
 	j->firsts[part] = firsts;
 }
@@ -152,7 +180,7 @@ static void number_part(void *arg, int part)
 	island_job *j = arg;
 	steer_body_islands *is = &j->b->islands;
 	uint32_t n = j->firsts[part];
-	for (size_t r = rows_from(j, part); r < rows_from(j, part + 1); r++)
+	for (size_t r = rows_from(j, part), to = rows_from(j, part + 1); r < to; r++)
 		if (is_first(is, r)) {
 			is->open[n] = n;
 			is->of[r] = n++;
@@ -164,7 +192,7 @@ static void others_part(void *arg, int part)
 {
 	island_job *j = arg;
 	steer_body_islands *is = &j->b->islands;
-	for (size_t r = rows_from(j, part); r < rows_from(j, part + 1); r++)
+	for (size_t r = rows_from(j, part), to = rows_from(j, part + 1); r < to; r++)
 		if (!is_first(is, r))
 			is->of[r] = is->of[is->of[r]];
 }
@@ -203,11 +231,12 @@ static size_t islands_from(const island_job *j, int part)
 static void sum_part(void *arg, int part)
 {
 	island_job *j = arg;
+	size_t from = islands_from(j, part), to = islands_from(j, part + 1);
 	for (int kind = 0; kind < KINDS; kind++) {
 		uint32_t sum = 0;
 		for (int p = 0; j->tally[kind] && p < j->parts; p++) {
 			const uint32_t *count = tally_of(j, kind, p);
-			for (size_t i = islands_from(j, part); i < islands_from(j, part + 1); i++)
+			for (size_t i = from; i < to; i++)
 				sum += count[i];
 		}
 		j->sum[part][kind] = sum;
@@ -218,14 +247,20 @@ static void sum_part(void *arg, int part)
 static void begin_part(void *arg, int part)
 {
 	island_job *j = arg;
+	size_t from = islands_from(j, part), to = islands_from(j, part + 1);
 	for (int kind = 0; kind < KINDS; kind++) {
 		uint32_t at = j->sum[part][kind];
-		for (size_t i = islands_from(j, part); i < islands_from(j, part + 1); i++) {
-			j->at[kind][i] = at;
-			for (int p = 0; j->tally[kind] && p < j->parts; p++) {
-				uint32_t *count = tally_of(j, kind, p);
-				uint32_t c = count[i];
-				count[i] = at;
+		if (!j->tally[kind]) { /* no contacts of this kind */
+			memset(j->at[kind] + from, 0, (to - from) * sizeof *j->at[kind]);
+			continue;
+		}
+		uint32_t *begin = j->at[kind], *tally = j->tally[kind];
+		size_t islands = j->islands, parts = (size_t)j->parts;
+		for (size_t i = from; i < to; i++) {
+			begin[i] = at;
+			for (size_t p = 0; p < parts; p++) { /* (island, part) order */
+				uint32_t c = tally[p * islands + i];
+				tally[p * islands + i] = at;
 				at += c;
 			}
 		}
@@ -297,13 +332,18 @@ steer_status steer_bodies_open_islands(const steer_world *w, steer_bodies *b)
 		j.firsts[p] = n;
 		n += c;
 	}
-	run(w, number_part, &j);
-	run(w, others_part, &j);
+	if (j.parts > 1) {
+		run(w, number_part, &j);
+		run(w, others_part, &j);
+	}
 	is->count = j.islands = n;
 	if (reserve_tally(is, &j, work) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	run(w, count_part, &j);
-	run(w, sum_part, &j);
+	if (j.parts > 1) /* one part's islands begin from 0 */
+		run(w, sum_part, &j);
+	else
+		memset(j.sum[0], 0, sizeof j.sum[0]);
 	for (int kind = 0; kind < KINDS; kind++) {
 		uint32_t at = 0;
 		for (int p = 0; p < j.parts; p++) {
@@ -311,7 +351,7 @@ steer_status steer_bodies_open_islands(const steer_world *w, steer_bodies *b)
 			j.sum[p][kind] = at;
 			at += c;
 		}
-		j.at[kind][n] = at;
+		j.at[kind][n] = (uint32_t)j.from[kind]->count; /* every contact is in an island */
 	}
 	run(w, begin_part, &j);
 	run(w, place_part, &j);
