@@ -557,6 +557,22 @@ static steer_status contact_grid(steer_world *w, scan_job *j, bool flock_ok, con
 	return STEER_OK;
 }
 
+/* Where every vehicle starts, copied by ranges. */
+typedef struct starts_job {
+	steer_world *w;
+	int parts;
+} starts_job;
+
+static void starts_part(void *arg, int part)
+{
+	starts_job *j = arg;
+	steer_bodies *b = &j->w->bodies;
+	size_t from = steer_part_from(j->w->v.count, part, j->parts);
+	size_t n = steer_part_from(j->w->v.count, part + 1, j->parts) - from;
+	memcpy(b->px0 + from, j->w->v.px + from, n * sizeof(double));
+	memcpy(b->py0 + from, j->w->v.py + from, n * sizeof(double));
+}
+
 steer_status steer_bodies_note_starts(steer_world *w)
 {
 	steer_bodies *b = &w->bodies;
@@ -574,8 +590,8 @@ steer_status steer_bodies_note_starts(steer_world *w)
 			return STEER_ERR_NOMEM;
 		b->starts_cap = cap;
 	}
-	memcpy(b->px0, w->v.px, n * sizeof(double));
-	memcpy(b->py0, w->v.py, n * sizeof(double));
+	starts_job j = {w, steer_world_parts(w, n)};
+	steer_pool_run(w->pool, starts_part, &j, j.parts);
 	b->starts_noted = true;
 	return STEER_OK;
 }
