@@ -20,7 +20,7 @@
  * part counts its contacts per island in its own array, so the parts are as many as
  * these counts allow. */
 #define PARTS_MAX      64
-#define TALLY_PER_WORK 16
+#define TALLY_PER_WORK 4
 #define KINDS          3 /* circles, pairs, segments */
 
 typedef struct island_job {

@@ -40,6 +40,7 @@ struct steer_pool {
 	bool reverse; /* parts taken last first (steer_pool_set_reverse) */
 	bool timing;  /* runs' wall time summed in run_s (steer_pool_time_runs) */
 	double run_s;
+	long long epoch_s; /* the clock's second when the timing began */
 };
 
 static void relax(void)
@@ -186,10 +187,13 @@ int steer_pool_threads(const steer_pool *p)
 	return p ? p->threads : 1;
 }
 
-static double seconds_now(void)
+/* Seconds since the timing began: small, so a double keeps nanoseconds. */
+static double seconds_now(const steer_pool *p)
 {
 	struct timespec ts;
-	return timespec_get(&ts, TIME_UTC) ? (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 : 0.0;
+	if (!timespec_get(&ts, TIME_UTC))
+		return 0.0;
+	return (double)((long long)ts.tv_sec - p->epoch_s) + (double)ts.tv_nsec * 1e-9;
 }
 
 static void run_job(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts);
@@ -201,10 +205,10 @@ void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, i
 			fn(arg, k);
 		return;
 	}
-	double t0 = p->timing ? seconds_now() : 0.0;
+	double t0 = p->timing ? seconds_now(p) : 0.0;
 	run_job(p, fn, arg, parts);
 	if (p->timing)
-		p->run_s += seconds_now() - t0;
+		p->run_s += seconds_now(p) - t0;
 }
 
 /* Announces the job, takes parts of it, and waits until every part is done. */
@@ -239,8 +243,10 @@ void steer_pool_time_runs(steer_pool *p, bool on)
 {
 	if (!p)
 		return;
+	struct timespec ts;
 	p->timing = on;
 	p->run_s = 0.0;
+	p->epoch_s = timespec_get(&ts, TIME_UTC) ? (long long)ts.tv_sec : 0;
 }
 
 double steer_pool_run_seconds(const steer_pool *p)

@@ -90,8 +90,8 @@ static uint64_t next(uint64_t *s)
 
 /* A round of `rows` rows: pairs mostly between rows near each other (a crowd's
  * neighbours), some far apart (a jam joining far ends of the table, islands that
- * span every part), each row at most once with itself; circles and segments on
- * some rows. Listed in a shuffled order, as a search by cells lists them. */
+ * span every part), never a row with itself, sometimes a pair twice; circles and
+ * segments on some rows. Listed in a shuffled order, as a search by cells lists them. */
 static void make_round(steer_bodies *b, size_t rows, size_t pairs, uint64_t seed)
 {
 	b->t_count = rows;
@@ -110,6 +110,24 @@ static void make_round(steer_bodies *b, size_t rows, size_t pairs, uint64_t seed
 	for (size_t k = 0; k < rows / 16; k++)
 		steer_bodies_buf_push(&b->segs, (uint32_t)(next(&s) % rows),
 		                      (uint32_t)(next(&s) % 7));
+}
+
+/* Every output the last call left overwritten, so that a call that leaves some
+ * unwritten cannot pass on what the one before it wrote. */
+static void poison(steer_bodies *b)
+{
+	steer_body_islands *is = &b->islands;
+	if (!is->of)
+		return;
+	size_t rows = b->t_count + 1;
+	memset(is->of, 0xff, rows * sizeof *is->of);
+	memset(is->open, 0xff, rows * sizeof *is->open);
+	memset(is->circ_at, 0xff, rows * sizeof *is->circ_at);
+	memset(is->pair_at, 0xff, rows * sizeof *is->pair_at);
+	memset(is->seg_at, 0xff, rows * sizeof *is->seg_at);
+	memset(is->circles, 0xff, b->circles.count * sizeof *is->circles);
+	memset(is->pairs, 0xff, b->pairs.count * sizeof *is->pairs);
+	memset(is->segs, 0xff, b->segs.count * sizeof *is->segs);
 }
 
 static int same_islands(const steer_bodies *b, const expected *e, const char *what, int threads)
@@ -159,6 +177,7 @@ static void rounds_of(size_t rows, size_t pairs, const char *what)
 			CHECK(steer_world_set_threads(w, counts[c]) == STEER_OK, "threads");
 			for (int reverse = 0; reverse < 2; reverse++) {
 				steer_pool_set_reverse(w->pool, reverse);
+				poison(b);
 				CHECK(steer_bodies_open_islands(w, b) == STEER_OK, "memory");
 				if (!same_islands(b, &e, what, counts[c]))
 					break;
@@ -194,8 +213,34 @@ static void one_island_spanning_every_part(void)
 	CHECK(e.count == 1, "the chain is one island");
 	for (int t = 1; t <= 7; t += 3) {
 		CHECK(steer_world_set_threads(w, t) == STEER_OK, "threads");
+		poison(b);
 		CHECK(steer_bodies_open_islands(w, b) == STEER_OK, "memory");
 		same_islands(b, &e, "a chain", t);
+	}
+	expected_free(&e);
+	steer_world_destroy(w);
+}
+
+/* No pairs, a circle on every row: as many islands as rows, so the parts' counts
+ * would take more room than the sort may; it sorts in fewer parts than the
+ * threads, and beyond the most parts it ever takes. */
+static void as_many_islands_as_rows(void)
+{
+	static const int counts[] = {1, 2, 16, 65};
+	steer_world *w = make_world(100, 100, STEER_EDGE_WRAP, 1);
+	steer_bodies *b = &w->bodies;
+	b->t_count = 12000;
+	b->pairs.count = b->circles.count = b->segs.count = 0;
+	for (uint32_t r = 0; r < 12000; r++)
+		steer_bodies_buf_push(&b->circles, (r * 7919u) % 12000u, r % 3);
+	expected e;
+	expect(b, &e);
+	CHECK(e.count == 12000, "every row its own island");
+	for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+		CHECK(steer_world_set_threads(w, counts[c]) == STEER_OK, "threads");
+		poison(b);
+		CHECK(steer_bodies_open_islands(w, b) == STEER_OK, "memory");
+		same_islands(b, &e, "islands of one row", counts[c]);
 	}
 	expected_free(&e);
 	steer_world_destroy(w);
@@ -206,5 +251,6 @@ int main(void)
 	RUN(a_round_too_small_to_split);
 	RUN(a_crowd_split_over_the_threads);
 	RUN(one_island_spanning_every_part);
+	RUN(as_many_islands_as_rows);
 	return CHECK_DONE();
 }

@@ -219,7 +219,9 @@ typedef struct steer_phase_times {
 	double moves_s;  /* moving vehicles and obstacles */
 	double bodies_s; /* the solid rule: pushing overlapping bodies apart */
 	/* Of the four, the stepping thread's time outside the work it shares with the
-	 * world's other threads: what more threads would not shorten (0 with one). */
+	 * world's other threads: what more threads would not shorten (summed over the
+	 * ticks stepped with two threads or more; 0 with one). In a world that is one
+	 * region of many, waits for the other regions count here too. */
 	double alone_s;
 } steer_phase_times;
 
