@@ -26,7 +26,6 @@
 typedef struct island_job {
 	steer_bodies *b;
 	int parts;
-	size_t rows;
 	/* By kind: the round's contacts, the islands' copies and where each island's
 	 * begin; tally[kind] the parts' counts per island, NULL when it has none. */
 	const steer_body_buf *from[KINDS];
@@ -102,7 +101,7 @@ static void join(_Atomic uint32_t *up, uint32_t a, uint32_t b)
 
 static size_t rows_from(const island_job *j, int part)
 {
-	return steer_part_from(j->rows, part, j->parts);
+	return steer_part_from(j->b->t_count, part, j->parts);
 }
 
 static void start_part(void *arg, int part)
@@ -319,7 +318,6 @@ steer_status steer_bodies_open_islands(const steer_world *w, steer_bodies *b)
 	                .parts = work < PARALLEL_MIN   ? 1
 	                         : threads < PARTS_MAX ? threads
 	                                               : PARTS_MAX,
-	                .rows = b->t_count,
 	                .from = {&b->circles, &b->pairs, &b->segs},
 	                .to = {is->circles, is->pairs, is->segs},
 	                .at = {is->circ_at, is->pair_at, is->seg_at}};

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "bodies_internal.h"
-#include "reserve.h"
 
 /* Each thread takes this many parts of a pass's islands, so that a thread held up
  * by a big island leaves the rest to the others. */

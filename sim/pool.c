@@ -196,21 +196,6 @@ static double seconds_now(const steer_pool *p)
 	return (double)((long long)ts.tv_sec - p->epoch_s) + (double)ts.tv_nsec * 1e-9;
 }
 
-static void run_job(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts);
-
-void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts)
-{
-	if (!p || parts <= 1 || parts > STEER_POOL_MAX_PARTS) {
-		for (int k = 0; k < parts; k++) /* one thread's: not summed */
-			fn(arg, k);
-		return;
-	}
-	double t0 = p->timing ? seconds_now(p) : 0.0;
-	run_job(p, fn, arg, parts);
-	if (p->timing)
-		p->run_s += seconds_now(p) - t0;
-}
-
 /* Announces the job, takes parts of it, and waits until every part is done. */
 static void run_job(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts)
 {
@@ -231,6 +216,19 @@ static void run_job(steer_pool *p, void (*fn)(void *arg, int part), void *arg, i
 	while (atomic_load_explicit(&p->finished, memory_order_acquire) != parts)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void steer_pool_run(steer_pool *p, void (*fn)(void *arg, int part), void *arg, int parts)
+{
+	if (!p || parts <= 1 || parts > STEER_POOL_MAX_PARTS) {
+		for (int k = 0; k < parts; k++) /* one thread's: not summed */
+			fn(arg, k);
+		return;
+	}
+	double t0 = p->timing ? seconds_now(p) : 0.0;
+	run_job(p, fn, arg, parts);
+	if (p->timing)
+		p->run_s += seconds_now(p) - t0;
 }
 
 void steer_pool_set_reverse(steer_pool *p, bool on)
