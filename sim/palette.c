@@ -26,6 +26,7 @@ void steer_palette_clear(steer_palette *p)
 {
 	p->count = 0;
 	p->free_head = STEER_PALETTE_NONE;
+	p->frees++;
 	steer_idmap_clear(&p->by_hash);
 }
 
@@ -118,6 +119,7 @@ void steer_palette_release(steer_palette *p, uint32_t set)
 {
 	if (set == STEER_PALETTE_NONE || --p->refs[set] > 0)
 		return;
+	p->frees++;
 	/* Unlink from its hash chain, then put the slot on the free list. */
 	uint32_t h = p->hash[set], first;
 	if (steer_idmap_get(&p->by_hash, h, &first)) {

@@ -26,7 +26,7 @@ typedef struct steer_world_survey {
 	/* Every flocker is plain (flock alone, forces summed) with one parameter set. */
 	bool flock_plain;
 	bool has_flockers;
-	uint32_t flock_group;   /* the first flocker's group, when has_flockers */
+	uint32_t flock_group;   /* a flocker's group, when has_flockers */
 	steer_params flock_set; /* the flockers' parameters, when has_flockers and plain */
 } steer_world_survey;
 

@@ -361,42 +361,109 @@ static bool plain_flocker(const steer_vehicles *v, size_t i, const steer_params 
 	return v->behaviors[i] == STEER_FLOCK && p->combine == STEER_COMBINE_SUM;
 }
 
-/* The flockers' largest sight, whether they share one group, and whether all are
- * plain with one parameter set. */
-void steer_world_survey_flock(steer_world *w)
+static inline void survey_vehicle(steer_own_survey *o, const steer_vehicles *v,
+                                  const steer_palette *pal, size_t i)
+{
+	uint32_t b = v->behaviors[i];
+	const steer_params *p = steer_palette_get(pal, v->param_set[i]);
+	o->avoid_any |= (b & STEER_AVOID) != 0;
+	o->goto_any |= (b & STEER_GOTO) != 0;
+	o->smooth_any |= p->heading_smoothing > 0.0;
+	if (p->radius > o->radius_max)
+		o->radius_max = p->radius;
+	if (!(b & STEER_FLOCK))
+		return;
+	if (p->sight_distance > o->flock_sight)
+		o->flock_sight = p->sight_distance;
+	if (!o->has_flockers) {
+		o->has_flockers = true;
+		o->flock_group = v->group[i];
+		o->flock_set = v->param_set[i];
+	}
+	o->groups_differ |= v->group[i] != o->flock_group;
+	o->plain = o->plain && v->param_set[i] == o->flock_set && plain_flocker(v, i, p);
+}
+
+/* The survey counted afresh. The figures of every vehicle's parameters (radius,
+ * smoothing) come from the palette's sets in use, each held by some vehicle, so the
+ * pass over the vehicles reads only behaviours, groups and set numbers: it runs
+ * every tick in a region, whose halo leaves at the tick's end. */
+static void survey_own(steer_world *w)
 {
 	const steer_vehicles *v = &w->v;
-	double m = -1.0;
-	uint32_t group = 0, differ = 0;
-	uint32_t set = STEER_PALETTE_NONE;
-	bool first = true, plain = true;
-	w->avoid_any = false;
-	w->goto_any = false;
-	w->smooth_any = false;
-	w->radius_max = 0.0;
-	for (size_t i = 0; i < v->count; i++) {
-		w->avoid_any |= (v->behaviors[i] & STEER_AVOID) != 0;
-		w->goto_any |= (v->behaviors[i] & STEER_GOTO) != 0;
-		w->smooth_any |=
-		    steer_palette_get(&w->params, v->param_set[i])->heading_smoothing > 0.0;
-		w->radius_max =
-		    fmax(w->radius_max, steer_palette_get(&w->params, v->param_set[i])->radius);
-		if (!(v->behaviors[i] & STEER_FLOCK))
+	const steer_palette *pal = &w->params;
+	steer_own_survey o = {.flock_sight = -1.0, .plain = true};
+	for (size_t s = 0; s < pal->count; s++) {
+		if (!pal->refs[s])
 			continue;
-		const steer_params *p = steer_palette_get(&w->params, v->param_set[i]);
-		if (p->sight_distance > m)
-			m = p->sight_distance;
-		if (first) {
-			group = v->group[i];
-			set = v->param_set[i];
-		}
-		first = false;
-		differ |= v->group[i] ^ group;
-		plain = plain && v->param_set[i] == set && plain_flocker(v, i, p);
+		o.smooth_any |= pal->sets[s].heading_smoothing > 0.0;
+		if (pal->sets[s].radius > o.radius_max)
+			o.radius_max = pal->sets[s].radius;
 	}
-	w->flock_sight = m;
-	w->flock_one_group = differ == 0;
-	w->flock_plain_set = plain ? set : STEER_PALETTE_NONE;
+	uint32_t bits = 0;
+	size_t i = 0;
+	for (; i < v->count && !(v->behaviors[i] & STEER_FLOCK); i++)
+		bits |= v->behaviors[i];
+	if (i < v->count) {
+		o.has_flockers = true;
+		o.flock_group = v->group[i];
+		o.flock_set = v->param_set[i];
+	}
+	/* All flockers alike (flock alone, one set, one group) in one pass without
+	 * branches; their sight is then their set's. */
+	bool differ = false, alike = true;
+	for (; i < v->count; i++) {
+		uint32_t b = v->behaviors[i];
+		bool flocks = (b & STEER_FLOCK) != 0;
+		bits |= b;
+		differ |= flocks & (v->group[i] != o.flock_group);
+		alike &= (!flocks) | ((b == STEER_FLOCK) & (v->param_set[i] == o.flock_set));
+	}
+	o.avoid_any = (bits & STEER_AVOID) != 0;
+	o.goto_any = (bits & STEER_GOTO) != 0;
+	o.groups_differ = differ;
+	if (o.has_flockers && alike) {
+		const steer_params *p = steer_palette_get(pal, o.flock_set);
+		o.flock_sight = p->sight_distance;
+		o.plain = p->combine == STEER_COMBINE_SUM;
+	} else if (o.has_flockers) {
+		o.plain = false;
+		for (size_t k = 0; k < v->count; k++)
+			if (v->behaviors[k] & STEER_FLOCK) {
+				double sight =
+				    steer_palette_get(pal, v->param_set[k])->sight_distance;
+				if (sight > o.flock_sight)
+					o.flock_sight = sight;
+			}
+	}
+	w->own = o;
+}
+
+void steer_world_survey_add(steer_world *w, size_t i)
+{
+	if (!w->flock_stale)
+		survey_vehicle(&w->own, &w->v, &w->params, i);
+	w->figures_stale = true;
+}
+
+void steer_world_survey_flock(steer_world *w)
+{
+	if (w->flock_stale) {
+		survey_own(w);
+		w->flock_stale = false;
+		w->figures_stale = true;
+	}
+	if (!w->figures_stale)
+		return;
+	w->figures_stale = false;
+	const steer_own_survey *o = &w->own;
+	w->avoid_any = o->avoid_any;
+	w->goto_any = o->goto_any;
+	w->smooth_any = o->smooth_any;
+	w->radius_max = o->radius_max;
+	w->flock_sight = o->flock_sight;
+	w->flock_one_group = !o->groups_differ;
+	w->flock_plain_set = o->has_flockers && o->plain ? o->flock_set : STEER_PALETTE_NONE;
 	if (w->global_on) {
 		/* The whole world's figures cover this region's: where the whole world has one
 		 * plain set or one group, so has every region that has flockers. */
@@ -448,28 +515,24 @@ steer_world_survey steer_world_survey_own(steer_world *w)
 {
 	steer_world_survey s;
 	memset(&s, 0, sizeof s);
-	bool on = w->global_on;
-	w->global_on = false;
-	steer_world_survey_flock(w);
-	w->global_on = on;
-	w->flock_stale = true; /* the next tick surveys again, with the figures in effect */
-	s.flock_sight = w->flock_sight;
-	s.radius_max = w->radius_max;
+	if (w->flock_stale) {
+		survey_own(w);
+		w->flock_stale = false;
+		w->figures_stale = true;
+	}
+	const steer_own_survey *o = &w->own;
+	s.flock_sight = o->flock_sight;
+	s.radius_max = o->radius_max;
 	s.speed_max = own_speed_max(w);
 	s.vehicles = w->v.count;
-	s.avoid_any = w->avoid_any;
-	s.smooth_any = w->smooth_any;
-	s.flock_one_group = w->flock_one_group;
-	s.flock_plain = w->flock_plain_set != STEER_PALETTE_NONE;
-	const steer_vehicles *v = &w->v;
-	for (size_t i = 0; i < v->count; i++)
-		if (v->behaviors[i] & STEER_FLOCK) {
-			s.has_flockers = true;
-			s.flock_group = v->group[i];
-			break;
-		}
+	s.avoid_any = o->avoid_any;
+	s.smooth_any = o->smooth_any;
+	s.flock_one_group = !o->groups_differ;
+	s.has_flockers = o->has_flockers;
+	s.flock_group = o->flock_group;
+	s.flock_plain = o->has_flockers && o->plain;
 	if (s.flock_plain)
-		s.flock_set = *steer_palette_get(&w->params, w->flock_plain_set);
+		s.flock_set = *steer_palette_get(&w->params, o->flock_set);
 	return s;
 }
 
@@ -478,7 +541,7 @@ void steer_world_survey_set(steer_world *w, const steer_world_survey *s)
 	w->global_on = s != NULL;
 	if (s)
 		w->global = *s;
-	w->flock_stale = true;
+	w->figures_stale = true;
 }
 
 size_t steer_world_vehicles_total(const steer_world *w)
@@ -493,10 +556,7 @@ void steer_world_set_vehicles_total(steer_world *w, size_t n)
 
 double steer_world_reach(steer_world *w)
 {
-	if (w->flock_stale) {
-		steer_world_survey_flock(w);
-		w->flock_stale = false;
-	}
+	steer_world_survey_flock(w);
 	double reach = fmax(w->flock_sight, 0.0);
 	if (!w->avoid_any)
 		return reach;

@@ -222,10 +222,7 @@ steer_status steer_world_order_by(steer_world *w, steer_grid *g)
 steer_status steer_world_index_flock(steer_world *w)
 {
 	steer_vehicles *v = &w->v;
-	if (w->flock_stale) {
-		steer_world_survey_flock(w);
-		w->flock_stale = false;
-	}
+	steer_world_survey_flock(w);
 	/* A region's halo is only as wide as the limit: no flocker may look further. */
 	assert(w->reach_limit == 0.0 || w->flock_sight <= w->reach_limit);
 	w->grid.count = 0;

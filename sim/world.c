@@ -564,11 +564,14 @@ bool steer_world_id_in_use(const steer_world *w, uint32_t id)
 	return steer_idmap_get(&w->ids, id, &slot);
 }
 
-steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r)
+steer_status steer_world_restore_vehicle(steer_world *w, const steer_vehicle_record *r,
+                                         steer_set_memo *memo)
 {
 	char err[96];
 	const steer_vehicle_state *s = &r->state;
 	const steer_path *path = &s->path;
+	/* A memo is made only from parameters that passed these checks. */
+	bool known = steer_set_memo_valid(memo, &w->params);
 	if (r->id == 0 || r->id >= OBSTACLE_SLOT || steer_world_id_in_use(w, r->id) ||
 	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !steer_world_finite2(r->pos) ||
 	    !steer_world_finite2(r->vel) || !steer_world_finite2(r->heading) ||
@@ -579,9 +582,10 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 	    !steer_world_finite2(s->go.start) ||
 	    !(s->go.radius >= 0.0 && s->go.radius <= STEER_PARAM_MAX) ||
 	    !steer_world_finite2(s->smooth.heading) ||
-	    steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
-	    r->prm.radius > steer_world_radius_max(&w->cfg) || path->count > STEER_MAX_WAYPOINTS ||
-	    (path->count && path->index >= path->count) || (path->count && !path->points))
+	    (!known && (steer_params_check(&r->prm, err, sizeof err) != STEER_OK ||
+	                r->prm.radius > steer_world_radius_max(&w->cfg))) ||
+	    path->count > STEER_MAX_WAYPOINTS || (path->count && path->index >= path->count) ||
+	    (path->count && !path->points))
 		return STEER_ERR_INVALID;
 	for (uint32_t k = 0; k < path->count; k++)
 		if (!steer_world_finite2(path->points[k]))
@@ -595,10 +599,16 @@ steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r
 			return STEER_ERR_NOMEM;
 		memcpy(copy.state.path.points, path->points, path->count * sizeof *path->points);
 	}
-	steer_status st = steer_world_append_vehicle(w, &copy);
+	steer_status st = steer_world_append_known(w, &copy, memo);
 	if (st != STEER_OK)
 		free(copy.state.path.points);
 	return st;
+}
+
+steer_status steer_vehicle_restore(steer_world *w, const steer_vehicle_record *r)
+{
+	steer_set_memo memo = {STEER_PALETTE_NONE, 0, NULL};
+	return steer_world_restore_vehicle(w, r, &memo);
 }
 
 steer_status steer_obstacle_restore(steer_world *w, const steer_obstacle *o)

@@ -6,6 +6,7 @@
 
 #include "reserve.h"
 #include "world_internal.h"
+#include "world_parts.h"
 
 /* --- the rules of every copy -------------------------------------------------- */
 
@@ -180,8 +181,10 @@ void steer_unpacker_init(steer_unpacker *u, const uint8_t *msg, size_t len, stee
 void steer_unpacker_free(steer_unpacker *u)
 {
 	free(u->sets);
+	free(u->memos);
 	free(u->points);
 	u->sets = NULL;
+	u->memos = NULL;
 	u->points = NULL;
 }
 
@@ -213,10 +216,13 @@ static steer_status unpack_vehicle(steer_unpacker *u, uint32_t flags, steer_worl
 	memset(&rec, 0, sizeof rec);
 	if (flags & RECORD_NEW_SET) {
 		if (steer_reserve((void **)&u->sets, &u->sets_cap, u->nsets + 1, sizeof *u->sets) !=
-		    STEER_OK)
+		        STEER_OK ||
+		    steer_reserve((void **)&u->memos, &u->memos_cap, u->nsets + 1,
+		                  sizeof *u->memos) != STEER_OK)
 			return STEER_ERR_NOMEM;
 		if (!steer_read_bytes(in, &u->sets[u->nsets], sizeof *u->sets))
 			return fail(u, err, errlen, "cut short in a parameter set");
+		u->memos[u->nsets] = (steer_set_memo){STEER_PALETTE_NONE, 0, NULL};
 		u->nsets++;
 	}
 	uint32_t set;
@@ -248,7 +254,7 @@ static steer_status unpack_vehicle(steer_unpacker *u, uint32_t flags, steer_worl
 	}
 	if (u->dup == STEER_UNPACK_SKIP && steer_vehicle_index(w, rec.id) >= 0)
 		return STEER_OK;
-	steer_status st = steer_vehicle_restore(w, &rec);
+	steer_status st = steer_world_restore_vehicle(w, &rec, &u->memos[set]);
 	if (st == STEER_ERR_INVALID)
 		return fail(u, err, errlen,
 		            "a vehicle refused by the world (a bad field or an id in use)");

@@ -107,6 +107,10 @@ typedef struct steer_unpacker {
 	bool whole_world;
 	steer_params *sets;
 	size_t nsets, sets_cap;
+	/* Each set's slot in the world's palette, once a vehicle brought it there: the
+	 * rest of its vehicles skip checking and looking it up again. */
+	struct steer_set_memo *memos;
+	size_t memos_cap;
 	steer_vec2 *points;
 	size_t points_cap;
 	uint32_t id; /* the last record's, for messages */

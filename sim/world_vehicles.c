@@ -46,7 +46,10 @@ static bool needs_extras(const steer_vehicle_record *r)
 
 /* Appends a validated record as slot count, taking ownership of its path points. The
  * one place that fills a vehicle slot, for new vehicles and restored ones alike. */
-steer_status steer_world_append_vehicle(steer_world *w, const steer_vehicle_record *r)
+/* steer_world_append_vehicle with r's parameters known to be `set`, or looked up
+ * when it is STEER_PALETTE_NONE; *used gets the set. */
+static steer_status append_in_set(steer_world *w, const steer_vehicle_record *r, uint32_t set,
+                                  uint32_t *used)
 {
 	steer_vehicles *v = &w->v;
 	if ((w->cfg.max_vehicles && v->count >= w->cfg.max_vehicles) || v->count >= WALL_SLOT)
@@ -54,9 +57,11 @@ steer_status steer_world_append_vehicle(steer_world *w, const steer_vehicle_reco
 	if (v->count == v->cap && steer_world_grow_vehicles(w) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	size_t i = v->count;
-	uint32_t set;
-	if (steer_palette_acquire(&w->params, &r->prm, &set) != STEER_OK)
+	if (set != STEER_PALETTE_NONE)
+		steer_palette_retain(&w->params, set, 1);
+	else if (steer_palette_acquire(&w->params, &r->prm, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
+	*used = set;
 	if (steer_idmap_put(&w->ids, r->id, (uint32_t)i) != STEER_OK) {
 		steer_palette_release(&w->params, set);
 		return STEER_ERR_NOMEM;
@@ -85,10 +90,30 @@ steer_status steer_world_append_vehicle(steer_world *w, const steer_vehicle_reco
 		*e = r->state;
 	}
 	v->count++;
-	w->flock_stale = true;
+	steer_world_survey_add(w, i);
 	if (r->id >= w->next_id)
 		w->next_id = r->id + 1;
 	return STEER_OK;
+}
+
+steer_status steer_world_append_vehicle(steer_world *w, const steer_vehicle_record *r)
+{
+	uint32_t used;
+	return append_in_set(w, r, STEER_PALETTE_NONE, &used);
+}
+
+steer_status steer_world_append_known(steer_world *w, const steer_vehicle_record *r,
+                                      steer_set_memo *memo)
+{
+	bool known = steer_set_memo_valid(memo, &w->params);
+	uint32_t used;
+	steer_status st = append_in_set(w, r, known ? memo->set : STEER_PALETTE_NONE, &used);
+	if (st == STEER_OK) {
+		memo->set = used;
+		memo->frees = w->params.frees;
+		memo->of = &w->params;
+	}
+	return st;
 }
 
 steer_status steer_vehicle_add(steer_world *w, steer_vec2 pos, steer_vec2 vel,
@@ -193,7 +218,8 @@ steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
 	}
 	v->count += n;
 	w->next_id += (uint32_t)n;
-	w->flock_stale = true;
+	for (size_t i = v->count - n; i < v->count; i++)
+		steer_world_survey_add(w, i);
 	return STEER_OK;
 }
 

@@ -22,6 +22,9 @@ typedef struct steer_palette {
 	size_t count, cap;   /* slots in use or freed, allocated */
 	uint32_t free_head;  /* a freed slot (chained through next), or NONE */
 	steer_idmap by_hash; /* hash + 1 -> first slot with that hash */
+	/* Slots freed so far: a slot known to hold some parameters still holds them
+	 * while this is unchanged (sets never change while held). */
+	uint64_t frees;
 } steer_palette;
 
 void steer_palette_init(steer_palette *p);

@@ -25,6 +25,20 @@ typedef struct steer_extra {
 	steer_free_memo target_memo;
 } steer_extra;
 
+/* What a world's own vehicles are, from one pass over them or added to vehicle by
+ * vehicle: every figure is an or, a maximum or an "all the same", so the order
+ * vehicles come in never matters. */
+typedef struct steer_own_survey {
+	double flock_sight; /* the flockers' largest sight_distance; -1: none */
+	double radius_max;
+	uint32_t flock_group; /* the first flocker's group and set */
+	uint32_t flock_set;
+	bool has_flockers;
+	bool groups_differ;
+	bool plain; /* every flocker plain, with flock_set */
+	bool avoid_any, goto_any, smooth_any;
+} steer_own_survey;
+
 struct steer_world {
 	steer_world_config cfg;
 	uint64_t tick;
@@ -56,15 +70,21 @@ struct steer_world {
 	/* The re-sort's spare for the vehicles' uint32 arrays (the force arrays are the
 	 * spares for their doubles): v.cap elements, grown with them. */
 	uint32_t *spare32;
-	/* What the flockers are, kept until a vehicle, its behaviours or its parameters
-	 * change (flock_stale): */
+	/* This world's own vehicles surveyed: kept until one is removed or its
+	 * behaviours, group or parameters change (flock_stale); a vehicle added is
+	 * added to it (steer_world_survey_add). */
+	steer_own_survey own;
+	bool flock_stale;
+	/* The figures in effect, made from `own` and, for a region, the whole world's
+	 * (global): remade when either changes (figures_stale). */
+	bool figures_stale;
+	/* What the flockers are: */
 	double flock_sight;   /* largest sight_distance among flocking vehicles; -1: none */
 	bool flock_one_group; /* every flocker has the same group */
 	/* The parameter set every flocker has when all are plain (flock only, forces
 	 * summed, one set): lane groups need not check their members. Else
 	 * STEER_PALETTE_NONE. */
 	uint32_t flock_plain_set;
-	bool flock_stale;
 	/* Avoidance (avoid.c): every vehicle indexed when any avoids, at the tick's
 	 * start; whether any does and the largest radius of all (kept with the
 	 * flockers' survey); the fastest vehicle's speed at the tick's start. */
@@ -153,9 +173,13 @@ int steer_world_parts(const steer_world *w, size_t work);
  * of it. (step.c) */
 double steer_world_speed_max(const steer_world *w);
 
-/* The flockers' largest sight, whether they share one group, and whether all are
- * plain with one parameter set. (step.c) */
+/* The figures in effect up to date: the flockers' largest sight, whether they share
+ * one group, whether all are plain with one parameter set, the largest radius, and
+ * whether any avoids, goes to a goal or smooths its heading. Surveys the vehicles
+ * again only when flock_stale. (step.c) */
 void steer_world_survey_flock(steer_world *w);
+/* Vehicle i, just added, into the own survey (step.c). */
+void steer_world_survey_add(steer_world *w, size_t i);
 
 /* Indexes the flocking vehicles and sets the tick's order: STEER_OK, or
  * STEER_ERR_NOMEM when memory runs out. (tick_order.c) */

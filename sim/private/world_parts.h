@@ -46,4 +46,27 @@ bool steer_world_finite2(steer_vec2 a);
  * one place that fills a vehicle slot, for new vehicles and restored ones alike. */
 steer_status steer_world_append_vehicle(steer_world *w, const steer_vehicle_record *r);
 
+/* A record's parameters already found in the palette, for the next record with the
+ * same ones (a run of records shares a few sets): the slot, valid while the
+ * palette has freed no slot since. {STEER_PALETTE_NONE}: not yet. */
+typedef struct steer_set_memo {
+	uint32_t set;
+	uint64_t frees;
+	const steer_palette *of; /* whose slot */
+} steer_set_memo;
+
+static inline bool steer_set_memo_valid(const steer_set_memo *m, const steer_palette *p)
+{
+	return m->of == p && m->set != STEER_PALETTE_NONE && m->frees == p->frees;
+}
+
+/* steer_world_append_vehicle, with the set in a valid memo taken for r's parameters
+ * (the caller knows they are the same); memo gets the set used. */
+steer_status steer_world_append_known(steer_world *w, const steer_vehicle_record *r,
+                                      steer_set_memo *memo);
+/* steer_vehicle_restore, for a run of records: a record whose memo is valid skips
+ * checking its parameters again and looking them up; memo is set for the next. */
+steer_status steer_world_restore_vehicle(steer_world *w, const steer_vehicle_record *r,
+                                         steer_set_memo *memo);
+
 #endif
