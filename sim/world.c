@@ -570,7 +570,9 @@ steer_status steer_world_restore_vehicle(steer_world *w, const steer_vehicle_rec
 	char err[96];
 	const steer_vehicle_state *s = &r->state;
 	const steer_path *path = &s->path;
-	/* A memo is made only from parameters that passed these checks. */
+	/* A memo is made only from parameters that passed these checks, and its set is
+	 * held by a vehicle, which the world's bounds still fit (a resize refuses bounds
+	 * that some vehicle does not). */
 	bool known = steer_set_memo_valid(memo, &w->params);
 	if (r->id == 0 || r->id >= OBSTACLE_SLOT || steer_world_id_in_use(w, r->id) ||
 	    (r->behaviors & ~(uint32_t)STEER_ALL_BEHAVIORS) || !steer_world_finite2(r->pos) ||

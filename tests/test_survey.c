@@ -1,9 +1,10 @@
 /* A world's survey of its own vehicles (the flockers' sight, the largest radius,
- * whether any avoids or smooths, one group, one plain set), kept up vehicle by
- * vehicle as they arrive and made again when one leaves or changes, always equals the
- * figures counted afresh from the vehicles. A run of records unpacked into a world
- * looks their parameter set up once, and never keeps a slot the palette has since
- * freed and given to other parameters. */
+ * whether any avoids, goes to a goal or smooths, one group, one plain set), kept up
+ * vehicle by vehicle as they arrive and made again when one leaves or changes, always
+ * equals the figures counted afresh from the vehicles; and so do the figures the step
+ * uses, its own or, in a region, the whole world's told before the arrivals. A run of records
+ * unpacked into a world looks their parameter set up once, and never keeps a slot the palette has
+ * since freed and given to other parameters. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,10 @@
 
 #include "check.h"
 #include "share.h"
+#include "steer/goto.h"
 #include "steer/params.h"
 #include "steer/world.h"
+#include "world_internal.h"
 #include "world_record.h"
 
 #define SETS 4
@@ -43,6 +46,16 @@ static bool same_set(const steer_params *a, const steer_params *b)
 			return false;
 	}
 	return true;
+}
+
+/* Whether any vehicle goes to a goal. */
+static bool counted_goto(const steer_world *w)
+{
+	const steer_vehicles *v = steer_world_vehicles(w);
+	for (size_t i = 0; i < v->count; i++)
+		if (v->behaviors[i] & STEER_GOTO)
+			return true;
+	return false;
 }
 
 /* The survey counted from the vehicles, as the definition in sim/share.h reads. */
@@ -77,6 +90,32 @@ static steer_world_survey counted(const steer_world *w)
 		s.flock_set = *first;
 	s.vehicles = v->count;
 	return s;
+}
+
+/* The figures the step uses (steer_world_survey_flock): the counted ones, or with
+ * `whole` told, the whole world's but for the plain set, which is this world's when
+ * the whole world's flockers are all plain. */
+static int in_effect_differs(steer_world *w, const steer_world_survey *whole, int step)
+{
+	steer_world_survey b = counted(w);
+	steer_world_survey_flock(w);
+	const steer_world_survey *f = whole ? whole : &b;
+	bool plain = b.flock_plain && f->flock_plain;
+	int bad =
+	    w->flock_sight != f->flock_sight || w->radius_max != f->radius_max ||
+	    w->avoid_any != f->avoid_any || w->smooth_any != f->smooth_any ||
+	    w->flock_one_group != f->flock_one_group || w->goto_any != counted_goto(w) ||
+	    (w->flock_plain_set != STEER_PALETTE_NONE) != plain ||
+	    (plain && !same_set(steer_palette_get(&w->params, w->flock_plain_set), &b.flock_set));
+	if (bad)
+		fprintf(
+		    stderr,
+		    "step %d (%s): in effect sight %g radius %g avoid %d goto %d smooth %d one %d "
+		    "plain %d\n",
+		    step, whole ? "a region" : "a world", w->flock_sight, w->radius_max,
+		    w->avoid_any, w->goto_any, w->smooth_any, w->flock_one_group,
+		    w->flock_plain_set != STEER_PALETTE_NONE);
+	return bad;
 }
 
 static int survey_differs(steer_world *w, int step)
@@ -131,8 +170,10 @@ static void the_kept_survey_equals_the_counted(void)
 		steer_vehicle_enable(donor, id, BEHAVIOURS[k % 5], true);
 	}
 	int differ = 0;
-	for (int step = 0; step < 900; step++) {
-		int op = (int)(steer_rng_u32(&rng) % 12);
+	steer_world_survey whole;
+	bool region = false;
+	for (int step = 0; step < 1500; step++) {
+		int op = (int)(steer_rng_u32(&rng) % 14);
 		steer_vec2 at = v2(steer_rng_range(&rng, 0, 400), steer_rng_range(&rng, 0, 400));
 		steer_params p = set_of((int)(steer_rng_u32(&rng) % SETS));
 		uint32_t id = any_vehicle(w, &rng);
@@ -178,12 +219,32 @@ static void the_kept_survey_equals_the_counted(void)
 			/* Emptied now and then, so that arrivals still change the figures. */
 			while ((id = any_vehicle(w, &rng)) != 0)
 				CHECK(steer_remove(w, id) == STEER_OK, "remove");
+		} else if (op == 10 && id) {
+			steer_goto_report rep;
+			if (steer_rng_u32(&rng) % 2)
+				CHECK(steer_vehicle_goto(w, id, at, &rep) == STEER_OK, "goto");
+			else
+				CHECK(steer_vehicle_goto_off(w, id) == STEER_OK, "goto off");
+		} else if (op == 11) {
+			/* One region of a bigger world, told its figures before more arrive (as
+			 * the cluster tells them before the halo comes): maxima above any set's,
+			 * flockers of several groups, plain or not. */
+			region = !region;
+			whole = counted(w);
+			whole.flock_sight = 200.0;
+			whole.radius_max = 6.0;
+			whole.avoid_any = whole.smooth_any = true;
+			whole.flock_one_group = false;
+			whole.flock_plain = steer_rng_u32(&rng) % 2;
+			steer_world_survey_set(w, region ? &whole : NULL);
 		} else {
 			CHECK(steer_world_step(w) == STEER_OK, "step");
 		}
 		differ += survey_differs(w, step);
+		differ += in_effect_differs(w, region ? &whole : NULL, step);
 	}
-	CHECK(differ == 0, "%d of 900 changes left the kept survey unlike the counted one", differ);
+	CHECK(differ == 0, "%d of 1,500 changes left the kept figures unlike the counted ones",
+	      differ);
 	steer_world_destroy(donor);
 	steer_world_destroy(w);
 }

@@ -57,7 +57,9 @@ typedef struct steer_set_memo {
 
 static inline bool steer_set_memo_valid(const steer_set_memo *m, const steer_palette *p)
 {
-	return m->of == p && m->set != STEER_PALETTE_NONE && m->frees == p->frees;
+	/* The slot still held, too: a palette made anew at the same address counts its
+	 * frees from 0 again. */
+	return m->of == p && m->frees == p->frees && m->set < p->count && p->refs[m->set] > 0;
 }
 
 /* steer_world_append_vehicle, with the set in a valid memo taken for r's parameters
