@@ -446,17 +446,24 @@ void steer_world_survey_add(steer_world *w, size_t i)
 	w->figures_stale = true;
 }
 
-void steer_world_survey_flock(steer_world *w)
+/* The own survey up to date: counted again when stale, then the figures in effect
+ * are made again from it. */
+static const steer_own_survey *own_survey(steer_world *w)
 {
 	if (w->flock_stale) {
 		survey_own(w);
 		w->flock_stale = false;
 		w->figures_stale = true;
 	}
+	return &w->own;
+}
+
+void steer_world_survey_flock(steer_world *w)
+{
+	const steer_own_survey *o = own_survey(w);
 	if (!w->figures_stale)
 		return;
 	w->figures_stale = false;
-	const steer_own_survey *o = &w->own;
 	w->avoid_any = o->avoid_any;
 	w->goto_any = o->goto_any;
 	w->smooth_any = o->smooth_any;
@@ -515,12 +522,7 @@ steer_world_survey steer_world_survey_own(steer_world *w)
 {
 	steer_world_survey s;
 	memset(&s, 0, sizeof s);
-	if (w->flock_stale) {
-		survey_own(w);
-		w->flock_stale = false;
-		w->figures_stale = true;
-	}
-	const steer_own_survey *o = &w->own;
+	const steer_own_survey *o = own_survey(w);
 	s.flock_sight = o->flock_sight;
 	s.radius_max = o->radius_max;
 	s.speed_max = own_speed_max(w);

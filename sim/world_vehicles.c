@@ -44,10 +44,9 @@ static bool needs_extras(const steer_vehicle_record *r)
 	       s->smooth.heading.y != 0.0;
 }
 
-/* Appends a validated record as slot count, taking ownership of its path points. The
- * one place that fills a vehicle slot, for new vehicles and restored ones alike. */
-/* steer_world_append_vehicle with r's parameters known to be `set`, or looked up
- * when it is STEER_PALETTE_NONE; *used gets the set. */
+/* steer_world_append_vehicle (the one place that fills a vehicle slot) with r's
+ * parameters known to be `set`, or looked up when it is STEER_PALETTE_NONE; *used
+ * gets the set. */
 static steer_status append_in_set(steer_world *w, const steer_vehicle_record *r, uint32_t set,
                                   uint32_t *used)
 {
