@@ -60,24 +60,30 @@ static inline uint64_t bench_state_hash(const steer_vehicles *v)
 }
 
 /* n flocking boids at random over a side x side square, each heading its own way at
- * p's max_speed, drawn from w's generator: the flock the benchmarks time. STEER_OK,
- * or the failure that stopped it. */
+ * p's max_speed, drawn from w's generator: the flock the benchmarks time. Added in
+ * bulk a chunk at a time, so that a region of a world over ranks keeps only its own
+ * and never holds the whole flock (steer_world_set_region_keep). STEER_OK, or the
+ * failure that stopped it. */
 static inline steer_status bench_add_flock(steer_world *w, long n, double side,
                                            const steer_params *p)
 {
+	enum { CHUNK = 65536 };
+	steer_vec2 *pos = malloc(CHUNK * sizeof *pos), *vel = malloc(CHUNK * sizeof *vel);
+	steer_status st = pos && vel ? STEER_OK : STEER_ERR_NOMEM;
 	steer_rng *rng = steer_world_rng(w);
-	for (long k = 0; k < n; k++) {
-		double a = steer_rng_range(rng, 0, STEER_TAU);
-		steer_vec2 pos = v2(steer_rng_range(rng, 0, side), steer_rng_range(rng, 0, side));
-		uint32_t id;
-		steer_status st = steer_vehicle_add(
-		    w, pos, v2(cos(a) * p->max_speed, sin(a) * p->max_speed), p, &id);
-		if (st == STEER_OK)
-			st = steer_vehicle_enable(w, id, STEER_FLOCK, true);
-		if (st != STEER_OK)
-			return st;
+	for (long done = 0; done < n && st == STEER_OK;) {
+		long m = n - done < CHUNK ? n - done : CHUNK;
+		for (long k = 0; k < m; k++) {
+			double a = steer_rng_range(rng, 0, STEER_TAU);
+			pos[k] = v2(steer_rng_range(rng, 0, side), steer_rng_range(rng, 0, side));
+			vel[k] = v2(cos(a) * p->max_speed, sin(a) * p->max_speed);
+		}
+		st = steer_vehicles_add(w, (size_t)m, pos, vel, p, STEER_FLOCK, NULL);
+		done += m;
 	}
-	return STEER_OK;
+	free(pos);
+	free(vel);
+	return st;
 }
 
 /* A world of cfg on `threads` threads, its lanes capped at `simd` (*got: the level it

@@ -5,24 +5,27 @@
  *          [--threads K] [--seed S] [--cut-every C] [--solid] [--no-hash]
  *   mpirun -np R steer-cluster-bench --probe      (the transport alone, no world)
  *
- * Every rank builds the same world from the seed: the flock of steer-bench (a wrap
- * world of about ten boids within sight of each), or a clustered crowd (dense discs
- * of avoiders of unequal size and density in a bounce world, each walking to the
- * matching point of the next disc); solid bodies with --solid. Then the cluster
- * splits it, W ticks run untimed and T are measured. Rank 0
+ * The world comes from the seed: the flock of steer-bench (a wrap world of about ten
+ * boids within sight of each), built in place: every rank draws every boid and keeps
+ * those in its region, so none holds the whole flock; or a clustered crowd (dense
+ * discs of avoiders of unequal size and density in a bounce world, each walking to
+ * the matching point of the next disc), built whole on every rank and then split;
+ * solid bodies with --solid. W ticks run untimed and T are measured. Rank 0
  * prints, per rank, the medians over the measured ticks of steer_cluster_figures,
  * the balance (the slowest rank's step time over the mean, median over ticks), the
  * bytes the ranks send each other at 60 Hz, and a RESULT line for
  * bench/cluster_pairs.sh. On one rank the world is stepped plainly, without the
  * cluster: the single-process tick to compare with. At the end the whole world is
- * gathered on rank 0 and hashed (untimed): the same hash for any rank count. A
- * benchmark prints figures; it asserts nothing. */
+ * gathered on rank 0 and hashed (untimed): the same hash for any rank count. Last,
+ * each rank's vehicles and peak resident memory, and a MEMORY line. A benchmark
+ * prints figures; it asserts nothing. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench_util.h"
@@ -138,12 +141,19 @@ static int parse(int argc, char **argv, opts *o)
 	return 0;
 }
 
-/* steer-bench's flock: a wrap world where each boid has about ten others in sight. */
-static steer_world *make_flock(const opts *o)
+/* The side of steer-bench's flock's wrap world: each boid has about ten others in
+ * sight. */
+static double flock_side(const opts *o, const steer_params *p)
+{
+	return sqrt((double)o->n * (STEER_TAU / 2) * p->sight_distance * p->sight_distance / 10.0);
+}
+
+/* steer-bench's flock, or with fill false its world alone: the cluster adds the boids
+ * in place (run_cluster). */
+static steer_world *make_flock(const opts *o, bool fill)
 {
 	steer_params p = steer_flock_params();
-	double side =
-	    sqrt((double)o->n * (STEER_TAU / 2) * p.sight_distance * p.sight_distance / 10.0);
+	double side = flock_side(o, &p);
 	steer_world_config cfg = steer_world_config_default();
 	cfg.width = cfg.height = side;
 	cfg.seed = o->seed;
@@ -151,7 +161,7 @@ static steer_world *make_flock(const opts *o)
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
-	if (bench_add_flock(w, o->n, side, &p) != STEER_OK) {
+	if (fill && bench_add_flock(w, o->n, side, &p) != STEER_OK) {
 		steer_world_destroy(w);
 		return NULL;
 	}
@@ -162,7 +172,8 @@ static steer_world *make_flock(const opts *o)
 	return w;
 }
 
-/* A clustered crowd: CLUSTERS discs on a 3 x 3 grid of the flock's world (the middle
+/* A clustered crowd, built whole on every rank (the cluster then keeps each rank's
+ * region): CLUSTERS discs on a 3 x 3 grid of the flock's world (the middle
  * square left empty), disc k holding a share of the vehicles growing with k at 2 to
  * 5 times the flock's density. Each avoider arrives at its own point moved to the
  * next disc's centre, so the discs stream through each other. */
@@ -382,6 +393,38 @@ static int run_probe(void)
 	return 0;
 }
 
+/* Each rank's vehicles now, the room its storage has for them, and its peak
+ * resident memory since it started (the build included), printed by rank 0. */
+static void report_memory(const steer_world *w, const opts *o)
+{
+	struct rusage ru;
+	const steer_vehicles *v = steer_world_vehicles(w);
+	double mine[3] = {(double)v->count, (double)v->cap, 0.0};
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		mine[2] = (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+	double *all = rank == 0 ? malloc(3 * (size_t)ranks * sizeof *all) : NULL;
+	if (rank == 0 && !all) {
+		fprintf(stderr, "steer-cluster-bench: out of memory for the report\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	if (rank != 0)
+		return;
+	printf("\nmemory per rank (peak resident set since start, the build included):\n"
+	       "rank  vehicles  storage for  peak RSS MiB\n");
+	double most = 0.0, held = 0.0;
+	for (int r = 0; r < ranks; r++) {
+		const double *m = &all[3 * r];
+		printf("%4d %9.0f %12.0f %13.1f\n", r, m[0], m[1], m[2]);
+		most = fmax(most, m[2]);
+		held = fmax(held, m[1]);
+	}
+	printf("MEMORY world=%s n=%ld np=%d rss_max_MiB=%.1f storage_max=%.0f "
+	       "storage_max_of_n=%.4f\n",
+	       o->crowd ? "crowd" : "flock", o->n, ranks, most, held, held / (double)o->n);
+	free(all);
+}
+
 /* One rank: the world stepped plainly, the single-process figure to compare with. */
 static int run_plain(const opts *o, steer_world *w)
 {
@@ -416,6 +459,22 @@ static int run_plain(const opts *o, steer_world *w)
 	return 0;
 }
 
+/* The flock added to the cluster's empty worlds: each rank keeps only its region's
+ * boids (the cluster's steer_world_set_region_keep). The regions stay the equal areas
+ * of an empty world's cut, which a uniform flock balances: a cut by the model now
+ * could give a region to another rank and move it whole. 0, or 1 with why in err. */
+static int build_in_place(const opts *o, steer_world *w, char *err, size_t errlen)
+{
+	steer_params p = steer_flock_params();
+	int ok = bench_add_flock(w, o->n, flock_side(o, &p), &p) == STEER_OK, all = 0;
+	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!all) {
+		snprintf(err, errlen, "out of memory adding the flock");
+		return 1;
+	}
+	return 0;
+}
+
 static int run_cluster(const opts *o, steer_world *w)
 {
 	char err[256] = "";
@@ -431,6 +490,20 @@ static int run_cluster(const opts *o, steer_world *w)
 	if (rank == 0)
 		printf("cluster of %d ranks made in %.2f s\n", ranks, MPI_Wtime() - t0);
 	int bad = 0;
+	if (!o->crowd) {
+		t0 = MPI_Wtime();
+		bad = build_in_place(o, w, err, sizeof err);
+		if (bad) {
+			if (rank == 0)
+				fprintf(stderr, "steer-cluster-bench: %s\n", err);
+			steer_cluster_destroy(c);
+			return 1;
+		}
+		if (rank == 0)
+			printf("flock built in place in %.2f s: every rank drew every boid and "
+			       "kept its region's (the equal-area regions)\n",
+			       MPI_Wtime() - t0);
+	}
 	for (long k = 0; k < o->warmup && !bad; k++)
 		bad = steer_cluster_step(c, err, sizeof err) != STEER_OK;
 	unsigned cuts0 = steer_cluster_cuts(c);
@@ -493,7 +566,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	double t0 = MPI_Wtime();
-	steer_world *w = o.crowd ? make_crowd(&o) : make_flock(&o);
+	steer_world *w = o.crowd ? make_crowd(&o) : make_flock(&o, ranks == 1);
 	int ok = w && steer_world_set_threads(w, o.threads) == STEER_OK, all = ok;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
@@ -510,6 +583,8 @@ int main(int argc, char **argv)
 		       "%ld, measured %ld ticks\n",
 		       ranks, o.threads, MPI_Wtime() - t0, steer_world_reach(w), o.warmup, o.ticks);
 	rc = ranks == 1 ? run_plain(&o, w) : run_cluster(&o, w);
+	if (rc == 0)
+		report_memory(w, &o);
 	steer_world_destroy(w);
 	MPI_Finalize();
 	return rc;

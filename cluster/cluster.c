@@ -793,6 +793,13 @@ static steer_status replan_agree(void *ud, const steer_plan_key *keys, size_t n,
 	return st;
 }
 
+/* A vehicle spawned in bulk at (x, y) is kept by the rank whose region holds it. */
+static bool holds_point(void *ud, double x, double y)
+{
+	const steer_cluster *c = ud;
+	return steer_cluster_owner_of(c, x, y) == c->rank;
+}
+
 /* --- create --------------------------------------------------------------------------- */
 
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
@@ -869,6 +876,8 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	                             .scatter = steer_cluster_bodies_scatter,
 	                             .refresh = steer_cluster_bodies_refresh};
 	steer_world_set_bodies_share(w, &bodies);
+	steer_region_keep keep = {holds_point, c};
+	steer_world_set_region_keep(w, &keep);
 	return c;
 }
 
@@ -880,6 +889,7 @@ void steer_cluster_destroy(steer_cluster *c)
 	steer_world_survey_set(c->w, NULL);
 	steer_world_set_replan_share(c->w, NULL);
 	steer_world_set_bodies_share(c->w, NULL);
+	steer_world_set_region_keep(c->w, NULL);
 	steer_world_set_reach_limit(c->w, 0.0);
 	if (c->part)
 		steer_partition_destroy(c->part);

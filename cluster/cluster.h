@@ -26,6 +26,10 @@
  * them, to rank 0, which merges them into one process's order, resolves them and
  * sends each rank its vehicles' new positions (steer_bodies_share).
  *
+ * Vehicles added in bulk (spawn flock N) are made in place: every rank draws them all
+ * but keeps only those in its region (steer_world_set_region_keep), so no rank holds
+ * the whole spawn.
+ *
  * Every function taking a steer_cluster is collective: every rank calls it, in the
  * same order, with the same arguments (except where said). */
 #ifndef STEER_CLUSTER_H
@@ -74,8 +78,9 @@ typedef struct steer_cluster_figure {
  * outlives the cluster): every rank passes the same world (made by the same commands
  * from the same seed, or loaded from the same save), of which each keeps the vehicles
  * in its region; or, with whole_on_rank0, the same world without its vehicles but on
- * rank 0 (steer_save_encode_shell's). The cluster counts its max_vehicles over the
- * whole world. NULL with
+ * rank 0 (steer_save_encode_shell's); or the same world with no vehicles at all, to
+ * which vehicles are then added in bulk in place (steer_vehicles_add keeps each
+ * rank's own). The cluster counts its max_vehicles over the whole world. NULL with
  * a message in err when MPI fails or memory runs out; the world may then have lost
  * the vehicles outside this rank's region. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,

@@ -60,6 +60,9 @@ static steer_status params_from(const steer_command *c, const steer_world *w, st
 	return STEER_OK;
 }
 
+/* The vehicles spawn flock makes and adds at a time. */
+#define SPAWN_CHUNK 65536u
+
 static steer_status x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *r)
 {
 	steer_world *w = s->world;
@@ -78,28 +81,45 @@ static steer_status x_spawn_flock(const steer_command *c, steer_session *s, stee
 	steer_vec2 unused = v2(0, 0);
 	if (params_from(c, w, steer_flock_params(), &p, &unused, r))
 		return STEER_ERR_REFUSED;
-	steer_vec2 *at = malloc(sizeof *at * (c->count ? c->count : 1));
-	steer_vec2 *vel = malloc(sizeof *vel * (c->count ? c->count : 1));
+	/* Made and added a chunk at a time: a region of a world over ranks keeps only
+	 * its own vehicles (steer_world_set_region_keep), so that no rank holds the
+	 * whole spawn, nor all its positions. */
+	size_t chunk = c->count < SPAWN_CHUNK ? (c->count ? c->count : 1) : SPAWN_CHUNK;
+	steer_vec2 *at = malloc(sizeof *at * chunk);
+	steer_vec2 *vel = malloc(sizeof *vel * chunk);
 	if (!at || !vel) {
 		free(at);
 		free(vel);
 		return steer_reply_status(r, STEER_ERR_NOMEM, 0);
 	}
+	steer_world_meta before = steer_world_meta_get(w);
+	uint32_t first = before.next_id;
 	steer_rng *rng = steer_world_rng(w);
-	for (uint32_t k = 0; k < c->count; k++) {
-		/* Uniform in the disc: sqrt keeps the density even towards the rim. */
-		double a = steer_rng_range(rng, 0, STEER_TAU);
-		double d = c->r * sqrt(steer_rng_unit(rng));
-		double h = steer_rng_range(rng, 0, STEER_TAU);
-		at[k] = v2(c->x + d * cos(a), c->y + d * sin(a));
-		vel[k] = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
+	steer_status st = STEER_OK;
+	for (uint32_t done = 0; done < c->count && st == STEER_OK;) {
+		uint32_t m = c->count - done < chunk ? c->count - done : (uint32_t)chunk;
+		for (uint32_t k = 0; k < m; k++) {
+			/* Uniform in the disc: sqrt keeps the density even towards the rim. */
+			double a = steer_rng_range(rng, 0, STEER_TAU);
+			double d = c->r * sqrt(steer_rng_unit(rng));
+			double h = steer_rng_range(rng, 0, STEER_TAU);
+			at[k] = v2(c->x + d * cos(a), c->y + d * sin(a));
+			vel[k] = v2(cos(h) * p.max_speed * 0.5, sin(h) * p.max_speed * 0.5);
+		}
+		st = steer_vehicles_add(w, m, at, vel, &p, STEER_FLOCK, NULL);
+		done += m;
 	}
-	uint32_t first;
-	steer_status st = steer_vehicles_add(w, c->count, at, vel, &p, STEER_FLOCK, &first);
 	free(at);
 	free(vel);
-	if (st != STEER_OK)
+	if (st != STEER_OK) {
+		/* Nothing of a failed spawn stays: its vehicles go, newest first (each the
+		 * last in storage, so the order is as before), and its ids and random draws
+		 * come back. */
+		for (uint32_t id = steer_world_meta_get(w).next_id; id-- > first;)
+			(void)steer_vehicle_detach(w, id);
+		(void)steer_world_meta_set(w, &before);
 		return steer_reply_status(r, st, 0);
+	}
 	/* The ids are consecutive: written without printf, as a million of them make
 	 * 7 MB of reply. */
 	steer_strbuf *b = &r->json;

@@ -91,6 +91,16 @@ typedef struct steer_bodies_share {
 	                        uint32_t **ids, double **xy, size_t *n);
 } steer_bodies_share;
 void steer_world_set_bodies_share(steer_world *w, const steer_bodies_share *share);
+/* A world holding one region of a bigger one keeps, of the vehicles added in bulk
+ * (steer_vehicles_add: spawn flock N), only those `holds` says lie in its region,
+ * where they are placed (wrapped into a wrap world's bounds). Every part spends the
+ * same ids and random draws, and keeps its own vehicles in the order one world would,
+ * so no part ever holds the whole spawn. NULL: the world keeps every vehicle. */
+typedef struct steer_region_keep {
+	bool (*holds)(void *ud, double x, double y);
+	void *ud;
+} steer_region_keep;
+void steer_world_set_region_keep(steer_world *w, const steer_region_keep *keep);
 /* How far from a part's region, at the tick's start, the copies it holds must reach
  * for its solid bodies' first contacts: the contact reach plus two moves. */
 double steer_bodies_halo_reach(const steer_world *w);

@@ -150,6 +150,23 @@ size_t steer_vehicles_room(const steer_world *w)
 	return room < ids ? room : ids;
 }
 
+/* Whether a vehicle added at pos in bulk is kept here (steer_world_set_region_keep),
+ * and where it is placed. */
+static bool keeps(const steer_world *w, steer_vec2 pos, double *x, double *y)
+{
+	*x = pos.x;
+	*y = pos.y;
+	steer_world_place_inside(&w->cfg, x, y);
+	return !w->keep_region || w->keep.holds(w->keep.ud, *x, *y);
+}
+
+void steer_world_set_region_keep(steer_world *w, const steer_region_keep *keep)
+{
+	w->keep_region = keep != NULL;
+	if (keep)
+		w->keep = *keep;
+}
+
 steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
                                 const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
                                 uint32_t *first_id)
@@ -168,41 +185,41 @@ steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
 		return STEER_ERR_LIMIT;
 	if (first_id)
 		*first_id = w->next_id;
-	if (n == 0)
+	/* A region keeps only its own; the ids of the others are spent all the same. */
+	size_t kept = 0;
+	double x, y;
+	for (size_t k = 0; k < n; k++)
+		kept += keeps(w, pos[k], &x, &y);
+	if (kept == 0) {
+		w->next_id += (uint32_t)n;
 		return STEER_OK;
-	while (v->cap < v->count + n)
+	}
+	while (v->cap < v->count + kept)
 		if (steer_world_grow_vehicles(w) != STEER_OK)
 			return STEER_ERR_NOMEM;
 	/* Smoothed headings keep state per vehicle (needs_extras): room for all of it
 	 * first, so that nothing fails half-way. */
 	bool state = p.heading_smoothing > 0.0;
-	if (state && (n >= STEER_NO_EXTRA - w->extras.count ||
-	              steer_reserve((void **)&w->extras.slots, &w->extras.cap, w->extras.count + n,
-	                            sizeof *w->extras.slots) != STEER_OK))
+	if (state && (kept >= STEER_NO_EXTRA - w->extras.count ||
+	              steer_reserve((void **)&w->extras.slots, &w->extras.cap,
+	                            w->extras.count + kept, sizeof *w->extras.slots) != STEER_OK))
 		return STEER_ERR_NOMEM;
 	uint32_t set;
 	if (steer_palette_acquire(&w->params, &p, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
+	/* The slots past the count are filled first: until the count moves, nothing
+	 * reads them. */
+	size_t i = v->count;
 	for (size_t k = 0; k < n; k++) {
-		uint32_t id = w->next_id + (uint32_t)k;
-		if (steer_idmap_put(&w->ids, id, (uint32_t)(v->count + k)) != STEER_OK) {
-			while (k-- > 0)
-				steer_idmap_del(&w->ids, w->next_id + (uint32_t)k);
-			steer_palette_release(&w->params, set);
-			return STEER_ERR_NOMEM;
-		}
-	}
-	steer_palette_retain(&w->params, set, (uint32_t)(n - 1));
-	for (size_t k = 0; k < n; k++) {
-		size_t i = v->count + k;
+		if (!keeps(w, pos[k], &x, &y))
+			continue;
 		/* As steer_vehicle_add, vehicle by vehicle: the same bits. */
 		steer_vec2 u = v2_truncate(vel[k], p.max_speed);
 		steer_vec2 h = v2_len2(u) > 0.0 ? v2_norm(u) : v2(1.0, 0.0);
 		v->param_set[i] = set;
 		v->id[i] = w->next_id + (uint32_t)k;
-		v->px[i] = pos[k].x;
-		v->py[i] = pos[k].y;
-		steer_world_place_inside(&w->cfg, &v->px[i], &v->py[i]);
+		v->px[i] = x;
+		v->py[i] = y;
 		v->behaviors[i] = behaviors;
 		v->group[i] = p.group;
 		v->vx[i] = u.x;
@@ -212,12 +229,22 @@ steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
 		v->fx[i] = 0.0;
 		v->fy[i] = 0.0;
 		v->extra[i] = STEER_NO_EXTRA;
-		if (state)
-			memset(steer_world_extras_for_write(w, i), 0, sizeof(steer_vehicle_state));
+		i++;
 	}
-	v->count += n;
+	for (i = v->count; i < v->count + kept; i++) {
+		if (steer_idmap_put(&w->ids, v->id[i], (uint32_t)i) != STEER_OK) {
+			while (i-- > v->count)
+				steer_idmap_del(&w->ids, v->id[i]);
+			steer_palette_release(&w->params, set);
+			return STEER_ERR_NOMEM;
+		}
+	}
+	steer_palette_retain(&w->params, set, (uint32_t)(kept - 1));
+	for (i = v->count; state && i < v->count + kept; i++)
+		memset(steer_world_extras_for_write(w, i), 0, sizeof(steer_vehicle_state));
+	v->count += kept;
 	w->next_id += (uint32_t)n;
-	for (size_t i = v->count - n; i < v->count; i++)
+	for (i = v->count - kept; i < v->count; i++)
 		steer_world_survey_add(w, i);
 	return STEER_OK;
 }

@@ -256,7 +256,8 @@ STEER_API size_t steer_vehicles_room(const steer_world *w);
  * per-vehicle state turned on (STEER_AVOID, STEER_FLOCK; others are INVALID). Their
  * ids are consecutive from *first_id. All or nothing: INVALID, LIMIT or NOMEM leave
  * the world unchanged. One check and one parameter lookup for all n, which is what
- * makes a big spawn fast. */
+ * makes a big spawn fast. A world that is one region of a bigger one (over MPI
+ * ranks) keeps only those in its region, spending every id. */
 STEER_API steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
                                           const steer_vec2 *vel, const steer_params *prm,
                                           uint32_t behaviors, uint32_t *first_id);

@@ -139,6 +139,8 @@ struct steer_world {
 	bool replan_shared;              /* steer_world_set_replan_share */
 	steer_bodies_share bodies_share; /* solid bodies shared with other parts, when */
 	bool bodies_shared;              /* steer_world_set_bodies_share */
+	steer_region_keep keep;          /* the region bulk adds keep, when */
+	bool keep_region;                /* steer_world_set_region_keep */
 	double reach_limit;
 	int threads;
 	const steer_kernel *kernel; /* the lane forms' kernel form (steer_world_set_simd) */

@@ -1,0 +1,159 @@
+/* A world built in place over N ranks (cluster/cluster.c): `spawn flock` on a world
+ * split over the ranks leaves each rank holding only its region's vehicles, at no
+ * moment the whole spawn, and the world is the one one process makes.
+ *
+ *   mpirun -np N test_cluster_in_place
+ */
+#include <malloc.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cluster.h"
+#include "savefile.h"
+#include "steer/command.h"
+
+#define SPAWNED 40000u
+#define SPAWN   "spawn flock 40000 1500 1500 2100"
+
+static int rank, ranks;
+
+/* Bytes the allocator has handed out and not had back (0 where it cannot say: the
+ * sanitizers' allocator). */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+	return m.uordblks + m.hblkhd;
+}
+
+/* Runs line on s's world alone; the reply's text into text. */
+static bool run_plain(steer_session *s, const char *line, char *text, size_t n)
+{
+	steer_command cmd;
+	steer_reply r;
+	char err[256];
+	steer_reply_init(&r);
+	if (steer_cmd_parse_line(&cmd, line, err, sizeof err) == STEER_OK)
+		steer_cmd_exec(&cmd, s, NULL, &r);
+	else
+		steer_reply_fail(&r, "%s", err);
+	bool ok = r.ok;
+	snprintf(text, n, "%s", r.ok ? r.json.data ? r.json.data : "" : r.error);
+	steer_reply_free(&r);
+	return ok;
+}
+
+/* The world as a save, for comparing. */
+static char *encode(const steer_world *w, size_t *len)
+{
+	char *buf = NULL;
+	if (steer_save_encode(w, &buf, len) != STEER_OK)
+		abort();
+	return buf;
+}
+
+/* A wrap world every spawned point falls in, once wrapped; and the same world plain. */
+static steer_world *world(void)
+{
+	steer_world_config cfg = steer_world_config_default();
+	cfg.width = cfg.height = 3000;
+	cfg.edges = STEER_EDGE_WRAP;
+	cfg.solid = false;
+	cfg.seed = 11;
+	steer_world *w = steer_world_create(&cfg);
+	if (!w)
+		abort();
+	return w;
+}
+
+static void spawn_builds_regions_in_place(void)
+{
+	/* What the spawn costs one process, measured here first: the heap a whole
+	 * world of it takes. */
+	steer_world *plain = world();
+	steer_session ps = {.world = plain};
+	static char plain_reply[SPAWNED * 8 + 64], reply[SPAWNED * 8 + 64];
+	size_t heap0 = heap_in_use();
+	CHECK(run_plain(&ps, SPAWN, plain_reply, sizeof plain_reply), "plain spawn: %.200s",
+	      plain_reply);
+	size_t whole_heap = heap_in_use() - heap0;
+
+	steer_world *w = world();
+	steer_session s = {.world = w};
+	char err[256];
+	steer_cluster *c = steer_cluster_create(MPI_COMM_WORLD, w, NULL, err, sizeof err);
+	CHECK(c, "cluster_create failed: %s", err);
+	if (!c)
+		abort();
+	heap0 = heap_in_use();
+	steer_reply r;
+	steer_reply_init(&r);
+	steer_cluster_command(c, &s, NULL, SPAWN, &r);
+	CHECK(r.ok, "spawn on %d ranks: %s", ranks, r.error);
+	snprintf(reply, sizeof reply, "%s", r.ok && r.json.data ? r.json.data : "");
+	steer_reply_free(&r);
+	size_t heap = heap_in_use() - heap0;
+	CHECK(strcmp(reply, plain_reply) == 0, "the spawn's reply differs from one process's");
+
+	/* Every vehicle is on one rank; with several, none ever held them all: its
+	 * storage would have grown to fit them, and its heap with it. */
+	const steer_vehicles *v = steer_world_vehicles(w);
+	unsigned long mine = v->count, all = 0, most = 0;
+	MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG, MPI_MAX, MPI_COMM_WORLD);
+	CHECK(all == SPAWNED, "the ranks hold %lu vehicles, not %u", all, SPAWNED);
+	if (ranks >= 3) {
+		CHECK(v->cap < SPAWNED, "rank %d's storage grew to %zu places for %zu vehicles",
+		      rank, v->cap, v->count);
+		CHECK(most < SPAWNED * 2 / 3, "one rank holds %lu of %u", most, SPAWNED);
+		/* Zero where the allocator cannot say (the sanitizers'). */
+		if (whole_heap > 0)
+			CHECK(heap < whole_heap * 3 / 4,
+			      "rank %d's heap grew by %zu bytes, one process's by %zu", rank, heap,
+			      whole_heap);
+	}
+
+	/* The same world as one process's, then and after some ticks. */
+	for (int t = 0; t <= 6; t += 3) {
+		for (int k = 0; k < (t ? 3 : 0); k++) {
+			CHECK(steer_cluster_step(c, err, sizeof err) == STEER_OK, "step: %s", err);
+			CHECK(steer_world_step(plain) == STEER_OK, "plain step");
+		}
+		steer_world *whole = NULL;
+		CHECK(steer_cluster_gather(c, &whole, err, sizeof err) == STEER_OK, "gather: %s",
+		      err);
+		if (rank == 0 && whole) {
+			size_t la, lb;
+			char *a = encode(plain, &la), *b = encode(whole, &lb);
+			CHECK(la == lb && memcmp(a, b, la) == 0,
+			      "tick %d: the world on %d ranks differs from one process's", t,
+			      ranks);
+			free(a);
+			free(b);
+		}
+		steer_world_destroy(whole);
+	}
+	steer_cluster_destroy(c);
+	steer_world_destroy(w);
+	steer_world_destroy(plain);
+}
+
+int main(int argc, char **argv)
+{
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+		return 1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	if (rank != 0 && !freopen("/dev/null", "w", stdout))
+		return 1;
+	RUN(spawn_builds_regions_in_place);
+	int failed = tests_failed_, any = 0;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("%d passed, %d failed\n", tests_passed_,
+		       any ? tests_failed_ + (failed ? 0 : 1) : 0);
+	MPI_Finalize();
+	return any ? 1 : 0;
+}
