@@ -116,8 +116,11 @@ static steer_status x_spawn_flock(const steer_command *c, steer_session *s, stee
 		 * last in storage, so the order is as before), and its ids and random draws
 		 * come back. */
 		for (uint32_t id = steer_world_meta_get(w).next_id; id-- > first;)
-			(void)steer_vehicle_detach(w, id);
-		(void)steer_world_meta_set(w, &before);
+			(void)steer_vehicle_detach(w, id); /* NOENT: another region's */
+		if (steer_world_meta_set(w, &before) != STEER_OK)
+			return steer_reply_fail(r,
+			                        "spawn failed (%s) and its ids were not given back",
+			                        steer_status_str(st));
 		return steer_reply_status(r, st, 0);
 	}
 	/* The ids are consecutive: written without printf, as a million of them make

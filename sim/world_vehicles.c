@@ -150,14 +150,12 @@ size_t steer_vehicles_room(const steer_world *w)
 	return room < ids ? room : ids;
 }
 
-/* Whether a vehicle added at pos in bulk is kept here (steer_world_set_region_keep),
- * and where it is placed. */
-static bool keeps(const steer_world *w, steer_vec2 pos, double *x, double *y)
+/* Where a vehicle added at pos is placed: wrapped into a wrap world's bounds. */
+static void placed(const steer_world *w, steer_vec2 pos, double *x, double *y)
 {
 	*x = pos.x;
 	*y = pos.y;
 	steer_world_place_inside(&w->cfg, x, y);
-	return !w->keep_region || w->keep.holds(w->keep.ud, *x, *y);
 }
 
 void steer_world_set_region_keep(steer_world *w, const steer_region_keep *keep)
@@ -167,61 +165,45 @@ void steer_world_set_region_keep(steer_world *w, const steer_region_keep *keep)
 		w->keep = *keep;
 }
 
-steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
-                                const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
-                                uint32_t *first_id)
+/* Vehicle k of a bulk add is kept: every one, or those set in mask. */
+static bool kept_at(const uint64_t *mask, size_t k)
 {
-	steer_params p = prm ? *prm : steer_params_default();
-	char err[96];
-	if ((behaviors & ~(uint32_t)(STEER_ALL_BEHAVIORS & ~NEEDS_EXTRAS)) ||
-	    steer_params_check(&p, err, sizeof err) != STEER_OK ||
-	    p.radius > steer_world_radius_max(&w->cfg))
-		return STEER_ERR_INVALID;
-	for (size_t k = 0; k < n; k++)
-		if (!steer_world_finite2(pos[k]) || !steer_world_finite2(vel[k]))
-			return STEER_ERR_INVALID;
+	return !mask || (mask[k / 64] >> (k % 64) & 1u);
+}
+
+/* steer_vehicles_add's second half, checks passed: the `kept` vehicles mask says. */
+static steer_status add_kept(steer_world *w, size_t n, const steer_vec2 *pos, const steer_vec2 *vel,
+                             const steer_params *p, uint32_t behaviors, const uint64_t *mask,
+                             size_t kept)
+{
 	steer_vehicles *v = &w->v;
-	if (n > steer_vehicles_room(w))
-		return STEER_ERR_LIMIT;
-	if (first_id)
-		*first_id = w->next_id;
-	/* A region keeps only its own; the ids of the others are spent all the same. */
-	size_t kept = 0;
-	double x, y;
-	for (size_t k = 0; k < n; k++)
-		kept += keeps(w, pos[k], &x, &y);
-	if (kept == 0) {
-		w->next_id += (uint32_t)n;
-		return STEER_OK;
-	}
 	while (v->cap < v->count + kept)
 		if (steer_world_grow_vehicles(w) != STEER_OK)
 			return STEER_ERR_NOMEM;
 	/* Smoothed headings keep state per vehicle (needs_extras): room for all of it
 	 * first, so that nothing fails half-way. */
-	bool state = p.heading_smoothing > 0.0;
+	bool state = p->heading_smoothing > 0.0;
 	if (state && (kept >= STEER_NO_EXTRA - w->extras.count ||
 	              steer_reserve((void **)&w->extras.slots, &w->extras.cap,
 	                            w->extras.count + kept, sizeof *w->extras.slots) != STEER_OK))
 		return STEER_ERR_NOMEM;
 	uint32_t set;
-	if (steer_palette_acquire(&w->params, &p, &set) != STEER_OK)
+	if (steer_palette_acquire(&w->params, p, &set) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	/* The slots past the count are filled first: until the count moves, nothing
 	 * reads them. */
 	size_t i = v->count;
 	for (size_t k = 0; k < n; k++) {
-		if (!keeps(w, pos[k], &x, &y))
+		if (!kept_at(mask, k))
 			continue;
 		/* As steer_vehicle_add, vehicle by vehicle: the same bits. */
-		steer_vec2 u = v2_truncate(vel[k], p.max_speed);
+		steer_vec2 u = v2_truncate(vel[k], p->max_speed);
 		steer_vec2 h = v2_len2(u) > 0.0 ? v2_norm(u) : v2(1.0, 0.0);
 		v->param_set[i] = set;
 		v->id[i] = w->next_id + (uint32_t)k;
-		v->px[i] = x;
-		v->py[i] = y;
+		placed(w, pos[k], &v->px[i], &v->py[i]);
 		v->behaviors[i] = behaviors;
-		v->group[i] = p.group;
+		v->group[i] = p->group;
 		v->vx[i] = u.x;
 		v->vy[i] = u.y;
 		v->hx[i] = h.x;
@@ -247,6 +229,50 @@ steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
 	for (i = v->count - kept; i < v->count; i++)
 		steer_world_survey_add(w, i);
 	return STEER_OK;
+}
+
+steer_status steer_vehicles_add(steer_world *w, size_t n, const steer_vec2 *pos,
+                                const steer_vec2 *vel, const steer_params *prm, uint32_t behaviors,
+                                uint32_t *first_id)
+{
+	steer_params p = prm ? *prm : steer_params_default();
+	char err[96];
+	if ((behaviors & ~(uint32_t)(STEER_ALL_BEHAVIORS & ~NEEDS_EXTRAS)) ||
+	    steer_params_check(&p, err, sizeof err) != STEER_OK ||
+	    p.radius > steer_world_radius_max(&w->cfg))
+		return STEER_ERR_INVALID;
+	for (size_t k = 0; k < n; k++)
+		if (!steer_world_finite2(pos[k]) || !steer_world_finite2(vel[k]))
+			return STEER_ERR_INVALID;
+	if (n > steer_vehicles_room(w))
+		return STEER_ERR_LIMIT;
+	if (first_id)
+		*first_id = w->next_id;
+	/* A region keeps only its own, noted in a mask (the region's test is a lookup in
+	 * its cut); the ids of the others are spent all the same. */
+	uint64_t *mask = NULL;
+	size_t kept = n;
+	if (w->keep_region && n > 0) {
+		mask = calloc((n + 63) / 64, sizeof *mask);
+		if (!mask)
+			return STEER_ERR_NOMEM;
+		kept = 0;
+		for (size_t k = 0; k < n; k++) {
+			double x, y;
+			placed(w, pos[k], &x, &y);
+			if (w->keep.holds(w->keep.ud, x, y)) {
+				mask[k / 64] |= (uint64_t)1 << (k % 64);
+				kept++;
+			}
+		}
+	}
+	steer_status st = STEER_OK;
+	if (kept > 0)
+		st = add_kept(w, n, pos, vel, &p, behaviors, mask, kept);
+	else
+		w->next_id += (uint32_t)n;
+	free(mask);
+	return st;
 }
 
 static void slot_load(const steer_vehicles *v, size_t i, vehicle_slot *s)

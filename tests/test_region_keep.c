@@ -66,6 +66,9 @@ static void same_as_whole(const steer_world *region, const steer_world *whole, d
 		          r->hy[j] == a->hy[i] && r->behaviors[j] == a->behaviors[i],
 		      "place %zu: the region's vehicle %u differs from the whole world's %u", j,
 		      r->id[j], a->id[i]);
+		CHECK(steer_vehicle_index(region, r->id[j]) == (long)j,
+		      "vehicle %u is found at %ld, not %zu", r->id[j],
+		      steer_vehicle_index(region, r->id[j]), j);
 		j++;
 	}
 	CHECK(j == r->count, "the region holds %zu vehicles, the whole world %zu in it", r->count,
@@ -95,6 +98,9 @@ static void keeps_only_its_region(void)
 	CHECK(kept > N / 4 && kept < 3 * N / 4, "the region kept %zu of %d", kept, N);
 	CHECK(region->extras.count == kept, "%zu vehicles' state for %zu vehicles",
 	      region->extras.count, kept);
+	uint32_t set = steer_world_vehicles(region)->param_set[0];
+	CHECK(region->params.refs[set] == kept, "the set is held %u times by %zu vehicles",
+	      region->params.refs[set], kept);
 
 	/* All outside: nothing kept, no parameters held, the ids spent. */
 	for (int k = 0; k < N; k++)
@@ -107,8 +113,9 @@ static void keeps_only_its_region(void)
 	CHECK(first_region == N + 1, "second add's first id %u", first_region);
 	CHECK(steer_world_vehicles(region)->count == kept, "kept %zu outside its region",
 	      steer_world_vehicles(region)->count - kept);
-	CHECK(steer_palette_live(&region->params) == 1, "%zu parameter sets held, not 1",
-	      steer_palette_live(&region->params));
+	CHECK(steer_palette_live(&region->params) == 1 && region->params.refs[set] == kept,
+	      "%zu parameter sets held, not 1; the first %u times",
+	      steer_palette_live(&region->params), region->params.refs[set]);
 	CHECK(steer_world_meta_get(region).next_id == 2 * N + 1, "next id %u",
 	      steer_world_meta_get(region).next_id);
 
