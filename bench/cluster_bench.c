@@ -289,6 +289,18 @@ static void report(const opts *o, const steer_cluster_figure *fig, const double 
 		       m[F_HALO], m[F_HALO_PCT], m[F_HALO_BYTES], m[F_MIGRATED], m[F_MIGRATE_BYTES],
 		       m[F_STEP], m[F_EXCHANGE]);
 	}
+	/* A cut's figures are kept until the next: each tick's show the last cut made
+	 * before it, so a cut at the end of tick k shows in tick k + 1's. */
+	printf("vehicles each rank sent away at a cut of the regions, the most over the "
+	       "measured ticks:");
+	for (int r = 0; r < ranks; r++) {
+		uint64_t most = 0;
+		for (long t = 0; t < T; t++)
+			if (fig[t * ranks + r].cut_moved > most)
+				most = fig[t * ranks + r].cut_moved;
+		printf(" %llu", (unsigned long long)most);
+	}
+	printf("\n");
 	/* Per tick across ranks: balance, totals; then their medians. */
 	double *bal = malloc((size_t)T * sizeof *bal), *bytes = malloc((size_t)T * sizeof *bytes);
 	double *halo = malloc((size_t)T * sizeof *halo), *hb = malloc((size_t)T * sizeof *hb);
@@ -461,8 +473,9 @@ static int run_plain(const opts *o, steer_world *w)
 
 /* The flock added to the cluster's empty worlds: each rank keeps only its region's
  * boids (the cluster's steer_world_set_region_keep). The regions stay the equal areas
- * of an empty world's cut, which a uniform flock balances: a cut by the model now
- * could give a region to another rank and move it whole. 0, or 1 with why in err. */
+ * of an empty world's cut, which a uniform flock balances: in a square world a cut by
+ * the model now could turn the first cut from x to y and move half the flock. 0, or 1
+ * with why in err. */
 static int build_in_place(const opts *o, steer_world *w, char *err, size_t errlen)
 {
 	steer_params p = steer_flock_params();

@@ -793,10 +793,15 @@ static steer_status replan_agree(void *ud, const steer_plan_key *keys, size_t n,
 	return st;
 }
 
-/* A vehicle spawned in bulk at (x, y) is kept by the rank whose region holds it. */
+/* A vehicle spawned in bulk at (x, y) is kept by the rank whose region holds it.
+ * Every rank sees every vehicle of a spawn: those outside its region's box are
+ * another's without a walk of the cut. */
 static bool holds_point(void *ud, double x, double y)
 {
 	const steer_cluster *c = ud;
+	const double *m = c->mine;
+	if (x < m[0] || x > m[2] || y < m[1] || y > m[3])
+		return false;
 	return steer_cluster_owner_of(c, x, y) == c->rank;
 }
 

@@ -17,6 +17,9 @@ struct steer_partition {
 	/* The current cut: a Zoltan structure holding its RCB tree (KEEP_CUTS), the same
 	 * on every rank. NULL with one rank, where everything is rank 0. */
 	struct Zoltan_Struct *zz;
+	/* The rank each of RCB's parts is given, and back (identity until a cut made
+	 * again remaps them: assign_parts). */
+	int *rank_of_part, *part_of_rank;
 };
 
 /* The points of one cut, as Zoltan's callbacks read them. */
@@ -239,6 +242,15 @@ steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, dou
 	mpi_check(MPI_Comm_dup(comm, &p->comm), "MPI_Comm_dup");
 	mpi_check(MPI_Comm_rank(p->comm, &p->rank), "MPI_Comm_rank");
 	mpi_check(MPI_Comm_size(p->comm, &p->size), "MPI_Comm_size");
+	p->rank_of_part = malloc((size_t)p->size * sizeof *p->rank_of_part);
+	p->part_of_rank = malloc((size_t)p->size * sizeof *p->part_of_rank);
+	if (!all_ranks(p->comm, p->rank_of_part && p->part_of_rank)) {
+		steer_partition_destroy(p);
+		say(err, errlen, "partition: out of memory");
+		return NULL;
+	}
+	for (int r = 0; r < p->size; r++)
+		p->rank_of_part[r] = p->part_of_rank[r] = r;
 	if (p->size == 1)
 		return p;
 
@@ -295,7 +307,69 @@ void steer_partition_destroy(steer_partition *p)
 		Zoltan_Destroy(&p->zz);
 	if (p->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&p->comm);
+	free(p->rank_of_part);
+	free(p->part_of_rank);
 	free(p);
+}
+
+/* One rank's weight in one new part, for assign_parts. */
+struct overlap {
+	double weight;
+	int rank, part;
+};
+
+static int heaviest_first(const void *a, const void *b)
+{
+	const struct overlap *u = a, *v = b;
+	if (u->weight != v->weight)
+		return u->weight > v->weight ? -1 : 1;
+	if (u->rank != v->rank)
+		return u->rank < v->rank ? -1 : 1;
+	return (u->part > v->part) - (u->part < v->part);
+}
+
+/* Collective, after a cut: gives each rank the new part holding the most of the
+ * weight it passed, heaviest overlaps first. RCB numbers its parts in the order of
+ * its cuts, and a cut made again can number the same regions otherwise (the longer
+ * side of a box decides which comes first): a rank would then send its whole region
+ * to another and take another's. Every rank sorts the same gathered sums, so every
+ * rank assigns alike. With memory short on any rank, parts go to ranks by number. */
+static void assign_parts(steer_partition *p, const struct points *pts)
+{
+	size_t size = (size_t)p->size;
+	double *mine = calloc(size, sizeof *mine), *all = malloc(size * size * sizeof *all);
+	struct overlap *pairs = malloc(size * size * sizeof *pairs);
+	bool ok = mine && all && pairs;
+	for (size_t i = 0; ok && i < pts->n; i++) {
+		double at[3] = {pts->x[i], pts->y[i], 0.0};
+		int proc = -1, part = -1;
+		if (Zoltan_LB_Point_PP_Assign(p->zz, at, &proc, &part) == ZOLTAN_OK && part >= 0 &&
+		    part < p->size)
+			mine[part] += pts->w[i];
+	}
+	for (int r = 0; r < p->size; r++)
+		p->rank_of_part[r] = p->part_of_rank[r] = ok ? -1 : r;
+	if (all_ranks(p->comm, ok)) {
+		mpi_check(
+		    MPI_Allgather(mine, p->size, MPI_DOUBLE, all, p->size, MPI_DOUBLE, p->comm),
+		    "MPI_Allgather");
+		for (size_t k = 0; k < size * size; k++)
+			pairs[k] = (struct overlap){all[k], (int)(k / size), (int)(k % size)};
+		qsort(pairs, size * size, sizeof *pairs, heaviest_first);
+		/* Every (rank, part) pair comes up: each rank gets a part. */
+		for (size_t k = 0; k < size * size; k++)
+			if (p->part_of_rank[pairs[k].rank] < 0 &&
+			    p->rank_of_part[pairs[k].part] < 0) {
+				p->part_of_rank[pairs[k].rank] = pairs[k].part;
+				p->rank_of_part[pairs[k].part] = pairs[k].rank;
+			}
+	} else {
+		for (int r = 0; r < p->size; r++)
+			p->rank_of_part[r] = p->part_of_rank[r] = r;
+	}
+	free(mine);
+	free(all);
+	free(pairs);
 }
 
 steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, const double *y,
@@ -373,6 +447,8 @@ steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, 
 	} else if (p->size > 1) {
 		struct points pts = {n, x, y, w, base};
 		st = rcb(p, &pts, err, errlen);
+		if (st == STEER_OK)
+			assign_parts(p, &pts);
 	}
 	free(w);
 	if (st == STEER_OK)
@@ -393,7 +469,8 @@ int steer_partition_owner(const steer_partition *p, double x, double y)
 		fprintf(stderr, "steer partition: Zoltan could not place (%g, %g)\n", x, y);
 		abort();
 	}
-	return proc;
+	/* RCB's part p lies on process p: one part per process. */
+	return p->rank_of_part[proc];
 }
 
 int steer_partition_near(const steer_partition *p, double x0, double y0, double x1, double y1,
@@ -415,6 +492,13 @@ int steer_partition_near(const steer_partition *p, double x0, double y0, double 
 			ranks[r] = r;
 		return p->size;
 	}
+	/* The parts' ranks, ascending again. */
+	for (int k = 0; k < nprocs; k++) {
+		int r = p->rank_of_part[ranks[k]], j = k;
+		for (; j > 0 && ranks[j - 1] > r; j--)
+			ranks[j] = ranks[j - 1];
+		ranks[j] = r;
+	}
 	return nprocs;
 }
 
@@ -427,8 +511,8 @@ void steer_partition_box(const steer_partition *p, int rank, double box[4])
 	int ndim = 0;
 	double zmin, zmax;
 	/* A failure leaves the whole plane: callers take the box as an outer bound. */
-	if (Zoltan_RCB_Box(p->zz, rank, &ndim, &box[0], &box[1], &zmin, &box[2], &box[3], &zmax) !=
-	    ZOLTAN_OK) {
+	if (Zoltan_RCB_Box(p->zz, p->part_of_rank[rank], &ndim, &box[0], &box[1], &zmin, &box[2],
+	                   &box[3], &zmax) != ZOLTAN_OK) {
 		box[0] = box[1] = -INFINITY;
 		box[2] = box[3] = INFINITY;
 	}

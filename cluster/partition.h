@@ -45,7 +45,9 @@ void steer_partition_destroy(steer_partition *p);
  * takes them as float. STEER_OK, or a failure with a message in err, the same on
  * every rank (the old cut then stays): STEER_ERR_INVALID for a coordinate or weight
  * out of range on any rank, or no point with a positive weight on any rank;
- * STEER_ERR_LIMIT for more points than Zoltan's ids count; STEER_ERR_NOMEM. */
+ * STEER_ERR_LIMIT for more points than Zoltan's ids count; STEER_ERR_NOMEM. Each rank
+ * is given the new region holding the most of the weight it passed (heaviest first),
+ * so that a rank passing its own vehicles keeps what stays in its region. */
 steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, const double *y,
                                  const double *weight, char *err, size_t errlen);
 

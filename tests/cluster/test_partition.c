@@ -456,6 +456,54 @@ static void test_failures(void)
 	steer_partition_destroy(p);
 }
 
+/* A square world's equal areas cut again by the weight of an even lattice, each rank
+ * passing the points it owns (as the cluster passes its vehicles). RCB cuts the longer
+ * side of the points' box first and numbers its parts in the order of its cuts, and a
+ * square's two sides are a hair apart: at 4 ranks the quadrants come again, numbered
+ * otherwise, and no point may change owner (were parts given to ranks by number, two
+ * ranks would swap their regions whole). At 2, 3 and 7 ranks the first cut turns from
+ * x to y, which moves regions for real: the figure is printed, not checked. */
+static void test_cut_keeps_regions(void)
+{
+	enum { SIDE = 64 };
+	char err[256] = "";
+	steer_partition *p =
+	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 1000, 1000, err, sizeof err);
+	CHECK(p, "create: %s", err);
+	if (!p)
+		return;
+	static double x[SIDE * SIDE], y[SIDE * SIDE], w[SIDE * SIDE];
+	static int before[SIDE * SIDE];
+	size_t n = 0;
+	for (int k = 0; k < SIDE * SIDE; k++) {
+		double qx = (k / SIDE + 0.5) * 1000.0 / SIDE, qy = (k % SIDE + 0.5) * 1000.0 / SIDE;
+		before[k] = steer_partition_owner(p, qx, qy);
+		if (before[k] == rank)
+			x[n] = qx, y[n] = qy, w[n] = 1.0, n++;
+	}
+	CHECK(steer_partition_cut(p, n, x, y, w, err, sizeof err) == STEER_OK, "cut: %s", err);
+	int moved = 0;
+	for (int k = 0; k < SIDE * SIDE; k++)
+		moved += before[k] != steer_partition_owner(p, (k / SIDE + 0.5) * 1000.0 / SIDE,
+		                                            (k % SIDE + 0.5) * 1000.0 / SIDE);
+	if (rank == 0)
+		printf("     %d ranks: %d of %d points changed owner\n", size, moved, SIDE * SIDE);
+	if (size == 1 || size == 4)
+		CHECK(moved == 0, "%d of %d points changed owner", moved, SIDE * SIDE);
+	/* Each rank's box still holds what it owns. */
+	double box[4];
+	steer_partition_box(p, rank, box);
+	int outside = 0;
+	for (int k = 0; k < SIDE * SIDE; k++) {
+		double qx = (k / SIDE + 0.5) * 1000.0 / SIDE, qy = (k % SIDE + 0.5) * 1000.0 / SIDE;
+		if (steer_partition_owner(p, qx, qy) == rank)
+			outside += qx < box[0] || qx > box[2] || qy < box[1] || qy > box[3];
+	}
+	CHECK(outside == 0, "rank %d owns %d points outside its box", rank, outside);
+	check_agree(p, px, py, NPOINTS);
+	steer_partition_destroy(p);
+}
+
 /* A test passes when it passed on every rank. */
 static void run(void (*fn)(void), const char *name)
 {
@@ -486,6 +534,7 @@ int main(int argc, char **argv)
 	RUN_ALL(test_equal_area);
 	RUN_ALL(test_cut_balances);
 	RUN_ALL(test_cut_cells);
+	RUN_ALL(test_cut_keeps_regions);
 	RUN_ALL(test_failures);
 	int failed = tests_failed_;
 	if (rank == 0)
