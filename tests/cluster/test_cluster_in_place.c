@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check_ranks.h"
 #include "cluster.h"
 #include "savefile.h"
 #include "steer/command.h"
@@ -172,11 +172,5 @@ int main(int argc, char **argv)
 	if (rank != 0 && !freopen("/dev/null", "w", stdout))
 		return 1;
 	RUN(spawn_builds_regions_in_place);
-	int failed = tests_failed_, any = 0;
-	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (rank == 0)
-		printf("%d passed, %d failed\n", tests_passed_,
-		       any ? tests_failed_ + (failed ? 0 : 1) : 0);
-	MPI_Finalize();
-	return any ? 1 : 0;
+	return check_ranks_done(rank);
 }

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check_ranks.h"
 #include "cluster.h"
 #include "savefile.h"
 #include "steer/command.h"
@@ -863,11 +863,5 @@ int main(int argc, char **argv)
 	RUN(big_flock_on_threads);
 	RUN(outside_commands_refused);
 	RUN(far_vehicles_do_not_unbalance);
-	int failed = tests_failed_, any = 0;
-	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (rank == 0)
-		printf("%d passed, %d failed\n", tests_passed_,
-		       any ? tests_failed_ + (failed ? 0 : 1) : 0);
-	MPI_Finalize();
-	return any ? 1 : 0;
+	return check_ranks_done(rank);
 }
