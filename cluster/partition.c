@@ -347,8 +347,6 @@ static void assign_parts(steer_partition *p, const struct points *pts)
 		    part < p->size)
 			mine[part] += pts->w[i];
 	}
-	for (int r = 0; r < p->size; r++)
-		p->rank_of_part[r] = p->part_of_rank[r] = ok ? -1 : r;
 	if (all_ranks(p->comm, ok)) {
 		mpi_check(
 		    MPI_Allgather(mine, p->size, MPI_DOUBLE, all, p->size, MPI_DOUBLE, p->comm),
@@ -356,6 +354,8 @@ static void assign_parts(steer_partition *p, const struct points *pts)
 		for (size_t k = 0; k < size * size; k++)
 			pairs[k] = (struct overlap){all[k], (int)(k / size), (int)(k % size)};
 		qsort(pairs, size * size, sizeof *pairs, heaviest_first);
+		for (int r = 0; r < p->size; r++)
+			p->rank_of_part[r] = p->part_of_rank[r] = -1;
 		/* Every (rank, part) pair comes up: each rank gets a part. */
 		for (size_t k = 0; k < size * size; k++)
 			if (p->part_of_rank[pairs[k].rank] < 0 &&
