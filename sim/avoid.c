@@ -365,24 +365,28 @@ static int row_runs(const steer_grid *g, int y, int x0, int x1, uint32_t runs[3]
 	if (x0 > x1)
 		return 0;
 	int ny = g->ny, nx = g->nx;
-	size_t row = (size_t)(y < 0 ? y + ny : y >= ny ? y - ny : y) * (size_t)nx;
+	int row = y < 0 ? y + ny : y >= ny ? y - ny : y;
+	steer_grid_run run;
 	/* A part beyond either end is the other end's cells, and only those: a ring's
 	 * new end may lie wholly beyond the grid, next to cells a ring before took. */
 	if (x0 < 0) {
 		int hi = x1 < 0 ? x1 : -1;
-		runs[n][0] = g->start[row + (size_t)(x0 + nx)];
-		runs[n++][1] = g->start[row + (size_t)(hi + nx) + 1];
+		run = steer_grid_row_run(g, row, x0 + nx, hi + nx);
+		runs[n][0] = run.from;
+		runs[n++][1] = run.to;
 		x0 = 0;
 	}
 	if (x1 >= nx) {
 		int lo = x0 > nx ? x0 : nx;
-		runs[n][0] = g->start[row + (size_t)(lo - nx)];
-		runs[n++][1] = g->start[row + (size_t)(x1 - nx) + 1];
+		run = steer_grid_row_run(g, row, lo - nx, x1 - nx);
+		runs[n][0] = run.from;
+		runs[n++][1] = run.to;
 		x1 = nx - 1;
 	}
 	if (x0 <= x1) {
-		runs[n][0] = g->start[row + (size_t)x0];
-		runs[n++][1] = g->start[row + (size_t)x1 + 1];
+		run = steer_grid_row_run(g, row, x0, x1);
+		runs[n][0] = run.from;
+		runs[n++][1] = run.to;
 	}
 	return n;
 }

@@ -140,11 +140,13 @@ static inline void test_pair(const scan_job *j, uint32_t a, uint32_t b, steer_bo
 		steer_bodies_buf_push(out, a, b);
 }
 
-/* Vehicle a against the members of cell c, until out holds stop contacts. */
-static void test_cell(const scan_job *j, uint32_t a, long c, size_t stop, steer_body_buf *out)
+/* Vehicle a against the members of the cell at global column x and row y, until
+ * out holds stop contacts. */
+static void test_cell(const scan_job *j, uint32_t a, int x, int y, size_t stop, steer_body_buf *out)
 {
 	const steer_grid *g = j->pg;
-	for (uint32_t m = g->start[c]; m < g->start[c + 1] && out->count < stop; m++)
+	steer_grid_run run = steer_grid_row_run(g, y, x, x);
+	for (uint32_t m = run.from; m < run.to && out->count < stop; m++)
 		test_pair(j, a, g->items[m], out);
 }
 
@@ -165,8 +167,8 @@ static inline int step_axis(int k0, int step, int n, bool wrap)
  * below), so every two neighbouring cells meet once; cells are at least the reach
  * across. A member meets a neighbour only when it comes within the reach of that
  * side of its cell (reach: the largest contact distance plus how far members may be
- * from where they were filed), which spares most of them. Cell c is at column cx and
- * row cy, and not empty. */
+ * from where they were filed), which spares most of them. Local cell c is at global
+ * column cx and row cy, and not empty. */
 static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double reach,
                              steer_body_buf *out)
 {
@@ -177,7 +179,6 @@ static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double
 	uint32_t s0 = g->start[c], s1 = g->start[c + 1];
 	int left = step_axis(cx, -1, g->nx, g->wrap), right = step_axis(cx, 1, g->nx, g->wrap);
 	int below = step_axis(cy, 1, g->ny, g->wrap);
-	long row = below < 0 ? -1 : (long)below * g->nx;
 	double x0 = cx * g->cw, y0 = cy * g->ch;
 	for (uint32_t k = s0; k < s1; k++) {
 		uint32_t a = it[k];
@@ -190,18 +191,18 @@ static inline void scan_cell(const scan_job *j, size_t c, int cx, int cy, double
 		bool l = left >= 0 && ox - reach <= 0.0;
 		bool r = right >= 0 && ox + reach >= g->cw;
 		if (r)
-			test_cell(j, a, (long)cy * g->nx + right, stop, out);
-		if (row >= 0 && oy + reach >= g->ch) {
+			test_cell(j, a, right, cy, stop, out);
+		if (below >= 0 && oy + reach >= g->ch) {
 			if (l)
-				test_cell(j, a, row + left, stop, out);
-			test_cell(j, a, row + cx, stop, out);
+				test_cell(j, a, left, below, stop, out);
+			test_cell(j, a, cx, below, stop, out);
 			if (r)
-				test_cell(j, a, row + right, stop, out);
+				test_cell(j, a, right, below, stop, out);
 		}
 	}
 }
 
-/* The cells [from, to) in order: every one, or those of the list j->cells. */
+/* The local cells [from, to) in order: every one, or those of the list j->cells. */
 static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, steer_body_buf *out)
 {
 	const steer_grid *g = j->pg;
@@ -212,15 +213,20 @@ static void scan_cells(const scan_job *j, size_t from, size_t to, double reach, 
 		size_t end = steer_first_at_least(j->cells, j->ncells, to);
 		for (; k < end; k++) {
 			uint32_t c = j->cells[k];
-			scan_cell(j, c, (int)(c % (uint32_t)g->nx), (int)(c / (uint32_t)g->nx),
-			          reach, out);
+			scan_cell(j, c, steer_grid_cell_x(g, c), steer_grid_cell_y(g, c), reach,
+			          out);
 		}
 		return;
 	}
-	int cx = (int)(from % (size_t)g->nx), cy = (int)(from / (size_t)g->nx);
-	for (size_t c = from; c < to; c++, cx = cx + 1 == g->nx ? (cy++, 0) : cx + 1)
+	size_t lx = from % (size_t)g->wx, ly = from / (size_t)g->wx;
+	for (size_t c = from; c < to; c++) {
 		if (g->start[c] != g->start[c + 1])
-			scan_cell(j, c, cx, cy, reach, out);
+			scan_cell(j, c, (int)g->col_x[lx], (int)g->row_y[ly], reach, out);
+		if (++lx == (size_t)g->wx) {
+			lx = 0;
+			ly++;
+		}
+	}
 }
 
 static void scan_part(void *arg, int part)
@@ -281,9 +287,9 @@ static steer_status find_circles(const scan_job *j)
 		for (int ky = sy.first; ky <= sy.last; ky++) {
 			int cy = steer_grid_axis_cell(&sy, ky);
 			for (int kx = sx.first; kx <= sx.last; kx++) {
-				size_t c = (size_t)cy * (size_t)g->nx +
-				           (size_t)steer_grid_axis_cell(&sx, kx);
-				for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++) {
+				int cx = steer_grid_axis_cell(&sx, kx);
+				steer_grid_run run = steer_grid_row_run(g, cy, cx, cx);
+				for (uint32_t m = run.from; m < run.to; m++) {
 					uint32_t i = g->items[m];
 					double dx = steer_bodies_axis_delta(v->px[i] - o->x,
 					                                    w->cfg.width, j->wrap);
@@ -463,19 +469,13 @@ static steer_status near_members(const steer_world *w, steer_bodies *b, const st
                                  double *crowd)
 {
 	steer_grid *g = &b->near_grid;
-	size_t cells = (size_t)fg->nx * (size_t)fg->ny, n = fg->count;
-	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) !=
-	        STEER_OK ||
+	size_t cells = fg->cells, n = fg->count;
+	if (steer_grid_copy_cells(g, fg) != STEER_OK ||
 	    steer_reserve((void **)&g->items, &g->items_cap, n + 1, sizeof *g->items) != STEER_OK ||
 	    steer_reserve((void **)&g->cell, &g->cell_cap, n + 1, sizeof *g->cell) != STEER_OK ||
 	    steer_reserve((void **)&b->near_cells, &b->near_cells_cap, cells,
 	                  sizeof *b->near_cells) != STEER_OK)
 		return STEER_ERR_NOMEM;
-	g->nx = fg->nx;
-	g->ny = fg->ny;
-	g->cw = fg->cw;
-	g->ch = fg->ch;
-	g->wrap = fg->wrap;
 	near_job j = {.b = b, .fg = fg, .n = n, .cells = cells, .parts = steer_world_parts(w, n)};
 	j.alone = j.parts == 1;
 	if (j.alone) { /* items has room for the last member's write past the end */
@@ -497,6 +497,7 @@ static steer_status near_members(const steer_world *w, steer_bodies *b, const st
 	for (int p = 0; p < j.parts; p++)
 		sum += j.sum[p];
 	g->count = k;
+	steer_grid_close(g);
 	b->near_ncells = nlist;
 	*crowd = (double)sum;
 	return STEER_OK;

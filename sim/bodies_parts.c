@@ -166,9 +166,10 @@ static steer_status shared_crowd(steer_world *w, const steer_bodies_share *sh, d
 	steer_status st = STEER_OK;
 	/* Rounding may file a vehicle a hair outside its cell's box. */
 	double slack = 1e-9 * fmax(w->cfg.width, w->cfg.height);
-	for (int cy = 0; cy < g->ny && st == STEER_OK; cy++)
-		for (int cx = 0; cx < g->nx && st == STEER_OK; cx++) {
-			size_t c = (size_t)cy * (size_t)g->nx + (size_t)cx;
+	for (size_t ly = 0; ly < (size_t)g->wy && st == STEER_OK; ly++)
+		for (size_t lx = 0; lx < (size_t)g->wx && st == STEER_OK; lx++) {
+			size_t c = ly * (size_t)g->wx + lx; /* the local cell */
+			int cx = (int)g->col_x[lx], cy = (int)g->row_y[ly];
 			uint64_t o = 0;
 			for (uint32_t m = g->start[c]; m < g->start[c + 1]; m++)
 				o += steer_bodies_own(sh, w, g->items[m]);
@@ -185,7 +186,8 @@ static steer_status shared_crowd(steer_world *w, const steer_bodies_share *sh, d
 			if (steer_reserve((void **)&list, &cap, n + 1, sizeof *list) != STEER_OK)
 				st = STEER_ERR_NOMEM;
 			else
-				list[n++] = (cell_count){(uint32_t)c, (uint32_t)o};
+				list[n++] = (cell_count){(uint32_t)steer_grid_global_cell(g, c),
+				                         (uint32_t)o};
 		}
 	uint8_t *all = NULL;
 	size_t len = 0;
@@ -368,7 +370,7 @@ static steer_status encode_round(const scan_job *j, const steer_bodies_share *sh
 			c++;
 		if (!to_part0(w, b, sh, a))
 			continue;
-		steer_blob_put_u32(m, (uint32_t)c);
+		steer_blob_put_u32(m, (uint32_t)steer_grid_global_cell(g, c));
 		steer_blob_put_u32(m, v->id[a]);
 		steer_blob_put_u32(m, v->id[b->pairs.at[k].b]);
 	}

@@ -122,15 +122,17 @@ static void scan_row(const scan_ctx *c, const steer_flock_query *q, const steer_
 {
 	const steer_grid *g = c->g;
 	double shy = c->wrap_each ? 0.0 : seam_shift(sy, ky, c->height);
-	int row = steer_grid_axis_cell(sy, ky) * g->nx;
+	int row = steer_grid_axis_cell(sy, ky);
 	for (int kx = sx->first; kx <= sx->last && !capped(q, s);) {
 		int end = stretch_end(sx, kx);
-		uint32_t from = g->start[row + steer_grid_axis_cell(sx, kx)];
-		uint32_t to = g->start[row + steer_grid_axis_cell(sx, end) + 1];
+		steer_grid_run run = steer_grid_row_run(g, row, steer_grid_axis_cell(sx, kx),
+		                                        steer_grid_axis_cell(sx, end));
 		if (c->wrap_each)
-			scan_run_wrapped(c->v, q, g->items, from, to, c->width, c->height, s);
+			scan_run_wrapped(c->v, q, g->items, run.from, run.to, c->width, c->height,
+			                 s);
 		else
-			scan_run(c->v, q, g->items, from, to, seam_shift(sx, kx, c->width), shy, s);
+			scan_run(c->v, q, g->items, run.from, run.to, seam_shift(sx, kx, c->width),
+			         shy, s);
 		kx = end + 1;
 	}
 }
@@ -160,8 +162,11 @@ void steer_flock_scan_one(const steer_vehicles *v, const steer_grid *g, double w
 bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
                            int cells, steer_flock_runs *out)
 {
-	int cx = (int)(cell % (uint32_t)g->nx), cy = (int)(cell / (uint32_t)g->nx);
-	int first = cx - g->reach_x, last = cx + cells - 1 + g->reach_x;
+	/* The cells are one stored row's: their global columns from the first's. */
+	uint32_t lx = cell % (uint32_t)g->wx;
+	int cx = (int)g->col_x[lx], cy = (int)g->row_y[cell / (uint32_t)g->wx];
+	int first = cx - g->reach_x;
+	int last = (int)g->col_x[lx + (uint32_t)cells - 1] + g->reach_x;
 	/* A wrapping axis must be wider than the block, so that no cell is walked
 	 * twice. */
 	if (g->wrap && (g->nx <= last - first + 1 || g->ny <= 3))
@@ -172,9 +177,9 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 		 * unshifted run per row, own row first. */
 		const int rows[3] = {cy, cy - 1, cy + 1};
 		for (int k = 0; k < 3; k++) {
-			uint32_t row = (uint32_t)(rows[k] * g->nx);
-			out->r[k].from = g->start[row + (uint32_t)first];
-			out->r[k].to = g->start[row + (uint32_t)last + 1];
+			steer_grid_run run = steer_grid_row_run(g, rows[k], first, last);
+			out->r[k].from = run.from;
+			out->r[k].to = run.to;
 			out->r[k].shx = 0.0;
 			out->r[k].shy = 0.0;
 		}
@@ -195,12 +200,14 @@ bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uin
 		int ky = rows[k];
 		if (ky < sy.first || ky > sy.last)
 			continue;
-		int row = steer_grid_axis_cell(&sy, ky) * g->nx;
+		int row = steer_grid_axis_cell(&sy, ky);
 		double shy = seam_shift(&sy, ky, height);
 		for (int kx = sx.first; kx <= sx.last;) {
 			int end = stretch_end(&sx, kx);
-			out->r[out->count].from = g->start[row + steer_grid_axis_cell(&sx, kx)];
-			out->r[out->count].to = g->start[row + steer_grid_axis_cell(&sx, end) + 1];
+			steer_grid_run run = steer_grid_row_run(
+			    g, row, steer_grid_axis_cell(&sx, kx), steer_grid_axis_cell(&sx, end));
+			out->r[out->count].from = run.from;
+			out->r[out->count].to = run.to;
 			out->r[out->count].shx = seam_shift(&sx, kx, width);
 			out->r[out->count].shy = shy;
 			out->count++;

@@ -36,6 +36,12 @@ void steer_grid_free(steer_grid *g)
 	free(g->by_row);
 	free(g->row_fill);
 	free(g->col_fill);
+	free(g->col_at);
+	free(g->col_x);
+	free(g->row_at);
+	free(g->row_y);
+	free(g->row_base);
+	free(g->used);
 	steer_grid_init(g);
 }
 
@@ -57,14 +63,57 @@ static inline uint32_t row_of(uint32_t c, uint32_t nx, double inv)
 	return r;
 }
 
-/* The cells of points [from, to) into g->cell (UINT32_MAX for a point not indexed),
- * each indexed point counted in count[its row] (rows) or count[its cell]. */
-static void count_points(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
-                         uint32_t need, size_t from, size_t to, uint32_t *count, bool rows)
+/* A region's grid stores only its window (grid.h), so each point's global cell is
+ * found before its local one: the window is known only once all are. */
+static bool windowed(const steer_grid *g)
+{
+	return g->cap_members != 0;
+}
+
+/* The global cells of points [from, to) into g->cell (UINT32_MAX for a point not
+ * indexed), each indexed point's column and row marked in used (nx columns, then
+ * ny rows). */
+static void find_cells(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
+                       uint32_t need, size_t from, size_t to, uint8_t *used)
 {
 	uint32_t nx = (uint32_t)g->nx;
 	double inv = 1.0 / (double)nx;
-	/* The divisions are most of the cost of counting: the kernel does them in lanes. */
+	/* The divisions are most of the cost: the kernel does them in lanes. */
+	size_t vec_end = g->kernel->grid_cells(g, px, py, from, to, g->cell);
+	for (size_t i = from; i < to; i++) {
+		if (flags && (flags[i] & need) != need) {
+			g->cell[i] = UINT32_MAX;
+			continue;
+		}
+		uint32_t c = i < vec_end ? g->cell[i] : cell_of(g, px[i], py[i]);
+		uint32_t y = row_of(c, nx, inv);
+		g->cell[i] = c;
+		used[c - y * nx] = 1;
+		used[nx + y] = 1;
+	}
+}
+
+/* The cells of points [from, to) into g->cell (UINT32_MAX for a point not indexed),
+ * each indexed point counted in count[its row] (rows) or count[its cell], local
+ * both. A window's points have their global cells in g->cell already (find_cells),
+ * turned local here; the whole grid's are found here, in the same pass. */
+static void count_points(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
+                         uint32_t need, size_t from, size_t to, uint32_t *count, bool rows)
+{
+	uint32_t nx = (uint32_t)g->nx, wx = (uint32_t)g->wx;
+	double inv = 1.0 / (double)nx, inv_w = 1.0 / (double)wx;
+	if (windowed(g)) {
+		for (size_t i = from; i < to; i++) {
+			uint32_t c = g->cell[i];
+			if (c == UINT32_MAX)
+				continue;
+			uint32_t y = row_of(c, nx, inv);
+			c = (uint32_t)g->row_base[y] + g->col_at[c - y * nx];
+			g->cell[i] = c;
+			count[rows ? row_of(c, wx, inv_w) : c]++;
+		}
+		return;
+	}
 	size_t vec_end = g->kernel->grid_cells(g, px, py, from, to, g->cell);
 	for (size_t i = from; i < to; i++) {
 		if (flags && (flags[i] & need) != need) {
@@ -99,8 +148,8 @@ static void count_rows(void *arg, int part)
 {
 	grid_job *j = arg;
 	steer_grid *g = j->g;
-	uint32_t *count = g->row_fill + (size_t)part * (size_t)g->ny;
-	memset(count, 0, (size_t)g->ny * sizeof *count);
+	uint32_t *count = g->row_fill + (size_t)part * (size_t)g->wy;
+	memset(count, 0, (size_t)g->wy * sizeof *count);
 	count_points(g, j->px, j->py, j->flags, j->need, steer_part_from(j->n, part, j->parts),
 	             steer_part_from(j->n, part + 1, j->parts), count, true);
 }
@@ -109,27 +158,28 @@ static void scatter_rows(void *arg, int part)
 {
 	grid_job *j = arg;
 	steer_grid *g = j->g;
-	uint32_t *cursor = g->row_fill + (size_t)part * (size_t)g->ny;
-	uint32_t nx = (uint32_t)g->nx;
-	double inv = 1.0 / (double)nx;
+	uint32_t *cursor = g->row_fill + (size_t)part * (size_t)g->wy;
+	uint32_t wx = (uint32_t)g->wx;
+	double inv = 1.0 / (double)wx;
 	size_t to = steer_part_from(j->n, part + 1, j->parts);
 	for (size_t i = steer_part_from(j->n, part, j->parts); i < to; i++)
 		if (g->cell[i] != UINT32_MAX)
-			g->by_row[cursor[row_of(g->cell[i], nx, inv)]++] = (uint32_t)i;
+			g->by_row[cursor[row_of(g->cell[i], wx, inv)]++] = (uint32_t)i;
 }
 
 /* The first row of a part: where part / parts of the members have gone by, so that
  * a crowded row weighs what it holds. */
 static size_t first_row(const grid_job *j, int part)
 {
-	return steer_first_at_least(j->row_start, (size_t)j->g->ny,
+	return steer_first_at_least(j->row_start, (size_t)j->g->wy,
 	                            steer_part_from(j->g->count, part, j->parts));
 }
 
-/* One row's members (by_row[from, to)) counted into cells and placed, stably. */
+/* One local row's members (by_row[from, to)) counted into cells and placed,
+ * stably. */
 static void sort_row(steer_grid *g, size_t row, uint32_t from, uint32_t to, uint32_t *fill)
 {
-	size_t nx = (size_t)g->nx, base = row * nx;
+	size_t nx = (size_t)g->wx, base = row * nx;
 	memset(fill, 0, nx * sizeof *fill);
 	for (uint32_t m = from; m < to; m++)
 		fill[g->cell[g->by_row[m]] - base]++;
@@ -150,20 +200,20 @@ static void sort_rows(void *arg, int part)
 {
 	grid_job *j = arg;
 	steer_grid *g = j->g;
-	uint32_t *fill = g->col_fill + (size_t)part * (size_t)g->nx;
-	size_t to = part + 1 == j->parts ? (size_t)g->ny : first_row(j, part + 1);
+	uint32_t *fill = g->col_fill + (size_t)part * (size_t)g->wx;
+	size_t to = part + 1 == j->parts ? (size_t)g->wy : first_row(j, part + 1);
 	for (size_t r = part == 0 ? 0 : first_row(j, part); r < to; r++)
 		sort_row(g, r, j->row_start[r], j->row_start[r + 1], fill);
 }
 
 static steer_status build_by_rows(steer_grid *g, grid_job *j)
 {
-	size_t ny = (size_t)g->ny, parts = (size_t)j->parts;
+	size_t ny = (size_t)g->wy, parts = (size_t)j->parts;
 	if (steer_reserve((void **)&g->by_row, &g->by_row_cap, j->n, sizeof *g->by_row) !=
 	        STEER_OK ||
 	    steer_reserve((void **)&g->row_fill, &g->row_fill_cap, (parts + 1) * ny + 1,
 	                  sizeof *g->row_fill) != STEER_OK ||
-	    steer_reserve((void **)&g->col_fill, &g->col_fill_cap, parts * (size_t)g->nx,
+	    steer_reserve((void **)&g->col_fill, &g->col_fill_cap, parts * (size_t)g->wx,
 	                  sizeof *g->col_fill) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	j->row_start = g->row_fill + parts * ny;
@@ -182,7 +232,7 @@ static steer_status build_by_rows(steer_grid *g, grid_job *j)
 	g->count = at;
 	steer_pool_run(g->pool, scatter_rows, j, j->parts);
 	steer_pool_run(g->pool, sort_rows, j, j->parts);
-	g->start[ny * (size_t)g->nx] = at;
+	g->start[g->cells] = at;
 	return STEER_OK;
 }
 
@@ -191,8 +241,7 @@ static steer_status build_by_rows(steer_grid *g, grid_job *j)
  * so each cell holds its members in index order, as in the one-thread build. */
 static uint32_t *cell_cursors(steer_grid *g, int part)
 {
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
-	return part == 0 ? g->fill : g->part_fill + (size_t)(part - 1) * cells;
+	return part == 0 ? g->fill : g->part_fill + (size_t)(part - 1) * g->cells;
 }
 
 static void count_cells(void *arg, int part)
@@ -200,7 +249,7 @@ static void count_cells(void *arg, int part)
 	grid_job *j = arg;
 	steer_grid *g = j->g;
 	uint32_t *count = cell_cursors(g, part);
-	memset(count, 0, (size_t)g->nx * (size_t)g->ny * sizeof *count);
+	memset(count, 0, g->cells * sizeof *count);
 	count_points(g, j->px, j->py, j->flags, j->need, steer_part_from(j->n, part, j->parts),
 	             steer_part_from(j->n, part + 1, j->parts), count, false);
 }
@@ -222,7 +271,7 @@ static void sum_cells(void *arg, int part)
 {
 	grid_job *j = arg;
 	steer_grid *g = j->g;
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t cells = g->cells;
 	size_t to = steer_part_from(cells, part + 1, j->parts);
 	uint32_t sum = 0;
 	for (int k = 0; k < j->parts; k++) {
@@ -237,7 +286,7 @@ static void start_cells(void *arg, int part)
 {
 	grid_job *j = arg;
 	steer_grid *g = j->g;
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t cells = g->cells;
 	size_t to = steer_part_from(cells, part + 1, j->parts);
 	uint32_t *cursor[CELL_PARTS_MAX];
 	for (int k = 0; k < j->parts; k++)
@@ -255,7 +304,7 @@ static void start_cells(void *arg, int part)
 
 static steer_status build_by_cells(steer_grid *g, grid_job *j)
 {
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t cells = g->cells;
 	if (steer_reserve((void **)&g->part_fill, &g->part_fill_cap, (size_t)(j->parts - 1) * cells,
 	                  sizeof *g->part_fill) != STEER_OK)
 		return STEER_ERR_NOMEM;
@@ -278,7 +327,7 @@ static steer_status build_by_cells(steer_grid *g, grid_job *j)
 static void build_serial(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
                          uint32_t need, size_t n)
 {
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t cells = g->cells;
 	memset(g->fill, 0, cells * sizeof *g->fill);
 	count_points(g, px, py, flags, need, 0, n, g->fill, false);
 	uint32_t at = 0;
@@ -293,6 +342,121 @@ static void build_serial(steer_grid *g, const double *px, const double *py, cons
 		if (g->cell[i] != UINT32_MAX)
 			g->items[g->fill[g->cell[i]]++] = (uint32_t)i;
 	g->count = at;
+}
+
+/* The window's tables (grid.h) for the columns and rows marked in used (nx, then
+ * ny bytes). */
+static steer_status reserve_tables(steer_grid *g)
+{
+	size_t nx = (size_t)g->nx, ny = (size_t)g->ny;
+	if (steer_reserve((void **)&g->col_at, &g->col_at_cap, nx + 1, sizeof *g->col_at) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&g->col_x, &g->col_x_cap, nx, sizeof *g->col_x) != STEER_OK ||
+	    steer_reserve((void **)&g->row_at, &g->row_at_cap, ny + 1, sizeof *g->row_at) !=
+	        STEER_OK ||
+	    steer_reserve((void **)&g->row_y, &g->row_y_cap, ny, sizeof *g->row_y) != STEER_OK ||
+	    steer_reserve((void **)&g->row_base, &g->row_base_cap, ny, sizeof *g->row_base) !=
+	        STEER_OK)
+		return STEER_ERR_NOMEM;
+	return STEER_OK;
+}
+
+static void set_tables(steer_grid *g, const uint8_t *used)
+{
+	int wx = 0, wy = 0;
+	for (int x = 0; x < g->nx; x++) {
+		g->col_at[x] = (uint32_t)wx;
+		if (used[x])
+			g->col_x[wx++] = (uint32_t)x;
+	}
+	g->col_at[g->nx] = (uint32_t)wx;
+	for (int y = 0; y < g->ny; y++) {
+		g->row_at[y] = (uint32_t)wy;
+		if (used[g->nx + y])
+			g->row_y[wy++] = (uint32_t)y;
+	}
+	g->row_at[g->ny] = (uint32_t)wy;
+	g->wx = wx;
+	g->wy = wy;
+	g->cells = (size_t)wx * (size_t)wy;
+	for (int y = 0; y < g->ny; y++)
+		g->row_base[y] = used[g->nx + y] ? (size_t)g->row_at[y] * (size_t)wx : g->cells;
+}
+
+/* Every cell stored: local is global. */
+static steer_status whole_window(steer_grid *g)
+{
+	size_t marks = (size_t)g->nx + (size_t)g->ny;
+	if (reserve_tables(g) != STEER_OK ||
+	    steer_reserve((void **)&g->used, &g->used_cap, marks, 1) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	memset(g->used, 1, marks);
+	set_tables(g, g->used);
+	return STEER_OK;
+}
+
+static void find_part(void *arg, int part)
+{
+	grid_job *j = arg;
+	steer_grid *g = j->g;
+	size_t marks = (size_t)g->nx + (size_t)g->ny;
+	uint8_t *used = g->used + (size_t)part * marks;
+	memset(used, 0, marks);
+	find_cells(g, j->px, j->py, j->flags, j->need, steer_part_from(j->n, part, j->parts),
+	           steer_part_from(j->n, part + 1, j->parts), used);
+}
+
+/* A region's window: the columns and rows its points are in, each part marking its
+ * own range, then all parts' marks merged into the first's. */
+static steer_status find_window(steer_grid *g, grid_job *j)
+{
+	size_t marks = (size_t)g->nx + (size_t)g->ny;
+	if (reserve_tables(g) != STEER_OK ||
+	    steer_reserve((void **)&g->used, &g->used_cap, marks * (size_t)j->parts, 1) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	steer_pool_run(g->pool, find_part, j, j->parts);
+	bool any = false;
+	for (int p = 1; p < j->parts; p++)
+		for (size_t k = 0; k < marks; k++)
+			g->used[k] |= g->used[(size_t)p * marks + k];
+	for (size_t k = 0; k < (size_t)g->nx && !any; k++)
+		any = g->used[k];
+	if (!any) { /* nobody: one empty cell, so that every grid has one */
+		g->used[0] = 1;
+		g->used[g->nx] = 1;
+	}
+	set_tables(g, g->used);
+	return STEER_OK;
+}
+
+void steer_grid_close(steer_grid *g)
+{
+	for (size_t k = 1; k <= (size_t)g->wx; k++)
+		g->start[g->cells + k] = (uint32_t)g->count;
+}
+
+steer_status steer_grid_copy_cells(steer_grid *g, const steer_grid *src)
+{
+	g->nx = src->nx;
+	g->ny = src->ny;
+	g->cw = src->cw;
+	g->ch = src->ch;
+	g->wrap = src->wrap;
+	g->reach_x = src->reach_x;
+	if (reserve_tables(g) != STEER_OK ||
+	    steer_reserve((void **)&g->start, &g->start_cap, src->cells + (size_t)src->wx + 1,
+	                  sizeof *g->start) != STEER_OK)
+		return STEER_ERR_NOMEM;
+	g->wx = src->wx;
+	g->wy = src->wy;
+	g->cells = src->cells;
+	size_t nx = (size_t)g->nx, ny = (size_t)g->ny;
+	memcpy(g->col_at, src->col_at, (nx + 1) * sizeof *g->col_at);
+	memcpy(g->col_x, src->col_x, (size_t)g->wx * sizeof *g->col_x);
+	memcpy(g->row_at, src->row_at, (ny + 1) * sizeof *g->row_at);
+	memcpy(g->row_y, src->row_y, (size_t)g->wy * sizeof *g->row_y);
+	memcpy(g->row_base, src->row_base, ny * sizeof *g->row_base);
+	return STEER_OK;
 }
 
 steer_status steer_grid_build(steer_grid *g, double width, double height, bool wrap,
@@ -315,35 +479,36 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
 		nxf = fmax(1.0, floor(nxf / 2));
 		nyf = fmax(1.0, floor(nyf / 2));
 	}
-	size_t cells = (size_t)(nxf * nyf);
-	if (steer_reserve((void **)&g->start, &g->start_cap, cells + 1, sizeof *g->start) !=
-	        STEER_OK ||
-	    steer_reserve((void **)&g->fill, &g->fill_cap, cells, sizeof *g->fill) != STEER_OK ||
-	    steer_reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != STEER_OK ||
-	    steer_reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != STEER_OK)
-		return STEER_ERR_NOMEM;
-
 	g->nx = (int)nxf;
 	g->ny = (int)nyf;
 	g->cw = width / nxf;
 	g->ch = height / nyf;
 	g->wrap = wrap;
+	if (steer_reserve((void **)&g->items, &g->items_cap, n, sizeof *g->items) != STEER_OK ||
+	    steer_reserve((void **)&g->cell, &g->cell_cap, n, sizeof *g->cell) != STEER_OK)
+		return STEER_ERR_NOMEM;
+
+	int parts = steer_pool_threads(g->pool);
+	if (n < PARALLEL_MIN_POINTS)
+		parts = 1;
+	grid_job j = {
+	    .g = g, .px = px, .py = py, .flags = flags, .need = need, .n = n, .parts = parts};
+	steer_status st = windowed(g) ? find_window(g, &j) : whole_window(g);
+	if (st != STEER_OK ||
+	    steer_reserve((void **)&g->start, &g->start_cap, g->cells + (size_t)g->wx + 1,
+	                  sizeof *g->start) != STEER_OK ||
+	    steer_reserve((void **)&g->fill, &g->fill_cap, g->cells, sizeof *g->fill) != STEER_OK)
+		return STEER_ERR_NOMEM;
 
 	/* Counting sort: count per cell, prefix-sum, then scatter. Members keep their
 	 * index order within a cell, so the result depends only on the input. */
-	int parts = steer_pool_threads(g->pool);
-	if (parts > 1 && n >= PARALLEL_MIN_POINTS) {
-		grid_job j = {.g = g,
-		              .px = px,
-		              .py = py,
-		              .flags = flags,
-		              .need = need,
-		              .n = n,
-		              .parts = parts};
-		return parts <= CELL_PARTS_MAX ? build_by_cells(g, &j) : build_by_rows(g, &j);
-	}
-	build_serial(g, px, py, flags, need, n);
-	return STEER_OK;
+	if (parts > 1)
+		st = parts <= CELL_PARTS_MAX ? build_by_cells(g, &j) : build_by_rows(g, &j);
+	else
+		build_serial(g, px, py, flags, need, n);
+	if (st == STEER_OK)
+		steer_grid_close(g);
+	return st;
 }
 
 size_t steer_grid_query(const steer_grid *g, const double *px, const double *py, double width,
@@ -355,8 +520,9 @@ size_t steer_grid_query(const steer_grid *g, const double *px, const double *py,
 	for (int ky = sy.first; ky <= sy.last; ky++) {
 		int cy = steer_grid_axis_cell(&sy, ky);
 		for (int kx = sx.first; kx <= sx.last; kx++) {
-			int c = cy * g->nx + steer_grid_axis_cell(&sx, kx);
-			for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++) {
+			int cx = steer_grid_axis_cell(&sx, kx);
+			steer_grid_run run = steer_grid_row_run(g, cy, cx, cx);
+			for (uint32_t k = run.from; k < run.to; k++) {
 				uint32_t j = g->items[k];
 				double dx = g->wrap ? steer_wrap_axis(px[j] - x, width) : px[j] - x;
 				double dy =
@@ -413,7 +579,7 @@ size_t steer_grid_sort_by_id(steer_grid *g, const uint32_t *id, size_t from, siz
 /* How crowded the grid's cells are: the sum of their squared member counts. */
 double steer_grid_crowding(const steer_grid *g)
 {
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
+	size_t cells = g->cells;
 	/* In whole numbers, exactly (as the doubles summed before were, below 2^53). */
 	uint64_t sum = 0;
 	for (size_t c = 0; c < cells; c++) {

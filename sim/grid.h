@@ -1,7 +1,16 @@
 /* A uniform grid over the world bounds, rebuilt each tick by counting sort, for
  * neighbour queries in O(neighbours) instead of O(N). Positions outside the bounds
  * (edges "none") are clamped into the border cells: queries stay exact, only slower
- * for vehicles far outside. */
+ * for vehicles far outside.
+ *
+ * Cells have two numbers. A cell's global column and row (x, y) place it in the
+ * whole world's nx by ny cells, as one process of the whole world has them. Its
+ * local number c indexes what is stored: the cells of the columns and rows that hold
+ * a member (the window), row by row, in the whole grid's order. A grid over one
+ * whole world stores every cell (local is global); a region of a bigger world
+ * (cap_members set) stores only its own neighbourhood's, so its memory and passes
+ * over cells follow the region, not the world. Cells outside the window hold nobody
+ * and read as empty, so queries give what the whole grid would. */
 #ifndef STEER_GRID_H
 #define STEER_GRID_H
 
@@ -13,19 +22,29 @@ typedef struct steer_pool steer_pool; /* private/pool.h: the tick's threads */
 #include "steer/status.h"
 
 typedef struct steer_grid {
-	int nx, ny;
+	int nx, ny;    /* the whole world's columns and rows */
 	double cw, ch; /* cell size; cw * nx == width, ch * ny == height */
 	bool wrap;
-	uint32_t *start; /* nx*ny + 1 offsets into items */
-	uint32_t *items; /* member indices, grouped by cell */
-	uint32_t *cell;  /* scratch: each member's cell */
-	uint32_t *fill;  /* scratch: write cursor per cell */
+	/* The window: wx stored columns by wy stored rows, cells of them in all. */
+	int wx, wy;
+	size_t cells;
+	uint32_t *col_at; /* nx + 1: how many stored columns lie before global column x */
+	uint32_t *col_x;  /* wx: each stored column's global column */
+	uint32_t *row_at; /* ny + 1: how many stored rows lie before global row y */
+	uint32_t *row_y;  /* wy: each stored row's global row */
+	size_t *row_base; /* ny: the local number of row y's first stored cell; for a
+	                   * row not stored, cells, where start holds an empty row */
+	uint8_t *used;    /* scratch: the columns then rows each part's members are in */
+	uint32_t *start;  /* cells + wx + 1 offsets into items (the last wx + 1: count) */
+	uint32_t *items;  /* member indices, grouped by cell */
+	uint32_t *cell;   /* scratch: each member's local cell */
+	uint32_t *fill;   /* scratch: write cursor per cell */
 	/* Scratch for a build on several threads (see steer_grid_build): a cursor per
 	 * cell for each part but the first; or the members by row, each part's cursor
 	 * per row (then the rows' starts), and each part's cursor per column. */
 	uint32_t *part_fill, *by_row, *row_fill, *col_fill;
 	size_t start_cap, fill_cap, items_cap, cell_cap, part_fill_cap, by_row_cap, row_fill_cap,
-	    col_fill_cap;
+	    col_fill_cap, col_at_cap, col_x_cap, row_at_cap, row_y_cap, row_base_cap, used_cap;
 	size_t count; /* members */
 	/* The threads a big build is split over; NULL: this one alone. The grid is the
 	 * same either way. Set by the owner; steer_grid_init gives NULL. */
@@ -36,7 +55,8 @@ typedef struct steer_grid {
 	int reach_x;
 	/* The member count the cells are capped by, when not the build's own n: a
 	 * region of a bigger world builds the whole world's grid, so that its members
-	 * meet their neighbours in the same cells. Set by the owner; 0: n. */
+	 * meet their neighbours in the same cells, and stores only its window. Set by
+	 * the owner; 0: n, and every cell stored. */
 	size_t cap_members;
 	/* The kernel form (kernel.h) that finds the points' cells, in lanes. Set by the
 	 * owner; steer_grid_init gives the best this CPU runs. */
@@ -59,7 +79,15 @@ steer_status steer_grid_build(steer_grid *g, double width, double height, bool w
                               double min_cell, size_t n, const double *px, const double *py,
                               const uint32_t *flags, uint32_t need);
 
-/* Within each cell [from, to), members in the order of their ids (id indexed by
+/* Gives g the cells of src (size, window and tables) with no members in them:
+ * start has room for them and their empty row. The caller fills start[0 .. cells]
+ * and count, then calls steer_grid_close. STEER_OK, or NOMEM. */
+steer_status steer_grid_copy_cells(steer_grid *g, const steer_grid *src);
+
+/* Ends a grid's start with the empty row that rows outside the window read. */
+void steer_grid_close(steer_grid *g);
+
+/* Within each local cell [from, to), members in the order of their ids (id indexed by
  * member), so that results depend on where points are and who they are, not on
  * how storage came to be ordered. The cell of each member is the build's. Returns
  * how many places members moved, the sort's cost. */
@@ -80,10 +108,40 @@ static inline size_t steer_first_at_least(const uint32_t *start, size_t n, size_
 	return lo;
 }
 
-/* The cell holding grid position i (i < g->count): the first whose end passes i. */
+/* The local cell holding grid position i (i < g->count): the first whose end
+ * passes i. */
 static inline size_t steer_grid_cell_at(const steer_grid *g, size_t i)
 {
-	return steer_first_at_least(g->start + 1, (size_t)g->nx * (size_t)g->ny, i + 1);
+	return steer_first_at_least(g->start + 1, g->cells, i + 1);
+}
+
+/* A local cell's global column and row, and its number in the whole grid. */
+static inline int steer_grid_cell_x(const steer_grid *g, size_t c)
+{
+	return (int)g->col_x[c % (size_t)g->wx];
+}
+
+static inline int steer_grid_cell_y(const steer_grid *g, size_t c)
+{
+	return (int)g->row_y[c / (size_t)g->wx];
+}
+
+static inline size_t steer_grid_global_cell(const steer_grid *g, size_t c)
+{
+	return (size_t)steer_grid_cell_y(g, c) * (size_t)g->nx + (size_t)steer_grid_cell_x(g, c);
+}
+
+/* The members of global columns x0 .. x1 of global row y (0 <= x0 <= x1 + 1 <= nx),
+ * consecutive in grid order: positions [from, to). Only stored cells hold any. */
+typedef struct steer_grid_run {
+	uint32_t from, to;
+} steer_grid_run;
+
+static inline steer_grid_run steer_grid_row_run(const steer_grid *g, int y, int x0, int x1)
+{
+	const uint32_t *s = g->start + g->row_base[y];
+	steer_grid_run r = {s[g->col_at[x0]], s[g->col_at[x1 + 1]]};
+	return r;
 }
 
 /* The first cell of part `part` of `parts` splitting the grid by members: where
@@ -92,12 +150,11 @@ static inline size_t steer_grid_cell_at(const steer_grid *g, size_t i)
  * members are cut as steer_part_from (private/pool.h) cuts n. */
 static inline size_t steer_grid_part_cell(const steer_grid *g, int part, int parts)
 {
-	size_t cells = (size_t)g->nx * (size_t)g->ny;
 	if (part == parts)
-		return cells;
+		return g->cells;
 	return part == 0 ? 0
 	                 : steer_first_at_least(
-	                       g->start, cells,
+	                       g->start, g->cells,
 	                       (size_t)((uint64_t)g->count * (uint64_t)part / (uint64_t)parts));
 }
 

@@ -710,10 +710,11 @@ static size_t group_columns(const steer_grid *g, int limit)
 }
 
 /* How many of the flockers from grid position i (in cell c) on form a lane group of
- * at most limit: those before end within group_columns of c, in c's row. */
+ * at most limit: those before end within group_columns of c, in c's row (stored
+ * columns: where a region's window skips empty ones, a block may be a little wider). */
 static int group_members(const steer_grid *g, size_t c, size_t i, size_t end, int limit)
 {
-	size_t row_end = c - c % (size_t)g->nx + (size_t)g->nx;
+	size_t row_end = c - c % (size_t)g->wx + (size_t)g->wx;
 	size_t past = c + group_columns(g, limit) + 1;
 	past = past < row_end ? past : row_end;
 	size_t stop = g->start[past] < end ? g->start[past] : end;
@@ -788,9 +789,9 @@ static size_t forces_bound(const steer_world *w, int part, int parts)
 		return at;
 	size_t cell = steer_grid_cell_at(g, at);
 	/* The nearer end of the row holding it. */
-	size_t row = cell - cell % (size_t)g->nx;
+	size_t row = cell - cell % (size_t)g->wx;
 	size_t before = g->start[row];
-	size_t after = g->start[row + (size_t)g->nx]; /* at most start[cells] */
+	size_t after = g->start[row + (size_t)g->wx]; /* at most start[cells] */
 	return at - before <= after - at ? before : after;
 }
 

@@ -110,8 +110,9 @@ typedef struct steer_flock_near {
 	               * would load everything again after each */
 } steer_flock_near;
 
-/* False when the grid is too coarse for seams (a wrapping axis not wider than the
- * block): members of such grids take steer_flock_scan_one. */
+/* The runs of the block around local cells cell .. cell + cells - 1 (one stored
+ * row's). False when the grid is too coarse for seams (a wrapping axis not wider
+ * than the block): members of such grids take steer_flock_scan_one. */
 bool steer_flock_cell_runs(const steer_grid *g, double width, double height, uint32_t cell,
                            int cells, steer_flock_runs *out);
 
