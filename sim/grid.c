@@ -42,6 +42,7 @@ void steer_grid_free(steer_grid *g)
 	free(g->row_y);
 	free(g->row_base);
 	free(g->used);
+	free(g->cell_row);
 	steer_grid_init(g);
 }
 
@@ -70,50 +71,49 @@ static bool windowed(const steer_grid *g)
 	return g->cap_members != 0;
 }
 
-/* The global cells of points [from, to) into g->cell (UINT32_MAX for a point not
- * indexed), each indexed point's column and row marked in used (nx columns, then
- * ny rows). */
+/* The global columns of points [from, to) into g->cell (UINT32_MAX for a point not
+ * indexed) and their rows into g->cell_row, each indexed point's column and row
+ * marked in used (nx columns, then ny rows). */
 static void find_cells(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
                        uint32_t need, size_t from, size_t to, uint8_t *used)
 {
-	uint32_t nx = (uint32_t)g->nx;
-	double inv = 1.0 / (double)nx;
+	uint32_t *col = g->cell, *row = g->cell_row;
 	/* The divisions are most of the cost: the kernel does them in lanes. */
-	size_t vec_end = g->kernel->grid_cells(g, px, py, from, to, g->cell);
+	size_t vec_end = g->kernel->grid_columns_rows(g, px, py, from, to, col, row);
 	for (size_t i = from; i < to; i++) {
 		if (flags && (flags[i] & need) != need) {
-			g->cell[i] = UINT32_MAX;
+			col[i] = UINT32_MAX;
 			continue;
 		}
-		uint32_t c = i < vec_end ? g->cell[i] : cell_of(g, px[i], py[i]);
-		uint32_t y = row_of(c, nx, inv);
-		g->cell[i] = c;
-		used[c - y * nx] = 1;
-		used[nx + y] = 1;
+		if (i >= vec_end) {
+			col[i] = (uint32_t)steer_grid_axis_index(px[i], g->cw, g->nx);
+			row[i] = (uint32_t)steer_grid_axis_index(py[i], g->ch, g->ny);
+		}
+		used[col[i]] = 1;
+		used[(size_t)g->nx + row[i]] = 1;
 	}
 }
 
 /* The cells of points [from, to) into g->cell (UINT32_MAX for a point not indexed),
  * each indexed point counted in count[its row] (rows) or count[its cell], local
- * both. A window's points have their global cells in g->cell already (find_cells),
+ * both. A window's points have their global columns and rows already (find_cells),
  * turned local here; the whole grid's are found here, in the same pass. */
 static void count_points(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
                          uint32_t need, size_t from, size_t to, uint32_t *count, bool rows)
 {
-	uint32_t nx = (uint32_t)g->nx, wx = (uint32_t)g->wx;
-	double inv = 1.0 / (double)nx, inv_w = 1.0 / (double)wx;
 	if (windowed(g)) {
 		for (size_t i = from; i < to; i++) {
-			uint32_t c = g->cell[i];
-			if (c == UINT32_MAX)
+			uint32_t x = g->cell[i];
+			if (x == UINT32_MAX)
 				continue;
-			uint32_t y = row_of(c, nx, inv);
-			c = (uint32_t)g->row_base[y] + g->col_at[c - y * nx];
+			uint32_t y = g->cell_row[i], c = (uint32_t)g->row_base[y] + g->col_at[x];
 			g->cell[i] = c;
-			count[rows ? row_of(c, wx, inv_w) : c]++;
+			count[rows ? g->row_at[y] : c]++;
 		}
 		return;
 	}
+	uint32_t nx = (uint32_t)g->nx;
+	double inv = 1.0 / (double)nx;
 	size_t vec_end = g->kernel->grid_cells(g, px, py, from, to, g->cell);
 	for (size_t i = from; i < to; i++) {
 		if (flags && (flags[i] & need) != need) {
@@ -412,6 +412,8 @@ static steer_status find_window(steer_grid *g, grid_job *j)
 {
 	size_t marks = (size_t)g->nx + (size_t)g->ny;
 	if (reserve_tables(g) != STEER_OK ||
+	    steer_reserve((void **)&g->cell_row, &g->cell_row_cap, j->n, sizeof *g->cell_row) !=
+	        STEER_OK ||
 	    steer_reserve((void **)&g->used, &g->used_cap, marks * (size_t)j->parts, 1) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	steer_pool_run(g->pool, find_part, j, j->parts);

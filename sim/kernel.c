@@ -640,6 +640,17 @@ static size_t grid_cells(const steer_grid *g, const double *px, const double *py
 	return i;
 }
 
+static size_t grid_columns_rows(const steer_grid *g, const double *px, const double *py,
+                                size_t from, size_t to, uint32_t *col, uint32_t *row)
+{
+	size_t i = from;
+	for (; i + LN_WIDTH <= to; i += LN_WIDTH) {
+		ln_store_u32(col + i, axis_index(ln_load(px + i), g->cw, g->nx));
+		ln_store_u32(row + i, axis_index(ln_load(py + i), g->ch, g->ny));
+	}
+	return i;
+}
+
 /* --- ORCA's lines for bodies ------------------------------------------------------ */
 
 #if LN_WIDTH > 1
@@ -739,6 +750,7 @@ const steer_kernel LN_KERNEL = {
     .force_lanes = force_lanes,
     .move = move,
     .grid_cells = grid_cells,
+    .grid_columns_rows = grid_columns_rows,
     .orca_bodies = orca_bodies,
     .narrow = LN_NARROW_FORM,
 };

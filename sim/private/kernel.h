@@ -50,6 +50,9 @@ typedef struct steer_kernel {
 	 * returns where the rest starts. */
 	size_t (*grid_cells)(const struct steer_grid *g, const double *px, const double *py,
 	                     size_t from, size_t to, uint32_t *cell);
+	/* The same cells as global columns into col and rows into row. */
+	size_t (*grid_columns_rows)(const struct steer_grid *g, const double *px, const double *py,
+	                            size_t from, size_t to, uint32_t *col, uint32_t *row);
 	/* steer_orca_body (orca.h) for bodies [0, n) of b into out[0, n), in whole lane
 	 * groups (see steer_orca_bodies); returns how many it did: n, or 0 in the
 	 * one-lane form, where the caller's branching steer_orca_body does the
