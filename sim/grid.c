@@ -42,7 +42,6 @@ void steer_grid_free(steer_grid *g)
 	free(g->row_y);
 	free(g->row_base);
 	free(g->used);
-	free(g->cell_row);
 	steer_grid_init(g);
 }
 
@@ -72,12 +71,13 @@ static bool windowed(const steer_grid *g)
 }
 
 /* The global columns of points [from, to) into g->cell (UINT32_MAX for a point not
- * indexed) and their rows into g->cell_row, each indexed point's column and row
- * marked in used (nx columns, then ny rows). */
+ * indexed) and their rows into g->items, which holds them until the points are
+ * counted (it takes members only after), each indexed point's column and row marked
+ * in used (nx columns, then ny rows). */
 static void find_cells(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
                        uint32_t need, size_t from, size_t to, uint8_t *used)
 {
-	uint32_t *col = g->cell, *row = g->cell_row;
+	uint32_t *col = g->cell, *row = g->items;
 	/* The divisions are most of the cost: the kernel does them in lanes. */
 	size_t vec_end = g->kernel->grid_columns_rows(g, px, py, from, to, col, row);
 	for (size_t i = from; i < to; i++) {
@@ -106,7 +106,7 @@ static void count_points(steer_grid *g, const double *px, const double *py, cons
 			uint32_t x = g->cell[i];
 			if (x == UINT32_MAX)
 				continue;
-			uint32_t y = g->cell_row[i], c = (uint32_t)g->row_base[y] + g->col_at[x];
+			uint32_t y = g->items[i], c = (uint32_t)g->row_base[y] + g->col_at[x];
 			g->cell[i] = c;
 			count[rows ? g->row_at[y] : c]++;
 		}
@@ -412,8 +412,6 @@ static steer_status find_window(steer_grid *g, grid_job *j)
 {
 	size_t marks = (size_t)g->nx + (size_t)g->ny;
 	if (reserve_tables(g) != STEER_OK ||
-	    steer_reserve((void **)&g->cell_row, &g->cell_row_cap, j->n, sizeof *g->cell_row) !=
-	        STEER_OK ||
 	    steer_reserve((void **)&g->used, &g->used_cap, marks * (size_t)j->parts, 1) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	steer_pool_run(g->pool, find_part, j, j->parts);

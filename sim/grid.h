@@ -28,26 +28,24 @@ typedef struct steer_grid {
 	/* The window: wx stored columns by wy stored rows, cells of them in all. */
 	int wx, wy;
 	size_t cells;
-	uint32_t *col_at;   /* nx + 1: how many stored columns lie before global column x */
-	uint32_t *col_x;    /* wx: each stored column's global column */
-	uint32_t *row_at;   /* ny + 1: how many stored rows lie before global row y */
-	uint32_t *row_y;    /* wy: each stored row's global row */
-	size_t *row_base;   /* ny: the local number of row y's first stored cell; for a
-	                     * row not stored, cells, where start holds an empty row */
-	uint8_t *used;      /* scratch: the columns then rows each part's members are in */
-	uint32_t *start;    /* cells + wx + 1 offsets into items (the last wx + 1: count) */
-	uint32_t *items;    /* member indices, grouped by cell */
-	uint32_t *cell;     /* scratch: each member's local cell (a window's build: its
-	                     * global column first) */
-	uint32_t *cell_row; /* scratch: a window's build, each member's global row */
-	uint32_t *fill;     /* scratch: write cursor per cell */
+	uint32_t *col_at; /* nx + 1: how many stored columns lie before global column x */
+	uint32_t *col_x;  /* wx: each stored column's global column */
+	uint32_t *row_at; /* ny + 1: how many stored rows lie before global row y */
+	uint32_t *row_y;  /* wy: each stored row's global row */
+	size_t *row_base; /* ny: the local number of row y's first stored cell; for a
+	                   * row not stored, cells, where start holds an empty row */
+	uint8_t *used;    /* scratch: the columns then rows each part's members are in */
+	uint32_t *start;  /* cells + wx + 1 offsets into items (the last wx + 1: count) */
+	uint32_t *items;  /* member indices, grouped by cell */
+	uint32_t *cell;   /* scratch: each member's local cell (a window's build: its
+	                   * global column first) */
+	uint32_t *fill;   /* scratch: write cursor per cell */
 	/* Scratch for a build on several threads (see steer_grid_build): a cursor per
 	 * cell for each part but the first; or the members by row, each part's cursor
 	 * per row (then the rows' starts), and each part's cursor per column. */
 	uint32_t *part_fill, *by_row, *row_fill, *col_fill;
 	size_t start_cap, fill_cap, items_cap, cell_cap, part_fill_cap, by_row_cap, row_fill_cap,
-	    col_fill_cap, col_at_cap, col_x_cap, row_at_cap, row_y_cap, row_base_cap, used_cap,
-	    cell_row_cap;
+	    col_fill_cap, col_at_cap, col_x_cap, row_at_cap, row_y_cap, row_base_cap, used_cap;
 	size_t count; /* members */
 	/* The threads a big build is split over; NULL: this one alone. The grid is the
 	 * same either way. Set by the owner; steer_grid_init gives NULL. */
