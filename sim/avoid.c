@@ -359,34 +359,27 @@ static axis_window window_at(int c, int k, int n, bool wrap)
 /* Cells x0 .. x1 of row y (either may lie one axis beyond the grid when it wraps)
  * as runs of grid positions [from, to): the members of a row's consecutive cells
  * are consecutive, so at most three runs. Returns how many. */
-static int row_runs(const steer_grid *g, int y, int x0, int x1, uint32_t runs[3][2])
+static int row_runs(const steer_grid *g, int y, int x0, int x1, steer_grid_run runs[3])
 {
 	int n = 0;
 	if (x0 > x1)
 		return 0;
 	int ny = g->ny, nx = g->nx;
 	int row = y < 0 ? y + ny : y >= ny ? y - ny : y;
-	steer_grid_run run;
 	/* A part beyond either end is the other end's cells, and only those: a ring's
 	 * new end may lie wholly beyond the grid, next to cells a ring before took. */
 	if (x0 < 0) {
 		int hi = x1 < 0 ? x1 : -1;
-		run = steer_grid_row_run(g, row, x0 + nx, hi + nx);
-		runs[n][0] = run.from;
-		runs[n++][1] = run.to;
+		runs[n++] = steer_grid_row_run(g, row, x0 + nx, hi + nx);
 		x0 = 0;
 	}
 	if (x1 >= nx) {
 		int lo = x0 > nx ? x0 : nx;
-		run = steer_grid_row_run(g, row, lo - nx, x1 - nx);
-		runs[n][0] = run.from;
-		runs[n++][1] = run.to;
+		runs[n++] = steer_grid_row_run(g, row, lo - nx, x1 - nx);
 		x1 = nx - 1;
 	}
 	if (x0 <= x1) {
-		run = steer_grid_row_run(g, row, x0, x1);
-		runs[n][0] = run.from;
-		runs[n++][1] = run.to;
+		runs[n++] = steer_grid_row_run(g, row, x0, x1);
 	}
 	return n;
 }
@@ -394,10 +387,10 @@ static int row_runs(const steer_grid *g, int y, int x0, int x1, uint32_t runs[3]
 static void offer_cells(near_set *s, gathered *gt, const steer_world *w, steer_vec2 p,
                         uint32_t self, int y, int x0, int x1)
 {
-	uint32_t runs[3][2];
+	steer_grid_run runs[3];
 	int n = row_runs(&w->avoid_grid, y, x0, x1, runs);
 	for (int r = 0; r < n; r++)
-		offer_run(s, gt, w, p, self, runs[r][0], runs[r][1]);
+		offer_run(s, gt, w, p, self, runs[r].from, runs[r].to);
 }
 
 static int imin(int a, int b)
@@ -532,10 +525,10 @@ static void list_gather(listing *l, const steer_world *w, size_t self, double r)
 	axis_window bx = box_axis(p.x, r + slack, g->cw, g->nx, g->wrap);
 	axis_window by = box_axis(p.y, r + slack, g->ch, g->ny, g->wrap);
 	for (int y = by.lo; y <= by.hi && !l->full; y++) {
-		uint32_t runs[3][2];
+		steer_grid_run runs[3];
 		int n = row_runs(g, y, bx.lo, bx.hi, runs);
 		for (int k = 0; k < n; k++)
-			list_run(l, w, p, w->v.id[self], r * r, runs[k][0], runs[k][1]);
+			list_run(l, w, p, w->v.id[self], r * r, runs[k].from, runs[k].to);
 	}
 }
 

@@ -38,7 +38,6 @@ void steer_grid_free(steer_grid *g)
 	free(g->col_fill);
 	free(g->col_at);
 	free(g->col_x);
-	free(g->row_at);
 	free(g->row_y);
 	free(g->row_base);
 	free(g->used);
@@ -101,28 +100,25 @@ static void find_cells(steer_grid *g, const double *px, const double *py, const 
 static void count_points(steer_grid *g, const double *px, const double *py, const uint32_t *flags,
                          uint32_t need, size_t from, size_t to, uint32_t *count, bool rows)
 {
-	if (windowed(g)) {
-		for (size_t i = from; i < to; i++) {
+	bool window = windowed(g);
+	size_t vec_end = window ? from : g->kernel->grid_cells(g, px, py, from, to, g->cell);
+	uint32_t wx = (uint32_t)g->wx;
+	double inv = 1.0 / (double)wx;
+	for (size_t i = from; i < to; i++) {
+		uint32_t c;
+		if (window) {
 			uint32_t x = g->cell[i];
 			if (x == UINT32_MAX)
 				continue;
-			uint32_t y = g->items[i], c = (uint32_t)g->row_base[y] + g->col_at[x];
-			g->cell[i] = c;
-			count[rows ? g->row_at[y] : c]++;
-		}
-		return;
-	}
-	uint32_t nx = (uint32_t)g->nx;
-	double inv = 1.0 / (double)nx;
-	size_t vec_end = g->kernel->grid_cells(g, px, py, from, to, g->cell);
-	for (size_t i = from; i < to; i++) {
-		if (flags && (flags[i] & need) != need) {
+			c = (uint32_t)g->row_base[g->items[i]] + g->col_at[x];
+		} else if (flags && (flags[i] & need) != need) {
 			g->cell[i] = UINT32_MAX;
 			continue;
+		} else {
+			c = i < vec_end ? g->cell[i] : cell_of(g, px[i], py[i]);
 		}
-		uint32_t c = i < vec_end ? g->cell[i] : cell_of(g, px[i], py[i]);
 		g->cell[i] = c;
-		count[rows ? row_of(c, nx, inv) : c]++;
+		count[rows ? row_of(c, wx, inv) : c]++;
 	}
 }
 
@@ -352,8 +348,6 @@ static steer_status reserve_tables(steer_grid *g)
 	if (steer_reserve((void **)&g->col_at, &g->col_at_cap, nx + 1, sizeof *g->col_at) !=
 	        STEER_OK ||
 	    steer_reserve((void **)&g->col_x, &g->col_x_cap, nx, sizeof *g->col_x) != STEER_OK ||
-	    steer_reserve((void **)&g->row_at, &g->row_at_cap, ny + 1, sizeof *g->row_at) !=
-	        STEER_OK ||
 	    steer_reserve((void **)&g->row_y, &g->row_y_cap, ny, sizeof *g->row_y) != STEER_OK ||
 	    steer_reserve((void **)&g->row_base, &g->row_base_cap, ny, sizeof *g->row_base) !=
 	        STEER_OK)
@@ -370,17 +364,14 @@ static void set_tables(steer_grid *g, const uint8_t *used)
 			g->col_x[wx++] = (uint32_t)x;
 	}
 	g->col_at[g->nx] = (uint32_t)wx;
-	for (int y = 0; y < g->ny; y++) {
-		g->row_at[y] = (uint32_t)wy;
+	for (int y = 0; y < g->ny; y++)
 		if (used[g->nx + y])
 			g->row_y[wy++] = (uint32_t)y;
-	}
-	g->row_at[g->ny] = (uint32_t)wy;
 	g->wx = wx;
 	g->wy = wy;
 	g->cells = (size_t)wx * (size_t)wy;
-	for (int y = 0; y < g->ny; y++)
-		g->row_base[y] = used[g->nx + y] ? (size_t)g->row_at[y] * (size_t)wx : g->cells;
+	for (int y = 0, ly = 0; y < g->ny; y++)
+		g->row_base[y] = used[g->nx + y] ? (size_t)ly++ * (size_t)wx : g->cells;
 }
 
 /* Every cell stored: local is global. */
@@ -415,13 +406,10 @@ static steer_status find_window(steer_grid *g, grid_job *j)
 	    steer_reserve((void **)&g->used, &g->used_cap, marks * (size_t)j->parts, 1) != STEER_OK)
 		return STEER_ERR_NOMEM;
 	steer_pool_run(g->pool, find_part, j, j->parts);
-	bool any = false;
 	for (int p = 1; p < j->parts; p++)
 		for (size_t k = 0; k < marks; k++)
 			g->used[k] |= g->used[(size_t)p * marks + k];
-	for (size_t k = 0; k < (size_t)g->nx && !any; k++)
-		any = g->used[k];
-	if (!any) { /* nobody: one empty cell, so that every grid has one */
+	if (!memchr(g->used, 1, (size_t)g->nx)) { /* nobody: one empty cell, as every grid has */
 		g->used[0] = 1;
 		g->used[g->nx] = 1;
 	}
@@ -453,7 +441,6 @@ steer_status steer_grid_copy_cells(steer_grid *g, const steer_grid *src)
 	size_t nx = (size_t)g->nx, ny = (size_t)g->ny;
 	memcpy(g->col_at, src->col_at, (nx + 1) * sizeof *g->col_at);
 	memcpy(g->col_x, src->col_x, (size_t)g->wx * sizeof *g->col_x);
-	memcpy(g->row_at, src->row_at, (ny + 1) * sizeof *g->row_at);
 	memcpy(g->row_y, src->row_y, (size_t)g->wy * sizeof *g->row_y);
 	memcpy(g->row_base, src->row_base, ny * sizeof *g->row_base);
 	return STEER_OK;

@@ -30,7 +30,6 @@ typedef struct steer_grid {
 	size_t cells;
 	uint32_t *col_at; /* nx + 1: how many stored columns lie before global column x */
 	uint32_t *col_x;  /* wx: each stored column's global column */
-	uint32_t *row_at; /* ny + 1: how many stored rows lie before global row y */
 	uint32_t *row_y;  /* wy: each stored row's global row */
 	size_t *row_base; /* ny: the local number of row y's first stored cell; for a
 	                   * row not stored, cells, where start holds an empty row */
@@ -45,7 +44,7 @@ typedef struct steer_grid {
 	 * per row (then the rows' starts), and each part's cursor per column. */
 	uint32_t *part_fill, *by_row, *row_fill, *col_fill;
 	size_t start_cap, fill_cap, items_cap, cell_cap, part_fill_cap, by_row_cap, row_fill_cap,
-	    col_fill_cap, col_at_cap, col_x_cap, row_at_cap, row_y_cap, row_base_cap, used_cap;
+	    col_fill_cap, col_at_cap, col_x_cap, row_y_cap, row_base_cap, used_cap;
 	size_t count; /* members */
 	/* The threads a big build is split over; NULL: this one alone. The grid is the
 	 * same either way. Set by the owner; steer_grid_init gives NULL. */
