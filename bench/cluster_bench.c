@@ -249,6 +249,8 @@ enum {
 	F_MIGRATE_BYTES,
 	F_STEP,
 	F_EXCHANGE,
+	F_PEERS,
+	F_WIDE,
 	F_COUNT
 };
 
@@ -275,20 +277,28 @@ static void report(const opts *o, const steer_cluster_figure *fig, const double 
 				    (double)g->migrated,
 				    (double)g->migrate_bytes,
 				    g->step_s * 1e3,
-				    g->exchange_s * 1e3};
+				    g->exchange_s * 1e3,
+				    (double)g->peers,
+				    (double)g->wide};
 				col[t] = v[f];
 			}
 			med[r * F_COUNT + f] = median(col, (size_t)T);
 		}
 	printf("\nmedians over %ld ticks, per rank:\n", T);
 	printf("rank     owned      halo  halo %%   halo B/tick  migrated  migr B/tick  step ms  "
-	       "exch ms\n");
+	       "exch ms  peers  wide\n");
+	double peers = 0.0;
 	for (int r = 0; r < ranks; r++) {
 		const double *m = &med[r * F_COUNT];
-		printf("%4d %9.0f %9.0f %6.2f%% %13.0f %9.0f %12.0f %8.2f %8.2f\n", r, m[F_OWNED],
-		       m[F_HALO], m[F_HALO_PCT], m[F_HALO_BYTES], m[F_MIGRATED], m[F_MIGRATE_BYTES],
-		       m[F_STEP], m[F_EXCHANGE]);
+		printf("%4d %9.0f %9.0f %6.2f%% %13.0f %9.0f %12.0f %8.2f %8.2f %6.0f %5.0f\n", r,
+		       m[F_OWNED], m[F_HALO], m[F_HALO_PCT], m[F_HALO_BYTES], m[F_MIGRATED],
+		       m[F_MIGRATE_BYTES], m[F_STEP], m[F_EXCHANGE], m[F_PEERS], m[F_WIDE]);
+		peers = fmax(peers, m[F_PEERS]);
 	}
+	/* wide: exchanges of the tick that went through every rank, a message having
+	 * been for a rank beyond the sender's neighbours within reach. */
+	printf("the most neighbours a rank exchanged with: %.0f of %d other ranks\n", peers,
+	       ranks - 1);
 	/* A cut's figures are kept until the next: each tick's show the last cut made
 	 * before it, so a cut at the end of tick k shows in tick k + 1's. */
 	printf("vehicles each rank sent away at a cut of the regions, the most over the "

@@ -81,12 +81,122 @@ steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, s
 
 /* --- moving messages --------------------------------------------------------------- */
 
-/* Sends out[r] to every rank r and receives theirs into c->recv (recv_counts and
- * recv_displs say where). *sent gets the bytes this rank sent to others. */
-steer_status steer_cluster_exchange(steer_cluster *c, uint64_t *sent, char *err, size_t errlen)
+enum { TAG_COUNT = 1, TAG_BYTES = 2 };
+
+/* steer_cluster_agree, also agreeing whether every rank's messages go to its peers
+ * alone (*near_only in, the answer for all out): one collective for both. */
+static steer_status agree_routes(steer_cluster *c, steer_status st, bool *near_only, char *err,
+                                 size_t errlen)
+{
+	int mine[2] = {st != STEER_OK ? c->rank : c->ranks, *near_only}, all[2];
+	if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+	*near_only = all[1];
+	if (all[0] == c->ranks)
+		return STEER_OK;
+	return steer_cluster_agree(c, st, err, errlen); /* the failed rank's words */
+}
+
+/* Where each rank's message lands in c->recv, from recv_counts; room for them all. */
+static steer_status place_received(steer_cluster *c, char *err, size_t errlen)
+{
+	size_t in = 0;
+	for (int r = 0; r < c->ranks; r++) {
+		if ((size_t)c->recv_counts[r] > (size_t)INT32_MAX - in)
+			return steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
+			                          "a message between ranks passed 2 GiB");
+		c->recv_displs[r] = (int)in;
+		in += (size_t)c->recv_counts[r];
+	}
+	if (steer_reserve((void **)&c->recv, &c->recv_cap, in ? in : 1, 1) != STEER_OK)
+		return steer_cluster_fail(err, errlen, STEER_ERR_NOMEM,
+		                          "out of memory for a message");
+	return STEER_OK;
+}
+
+/* Through every rank: the counts by Alltoall, the bytes by Alltoallv from one buffer. */
+static steer_status exchange_wide(steer_cluster *c, char *err, size_t errlen)
+{
+	int rc = MPI_Alltoall(c->send_counts, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
+	if (rc != MPI_SUCCESS)
+		return steer_cluster_mpi_failed(err, errlen, rc, "Alltoall");
+	size_t total = (size_t)c->send_displs[c->ranks - 1] + (size_t)c->send_counts[c->ranks - 1];
+	steer_status st = place_received(c, err, errlen);
+	if (st == STEER_OK &&
+	    steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
+		st =
+		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
+	st = steer_cluster_agree(c, st, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	for (int r = 0; r < c->ranks; r++)
+		if (c->out[r].bytes.len)
+			memcpy(c->send + c->send_displs[r], c->out[r].bytes.data,
+			       c->out[r].bytes.len);
+	rc = MPI_Alltoallv(c->send, c->send_counts, c->send_displs, MPI_BYTE, c->recv,
+	                   c->recv_counts, c->recv_displs, MPI_BYTE, c->comm);
+	return rc == MPI_SUCCESS ? STEER_OK
+	                         : steer_cluster_mpi_failed(err, errlen, rc, "Alltoallv");
+}
+
+/* Posts a receive from and a send to every peer with something to move (counts: every
+ * peer), and waits for them all. */
+static int swap_with_peers(steer_cluster *c, bool counts)
+{
+	int n = 0, rc = MPI_SUCCESS;
+	for (int k = 0; k < c->peers && rc == MPI_SUCCESS; k++) {
+		int r = c->peer_at[k];
+		if (counts)
+			rc = MPI_Irecv(&c->recv_counts[r], 1, MPI_INT, r, TAG_COUNT, c->comm,
+			               &c->req[n++]);
+		else if (c->recv_counts[r])
+			rc = MPI_Irecv(c->recv + c->recv_displs[r], c->recv_counts[r], MPI_BYTE, r,
+			               TAG_BYTES, c->comm, &c->req[n++]);
+	}
+	for (int k = 0; k < c->peers && rc == MPI_SUCCESS; k++) {
+		int r = c->peer_at[k];
+		if (counts)
+			rc = MPI_Isend(&c->send_counts[r], 1, MPI_INT, r, TAG_COUNT, c->comm,
+			               &c->req[n++]);
+		else if (c->send_counts[r])
+			rc = MPI_Isend(c->out[r].bytes.data, c->send_counts[r], MPI_BYTE, r,
+			               TAG_BYTES, c->comm, &c->req[n++]);
+	}
+	int wait = MPI_Waitall(n, c->req, MPI_STATUSES_IGNORE);
+	return rc != MPI_SUCCESS ? rc : wait;
+}
+
+/* Point to point with the peers alone: their counts, then their bytes, each sent
+ * from the rank's own message and received in place. */
+static steer_status exchange_near(steer_cluster *c, char *err, size_t errlen)
+{
+	for (int r = 0; r < c->ranks; r++)
+		c->recv_counts[r] = 0;
+	c->recv_counts[c->rank] = c->send_counts[c->rank];
+	int rc = swap_with_peers(c, true);
+	if (rc != MPI_SUCCESS)
+		return steer_cluster_mpi_failed(err, errlen, rc, "sending counts to neighbours");
+	steer_status st = steer_cluster_agree(c, place_received(c, err, errlen), err, errlen);
+	if (st != STEER_OK)
+		return st;
+	if (c->recv_counts[c->rank])
+		memcpy(c->recv + c->recv_displs[c->rank], c->out[c->rank].bytes.data,
+		       (size_t)c->recv_counts[c->rank]);
+	rc = swap_with_peers(c, false);
+	return rc == MPI_SUCCESS
+	           ? STEER_OK
+	           : steer_cluster_mpi_failed(err, errlen, rc, "sending to neighbours");
+}
+
+/* Collective: st is this rank's status so far (agreed on first). Sends out[r] to every
+ * rank r and receives theirs into c->recv (recv_counts and recv_displs say where):
+ * point to point with the peers when every rank's messages are for its peers alone,
+ * else through every rank. *sent gets the bytes this rank sent to others. */
+steer_status steer_cluster_exchange(steer_cluster *c, steer_status st, uint64_t *sent, char *err,
+                                    size_t errlen)
 {
 	size_t total = 0;
-	steer_status st = STEER_OK;
+	bool near_only = c->peers >= 0;
 	*sent = 0;
 	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
 		if (c->out[r].bytes.len > (size_t)INT32_MAX - total) {
@@ -99,43 +209,70 @@ steer_status steer_cluster_exchange(steer_cluster *c, uint64_t *sent, char *err,
 		total += c->out[r].bytes.len;
 		if (r != c->rank)
 			*sent += c->out[r].bytes.len;
+		if (r != c->rank && c->out[r].bytes.len && !(c->peers >= 0 && c->peer[r]))
+			near_only = false;
 	}
-	if (st == STEER_OK &&
-	    steer_reserve((void **)&c->send, &c->send_cap, total ? total : 1, 1) != STEER_OK)
-		st =
-		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
-	/* Every rank learns of a failure before the collective it would skip. */
-	st = steer_cluster_agree(c, st, err, errlen);
+	/* Every rank learns of a failure before the exchange it would skip. */
+	st = agree_routes(c, st, &near_only, err, errlen);
+	c->sent_out = st == STEER_OK;
 	if (st != STEER_OK)
 		return st;
-	for (int r = 0; r < c->ranks; r++)
-		if (c->out[r].bytes.len)
-			memcpy(c->send + c->send_displs[r], c->out[r].bytes.data,
-			       c->out[r].bytes.len);
-	int rc = MPI_Alltoall(c->send_counts, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm);
-	if (rc != MPI_SUCCESS)
-		return steer_cluster_mpi_failed(err, errlen, rc, "Alltoall");
-	size_t in = 0;
-	for (int r = 0; r < c->ranks && st == STEER_OK; r++) {
-		if ((size_t)c->recv_counts[r] > (size_t)INT32_MAX - in) {
-			st = steer_cluster_fail(err, errlen, STEER_ERR_LIMIT,
-			                        "a message between ranks passed 2 GiB");
-			break;
+	if (near_only)
+		return exchange_near(c, err, errlen);
+	c->figures[c->rank].wide++;
+	return exchange_wide(c, err, errlen);
+}
+
+/* Rank r's region's box, within the world's bounds where it has them: the outer
+ * regions reach to infinity, but the vehicles of a bounded world lie within them
+ * (one that strays beyond sends the exchange through every rank). */
+static void region_box(const steer_cluster *c, int r, double box[4])
+{
+	const steer_world_config *cfg = steer_world_config_get(c->w);
+	steer_partition_box(c->part, r, box);
+	if (cfg->edges == STEER_EDGE_NONE)
+		return;
+	box[0] = fmax(box[0], 0.0);
+	box[1] = fmax(box[1], 0.0);
+	box[2] = fmin(box[2], cfg->width);
+	box[3] = fmin(box[3], cfg->height);
+}
+
+/* The peers for this reach (see struct steer_cluster), from the regions' boxes every
+ * rank holds alike: no message, but every rank calls it at the same point. */
+static void find_peers(steer_cluster *c, double reach)
+{
+	if (c->peers >= 0 && c->peers_reach == reach)
+		return;
+	const steer_world_config *cfg = steer_world_config_get(c->w);
+	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0;
+	double me[4], them[4];
+	region_box(c, c->rank, me);
+	c->peers = 0;
+	c->peers_reach = reach;
+	for (int r = 0; r < c->ranks; r++) {
+		region_box(c, r, them);
+		bool near = false;
+		for (int sy = -shifts; sy <= shifts && !near; sy++)
+			for (int sx = -shifts; sx <= shifts && !near; sx++) {
+				double dx = sx * cfg->width, dy = sy * cfg->height;
+				/* Either box widened by reach and shifted across the seams meets
+				 * the other: the same answer on both ranks of a pair. */
+				near = (me[0] - reach + dx <= them[2] &&
+				        them[0] <= me[2] + reach + dx &&
+				        me[1] - reach + dy <= them[3] &&
+				        them[1] <= me[3] + reach + dy) ||
+				       (them[0] - reach + dx <= me[2] &&
+				        me[0] <= them[2] + reach + dx &&
+				        them[1] - reach + dy <= me[3] &&
+				        me[1] <= them[3] + reach + dy);
+			}
+		c->peer[r] = near && r != c->rank;
+		if (c->peer[r]) {
+			memcpy(c->peer_box + 4 * c->peers, them, sizeof them);
+			c->peer_at[c->peers++] = r;
 		}
-		c->recv_displs[r] = (int)in;
-		in += (size_t)c->recv_counts[r];
 	}
-	if (st == STEER_OK &&
-	    steer_reserve((void **)&c->recv, &c->recv_cap, in ? in : 1, 1) != STEER_OK)
-		st =
-		    steer_cluster_fail(err, errlen, STEER_ERR_NOMEM, "out of memory for a message");
-	st = steer_cluster_agree(c, st, err, errlen);
-	if (st != STEER_OK)
-		return st;
-	rc = MPI_Alltoallv(c->send, c->send_counts, c->send_displs, MPI_BYTE, c->recv,
-	                   c->recv_counts, c->recv_displs, MPI_BYTE, c->comm);
-	return rc == MPI_SUCCESS ? STEER_OK
-	                         : steer_cluster_mpi_failed(err, errlen, rc, "Alltoallv");
 }
 
 /* Unpacks every rank's message in c->recv into the world. Copies added to c->halo
@@ -201,19 +338,18 @@ steer_status steer_cluster_migrate(steer_cluster *c, uint32_t made_from, bool re
 	}
 	if (st == STEER_ERR_NOMEM)
 		snprintf(err, errlen, "out of memory while migrating vehicles");
-	/* Detached only once every rank has its messages ready: none is lost. */
-	st = steer_cluster_agree(c, st, err, errlen);
-	bool detached = st == STEER_OK;
-	for (size_t k = 0; k < gone.count && st == STEER_OK; k++)
+	/* The exchange agrees first: detached only once every rank has its messages
+	 * ready, none is lost. */
+	uint64_t bytes = 0;
+	st = steer_cluster_exchange(c, st, &bytes, err, errlen);
+	bool detached = c->sent_out;
+	for (size_t k = 0; k < gone.count && detached; k++)
 		(void)steer_vehicle_detach(w, gone.at[k]);
 	uint64_t migrated = 0;
 	for (int r = 0; r < c->ranks; r++)
 		if (r != c->rank)
 			migrated += c->out[r].records;
 	steer_id_list_free(&gone);
-	uint64_t bytes = 0;
-	if (st == STEER_OK)
-		st = steer_cluster_exchange(c, &bytes, err, errlen);
 	if (st == STEER_OK)
 		st = steer_cluster_take_all(c, STEER_UNPACK_REFUSE, NULL, err, errlen);
 	c->figures[c->rank].migrated += migrated;
@@ -241,15 +377,27 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
 		                          "MPI failed while counting vehicles");
 	g->vehicles = total;
-	unsigned gmin = own.has_flockers ? own.flock_group : UINT32_MAX,
-	         gmax = own.has_flockers ? own.flock_group : 0, rmin, rmax;
+	uint32_t gmin = own.has_flockers ? own.flock_group : UINT32_MAX,
+	         gmax = own.has_flockers ? own.flock_group : 0;
+	/* The flags' maxima, their ands and the groups' least as maxima of their
+	 * complements: one reduction for every integer. */
+	uint64_t most[7] = {(uint64_t)imax[0],
+	                    (uint64_t)imax[1],
+	                    (uint64_t)imax[2],
+	                    (uint64_t)!iall[0],
+	                    (uint64_t)!iall[1],
+	                    UINT32_MAX - gmin,
+	                    gmax},
+	         got[7];
 	if (MPI_Allreduce(dmax, gd, 3, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS ||
-	    MPI_Allreduce(imax, gi, 3, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS ||
-	    MPI_Allreduce(iall, ga, 2, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS ||
-	    MPI_Allreduce(&gmin, &rmin, 1, MPI_UNSIGNED, MPI_MIN, c->comm) != MPI_SUCCESS ||
-	    MPI_Allreduce(&gmax, &rmax, 1, MPI_UNSIGNED, MPI_MAX, c->comm) != MPI_SUCCESS)
+	    MPI_Allreduce(most, got, 7, MPI_UINT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
 		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
 		                          "MPI failed while surveying the world");
+	for (int k = 0; k < 3; k++)
+		gi[k] = (int)got[k];
+	for (int k = 0; k < 2; k++)
+		ga[k] = !got[3 + k];
+	uint32_t rmin = UINT32_MAX - (uint32_t)got[5], rmax = (uint32_t)got[6];
 	g->flock_sight = gd[0];
 	g->radius_max = gd[1];
 	g->speed_max = gd[2];
@@ -296,12 +444,51 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 	return STEER_OK;
 }
 
+/* steer_cluster_near_ranks within the peers' reach: their boxes, without the cut. The
+ * box within reach of (x, y), shifted across a wrap world's seams and clipped to a
+ * bounded world's bounds as the partition's lookup would take it, is made once. */
+static int near_peers(steer_cluster *c, double x, double y, double reach)
+{
+	const steer_world_config *cfg = steer_world_config_get(c->w);
+	double W = cfg->width, H = cfg->height, q[9][4];
+	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0, boxes = 0, n = 0;
+	bool clip = cfg->edges != STEER_EDGE_NONE;
+	for (int sy = -shifts; sy <= shifts; sy++)
+		for (int sx = -shifts; sx <= shifts; sx++) {
+			double *b = q[boxes];
+			b[0] = x - reach + sx * W;
+			b[1] = y - reach + sy * H;
+			b[2] = x + reach + sx * W;
+			b[3] = y + reach + sy * H;
+			if (clip) {
+				b[0] = b[0] < 0.0 ? 0.0 : b[0];
+				b[1] = b[1] < 0.0 ? 0.0 : b[1];
+				b[2] = b[2] > W ? W : b[2];
+				b[3] = b[3] > H ? H : b[3];
+			}
+			boxes += b[0] <= b[2] && b[1] <= b[3];
+		}
+	for (int k = 0; k < c->peers; k++) {
+		const double *p = c->peer_box + 4 * k;
+		bool near = false;
+		for (int j = 0; j < boxes && !near; j++)
+			near = q[j][0] <= p[2] && p[0] <= q[j][2] && q[j][1] <= p[3] &&
+			       p[1] <= q[j][3];
+		if (near)
+			c->near[n++] = c->peer_at[k];
+	}
+	return n;
+}
+
 /* The ranks other than this one whose regions come within reach of (x, y), into
  * c->near; returns their count. Across the seam of a wrap world too. */
 int steer_cluster_near_ranks(steer_cluster *c, double x, double y, double reach, bool *seen)
 {
 	const steer_world_config *cfg = steer_world_config_get(c->w);
 	int n = 0, got;
+	/* Every region within reach of this one's is a peer's (find_peers). */
+	if (c->peers >= 0 && reach <= c->peers_reach)
+		return near_peers(c, x, y, reach);
 	if (cfg->edges == STEER_EDGE_NONE) {
 		got = steer_partition_near(c->part, x - reach, y - reach, x + reach, y + reach,
 		                           c->near);
@@ -356,9 +543,7 @@ static steer_status send_halo(steer_cluster *c, double reach, uint64_t *bytes, c
 	free(seen);
 	if (st == STEER_ERR_NOMEM)
 		snprintf(err, errlen, "out of memory while copying the halo");
-	st = steer_cluster_agree(c, st, err, errlen);
-	if (st == STEER_OK)
-		st = steer_cluster_exchange(c, bytes, err, errlen);
+	st = steer_cluster_exchange(c, st, bytes, err, errlen);
 	if (st == STEER_OK)
 		st = steer_cluster_take_all(c, STEER_UNPACK_REFUSE, &c->halo, err, errlen);
 	return steer_cluster_agree(c, st, err, errlen);
@@ -423,7 +608,8 @@ steer_status steer_cluster_share(steer_cluster *c, const steer_id_list *want, ui
 	steer_id_list all = {0};
 	steer_status st = gather_ids(c, want, &all, err, errlen);
 	st = steer_cluster_agree(c, st, err, errlen);
-	if (st != STEER_OK) {
+	/* No rank named any: nothing to send (every rank holds the same list). */
+	if (st != STEER_OK || all.count == 0) {
 		steer_id_list_free(&all);
 		return st;
 	}
@@ -559,6 +745,8 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen)
 		return steer_cluster_fail(err, errlen, STEER_ERR_IO,
 		                          "MPI failed while agreeing on the reach");
 	steer_world_set_reach_limit(w, all_reach);
+	find_peers(c, all_reach);
+	me->peers = (uint32_t)c->peers;
 	me->owned = steer_world_vehicles(w)->count;
 #ifndef NDEBUG
 	{
@@ -732,6 +920,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	if (st != STEER_OK)
 		return st;
 	steer_partition_box(c->part, c->rank, c->mine);
+	c->peers = -1; /* a region may have moved anywhere: through every rank */
 	/* What the cut moved is its own figure, not the tick's walkers'. */
 	steer_cluster_figure *me = &c->figures[c->rank], before = *me;
 	st = steer_cluster_migrate(c, UINT32_MAX, false, err, errlen);
@@ -739,6 +928,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	me->cut_bytes = me->migrate_bytes - before.migrate_bytes;
 	me->migrated = before.migrated;
 	me->migrate_bytes = before.migrate_bytes;
+	me->wide = before.wide;
 	me->cut_s = MPI_Wtime() - t0;
 	return st;
 }
@@ -832,11 +1022,17 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 	c->recv_counts = calloc(n, sizeof(int));
 	c->recv_displs = calloc(n, sizeof(int));
 	c->near = calloc(n, sizeof(int));
+	c->peer = calloc(n, sizeof *c->peer);
+	c->peer_at = calloc(n, sizeof *c->peer_at);
+	c->peer_box = calloc(4 * n, sizeof *c->peer_box);
+	c->peers = -1;
+	c->req = calloc(2 * n, sizeof *c->req);
 	c->figures = calloc(n, sizeof *c->figures);
 	c->window_s = calloc(n, sizeof *c->window_s);
 	steer_status st = STEER_OK;
 	if (!c->out || !c->send_counts || !c->send_displs || !c->recv_counts || !c->recv_displs ||
-	    !c->near || !c->figures || !c->window_s) {
+	    !c->near || !c->peer || !c->peer_at || !c->peer_box || !c->req || !c->figures ||
+	    !c->window_s) {
 		snprintf(err, errlen, "out of memory");
 		st = STEER_ERR_NOMEM;
 	}
@@ -906,6 +1102,10 @@ void steer_cluster_destroy(steer_cluster *c)
 	free(c->recv_counts);
 	free(c->recv_displs);
 	free(c->near);
+	free(c->peer);
+	free(c->peer_at);
+	free(c->peer_box);
+	free(c->req);
 	free(c->send);
 	free(c->recv);
 	free(c->figures);

@@ -5,9 +5,10 @@
  *   1. the ranks agree on the figures a tick reads from the whole world (largest
  *      sight and radius, fastest vehicle, ...: maxima and logical ands, exact in any
  *      order) and on the reach: how far any vehicle reads another;
- *   2. every vehicle within that reach of another region is copied there (the halo),
- *      and every vehicle another one pursues, follows, hides from or interposes by is
- *      copied to every rank (the targets), as exact state;
+ *   2. every vehicle within that reach of another region is copied there (the halo,
+ *      point to point between neighbouring regions), and every vehicle another one
+ *      pursues, follows, hides from or interposes by is copied to every rank (the
+ *      targets), as exact state;
  *   3. each rank steps its world: the core orders neighbours by (cell, id) in a grid
  *      over the whole world's bounds, so a vehicle meets the same neighbours in the
  *      same order as in one process and gets the same bits;
@@ -72,6 +73,10 @@ typedef struct steer_cluster_figure {
 	 * their bytes and the time it took here. */
 	uint64_t cut_moved, cut_bytes;
 	double cut_s;
+	/* The ranks it exchanges halos and migrants with point to point (its regions'
+	 * neighbours within reach), and how many of the tick's exchanges went through
+	 * every rank instead, because a message was for a rank beyond them. */
+	uint32_t peers, wide;
 } steer_cluster_figure;
 
 /* Takes part in one world over comm. w is this rank's world, the caller's (it

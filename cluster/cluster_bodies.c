@@ -306,10 +306,8 @@ static steer_status send_near(steer_cluster *c, const uint8_t *is_copy, double r
 	free(seen);
 	if (st == STEER_ERR_NOMEM)
 		snprintf(BODIES_ERR(c), "out of memory while copying bodies");
-	st = steer_cluster_agree(c, st, BODIES_ERR(c));
 	uint64_t bytes = 0;
-	if (st == STEER_OK)
-		st = steer_cluster_exchange(c, &bytes, BODIES_ERR(c));
+	st = steer_cluster_exchange(c, st, &bytes, BODIES_ERR(c));
 	if (st == STEER_OK)
 		st = steer_cluster_take_all(c, STEER_UNPACK_SKIP, &c->halo, BODIES_ERR(c));
 	c->figures[c->rank].halo_bytes += bytes;

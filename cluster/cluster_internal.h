@@ -5,8 +5,8 @@
 #define STEER_CLUSTER_INTERNAL_H
 
 #include "cluster.h"
-#include "world_record.h"
 #include "partition.h"
+#include "world_record.h"
 
 struct steer_cluster {
 	MPI_Comm comm;
@@ -16,6 +16,19 @@ struct steer_cluster {
 	steer_cluster_options opt;
 	steer_pack *out; /* a message for each rank */
 	int *send_counts, *send_displs, *recv_counts, *recv_displs, *near;
+	/* The ranks this one exchanges halos and migrants with point to point: those
+	 * whose regions come within peers_reach of its own or its own within theirs (the
+	 * same relation on every rank). peers is their count, -1 until known for the
+	 * current cut; a message beyond them sends the exchange through every rank. */
+	bool *peer;       /* by rank */
+	int *peer_at;     /* the peers, ascending */
+	double *peer_box; /* each peer's region's box, 4 a peer (within a bounded world) */
+	int peers;
+	double peers_reach;
+	MPI_Request *req; /* 2 * ranks */
+	/* The last exchange got past agreeing: every rank's messages were ready and may
+	 * have left (a migration's leavers are then gone from here). */
+	bool sent_out;
 	uint8_t *send, *recv;
 	size_t send_cap, recv_cap;
 	steer_id_list halo; /* the copies held for this tick */

@@ -8,9 +8,12 @@
 
 #include "cluster_internal.h"
 
-/* Sends out[r] to every rank r and receives theirs into c->recv (recv_counts and
- * recv_displs say where). *sent gets the bytes this rank sent to others. */
-steer_status steer_cluster_exchange(steer_cluster *c, uint64_t *sent, char *err, size_t errlen);
+/* st is this rank's status so far, agreed on first. Sends out[r] to every rank r and
+ * receives theirs into c->recv (recv_counts and recv_displs say where): point to
+ * point with the region's neighbours when every rank's messages are for its own
+ * alone, else through every rank. *sent gets the bytes this rank sent to others. */
+steer_status steer_cluster_exchange(steer_cluster *c, steer_status st, uint64_t *sent, char *err,
+                                    size_t errlen);
 
 /* Unpacks every rank's message in c->recv into the world. Copies added to c->halo
  * note the rank they came from. */

@@ -687,7 +687,7 @@ void ranks_stats_json(const ranks *r, steer_strbuf *json)
 		steer_json_num(json, f[k].step_s * 1e3);
 		steer_strbuf_puts(json, ",\"exchange_ms\":");
 		steer_json_num(json, f[k].exchange_s * 1e3);
-		steer_strbuf_puts(json, "}");
+		steer_strbuf_printf(json, ",\"neighbours\":%u}", f[k].peers);
 	}
 	steer_strbuf_printf(json, "],\"slowest_rank\":%d,\"rank_balance\":", slowest);
 	/* The slowest rank's tick over the mean: 1 is perfect balance. */

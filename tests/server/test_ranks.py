@@ -191,6 +191,8 @@ def test_clients_see_the_same_world_as_one_process():
         expect(sum(r["vehicles"] for r in s3["rank_figures"]) == s3["vehicles"],
                "the ranks' vehicles do not add up to the world's")
         expect(0 <= s3["slowest_rank"] < 3 and s3["rank_balance"] >= 1.0, s3)
+        # Three regions side by side: each trades with one or both of the others.
+        expect(all(1 <= r["neighbours"] <= 2 for r in s3["rank_figures"]), s3)
         # Running on: the clock's ticks too.
         t1, t3 = c1.ok("stats")["tick"], c3.ok("stats")["tick"]
         c1.ok("resume")

@@ -1,0 +1,132 @@
+/* Counts a process's MPI calls through the profiling interface, for measuring what
+ * a tick asks of MPI: LD_PRELOAD it under mpirun and each rank prints, at
+ * MPI_Finalize, how many collectives it entered and how many messages it posted
+ * point to point, and to how many ranks. The cluster's calls only: those it makes.
+ *
+ *   mpirun -np 16 env LD_PRELOAD=build/bench/libsteer-mpi-calls.so \
+ *       build/bench/steer-cluster-bench --n 1600000 --ticks 10 --warmup 1 --no-hash
+ *
+ * Run twice with different --ticks and subtract: the difference over the ticks'
+ * difference is the calls a tick makes. */
+#include <mpi.h>
+#include <stdio.h>
+
+enum {
+	ALLREDUCE,
+	ALLGATHER,
+	ALLGATHERV,
+	ALLTOALL,
+	ALLTOALLV,
+	BCAST,
+	GATHER,
+	GATHERV,
+	SCATTER,
+	SCATTERV,
+	ISEND,
+	IRECV,
+	KINDS
+};
+
+static const char *const names[KINDS] = {"Allreduce", "Allgather", "Allgatherv", "Alltoall",
+                                         "Alltoallv", "Bcast",     "Gather",     "Gatherv",
+                                         "Scatter",   "Scatterv",  "Isend",      "Irecv"};
+static unsigned long calls[KINDS];
+/* The ranks this one posted a message to (at most 4096 counted). */
+static unsigned char sent_to[4096];
+
+int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
+{
+	calls[ALLREDUCE]++;
+	return PMPI_Allreduce(s, r, n, t, op, comm);
+}
+
+int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                  MPI_Comm comm)
+{
+	calls[ALLGATHER]++;
+	return PMPI_Allgather(s, sn, st, r, rn, rt, comm);
+}
+
+int MPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd,
+                   MPI_Datatype rt, MPI_Comm comm)
+{
+	calls[ALLGATHERV]++;
+	return PMPI_Allgatherv(s, sn, st, r, rn, rd, rt, comm);
+}
+
+int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                 MPI_Comm comm)
+{
+	calls[ALLTOALL]++;
+	return PMPI_Alltoall(s, sn, st, r, rn, rt, comm);
+}
+
+int MPI_Alltoallv(const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r,
+                  const int *rn, const int *rd, MPI_Datatype rt, MPI_Comm comm)
+{
+	calls[ALLTOALLV]++;
+	return PMPI_Alltoallv(s, sn, sd, st, r, rn, rd, rt, comm);
+}
+
+int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm comm)
+{
+	calls[BCAST]++;
+	return PMPI_Bcast(b, n, t, root, comm);
+}
+
+int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+               MPI_Comm comm)
+{
+	calls[GATHER]++;
+	return PMPI_Gather(s, sn, st, r, rn, rt, root, comm);
+}
+
+int MPI_Scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+                MPI_Comm comm)
+{
+	calls[SCATTER]++;
+	return PMPI_Scatter(s, sn, st, r, rn, rt, root, comm);
+}
+
+int MPI_Gatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd,
+                MPI_Datatype rt, int root, MPI_Comm comm)
+{
+	calls[GATHERV]++;
+	return PMPI_Gatherv(s, sn, st, r, rn, rd, rt, root, comm);
+}
+
+int MPI_Scatterv(const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, int rn,
+                 MPI_Datatype rt, int root, MPI_Comm comm)
+{
+	calls[SCATTERV]++;
+	return PMPI_Scatterv(s, sn, sd, st, r, rn, rt, root, comm);
+}
+
+int MPI_Isend(const void *b, int n, MPI_Datatype t, int to, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+	calls[ISEND]++;
+	if (to >= 0 && to < (int)sizeof sent_to)
+		sent_to[to] = 1;
+	return PMPI_Isend(b, n, t, to, tag, comm, req);
+}
+
+int MPI_Irecv(void *b, int n, MPI_Datatype t, int from, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	calls[IRECV]++;
+	return PMPI_Irecv(b, n, t, from, tag, comm, req);
+}
+
+int MPI_Finalize(void)
+{
+	int rank = 0, peers = 0;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	for (size_t r = 0; r < sizeof sent_to; r++)
+		peers += sent_to[r];
+	char line[512];
+	int at = snprintf(line, sizeof line, "MPI_CALLS rank=%d", rank);
+	for (int k = 0; k < KINDS && at > 0 && (size_t)at < sizeof line; k++)
+		at += snprintf(line + at, sizeof line - (size_t)at, " %s=%lu", names[k], calls[k]);
+	fprintf(stderr, "%s sent_to_ranks=%d\n", line, peers);
+	return PMPI_Finalize();
+}
