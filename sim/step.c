@@ -497,8 +497,11 @@ static void fastest_part(void *arg, int part)
 	const steer_vehicles *v = j->v;
 	double fast2 = 0.0;
 	size_t to = steer_part_from(v->count, part + 1, j->parts);
-	for (size_t i = steer_part_from(v->count, part, j->parts); i < to; i++)
-		fast2 = fmax(fast2, v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i]);
+	/* fmax's answer (a NaN is passed over) without its call a vehicle. */
+	for (size_t i = steer_part_from(v->count, part, j->parts); i < to; i++) {
+		double s2 = v->vx[i] * v->vx[i] + v->vy[i] * v->vy[i];
+		fast2 = s2 > fast2 ? s2 : fast2;
+	}
 	j->fast2[part] = fast2;
 }
 
