@@ -148,19 +148,25 @@ static int swap_with_peers(steer_cluster *c, bool counts)
 		int r = c->peer_at[k];
 		if (counts)
 			rc = MPI_Irecv(&c->recv_counts[r], 1, MPI_INT, r, TAG_COUNT, c->comm,
-			               &c->req[n++]);
+			               &c->req[n]);
 		else if (c->recv_counts[r])
 			rc = MPI_Irecv(c->recv + c->recv_displs[r], c->recv_counts[r], MPI_BYTE, r,
-			               TAG_BYTES, c->comm, &c->req[n++]);
+			               TAG_BYTES, c->comm, &c->req[n]);
+		else
+			continue;
+		n += rc == MPI_SUCCESS;
 	}
 	for (int k = 0; k < c->peers && rc == MPI_SUCCESS; k++) {
 		int r = c->peer_at[k];
 		if (counts)
 			rc = MPI_Isend(&c->send_counts[r], 1, MPI_INT, r, TAG_COUNT, c->comm,
-			               &c->req[n++]);
+			               &c->req[n]);
 		else if (c->send_counts[r])
 			rc = MPI_Isend(c->out[r].bytes.data, c->send_counts[r], MPI_BYTE, r,
-			               TAG_BYTES, c->comm, &c->req[n++]);
+			               TAG_BYTES, c->comm, &c->req[n]);
+		else
+			continue;
+		n += rc == MPI_SUCCESS;
 	}
 	int wait = MPI_Waitall(n, c->req, MPI_STATUSES_IGNORE);
 	return rc != MPI_SUCCESS ? rc : wait;
@@ -239,11 +245,11 @@ static void region_box(const steer_cluster *c, int r, double box[4])
 }
 
 /* The peers for this reach (see struct steer_cluster), from the regions' boxes every
- * rank holds alike: no message, but every rank calls it at the same point. */
+ * rank holds alike: no message, but every rank calls it at the same point. Made again
+ * every tick (a few box tests a rank), as a command may have changed the bounds or
+ * the edges since the last. */
 static void find_peers(steer_cluster *c, double reach)
 {
-	if (c->peers >= 0 && c->peers_reach == reach)
-		return;
 	const steer_world_config *cfg = steer_world_config_get(c->w);
 	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0;
 	double me[4], them[4];
@@ -486,8 +492,14 @@ int steer_cluster_near_ranks(steer_cluster *c, double x, double y, double reach,
 {
 	const steer_world_config *cfg = steer_world_config_get(c->w);
 	int n = 0, got;
-	/* Every region within reach of this one's is a peer's (find_peers). */
-	if (c->peers >= 0 && reach <= c->peers_reach)
+	/* Every region within peers_reach of this one's is a peer's (find_peers): so is
+	 * every region within reach of a point, when the point lies no further than
+	 * peers_reach - reach outside this region (a body the solid pass moved). */
+	const double *m = c->mine;
+	double out = 0.0, d[4] = {m[0] - x, x - m[2], m[1] - y, y - m[3]};
+	for (int k = 0; k < 4; k++)
+		out = d[k] > out ? d[k] : out;
+	if (c->peers >= 0 && reach + out <= c->peers_reach)
 		return near_peers(c, x, y, reach);
 	if (cfg->edges == STEER_EDGE_NONE) {
 		got = steer_partition_near(c->part, x - reach, y - reach, x + reach, y + reach,
@@ -1005,13 +1017,18 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	c->comm = comm;
 	c->w = w;
 	c->max_vehicles = steer_world_config_get(w)->max_vehicles;
 	c->opt = opt ? *opt : steer_cluster_options_default();
 	if (MPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(comm, &c->ranks) != MPI_SUCCESS) {
 		snprintf(err, errlen, "MPI cannot say this process's rank");
+		free(c);
+		return NULL;
+	}
+	/* The cluster's own messages travel apart from the caller's. */
+	if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
+		snprintf(err, errlen, "MPI cannot make the cluster's communicator");
 		free(c);
 		return NULL;
 	}
@@ -1112,5 +1129,6 @@ void steer_cluster_destroy(steer_cluster *c)
 	free(c->window_s);
 	steer_id_list_free(&c->halo);
 	free(c->halo_src);
+	MPI_Comm_free(&c->comm);
 	free(c);
 }
