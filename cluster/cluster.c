@@ -450,14 +450,14 @@ static steer_status survey(steer_cluster *c, steer_world_survey *g, char *err, s
 	return STEER_OK;
 }
 
-/* steer_cluster_near_ranks within the peers' reach: their boxes, without the cut. The
- * box within reach of (x, y), shifted across a wrap world's seams and clipped to a
- * bounded world's bounds as the partition's lookup would take it, is made once. */
-static int near_peers(steer_cluster *c, double x, double y, double reach)
+/* The boxes within reach of (x, y) as the regions' lookup takes them: shifted across
+ * a wrap world's seams and clipped to a bounded world's bounds, the empty ones left
+ * out; into q, their count back. */
+static int reach_boxes(const steer_cluster *c, double x, double y, double reach, double q[9][4])
 {
 	const steer_world_config *cfg = steer_world_config_get(c->w);
-	double W = cfg->width, H = cfg->height, q[9][4];
-	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0, boxes = 0, n = 0;
+	double W = cfg->width, H = cfg->height;
+	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0, boxes = 0;
 	bool clip = cfg->edges != STEER_EDGE_NONE;
 	for (int sy = -shifts; sy <= shifts; sy++)
 		for (int sx = -shifts; sx <= shifts; sx++) {
@@ -474,55 +474,43 @@ static int near_peers(steer_cluster *c, double x, double y, double reach)
 			}
 			boxes += b[0] <= b[2] && b[1] <= b[3];
 		}
-	for (int k = 0; k < c->peers; k++) {
-		const double *p = c->peer_box + 4 * k;
-		bool near = false;
-		for (int j = 0; j < boxes && !near; j++)
-			near = q[j][0] <= p[2] && p[0] <= q[j][2] && q[j][1] <= p[3] &&
-			       p[1] <= q[j][3];
-		if (near)
-			c->near[n++] = c->peer_at[k];
-	}
-	return n;
+	return boxes;
 }
 
 /* The ranks other than this one whose regions come within reach of (x, y), into
  * c->near; returns their count. Across the seam of a wrap world too. */
 int steer_cluster_near_ranks(steer_cluster *c, double x, double y, double reach, bool *seen)
 {
-	const steer_world_config *cfg = steer_world_config_get(c->w);
-	int n = 0, got;
+	double q[9][4];
+	int boxes = reach_boxes(c, x, y, reach, q), n = 0;
 	/* Every region within peers_reach of this one's is a peer's (find_peers): so is
 	 * every region within reach of a point, when the point lies no further than
-	 * peers_reach - reach outside this region (a body the solid pass moved). */
+	 * peers_reach - reach outside this region (a body the solid pass moved). Their
+	 * boxes answer, without the cut. */
 	const double *m = c->mine;
 	double out = 0.0, d[4] = {m[0] - x, x - m[2], m[1] - y, y - m[3]};
 	for (int k = 0; k < 4; k++)
 		out = d[k] > out ? d[k] : out;
-	if (c->peers >= 0 && reach + out <= c->peers_reach)
-		return near_peers(c, x, y, reach);
-	if (cfg->edges == STEER_EDGE_NONE) {
-		got = steer_partition_near(c->part, x - reach, y - reach, x + reach, y + reach,
-		                           c->near);
-		for (int k = 0; k < got; k++)
-			if (c->near[k] != c->rank)
-				c->near[n++] = c->near[k];
+	if (c->peers >= 0 && reach + out <= c->peers_reach) {
+		for (int k = 0; k < c->peers; k++) {
+			const double *p = c->peer_box + 4 * k;
+			bool near = false;
+			for (int j = 0; j < boxes && !near; j++)
+				near = q[j][0] <= p[2] && p[0] <= q[j][2] && q[j][1] <= p[3] &&
+				       p[1] <= q[j][3];
+			if (near)
+				c->near[n++] = c->peer_at[k];
+		}
 		return n;
 	}
-	double W = cfg->width, H = cfg->height;
-	int shifts = cfg->edges == STEER_EDGE_WRAP ? 1 : 0;
 	for (int r = 0; r < c->ranks; r++)
 		seen[r] = false;
-	for (int sy = -shifts; sy <= shifts; sy++)
-		for (int sx = -shifts; sx <= shifts; sx++) {
-			double x0 = fmax(x - reach + sx * W, 0.0), x1 = fmin(x + reach + sx * W, W);
-			double y0 = fmax(y - reach + sy * H, 0.0), y1 = fmin(y + reach + sy * H, H);
-			if (x0 > x1 || y0 > y1)
-				continue;
-			got = steer_partition_near(c->part, x0, y0, x1, y1, c->near);
-			for (int k = 0; k < got; k++)
-				seen[c->near[k]] = true;
-		}
+	for (int j = 0; j < boxes; j++) {
+		int got =
+		    steer_partition_near(c->part, q[j][0], q[j][1], q[j][2], q[j][3], c->near);
+		for (int k = 0; k < got; k++)
+			seen[c->near[k]] = true;
+	}
 	for (int r = 0; r < c->ranks; r++)
 		if (seen[r] && r != c->rank)
 			c->near[n++] = r;

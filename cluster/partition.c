@@ -136,9 +136,8 @@ static bool read_points(struct Zoltan_Struct *zz, struct points *pts)
 static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, const struct Zoltan_Struct *last,
                                         struct points *pts)
 {
-	/* A new structure per cut, so a failed cut leaves the old tree untouched; so
-	 * RCB_REUSE (which starts from the structure's previous cuts) has nothing to
-	 * reuse. Cuts are rare (every few seconds): the cost is a comm dup. */
+	/* A new structure per cut, a copy of the last, so that a failed cut leaves the
+	 * old tree untouched. Cuts are rare (every few seconds): the cost is a comm dup. */
 	if (last) {
 		struct Zoltan_Struct *zz = Zoltan_Copy(last);
 		if (zz && !read_points(zz, pts))

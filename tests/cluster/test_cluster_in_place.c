@@ -12,7 +12,7 @@
 
 #include "check_ranks.h"
 #include "cluster.h"
-#include "savefile.h"
+#include "same_world.h"
 #include "steer/command.h"
 
 /* More than two of spawn's chunks (65,536), over a world of about 30 boids in sight
@@ -55,15 +55,6 @@ static bool run_plain(steer_session *s, const char *line, char *text, size_t n)
 	snprintf(text, n, "%s", r.ok ? r.json.data ? r.json.data : "" : r.error);
 	steer_reply_free(&r);
 	return ok;
-}
-
-/* The world as a save, for comparing. */
-static char *encode(const steer_world *w, size_t *len)
-{
-	char *buf = NULL;
-	if (steer_save_encode(w, &buf, len) != STEER_OK)
-		abort();
-	return buf;
 }
 
 /* A wrap world every spawned point falls in, once wrapped; and the same world plain. */
@@ -136,19 +127,7 @@ static void spawn_builds_regions_in_place(void)
 			CHECK(steer_cluster_step(c, err, sizeof err) == STEER_OK, "step: %s", err);
 			CHECK(steer_world_step(plain) == STEER_OK, "plain step");
 		}
-		steer_world *whole = NULL;
-		CHECK(steer_cluster_gather(c, &whole, err, sizeof err) == STEER_OK, "gather: %s",
-		      err);
-		if (rank == 0 && whole) {
-			size_t la, lb;
-			char *a = encode(plain, &la), *b = encode(whole, &lb);
-			CHECK(la == lb && memcmp(a, b, la) == 0,
-			      "tick %d: the world on %d ranks differs from one process's", t,
-			      ranks);
-			free(a);
-			free(b);
-		}
-		steer_world_destroy(whole);
+		(void)same_world(MPI_COMM_WORLD, c, plain, "spawned in place", (unsigned)t);
 	}
 	steer_cluster_destroy(c);
 

@@ -19,6 +19,7 @@
 
 #include "check_ranks.h"
 #include "cluster.h"
+#include "same_world.h"
 #include "savefile.h"
 #include "steer/command.h"
 
@@ -473,61 +474,6 @@ static void big_flock_script(script *s)
 	flock(s, 0, 9000, "1500 1500 1400");
 }
 
-/* The world as a save, for comparing. */
-static char *encode(const steer_world *w, size_t *len)
-{
-	char *buf = NULL;
-	if (steer_save_encode(w, &buf, len) != STEER_OK)
-		abort();
-	return buf;
-}
-
-/* The first line where two saves differ, for the failure's message. */
-static void first_difference(const char *a, const char *b, char *out, size_t n)
-{
-	size_t line = 1, k = 0, from = 0;
-	while (a[k] && a[k] == b[k]) {
-		if (a[k] == '\n') {
-			line++;
-			from = k + 1;
-		}
-		k++;
-	}
-	/* The line's start (its record) and 60 characters round the first difference. */
-	size_t at = k > from + 60 ? k - 60 : from;
-	snprintf(out, n, "line %zu (%.24s...):\n  one process: ...%.100s\n  cluster:     ...%.100s",
-	         line, a + from, a + at, b + at);
-}
-
-/* Rank 0: whether the cluster's whole world saves to the plain world's bytes. */
-static bool same_world(MPI_Comm comm, steer_cluster *c, const steer_world *plain, const char *label,
-                       unsigned tick)
-{
-	char err[256];
-	steer_world *whole = NULL;
-	steer_status st = steer_cluster_gather(c, &whole, err, sizeof err);
-	int ok = st == STEER_OK;
-	if (rank == 0) {
-		CHECK(ok, "%s tick %u: gather failed: %s", label, tick, err);
-		if (ok) {
-			size_t la, lb;
-			char *a = encode(plain, &la), *b = encode(whole, &lb);
-			ok = la == lb && memcmp(a, b, la) == 0;
-			if (!ok) {
-				char diff[512];
-				first_difference(a, b, diff, sizeof diff);
-				CHECK(ok, "%s on %d ranks, tick %u: the worlds differ at %s", label,
-				      ranks, tick, diff);
-			}
-			free(a);
-			free(b);
-		}
-		steer_world_destroy(whole);
-	}
-	MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-	return ok;
-}
-
 /* The reply as the text port writes it. */
 static void reply_text(const steer_reply *r, char *out, size_t n)
 {
@@ -637,7 +583,7 @@ static void run_session(const char *label, void (*write)(script *), unsigned tic
 		char *buf = NULL, *shell = NULL;
 		size_t len = 0, shell_len = 0;
 		if (rank == 0) {
-			buf = encode(whole, &len);
+			buf = save_bytes(whole, &len);
 			if (steer_save_encode_shell(whole, &shell, &shell_len) != STEER_OK)
 				abort();
 		}

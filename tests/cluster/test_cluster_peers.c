@@ -14,7 +14,7 @@
 
 #include "check_ranks.h"
 #include "cluster.h"
-#include "savefile.h"
+#include "same_world.h"
 #include "steer/command.h"
 
 #define WIDTH  6000.0
@@ -47,38 +47,6 @@ static bool run_cluster(steer_cluster *c, steer_session *s, const char *line)
 	CHECK(r.ok, "%d ranks: '%s': %s", ranks, line, r.ok ? "" : r.error);
 	bool ok = r.ok;
 	steer_reply_free(&r);
-	return ok;
-}
-
-static char *encode(const steer_world *w, size_t *len)
-{
-	char *buf = NULL;
-	if (steer_save_encode(w, &buf, len) != STEER_OK)
-		abort();
-	return buf;
-}
-
-/* Rank 0: the cluster's whole world saves to the plain world's bytes (every rank
- * gets the answer). */
-static bool same_world(steer_cluster *c, const steer_world *plain, const char *label, int tick)
-{
-	char err[256];
-	steer_world *whole = NULL;
-	int ok = steer_cluster_gather(c, &whole, err, sizeof err) == STEER_OK;
-	if (rank == 0) {
-		CHECK(ok, "%s tick %d: gather: %s", label, tick, err);
-		if (ok) {
-			size_t la, lb;
-			char *a = encode(plain, &la), *b = encode(whole, &lb);
-			ok = la == lb && memcmp(a, b, la) == 0;
-			CHECK(ok, "%s on %d ranks, tick %d: the world differs from one process's",
-			      label, ranks, tick);
-			free(a);
-			free(b);
-		}
-		steer_world_destroy(whole);
-	}
-	MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	return ok;
 }
 
@@ -140,7 +108,7 @@ static void strips(steer_edges edges, const char *label)
 		ok = ok && steer_cluster_step(c, err, sizeof err) == STEER_OK;
 		CHECK(ok, "%s tick %d: %s", label, t, err);
 		CHECK(steer_world_step(plain) == STEER_OK, "plain step");
-		ok = ok && same_world(c, plain, label, t);
+		ok = ok && same_world(MPI_COMM_WORLD, c, plain, label, (unsigned)t);
 		steer_cluster_figures(c, fig);
 		unsigned wide = 0;
 		for (int r = 0; r < ranks; r++) {
