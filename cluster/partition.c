@@ -122,28 +122,12 @@ static void geom_multi(void *data, int num_gid, int num_lid, int num_obj, ZOLTAN
 	*ierr = ZOLTAN_OK;
 }
 
-/* pts as the points zz's callbacks read. */
-static bool read_points(struct Zoltan_Struct *zz, struct points *pts)
+/* A Zoltan structure on comm set up for RCB over pts, or NULL. */
+static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, struct points *pts)
 {
-	return Zoltan_Set_Num_Obj_Fn(zz, num_obj, pts) == ZOLTAN_OK &&
-	       Zoltan_Set_Obj_List_Fn(zz, obj_list, pts) == ZOLTAN_OK &&
-	       Zoltan_Set_Num_Geom_Fn(zz, num_geom, pts) == ZOLTAN_OK &&
-	       Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, pts) == ZOLTAN_OK;
-}
-
-/* A Zoltan structure on comm set up for RCB over pts, or NULL: a copy of the last
- * cut's when there is one, for its directions. */
-static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, const struct Zoltan_Struct *last,
-                                        struct points *pts)
-{
-	/* A new structure per cut, a copy of the last, so that a failed cut leaves the
-	 * old tree untouched. Cuts are rare (every few seconds): the cost is a comm dup. */
-	if (last) {
-		struct Zoltan_Struct *zz = Zoltan_Copy(last);
-		if (zz && !read_points(zz, pts))
-			Zoltan_Destroy(&zz);
-		return zz;
-	}
+	/* A fresh structure per cut, so a failed cut leaves the old tree untouched; so
+	 * RCB_REUSE (which starts from the structure's previous cuts) has nothing to
+	 * reuse. Cuts are rare (every few seconds): the cost is a comm dup. */
 	static const char *const params[][2] = {
 	    {"DEBUG_LEVEL", "0"},
 	    {"LB_METHOD", "RCB"},
@@ -166,11 +150,6 @@ static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, const struct Zoltan_Struc
 	    /* Each bisection as even as the points allow: the imbalance compounds over
 	     * the levels of the tree. */
 	    {"IMBALANCE_TOL", "1.01"},
-	    /* Every cut after the first (the world's box, by area) bisects each level
-	     * along the same axis as before, so that a region keeps its place: else
-	     * a square's longer side, a hair apart, flips, and a cut made again moves
-	     * half the world between ranks. The cut's copy keeps the tree's axes. */
-	    {"RCB_LOCK_DIRECTIONS", "1"},
 	};
 	struct Zoltan_Struct *zz = Zoltan_Create(comm);
 	if (!zz)
@@ -178,7 +157,10 @@ static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, const struct Zoltan_Struc
 	bool ok = true;
 	for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
 		ok = ok && Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
-	ok = ok && read_points(zz, pts);
+	ok = ok && Zoltan_Set_Num_Obj_Fn(zz, num_obj, pts) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Obj_List_Fn(zz, obj_list, pts) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Num_Geom_Fn(zz, num_geom, pts) == ZOLTAN_OK;
+	ok = ok && Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, pts) == ZOLTAN_OK;
 	if (!ok)
 		Zoltan_Destroy(&zz);
 	return zz;
@@ -188,7 +170,7 @@ static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, const struct Zoltan_Struc
  * positive somewhere), or leaves it and says why. */
 static steer_status rcb(steer_partition *p, struct points *pts, char *err, size_t errlen)
 {
-	struct Zoltan_Struct *zz = zoltan_for(p->comm, p->zz, pts);
+	struct Zoltan_Struct *zz = zoltan_for(p->comm, pts);
 	if (!all_ranks(p->comm, zz != NULL)) {
 		if (zz)
 			Zoltan_Destroy(&zz);
