@@ -14,9 +14,14 @@ struct steer_partition {
 	MPI_Comm comm; /* our duplicate: our collectives never meet the caller's */
 	int rank, size;
 	unsigned cuts;
+	double box[4]; /* the world's box, as created: {x0, y0, x1, y1} */
 	/* The current cut: a Zoltan structure holding its RCB tree (KEEP_CUTS), the same
 	 * on every rank. NULL with one rank, where everything is rank 0. */
 	struct Zoltan_Struct *zz;
+	/* The structure the next cut is made on, holding a tree along the same axes (the
+	 * cut before, or the first cut made again); NULL until a cut needs it, and after
+	 * a cut on it failed. */
+	struct Zoltan_Struct *spare;
 	/* The rank each of RCB's parts is given, and back (identity until a cut made
 	 * again remaps them: assign_parts). */
 	int *rank_of_part, *part_of_rank;
@@ -122,12 +127,18 @@ static void geom_multi(void *data, int num_gid, int num_lid, int num_obj, ZOLTAN
 	*ierr = ZOLTAN_OK;
 }
 
-/* A Zoltan structure on comm set up for RCB over pts, or NULL. */
-static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, struct points *pts)
+/* pts as the points zz's callbacks read. */
+static bool read_points(struct Zoltan_Struct *zz, struct points *pts)
 {
-	/* A fresh structure per cut, so a failed cut leaves the old tree untouched; so
-	 * RCB_REUSE (which starts from the structure's previous cuts) has nothing to
-	 * reuse. Cuts are rare (every few seconds): the cost is a comm dup. */
+	return Zoltan_Set_Num_Obj_Fn(zz, num_obj, pts) == ZOLTAN_OK &&
+	       Zoltan_Set_Obj_List_Fn(zz, obj_list, pts) == ZOLTAN_OK &&
+	       Zoltan_Set_Num_Geom_Fn(zz, num_geom, pts) == ZOLTAN_OK &&
+	       Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, pts) == ZOLTAN_OK;
+}
+
+/* A Zoltan structure on comm set up for RCB, or NULL. */
+static struct Zoltan_Struct *zoltan_new(MPI_Comm comm)
+{
 	static const char *const params[][2] = {
 	    {"DEBUG_LEVEL", "0"},
 	    {"LB_METHOD", "RCB"},
@@ -150,6 +161,13 @@ static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, struct points *pts)
 	    /* Each bisection as even as the points allow: the imbalance compounds over
 	     * the levels of the tree. */
 	    {"IMBALANCE_TOL", "1.01"},
+	    /* A structure that holds a tree cuts again along its axes: RCB bisects the
+	     * longer side of the points' box, and a square's sides, a hair apart, would
+	     * turn the first bisection from x to y and move half the world between
+	     * ranks. */
+	    {"RCB_LOCK_DIRECTIONS", "1"},
+	    /* Parts are given to ranks here (assign_parts), from the weights. */
+	    {"REMAP", "0"},
 	};
 	struct Zoltan_Struct *zz = Zoltan_Create(comm);
 	if (!zz)
@@ -157,47 +175,104 @@ static struct Zoltan_Struct *zoltan_for(MPI_Comm comm, struct points *pts)
 	bool ok = true;
 	for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
 		ok = ok && Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
-	ok = ok && Zoltan_Set_Num_Obj_Fn(zz, num_obj, pts) == ZOLTAN_OK;
-	ok = ok && Zoltan_Set_Obj_List_Fn(zz, obj_list, pts) == ZOLTAN_OK;
-	ok = ok && Zoltan_Set_Num_Geom_Fn(zz, num_geom, pts) == ZOLTAN_OK;
-	ok = ok && Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, pts) == ZOLTAN_OK;
 	if (!ok)
 		Zoltan_Destroy(&zz);
 	return zz;
 }
 
-/* Collective: replaces p's cut by RCB over pts (already checked: some weight is
- * positive somewhere), or leaves it and says why. */
-static steer_status rcb(steer_partition *p, struct points *pts, char *err, size_t errlen)
+/* Collective: RCB over pts on zz (the ranks' zz alike). ZOLTAN_OK or the worst of
+ * the ranks' failures, the same on every rank. */
+static int partition_on(MPI_Comm comm, struct Zoltan_Struct *zz, struct points *pts)
 {
-	struct Zoltan_Struct *zz = zoltan_for(p->comm, pts);
-	if (!all_ranks(p->comm, zz != NULL)) {
-		if (zz)
-			Zoltan_Destroy(&zz);
-		say(err, errlen, "partition: Zoltan could not be set up (out of memory?)");
-		return STEER_ERR_NOMEM;
-	}
+	int rc = read_points(zz, pts) ? ZOLTAN_OK : ZOLTAN_FATAL;
 	int changes = 0, num_gid = 0, num_lid = 0, num_import = 0, num_export = 0;
 	ZOLTAN_ID_PTR import_gids = NULL, import_lids = NULL, export_gids = NULL,
 	              export_lids = NULL;
 	int *import_procs = NULL, *import_parts = NULL, *export_procs = NULL, *export_parts = NULL;
-	int rc = Zoltan_LB_Partition(zz, &changes, &num_gid, &num_lid, &num_import, &import_gids,
-	                             &import_lids, &import_procs, &import_parts, &num_export,
-	                             &export_gids, &export_lids, &export_procs, &export_parts);
+	if (all_ranks(comm, rc == ZOLTAN_OK))
+		rc =
+		    Zoltan_LB_Partition(zz, &changes, &num_gid, &num_lid, &num_import, &import_gids,
+		                        &import_lids, &import_procs, &import_parts, &num_export,
+		                        &export_gids, &export_lids, &export_procs, &export_parts);
+	else
+		rc = ZOLTAN_FATAL;
 	/* RETURN_LISTS NONE: the lists stay NULL, but freeing is the documented pairing. */
 	Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
 	Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
 	/* ZOLTAN_WARN (positive) is a cut made: an imbalance it could not avoid. */
-	if (!all_ranks(p->comm, rc >= ZOLTAN_OK)) {
+	if (all_ranks(comm, rc >= ZOLTAN_OK))
+		return ZOLTAN_OK;
+	int worst = rc == ZOLTAN_MEMERR ? 1 : 0, any = 0;
+	mpi_check(MPI_Allreduce(&worst, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+	return any ? ZOLTAN_MEMERR : ZOLTAN_FATAL;
+}
+
+/* Collective: a new structure holding the equal-area cut of p's box (the first cut,
+ * whose axes every later cut keeps), or NULL on every rank. */
+static struct Zoltan_Struct *first_cut(steer_partition *p)
+{
+	/* Equal area: equal weights on points spread evenly. A Fibonacci lattice rather
+	 * than a square grid, so that no two points share a coordinate and each cut can
+	 * fall between any two of them, not only between whole rows. Each rank takes
+	 * every size-th point; the positions depend on nothing but the box. */
+	size_t mine = (GRID_POINTS - (size_t)p->rank + (size_t)p->size - 1) / (size_t)p->size;
+	double *xs = malloc(mine * sizeof *xs), *ys = malloc(mine * sizeof *ys);
+	float *ws = malloc(mine * sizeof *ws);
+	struct Zoltan_Struct *zz = zoltan_new(p->comm);
+	bool ok = xs && ys && ws && zz;
+	if (ok) {
+		const double golden = 0.6180339887498949;
+		size_t k = 0;
+		for (size_t i = (size_t)p->rank; i < GRID_POINTS; i += (size_t)p->size, k++) {
+			double u = ((double)i + 0.5) / GRID_POINTS;
+			double v = fmod((double)i * golden, 1.0);
+			xs[k] = p->box[0] + u * (p->box[2] - p->box[0]);
+			ys[k] = p->box[1] + v * (p->box[3] - p->box[1]);
+			ws[k] = 1.0f;
+		}
+	}
+	if (all_ranks(p->comm, ok)) {
+		struct points pts = {mine, xs, ys, ws, 0};
+		unsigned long long n = mine, base = 0;
+		mpi_check(MPI_Exscan(&n, &base, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm),
+		          "MPI_Exscan");
+		pts.base = p->rank == 0 ? 0 : base;
+		ok = partition_on(p->comm, zz, &pts) == ZOLTAN_OK;
+	} else {
+		ok = false;
+	}
+	if (!ok && zz)
 		Zoltan_Destroy(&zz);
+	free(xs);
+	free(ys);
+	free(ws);
+	return zz;
+}
+
+/* Collective: replaces p's cut by RCB over pts (already checked: some weight is
+ * positive somewhere), or leaves it and says why. The cut is made on the spare
+ * structure, whose tree has the current one's axes, so that a failed cut leaves the
+ * current tree untouched; the two then trade places. */
+static steer_status rcb(steer_partition *p, struct points *pts, char *err, size_t errlen)
+{
+	if (!p->spare && !(p->spare = first_cut(p))) {
+		say(err, errlen,
+		    "partition: Zoltan could not be set up (out of memory?); the previous cut "
+		    "stays");
+		return STEER_ERR_NOMEM;
+	}
+	int rc = partition_on(p->comm, p->spare, pts);
+	if (rc != ZOLTAN_OK) {
+		/* Its tree may be half made: the next cut starts from the first again. */
+		Zoltan_Destroy(&p->spare);
 		say(err, errlen,
 		    "partition: Zoltan's RCB failed (%s on some rank); the previous cut stays",
 		    rc == ZOLTAN_MEMERR ? "out of memory" : "an error");
 		return rc == ZOLTAN_MEMERR ? STEER_ERR_NOMEM : STEER_ERR_INVALID;
 	}
-	if (p->zz)
-		Zoltan_Destroy(&p->zz);
-	p->zz = zz;
+	struct Zoltan_Struct *last = p->zz;
+	p->zz = p->spare;
+	p->spare = last;
 	return STEER_OK;
 }
 
@@ -251,6 +326,10 @@ steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, dou
 	}
 	for (int r = 0; r < p->size; r++)
 		p->rank_of_part[r] = p->part_of_rank[r] = r;
+	p->box[0] = x0;
+	p->box[1] = y0;
+	p->box[2] = x1;
+	p->box[3] = y1;
 	if (p->size == 1)
 		return p;
 
@@ -259,40 +338,10 @@ steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, dou
 		steer_partition_destroy(p);
 		return NULL;
 	}
-	/* Equal area: equal weights on points spread evenly. A Fibonacci lattice rather
-	 * than a square grid, so that no two points share a coordinate and each cut can
-	 * fall between any two of them, not only between whole rows. Each rank takes
-	 * every size-th point; the positions depend on nothing but the box. */
-	size_t mine = (GRID_POINTS - (size_t)p->rank + (size_t)p->size - 1) / (size_t)p->size;
-	double *xs = malloc(mine * sizeof *xs), *ys = malloc(mine * sizeof *ys);
-	float *ws = malloc(mine * sizeof *ws);
-	ok = xs && ys && ws;
-	if (ok) {
-		const double golden = 0.6180339887498949;
-		size_t k = 0;
-		for (size_t i = (size_t)p->rank; i < GRID_POINTS; i += (size_t)p->size, k++) {
-			double u = ((double)i + 0.5) / GRID_POINTS;
-			double v = fmod((double)i * golden, 1.0);
-			xs[k] = x0 + u * (x1 - x0);
-			ys[k] = y0 + v * (y1 - y0);
-			ws[k] = 1.0f;
-		}
-	}
-	steer_status st = STEER_ERR_NOMEM;
-	if (all_ranks(p->comm, ok)) {
-		struct points pts = {mine, xs, ys, ws, 0};
-		unsigned long long n = mine, base = 0;
-		mpi_check(MPI_Exscan(&n, &base, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, p->comm),
-		          "MPI_Exscan");
-		pts.base = p->rank == 0 ? 0 : base;
-		st = rcb(p, &pts, err, errlen);
-	} else {
-		say(err, errlen, "partition: out of memory for the initial cut's points");
-	}
-	free(xs);
-	free(ys);
-	free(ws);
-	if (st != STEER_OK) {
+	p->zz = first_cut(p);
+	if (!p->zz) {
+		say(err, errlen,
+		    "partition: Zoltan could not cut the world's box (out of memory?)");
 		steer_partition_destroy(p);
 		return NULL;
 	}
@@ -305,6 +354,8 @@ void steer_partition_destroy(steer_partition *p)
 		return;
 	if (p->zz)
 		Zoltan_Destroy(&p->zz);
+	if (p->spare)
+		Zoltan_Destroy(&p->spare);
 	if (p->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&p->comm);
 	free(p->rank_of_part);
