@@ -9,7 +9,7 @@
  * boids within sight of each), built in place: every rank draws every boid and keeps
  * those in its region, so none holds the whole flock; or a clustered crowd (dense
  * discs of avoiders of unequal size and density in a bounce world, each walking to
- * the matching point of the next disc), built whole on every rank and then split;
+ * the matching point of the next disc), built in place alike, then cut by cost;
  * solid bodies with --solid. W ticks run untimed and T are measured. Rank 0
  * prints, per rank, the medians over the measured ticks of steer_cluster_figures,
  * the balance (the slowest rank's step time over the mean, median over ticks), the
@@ -172,62 +172,106 @@ static steer_world *make_flock(const opts *o, bool fill)
 	return w;
 }
 
-/* A clustered crowd, built whole on every rank (the cluster then keeps each rank's
- * region): CLUSTERS discs on a 3 x 3 grid of the flock's world (the middle
- * square left empty), disc k holding a share of the vehicles growing with k at 2 to
- * 5 times the flock's density. Each avoider arrives at its own point moved to the
- * next disc's centre, so the discs stream through each other. */
-static steer_world *make_crowd(const opts *o)
+/* The clustered crowd's layout: CLUSTERS discs on a 3 x 3 grid of the flock's world
+ * (the middle square left empty), disc k holding a share of the vehicles growing with
+ * k at 2 to 5 times the flock's density. Each avoider arrives at its own point moved
+ * to the next disc's centre, so the discs stream through each other. */
+typedef struct crowd_layout {
+	steer_params p;
+	double side;
+	double cx[CLUSTERS], cy[CLUSTERS], r[CLUSTERS];
+	long count[CLUSTERS];
+} crowd_layout;
+
+static crowd_layout crowd_layout_of(const opts *o)
 {
-	steer_params p = steer_params_default();
-	p.max_speed = 50.0;
+	crowd_layout L;
+	L.p = steer_params_default();
+	L.p.max_speed = 50.0;
 	double flock_density = 10.0 / (STEER_TAU / 2 * 100.0 * 100.0);
-	double side = sqrt((double)o->n / flock_density);
+	L.side = sqrt((double)o->n / flock_density);
+	long given = 0;
+	for (int k = 0, slot = 0; k < CLUSTERS; k++, slot++) {
+		if (slot == 4)
+			slot++; /* the middle stays empty */
+		L.cx[k] = (slot % 3 + 0.5) * L.side / 3;
+		L.cy[k] = (slot / 3 + 0.5) * L.side / 3;
+		L.count[k] = k == CLUSTERS - 1 ? o->n - given : o->n * (k + 1) / 36;
+		given += L.count[k];
+		double density = flock_density * (2 + k % 4);
+		L.r[k] = fmin(sqrt((double)L.count[k] / density / (STEER_TAU / 2)),
+		              L.side / 6 - 2 * L.p.radius);
+	}
+	return L;
+}
+
+/* The walkers added and drawn at a time. */
+#define CROWD_CHUNK 65536
+
+/* Adds the crowd's walkers to w, disc by disc, a chunk at a time: a region of a world
+ * over ranks keeps only its own (steer_world_set_region_keep) and gives the goals
+ * only to those, so that no rank holds the whole crowd; one world keeps them all.
+ * Every rank draws every walker, so the ids and random draws are one process's.
+ * STEER_OK, or why not. */
+static steer_status add_crowd(steer_world *w, const crowd_layout *L)
+{
+	steer_vec2 *at = malloc(CROWD_CHUNK * sizeof *at),
+	           *goal = malloc(CROWD_CHUNK * sizeof *goal);
+	steer_vec2 *still = calloc(CROWD_CHUNK, sizeof *still);
+	steer_status st = at && goal && still ? STEER_OK : STEER_ERR_NOMEM;
+	steer_rng *rng = steer_world_rng(w);
+	for (int k = 0; k < CLUSTERS && st == STEER_OK; k++) {
+		int next = (k + 1) % CLUSTERS;
+		for (long done = 0; done < L->count[k] && st == STEER_OK;) {
+			long m =
+			    L->count[k] - done < CROWD_CHUNK ? L->count[k] - done : CROWD_CHUNK;
+			for (long i = 0; i < m; i++) {
+				double a = steer_rng_range(rng, 0, STEER_TAU);
+				double d = L->r[k] * sqrt(steer_rng_unit(rng));
+				double dx = d * cos(a), dy = d * sin(a);
+				at[i] = v2(L->cx[k] + dx, L->cy[k] + dy);
+				goal[i] = v2(L->cx[next] + dx, L->cy[next] + dy);
+			}
+			uint32_t first = 0;
+			st =
+			    steer_vehicles_add(w, (size_t)m, at, still, &L->p, STEER_AVOID, &first);
+			for (long i = 0; i < m && st == STEER_OK; i++)
+				if (steer_vehicle_index(w, first + (uint32_t)i) >= 0)
+					st = steer_vehicle_target(w, first + (uint32_t)i,
+					                          STEER_ARRIVE, goal[i]);
+			done += m;
+		}
+	}
+	free(at);
+	free(goal);
+	free(still);
+	return st;
+}
+
+/* The clustered crowd's bounce world, with its walkers when fill (else the cluster
+ * adds them in place: run_cluster). */
+static steer_world *make_crowd(const opts *o, bool fill)
+{
+	crowd_layout L = crowd_layout_of(o);
 	steer_world_config cfg = steer_world_config_default();
-	cfg.width = cfg.height = side;
+	cfg.width = cfg.height = L.side;
 	cfg.edges = STEER_EDGE_BOUNCE;
 	cfg.seed = o->seed;
 	cfg.solid = o->solid;
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
-	double cx[CLUSTERS], cy[CLUSTERS], r[CLUSTERS];
-	long count[CLUSTERS], given = 0;
-	for (int k = 0, slot = 0; k < CLUSTERS; k++, slot++) {
-		if (slot == 4)
-			slot++; /* the middle stays empty */
-		cx[k] = (slot % 3 + 0.5) * side / 3;
-		cy[k] = (slot / 3 + 0.5) * side / 3;
-		count[k] = k == CLUSTERS - 1 ? o->n - given : o->n * (k + 1) / 36;
-		given += count[k];
-		double density = flock_density * (2 + k % 4);
-		r[k] = fmin(sqrt((double)count[k] / density / (STEER_TAU / 2)),
-		            side / 6 - 2 * p.radius);
-	}
-	steer_rng *rng = steer_world_rng(w);
-	for (int k = 0; k < CLUSTERS; k++) {
-		int next = (k + 1) % CLUSTERS;
-		for (long i = 0; i < count[k]; i++) {
-			double a = steer_rng_range(rng, 0, STEER_TAU);
-			double d = r[k] * sqrt(steer_rng_unit(rng));
-			double dx = d * cos(a), dy = d * sin(a);
-			uint32_t id;
-			if (steer_vehicle_add(w, v2(cx[k] + dx, cy[k] + dy), v2(0, 0), &p, &id) !=
-			        STEER_OK ||
-			    steer_vehicle_enable(w, id, STEER_AVOID, true) != STEER_OK ||
-			    steer_vehicle_target(w, id, STEER_ARRIVE,
-			                         v2(cx[next] + dx, cy[next] + dy)) != STEER_OK) {
-				steer_world_destroy(w);
-				return NULL;
-			}
-		}
+	if (fill && add_crowd(w, &L) != STEER_OK) {
+		steer_world_destroy(w);
+		return NULL;
 	}
 	if (rank == 0) {
 		printf("workload: crowd, N=%ld, bounce world %.0f x %.0f, %d discs of avoiders "
 		       "(radius %g, max_speed %g, solid %s) arriving at the next disc:",
-		       o->n, side, side, CLUSTERS, p.radius, p.max_speed, o->solid ? "on" : "off");
+		       o->n, L.side, L.side, CLUSTERS, L.p.radius, L.p.max_speed,
+		       o->solid ? "on" : "off");
 		for (int k = 0; k < CLUSTERS; k++)
-			printf(" %ld in r %.0f (%dx)", count[k], r[k], 2 + k % 4);
+			printf(" %ld in r %.0f (%dx)", L.count[k], L.r[k], 2 + k % 4);
 		printf("\n");
 	}
 	return w;
@@ -481,20 +525,29 @@ static int run_plain(const opts *o, steer_world *w)
 	return 0;
 }
 
-/* The flock added to the cluster's empty worlds: each rank keeps only its region's
- * boids (the cluster's steer_world_set_region_keep). The regions stay the equal areas
- * of an empty world's cut, which a uniform flock balances: in a square world a cut by
- * the model now could turn the first cut from x to y and move half the flock. 0, or 1
- * with why in err. */
-static int build_in_place(const opts *o, steer_world *w, char *err, size_t errlen)
+/* The world's vehicles added to the cluster's empty worlds: each rank keeps only its
+ * region's (the cluster's steer_world_set_region_keep). The flock's regions stay the
+ * equal areas of an empty world's cut, which a uniform flock balances; the crowd's
+ * discs are then cut again by the model of cost, as a world split whole would be.
+ * 0, or 1 with why in err. */
+static int build_in_place(const opts *o, steer_cluster *c, steer_world *w, char *err, size_t errlen)
 {
-	steer_params p = steer_flock_params();
-	int ok = bench_add_flock(w, o->n, flock_side(o, &p), &p) == STEER_OK, all = 0;
+	steer_status st;
+	if (o->crowd) {
+		crowd_layout L = crowd_layout_of(o);
+		st = add_crowd(w, &L);
+	} else {
+		steer_params p = steer_flock_params();
+		st = bench_add_flock(w, o->n, flock_side(o, &p), &p);
+	}
+	int ok = st == STEER_OK, all = 0;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
-		snprintf(err, errlen, "out of memory adding the flock");
+		snprintf(err, errlen, "out of memory adding the %s", o->crowd ? "crowd" : "flock");
 		return 1;
 	}
+	if (o->crowd && steer_cluster_rebalance(c, err, errlen) != STEER_OK)
+		return 1;
 	return 0;
 }
 
@@ -512,21 +565,20 @@ static int run_cluster(const opts *o, steer_world *w)
 	}
 	if (rank == 0)
 		printf("cluster of %d ranks made in %.2f s\n", ranks, MPI_Wtime() - t0);
-	int bad = 0;
-	if (!o->crowd) {
-		t0 = MPI_Wtime();
-		bad = build_in_place(o, w, err, sizeof err);
-		if (bad) {
-			if (rank == 0)
-				fprintf(stderr, "steer-cluster-bench: %s\n", err);
-			steer_cluster_destroy(c);
-			return 1;
-		}
+	t0 = MPI_Wtime();
+	int bad = build_in_place(o, c, w, err, sizeof err);
+	if (bad) {
 		if (rank == 0)
-			printf("flock built in place in %.2f s: every rank drew every boid and "
-			       "kept its region's (the equal-area regions)\n",
-			       MPI_Wtime() - t0);
+			fprintf(stderr, "steer-cluster-bench: %s\n", err);
+		steer_cluster_destroy(c);
+		return 1;
 	}
+	if (rank == 0)
+		printf("%s built in place in %.2f s: every rank drew every vehicle and kept its "
+		       "region's (%s)\n",
+		       o->crowd ? "crowd" : "flock", MPI_Wtime() - t0,
+		       o->crowd ? "then the regions were cut by the model of cost"
+		                : "the equal-area regions");
 	for (long k = 0; k < o->warmup && !bad; k++)
 		bad = steer_cluster_step(c, err, sizeof err) != STEER_OK;
 	unsigned cuts0 = steer_cluster_cuts(c);
@@ -589,7 +641,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	double t0 = MPI_Wtime();
-	steer_world *w = o.crowd ? make_crowd(&o) : make_flock(&o, ranks == 1);
+	steer_world *w = o.crowd ? make_crowd(&o, ranks == 1) : make_flock(&o, ranks == 1);
 	int ok = w && steer_world_set_threads(w, o.threads) == STEER_OK, all = ok;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
