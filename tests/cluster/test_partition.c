@@ -506,8 +506,9 @@ static void test_cut_keeps_regions(void)
 /* Many cuts in a row, each from weights that move (a hot spot circling a square
  * world, every cell's weight jittered), each rank passing the cells it owns, as the
  * cluster does between recuts. After every cut: the ranks agree on every owner; every
- * rank's box, as any rank reads it, holds the points that rank owns; and near() of a
- * point's small box names its owner. A cut whose tree or boxes differ between ranks,
+ * rank's box, as any rank reads it, holds the points that rank owns and no other
+ * rank's box holds them strictly inside; and near() of a point's small box names its
+ * owner. A cut whose tree or boxes differ between ranks,
  * or disagree with the owners, would put a vehicle on two ranks or on none. */
 static void test_many_cuts(void)
 {
@@ -524,7 +525,7 @@ static void test_many_cuts(void)
 	double(*boxes)[4] = malloc((size_t)size * sizeof *boxes);
 	if (!near || !boxes)
 		abort();
-	int most_moved = 0, bad_box = 0, bad_near = 0;
+	int most_moved = 0, bad_box = 0, bad_near = 0, claimed = 0;
 	for (int cut = 0; cut < CUTS; cut++) {
 		double a = cut * 0.7, hx = S / 2 + S / 3 * cos(a), hy = S / 2 + S / 3 * sin(a);
 		size_t n = 0;
@@ -552,6 +553,11 @@ static void test_many_cuts(void)
 			int o = steer_partition_owner(p, qx, qy);
 			const double *b = boxes[o];
 			bad_box += qx < b[0] || qx > b[2] || qy < b[1] || qy > b[3];
+			/* The cluster takes a point strictly inside its own box as its own
+			 * without a lookup: no other rank's box may hold it so. */
+			for (int r = 0; r < size; r++)
+				claimed += r != o && qx > boxes[r][0] && qx < boxes[r][2] &&
+				           qy > boxes[r][1] && qy < boxes[r][3];
 			int m = steer_partition_near(p, qx - 1, qy - 1, qx + 1, qy + 1, near);
 			bad_near += !well_formed(near, m) || !in_list(near, m, o);
 		}
@@ -559,6 +565,7 @@ static void test_many_cuts(void)
 	}
 	CHECK(bad_box == 0, "%d points lie outside their owner's box", bad_box);
 	CHECK(bad_near == 0, "%d points' near() lists miss their owner", bad_near);
+	CHECK(claimed == 0, "%d times a point lay strictly inside a box not its owner's", claimed);
 	if (rank == 0)
 		printf("     %d ranks, %d cuts: at most %d of %d cells changed owner at a cut\n",
 		       size, CUTS, most_moved, SIDE * SIDE);
