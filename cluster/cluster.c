@@ -866,6 +866,8 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	steer_status st = tile_box(c, box, err, errlen);
 	if (st != STEER_OK)
 		return st;
+	/* New bounds of another shape (a command, a scenario) take their own axes. */
+	steer_partition_set_box(c->part, box[0], box[1], box[2], box[3]);
 	/* A vehicle's cost grows with the neighbours it meets, the count a disc of the
 	 * reach holds at its tile's density, up to the few its searches keep (flocking's
 	 * max_neighbours, avoidance's avoid_neighbours). The rank's measured time is shared

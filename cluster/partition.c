@@ -22,6 +22,9 @@ struct steer_partition {
 	 * cut before, or the first cut made again); NULL until a cut needs it, and after
 	 * a cut on it failed. */
 	struct Zoltan_Struct *spare;
+	/* The current tree's axes are an old box's (steer_partition_set_box): after the
+	 * next cut it is dropped rather than kept as the spare. */
+	bool old_axes;
 	/* The rank each of RCB's parts is given, and back (identity until a cut made
 	 * again remaps them: assign_parts). */
 	int *rank_of_part, *part_of_rank;
@@ -273,6 +276,9 @@ static steer_status rcb(steer_partition *p, struct points *pts, char *err, size_
 	struct Zoltan_Struct *last = p->zz;
 	p->zz = p->spare;
 	p->spare = last;
+	if (p->old_axes)
+		Zoltan_Destroy(&p->spare);
+	p->old_axes = false;
 	return STEER_OK;
 }
 
@@ -567,6 +573,24 @@ void steer_partition_box(const steer_partition *p, int rank, double box[4])
 		box[0] = box[1] = -INFINITY;
 		box[2] = box[3] = INFINITY;
 	}
+}
+
+void steer_partition_set_box(steer_partition *p, double x0, double y0, double x1, double y1)
+{
+	if (!(isfinite(x0) && isfinite(y0) && isfinite(x1) && isfinite(y1) && x0 < x1 && y0 < y1))
+		return;
+	double was = (p->box[2] - p->box[0]) / (p->box[3] - p->box[1]);
+	double now = (x1 - x0) / (y1 - y0);
+	if (now <= was * 1.25 && now >= was / 1.25)
+		return;
+	p->box[0] = x0;
+	p->box[1] = y0;
+	p->box[2] = x1;
+	p->box[3] = y1;
+	/* The next cut starts from the first cut of the new box, on every rank alike. */
+	if (p->spare)
+		Zoltan_Destroy(&p->spare);
+	p->old_axes = p->zz != NULL;
 }
 
 unsigned steer_partition_cuts(const steer_partition *p)

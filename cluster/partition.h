@@ -53,6 +53,15 @@ void steer_partition_destroy(steer_partition *p);
 steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, const double *y,
                                  const double *weight, char *err, size_t errlen);
 
+/* The box the plane's regions are laid out over, for the cuts to come: every cut
+ * bisects along the axes of the equal-area cut of this box (create's, until this is
+ * called). A box whose shape (width over height) is within a quarter of the last
+ * one's keeps the axes, so that a box that drifts (the vehicles' extent in an
+ * unbounded world) does not turn them; another shape takes its own at the next cut.
+ * The current cut stays until then. Collective: every rank passes the same box. A
+ * box that is empty or not finite is ignored. */
+void steer_partition_set_box(steer_partition *p, double x0, double y0, double x1, double y1);
+
 /* The rank owning the point: every rank gives the same answer for the same point,
  * for any point of the plane. */
 int steer_partition_owner(const steer_partition *p, double x, double y);

@@ -574,6 +574,68 @@ static void test_many_cuts(void)
 	steer_partition_destroy(p);
 }
 
+/* Each rank passes the points of a SIDE x SIDE lattice over [0,w]x[0,h] that it
+ * owns, with equal weights, and the partition is cut by them. */
+static void cut_by_lattice(steer_partition *p, double w, double h)
+{
+	enum { SIDE = 64 };
+	static double x[SIDE * SIDE], y[SIDE * SIDE], wt[SIDE * SIDE];
+	size_t n = 0;
+	for (int k = 0; k < SIDE * SIDE; k++) {
+		double qx = (k / SIDE + 0.5) * w / SIDE, qy = (k % SIDE + 0.5) * h / SIDE;
+		if (steer_partition_owner(p, qx, qy) == rank)
+			x[n] = qx, y[n] = qy, wt[n] = 1.0, n++;
+	}
+	char err[256] = "";
+	CHECK(steer_partition_cut(p, n, x, y, wt, err, sizeof err) == STEER_OK, "cut: %s", err);
+}
+
+/* The narrowest region of [0,w]x[0,h], its box clipped to it. */
+static double narrowest(const steer_partition *p, double w)
+{
+	double least = INFINITY, box[4];
+	for (int r = 0; r < size; r++) {
+		steer_partition_box(p, r, box);
+		least = fmin(least, fmin(box[2], w) - fmax(box[0], 0.0));
+	}
+	return least;
+}
+
+/* A wide world cut into upright strips, then made tall: its regions take the tall
+ * box's own axes at the next cut (else they stay strips, narrower than the world is
+ * wide); a box of about the same shape keeps the axes, and no point changes owner. */
+static void test_new_box_new_axes(void)
+{
+	char err[256] = "";
+	steer_partition *p =
+	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 4000, 1000, err, sizeof err);
+	CHECK(p, "create: %s", err);
+	if (!p)
+		return;
+	cut_by_lattice(p, 4000, 1000);
+	steer_partition_set_box(p, 0, 0, 1000, 4000);
+	cut_by_lattice(p, 1000, 4000);
+	double least = narrowest(p, 1000);
+	if (rank == 0)
+		printf("     %d ranks: the narrowest region of the tall world is %.0f wide\n", size,
+		       least);
+	CHECK(least >= 600, "a region of the tall world is %.0f wide: the wide world's axes",
+	      least);
+	int before[NPOINTS];
+	for (int i = 0; i < NPOINTS; i++)
+		before[i] = steer_partition_owner(p, (px[i] - X0) * 1000 / (X1 - X0),
+		                                  (py[i] - Y0) * 4000 / (Y1 - Y0));
+	steer_partition_set_box(p, 0, 0, 1050, 4000);
+	cut_by_lattice(p, 1000, 4000);
+	int moved = 0;
+	for (int i = 0; i < NPOINTS; i++)
+		moved += before[i] != steer_partition_owner(p, (px[i] - X0) * 1000 / (X1 - X0),
+		                                            (py[i] - Y0) * 4000 / (Y1 - Y0));
+	CHECK(moved == 0, "a box of about the same shape moved %d of %d points", moved, NPOINTS);
+	check_agree(p, px, py, NPOINTS);
+	steer_partition_destroy(p);
+}
+
 /* A test passes when it passed on every rank. */
 static void run(void (*fn)(void), const char *name)
 {
@@ -606,6 +668,7 @@ int main(int argc, char **argv)
 	RUN_ALL(test_cut_cells);
 	RUN_ALL(test_cut_keeps_regions);
 	RUN_ALL(test_many_cuts);
+	RUN_ALL(test_new_box_new_axes);
 	RUN_ALL(test_failures);
 	int failed = tests_failed_;
 	if (rank == 0)
