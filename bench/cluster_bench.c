@@ -347,7 +347,10 @@ static void report(const opts *o, const steer_cluster_figure *fig, const double 
 	 * before it, so a cut at the end of tick k shows in tick k + 1's. */
 	printf("vehicles each rank sent away at a cut of the regions, the most over the "
 	       "measured ticks:");
-	for (int r = 0; r < ranks; r++) {
+	/* A tick's figures show the last cut, which may be the build's or the warmup's. */
+	if (cuts1 == cuts0)
+		printf(" none (no cut during them)");
+	for (int r = 0; r < ranks && cuts1 != cuts0; r++) {
 		uint64_t most = 0;
 		for (long t = 0; t < T; t++)
 			if (fig[t * ranks + r].cut_moved > most)

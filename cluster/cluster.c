@@ -312,10 +312,10 @@ void steer_cluster_reset_messages(steer_cluster *c)
 
 /* --- migration --------------------------------------------------------------------- */
 
-/* The rank owning (x, y): this one, without a lookup, strictly inside its box. */
+/* The rank owning (x, y): this one, without a lookup, strictly inside its core. */
 int steer_cluster_owner_of(const steer_cluster *c, double x, double y)
 {
-	const double *m = c->mine;
+	const double *m = c->core;
 	if (x > m[0] && x < m[2] && y > m[1] && y < m[3])
 		return c->rank;
 	return steer_partition_owner(c->part, x, y);
@@ -528,10 +528,10 @@ static steer_status send_halo(steer_cluster *c, double reach, uint64_t *bytes, c
 	steer_cluster_reset_messages(c);
 	const steer_world_config *cfg = steer_world_config_get(w);
 	bool seams = cfg->edges == STEER_EDGE_WRAP;
-	const double *m = c->mine;
+	const double *m = c->core;
 	for (size_t i = 0; i < v->count && st == STEER_OK; i++) {
 		double x = v->px[i], y = v->py[i];
-		/* Deep inside the region, no other is within reach: no lookup. */
+		/* Deep inside the region's core, no other is within reach: no lookup. */
 		if (x - reach > m[0] && x + reach < m[2] && y - reach > m[1] && y + reach < m[3] &&
 		    (!seams || (x - reach > 0.0 && x + reach < cfg->width && y - reach > 0.0 &&
 		                y + reach < cfg->height)))
@@ -922,6 +922,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	if (st != STEER_OK)
 		return st;
 	steer_partition_box(c->part, c->rank, c->mine);
+	steer_partition_core(c->part, c->core);
 	c->peers = -1; /* a region may have moved anywhere: through every rank */
 	/* What the cut moved is its own figure, not the tick's walkers'. */
 	steer_cluster_figure *me = &c->figures[c->rank], before = *me;
@@ -1053,8 +1054,10 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 			c->part = steer_partition_create(comm, box[0], box[1], box[2], box[3], err,
 			                                 errlen);
 			st = steer_cluster_agree(c, c->part ? STEER_OK : STEER_ERR_IO, err, errlen);
-			if (st == STEER_OK)
+			if (st == STEER_OK) {
 				steer_partition_box(c->part, c->rank, c->mine);
+				steer_partition_core(c->part, c->core);
+			}
 		}
 	}
 	/* Each rank keeps its region's vehicles, or gets them from rank 0; then the

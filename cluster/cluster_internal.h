@@ -41,6 +41,7 @@ struct steer_cluster {
 	unsigned window_ticks, since_cut;
 	double since_cut_s; /* this rank's step time summed over the ticks since the cut */
 	double mine[4];     /* this rank's region lies within it (partition's box) */
+	double core[4];     /* every point strictly inside it is this rank's */
 	/* The world's --max-vehicles, counted here over the whole world (a rank's own
 	 * world counts only its region, so its check never refuses first). */
 	size_t max_vehicles;

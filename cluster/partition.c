@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <zoltan.h>
 
@@ -25,6 +26,8 @@ struct steer_partition {
 	/* The current tree's axes are an old box's (steer_partition_set_box): after the
 	 * next cut it is dropped rather than kept as the spare. */
 	bool old_axes;
+	/* This rank's core (steer_partition_core), made again with every cut. */
+	double core[4];
 	/* The rank each of RCB's parts is given, and back (identity until a cut made
 	 * again remaps them: assign_parts). */
 	int *rank_of_part, *part_of_rank;
@@ -296,6 +299,33 @@ static bool zoltan_ready(char *err, size_t errlen)
 	return true;
 }
 
+/* This rank's core: its box, unless another region's box meets the box's inside.
+ * Zoltan's box of a region sets each side from the deepest cut along its path that
+ * bounds it, without meeting it with the cuts above: a cut that fell outside its
+ * parent's interval (a set with no points on one side, whose cut averages to
+ * +-DBL_MAX or lies at 0) makes the box reach past a cut above, over another
+ * region. Every box still holds its region, so when no other box meets this one's
+ * inside, every point inside is this rank's. */
+static void update_core(steer_partition *p)
+{
+	double mine[4], other[4];
+	steer_partition_box(p, p->rank, mine);
+	bool alone = true;
+	for (int r = 0; r < p->size && alone; r++) {
+		if (r == p->rank)
+			continue;
+		steer_partition_box(p, r, other);
+		alone = !(other[0] < mine[2] && other[2] > mine[0] && other[1] < mine[3] &&
+		          other[3] > mine[1]);
+	}
+	if (alone) {
+		memcpy(p->core, mine, sizeof mine);
+	} else {
+		p->core[0] = p->core[1] = INFINITY;
+		p->core[2] = p->core[3] = -INFINITY;
+	}
+}
+
 steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, double x1, double y1,
                                         char *err, size_t errlen)
 {
@@ -336,8 +366,10 @@ steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, dou
 	p->box[1] = y0;
 	p->box[2] = x1;
 	p->box[3] = y1;
-	if (p->size == 1)
+	if (p->size == 1) {
+		update_core(p);
 		return p;
+	}
 
 	if (!all_ranks(p->comm, zoltan_ready(err, errlen))) {
 		say(err, errlen, "partition: Zoltan_Initialize failed (on some rank)");
@@ -351,6 +383,7 @@ steer_partition *steer_partition_create(MPI_Comm comm, double x0, double y0, dou
 		steer_partition_destroy(p);
 		return NULL;
 	}
+	update_core(p);
 	return p;
 }
 
@@ -504,8 +537,10 @@ steer_status steer_partition_cut(steer_partition *p, size_t n, const double *x, 
 	} else if (p->size > 1) {
 		struct points pts = {n, x, y, w, base};
 		st = rcb(p, &pts, err, errlen);
-		if (st == STEER_OK)
+		if (st == STEER_OK) {
 			assign_parts(p, &pts);
+			update_core(p);
+		}
 	}
 	free(w);
 	if (st == STEER_OK)
@@ -573,6 +608,11 @@ void steer_partition_box(const steer_partition *p, int rank, double box[4])
 		box[0] = box[1] = -INFINITY;
 		box[2] = box[3] = INFINITY;
 	}
+}
+
+void steer_partition_core(const steer_partition *p, double box[4])
+{
+	memcpy(box, p->core, sizeof p->core);
 }
 
 void steer_partition_set_box(steer_partition *p, double x0, double y0, double x1, double y1)

@@ -72,10 +72,16 @@ int steer_partition_owner(const steer_partition *p, double x, double y);
 int steer_partition_near(const steer_partition *p, double x0, double y0, double x1, double y1,
                          int *ranks);
 
-/* The rectangle rank's region lies within, as {x0, y0, x1, y1} (infinite where it
- * reaches to infinity; the whole plane should Zoltan fail to say). A point strictly
- * inside it belongs to rank. */
+/* A rectangle rank's region lies within, as {x0, y0, x1, y1} (infinite, or
+ * +-DBL_MAX, where it reaches to infinity; the whole plane should Zoltan fail to
+ * say): an outer bound. It can reach over another region (update_core in
+ * partition.c says how); for the points that surely are rank's, its core. */
 void steer_partition_box(const steer_partition *p, int rank, double box[4]);
+
+/* This process's rank's core, as {x0, y0, x1, y1}: every point strictly inside it
+ * is this rank's. Its box when no other region's box meets the box's inside, else
+ * empty (x0 > x1), so that every point is looked up. */
+void steer_partition_core(const steer_partition *p, double box[4]);
 
 /* How many times the partition was cut (create counts as 0), and the comm size. */
 unsigned steer_partition_cuts(const steer_partition *p);

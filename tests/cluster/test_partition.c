@@ -506,9 +506,9 @@ static void test_cut_keeps_regions(void)
 /* Many cuts in a row, each from weights that move (a hot spot circling a square
  * world, every cell's weight jittered), each rank passing the cells it owns, as the
  * cluster does between recuts. After every cut: the ranks agree on every owner; every
- * rank's box, as any rank reads it, holds the points that rank owns and no other
- * rank's box holds them strictly inside; and near() of a point's small box names its
- * owner. A cut whose tree or boxes differ between ranks,
+ * rank's box, as any rank reads it, holds the points that rank owns, and no point
+ * strictly inside a rank's core is another's; and near() of a point's small box
+ * names its owner. A cut whose tree or boxes differ between ranks,
  * or disagree with the owners, would put a vehicle on two ranks or on none. */
 static void test_many_cuts(void)
 {
@@ -548,16 +548,17 @@ static void test_many_cuts(void)
 			most_moved = moved;
 		for (int r = 0; r < size; r++)
 			steer_partition_box(p, r, boxes[r]);
+		double core[4];
+		steer_partition_core(p, core);
 		for (int i = 0; i < NPOINTS; i++) {
 			double qx = (px[i] - X0) * S / (X1 - X0), qy = (py[i] - Y0) * S / (Y1 - Y0);
 			int o = steer_partition_owner(p, qx, qy);
 			const double *b = boxes[o];
 			bad_box += qx < b[0] || qx > b[2] || qy < b[1] || qy > b[3];
-			/* The cluster takes a point strictly inside its own box as its own
-			 * without a lookup: no other rank's box may hold it so. */
-			for (int r = 0; r < size; r++)
-				claimed += r != o && qx > boxes[r][0] && qx < boxes[r][2] &&
-				           qy > boxes[r][1] && qy < boxes[r][3];
+			/* The cluster takes a point strictly inside its core as its own
+			 * without a lookup. */
+			claimed += o != rank && qx > core[0] && qx < core[2] && qy > core[1] &&
+			           qy < core[3];
 			int m = steer_partition_near(p, qx - 1, qy - 1, qx + 1, qy + 1, near);
 			bad_near += !well_formed(near, m) || !in_list(near, m, o);
 		}
@@ -565,7 +566,8 @@ static void test_many_cuts(void)
 	}
 	CHECK(bad_box == 0, "%d points lie outside their owner's box", bad_box);
 	CHECK(bad_near == 0, "%d points' near() lists miss their owner", bad_near);
-	CHECK(claimed == 0, "%d times a point lay strictly inside a box not its owner's", claimed);
+	CHECK(claimed == 0, "%d points strictly inside rank %d's core are another's", claimed,
+	      rank);
 	if (rank == 0)
 		printf("     %d ranks, %d cuts: at most %d of %d cells changed owner at a cut\n",
 		       size, CUTS, most_moved, SIDE * SIDE);
@@ -603,7 +605,7 @@ static double narrowest(const steer_partition *p, double w)
 
 /* A wide world cut into upright strips, then made tall: its regions take the tall
  * box's own axes at the next cut (else they stay strips, narrower than the world is
- * wide); a box of about the same shape keeps the axes, and no point changes owner. */
+ * wide). */
 static void test_new_box_new_axes(void)
 {
 	char err[256] = "";
@@ -621,18 +623,93 @@ static void test_new_box_new_axes(void)
 		       least);
 	CHECK(least >= 600, "a region of the tall world is %.0f wide: the wide world's axes",
 	      least);
-	int before[NPOINTS];
+	check_agree(p, px, py, NPOINTS);
+	steer_partition_destroy(p);
+}
+
+/* A box of about the same shape keeps the axes: a world a hair taller than wide,
+ * whose first cut is across y, made a hair wider, is cut again by the same weights
+ * and no point changes owner (its own first cut would be across x). */
+static void test_box_of_the_same_shape(void)
+{
+	char err[256] = "";
+	steer_partition *p =
+	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 1000, 1010, err, sizeof err);
+	CHECK(p, "create: %s", err);
+	if (!p)
+		return;
+	cut_by_lattice(p, 1000, 1000);
+	int *before = malloc(NPOINTS * sizeof *before);
+	if (!before)
+		abort();
 	for (int i = 0; i < NPOINTS; i++)
 		before[i] = steer_partition_owner(p, (px[i] - X0) * 1000 / (X1 - X0),
-		                                  (py[i] - Y0) * 4000 / (Y1 - Y0));
-	steer_partition_set_box(p, 0, 0, 1050, 4000);
-	cut_by_lattice(p, 1000, 4000);
+		                                  (py[i] - Y0) * 1000 / (Y1 - Y0));
+	steer_partition_set_box(p, 0, 0, 1010, 1000);
+	cut_by_lattice(p, 1000, 1000);
 	int moved = 0;
 	for (int i = 0; i < NPOINTS; i++)
 		moved += before[i] != steer_partition_owner(p, (px[i] - X0) * 1000 / (X1 - X0),
-		                                            (py[i] - Y0) * 4000 / (Y1 - Y0));
+		                                            (py[i] - Y0) * 1000 / (Y1 - Y0));
 	CHECK(moved == 0, "a box of about the same shape moved %d of %d points", moved, NPOINTS);
-	check_agree(p, px, py, NPOINTS);
+	free(before);
+	steer_partition_destroy(p);
+}
+
+/* Cuts from almost no points: a set with no point on one side of its cut puts the cut
+ * far outside it (AVERAGE_CUTS averages with the missing side's +-DBL_MAX), and
+ * Zoltan's box of a region below it then reaches over others. Whatever the boxes do,
+ * every point strictly inside this rank's core is this rank's. */
+static void test_sparse_cuts(void)
+{
+	char err[256] = "";
+	steer_partition *p =
+	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 4000, 1000, err, sizeof err);
+	CHECK(p, "create: %s", err);
+	if (!p)
+		return;
+	double two_x[2] = {1000, 3000}, two_y[2] = {500, 500}, one[50];
+	double col_x[50], col_y[50];
+	for (int k = 0; k < 50; k++)
+		col_x[k] = 2000, col_y[k] = 10 + k * 19.6, one[k] = 1.0;
+	struct {
+		size_t n;
+		const double *x, *y;
+	} sets[] = {
+	    {2, two_x, two_y}, {50, col_x, col_y}, {1, two_x + 1, two_y}, {2, two_x, two_y}};
+	double *box = malloc((size_t)size * 4 * sizeof *box);
+	if (!box)
+		abort();
+	int wrong = 0, overlaps = 0;
+	for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+		size_t n = rank == 0 ? sets[k].n : 0;
+		CHECK(steer_partition_cut(p, n, sets[k].x, sets[k].y, one, err, sizeof err) ==
+		          STEER_OK,
+		      "cut %zu: %s", k, err);
+		double core[4];
+		steer_partition_core(p, core);
+		for (int r = 0; r < size; r++)
+			steer_partition_box(p, r, box + 4 * r);
+		for (int i = 0; i < NPOINTS; i++) {
+			double qx = (px[i] - X0) * 4000 / (X1 - X0),
+			       qy = (py[i] - Y0) * 1000 / (Y1 - Y0);
+			int o = steer_partition_owner(p, qx, qy);
+			wrong += qx > core[0] && qx < core[2] && qy > core[1] && qy < core[3] &&
+			         o != rank;
+			for (int r = 0; r < size; r++) {
+				const double *b = box + 4 * r;
+				overlaps +=
+				    r != o && qx > b[0] && qx < b[2] && qy > b[1] && qy < b[3];
+			}
+		}
+		check_agree(p, px, py, NPOINTS);
+	}
+	if (rank == 0)
+		printf(
+		    "     %d ranks: %d times a point lay strictly inside a box not its owner's\n",
+		    size, overlaps);
+	CHECK(wrong == 0, "%d points strictly inside rank %d's core are another's", wrong, rank);
+	free(box);
 	steer_partition_destroy(p);
 }
 
@@ -669,6 +746,8 @@ int main(int argc, char **argv)
 	RUN_ALL(test_cut_keeps_regions);
 	RUN_ALL(test_many_cuts);
 	RUN_ALL(test_new_box_new_axes);
+	RUN_ALL(test_box_of_the_same_shape);
+	RUN_ALL(test_sparse_cuts);
 	RUN_ALL(test_failures);
 	int failed = tests_failed_;
 	if (rank == 0)
