@@ -29,16 +29,22 @@ static void seed(uint64_t s)
 	rng_state = s;
 }
 
-static steer_partition *make(void)
+/* A partition of the box [x0,x1]x[y0,y1]; the job ends if none can be made. */
+static steer_partition *make_over(double x0, double y0, double x1, double y1)
 {
 	char err[256] = "";
 	steer_partition *p =
-	    steer_partition_create(MPI_COMM_WORLD, X0, Y0, X1, Y1, err, sizeof err);
+	    steer_partition_create(MPI_COMM_WORLD, x0, y0, x1, y1, err, sizeof err);
 	if (!p) {
 		fprintf(stderr, "rank %d: steer_partition_create: %s\n", rank, err);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	return p;
+}
+
+static steer_partition *make(void)
+{
+	return make_over(X0, Y0, X1, Y1);
 }
 
 static int in_list(const int *ranks, int n, int r)
@@ -467,11 +473,7 @@ static void test_cut_keeps_regions(void)
 {
 	enum { SIDE = 64 };
 	char err[256] = "";
-	steer_partition *p =
-	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 1000, 1000, err, sizeof err);
-	CHECK(p, "create: %s", err);
-	if (!p)
-		return;
+	steer_partition *p = make_over(0, 0, 1000, 1000);
 	static double x[SIDE * SIDE], y[SIDE * SIDE], w[SIDE * SIDE];
 	static int before[SIDE * SIDE];
 	size_t n = 0;
@@ -515,10 +517,7 @@ static void test_many_cuts(void)
 	enum { SIDE = 48, CUTS = 30 };
 	const double S = 1000.0;
 	char err[256] = "";
-	steer_partition *p = steer_partition_create(MPI_COMM_WORLD, 0, 0, S, S, err, sizeof err);
-	CHECK(p, "create: %s", err);
-	if (!p)
-		return;
+	steer_partition *p = make_over(0, 0, S, S);
 	static double x[SIDE * SIDE], y[SIDE * SIDE], w[SIDE * SIDE];
 	static int before[SIDE * SIDE];
 	int *near = malloc((size_t)size * sizeof *near);
@@ -608,12 +607,7 @@ static double narrowest(const steer_partition *p, double w)
  * wide). */
 static void test_new_box_new_axes(void)
 {
-	char err[256] = "";
-	steer_partition *p =
-	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 4000, 1000, err, sizeof err);
-	CHECK(p, "create: %s", err);
-	if (!p)
-		return;
+	steer_partition *p = make_over(0, 0, 4000, 1000);
 	cut_by_lattice(p, 4000, 1000);
 	steer_partition_set_box(p, 0, 0, 1000, 4000);
 	cut_by_lattice(p, 1000, 4000);
@@ -632,12 +626,7 @@ static void test_new_box_new_axes(void)
  * and no point changes owner (its own first cut would be across x). */
 static void test_box_of_the_same_shape(void)
 {
-	char err[256] = "";
-	steer_partition *p =
-	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 1000, 1010, err, sizeof err);
-	CHECK(p, "create: %s", err);
-	if (!p)
-		return;
+	steer_partition *p = make_over(0, 0, 1000, 1010);
 	cut_by_lattice(p, 1000, 1000);
 	int *before = malloc(NPOINTS * sizeof *before);
 	if (!before)
@@ -663,11 +652,7 @@ static void test_box_of_the_same_shape(void)
 static void test_sparse_cuts(void)
 {
 	char err[256] = "";
-	steer_partition *p =
-	    steer_partition_create(MPI_COMM_WORLD, 0, 0, 4000, 1000, err, sizeof err);
-	CHECK(p, "create: %s", err);
-	if (!p)
-		return;
+	steer_partition *p = make_over(0, 0, 4000, 1000);
 	double two_x[2] = {1000, 3000}, two_y[2] = {500, 500}, one[50];
 	double col_x[50], col_y[50];
 	for (int k = 0; k < 50; k++)
