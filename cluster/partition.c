@@ -142,8 +142,10 @@ static bool read_points(struct Zoltan_Struct *zz, struct points *pts)
 	       Zoltan_Set_Geom_Multi_Fn(zz, geom_multi, pts) == ZOLTAN_OK;
 }
 
-/* A Zoltan structure on comm set up for RCB, or NULL. */
-static struct Zoltan_Struct *zoltan_new(MPI_Comm comm)
+/* A Zoltan structure on comm set up for RCB, or NULL; *ok says whether every
+ * parameter took. A structure whose parameters failed is returned all the same:
+ * destroying it frees a communicator, which every rank does together. */
+static struct Zoltan_Struct *zoltan_new(MPI_Comm comm, bool *ok)
 {
 	static const char *const params[][2] = {
 	    {"DEBUG_LEVEL", "0"},
@@ -176,13 +178,9 @@ static struct Zoltan_Struct *zoltan_new(MPI_Comm comm)
 	    {"REMAP", "0"},
 	};
 	struct Zoltan_Struct *zz = Zoltan_Create(comm);
-	if (!zz)
-		return NULL;
-	bool ok = true;
-	for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-		ok = ok && Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
-	if (!ok)
-		Zoltan_Destroy(&zz);
+	*ok = zz != NULL;
+	for (size_t i = 0; *ok && i < sizeof params / sizeof params[0]; i++)
+		*ok = Zoltan_Set_Param(zz, params[i][0], params[i][1]) == ZOLTAN_OK;
 	return zz;
 }
 
@@ -224,8 +222,9 @@ static struct Zoltan_Struct *first_cut(steer_partition *p)
 	size_t mine = (GRID_POINTS - (size_t)p->rank + (size_t)p->size - 1) / (size_t)p->size;
 	double *xs = malloc(mine * sizeof *xs), *ys = malloc(mine * sizeof *ys);
 	float *ws = malloc(mine * sizeof *ws);
-	struct Zoltan_Struct *zz = zoltan_new(p->comm);
-	bool ok = xs && ys && ws && zz;
+	bool made = false;
+	struct Zoltan_Struct *zz = zoltan_new(p->comm, &made);
+	bool ok = xs && ys && ws && made;
 	if (ok) {
 		const double golden = 0.6180339887498949;
 		size_t k = 0;
