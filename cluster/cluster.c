@@ -853,6 +853,13 @@ static int tile_of(const double box[4], double tw, double th, double px, double 
 	return ty * TILES + tx;
 }
 
+/* This rank's region's box and core, after a cut. */
+static void take_region(steer_cluster *c)
+{
+	steer_partition_box(c->part, c->rank, c->mine);
+	steer_partition_core(c->part, c->core);
+}
+
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 {
 	/* The mean over the ticks since the last cut: one tick's time is noisy. */
@@ -921,8 +928,7 @@ steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen)
 	free(wt);
 	if (st != STEER_OK)
 		return st;
-	steer_partition_box(c->part, c->rank, c->mine);
-	steer_partition_core(c->part, c->core);
+	take_region(c);
 	c->peers = -1; /* a region may have moved anywhere: through every rank */
 	/* What the cut moved is its own figure, not the tick's walkers'. */
 	steer_cluster_figure *me = &c->figures[c->rank], before = *me;
@@ -1054,10 +1060,8 @@ steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_c
 			c->part = steer_partition_create(comm, box[0], box[1], box[2], box[3], err,
 			                                 errlen);
 			st = steer_cluster_agree(c, c->part ? STEER_OK : STEER_ERR_IO, err, errlen);
-			if (st == STEER_OK) {
-				steer_partition_box(c->part, c->rank, c->mine);
-				steer_partition_core(c->part, c->core);
-			}
+			if (st == STEER_OK)
+				take_region(c);
 		}
 	}
 	/* Each rank keeps its region's vehicles, or gets them from rank 0; then the

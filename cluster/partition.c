@@ -15,7 +15,7 @@ struct steer_partition {
 	MPI_Comm comm; /* our duplicate: our collectives never meet the caller's */
 	int rank, size;
 	unsigned cuts;
-	double box[4]; /* the world's box, as created: {x0, y0, x1, y1} */
+	double box[4]; /* the box the first cut is made over: {x0, y0, x1, y1} (set_box) */
 	/* The current cut: a Zoltan structure holding its RCB tree (KEEP_CUTS), the same
 	 * on every rank. NULL with one rank, where everything is rank 0. */
 	struct Zoltan_Struct *zz;
@@ -203,12 +203,11 @@ static int partition_on(MPI_Comm comm, struct Zoltan_Struct *zz, struct points *
 	/* RETURN_LISTS NONE: the lists stay NULL, but freeing is the documented pairing. */
 	Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
 	Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
-	/* ZOLTAN_WARN (positive) is a cut made: an imbalance it could not avoid. */
-	if (all_ranks(comm, rc >= ZOLTAN_OK))
-		return ZOLTAN_OK;
-	int worst = rc == ZOLTAN_MEMERR ? 1 : 0, any = 0;
-	mpi_check(MPI_Allreduce(&worst, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-	return any ? ZOLTAN_MEMERR : ZOLTAN_FATAL;
+	/* ZOLTAN_WARN (positive) is a cut made: an imbalance it could not avoid. The
+	 * worst over the ranks: 0 made, 1 failed, 2 out of memory. */
+	int mine = rc >= ZOLTAN_OK ? 0 : rc == ZOLTAN_MEMERR ? 2 : 1, worst = 0;
+	mpi_check(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+	return worst == 0 ? ZOLTAN_OK : worst == 2 ? ZOLTAN_MEMERR : ZOLTAN_FATAL;
 }
 
 /* Collective: a new structure holding the equal-area cut of p's box (the first cut,

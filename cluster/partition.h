@@ -2,8 +2,8 @@
  * (Zoltan's RCB, kept as its tree of cuts on every rank). Every region is a
  * rectangle, the outer ones reaching to infinity, so every point of the plane has
  * exactly one owner and every rank computes the same owner without talking. Every
- * cut bisects along the axes of the first (equal-area) one, so a cut made again
- * moves cuts, never turns them.
+ * cut bisects along the axes of the equal-area cut of the world's box
+ * (steer_partition_set_box), so a cut made again moves cuts, never turns them.
  *
  * A point exactly on a cut belongs to the region below (left of) it; near() counts
  * a region as meeting a box when they share as little as a boundary, so the owner of
