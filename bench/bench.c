@@ -43,6 +43,7 @@ typedef struct bench_opts {
 	long pairs;      /* --pairs P: --avoid's interleaved pairs */
 	int threads[16]; /* the thread counts to run, in order */
 	int nthreads;
+	long rounds; /* --rounds: times the list of counts is run, alternating its order */
 	steer_simd_level simd; /* the world's cap */
 	uint64_t seed;
 	int n_given, seed_given; /* N and --seed were on the command line */
@@ -62,7 +63,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: steer-bench [N] [--ticks T] [--neighbours K] [--naive] [--clustered]\n"
-	        "                   [--no-solid] [--threads N[,N...]] [--simd scalar|avx2|avx512] "
+	        "                   [--no-solid] [--threads N[,N...]] [--rounds R] [--simd "
+	        "scalar|avx2|avx512] "
 	        "[--seed S]\n"
 	        "       steer-bench --crowd N [--ticks T] [--no-solid] [--threads N[,N...]] "
 	        "[--simd L] [--seed S]\n"
@@ -78,6 +80,8 @@ static void usage(FILE *f)
 	        "  --no-solid    turn the world's solid rule off (bodies may overlap)\n"
 	        "  --threads     split the tick over N threads (same bits for any N); a list\n"
 	        "                runs each count on the same start and prints a scaling table\n"
+	        "  --rounds R    with a list of --threads: run the list R times (at most 64),\n"
+	        "                its order reversed every other round, and print medians\n"
 	        "  --simd        cap the vector lanes (default: the CPU's best; same bits)\n"
 	        "  --crowd N     N walkers with avoidance on, each to a random goal (a new one\n"
 	        "                on arrival) among circles and walls, at the flock's density;\n"
@@ -127,8 +131,9 @@ static int parse_threads(const char *list, bench_opts *o)
 }
 
 /* The options that take a value. */
-static const char *const valued[] = {"--crowd",   "--circle", "--obstacles",  "--pairs", "--ticks",
-                                     "--threads", "--simd",   "--neighbours", "--seed"};
+static const char *const valued[] = {"--crowd", "--circle",  "--obstacles", "--pairs",
+                                     "--ticks", "--threads", "--simd",      "--neighbours",
+                                     "--seed",  "--rounds"};
 
 /* A whole number for option `opt` (or N when opt is NULL), or -1 with a message. */
 static int whole(const char *opt, const char *val, long *out)
@@ -191,6 +196,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 			if (parse_threads(val, o) != 0)
 				return -1;
 			i++;
+		} else if (!strcmp(a, "--rounds") && val) {
+			if (whole(a, val, &o->rounds) != 0)
+				return -1;
+			i++;
 		} else if (!strcmp(a, "--simd") && val) {
 			if (parse_simd(val, &o->simd) != 0) {
 				fprintf(stderr,
@@ -224,6 +233,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
 	                 o->obstacles < 0 || o->pairs < 0)) {
 		fprintf(stderr, "steer-bench: --avoid takes one thread count, obstacles and pairs "
 		                ">= 0, and none of --crowd, --naive, --clustered\n");
+		return -1;
+	}
+	if (o->rounds < 1 || o->rounds > 64 || (o->rounds > 1 && (o->nthreads < 2 || o->avoid))) {
+		fprintf(stderr, "steer-bench: --rounds takes 1..64, and a list of --threads\n");
 		return -1;
 	}
 	if (o->n < 2 || o->n > 20000000 || o->ticks < 0 || !(o->neighbours > 0)) {
@@ -497,12 +510,20 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	return 0;
 }
 
+/* Which count runs s-th in round q: the list's order, reversed in every other round,
+ * so that no count always runs first. */
+static int at_turn(int q, int s, int n)
+{
+	return q % 2 ? n - 1 - s : s;
+}
+
 int main(int argc, char **argv)
 {
 	bench_opts o = {.n = 10000,
 	                .neighbours = 10.0,
 	                .threads = {1},
 	                .nthreads = 1,
+	                .rounds = 1,
 	                .simd = STEER_SIMD_AVX512,
 	                .seed = 1};
 	if (parse_args(argc, argv, &o) != 0)
@@ -517,35 +538,53 @@ int main(int argc, char **argv)
 		crowd_opts c = {o.n,          o.ticks, 10,     o.neighbours,
 		                o.threads[0], o.simd,  o.seed, o.no_solid};
 		circle_opts cc = {o.n, o.ticks ? o.ticks : 10000, 1, o.simd, o.seed, o.no_solid};
-		bench_figures f[16];
-		for (int k = 0; k < o.nthreads; k++) {
-			if (k)
-				printf("\n");
-			c.threads = cc.threads = o.threads[k];
-			if (o.crowd ? crowd_bench(&c, &f[k]) : circle_bench(&cc, &f[k]))
-				return 1;
-			c.ticks = f[0].ticks; /* every count as many ticks as the first */
+		bench_figures *f = calloc((size_t)(o.rounds * o.nthreads), sizeof *f);
+		if (!f) {
+			fprintf(stderr, "steer-bench: out of memory\n");
+			return 1;
 		}
+		for (int q = 0; q < o.rounds; q++)
+			for (int s = 0; s < o.nthreads; s++) {
+				int k = at_turn(q, s, o.nthreads);
+				bench_figures *got = &f[q * o.nthreads + k];
+				if (q || s)
+					printf("\n");
+				c.threads = cc.threads = o.threads[k];
+				if (o.crowd ? crowd_bench(&c, got) : circle_bench(&cc, got)) {
+					free(f);
+					return 1;
+				}
+				c.ticks = got->ticks; /* every run as many ticks as the first */
+			}
 		if (o.nthreads > 1)
-			bench_print_scaling(f, o.nthreads);
+			bench_print_scaling(f, o.nthreads, (int)o.rounds);
+		free(f);
 		return 0;
 	}
-	bench_result r[16];
-	for (int k = 0; k < o.nthreads; k++) {
-		if (k)
-			printf("\n");
-		if (bench_threads(&o, o.threads[k], &r[k]) != 0)
-			return 1;
-		/* Every count ticks as often as the first, so their worlds can be compared. */
-		if (!o.ticks)
-			o.ticks = r[0].grid.ticks;
+	bench_figures *f = calloc((size_t)(o.rounds * o.nthreads), sizeof *f);
+	if (!f) {
+		fprintf(stderr, "steer-bench: out of memory\n");
+		return 1;
 	}
-	if (o.nthreads > 1) {
-		bench_figures f[16];
-		for (int k = 0; k < o.nthreads; k++)
-			f[k] = (bench_figures){o.threads[k], r[k].grid.ticks, r[k].grid.mean_ms,
-			                       r[k].grid.p50_ms, r[k].bits};
-		bench_print_scaling(f, o.nthreads);
-	}
+	for (int q = 0; q < o.rounds; q++)
+		for (int s = 0; s < o.nthreads; s++) {
+			int k = at_turn(q, s, o.nthreads);
+			if (q || s)
+				printf("\n");
+			bench_result r;
+			if (bench_threads(&o, o.threads[k], &r) != 0) {
+				free(f);
+				return 1;
+			}
+			/* Every run ticks as often as the first, so their worlds can be
+			 * compared. */
+			if (!o.ticks)
+				o.ticks = r.grid.ticks;
+			f[q * o.nthreads + k] = (bench_figures){
+			    o.threads[k], r.grid.ticks, r.grid.mean_ms, r.grid.p50_ms, r.bits};
+		}
+	if (o.nthreads > 1)
+		bench_print_scaling(f, o.nthreads, (int)o.rounds);
+	free(f);
 	return 0;
 }

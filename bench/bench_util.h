@@ -151,18 +151,43 @@ typedef struct bench_figures {
 	uint64_t bits;          /* bench_state_hash at the end */
 } bench_figures;
 
-/* The scaling table of runs r[0..n) of one workload from the same start: the speedup
- * of each over the first, and whether it ended with the first one's bits. */
-static inline void bench_print_scaling(const bench_figures *r, int n)
+/* The median of x[0..n) (n >= 1; x is reordered). */
+static inline double bench_median(double *x, int n)
 {
-	printf("\nscaling: threads  mean ms/tick  p50 ms  speedup  same bits as %d thread%s\n",
+	qsort(x, (size_t)n, sizeof *x, bench_cmp_double);
+	return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* The scaling table of `rounds` rounds of runs of one workload from the same start,
+ * r[round * n + k] the k-th count's: each count's median mean and p50 over the rounds,
+ * its speedup over the first count as the median of the rounds' ratios (each round's
+ * runs follow each other, so a ratio compares runs on the machine as it was then),
+ * and whether every run ended with the first one's bits. */
+static inline void bench_print_scaling(const bench_figures *r, int n, int rounds)
+{
+	printf("\n");
+	if (rounds > 1)
+		printf("medians of %d rounds, the counts' order reversed every other round:\n",
+		       rounds);
+	printf("scaling: threads  mean ms/tick  p50 ms  speedup  same bits as %d thread%s\n",
 	       r[0].threads, r[0].threads == 1 ? "" : "s");
-	for (int k = 0; k < n; k++)
-		printf("         %7d  %12.3f  %6.3f  %6.2fx  %s\n", r[k].threads, r[k].mean_ms,
-		       r[k].p50_ms, r[0].mean_ms / r[k].mean_ms,
-		       k == 0                   ? "-"
-		       : r[k].bits == r[0].bits ? "yes"
-		                                : "NO");
+	double mean[64], p50[64], ratio[64];
+	for (int k = 0; k < n; k++) {
+		bool same = true;
+		for (int q = 0; q < rounds; q++) {
+			const bench_figures *f = &r[q * n + k];
+			mean[q] = f->mean_ms;
+			p50[q] = f->p50_ms;
+			ratio[q] = r[q * n].mean_ms / f->mean_ms;
+			same = same && f->bits == r[0].bits;
+		}
+		double m = bench_median(mean, rounds), p = bench_median(p50, rounds);
+		printf("         %7d  %12.3f  %6.3f  %6.2fx  %s\n", r[k].threads, m, p,
+		       bench_median(ratio, rounds),
+		       k == 0 && rounds == 1 ? "-"
+		       : same                ? "yes"
+		                             : "NO");
+	}
 }
 
 #endif
