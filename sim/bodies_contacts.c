@@ -81,8 +81,10 @@ void steer_bodies_free(steer_bodies *b)
 	free(b->mark);
 	free(b->mark_at);
 	steer_body_islands *is = &b->islands;
-	void *isl[] = {(void *)is->up, is->of,   is->circ_at, is->pair_at, is->seg_at, is->circles,
-	               is->pairs,      is->segs, is->open,    is->kept,    is->tally};
+	void *isl[] = {(void *)is->up, is->of,        is->circ_at, is->pair_at,  is->seg_at,
+	               is->circles,    is->pairs,     is->segs,    is->open,     is->kept,
+	               is->tally,      is->band_of,   is->banded,  is->band_ref, is->band_run,
+	               is->band_key,   is->band_count};
 	for (size_t k = 0; k < sizeof isl / sizeof *isl; k++)
 		free(isl[k]);
 	steer_bodies_init(b);

@@ -61,7 +61,29 @@ typedef struct steer_body_islands {
 	size_t circles_cap, pairs_cap, segs_cap;
 	uint32_t *tally; /* the counting sort's counts per (kind, part, island) */
 	size_t tally_cap;
+	/* Islands of STEER_BAND_MIN contacts or more are passed over in bands, several
+	 * at once (bodies_settle.c): per island its entry in banded, or STEER_NO_BAND;
+	 * the banded islands' contacts by (colour, band), one island after another, each
+	 * as its kind (0 circles, 1 pairs, 2 segments) << STEER_BAND_KIND_SHIFT | its
+	 * index; and where each band's run of them begins, with one more after the last. */
+	uint32_t *band_of;
+	struct steer_body_banded *banded;
+	uint32_t *band_ref, *band_run;
+	size_t banded_count;
+	size_t band_of_cap, banded_cap, band_ref_cap, band_run_cap;
+	uint32_t *band_key, *band_count; /* scratch for the counting sort into bands */
+	size_t band_key_cap, band_count_cap;
 } steer_body_islands;
+
+#define STEER_NO_BAND         UINT32_MAX
+#define STEER_BAND_KIND_SHIFT 30
+
+/* A banded island: its runs of colour c are band_run's [run[c], run[c + 1]). */
+typedef struct steer_body_banded {
+	uint32_t island;
+	uint32_t run[4];
+	bool unsettled; /* after the last pass over it */
+} steer_body_banded;
 
 /* The pass's scratch, kept by the world between ticks. */
 typedef struct steer_bodies {

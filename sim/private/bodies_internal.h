@@ -26,6 +26,10 @@
  * tolerance: the rest is left to rounding and to the next tick. */
 #define SETTLED_SHARE 0.25
 #define MAX_PASSES    64
+/* Islands of this many contacts or more are passed over in bands, several at once
+ * (bodies_settle.c); smaller ones, a jam of a few hundred, one contact after
+ * another. */
+#define STEER_BAND_MIN 2048
 /* Contacts are taken this far (times the largest radius) before the discs touch: a
  * vehicle pushed less than half of it cannot have met one that was not taken. Each
  * further round finds the contacts again, around where the pushes left them. */
@@ -112,7 +116,8 @@ void steer_bodies_write_back(steer_world *w, steer_bodies *b);
 /* Passes over the table's islands (rows joined by pairs), each until it settles,
  * MAX_PASSES in all, or until the next pass would take the tick's work past its
  * budget (the tick's first pass always runs). A pass's work is the contacts of the
- * islands still unsettled. (bodies_settle.c)
+ * islands still unsettled. An island of STEER_BAND_MIN contacts or more is passed
+ * over in bands across y, those of one colour at once. (bodies_settle.c)
  *
  * Over parts (sh, collective), each part passes over its own table at once: the
  * islands in different tables share no vehicle, so the order between them changes
