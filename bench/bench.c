@@ -510,6 +510,26 @@ static int bench_threads(const bench_opts *o, int threads, bench_result *out)
 	return 0;
 }
 
+/* One run of the workload on `threads`, its figures into *out; 1 on failure. Every
+ * run ticks as often as the first, so that their worlds can be compared. */
+static int run_once(bench_opts *o, crowd_opts *c, circle_opts *cc, int threads, bench_figures *out)
+{
+	if (o->crowd || o->circle) {
+		c->threads = cc->threads = threads;
+		if (o->crowd ? crowd_bench(c, out) : circle_bench(cc, out))
+			return 1;
+		c->ticks = out->ticks;
+		return 0;
+	}
+	bench_result r;
+	if (bench_threads(o, threads, &r) != 0)
+		return 1;
+	if (!o->ticks)
+		o->ticks = r.grid.ticks;
+	*out = (bench_figures){threads, r.grid.ticks, r.grid.mean_ms, r.grid.p50_ms, r.bits};
+	return 0;
+}
+
 /* Which count runs s-th in round q: the list's order, reversed in every other round,
  * so that no count always runs first. */
 static int at_turn(int q, int s, int n)
@@ -534,33 +554,8 @@ int main(int argc, char **argv)
 		    o.seed_given ? o.seed : 3, o.no_solid};
 		return obstacles_bench(&a);
 	}
-	if (o.crowd || o.circle) {
-		crowd_opts c = {o.n,          o.ticks, 10,     o.neighbours,
-		                o.threads[0], o.simd,  o.seed, o.no_solid};
-		circle_opts cc = {o.n, o.ticks ? o.ticks : 10000, 1, o.simd, o.seed, o.no_solid};
-		bench_figures *f = calloc((size_t)(o.rounds * o.nthreads), sizeof *f);
-		if (!f) {
-			fprintf(stderr, "steer-bench: out of memory\n");
-			return 1;
-		}
-		for (int q = 0; q < o.rounds; q++)
-			for (int s = 0; s < o.nthreads; s++) {
-				int k = at_turn(q, s, o.nthreads);
-				bench_figures *got = &f[q * o.nthreads + k];
-				if (q || s)
-					printf("\n");
-				c.threads = cc.threads = o.threads[k];
-				if (o.crowd ? crowd_bench(&c, got) : circle_bench(&cc, got)) {
-					free(f);
-					return 1;
-				}
-				c.ticks = got->ticks; /* every run as many ticks as the first */
-			}
-		if (o.nthreads > 1)
-			bench_print_scaling(f, o.nthreads, (int)o.rounds);
-		free(f);
-		return 0;
-	}
+	crowd_opts c = {o.n, o.ticks, 10, o.neighbours, o.threads[0], o.simd, o.seed, o.no_solid};
+	circle_opts cc = {o.n, o.ticks ? o.ticks : 10000, 1, o.simd, o.seed, o.no_solid};
 	bench_figures *f = calloc((size_t)(o.rounds * o.nthreads), sizeof *f);
 	if (!f) {
 		fprintf(stderr, "steer-bench: out of memory\n");
@@ -571,17 +566,10 @@ int main(int argc, char **argv)
 			int k = at_turn(q, s, o.nthreads);
 			if (q || s)
 				printf("\n");
-			bench_result r;
-			if (bench_threads(&o, o.threads[k], &r) != 0) {
+			if (run_once(&o, &c, &cc, o.threads[k], &f[q * o.nthreads + k]) != 0) {
 				free(f);
 				return 1;
 			}
-			/* Every run ticks as often as the first, so their worlds can be
-			 * compared. */
-			if (!o.ticks)
-				o.ticks = r.grid.ticks;
-			f[q * o.nthreads + k] = (bench_figures){
-			    o.threads[k], r.grid.ticks, r.grid.mean_ms, r.grid.p50_ms, r.bits};
 		}
 	if (o.nthreads > 1)
 		bench_print_scaling(f, o.nthreads, (int)o.rounds);
