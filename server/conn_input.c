@@ -528,6 +528,20 @@ static bool peer_reset(conn *c)
 	       ti.tcpi_state == TCP_STATE_CLOSED;
 }
 
+/* At the end of a peer's input: a text line begun and never ended (printf 'stats' |
+ * nc) is not run, as it may have been cut short, but the peer is told so rather
+ * than left without a reply. True when there was one. */
+static bool unended_line(conn *c)
+{
+	static const char msg[] = "ERR the input ended inside a line: a command ends with a "
+	                          "newline, so nothing was run\n";
+	if (c->kind != CONN_TEXT || c->line_len == 0)
+		return false;
+	c->line_len = 0;
+	conn_send_copy(c, msg, sizeof msg - 1);
+	return true;
+}
+
 static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
 	conn *c = stream->data;
@@ -539,6 +553,10 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		c->peer_done = true;
 		c->srv->npeer_done++;
 		c->last_active_ms = uv_now(c->srv->loop); /* the idle clock starts here */
+		return;
+	}
+	if (n == UV_EOF && !peer_reset(c) && unended_line(c)) {
+		conn_finish(c, "input ended inside a line");
 		return;
 	}
 	if (n < 0) {
@@ -654,7 +672,7 @@ static void run_held(conn *c)
 	if (c->closing || c->busy)
 		return;
 	if (c->peer_done) {
-		conn_finish(c, "disconnected");
+		conn_finish(c, unended_line(c) ? "input ended inside a line" : "disconnected");
 		return;
 	}
 	if (!c->read_stopped)

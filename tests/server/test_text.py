@@ -372,6 +372,27 @@ def test_long_line_error_reaches_a_peer_still_sending():
     expect(got == b"ERR line longer than 4096 bytes; closing\n", got[:120])
 
 
+def test_unended_last_line_gets_an_error():
+    # printf 'stats' | nc: the peer stops sending inside a line. The line is not run
+    # (it may have been cut short), but the peer is told so, and the server carries on.
+    before = c.ok("stats")["vehicles"]
+    sock = socket.create_connection(("127.0.0.1", srv.cmd_port))
+    sock.sendall(b"stats\nspawn 10 10")
+    sock.shutdown(socket.SHUT_WR)
+    got = b""
+    sock.settimeout(10)
+    while True:
+        d = sock.recv(65536)
+        if not d:
+            break
+        got += d
+    sock.close()
+    lines = got.decode().splitlines()
+    expect(len(lines) == 2 and lines[0].startswith("OK") and lines[1].startswith("ERR")
+           and "newline" in lines[1], got[:300])
+    expect(c.ok("stats")["vehicles"] == before, "the unended line was run")
+
+
 def test_quit_closes():
     q = srv.text()
     expect(q.cmd("quit") == "OK", "quit reply")
@@ -418,7 +439,7 @@ for t in [test_help_lists_every_command, test_spawn_get_exact_numbers, test_beha
           test_two_threads_give_the_same_world, test_goto_plans_round_walls,
           test_long_line_closes_only_that_connection,
           test_long_line_error_reaches_a_peer_still_sending,
-          test_quit_closes, test_steerctl, test_server_full_is_refused_clearly]:
+          test_unended_last_line_gets_an_error, test_quit_closes, test_steerctl, test_server_full_is_refused_clearly]:
     checks.run(t)
 
 
