@@ -151,20 +151,22 @@ static bool resolve_island(const steer_world *w, steer_bodies *b, bool wrap, uin
  * one contact after another. A wrap world's bands span its height, a multiple of
  * three of them, so that the colours also alternate across the seam. */
 
-#define REF_KIND_SHIFT STEER_BAND_KIND_SHIFT
-#define REF_INDEX_MAX  ((1u << REF_KIND_SHIFT) - 1)
+#define REF_INDEX_MAX ((1u << STEER_BAND_KIND_SHIFT) - 1)
 
-static inline steer_body_pair ref_contact(const steer_body_islands *is, uint32_t ref, int *kind)
+/* The contacts of a kind (0 circles, 1 pairs, 2 segments), and where each island's
+ * begin in them. */
+static inline const steer_body_pair *kind_contacts(const steer_body_islands *is, int kind,
+                                                   const uint32_t **at)
 {
-	*kind = (int)(ref >> REF_KIND_SHIFT);
-	uint32_t k = ref & REF_INDEX_MAX;
-	return *kind == 0 ? is->circles[k] : *kind == 1 ? is->pairs[k] : is->segs[k];
+	*at = kind == 0 ? is->circ_at : kind == 1 ? is->pair_at : is->seg_at;
+	return kind == 0 ? is->circles : kind == 1 ? is->pairs : is->segs;
 }
 
 static inline bool resolve_ref(const steer_world *w, steer_bodies *b, bool wrap, uint32_t ref)
 {
-	int kind;
-	steer_body_pair c = ref_contact(&b->islands, ref, &kind);
+	int kind = (int)(ref >> STEER_BAND_KIND_SHIFT);
+	const uint32_t *at;
+	steer_body_pair c = kind_contacts(&b->islands, kind, &at)[ref & REF_INDEX_MAX];
 	if (kind == 0)
 		return resolve_circle(w, b, wrap, c);
 	if (kind == 1)
@@ -200,10 +202,8 @@ static bool band_layout(const steer_world *w, const steer_bodies *b, bool wrap, 
 		return *h > apart;
 	}
 	for (int kind = 0; kind < 3; kind++) {
-		const uint32_t *at = kind == 0 ? is->circ_at : kind == 1 ? is->pair_at : is->seg_at;
-		const steer_body_pair *c = kind == 0   ? is->circles
-		                           : kind == 1 ? is->pairs
-		                                       : is->segs;
+		const uint32_t *at;
+		const steer_body_pair *c = kind_contacts(is, kind, &at);
 		for (uint32_t k = at[i]; k < at[i + 1]; k++) {
 			double y = b->try_[c[k].a];
 			ymin = y < ymin ? y : ymin;
@@ -215,8 +215,8 @@ static bool band_layout(const steer_world *w, const steer_bodies *b, bool wrap, 
 	if (!isfinite(span) || !(*h > apart) || !isfinite(*h))
 		return false;
 	*lo = ymin;
-	*count = (int64_t)floor(span / *h) + 1;
-	return *count >= 3 && *count <= (int64_t)(4 * n + 1024);
+	*count = (int64_t)floor(span / *h) + 1; /* at most n + 1: h >= span / n */
+	return *count >= 3;
 }
 
 /* The band of a row at y (in a wrap world of height H, else H is 0). */
@@ -259,10 +259,8 @@ static bool band_island(const steer_world *w, steer_bodies *b, bool wrap, uint32
 	memset(is->band_count, 0, (keys + 1) * sizeof *is->band_count);
 	size_t m = 0;
 	for (int kind = 0; kind < 3; kind++) {
-		const uint32_t *at = kind == 0 ? is->circ_at : kind == 1 ? is->pair_at : is->seg_at;
-		const steer_body_pair *c = kind == 0   ? is->circles
-		                           : kind == 1 ? is->pairs
-		                                       : is->segs;
+		const uint32_t *at;
+		const steer_body_pair *c = kind_contacts(is, kind, &at);
 		for (uint32_t k = at[i]; k < at[i + 1]; k++, m++) {
 			int64_t s = band_at(b->try_[c[k].a], H, lo, h, count);
 			uint32_t key = (uint32_t)(s % 3 * count + s);
@@ -287,10 +285,11 @@ static bool band_island(const steer_world *w, steer_bodies *b, bool wrap, uint32
 	is->band_run[run] = (uint32_t)(refs + n);
 	m = 0;
 	for (int kind = 0; kind < 3; kind++) {
-		const uint32_t *at = kind == 0 ? is->circ_at : kind == 1 ? is->pair_at : is->seg_at;
+		const uint32_t *at;
+		(void)kind_contacts(is, kind, &at);
 		for (uint32_t k = at[i]; k < at[i + 1]; k++, m++)
 			is->band_ref[refs + is->band_count[is->band_key[m]]++] =
-			    (uint32_t)kind << REF_KIND_SHIFT | k;
+			    (uint32_t)kind << STEER_BAND_KIND_SHIFT | k;
 	}
 	is->band_of[i] = (uint32_t)is->banded_count++;
 	return true;

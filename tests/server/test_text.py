@@ -332,6 +332,20 @@ def test_goto_plans_round_walls():
     c.ok("reset")
 
 
+def read_to_end(sock):
+    """What the server sends after this side stops sending, until it closes."""
+    sock.shutdown(socket.SHUT_WR)
+    got = b""
+    sock.settimeout(10)
+    while True:
+        d = sock.recv(65536)
+        if not d:
+            break
+        got += d
+    sock.close()
+    return got
+
+
 def test_long_line_closes_only_that_connection():
     other = srv.text()
     victim = srv.text()
@@ -360,15 +374,7 @@ def test_long_line_error_reaches_a_peer_still_sending():
     except OSError as e:
         error = e
     expect(error is None, f"the server reset the connection after {sent} bytes: {error}")
-    sock.shutdown(socket.SHUT_WR)
-    got = b""
-    sock.settimeout(10)
-    while True:
-        d = sock.recv(65536)
-        if not d:
-            break
-        got += d
-    sock.close()
+    got = read_to_end(sock)
     expect(got == b"ERR line longer than 4096 bytes; closing\n", got[:120])
 
 
@@ -378,15 +384,7 @@ def test_unended_last_line_gets_an_error():
     before = c.ok("stats")["vehicles"]
     sock = socket.create_connection(("127.0.0.1", srv.cmd_port))
     sock.sendall(b"stats\nspawn 10 10")
-    sock.shutdown(socket.SHUT_WR)
-    got = b""
-    sock.settimeout(10)
-    while True:
-        d = sock.recv(65536)
-        if not d:
-            break
-        got += d
-    sock.close()
+    got = read_to_end(sock)
     lines = got.decode().splitlines()
     expect(len(lines) == 2 and lines[0].startswith("OK") and lines[1].startswith("ERR")
            and "newline" in lines[1], got[:300])
