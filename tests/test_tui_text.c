@@ -1,8 +1,9 @@
 /* steer-tui's text pages and panel: the pager's wrapping and scrolling, the key help
  * fitting an 80x24 terminal, the command help from the command table, long JSON laid
- * out, and the stats ring and sparklines. */
+ * out, the stats ring and sparklines, ticks a second and a selection's speed. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -12,6 +13,7 @@
 #include "render.h"
 #include "stats.h"
 #include "steer/command.h"
+#include "steer/wire.h"
 
 static bool has_line(const tui_pager *p, const char *text)
 {
@@ -252,12 +254,13 @@ static void stats_ring_and_panel(void)
 	    NAN);
 	CHECK(isnan(nested.v[TUI_STAT_VEHICLES]), "vehicles %g from a nested key",
 	      nested.v[TUI_STAT_VEHICLES]);
-	char lines[8][TUI_STATS_LINE];
+	char lines[9][TUI_STATS_LINE];
 	tui_stats_push(&st, &a);
 	int n = tui_stats_panel(&st, 80, false, lines, 8);
-	CHECK(n == 7, "%d lines", n);
-	CHECK(strstr(lines[4], "flock speed") && strstr(lines[4], " - "), "'%s'", lines[4]);
-	CHECK(strstr(lines[5], "polarization") && strstr(lines[5], " - "), "'%s'", lines[5]);
+	CHECK(n == 8, "%d lines", n);
+	CHECK(strstr(lines[1], "ticks/s") && strstr(lines[1], " - "), "'%s'", lines[1]);
+	CHECK(strstr(lines[5], "flock speed") && strstr(lines[5], " - "), "'%s'", lines[5]);
+	CHECK(strstr(lines[6], "polarization") && strstr(lines[6], " - "), "'%s'", lines[6]);
 	for (int k = 0; k < n; k++)
 		CHECK(strlen(lines[k]) <= 80, "ASCII line %d is %zu wide", k, strlen(lines[k]));
 	/* with the flock figures, rising speed draws a rising sparkline */
@@ -271,7 +274,7 @@ static void stats_ring_and_panel(void)
 	}
 	CHECK(st.count == TUI_STATS_HISTORY, "ring holds %zu", st.count);
 	n = tui_stats_panel(&st, 60, false, lines, 8);
-	CHECK(strstr(lines[4], "699") && strstr(lines[5], "0.50"), "'%s' '%s'", lines[4], lines[5]);
+	CHECK(strstr(lines[5], "699") && strstr(lines[6], "0.50"), "'%s' '%s'", lines[5], lines[6]);
 	char spark[200];
 	tui_sparkline(&st, TUI_STAT_FLOCK_SPEED, 10, false, spark);
 	CHECK(strlen(spark) == 10 && spark[9] == '#', "'%s'", spark);
@@ -284,9 +287,9 @@ static void stats_ring_and_panel(void)
 	/* The screen writes a line's columns, not its bytes: a UTF-8 panel line at 100
 	 * columns is whole, its newest bar (the last) included. */
 	n = tui_stats_panel(&st, 100, true, lines, 8);
-	CHECK(n >= 5 && tui_cols_bytes(lines[4], 100) == (int)strlen(lines[4]) &&
-	          strlen(lines[4]) > 100,
-	      "%d of %zu bytes of '%s'", tui_cols_bytes(lines[4], 100), strlen(lines[4]), lines[4]);
+	CHECK(n >= 6 && tui_cols_bytes(lines[5], 100) == (int)strlen(lines[5]) &&
+	          strlen(lines[5]) > 100,
+	      "%d of %zu bytes of '%s'", tui_cols_bytes(lines[5], 100), strlen(lines[5]), lines[5]);
 	CHECK(tui_cols_bytes("ab\xe2\x96\x88"
 	                     "cd",
 	                     3) == 5 &&
@@ -312,10 +315,88 @@ static void stats_ring_and_panel(void)
 	      "ranks %d slowest %d ms %g", r.ranks, r.slowest_rank, r.v[TUI_STAT_SLOWEST_RANK_MS]);
 	tui_stats_push(&st, &r);
 	n = tui_stats_panel(&st, 80, false, lines, 9);
-	CHECK(n == 8 && strstr(lines[7], "slowest r1/3 ms") && strstr(lines[7], "4.25"),
+	CHECK(n == 9 && strstr(lines[8], "slowest r1/3 ms") && strstr(lines[8], "4.25"),
 	      "%d lines, last '%s'", n, lines[n - 1]);
 	tui_stats_push(&st, &a); /* one process again: no rank line */
-	CHECK(tui_stats_panel(&st, 80, false, lines, 9) == 7, "a rank line for one process");
+	CHECK(tui_stats_panel(&st, 80, false, lines, 9) == 8, "a rank line for one process");
+}
+
+/* Ticks a second from two samples of the server's own clock, and "behind" only while
+ * the world runs slower than asked. */
+static void ticks_per_second(void)
+{
+	tui_stats_init(&st);
+	const char *fmt = "{\"tick\":%d,\"uptime_s\":%g,\"paused\":%s%s}";
+	char json[160];
+#define PUSH(tick, up, paused, extra)                                                              \
+	do {                                                                                       \
+		snprintf(json, sizeof json, fmt, tick, up, paused, extra);                         \
+		tui_stats_sample smp = tui_stats_from_json(json, NAN);                             \
+		tui_stats_push(&st, &smp);                                                         \
+	} while (0)
+	PUSH(100, 10.0, "false", "");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "one sample is no rate");
+	PUSH(160, 11.0, "false", "");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "60 of 60 is not behind");
+	PUSH(215, 12.0, "false", ""); /* 55: a tenth short at most */
+	CHECK(isnan(tui_stats_behind(&st, 60)), "55 of 60 is not behind");
+	PUSH(245, 13.0, "false", "");
+	CHECK(tui_stats_behind(&st, 60) == 30, "behind %g", tui_stats_behind(&st, 60));
+	PUSH(245, 14.0, "true", "");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "paused is not behind");
+	PUSH(250, 15.0, "false", "");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "from a pause is no rate");
+	PUSH(0, 16.0, "false", "");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "a reset is no rate");
+	PUSH(20, 17.0, "false", ",\"past\":true");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "in the past is no rate");
+	PUSH(40, 18.0, "false", ",\"past\":false");
+	PUSH(70, 18.5, "false", ",\"past\":false");
+	CHECK(tui_stats_behind(&st, 100) == 60 && isnan(tui_stats_behind(&st, 60)),
+	      "over half a second: %g", tui_stats_behind(&st, 100));
+	char lines[9][TUI_STATS_LINE];
+	int n = tui_stats_panel(&st, 80, false, lines, 9);
+	CHECK(n == 8 && strstr(lines[1], "ticks/s") && strstr(lines[1], " 60 "), "'%s'", lines[1]);
+	/* An older server says no uptime: no rate, no note. */
+	PUSH(100, 0.0, "false", "");
+	tui_stats_sample old = tui_stats_from_json("{\"tick\":200,\"paused\":false}", NAN);
+	tui_stats_push(&st, &old);
+	CHECK(isnan(tui_stats_behind(&st, 60)), "no uptime");
+#undef PUSH
+}
+
+/* A compact snapshot's speed in quarters is written the same whichever way its float
+ * components round, and the same as the exact speed it was quantized from. */
+static void speed_in_tenths(void)
+{
+	char out[32];
+	for (int q = 0; q < 400; q++) {
+		double speed = q * STEER_COMPACT_SPEED_Q;
+		char want[32];
+		snprintf(want, sizeof want, "%.1f", speed);
+		for (int h = 0; h < 256; h++) {
+			double a = h * (6.283185307179586 / 256);
+			tui_speed_text((float)(speed * cos(a)), (float)(speed * sin(a)), out,
+			               sizeof out);
+			if (strcmp(out, want)) {
+				CHECK(false, "speed %g at heading %d: %s, not %s", speed, h, out,
+				      want);
+				return;
+			}
+		}
+	}
+	tui_speed_text(3, 4, out, sizeof out);
+	CHECK(!strcmp(out, "5.0"), "%s", out);
+	char exact[32];
+	for (double speed = 40; speed < 50; speed += 0.01) {
+		double q = floor(speed / STEER_COMPACT_SPEED_Q + 0.5) * STEER_COMPACT_SPEED_Q;
+		tui_speed_text(speed * 0.6, speed * 0.8, exact, sizeof exact);
+		tui_speed_text((float)(q * 0.6), (float)(q * 0.8), out, sizeof out);
+		if (strcmp(out, exact)) {
+			CHECK(false, "speed %g: %s exact, %s in quarters", speed, exact, out);
+			return;
+		}
+	}
 }
 
 /* The rewind history's note and the '[' ']' keys: from the replies, pure. */
@@ -366,5 +447,7 @@ int main(void)
 	RUN(malformed_json_ends);
 	RUN(stats_ring_and_panel);
 	RUN(timeline_note_and_keys);
+	RUN(ticks_per_second);
+	RUN(speed_in_tenths);
 	return CHECK_DONE();
 }

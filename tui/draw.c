@@ -114,8 +114,9 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			behaviours_text(v->behaviors, beh, sizeof beh);
 			if (!beh[0])
 				snprintf(beh, sizeof beh, "no behaviour");
-			snprintf(sel, sizeof sel, "#%u %.1f u/s %s", v->id, hypot(v->vx, v->vy),
-			         beh);
+			char speed[32];
+			tui_speed_text(v->vx, v->vy, speed, sizeof speed);
+			snprintf(sel, sizeof sel, "#%u %s u/s %s", v->id, speed, beh);
 		} else if (a->follow_predicted && a->follow.id == a->selected) {
 			snprintf(sel, sizeof sel, "#%u (across the edge)", a->selected);
 		} else {
@@ -136,7 +137,18 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 		snprintf(seen_brief, sizeof seen_brief, "%d/%u in view", visible_count(a),
 		         s->total_vehicles);
 	}
-	snprintf(hz, sizeof hz, "%g/%g Hz", s->tick_rate, a->net.msg.welcome.snapshot_rate);
+	/* A server that cannot keep up ticks slower than it was asked to: say so, from
+	 * the last second, while the world is running. */
+	bool fresh = a->stats_ms && uv_now(a->loop) - a->stats_ms < TUI_STATS_POLL_MS * 3;
+	double made = s->paused || !fresh ? NAN : tui_stats_behind(&a->stats, s->tick_rate);
+	char hz_brief[40];
+	if (isfinite(made)) {
+		snprintf(hz, sizeof hz, "behind: %.0f of %g ticks/s", made, s->tick_rate);
+		snprintf(hz_brief, sizeof hz_brief, "behind %.0f/%g", made, s->tick_rate);
+	} else {
+		snprintf(hz, sizeof hz, "%g/%g Hz", s->tick_rate, a->net.msg.welcome.snapshot_rate);
+		snprintf(hz_brief, sizeof hz_brief, "%s", hz);
+	}
 	char past[96], past_brief[48];
 	tui_past_note(&a->timeline, s->tick, false, past, sizeof past);
 	tui_past_note(&a->timeline, s->tick, true, past_brief, sizeof past_brief);
@@ -158,7 +170,7 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 	    [ST_TICK] = {tick, NULL, true, false},
 	    [ST_SEEN] = {seen, seen_brief, true, false},
 	    [ST_CLOCK] = {s->paused ? "PAUSED" : "running", NULL, true, false},
-	    [ST_HZ] = {hz, NULL, true, false},
+	    [ST_HZ] = {hz, hz_brief, true, false},
 	    [ST_SEL] = {sel, sel_brief, a->selected != 0, false},
 	    [ST_FOLLOW] = {"follow", NULL, a->follow.id != 0, false},
 	    [ST_DEBUG] = {"debug", NULL, a->debug, false},
@@ -168,15 +180,17 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 	static const struct {
 		int item;
 		bool brief; /* shorten it rather than drop it */
-	} give_up[] = {{ST_TICK, false}, {ST_SEEN, true},   {ST_HZ, false},
-	               {ST_PAST, true},  {ST_SEL, true},    {ST_CLOCK, false},
-	               {ST_SEEN, false}, {ST_DEBUG, false}, {ST_FOLLOW, false}};
+	} give_up[] = {{ST_TICK, false},  {ST_SEEN, true},   {ST_HZ, true},     {ST_HZ, false},
+	               {ST_PAST, true},   {ST_SEL, true},    {ST_CLOCK, false}, {ST_SEEN, false},
+	               {ST_DEBUG, false}, {ST_FOLLOW, false}};
 	for (size_t k = 0;
 	     k < sizeof give_up / sizeof give_up[0] && items_len(it, ST_NITEMS) > a->screen.cols;
 	     k++) {
 		status_item *i = &it[give_up[k].item];
 		if (give_up[k].item == ST_CLOCK && s->paused)
 			continue; /* PAUSED explains a still map: it stays */
+		if (give_up[k].item == ST_HZ && !give_up[k].brief && isfinite(made))
+			continue; /* and "behind" a slow one */
 		if (give_up[k].brief)
 			i->use_brief = true;
 		else

@@ -5,12 +5,14 @@
  * one on screen and never overflows an int. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
 #include "reserve.h"
 #include "steer/vec2.h"
+#include "steer/wire.h"
 #include "utf8.h"
 
 /* Below this speed the heading is noise: show the vehicle as still. */
@@ -53,6 +55,12 @@ void tui_grid_free(tui_grid *g)
 	free(g->cells);
 	g->cells = NULL;
 	g->cols = g->rows = 0;
+}
+
+void tui_speed_text(double vx, double vy, char *out, size_t n)
+{
+	double q = STEER_COMPACT_SPEED_Q;
+	snprintf(out, n, "%.1f", floor(hypot(vx, vy) / q + 0.5) * q);
 }
 
 tui_glyph tui_heading_glyph(double vx, double vy)

@@ -4,6 +4,7 @@
 #define TUI_RENDER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "camera.h"
@@ -91,6 +92,12 @@ typedef struct tui_render_opts {
 /* The heading glyph for a velocity (world y down: vy < 0 is north); G_STILL when the
  * speed is below a small threshold. */
 tui_glyph tui_heading_glyph(double vx, double vy);
+/* A snapshot vehicle's speed as the status line writes it ("45.5"): rounded to the
+ * compact snapshot's quarter first, so that one speed reads the same from every
+ * kind of snapshot (a compact one's float components miss the quarter by a few
+ * millionths either way; a density frame's picked vehicle and the debug aids' plain
+ * snapshot carry it whole). */
+void tui_speed_text(double vx, double vy, char *out, size_t n);
 
 /* The line glyph for a segment that spans (du, dv) cells on screen. */
 tui_glyph tui_line_glyph(double du, double dv);

@@ -40,7 +40,7 @@ tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
 {
 	static const char *const keys[TUI_STATS_SERIES] = {
 	    "tick_ms_p50",        "tick_ms_p99", "vehicles", "flock_mean_speed",
-	    "flock_polarization", NULL,          NULL,
+	    "flock_polarization", NULL,          NULL,       NULL,
 	};
 	tui_stats_sample s = {.ranks = 0, .slowest_rank = 0};
 	json_t *root = tui_json_parse(json);
@@ -49,13 +49,30 @@ tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
 			s.v[k] = NAN;
 	s.v[TUI_STAT_BYTES_PER_S] = bytes_per_s;
 	slowest_rank(root, &s);
+	s.ticking = tui_json_number(root, "tick", &s.tick) &&
+	            tui_json_number(root, "uptime_s", &s.uptime_s) &&
+	            json_is_false(json_object_get(root, "paused")) &&
+	            !json_is_true(json_object_get(root, "past"));
 	json_decref(root);
 	return s;
 }
 
+/* The k-th newest sample (k = 0: the latest). */
+static const tui_stats_sample *sample(const tui_stats *st, size_t k)
+{
+	return &st->ring[(st->next + TUI_STATS_HISTORY - 1 - k) % TUI_STATS_HISTORY];
+}
+
 void tui_stats_push(tui_stats *st, const tui_stats_sample *s)
 {
+	const tui_stats_sample *prev = st->count ? sample(st, 0) : NULL;
+	double rate = NAN;
+	/* A reset or a load starts the tick again: fewer ticks than before is no rate. */
+	if (prev && prev->ticking && s->ticking && s->uptime_s > prev->uptime_s &&
+	    s->tick >= prev->tick)
+		rate = (s->tick - prev->tick) / (s->uptime_s - prev->uptime_s);
 	st->ring[st->next] = *s;
+	st->ring[st->next].v[TUI_STAT_TICKS_PER_S] = rate;
 	st->next = (st->next + 1) % TUI_STATS_HISTORY;
 	if (st->count < TUI_STATS_HISTORY)
 		st->count++;
@@ -64,8 +81,13 @@ void tui_stats_push(tui_stats *st, const tui_stats_sample *s)
 /* The k-th newest sample's value (k = 0: the latest). */
 static double value(const tui_stats *st, int series, size_t k)
 {
-	size_t i = (st->next + TUI_STATS_HISTORY - 1 - k) % TUI_STATS_HISTORY;
-	return st->ring[i].v[series];
+	return sample(st, k)->v[series];
+}
+
+double tui_stats_behind(const tui_stats *st, double rate)
+{
+	double made = st->count ? value(st, TUI_STAT_TICKS_PER_S, 0) : NAN;
+	return isfinite(made) && rate > 0 && made < rate * 0.9 ? made : NAN;
 }
 
 void tui_sparkline(const tui_stats *st, int series, int width, bool utf8, char *out)
@@ -118,7 +140,13 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 {
 	static const char *const labels[TUI_STATS_SERIES] = {
 	    "tick ms p50",  "tick ms p99",  "vehicles", "flock speed u/s",
-	    "polarization", "snapshot B/s", NULL,
+	    "polarization", "snapshot B/s", NULL,       "ticks/s",
+	};
+	/* The clock's figures together, the slowest rank's last. */
+	static const int order[TUI_STATS_SERIES] = {
+	    TUI_STAT_TICKS_PER_S, TUI_STAT_TICK_P50,        TUI_STAT_TICK_P99,
+	    TUI_STAT_VEHICLES,    TUI_STAT_FLOCK_SPEED,     TUI_STAT_POLARIZATION,
+	    TUI_STAT_BYTES_PER_S, TUI_STAT_SLOWEST_RANK_MS,
 	};
 	enum { LABEL = 16, VALUE = 10 };
 	if (maxlines < 1 || cols < 1)
@@ -131,7 +159,8 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 	                   : "stats: waiting for the server's first figures (S closes)");
 	const tui_stats_sample *last =
 	    st->count ? &st->ring[(st->next + TUI_STATS_HISTORY - 1) % TUI_STATS_HISTORY] : NULL;
-	for (int k = 0; k < TUI_STATS_SERIES && n < maxlines; k++) {
+	for (int o = 0; o < TUI_STATS_SERIES && n < maxlines; o++) {
+		int k = order[o];
 		char val[32], line[64], label[48]; /* cut to LABEL columns below */
 		if (k == TUI_STAT_SLOWEST_RANK_MS) {
 			if (!last || last->ranks < 2)

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define TUI_STATS_HISTORY 600 /* samples: ten minutes at one a second */
-#define TUI_STATS_SERIES  7
+#define TUI_STATS_SERIES  8
 #define TUI_STATS_LINE    1024 /* bytes for one panel line (UTF-8 bars are 3 bytes) */
 
 /* One sample; NAN where the server did not say (older servers have no flock figures). */
@@ -18,6 +18,11 @@ typedef struct tui_stats_sample {
 	/* A world split over MPI ranks: how many, and which one ticked slowest (its tick
 	 * time is TUI_STAT_SLOWEST_RANK_MS); ranks 0 for one process. */
 	int ranks, slowest_rank;
+	/* The world's tick and the server's uptime when it answered, and whether the
+	 * world was ticking then (not paused, not back in its past): two such samples
+	 * in a row give the ticks it made a second (TUI_STAT_TICKS_PER_S). */
+	double tick, uptime_s;
+	bool ticking;
 } tui_stats_sample;
 
 enum {
@@ -28,6 +33,7 @@ enum {
 	TUI_STAT_POLARIZATION,
 	TUI_STAT_BYTES_PER_S,
 	TUI_STAT_SLOWEST_RANK_MS,
+	TUI_STAT_TICKS_PER_S, /* measured by the server's clock, set by tui_stats_push */
 };
 
 typedef struct tui_stats {
@@ -39,7 +45,13 @@ void tui_stats_init(tui_stats *st);
 /* A sample from a `stats` reply's JSON and the snapshot bytes a second this client
  * received (NAN when not measured yet). */
 tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s);
+/* Adds s, with its ticks a second since the sample before (NAN unless both were
+ * ticking and the server's clock moved on). */
 void tui_stats_push(tui_stats *st, const tui_stats_sample *s);
+/* The ticks the server made in the latest second, when it ran slower than rate (by
+ * more than a tenth: a tick late or early is not behind); NAN when it kept up, was
+ * not ticking, or nothing is measured yet. */
+double tui_stats_behind(const tui_stats *st, double rate);
 
 /* A sparkline of the last `width` values of series (oldest left), scaled from 0 (or
  * the series' fixed range) to the largest shown. utf8: block bars, else ASCII. A

@@ -261,9 +261,9 @@ def test_help_whole_at_80x24():
                        "the end of the help")
     expect("the cursor: s, F, o, t and Enter act there" in text,
            f"the map's legend not whole at the help's end:\n{text}")
-    tmux("send-keys", "-t", "tui", "k", "k", "k", "k", "k", "k")
+    tmux("send-keys", "-t", "tui", *["k"] * 9)
     text = wait_screen(lambda t: "snapshots a second" in t, "the status legend's rates")
-    expect("60/20 Hz" in text, f"the rates not whole:\n{text}")
+    expect("60/20 Hz" in text and "of the 60 asked" in text, f"the rates not whole:\n{text}")
     tmux("send-keys", "-t", "tui", "q")  # closes the help, does not quit
     wait_screen(lambda t: "steer-tui keys" not in t and " connected" in status_line(t),
                 "the help to close")
@@ -987,6 +987,7 @@ def test_pager_header_and_footer_agree():
 STATUS_ITEM = re.compile(r"(connected|tick \d+|vehicles \d+/\d+ in view|\d+/\d+ in view|"
                          r"density: \d+/\d+ in view, up to \d+ a cell|"
                          r"density \d+/\d+, \d+ a cell|running|PAUSED|[\d.]+/[\d.]+ Hz|"
+                         r"behind: \d+ of [\d.]+ ticks/s|behind \d+/[\d.]+|"
                          r"#\d+( [\d.]+ u/s [a-z,]+( behaviour)?| \(off view\)|"
                          r" \(across the edge\))?|follow|debug)")
 
