@@ -620,7 +620,7 @@ void server_fan_out(server *s)
 		          "snapshot tick took %.1f ms (budget %.1f ms), %zu encodings", ms, budget,
 		          t.encodings);
 	s->encode_credit_ms -= ms;
-	s->encode_ms[s->encode_count++ % TICK_HISTORY] = ms;
+	timings_add(&s->encode_ms, ms, uv_hrtime());
 	s->clients_throttled = throttled;
 	s->snapshots_throttled += throttled;
 	s->encodings_last = t.encodings;

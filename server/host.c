@@ -199,29 +199,12 @@ static steer_status host_auth(void *ud, void *caller, const char *token, char *e
 	return server_auth(ud, caller, token, err, errlen) == 0 ? STEER_OK : STEER_ERR_ACCESS;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The p50 and p99 of the last min(count, TICK_HISTORY) entries of a history ring. */
-static void percentiles(const double *ring, size_t count, double *p50, double *p99)
-{
-	size_t n = count < TICK_HISTORY ? count : TICK_HISTORY;
-	double sorted[TICK_HISTORY];
-	memcpy(sorted, ring, n * sizeof *sorted);
-	qsort(sorted, n, sizeof *sorted, cmp_double);
-	*p50 = n ? sorted[n / 2] : 0;
-	*p99 = n ? sorted[(size_t)((double)(n - 1) * 0.99)] : 0;
-}
-
 /* What serving snapshots costs and who it holds back (fanout.c), and the replies
  * queued: for an operator to see hostile or slow clients. */
 static void snapshot_stats(const server *s, steer_strbuf *json)
 {
 	double p50, p99;
-	percentiles(s->encode_ms, s->encode_count, &p50, &p99);
+	timings_percentiles(&s->encode_ms, uv_hrtime(), &p50, &p99);
 	steer_strbuf_puts(json, ",\"snapshot_encode_ms_p50\":");
 	steer_json_num(json, p50);
 	steer_strbuf_puts(json, ",\"snapshot_encode_ms_p99\":");
@@ -241,7 +224,7 @@ static void host_stats(void *ud, steer_strbuf *json)
 {
 	server *s = ud;
 	double p50, p99;
-	percentiles(s->tick_ms, s->tick_count, &p50, &p99);
+	timings_percentiles(&s->tick_ms, uv_hrtime(), &p50, &p99);
 	size_t proto = 0, text = 0, queued_max = 0;
 	uint64_t replaced = 0;
 	for (conn *c = s->conns; c; c = c->next) {

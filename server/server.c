@@ -256,7 +256,8 @@ static void run_ticks(server *s)
 			s->session.paused = true;
 			return;
 		}
-		s->tick_ms[s->tick_count++ % TICK_HISTORY] = (double)(uv_hrtime() - t0) / 1e6;
+		uint64_t t1 = uv_hrtime();
+		timings_add(&s->tick_ms, (double)(t1 - t0) / 1e6, t1);
 		s->debt_ns -= dt_ns;
 		steps++;
 	}

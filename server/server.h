@@ -18,6 +18,7 @@
 #include "steer/command.h"
 #include "steer/strbuf.h"
 #include "steer/wire.h"
+#include "timings.h"
 
 /* Immutable bytes shared by every connection they are written to (a snapshot is
  * encoded once and fanned out); freed when the last write completes. */
@@ -49,9 +50,6 @@ void cframe_account(cframe *f, size_t *live);
 
 typedef struct conn conn;
 
-/* Ticks kept for the p50/p99 in stats: ten seconds at 60 Hz. */
-#define TICK_HISTORY 600
-
 typedef struct server {
 	uv_loop_t *loop;
 	server_options opt;
@@ -66,9 +64,8 @@ typedef struct server {
 	uint64_t debt_ns; /* wall time owed to the simulation */
 	uint64_t ticks_dropped;
 	uint64_t behind_logged_ms, behind_unlogged; /* "fell behind", logged sparingly */
-	double tick_ms[TICK_HISTORY];
-	size_t tick_count;
-	conn *conns; /* doubly linked */
+	timings tick_ms;                            /* each tick's step, for stats */
+	conn *conns;                                /* doubly linked */
 	size_t nconns;
 	uint64_t next_conn_id;
 	uint64_t snapshots_encoded, snapshot_bytes;
@@ -76,8 +73,7 @@ typedef struct server {
 	 * next one may spend, who was held back, and the snapshot bytes alive (written
 	 * and not yet taken by the kernel, pending, or kept as a compact base). */
 	uint64_t snapshot_ticks;
-	double encode_ms[TICK_HISTORY];
-	size_t encode_count;
+	timings encode_ms;
 	double encode_credit_ms;
 	size_t clients_throttled, encodings_last;
 	uint64_t snapshots_throttled;
