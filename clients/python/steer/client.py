@@ -8,6 +8,7 @@ import os
 import select
 import socket
 import threading
+import time
 
 from . import codec
 from . import steer_pb2 as pb
@@ -17,6 +18,10 @@ from .frames import NO_GEOMETRY, Frame, Geometry, Notice, Polygon, Wall
 # The protocol version this client speaks (STEER_PROTOCOL_VERSION, include/steer/wire.h).
 PROTOCOL_VERSION = 3
 DEFAULT_TIMEOUT = 30.0
+# steer-server's protobuf port greets as it accepts. One silent this long gets a
+# newline: the text port answers the line it ends (the Hello's bytes) with ERR, so a
+# wrong port is told at once rather than after the whole timeout (as steer-tui does).
+PROBE_AFTER_S = 1.0
 # An Invocation carries at most this many arguments; longer commands go as a line.
 MAX_CALL_ARGS = 64
 # A frame longer than this is not a frame (the biggest snapshots are tens of MiB).
@@ -369,12 +374,12 @@ class Client(_Commands):
         except OSError as e:
             raise ConnectionClosed(f"cannot connect to {host}:{port}: {e.strerror or e}") from None
         try:
-            self.welcome = self._read_welcome()
             hello = pb.ClientMessage()
             hello.hello.protocol_version = PROTOCOL_VERSION
             if name:
                 hello.hello.client = name
             self._send(hello)
+            self.welcome = self._read_welcome()
         except BaseException:
             self._sock.close()
             raise
@@ -538,7 +543,7 @@ class Client(_Commands):
     def _read_welcome(self):
         """The first frame, which must be a Welcome."""
         try:
-            body = self._read_frame()
+            body = self._read_first_frame()
         except EOFError:
             raise ConnectionClosed(f"{self.host}:{self.port} closed the connection before "
                                    "its Welcome") from None
@@ -564,6 +569,44 @@ class Client(_Commands):
                                 f"{m.welcome.protocol_version}, this client "
                                 f"{PROTOCOL_VERSION}")
         return m.welcome
+
+    def _read_first_frame(self):
+        """The first frame's body, probing a port silent for PROBE_AFTER_S; ProtocolError
+        when the text port answers, socket.timeout after the timeout."""
+        buf = self._buf
+        deadline = math.inf if self.timeout is None else time.monotonic() + self.timeout
+        probed = False
+        while True:
+            if buf.startswith((b"OK ", b"ERR ")):
+                raise ProtocolError(f"{self.host}:{self.port} is steer-server's text port: "
+                                    "steer.connect() speaks the protobuf port (--port, "
+                                    "7700), steer.connect_text() this one")
+            try:
+                at = frame_at(buf)
+            except ProtocolError as e:
+                raise ProtocolError(f"{self.host}:{self.port}: {e}") from None
+            if at is not None:
+                start, end = at
+                body = bytes(buf[start:end])
+                del buf[:end]
+                return body
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout
+            wait = left if probed else min(left, PROBE_AFTER_S)
+            self._sock.settimeout(None if wait == math.inf else wait)
+            try:
+                chunk = self._sock.recv(1 << 20)
+            except socket.timeout:
+                if probed:
+                    raise
+                probed = True
+                if not buf:
+                    self._sock.sendall(b"\n")
+                continue
+            if not chunk:
+                raise EOFError
+            buf += chunk
 
     def _read_frame(self):
         """The next frame's body; EOFError when the connection ends."""

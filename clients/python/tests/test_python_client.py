@@ -130,6 +130,10 @@ def test_timeouts():
 
 
 def test_wrong_port():
+    # The text port is told at once, by its answer to a probe after a second of
+    # silence, not after the timeout.
+    e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=60)
+    expect("is steer-server's text port" in str(e), str(e))
     e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=0.5)
     expect("protobuf port" in str(e), str(e))
     t = steer.connect_text("127.0.0.1", srv.proto_port)
