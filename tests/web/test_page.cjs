@@ -112,6 +112,12 @@ async function main() {
       `"${st.vehicles} vehicles" on the page`);
   });
 
+  await check('the plots span a minute from their first point, not years', async () => {
+    await waitFor(() => page.evaluate(() => window.steer.plots.data[0][0].length >= 1), 'a first point');
+    const spans = await page.evaluate(() => window.steer.plots.plots.map((u) => u.scales.x.max - u.scales.x.min));
+    expect(spans.every((s) => s >= 60 && s < 400), `x spans of ${spans.join(', ')} s`);
+  });
+
   let lone;
   await check('a screenshot has a vehicle\'s colour where the vehicle is', async () => {
     expect((await text(s, 'pause')).startsWith('OK'), 'pause');

@@ -69,6 +69,7 @@ window.steer.link = link;
 
 const consoleUi = new Console($('command'), $('command-form'), $('reply'), (line) => run(line, true));
 const plots = new Plots($('plots'));
+window.steer.plots = plots;
 
 function addNotice(text) {
   const li = document.createElement('li');

@@ -23,6 +23,15 @@ function short(v) {
   return `${+v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2)}`;
 }
 
+// The x range from the points held, a minute at least: uPlot's own, for a lone point,
+// runs a day of milliseconds past it (years, in seconds), and it is what the range
+// function would be given.
+function timeRange(u) {
+  const xs = u.data[0];
+  const hi = xs.length ? xs[xs.length - 1] : Date.now() / 1000;
+  return [Math.min(xs.length ? xs[0] : hi, hi - 60), hi];
+}
+
 export class Plots {
   constructor(parent) {
     this.data = SPECS.map((s) => [[], ...s.series.map(() => [])]);
@@ -30,8 +39,7 @@ export class Plots {
       const div = document.createElement('div');
       div.className = 'plot';
       parent.appendChild(div);
-      // A minute at least: uPlot spreads a lone point over years.
-      const scales = { x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] } };
+      const scales = { x: { time: true, range: timeRange } };
       const axes = [{ stroke: '#78909c', grid: { stroke: '#263238' }, size: 24 },
         { stroke: '#78909c', grid: { stroke: '#263238' }, size: 44,
           values: (u, splits) => splits.map(short) }];
