@@ -1,5 +1,6 @@
 #include "complete.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -135,6 +136,55 @@ static void offer_usage(candidates *k, const char *name, const char *usage, char
 	}
 }
 
+/* What a form of the usage that fits the typed words allows at argument position pos:
+ * key=value words (its first word with a '=', as "[key=value" or "[vx=V]", is at pos
+ * or before), or a placeholder (ID, X). A word typed for a placeholder must not be a
+ * lowercase word. */
+static void usage_at(const char *name, const char *usage, char typed[][WORD_MAX], int pos,
+                     bool *keys, bool *placeholder)
+{
+	*keys = *placeholder = false;
+	const char *alt = usage;
+	while (alt) {
+		const char *bar = strstr(alt, " | ");
+		const char *end = bar ? bar : alt + strlen(alt);
+		size_t nlen = strlen(name);
+		if ((size_t)(end - alt) > nlen && !strncmp(alt, name, nlen) && alt[nlen] == ' ')
+			alt += nlen + 1;
+		int i = 0;
+		for (const char *w = alt; w < end;) {
+			while (w < end && *w == ' ')
+				w++;
+			const char *we = w;
+			while (we < end && *we != ' ')
+				we++;
+			if (we == w)
+				break;
+			size_t len = (size_t)(we - w);
+			if (memchr(w, '=', len)) {
+				*keys = true;
+				break;
+			}
+			if (i == pos) {
+				const char *c = w;
+				*placeholder |= !usage_choices(&c, &len);
+				break;
+			}
+			/* The commands that take keys take numbers for their placeholders:
+			 * "flock" is spawn's fixed word, not its X. */
+			const char *c = w;
+			size_t clen = len;
+			bool fixed = usage_choices(&c, &clen);
+			if (!usage_fits(w, len, typed[i]) ||
+			    (!fixed && islower((unsigned char)typed[i][0])))
+				break;
+			i++;
+			w = we;
+		}
+		alt = bar ? bar + 3 : NULL;
+	}
+}
+
 /* The words a parameter's value can be: on/off for a flag, the names of an enum. */
 static void offer_values(candidates *k, const char *key, size_t keylen)
 {
@@ -197,7 +247,12 @@ steer_completion steer_cmd_complete(const char *line, size_t len, const steer_cm
 		out.from = (size_t)(k.prefix - line);
 		offer_values(&k, word, (size_t)(eq - word));
 	} else {
-		if (takes_keys(first)) {
+		const steer_cmd_entry *e = steer_cmd_find(first);
+		/* Past the words kept, only keys can follow. */
+		bool keys = index > MAX_TYPED, placeholder = false;
+		if (e && index <= MAX_TYPED)
+			usage_at(e->name, e->usage, typed + 1, index - 1, &keys, &placeholder);
+		if (takes_keys(first) && keys) {
 			out.keys = true;
 			offer(&k, "vx");
 			offer(&k, "vy");
@@ -205,8 +260,9 @@ steer_completion steer_cmd_complete(const char *line, size_t len, const steer_cm
 				for (size_t i = 0; i < steer_param_count; i++)
 					offer(&k, steer_param_defs[i].name);
 		}
-		const steer_cmd_entry *e = steer_cmd_find(first);
-		if (e && index <= MAX_TYPED) {
+		/* Where a number may stand, nothing typed is not yet a fixed word: "spawn "
+		 * stays as it is rather than becoming "spawn flock ". */
+		if (e && index <= MAX_TYPED && !(wlen == 0 && placeholder)) {
 			int before = k.n;
 			offer_usage(&k, e->name, e->usage, typed + 1, index - 1);
 			if (k.n > before)

@@ -190,6 +190,16 @@ static void completion(void)
 	    {"path 4 clear o", "path 4 clear o", 0},
 	    {"seek 2 o", "seek 2 off ", 1},
 	    {"spawn flo", "spawn flock ", 1},
+	    /* no keys before the numbers a form needs first, and no fixed word for nothing
+	     * typed where a number may stand */
+	    {"spawn ", "spawn ", 0},
+	    {"spawn ma", "spawn ma", 0},
+	    {"spawn 1 ma", "spawn 1 ma", 0},
+	    {"spawn 1 2 max_sp", "spawn 1 2 max_speed=", 1},
+	    {"spawn flock 9 1 2 ma", "spawn flock 9 1 2 ma", 0},
+	    {"spawn flock 9 1 2 3 max_sp", "spawn flock 9 1 2 3 max_speed=", 1},
+	    {"obstacle 1 2 v", "obstacle 1 2 v", 0},
+	    {"set ma", "set ma", 0},
 	    {"flock 1 on o", "flock 1 on o", 0},
 	};
 	for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
