@@ -203,11 +203,13 @@ static void draw_pager(const tui_screen *s, tui_pager *p)
 		/* the longest hint that fits the box */
 		static const char *const scroll_hints[] = {
 		    "j/k PgUp/PgDn g/G scroll, any other key closes",
-		    "j/k PgUp/PgDn scroll, other keys close", "j/k scroll, other keys close"};
+		    "j/k PgUp/PgDn scroll, other keys close", "j/k scroll, other keys close",
+		    "j/k; other keys close", "j/k; q closes"};
+		enum { HINTS = sizeof scroll_hints / sizeof scroll_hints[0] };
 		const char *hint = "any key closes";
 		int at =
 		    snprintf(row, sizeof row, "%d-%d of %d  ", total ? p->top + 1 : 0, last, total);
-		for (size_t k = 0; total > b.text_rows && k < 3; k++) {
+		for (size_t k = 0; total > b.text_rows && k < HINTS; k++) {
 			hint = scroll_hints[k];
 			if (at + (int)strlen(hint) <= b.text_cols)
 				break;
