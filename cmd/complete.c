@@ -100,22 +100,28 @@ static bool usage_fits(const char *uw, size_t len, const char *typed)
 	return !each_choice(uw, len, is_typed, &m) || m.found;
 }
 
-/* Offers the fixed words the command's usage allows at argument position pos, in
- * forms whose earlier fixed words match what was typed. */
-static void offer_usage(candidates *k, const char *name, const char *usage, char typed[][WORD_MAX],
-                        int pos)
+/* One word of a usage form. */
+typedef struct usage_word {
+	const char *w;
+	size_t len;
+} usage_word;
+
+#define MAX_FORM_WORDS 32
+
+/* Calls fn with the words of each form of a usage ("ID clear | ID loop on|off"), the
+ * command's name dropped where a form repeats it ("spawn flock N ..."). */
+static void each_form(const char *name, const char *usage,
+                      void (*fn)(void *ud, const usage_word *words, int n), void *ud)
 {
-	const char *alt = usage;
-	while (alt) {
+	size_t nlen = strlen(name);
+	for (const char *alt = usage; alt;) {
 		const char *bar = strstr(alt, " | ");
 		const char *end = bar ? bar : alt + strlen(alt);
-		/* A form may repeat the command's name ("spawn flock N ..."). */
-		size_t nlen = strlen(name);
 		if ((size_t)(end - alt) > nlen && !strncmp(alt, name, nlen) && alt[nlen] == ' ')
 			alt += nlen + 1;
-		int i = 0;
-		bool fits = true;
-		for (const char *w = alt; w < end && fits;) {
+		usage_word words[MAX_FORM_WORDS];
+		int n = 0;
+		for (const char *w = alt; w < end && n < MAX_FORM_WORDS;) {
 			while (w < end && *w == ' ')
 				w++;
 			const char *we = w;
@@ -123,65 +129,59 @@ static void offer_usage(candidates *k, const char *name, const char *usage, char
 				we++;
 			if (we == w)
 				break;
-			if (i < pos) {
-				fits = usage_fits(w, (size_t)(we - w), typed[i]);
-			} else {
-				each_choice(w, (size_t)(we - w), offer_choice, k);
-				break;
-			}
-			i++;
+			words[n++] = (usage_word){w, (size_t)(we - w)};
 			w = we;
 		}
+		fn(ud, words, n);
 		alt = bar ? bar + 3 : NULL;
 	}
 }
 
-/* What a form of the usage that fits the typed words allows at argument position pos:
- * key=value words (its first word with a '=', as "[key=value" or "[vx=V]", is at pos
- * or before), or a placeholder (ID, X). A word typed for a placeholder must not be a
- * lowercase word. */
-static void usage_at(const char *name, const char *usage, char typed[][WORD_MAX], int pos,
-                     bool *keys, bool *placeholder)
+/* The words typed after the command, and the position of the one being completed. */
+typedef struct usage_query {
+	char (*typed)[WORD_MAX];
+	int pos;
+	candidates *k;          /* offer_form */
+	bool keys, placeholder; /* form_allows */
+} usage_query;
+
+/* Offers the fixed words the form allows at the position, if its earlier fixed
+ * words match what was typed. */
+static void offer_form(void *ud, const usage_word *words, int n)
 {
-	*keys = *placeholder = false;
-	const char *alt = usage;
-	while (alt) {
-		const char *bar = strstr(alt, " | ");
-		const char *end = bar ? bar : alt + strlen(alt);
-		size_t nlen = strlen(name);
-		if ((size_t)(end - alt) > nlen && !strncmp(alt, name, nlen) && alt[nlen] == ' ')
-			alt += nlen + 1;
-		int i = 0;
-		for (const char *w = alt; w < end;) {
-			while (w < end && *w == ' ')
-				w++;
-			const char *we = w;
-			while (we < end && *we != ' ')
-				we++;
-			if (we == w)
-				break;
-			size_t len = (size_t)(we - w);
-			if (memchr(w, '=', len)) {
-				*keys = true;
-				break;
-			}
-			if (i == pos) {
-				const char *c = w;
-				*placeholder |= !usage_choices(&c, &len);
-				break;
-			}
-			/* The commands that take keys take numbers for their placeholders:
-			 * "flock" is spawn's fixed word, not its X. */
-			const char *c = w;
-			size_t clen = len;
-			bool fixed = usage_choices(&c, &clen);
-			if (!usage_fits(w, len, typed[i]) ||
-			    (!fixed && islower((unsigned char)typed[i][0])))
-				break;
-			i++;
-			w = we;
+	usage_query *q = ud;
+	for (int i = 0; i < n; i++) {
+		if (i == q->pos) {
+			each_choice(words[i].w, words[i].len, offer_choice, q->k);
+			return;
 		}
-		alt = bar ? bar + 3 : NULL;
+		if (!usage_fits(words[i].w, words[i].len, q->typed[i]))
+			return;
+	}
+}
+
+/* Notes what the form, if it fits the words typed, allows at the position: key=value
+ * words (its first word with a '=', as "[key=value" or "[vx=V]", is at the position
+ * or before), or a placeholder (ID, X). The commands that take keys take numbers for
+ * their placeholders: a lowercase word ("flock") does not fit one. */
+static void form_allows(void *ud, const usage_word *words, int n)
+{
+	usage_query *q = ud;
+	for (int i = 0; i < n; i++) {
+		const char *c = words[i].w;
+		size_t clen = words[i].len;
+		if (memchr(c, '=', clen)) {
+			q->keys = true;
+			return;
+		}
+		bool fixed = usage_choices(&c, &clen);
+		if (i == q->pos) {
+			q->placeholder |= !fixed;
+			return;
+		}
+		if (!usage_fits(words[i].w, words[i].len, q->typed[i]) ||
+		    (!fixed && islower((unsigned char)q->typed[i][0])))
+			return;
 	}
 }
 
@@ -249,10 +249,10 @@ steer_completion steer_cmd_complete(const char *line, size_t len, const steer_cm
 	} else {
 		const steer_cmd_entry *e = steer_cmd_find(first);
 		/* Past the words kept, only keys can follow. */
-		bool keys = index > MAX_TYPED, placeholder = false;
+		usage_query q = {typed + 1, index - 1, &k, index > MAX_TYPED, false};
 		if (e && index <= MAX_TYPED)
-			usage_at(e->name, e->usage, typed + 1, index - 1, &keys, &placeholder);
-		if (takes_keys(first) && keys) {
+			each_form(e->name, e->usage, form_allows, &q);
+		if (takes_keys(first) && q.keys) {
 			out.keys = true;
 			offer(&k, "vx");
 			offer(&k, "vy");
@@ -262,9 +262,9 @@ steer_completion steer_cmd_complete(const char *line, size_t len, const steer_cm
 		}
 		/* Where a number may stand, nothing typed is not yet a fixed word: "spawn "
 		 * stays as it is rather than becoming "spawn flock ". */
-		if (e && index <= MAX_TYPED && !(wlen == 0 && placeholder)) {
+		if (e && index <= MAX_TYPED && !(wlen == 0 && q.placeholder)) {
 			int before = k.n;
-			offer_usage(&k, e->name, e->usage, typed + 1, index - 1);
+			each_form(e->name, e->usage, offer_form, &q);
 			if (k.n > before)
 				out.keys = false; /* a fixed word ("spawn flock") is not a key */
 		}

@@ -581,14 +581,8 @@ class Client(_Commands):
                 raise ProtocolError(f"{self.host}:{self.port} is steer-server's text port: "
                                     "steer.connect() speaks the protobuf port (--port, "
                                     "7700), steer.connect_text() this one")
-            try:
-                at = frame_at(buf)
-            except ProtocolError as e:
-                raise ProtocolError(f"{self.host}:{self.port}: {e}") from None
-            if at is not None:
-                start, end = at
-                body = bytes(buf[start:end])
-                del buf[:end]
+            body = self._take_frame()
+            if body is not None:
                 return body
             left = deadline - time.monotonic()
             if left <= 0:
@@ -608,18 +602,26 @@ class Client(_Commands):
                 raise EOFError
             buf += chunk
 
+    def _take_frame(self):
+        """The body of a whole frame at the start of the buffer, taken out of it; None
+        while the buffer holds less."""
+        try:
+            at = frame_at(self._buf)
+        except ProtocolError as e:
+            raise ProtocolError(f"{self.host}:{self.port}: {e}") from None
+        if at is None:
+            return None
+        start, end = at
+        body = bytes(self._buf[start:end])
+        del self._buf[:end]
+        return body
+
     def _read_frame(self):
         """The next frame's body; EOFError when the connection ends."""
         buf = self._buf
         while True:
-            try:
-                at = frame_at(buf)
-            except ProtocolError as e:
-                raise ProtocolError(f"{self.host}:{self.port}: {e}") from None
-            if at is not None:
-                start, end = at
-                body = bytes(buf[start:end])
-                del buf[:end]
+            body = self._take_frame()
+            if body is not None:
                 return body
             chunk = self._sock.recv(1 << 20)
             if not chunk:
