@@ -20,7 +20,7 @@ void timings_percentiles(const timings *t, uint64_t now_ns, double *p50, double 
 	double recent[TIMINGS_MAX];
 	size_t held = t->count < TIMINGS_MAX ? t->count : TIMINGS_MAX, n = 0;
 	for (size_t k = 0; k < held; k++)
-		if (now_ns - t->at_ns[k] <= TIMINGS_WINDOW_NS)
+		if (t->at_ns[k] <= now_ns && now_ns - t->at_ns[k] <= TIMINGS_WINDOW_NS)
 			recent[n++] = t->ms[k];
 	qsort(recent, n, sizeof *recent, cmp_double);
 	*p50 = n ? recent[n / 2] : 0;

@@ -17,10 +17,10 @@ static void empty_is_zero(void)
 	CHECK(p50 == 0 && p99 == 0, "p50 %g p99 %g", p50, p99);
 }
 
-/* 60 fast ticks a second for ten seconds, then 12 slow ones a second: after three
- * seconds of the slow ones (36 ticks, against the 564 fast ones a ring of the last 600
- * would still hold), the p50 is already slow; and a second later the fast ones that
- * left the window count no more. */
+/* 60 fast ticks a second for ten seconds, then 12 slow ones a second. After three
+ * seconds of the slow ones (36 ticks against the 420 fast ones of the window) the p99
+ * is slow; after thirteen, all the window holds is slow, where a ring of the last 600
+ * would still hold 444 fast ones and give a fast p50. */
 static void a_slow_down_shows_within_the_window(void)
 {
 	memset(&t, 0, sizeof t);
@@ -32,7 +32,13 @@ static void a_slow_down_shows_within_the_window(void)
 	double p50, p99;
 	timings_percentiles(&t, now, &p50, &p99);
 	CHECK(p50 == 0.05 && p99 == 0.05, "fast: p50 %g p99 %g", p50, p99);
-	for (int k = 0; k < 12 * 13; k++) {
+	for (int k = 0; k < 12 * 3; k++) {
+		now += SECOND / 12;
+		timings_add(&t, 80, now);
+	}
+	timings_percentiles(&t, now, &p50, &p99);
+	CHECK(p50 == 0.05 && p99 == 80, "three slow seconds: p50 %g p99 %g", p50, p99);
+	for (int k = 0; k < 12 * 10; k++) {
 		now += SECOND / 12;
 		timings_add(&t, 80, now);
 	}

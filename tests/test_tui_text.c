@@ -322,52 +322,57 @@ static void stats_ring_and_panel(void)
 }
 
 /* Ticks a second from two samples of the server's own clock, and "behind" only while
- * the world runs slower than asked. */
+ * the world runs slower than asked and the server drops ticks for it. */
 static void ticks_per_second(void)
 {
 	tui_stats_init(&st);
-	const char *fmt = "{\"tick\":%d,\"uptime_s\":%g,\"paused\":%s%s}";
-	char json[160];
-#define PUSH(tick, up, paused, extra)                                                              \
+	const char *fmt = "{\"tick\":%d,\"uptime_s\":%g,\"paused\":%s,\"ticks_dropped\":%d%s}";
+	char json[200];
+	int dropped = 0;
+	/* drop: the ticks dropped since the sample before */
+#define PUSH(tick, up, paused, drop, extra)                                                        \
 	do {                                                                                       \
-		snprintf(json, sizeof json, fmt, tick, up, paused, extra);                         \
+		dropped += drop;                                                                   \
+		snprintf(json, sizeof json, fmt, tick, up, paused, dropped, extra);                \
 		tui_stats_sample smp = tui_stats_from_json(json, NAN);                             \
 		tui_stats_push(&st, &smp);                                                         \
 	} while (0)
-	PUSH(100, 10.0, "false", "");
+	PUSH(100, 10.0, "false", 0, "");
 	CHECK(isnan(tui_stats_behind(&st, 60)), "one sample is no rate");
-	PUSH(160, 11.0, "false", "");
+	PUSH(160, 11.0, "false", 0, "");
 	CHECK(isnan(tui_stats_behind(&st, 60)), "60 of 60 is not behind");
-	PUSH(215, 12.0, "false", ""); /* 55: a tenth short at most */
+	PUSH(215, 12.0, "false", 5, ""); /* 55: a tenth short at most */
 	CHECK(isnan(tui_stats_behind(&st, 60)), "55 of 60 is not behind");
-	PUSH(245, 13.0, "false", "");
+	PUSH(245, 13.0, "false", 30, "");
 	CHECK(tui_stats_behind(&st, 60) == 30, "behind %g", tui_stats_behind(&st, 60));
-	PUSH(245, 14.0, "true", "");
+	/* Fewer ticks with none dropped: paused and resumed, or a new rate, in between. */
+	PUSH(275, 14.0, "false", 0, "");
+	CHECK(isnan(tui_stats_behind(&st, 60)), "30 of 60 with none dropped is not behind");
+	PUSH(275, 15.0, "true", 0, "");
 	CHECK(isnan(tui_stats_behind(&st, 60)), "paused is not behind");
-	PUSH(250, 15.0, "false", "");
+	PUSH(280, 16.0, "false", 30, "");
 	CHECK(isnan(tui_stats_behind(&st, 60)), "from a pause is no rate");
-	PUSH(0, 16.0, "false", "");
+	PUSH(0, 17.0, "false", 30, "");
 	CHECK(isnan(tui_stats_behind(&st, 60)), "a reset is no rate");
-	PUSH(20, 17.0, "false", ",\"past\":true");
+	PUSH(20, 18.0, "false", 30, ",\"past\":true");
 	CHECK(isnan(tui_stats_behind(&st, 60)), "in the past is no rate");
-	PUSH(40, 18.0, "false", ",\"past\":false");
-	PUSH(70, 18.5, "false", ",\"past\":false");
+	PUSH(40, 19.0, "false", 30, ",\"past\":false");
+	PUSH(70, 19.5, "false", 30, ",\"past\":false");
 	CHECK(tui_stats_behind(&st, 100) == 60 && isnan(tui_stats_behind(&st, 60)),
 	      "over half a second: %g", tui_stats_behind(&st, 100));
 	char lines[9][TUI_STATS_LINE];
 	int n = tui_stats_panel(&st, 80, false, lines, 9);
 	CHECK(n == 8 && strstr(lines[1], "ticks/s") && strstr(lines[1], " 60 "), "'%s'", lines[1]);
-	/* An older server says no uptime: no rate, no note. */
-	PUSH(100, 0.0, "false", "");
+	/* An older server says no uptime: not ticking as far as a rate goes. */
 	tui_stats_sample old = tui_stats_from_json("{\"tick\":200,\"paused\":false}", NAN);
-	tui_stats_push(&st, &old);
-	CHECK(isnan(tui_stats_behind(&st, 60)), "no uptime");
+	CHECK(!old.ticking && isnan(old.dropped), "ticking %d dropped %g", old.ticking,
+	      old.dropped);
 #undef PUSH
 }
 
 /* A compact snapshot's speed in quarters is written the same whichever way its float
  * components round, and the same as the exact speed it was quantized from. */
-static void speed_in_tenths(void)
+static void speed_in_quarters(void)
 {
 	char out[32];
 	for (int q = 0; q < 400; q++) {
@@ -448,6 +453,6 @@ int main(void)
 	RUN(stats_ring_and_panel);
 	RUN(timeline_note_and_keys);
 	RUN(ticks_per_second);
-	RUN(speed_in_tenths);
+	RUN(speed_in_quarters);
 	return CHECK_DONE();
 }

@@ -376,6 +376,8 @@ static void on_message(void *ud, const steer_server_msg *m)
 			break;
 		}
 		say_connected(a);
+		/* The figures are this server's: after a reconnection, maybe another's. */
+		tui_stats_init(&a->stats);
 		a->world_w = m->welcome.width;
 		a->world_h = m->welcome.height;
 		if (!a->fitted) {

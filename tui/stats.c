@@ -49,6 +49,8 @@ tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s)
 			s.v[k] = NAN;
 	s.v[TUI_STAT_BYTES_PER_S] = bytes_per_s;
 	slowest_rank(root, &s);
+	if (!tui_json_number(root, "ticks_dropped", &s.dropped))
+		s.dropped = NAN;
 	s.ticking = tui_json_number(root, "tick", &s.tick) &&
 	            tui_json_number(root, "uptime_s", &s.uptime_s) &&
 	            json_is_false(json_object_get(root, "paused")) &&
@@ -73,6 +75,7 @@ void tui_stats_push(tui_stats *st, const tui_stats_sample *s)
 		rate = (s->tick - prev->tick) / (s->uptime_s - prev->uptime_s);
 	st->ring[st->next] = *s;
 	st->ring[st->next].v[TUI_STAT_TICKS_PER_S] = rate;
+	st->ring[st->next].dropping = prev && s->dropped > prev->dropped; /* false for NAN */
 	st->next = (st->next + 1) % TUI_STATS_HISTORY;
 	if (st->count < TUI_STATS_HISTORY)
 		st->count++;
@@ -86,7 +89,9 @@ static double value(const tui_stats *st, int series, size_t k)
 
 double tui_stats_behind(const tui_stats *st, double rate)
 {
-	double made = st->count ? value(st, TUI_STAT_TICKS_PER_S, 0) : NAN;
+	if (!st->count || !sample(st, 0)->dropping)
+		return NAN;
+	double made = value(st, TUI_STAT_TICKS_PER_S, 0);
 	return isfinite(made) && rate > 0 && made < rate * 0.9 ? made : NAN;
 }
 
@@ -157,8 +162,7 @@ int tui_stats_panel(const tui_stats *st, int cols, bool utf8, char (*out)[TUI_ST
 	snprintf(out[n++], TUI_STATS_LINE, "%.*s", cols,
 	         st->count ? "stats, one sample a second, newest right (S closes)"
 	                   : "stats: waiting for the server's first figures (S closes)");
-	const tui_stats_sample *last =
-	    st->count ? &st->ring[(st->next + TUI_STATS_HISTORY - 1) % TUI_STATS_HISTORY] : NULL;
+	const tui_stats_sample *last = st->count ? sample(st, 0) : NULL;
 	for (int o = 0; o < TUI_STATS_SERIES && n < maxlines; o++) {
 		int k = order[o];
 		char val[32], line[64], label[48]; /* cut to LABEL columns below */

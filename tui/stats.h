@@ -23,6 +23,10 @@ typedef struct tui_stats_sample {
 	 * in a row give the ticks it made a second (TUI_STAT_TICKS_PER_S). */
 	double tick, uptime_s;
 	bool ticking;
+	/* The ticks the server has dropped for falling behind (NAN: not said), and
+	 * whether that count rose since the sample before (set by tui_stats_push). */
+	double dropped;
+	bool dropping;
 } tui_stats_sample;
 
 enum {
@@ -49,8 +53,9 @@ tui_stats_sample tui_stats_from_json(const char *json, double bytes_per_s);
  * ticking and the server's clock moved on). */
 void tui_stats_push(tui_stats *st, const tui_stats_sample *s);
 /* The ticks the server made in the latest second, when it ran slower than rate (by
- * more than a tenth: a tick late or early is not behind); NAN when it kept up, was
- * not ticking, or nothing is measured yet. */
+ * more than a tenth: a tick late or early is not behind) and dropped ticks for it;
+ * NAN when it kept up, was not ticking, or nothing is measured yet. A pause, a new
+ * rate or a fork between two samples also makes fewer ticks, but drops none. */
 double tui_stats_behind(const tui_stats *st, double rate);
 
 /* A sparkline of the last `width` values of series (oldest left), scaled from 0 (or

@@ -8,7 +8,6 @@ import os
 import select
 import socket
 import threading
-import time
 
 from . import codec
 from . import steer_pb2 as pb
@@ -18,10 +17,6 @@ from .frames import NO_GEOMETRY, Frame, Geometry, Notice, Polygon, Wall
 # The protocol version this client speaks (STEER_PROTOCOL_VERSION, include/steer/wire.h).
 PROTOCOL_VERSION = 3
 DEFAULT_TIMEOUT = 30.0
-# steer-server's protobuf port greets as it accepts. One silent this long gets a
-# newline: the text port answers the line it ends (the Hello's bytes) with ERR, so a
-# wrong port is told at once rather than after the whole timeout (as steer-tui does).
-PROBE_AFTER_S = 1.0
 # An Invocation carries at most this many arguments; longer commands go as a line.
 MAX_CALL_ARGS = 64
 # A frame longer than this is not a frame (the biggest snapshots are tens of MiB).
@@ -571,36 +566,21 @@ class Client(_Commands):
         return m.welcome
 
     def _read_first_frame(self):
-        """The first frame's body, probing a port silent for PROBE_AFTER_S; ProtocolError
-        when the text port answers, socket.timeout after the timeout."""
-        buf = self._buf
-        deadline = math.inf if self.timeout is None else time.monotonic() + self.timeout
-        probed = False
+        """The first frame's body. The text port answers the Hello with a line (its bytes
+        hold a newline, which ends a line there): ProtocolError at once, rather than
+        no Welcome after the timeout."""
         while True:
-            if buf.startswith((b"OK ", b"ERR ")):
+            if self._buf.startswith((b"OK ", b"ERR ")):
                 raise ProtocolError(f"{self.host}:{self.port} is steer-server's text port: "
                                     "steer.connect() speaks the protobuf port (--port, "
                                     "7700), steer.connect_text() this one")
             body = self._take_frame()
             if body is not None:
                 return body
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise socket.timeout
-            wait = left if probed else min(left, PROBE_AFTER_S)
-            self._sock.settimeout(None if wait == math.inf else wait)
-            try:
-                chunk = self._sock.recv(1 << 20)
-            except socket.timeout:
-                if probed:
-                    raise
-                probed = True
-                if not buf:
-                    self._sock.sendall(b"\n")
-                continue
+            chunk = self._sock.recv(1 << 20)
             if not chunk:
                 raise EOFError
-            buf += chunk
+            self._buf += chunk
 
     def _take_frame(self):
         """The body of a whole frame at the start of the buffer, taken out of it; None

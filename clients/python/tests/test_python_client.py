@@ -130,8 +130,8 @@ def test_timeouts():
 
 
 def test_wrong_port():
-    # The text port is told at once, by its answer to a probe after a second of
-    # silence, not after the timeout.
+    # The text port is told at once, by its answer to the Hello, not after the
+    # timeout.
     e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=60)
     expect("is steer-server's text port" in str(e), str(e))
     e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=0.5)
