@@ -538,7 +538,7 @@ class Client(_Commands):
     def _read_welcome(self):
         """The first frame, which must be a Welcome."""
         try:
-            body = self._read_first_frame()
+            body = self._read_frame(first=True)
         except EOFError:
             raise ConnectionClosed(f"{self.host}:{self.port} closed the connection before "
                                    "its Welcome") from None
@@ -565,23 +565,6 @@ class Client(_Commands):
                                 f"{PROTOCOL_VERSION}")
         return m.welcome
 
-    def _read_first_frame(self):
-        """The first frame's body. The text port answers the Hello with a line (its bytes
-        hold a newline, which ends a line there): ProtocolError at once, rather than
-        no Welcome after the timeout."""
-        while True:
-            if self._buf.startswith((b"OK ", b"ERR ")):
-                raise ProtocolError(f"{self.host}:{self.port} is steer-server's text port: "
-                                    "steer.connect() speaks the protobuf port (--port, "
-                                    "7700), steer.connect_text() this one")
-            body = self._take_frame()
-            if body is not None:
-                return body
-            chunk = self._sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError
-            self._buf += chunk
-
     def _take_frame(self):
         """The body of a whole frame at the start of the buffer, taken out of it; None
         while the buffer holds less."""
@@ -596,10 +579,16 @@ class Client(_Commands):
         del self._buf[:end]
         return body
 
-    def _read_frame(self):
-        """The next frame's body; EOFError when the connection ends."""
+    def _read_frame(self, first=False):
+        """The next frame's body; EOFError when the connection ends. The first: the text
+        port answers the Hello with a line (its bytes hold a newline, which ends a line
+        there), told at once rather than as no Welcome after the timeout."""
         buf = self._buf
         while True:
+            if first and buf.startswith((b"OK ", b"ERR ")):
+                raise ProtocolError(f"{self.host}:{self.port} is steer-server's text port: "
+                                    "steer.connect() speaks the protobuf port (--port, "
+                                    "7700), steer.connect_text() this one")
             body = self._take_frame()
             if body is not None:
                 return body
