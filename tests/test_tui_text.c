@@ -9,6 +9,7 @@
 #include "check.h"
 #include "help.h"
 #include "json.h"
+#include "keys.h"
 #include "pager.h"
 #include "render.h"
 #include "stats.h"
@@ -23,7 +24,8 @@ static bool has_line(const tui_pager *p, const char *text)
 	return false;
 }
 
-/* Every key help line whole at 80x24: none wraps, so none is cut. */
+/* At 80x24 every help line but the keys' whole: a key's description is a paragraph
+ * the pager wraps (help_wraps_under_its_column). */
 static void help_fits_80x24(void)
 {
 	tui_pager p;
@@ -33,10 +35,17 @@ static void help_fits_80x24(void)
 	tui_pager_box b = tui_pager_layout(&p, 80, 24);
 	CHECK(b.cols == 80 && b.text_cols == 76, "box %dx%d, text %d", b.cols, b.rows, b.text_cols);
 	CHECK(b.left >= 0 && b.top >= 0 && b.top + b.rows <= 22, "box off the map rows");
-	for (size_t k = 0; k < p.n; k++)
-		CHECK((int)strlen(p.lines[k]) <= b.text_cols, "line %zu is %zu wide: '%s'", k,
-		      strlen(p.lines[k]), p.lines[k]);
-	CHECK(tui_pager_height(&p, b.text_cols) == (int)p.n, "a line wraps at 80 columns");
+	size_t keys = 0;
+	for (size_t k = 0; k < p.n; k++) {
+		bool key = k && k <= tui_key_row_count;
+		keys += key;
+		if (!key)
+			CHECK((int)strlen(p.lines[k]) <= b.text_cols, "line %zu is %zu wide: '%s'",
+			      k, strlen(p.lines[k]), p.lines[k]);
+	}
+	CHECK(keys == tui_key_row_count && strstr(p.lines[1], tui_key_rows[0].keys) &&
+	          strstr(p.lines[keys], tui_key_rows[keys - 1].keys),
+	      "the key rows are not lines 1 to %zu", tui_key_row_count);
 	/* what the issue asked the help to explain */
 	const char *must[] = {"60/20 Hz",
 	                      "ticks a second",
@@ -61,8 +70,8 @@ static void help_fits_80x24(void)
 		CHECK(has_line(&p, must[k]), "help does not mention '%s'", must[k]);
 	/* a row read back is the line itself */
 	char row[81];
-	tui_pager_row(&p, b.text_cols, 1, row);
-	CHECK(!strcmp(row, p.lines[1]), "'%s'", row);
+	tui_pager_row(&p, b.text_cols, 0, row);
+	CHECK(!strcmp(row, p.lines[0]), "'%s'", row);
 	tui_pager_free(&p);
 }
 
@@ -117,31 +126,69 @@ static void help_scrolls_on_small_screens(void)
 	tui_pager_free(&p);
 }
 
-/* At 60x20 a key's description that wraps goes on under the description, not under
- * the key. */
+/* The rows line k of p wraps to at width, into rows (each 256 bytes); their count. */
+static int rows_of(const tui_pager *p, size_t k, int width, char rows[][256], int max)
+{
+	tui_pager one;
+	tui_pager_init(&one);
+	CHECK(tui_pager_add(&one, p->lines[k]) == 0, "add");
+	int h = tui_pager_height(&one, width);
+	for (int r = 0; r < h && r < max; r++)
+		tui_pager_row(&one, width, r, rows[r]);
+	tui_pager_free(&one);
+	return h < max ? h : max;
+}
+
+/* A key's description that wraps goes on under the description, not under the key
+ * nor past it, at any width that leaves it room; a deeply indented line, which goes
+ * on from the line before it in that column, wraps under its own indent; columns are
+ * counted in characters, not bytes. */
 static void help_wraps_under_its_column(void)
 {
 	tui_pager p;
 	tui_pager_init(&p);
 	tui_help_conn c = {"localhost", "7700", 0, 0, 0};
 	CHECK(tui_help_keys(&p, &c) == 0, "help");
-	tui_pager_box b = tui_pager_layout(&p, 60, 20);
-	int h = tui_pager_height(&p, b.text_cols);
-	bool found = false;
-	char row[256], next[256];
-	for (int r = 0; r + 1 < h && !found; r++) {
-		tui_pager_row(&p, b.text_cols, r, row);
-		const char *key = strstr(row, "mouse left"),
-		           *text = key ? strstr(key, "select") : NULL;
-		if (!text)
-			continue;
-		found = true;
-		tui_pager_row(&p, b.text_cols, r + 1, next);
-		int column = (int)(text - row), lead = (int)strspn(next, " ");
-		CHECK(lead == column, "its second row starts at column %d, not %d: '%s' / '%s'",
-		      lead, column, row, next);
+	int widths[] = {40, 60, 80, 120};
+	for (int z = 0; z < 4; z++) {
+		tui_pager_box b = tui_pager_layout(&p, widths[z], 20);
+		char rows[32][256];
+		int wrapped = 0;
+		for (size_t k = 1; k <= tui_key_row_count; k++) {
+			const char *keys = tui_key_rows[k - 1].keys;
+			int h = rows_of(&p, k, b.text_cols, rows, 32);
+			int column = 2 + (int)strlen(keys);
+			column += (int)strspn(rows[0] + column, " ");
+			wrapped += h > 1;
+			for (int r = 1; r < h; r++)
+				CHECK((int)strspn(rows[r], " ") == column,
+				      "%d columns: '%s' row %d starts at %d, not %d: '%s'",
+				      widths[z], keys, r, (int)strspn(rows[r], " "), column,
+				      rows[r]);
+		}
+		CHECK(wrapped > 0, "%d columns: no key's description wrapped", widths[z]);
+		int deep = 0;
+		for (size_t k = tui_key_row_count + 1; k < p.n; k++) {
+			int lead = (int)strspn(p.lines[k], " ");
+			if (lead < 4 || lead >= b.text_cols / 2 || strstr(p.lines[k] + lead, "   "))
+				continue;
+			int h = rows_of(&p, k, b.text_cols, rows, 32);
+			deep += h > 1;
+			for (int r = 1; r < h; r++)
+				CHECK((int)strspn(rows[r], " ") == lead,
+				      "%d columns: '%s' not under %d", widths[z], rows[r], lead);
+		}
+		CHECK(widths[z] != 60 || deep > 0, "no deep line wraps at 60 columns");
 	}
-	CHECK(found, "no 'mouse left' row at 60x20");
+	/* columns, not bytes: 'é' is two bytes */
+	tui_pager_reset(&p, "t");
+	CHECK(tui_pager_add(&p, "  n\u00e9   words enough to wrap at twenty columns") == 0, "add");
+	char rows[8][256];
+	int h = rows_of(&p, 0, 20, rows, 8);
+	CHECK(h > 1, "one row");
+	for (int r = 1; r < h; r++)
+		CHECK(strspn(rows[r], " ") == 7, "'%s' starts at %zu, not 7", rows[r],
+		      strspn(rows[r], " "));
 	tui_pager_free(&p);
 }
 

@@ -56,23 +56,19 @@ const steer_cmd_about tui_local_cmds[] = {
 };
 const size_t tui_local_cmd_count = sizeof tui_local_cmds / sizeof tui_local_cmds[0];
 
-/* The keys' table as help lines: the keys in a column of their own, what they do
- * beside them, its continuation lines under that. */
+/* The keys' table as help lines: the keys in a column of their own, at least three
+ * spaces wide (the pager wraps what they do under that column), and what they do. */
 static int add_keys(tui_pager *p)
 {
 	int rc = tui_pager_add(p, "Keys");
+	int width = 0;
 	for (size_t r = 0; r < tui_key_row_count; r++) {
-		const char *what = tui_key_rows[r].what;
-		const char *keys = tui_key_rows[r].keys;
-		for (;;) {
-			int n = (int)strcspn(what, "\n");
-			rc |= tui_pager_addf(p, "  %-14s %.*s", keys, n, what);
-			if (!what[n])
-				break;
-			what += n + 1;
-			keys = "";
-		}
+		int n = (int)strlen(tui_key_rows[r].keys);
+		width = n > width ? n : width;
 	}
+	for (size_t r = 0; r < tui_key_row_count; r++)
+		rc |= tui_pager_addf(p, "  %-*s   %s", width, tui_key_rows[r].keys,
+		                     tui_key_rows[r].what);
 	return rc;
 }
 

@@ -2,12 +2,11 @@
 
 #include <curses.h> /* the KEY_* codes getch() returns; nothing else of ncurses */
 
-/* Every line of the help at most 76 columns: the help box at 80x24 is 80 wide with two
- * columns of margin each side (test_tui_text checks). */
+/* What a key does is one paragraph: the pager wraps it under its column at any width. */
 const tui_key_row tui_key_rows[] = {
     {"mouse left",
-     "select the vehicle under the pointer; with one selected,\n"
-     "add a waypoint (only another vehicle's glyph selects it)",
+     "select the vehicle under the pointer; with one selected, add a waypoint (only "
+     "another vehicle's glyph selects it)",
      {{KEY_MOUSE, TUI_ACT_MOUSE}}},
     {"mouse right", "set the selected vehicle's target (goto)", {{0}}},
     {"mouse wheel", "zoom in / out at the pointer", {{0}}},
@@ -35,9 +34,8 @@ const tui_key_row tui_key_rows[] = {
      "left click at the cursor",
      {{'\r', TUI_ACT_CLICK}, {'\n', TUI_ACT_CLICK}, {KEY_ENTER, TUI_ACT_CLICK}}},
     {"t", "right click at the cursor: set the target (goto)", {{'t', TUI_ACT_TARGET}}},
-    {"Tab, Shift-Tab",
-     "select the next / previous vehicle",
-     {{'\t', TUI_ACT_SELECT_NEXT}, {KEY_BTAB, TUI_ACT_SELECT_PREV}}},
+    {"Tab", "select the next vehicle", {{'\t', TUI_ACT_SELECT_NEXT}}},
+    {"Shift-Tab", "select the previous vehicle", {{KEY_BTAB, TUI_ACT_SELECT_PREV}}},
     {"Esc", "deselect (and stop following)", {{27, TUI_ACT_DESELECT}}},
     {"c", "follow the selection: keep it centred, across wrap edges", {{'c', TUI_ACT_FOLLOW}}},
     {"s", "spawn a vehicle at the cursor and select it", {{'s', TUI_ACT_SPAWN}}},
@@ -50,9 +48,8 @@ const tui_key_row tui_key_rows[] = {
     {"Space", "pause / resume the world (for every client)", {{' ', TUI_ACT_PAUSE}}},
     {".", "pause and advance one tick", {{'.', TUI_ACT_STEP}}},
     {"[  ]",
-     "rewind one second of ticks / go forward one, up to the live\n"
-     "tick (the server keeps recent history in memory)\n"
-     "(a server split over MPI ranks keeps none: it refuses [ ])",
+     "rewind one second of ticks / go forward one, up to the live tick (the server keeps "
+     "recent history in memory; one split over MPI ranks keeps none and refuses them)",
      {{'[', TUI_ACT_BACK}, {']', TUI_ACT_FORWARD}}},
     {"d", "debug aids: steering force and avoidance feeler", {{'d', TUI_ACT_DEBUG}}},
     {"D", "density cells: auto (zoomed out) / always / never", {{'D', TUI_ACT_DENSITY}}},

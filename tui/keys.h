@@ -58,7 +58,7 @@ typedef struct tui_key_bind {
 /* A line of the key help and the keys it describes. */
 typedef struct tui_key_row {
 	const char *keys; /* as the help writes them */
-	const char *what; /* what they do; each '\n' continues on a line of its own */
+	const char *what; /* what they do, one paragraph */
 	tui_key_bind bind[TUI_KEY_BINDS];
 } tui_key_row;
 

@@ -86,21 +86,33 @@ tui_pager_box tui_pager_layout(const tui_pager *p, int cols, int rows)
 	return b;
 }
 
+/* Columns of s[0..n): one a character (the help's glyphs are one cell wide). */
+static int columns(const char *s, size_t n)
+{
+	int c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return c;
+}
+
 /* The continuation rows of a wrapped line: under its second column where it has one
- * ("  key      what it does": the text after its first run of three or more blanks),
- * else two past its own indentation; never past half the width. */
+ * ("  key      what it does": the text after its first run of three or more blanks);
+ * else under its own indentation when that is deep (a line that continues the one
+ * before it in that column), or two past a shallow one (a paragraph's hanging
+ * indent); never past half the width. */
 static int continuation_indent(const char *s, int width)
 {
 	int lead = 0;
 	while (s[lead] == ' ')
 		lead++;
-	int indent = lead + 2;
+	int indent = lead >= 4 ? lead : lead + 2;
 	const char *gap = strstr(s + lead, "   ");
 	if (gap) {
-		int column = (int)(gap - s);
-		while (s[column] == ' ')
-			column++;
-		if (s[column] && column < width / 2)
+		size_t at = (size_t)(gap - s);
+		while (s[at] == ' ')
+			at++;
+		int column = columns(s, at);
+		if (s[at] && column < width / 2)
 			return column;
 	}
 	return indent < width / 2 ? indent : width / 2;
