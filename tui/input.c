@@ -576,10 +576,15 @@ static void act_timeline(tui_app *a, const key_at *k)
 		snprintf(a->message, sizeof a->message, "%s", line);
 }
 
+/* The debug aids draw each vehicle, from plain snapshots, which have no density
+ * cells: the two keys say when one turns the other off. */
 static void act_debug(tui_app *a, const key_at *k)
 {
 	(void)k;
 	a->debug = !a->debug;
+	if (a->debug && a->density != STEER_DENSITY_NEVER)
+		snprintf(a->message, sizeof a->message,
+		         "debug aids on: every vehicle drawn, no density cells until d again");
 }
 
 static void act_density(tui_app *a, const key_at *k)
@@ -587,7 +592,11 @@ static void act_density(tui_app *a, const key_at *k)
 	(void)k;
 	static const char *const names[] = {"auto (when zoomed out)", "always", "never"};
 	a->density = (steer_density_mode)((a->density + 1) % 3);
-	snprintf(a->message, sizeof a->message, "density cells: %s", names[a->density]);
+	bool debug_off = a->debug && a->density != STEER_DENSITY_NEVER;
+	if (debug_off)
+		a->debug = false;
+	snprintf(a->message, sizeof a->message, "density cells: %s%s", names[a->density],
+	         debug_off ? "; debug aids off" : "");
 }
 
 static void act_stats(tui_app *a, const key_at *k)

@@ -500,9 +500,14 @@ def test_density_when_zoomed_out():
     wait_screen(framed(40), "the whole world framed at 120x40")
     tmux("send-keys", "-t", "tui", "Tab")
     wait_screen(lambda t: "u/s" in status_line(t), "a selection")
+    # The debug aids draw every vehicle from plain snapshots: D turns them off, or
+    # it would show no cells (it said "always" and drew vehicles).
+    tmux("send-keys", "-t", "tui", "d")
+    wait_screen(lambda t: "debug" in status_line(t), "the debug aids on")
     tmux("send-keys", "-t", "tui", "D")
     text = wait_screen(lambda t: "density:" in status_line(t), "density cells (always)")
-    expect("density cells: always" in text, f"mode not shown:\n{text}")
+    expect("density cells: always; debug aids off" in text, f"mode not shown:\n{text}")
+    expect("debug" not in status_line(text), f"status: {status_line(text)}")
     text = wait_screen(lambda t: "u/s" in status_line(t), "the selection among the cells")
     expect("off view" not in status_line(text), f"status: {status_line(text)}")
     arrows = sum(text.count(ch) for ch in "→↗↑↖←↙↓↘")
