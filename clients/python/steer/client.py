@@ -486,8 +486,16 @@ class Client(_Commands):
         the world's bounds are used. density ("auto", "always", "never") says when a
         compact watch gets DensitySnapshot instead: auto when the view holds more
         vehicles than cols x rows cells. pick names a vehicle density frames carry
-        whole. events=True also yields steer.Notice and steer.Geometry as they come.
+        whole. density="always" or a pick without compact raises ValueError: plain
+        snapshots carry no cells. events=True also yields steer.Notice and steer.Geometry as they come.
         Raises CommandError when the server refuses the request."""
+        if density not in _DENSITY:
+            raise ValueError(f"density is one of {', '.join(_DENSITY)}, not {density!r}")
+        # Plain snapshots never turn to cells: asked for without compact, they would
+        # silently not come.
+        if not compact and (density == "always" or pick):
+            raise ValueError("density cells and pick come with compact snapshots: "
+                             "watch(compact=True, density=..., pick=...)")
         m = pb.ClientMessage()
         v = m.viewport
         if compact and view is None:
@@ -500,8 +508,6 @@ class Client(_Commands):
         if compact:
             v.compact = True
             v.cols, v.rows = cols, rows
-            if density not in _DENSITY:
-                raise ValueError(f"density is one of {', '.join(_DENSITY)}, not {density!r}")
             v.density = _DENSITY[density]
             v.pick = pick
         w = Watch(self, "compact" if compact else "snapshot", backlog, events)

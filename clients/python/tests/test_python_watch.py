@@ -260,6 +260,15 @@ def test_refused_requests():
         except steer.CommandError as err:
             e = err
         expect(e is not None and "cols and rows" in e.message, f"cols out of range: {e}")
+        # Cells come only in compact snapshots: asked for without, they never came.
+        for kw, says in (({"density": "always"}, "compact=True"), ({"pick": 3}, "compact=True"),
+                         ({"density": "sometimes"}, "density is one of")):
+            try:
+                c.watch(**kw)
+                e = None
+            except ValueError as err:
+                e = err
+            expect(e is not None and says in str(e), f"watch({kw}): {e}")
         w = c.watch(view=(0, 0, 100, 100), compact=True, cols=10, rows=10)
         expect(w.fresh().kind in ("compact", "density"), "a good request after refused ones")
 
