@@ -157,6 +157,7 @@ class TextClient(_Commands):
         self._closed = None
         self._closed_exc = ConnectionClosed
         self._buf = b""
+        self._line_raw = None  # the last line _read_line took, as it came
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout)
         except socket.timeout:
@@ -228,12 +229,32 @@ class TextClient(_Commands):
         raise ConnectionClosed(self._closed)
 
     def _wrong_port(self, line):
-        self._shut(f"{self.host}:{self.port} answered {line[:40]!r}: not steer-server's "
-                   "text port (steer.connect() speaks its protobuf port)")
+        if self._greets_in_protobuf():
+            self._shut(f"{self.host}:{self.port} is steer-server's protobuf port: "
+                       "steer.connect_text() speaks the text port (--cmd-port, 7701), "
+                       "steer.connect() this one")
+        else:
+            self._shut(f"{self.host}:{self.port} answered {line[:40]!r}: not steer-server's "
+                       "text port (steer.connect() speaks its protobuf port)")
         self._closed_exc = ProtocolError
         raise ProtocolError(self._closed)
 
+    def _greets_in_protobuf(self):
+        """Whether what came is the protobuf port's Welcome frame: its bytes from the
+        start of the last line read (a Welcome's first field tag is a newline)."""
+        raw = self._buf if self._line_raw is None else self._line_raw + b"\n" + self._buf
+        try:
+            at = frame_at(raw)
+            if at is None:
+                return False
+            m = pb.ServerMessage()
+            m.ParseFromString(raw[at[0]:at[1]])
+            return m.WhichOneof("msg") == "welcome"
+        except Exception:  # any bytes at all: not a Welcome
+            return False
+
     def _read_line(self):
+        self._line_raw = None
         while b"\n" not in self._buf:
             if self._buf and self._buf[:1] not in (b"O", b"E"):
                 return self._buf.decode("utf-8", "replace")
@@ -243,6 +264,7 @@ class TextClient(_Commands):
                 raise ConnectionClosed(self._closed)
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
+        self._line_raw = line
         return line.rstrip(b"\r").decode("utf-8", "replace")
 
     def _shut(self, why):

@@ -3,6 +3,7 @@ ports: methods from the command table, call(), replies as Python objects, ERR as
 CommandError with the server's message, tokens, timeouts and closed connections."""
 import math
 import select
+import socket
 import sys
 import time
 
@@ -140,7 +141,18 @@ def test_wrong_port():
     # The Welcome arrived (polled for, not slept on): the next command finds it.
     expect(select.select([t._sock], [], [], 30)[0], "no Welcome within 30 s")
     e = raises(steer.ProtocolError, lambda: t.stats())
-    expect("text port" in str(e), str(e))
+    expect("is steer-server's protobuf port" in str(e) and "--cmd-port" in str(e), str(e))
+    # Bytes that are no Welcome get the plain answer.
+    silent = socket.create_server(("127.0.0.1", 0))
+    try:
+        t = steer.connect_text("127.0.0.1", silent.getsockname()[1], timeout=5)
+        peer, _ = silent.accept()
+        peer.sendall(b"<html>\n")
+        e = raises(steer.ProtocolError, lambda: t.stats())
+        expect("answered '<html>': not steer-server's text port" in str(e), str(e))
+        peer.close()
+    finally:
+        silent.close()
 
 
 def test_closed_connection():
