@@ -509,8 +509,9 @@ class Client(_Commands):
         compact watch gets DensitySnapshot instead: auto when the view holds more
         vehicles than cols x rows cells. pick names a vehicle density frames carry
         whole. density="always" or a pick without compact raises ValueError: plain
-        snapshots carry no cells. events=True also yields steer.Notice and steer.Geometry as they come.
-        Raises CommandError when the server refuses the request."""
+        snapshots carry no cells. events=True also yields steer.Notice and
+        steer.Geometry as they come. Raises CommandError when the server refuses the
+        request."""
         if density not in _DENSITY:
             raise ValueError(f"density is one of {', '.join(_DENSITY)}, not {density!r}")
         # Plain snapshots never turn to cells: asked for without compact, they would
