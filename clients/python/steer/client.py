@@ -395,7 +395,7 @@ class Client(_Commands):
             hello.hello.protocol_version = PROTOCOL_VERSION
             if name:
                 hello.hello.client = name
-            self._send(hello)
+            self._send_data(_hello_data(hello))
             self.welcome = self._read_welcome()
         except BaseException:
             self._sock.close()
@@ -485,7 +485,9 @@ class Client(_Commands):
         return index
 
     def _send(self, m):
-        data = m.SerializeToString()
+        self._send_data(m.SerializeToString())
+
+    def _send_data(self, data):
         with self._send_lock:
             if self._closed:
                 raise self._closed_exc(self._closed)
@@ -735,6 +737,18 @@ class Client(_Commands):
     def __repr__(self):
         state = "closed" if self._closed else "open"
         return f"<steer.Client {self.host}:{self.port} {state}>"
+
+
+def _hello_data(m):
+    """The Hello m's bytes, never 10 of them: a frame of 10 begins with a newline,
+    which the text port (a mistaken port) takes as an empty line and answers nothing,
+    where it answers any other line at once. An empty token, which the server reads as
+    none, makes such a Hello 12."""
+    data = m.SerializeToString()
+    if len(data) == 10:
+        inner = m.hello.SerializeToString() + b"\x1a\x00"  # field 3 (token), length 0
+        data = b"\x0a" + _varint(len(inner)) + inner  # field 1 (hello)
+    return data
 
 
 def _varint(n):

@@ -137,6 +137,14 @@ def test_wrong_port():
     expect("is steer-server's text port" in str(e), str(e))
     e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=0.5)
     expect("protobuf port" in str(e), str(e))
+    # A four-character name made a Hello of 10 bytes, whose length byte is a newline:
+    # the text port saw an empty line and said nothing until the timeout.
+    e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", srv.cmd_port, timeout=60,
+               name="abcd")
+    expect("is steer-server's text port" in str(e), str(e))
+    with steer.connect("127.0.0.1", srv.proto_port, name="abcd") as c:
+        names = [k.get("name") for k in c.clients()["clients"]]
+        expect("abcd" in names, f"clients: {names}")
     t = steer.connect_text("127.0.0.1", srv.proto_port)
     # The Welcome arrived (polled for, not slept on): the next command finds it.
     expect(select.select([t._sock], [], [], 30)[0], "no Welcome within 30 s")
