@@ -8,6 +8,9 @@
 
 /* Usages wider than this go on a line of their own, the description below. */
 #define USAGE_COLUMN 34
+/* Between a usage or key and its description: three blanks, which mark a second
+ * column to a reader that wraps the rows again (steer-tui's pager). */
+#define GAP "   "
 
 const char *steer_cmdhelp_key(size_t k, const char **help)
 {
@@ -108,10 +111,10 @@ void steer_cmdhelp_list(steer_strbuf *out, const steer_cmd_about *extra, size_t 
 		steer_strbuf_puts(out, "  ");
 		put_usage(out, &a);
 		if (n > column)
-			steer_strbuf_printf(out, "\n  %*s  ", (int)column, "");
+			steer_strbuf_printf(out, "\n  %*s" GAP, (int)column, "");
 		else
-			steer_strbuf_printf(out, "%*s  ", (int)(column - n), "");
-		put_wrapped(out, column + 4, a.help, width);
+			steer_strbuf_printf(out, "%*s" GAP, (int)(column - n), "");
+		put_wrapped(out, column + 2 + strlen(GAP), a.help, width);
 		steer_strbuf_puts(out, "\n");
 	}
 	put_scenarios(out, width);
@@ -139,8 +142,8 @@ steer_status steer_cmdhelp_one(steer_strbuf *out, const char *name, const steer_
 			column = strlen(key) > column ? strlen(key) : column;
 		steer_strbuf_puts(out, "keys (key=value):\n");
 		for (size_t j = 0; (key = steer_cmdhelp_key(j, &help)); j++) {
-			steer_strbuf_printf(out, "  %-*s  ", (int)column, key);
-			put_wrapped(out, column + 4, help, width);
+			steer_strbuf_printf(out, "  %-*s" GAP, (int)column, key);
+			put_wrapped(out, column + 2 + strlen(GAP), help, width);
 			steer_strbuf_puts(out, "\n");
 		}
 	}

@@ -24,9 +24,9 @@ static bool has_line(const tui_pager *p, const char *text)
 	return false;
 }
 
-/* At 80x24 every help line but the keys' whole: a key's description is a paragraph
- * the pager wraps (help_wraps_under_its_column). */
-static void help_fits_80x24(void)
+/* At 80x24 the help box sits above the status lines, the keys come first, and the
+ * help says what it must (its rows' layout: help_wraps_under_its_column). */
+static void help_at_80x24(void)
 {
 	tui_pager p;
 	tui_pager_init(&p);
@@ -35,17 +35,10 @@ static void help_fits_80x24(void)
 	tui_pager_box b = tui_pager_layout(&p, 80, 24);
 	CHECK(b.cols == 80 && b.text_cols == 76, "box %dx%d, text %d", b.cols, b.rows, b.text_cols);
 	CHECK(b.left >= 0 && b.top >= 0 && b.top + b.rows <= 22, "box off the map rows");
-	size_t keys = 0;
-	for (size_t k = 0; k < p.n; k++) {
-		bool key = k && k <= tui_key_row_count;
-		keys += key;
-		if (!key)
-			CHECK((int)strlen(p.lines[k]) <= b.text_cols, "line %zu is %zu wide: '%s'",
-			      k, strlen(p.lines[k]), p.lines[k]);
-	}
-	CHECK(keys == tui_key_row_count && strstr(p.lines[1], tui_key_rows[0].keys) &&
+	size_t keys = tui_key_row_count;
+	CHECK(p.n > keys && strstr(p.lines[1], tui_key_rows[0].keys) &&
 	          strstr(p.lines[keys], tui_key_rows[keys - 1].keys),
-	      "the key rows are not lines 1 to %zu", tui_key_row_count);
+	      "the key rows are not lines 1 to %zu", keys);
 	/* what the issue asked the help to explain */
 	const char *must[] = {"60/20 Hz",
 	                      "ticks a second",
@@ -139,52 +132,107 @@ static int rows_of(const tui_pager *p, size_t k, int width, char rows[][256], in
 	return h < max ? h : max;
 }
 
-/* A key's description that wraps goes on under the description, not under the key
- * nor past it, at any width that leaves it room; a deeply indented line, which goes
- * on from the line before it in that column, wraps under its own indent; columns are
- * counted in characters, not bytes. */
+/* The words of s, space-separated, appended to out (at most n bytes). */
+static void words_of(const char *s, char *out, size_t n)
+{
+	size_t at = strlen(out);
+	for (; *s && at + 2 < n; s++)
+		if (*s != ' ' || (at && out[at - 1] != ' '))
+			out[at++] = *s;
+	if (at && out[at - 1] != ' ' && at + 1 < n)
+		out[at++] = ' ';
+	out[at] = '\0';
+}
+
+/* How one line of the help lays out at a width: no row past it, none blank, no word
+ * cut where a blank could break it, and every row after the first under one column:
+ * a term's description (after three blanks) where it is left of the middle or leaves
+ * 30 columns, else a deep line's own indentation where that does; else 4. */
+static void check_rows(const char *line, int width, const char *what)
+{
+	char rows[64][256];
+	tui_pager one;
+	tui_pager_init(&one);
+	CHECK(tui_pager_add(&one, line) == 0, "add");
+	int h = rows_of(&one, 0, width, rows, 64);
+	tui_pager_free(&one);
+	size_t lead = strspn(line, " ");
+	if (!line[lead])
+		return;
+	const char *gap = strstr(line + lead, "   ");
+	int column = -1; /* where the rows after the first must start */
+	if (gap && gap[strspn(gap, " ")]) {
+		const char *text = gap + strspn(gap, " ");
+		column = 0;
+		for (const char *q = line; q < text; q++)
+			column += ((unsigned char)*q & 0xC0) != 0x80;
+		if (column >= width / 2 && width - column < 30)
+			column = -1; /* too far right: a hanging indent */
+	} else if (lead >= 4) {      /* a deep line: its own column, or a term's hanging indent */
+		column = (int)lead < width / 2 || width - (int)lead >= 30 ? (int)lead : 4;
+		column = column < width / 2 ? column : width / 2;
+	}
+	size_t longest = 0;
+	for (const char *q = line; *q; q += strcspn(q, " ") + strspn(q + strcspn(q, " "), " "))
+		longest = strcspn(q, " ") > longest ? strcspn(q, " ") : longest;
+	char want[4096] = "", got[4096] = "";
+	words_of(line, want, sizeof want);
+	int indent = -1;
+	for (int r = 0; r < h; r++) {
+		int n = (int)strspn(rows[r], " ");
+		CHECK((int)strlen(rows[r]) <= width, "%s at %d: row %d too wide: '%s'", what, width,
+		      r, rows[r]);
+		CHECK(rows[r][n], "%s at %d: row %d blank in '%s'", what, width, r, line);
+		CHECK(r == 0 || n <= width / 2 || width - n >= 30, "%s at %d: row %d starts at %d",
+		      what, width, r, n);
+		if (r > 0 && indent < 0)
+			indent = n;
+		CHECK(r == 0 || n == indent, "%s at %d: row %d at %d, row 1 at %d: '%s'", what,
+		      width, r, n, indent, rows[r]);
+		CHECK(r == 0 || column < 0 || n == column, "%s at %d: row %d at %d, not %d: '%s'",
+		      what, width, r, n, column, rows[r]);
+		words_of(rows[r], got, sizeof got);
+	}
+	if ((int)longest <= width / 2)
+		CHECK(!strcmp(want, got), "%s at %d: a word cut: '%s' laid out as '%s'", what,
+		      width, want, got);
+}
+
+/* Every line of the key help and of the command help, at widths from a narrow
+ * terminal's to the widest box; a description runs on under its column at each. */
 static void help_wraps_under_its_column(void)
 {
+	tui_pager keys, cmds;
+	tui_pager_init(&keys);
+	tui_pager_init(&cmds);
+	tui_help_conn c = {"localhost", "7700", 7701, 60, 20};
+	CHECK(tui_help_keys(&keys, &c) == 0, "help");
+	CHECK(tui_help_commands(&cmds, NULL) == 0, "commands");
+	int widths[] = {16, 36, 56, 76};
+	for (int z = 0; z < 4; z++) {
+		for (size_t k = 0; k < keys.n; k++)
+			check_rows(keys.lines[k], widths[z], "key help");
+		for (size_t k = 0; k < cmds.n; k++)
+			check_rows(cmds.lines[k], widths[z], "command help");
+	}
+	/* The rows the check above would have let pass unseen: a key's description and a
+	 * deep line do wrap at 36 columns (a 40-column terminal). */
+	char rows[32][256];
+	CHECK(rows_of(&keys, 1, 36, rows, 32) > 1 && strspn(rows[1], " ") == 17,
+	      "mouse left at 36: '%s'", rows[1]);
+	size_t deep = 0;
+	while (deep < keys.n && !strstr(keys.lines[deep], "in place of the rates"))
+		deep++;
+	CHECK(deep < keys.n && rows_of(&keys, deep, 56, rows, 32) > 1 &&
+	          strspn(rows[0], " ") == 24 && strspn(rows[1], " ") == 24,
+	      "the deep line at 56: '%s' / '%s'", rows[0], rows[1]);
+	tui_pager_free(&keys);
+	tui_pager_free(&cmds);
+	/* columns, not bytes: 'é' is two bytes */
 	tui_pager p;
 	tui_pager_init(&p);
-	tui_help_conn c = {"localhost", "7700", 0, 0, 0};
-	CHECK(tui_help_keys(&p, &c) == 0, "help");
-	int widths[] = {40, 60, 80, 120};
-	for (int z = 0; z < 4; z++) {
-		tui_pager_box b = tui_pager_layout(&p, widths[z], 20);
-		char rows[32][256];
-		int wrapped = 0;
-		for (size_t k = 1; k <= tui_key_row_count; k++) {
-			const char *keys = tui_key_rows[k - 1].keys;
-			int h = rows_of(&p, k, b.text_cols, rows, 32);
-			int column = 2 + (int)strlen(keys);
-			column += (int)strspn(rows[0] + column, " ");
-			wrapped += h > 1;
-			for (int r = 1; r < h; r++)
-				CHECK((int)strspn(rows[r], " ") == column,
-				      "%d columns: '%s' row %d starts at %d, not %d: '%s'",
-				      widths[z], keys, r, (int)strspn(rows[r], " "), column,
-				      rows[r]);
-		}
-		CHECK(wrapped > 0, "%d columns: no key's description wrapped", widths[z]);
-		int deep = 0;
-		for (size_t k = tui_key_row_count + 1; k < p.n; k++) {
-			int lead = (int)strspn(p.lines[k], " ");
-			if (lead < 4 || lead >= b.text_cols / 2 || strstr(p.lines[k] + lead, "   "))
-				continue;
-			int h = rows_of(&p, k, b.text_cols, rows, 32);
-			deep += h > 1;
-			for (int r = 1; r < h; r++)
-				CHECK((int)strspn(rows[r], " ") == lead,
-				      "%d columns: '%s' not under %d", widths[z], rows[r], lead);
-		}
-		CHECK(widths[z] != 60 || deep > 0, "no deep line wraps at 60 columns");
-	}
-	/* columns, not bytes: 'é' is two bytes */
-	tui_pager_reset(&p, "t");
 	CHECK(tui_pager_add(&p, "  n\u00e9   words enough to wrap at twenty columns") == 0, "add");
-	char rows[8][256];
-	int h = rows_of(&p, 0, 20, rows, 8);
+	int h = rows_of(&p, 0, 20, rows, 32);
 	CHECK(h > 1, "one row");
 	for (int r = 1; r < h; r++)
 		CHECK(strspn(rows[r], " ") == 7, "'%s' starts at %zu, not 7", rows[r],
@@ -491,7 +539,7 @@ static void timeline_note_and_keys(void)
 
 int main(void)
 {
-	RUN(help_fits_80x24);
+	RUN(help_at_80x24);
 	RUN(help_scrolls_on_small_screens);
 	RUN(help_wraps_under_its_column);
 	RUN(command_help);

@@ -5,38 +5,42 @@
 
 #include "keys.h"
 
-/* After the keys. Every line at most 76 columns: the help box at 80x24 is 80 wide
- * with two columns of margin each side (test_tui_text checks). */
+/* After the keys. A row is a term and what it means, three blanks or more apart, or a
+ * deeper-indented paragraph going on from the term above it: the pager wraps both
+ * under their column at the width it shows them at (test_tui_text checks). */
 const char *const tui_help_text[] = {
     "",
     "Command line (:)",
-    "  Left Right, Home End, Ctrl-A Ctrl-E   move in the line",
-    "  Backspace Delete, Ctrl-U Ctrl-K Ctrl-W delete a character / to the start /",
-    "                                         to the end / the word before",
-    "  Up Down        history          Tab    complete a command, key= or value",
-    "  Enter          run              Esc    cancel",
+    "  Left Right         move in the line",
+    "  Home End           to its start / end (Ctrl-A Ctrl-E too)",
+    "  Backspace Delete   delete the character before / under the cursor",
+    "  Ctrl-U Ctrl-K      delete to the start / to the end",
+    "  Ctrl-W             delete the word before the cursor",
+    "  Up Down            history",
+    "  Tab                complete a command, key= or value",
+    "  Enter              run",
+    "  Esc                cancel",
     "",
     "Status line, left to right",
     "  connected | tick N    the connection, and the world's tick count",
     "  vehicles 40/152 in view",
     "                        vehicles in the view / in the whole world",
     "  density: ...          zoomed out: cells instead of vehicles (D)",
-    "  past: tick T of L     the world is back at tick T of its live tick L;",
-    "                        [ ] move it; forward replays it, a change forks it",
-    "                        (past T/L in a narrow window)",
+    "  past: tick T of L     the world is back at tick T of its live tick L; [ ] move it; "
+    "forward replays it, a change forks it (past T/L in a narrow window)",
     "  running / PAUSED      the world's clock (Space; shared by all clients)",
     "  60/20 Hz              simulation ticks a second / snapshots a second",
     "  behind: 31 of 60 ticks/s",
-    "                        in place of the rates: the server made only 31",
-    "                        ticks in the last second of the 60 asked, and",
-    "                        dropped the rest (behind 31/60 in a narrow window,",
-    "                        which keeps it; S: the stats panel's ticks/s)",
+    "                        in place of the rates: the server made only 31 ticks in the "
+    "last second of the 60 asked, and dropped the rest (behind 31/60 in a narrow window, "
+    "which keeps it; S: the stats panel's ticks/s)",
     "  #12 31.5 u/s flock    the selection: id, speed (units/s), behaviours",
     "  #12 (off view)        the selection is outside the view (0 fits all)",
-    "  #12 (across the edge) followed across a wrapping edge, found again soon",
+    "  #12 (across the edge)",
+    "                        followed across a wrapping edge, found again soon",
     "  follow, debug         c (follow) and d (debug aids) are on",
-    "  (a narrow window drops whole items: the tick, words, the rates, the",
-    "   selection's speed, running, the counts, debug, follow; then ends in ...)",
+    "  A narrow window drops whole items: the tick, words, the rates, the selection's "
+    "speed, running, the counts, debug, follow; then ends in ...",
     "",
     "On the map",
     "  arrows                vehicles by heading, coloured by group (6 colours)",
@@ -97,10 +101,6 @@ int tui_help_keys(tui_pager *p, const tui_help_conn *c)
 	return rc ? -1 : 0;
 }
 
-/* The command help's line width: the pager's text at its widest (an 80-column box,
- * two columns of margin each side), so descriptions wrap under their own column. */
-#define HELP_COLS (TUI_PAGER_MAX_COLS - 4)
-
 /* The lines of text (each ending '\n') into the pager. */
 static int add_text(tui_pager *p, const steer_strbuf *text)
 {
@@ -114,6 +114,8 @@ static int add_text(tui_pager *p, const steer_strbuf *text)
 	return rc;
 }
 
+/* The command help unwrapped (width 0): the pager wraps each row under its
+ * description's column at the width it is shown at. */
 int tui_help_commands(tui_pager *p, const char *name)
 {
 	steer_strbuf text;
@@ -121,14 +123,14 @@ int tui_help_commands(tui_pager *p, const char *name)
 	int rc = 0;
 	if (name) {
 		tui_pager_reset(p, name);
-		if (steer_cmdhelp_one(&text, name, tui_local_cmds, tui_local_cmd_count,
-		                      HELP_COLS) != STEER_OK) {
+		if (steer_cmdhelp_one(&text, name, tui_local_cmds, tui_local_cmd_count, 0) !=
+		    STEER_OK) {
 			tui_pager_addf(p, "no command '%s': :help lists them", name);
 			return -1;
 		}
 	} else {
 		tui_pager_reset(p, "commands (:help NAME for one; Tab completes)");
-		steer_cmdhelp_list(&text, tui_local_cmds, tui_local_cmd_count, HELP_COLS);
+		steer_cmdhelp_list(&text, tui_local_cmds, tui_local_cmd_count, 0);
 	}
 	rc = text.oom ? -1 : add_text(p, &text);
 	steer_strbuf_free(&text);

@@ -582,9 +582,13 @@ static void act_debug(tui_app *a, const key_at *k)
 {
 	(void)k;
 	a->debug = !a->debug;
-	if (a->debug && a->density != STEER_DENSITY_NEVER)
+	if (!a->debug)
+		snprintf(a->message, sizeof a->message, "debug aids off");
+	else if (a->density != STEER_DENSITY_NEVER)
 		snprintf(a->message, sizeof a->message,
-		         "debug aids on: every vehicle drawn, no density cells until d again");
+		         "debug aids on: every vehicle drawn; density cells come back with d or D");
+	else
+		snprintf(a->message, sizeof a->message, "debug aids on");
 }
 
 static void act_density(tui_app *a, const key_at *k)

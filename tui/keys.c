@@ -55,8 +55,8 @@ const tui_key_row tui_key_rows[] = {
      {{'[', TUI_ACT_BACK}, {']', TUI_ACT_FORWARD}}},
     {"d", "debug aids: steering force and avoidance feeler", {{'d', TUI_ACT_DEBUG}}},
     {"D",
-     "density cells: auto (zoomed out) / always / never; the debug aids (d) go off, as "
-     "they draw every vehicle",
+     "density cells: auto (zoomed out) / always / never; auto and always turn the debug "
+     "aids (d) off, as they draw every vehicle",
      {{'D', TUI_ACT_DENSITY}}},
     {"S", "stats panel: sparklines of the last minutes", {{'S', TUI_ACT_STATS}}},
     {":", "command line: Tab completes, :help lists the commands", {{':', TUI_ACT_CMDLINE}}},

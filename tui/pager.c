@@ -86,6 +86,10 @@ tui_pager_box tui_pager_layout(const tui_pager *p, int cols, int rows)
 	return b;
 }
 
+/* A second column past half the width only where it leaves a description this many
+ * columns. */
+#define ROOM_MIN 30
+
 /* Columns of s[0..n): one a character (the help's glyphs are one cell wide). */
 static int columns(const char *s, size_t n)
 {
@@ -95,26 +99,34 @@ static int columns(const char *s, size_t n)
 	return c;
 }
 
+static bool fits(int column, int width)
+{
+	return column < width / 2 || width - column >= ROOM_MIN;
+}
+
 /* The continuation rows of a wrapped line: under its second column where it has one
  * ("  key      what it does": the text after its first run of three or more blanks);
- * else under its own indentation when that is deep (a line that continues the one
- * before it in that column), or two past a shallow one (a paragraph's hanging
- * indent); never past half the width. */
+ * else under its own indentation when that is deep (a line that continues a term's
+ * description in that column), or two past a shallow one (a paragraph's hanging
+ * indent). Where a column does not fit, a term's description and its deep lines go on
+ * at 4, as a paragraph under the term. */
 static int continuation_indent(const char *s, int width)
 {
 	int lead = 0;
 	while (s[lead] == ' ')
 		lead++;
-	int indent = lead >= 4 ? lead : lead + 2;
 	const char *gap = strstr(s + lead, "   ");
 	if (gap) {
 		size_t at = (size_t)(gap - s);
 		while (s[at] == ' ')
 			at++;
 		int column = columns(s, at);
-		if (s[at] && column < width / 2)
+		if (s[at] && fits(column, width))
 			return column;
 	}
+	int indent = lead >= 4 ? lead : lead + 2;
+	if (!fits(indent, width))
+		indent = 4;
 	return indent < width / 2 ? indent : width / 2;
 }
 
@@ -125,20 +137,27 @@ static int wrap(const char *s, int width, int want, char *out)
 		width = 1;
 	size_t len = strlen(s), start = 0;
 	int indent = continuation_indent(s, width), row = 0;
+	/* An indentation deeper than the rows after it would take (a narrow window) is cut
+	 * to theirs, rather than filling the first row with blanks. */
+	size_t lead = strspn(s, " ");
+	bool cut_lead = lead > (size_t)indent && lead < len;
+	if (cut_lead)
+		start = lead;
 	for (;;) {
-		int pad = row ? indent : 0;
+		int pad = row || cut_lead ? indent : 0;
 		size_t room = (size_t)(width - pad);
 		size_t end;
 		if (len - start <= room) {
 			end = len;
 		} else {
-			/* The last space that leaves a reasonably full row, else a hard cut that
-			 * does not split a UTF-8 sequence. */
+			/* The last space after the row's first word, else a hard cut that does not
+			 * split a UTF-8 sequence. */
+			size_t first = start + strspn(s + start, " ");
 			end = start + room;
 			size_t sp = end;
-			while (sp > start + room / 3 && s[sp] != ' ')
+			while (sp > first && s[sp] != ' ')
 				sp--;
-			if (s[sp] == ' ' && sp > start + room / 3)
+			if (s[sp] == ' ' && sp > first)
 				end = sp;
 			else
 				while (end > start + 1 && ((unsigned char)s[end] & 0xC0) == 0x80)

@@ -261,8 +261,15 @@ def test_help_whole_at_80x24():
                        "the end of the help")
     expect("the cursor: s, F, o, t and Enter act there" in text,
            f"the map's legend not whole at the help's end:\n{text}")
-    tmux("send-keys", "-t", "tui", *["k"] * 9)
-    text = wait_screen(lambda t: "snapshots a second" in t, "the status legend's rates")
+    # Back a row at a time (the footer's first row falls by one each time) until the
+    # rates' line is in view.
+    for _ in range(40):
+        if "snapshots a second" in text:
+            break
+        first = int(re.search(r"(\d+)-\d+ of \d+", text).group(1))
+        tmux("send-keys", "-t", "tui", "k")
+        text = wait_screen(lambda t, f=first: re.search(rf"\b{f - 1}-\d+ of \d+", t),
+                           f"the help from row {first - 1}")
     expect("60/20 Hz" in text and "of the 60 asked" in text, f"the rates not whole:\n{text}")
     tmux("send-keys", "-t", "tui", "q")  # closes the help, does not quit
     wait_screen(lambda t: "steer-tui keys" not in t and " connected" in status_line(t),
@@ -508,6 +515,14 @@ def test_density_when_zoomed_out():
     text = wait_screen(lambda t: "density:" in status_line(t), "density cells (always)")
     expect("density cells: always; debug aids off" in text, f"mode not shown:\n{text}")
     expect("debug" not in status_line(text), f"status: {status_line(text)}")
+    # d and d again: each says where the aids are (the first said "on" after the
+    # second had turned them off).
+    tmux("send-keys", "-t", "tui", "d")
+    wait_screen(lambda t: "debug" in status_line(t) and "come back with d or D" in t,
+                "the debug aids on again, the cells waiting")
+    tmux("send-keys", "-t", "tui", "d")
+    wait_screen(lambda t: "density:" in status_line(t) and "debug aids off" in t,
+                "the debug aids off, the cells back")
     text = wait_screen(lambda t: "u/s" in status_line(t), "the selection among the cells")
     expect("off view" not in status_line(text), f"status: {status_line(text)}")
     arrows = sum(text.count(ch) for ch in "→↗↑↖←↙↓↘")
