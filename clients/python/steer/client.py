@@ -8,6 +8,7 @@ import os
 import select
 import socket
 import threading
+import warnings
 
 from . import codec
 from . import steer_pb2 as pb
@@ -231,8 +232,12 @@ class TextClient(_Commands):
     def _wrong_port(self, line):
         if self._greets_in_protobuf():
             self._shut(f"{self.host}:{self.port} is steer-server's protobuf port: "
-                       "steer.connect_text() speaks the text port (--cmd-port, 7701), "
+                       "steer.connect_text() speaks the text port (--cmd-port, 7701 by default), "
                        "steer.connect() this one")
+        elif line.startswith("HTTP/"):
+            self._shut(f"{self.host}:{self.port} is a web server (steer-server's --http "
+                       "page?): steer.connect_text() speaks the text port (--cmd-port, 7701 "
+                       "by default)")
         else:
             self._shut(f"{self.host}:{self.port} answered {line[:40]!r}: not steer-server's "
                        "text port (steer.connect() speaks its protobuf port)")
@@ -248,7 +253,7 @@ class TextClient(_Commands):
             if at is None:
                 return False
             m = pb.ServerMessage()
-            m.ParseFromString(raw[at[0]:at[1]])
+            _parse(m, raw[at[0]:at[1]])
             return m.WhichOneof("msg") == "welcome"
         except Exception:  # any bytes at all: not a Welcome
             return False
@@ -516,6 +521,10 @@ class Client(_Commands):
         request."""
         if density not in _DENSITY:
             raise ValueError(f"density is one of {', '.join(_DENSITY)}, not {density!r}")
+        if view is not None and not _four_numbers(view):
+            raise ValueError(f"view is four numbers (x0, y0, x1, y1), not {view!r}")
+        if not isinstance(pick, int) or pick < 0:
+            raise ValueError(f"pick is a vehicle id (an int), or 0 for none, not {pick!r}")
         # Plain snapshots never turn to cells: asked for without compact, they would
         # silently not come.
         if not compact and (density == "always" or pick):
@@ -576,11 +585,12 @@ class Client(_Commands):
         except socket.timeout:
             raise ProtocolError(f"{self.host}:{self.port} sent no Welcome within "
                                 f"{self.timeout} s: is it steer-server's protobuf port "
-                                "(--port, 7700)? steer.connect_text() speaks the text "
+                                "(--port, 7700 by default)? steer.connect_text() speaks "
+                                "the text "
                                 "port") from None
         m = pb.ServerMessage()
         try:
-            m.ParseFromString(bytes(body))
+            _parse(m, bytes(body))
         except Exception:  # noqa: BLE001 - the protobuf library's DecodeError
             raise ProtocolError(f"{self.host}:{self.port} does not speak steer-server's "
                                 "protobuf protocol") from None
@@ -619,7 +629,11 @@ class Client(_Commands):
             if first and buf.startswith((b"OK ", b"ERR ")):
                 raise ProtocolError(f"{self.host}:{self.port} is steer-server's text port: "
                                     "steer.connect() speaks the protobuf port (--port, "
-                                    "7700), steer.connect_text() this one")
+                                    "7700 by default), steer.connect_text() this one")
+            if first and buf.startswith(b"HTTP/"):
+                raise ProtocolError(f"{self.host}:{self.port} is a web server (steer-server's "
+                                    "--http page?): steer.connect() speaks the protobuf "
+                                    "port (--port, 7700 by default)")
             body = self._take_frame()
             if body is not None:
                 return body
@@ -657,7 +671,7 @@ class Client(_Commands):
             return
         m = pb.ServerMessage()
         try:
-            m.ParseFromString(body)
+            _parse(m, body)
         except Exception:  # noqa: BLE001 - the protobuf library's DecodeError
             raise ProtocolError(f"{self.host}:{self.port}: a malformed ServerMessage") from None
         kind = m.WhichOneof("msg")
@@ -739,6 +753,28 @@ class Client(_Commands):
         return f"<steer.Client {self.host}:{self.port} {state}>"
 
 
+def _four_numbers(view):
+    try:
+        return len(view) == 4 and all(isinstance(c, (int, float)) for c in view)
+    except TypeError:  # no len()
+        return False
+
+
+def _check_host(host):
+    if not isinstance(host, str):
+        raise TypeError(f"host is a name or an address, a string, not {host!r}; the port "
+                        "comes second or as port=")
+
+
+def _parse(m, data):
+    """Parses data into the message m; the protobuf library's DecodeError on bytes it
+    cannot read. The RuntimeWarnings it prints about such bytes are not shown: the
+    caller says what went wrong."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m.ParseFromString(data)
+
+
 def _hello_data(m):
     """The Hello m's bytes, never 10 of them: a frame of 10 begins with a newline,
     which the text port (a mistaken port) takes as an empty line and answers nothing,
@@ -812,6 +848,7 @@ def connect(host="127.0.0.1", port=7700, token=None, timeout=DEFAULT_TIMEOUT, na
     timeout: seconds to wait for the connection, each reply and each frame (None:
     forever). Raises ConnectionClosed, Timeout, ProtocolError, or CommandError (a
     refused token)."""
+    _check_host(host)
     return Client(host, port, token, timeout, name)
 
 
@@ -819,4 +856,5 @@ def connect_text(host="127.0.0.1", port=7701, token=None, timeout=DEFAULT_TIMEOU
     """Connects to steer-server's text port: commands as on connect(), no snapshots.
     A reply that does not come within timeout closes the connection (the next reply
     read would be that one)."""
+    _check_host(host)
     return TextClient(host, port, token, timeout, name)

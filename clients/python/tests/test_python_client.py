@@ -6,6 +6,7 @@ import select
 import socket
 import sys
 import time
+import warnings
 
 from harness import (Checks, FakeServer, Server, check_installed, expect, raises,
                      stops_cleanly)
@@ -150,6 +151,22 @@ def test_wrong_port():
     expect(select.select([t._sock], [], [], 30)[0], "no Welcome within 30 s")
     e = raises(steer.ProtocolError, lambda: t.stats())
     expect("is steer-server's protobuf port" in str(e) and "--cmd-port" in str(e), str(e))
+    # The page's port: an HTTP answer, read with no warning from the protobuf library.
+    web = Server("--http", "0")
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            e = raises(steer.ProtocolError, steer.connect, "127.0.0.1", web.web_port, timeout=30)
+            expect("is a web server" in str(e) and "--port" in str(e), str(e))
+            t = steer.connect_text("127.0.0.1", web.web_port, timeout=30)
+            e = raises(steer.ProtocolError, lambda: t.stats())
+            expect("is a web server" in str(e) and "--cmd-port" in str(e), str(e))
+        expect(not seen, f"warnings: {[str(w.message) for w in seen]}")
+    finally:
+        web.stop()
+    # A mistaken argument is named.
+    e = raises(TypeError, steer.connect, srv.proto_port)
+    expect("the port comes second" in str(e), str(e))
     # Bytes that are no Welcome get the plain answer.
     silent = socket.create_server(("127.0.0.1", 0))
     try:

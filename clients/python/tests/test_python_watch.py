@@ -262,7 +262,10 @@ def test_refused_requests():
         expect(e is not None and "cols and rows" in e.message, f"cols out of range: {e}")
         # Cells come only in compact snapshots: asked for without, they never came.
         for kw, says in (({"density": "always"}, "compact=True"), ({"pick": 3}, "compact=True"),
-                         ({"density": "sometimes"}, "density is one of")):
+                         ({"density": "sometimes"}, "density is one of"),
+                         ({"view": (0, 0, 10)}, "view is four numbers"),
+                         ({"compact": True, "pick": "3"}, "pick is a vehicle id"),
+                         ({"compact": True, "pick": -1}, "pick is a vehicle id")):
             try:
                 c.watch(**kw)
                 e = None
