@@ -172,9 +172,13 @@ static void check_rows(const char *line, int width, const char *what)
 		column = (int)lead < width / 2 || width - (int)lead >= 30 ? (int)lead : 4;
 		column = column < width / 2 ? column : width / 2;
 	}
-	size_t longest = 0;
-	for (const char *q = line; *q; q += strcspn(q, " ") + strspn(q + strcspn(q, " "), " "))
-		longest = strcspn(q, " ") > longest ? strcspn(q, " ") : longest;
+	size_t longest = 0; /* the longest word */
+	for (const char *q = line + lead; *q;) {
+		size_t n = strcspn(q, " ");
+		longest = n > longest ? n : longest;
+		q += n;
+		q += strspn(q, " ");
+	}
 	char want[4096] = "", got[4096] = "";
 	words_of(line, want, sizeof want);
 	int indent = -1;

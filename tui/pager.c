@@ -110,11 +110,8 @@ static bool fits(int column, int width)
  * description in that column), or two past a shallow one (a paragraph's hanging
  * indent). Where a column does not fit, a term's description and its deep lines go on
  * at 4, as a paragraph under the term. */
-static int continuation_indent(const char *s, int width)
+static int continuation_indent(const char *s, int lead, int width)
 {
-	int lead = 0;
-	while (s[lead] == ' ')
-		lead++;
 	const char *gap = strstr(s + lead, "   ");
 	if (gap) {
 		size_t at = (size_t)(gap - s);
@@ -135,11 +132,10 @@ static int wrap(const char *s, int width, int want, char *out)
 {
 	if (width < 1)
 		width = 1;
-	size_t len = strlen(s), start = 0;
-	int indent = continuation_indent(s, width), row = 0;
+	size_t len = strlen(s), start = 0, lead = strspn(s, " ");
+	int indent = continuation_indent(s, (int)lead, width), row = 0;
 	/* An indentation deeper than the rows after it would take (a narrow window) is cut
 	 * to theirs, rather than filling the first row with blanks. */
-	size_t lead = strspn(s, " ");
 	bool cut_lead = lead > (size_t)indent && lead < len;
 	if (cut_lead)
 		start = lead;
