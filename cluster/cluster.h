@@ -29,7 +29,8 @@
  *
  * Vehicles added in bulk (spawn flock N) are made in place: every rank draws them all
  * but keeps only those in its region (steer_world_set_region_keep), so no rank holds
- * the whole spawn.
+ * the whole spawn. So is a loaded save (steer_cluster_load): every rank reads every
+ * record, rank 0 broadcasting the file in pieces, and keeps its region's.
  *
  * Every function taking a steer_cluster is collective: every rank calls it, in the
  * same order, with the same arguments (except where said). */
@@ -40,6 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "savefile.h"
 #include "share.h"
 #include "steer/command.h"
 #include "steer/world.h"
@@ -90,6 +92,36 @@ typedef struct steer_cluster_figure {
  * the vehicles outside this rank's region. */
 steer_cluster *steer_cluster_create(MPI_Comm comm, steer_world *w, const steer_cluster_options *opt,
                                     char *err, size_t errlen);
+/* A world loaded in place from a save that rank 0 reads (file: a leader of
+ * savefile.h's steer_save_stream, opened by the caller, who frees it; NULL on the
+ * other ranks): rank 0 reads it a piece of whole records at a time and broadcasts
+ * each piece, and every rank reads every record but keeps only the vehicles in its
+ * region, so that no rank holds the whole world, decoded, packed or as text; then
+ * the regions are cut by cost. The world is one process's steer_save_decode of the
+ * file, with max_vehicles (0: none) counted over the whole world. *out gets this
+ * rank's world, the caller's, which outlives the cluster. NULL on every rank, with the
+ * same message in err, when the file is not a good save (steer_save_decode's words),
+ * holds more vehicles than max_vehicles, or MPI fails or memory runs out. */
+steer_cluster *steer_cluster_load(MPI_Comm comm, steer_save_stream *file, size_t max_vehicles,
+                                  const steer_cluster_options *opt, steer_world **out, char *err,
+                                  size_t errlen);
+
+/* The same in steps, so that a caller can do other work between pieces (on the old
+ * world: the new one is made aside). Each is collective. begin reads the head and
+ * makes the new cluster (NULL on every rank, with why in err, on failure); each step
+ * reads one piece (about 1 MiB): 1 while more are to come, 0 once the file is read,
+ * -1 on failure (the same on every rank, why in err); end, after any step or none,
+ * checks the whole file and cuts the regions, giving the cluster and *out, or NULL
+ * with why in err (one not read to the end is abandoned), and frees the loader. */
+typedef struct steer_cluster_loader steer_cluster_loader;
+steer_cluster_loader *steer_cluster_load_begin(MPI_Comm comm, steer_save_stream *file,
+                                               size_t max_vehicles,
+                                               const steer_cluster_options *opt, char *err,
+                                               size_t errlen);
+int steer_cluster_load_step(steer_cluster_loader *l, char *err, size_t errlen);
+steer_cluster *steer_cluster_load_end(steer_cluster_loader *l, steer_world **out, char *err,
+                                      size_t errlen);
+
 /* Collective. The world stays the caller's and steps by its own figures again. */
 void steer_cluster_destroy(steer_cluster *c);
 int steer_cluster_rank(const steer_cluster *c);
@@ -105,8 +137,8 @@ steer_status steer_cluster_step(steer_cluster *c, char *err, size_t errlen);
  * (the world-wide answer to list, stats and the like is the caller's to assemble:
  * each rank answers for its part). Refused, changing nothing: step, rewind and
  * goto-tick (the cluster steps with steer_cluster_step),
- * save and load (steer_cluster_gather makes the whole world; a loaded one is split by
- * steer_cluster_create). --max-vehicles is counted over the whole world. A command
+ * save and load (steer_cluster_gather makes the whole world; steer_cluster_load loads
+ * one in place). --max-vehicles is counted over the whole world. A command
  * that changes the world and succeeds on some ranks but fails on others ends the job
  * (MPI_Abort), saying which. h is this rank's host (may be NULL); commands about the
  * host rather than the world (auth, name, clients, saves, quit) are the caller's to

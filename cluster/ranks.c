@@ -19,21 +19,27 @@
 /* What rank 0 asks the others to take part in; each is followed by its payload. */
 typedef enum op {
 	OP_STOP = 1,
-	OP_WORLD,   /* a save's bytes: the new world, split */
-	OP_TICK,    /* one tick */
-	OP_COMMAND, /* a command line */
-	OP_STATS,   /* the world's counts and flock sums */
-	OP_GATHER,  /* the whole world's vehicles to rank 0, packed */
-	OP_VIEWS,   /* the vehicles in views to rank 0 */
-	OP_COUNT,   /* how many vehicles views hold, to rank 0 */
-	OP_DENSITY, /* a view's density cells, added up on rank 0 */
-	OP_LIST,    /* copies of a list page's vehicles to rank 0 */
+	OP_WORLD,      /* a save's bytes: the new world, split */
+	OP_LOAD_BEGIN, /* a save loaded in place: its head, and the new world made aside */
+	OP_LOAD_STEP,  /* ... a piece of its records */
+	OP_LOAD_END,   /* ... the new world in place of the old, or dropped */
+	OP_TICK,       /* one tick */
+	OP_COMMAND,    /* a command line */
+	OP_STATS,      /* the world's counts and flock sums */
+	OP_GATHER,     /* the whole world's vehicles to rank 0, packed */
+	OP_VIEWS,      /* the vehicles in views to rank 0 */
+	OP_COUNT,      /* how many vehicles views hold, to rank 0 */
+	OP_DENSITY,    /* a view's density cells, added up on rank 0 */
+	OP_LIST,       /* copies of a list page's vehicles to rank 0 */
 } op;
 
 /* How the watch's log names each op. */
 static const char *const op_names[] = {
     [OP_STOP] = "a stop",
     [OP_WORLD] = "a new world",
+    [OP_LOAD_BEGIN] = "a load's start",
+    [OP_LOAD_STEP] = "a piece of a load",
+    [OP_LOAD_END] = "a load's end",
     [OP_TICK] = "a tick",
     [OP_COMMAND] = "a command",
     [OP_STATS] = "stats",
@@ -65,6 +71,7 @@ struct ranks {
 	steer_cluster_figure *figures; /* rank 0: every rank's last tick */
 	size_t fetched;                /* rank 0: the copies in its world until ranks_drop_views */
 	size_t fetched_last;           /* rank 0: those the last snapshot tick brought */
+	steer_cluster_loader *loading; /* a load under way (ranks_load_begin) */
 };
 
 static void free_ranks(ranks *r)
@@ -189,6 +196,26 @@ static void stop_followers(ranks *r)
 
 /* --- the world ---------------------------------------------------------------- */
 
+static steer_cluster_options cluster_options(void)
+{
+	steer_cluster_options copt = steer_cluster_options_default();
+	/* Every few seconds at the usual rate, besides on imbalance. */
+	copt.rebalance_ticks = 300;
+	return copt;
+}
+
+/* The session's world and its cluster become w and c, the old ones ending. */
+static void install(ranks *r, steer_cluster *c, steer_world *w)
+{
+	if (r->cluster)
+		steer_cluster_destroy(r->cluster);
+	if (r->session->world != w)
+		steer_world_destroy(r->session->world);
+	r->cluster = c;
+	r->session->world = w;
+	steer_session_stale(r->session);
+}
+
 /* Every rank: a new world split over the ranks. Rank 0 passes it whole in mine, and
  * sends each rank its region's vehicles; the others decode the world without its
  * vehicles from shell (steer_save_encode_shell's bytes). The session then holds this
@@ -215,9 +242,7 @@ static int split(ranks *r, steer_world *mine, const char *shell, size_t len, siz
 			steer_world_destroy(w);
 		return -1;
 	}
-	steer_cluster_options copt = steer_cluster_options_default();
-	/* Every few seconds at the usual rate, besides on imbalance. */
-	copt.rebalance_ticks = 300;
+	steer_cluster_options copt = cluster_options();
 	copt.whole_on_rank0 = true;
 	/* Made before the old one ends: a world that cannot be split leaves the old
 	 * world and its cluster as they were (rank 0's mine has lost the vehicles sent
@@ -228,13 +253,7 @@ static int split(ranks *r, steer_world *mine, const char *shell, size_t len, siz
 			steer_world_destroy(w);
 		return -1;
 	}
-	if (r->cluster)
-		steer_cluster_destroy(r->cluster);
-	if (r->session->world != w)
-		steer_world_destroy(r->session->world);
-	r->cluster = c;
-	r->session->world = w;
-	steer_session_stale(r->session);
+	install(r, c, w);
 	return 0;
 }
 
@@ -257,6 +276,64 @@ int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen)
 	free(shell);
 	if (rc == 0)
 		steer_world_set_vehicles_total(r->session->world, count);
+	return rc;
+}
+
+/* Every rank: the load under way ends; on success its world, each rank's region,
+ * replaces the session's (0, or -1 with why in err, the same on every rank: the old
+ * world then stays). */
+static int end_load(ranks *r, char *err, size_t errlen)
+{
+	steer_world *w = NULL;
+	steer_cluster *c = steer_cluster_load_end(r->loading, &w, err, errlen);
+	r->loading = NULL;
+	if (!c)
+		return -1;
+	int ok = steer_world_set_threads(w, r->threads) == STEER_OK, all = 0;
+	uint64_t mine = steer_world_vehicles(w)->count, total = 0;
+	mpi_check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r->comm), "Allreduce");
+	mpi_check(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, r->comm), "Allreduce");
+	if (!all) {
+		snprintf(err, errlen, "%s %d threads for the tick",
+		         ok ? "another rank cannot start" : "cannot start", r->threads);
+		steer_cluster_destroy(c);
+		steer_world_destroy(w);
+		return -1;
+	}
+	install(r, c, w);
+	steer_world_set_vehicles_total(w, (size_t)total);
+	return 0;
+}
+
+static steer_cluster_loader *begin_load(ranks *r, steer_save_stream *file, size_t max_vehicles,
+                                        char *err, size_t errlen)
+{
+	steer_cluster_options copt = cluster_options();
+	return steer_cluster_load_begin(r->comm, file, max_vehicles, &copt, err, errlen);
+}
+
+int ranks_load_begin(ranks *r, steer_save_stream *file, size_t max_vehicles, char *err,
+                     size_t errlen)
+{
+	start(r, OP_LOAD_BEGIN, NULL, 0, max_vehicles);
+	r->loading = begin_load(r, file, max_vehicles, err, errlen);
+	done();
+	return r->loading ? 0 : -1;
+}
+
+int ranks_load_step(ranks *r, char *err, size_t errlen)
+{
+	start(r, OP_LOAD_STEP, NULL, 0, 0);
+	int rc = steer_cluster_load_step(r->loading, err, errlen);
+	done();
+	return rc;
+}
+
+int ranks_load_end(ranks *r, char *err, size_t errlen)
+{
+	start(r, OP_LOAD_END, NULL, 0, 0);
+	int rc = end_load(r, err, errlen);
+	done();
 	return rc;
 }
 
@@ -771,6 +848,15 @@ int ranks_follow(const ranks_config *cfg)
 			if (split(&r, NULL, payload, h.len, h.max_vehicles, err, sizeof err) != 0 &&
 			    !r.cluster)
 				status = 1; /* rank 0 says why, and stops us */
+			break;
+		case OP_LOAD_BEGIN:
+			r.loading = begin_load(&r, NULL, h.max_vehicles, err, sizeof err);
+			break;
+		case OP_LOAD_STEP:
+			(void)steer_cluster_load_step(r.loading, err, sizeof err);
+			break;
+		case OP_LOAD_END:
+			(void)end_load(&r, err, sizeof err); /* rank 0 reports */
 			break;
 		case OP_TICK:
 			(void)steer_cluster_step(r.cluster, err, sizeof err); /* rank 0 reports */

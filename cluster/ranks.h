@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "savefile.h"
 #include "serve.h"
 #include "steer/command.h"
 #include "steer/strbuf.h"
@@ -85,6 +86,19 @@ steer_status ranks_density(ranks *r, steer_density *d, const steer_view *view, u
  * it. 0, or -1 with why in err: the old world is then kept, and w, which may have
  * lost vehicles, is still the caller's. */
 int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen);
+/* Replaces the world on every rank with the save that file reads (a leader of
+ * savefile.h's steer_save_stream, the caller's until the end), in steps between which
+ * the old world goes on (steer_cluster_load_begin and after): every rank reads the
+ * file in pieces and keeps its region, so that no rank holds the whole world;
+ * max_vehicles (0: none) is counted over it. begin: 0, or -1 with why in err
+ * (nothing more to do). step, until it returns 0 (read) or -1 (failed): one piece.
+ * end, after any step: 0 when the new world is in place, or -1 with why in err
+ * (steer_save_decode's words for a bad file; one not read to the end is abandoned):
+ * the old world then stays. */
+int ranks_load_begin(ranks *r, steer_save_stream *file, size_t max_vehicles, char *err,
+                     size_t errlen);
+int ranks_load_step(ranks *r, char *err, size_t errlen);
+int ranks_load_end(ranks *r, char *err, size_t errlen);
 /* Appends the ranks' figures to a stats object: the rank count, each rank's
  * vehicles, halo and tick time, and the slowest rank. */
 void ranks_stats_json(const ranks *r, steer_strbuf *json);

@@ -90,7 +90,7 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 	return 0;
 }
 
-int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
+int storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size, char *err,
                  size_t errlen)
 {
 	if (!dir)
@@ -114,25 +114,49 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 		close(fd);
 		return -1;
 	}
-	size_t size = (size_t)st.st_size;
+	*fd_out = fd;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+const char *storage_read_at(void *ud, uint64_t at, void *buf, size_t n)
+{
+	storage_file *f = ud;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(f->fd, (char *)buf + got, n - got, (off_t)(at + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			snprintf(f->why, sizeof f->why, "%s", strerror(errno));
+			return f->why;
+		}
+		if (k == 0)
+			return "it is shorter than it was when it was opened";
+		got += (size_t)k;
+	}
+	return NULL;
+}
+
+int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
+                 size_t errlen)
+{
+	int fd;
+	uint64_t size64;
+	if (storage_open(dir, name, &fd, &size64, err, errlen) != 0)
+		return -1;
+	size_t size = (size_t)size64;
 	char *buf = malloc(size + 1);
 	if (!buf) {
-		snprintf(err, errlen, "out of memory reading %s", path);
+		snprintf(err, errlen, "out of memory reading %s", name);
 		close(fd);
 		return -1;
 	}
-	size_t got = 0;
-	while (got < size) {
-		ssize_t k = read(fd, buf + got, size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
+	storage_file f = {.fd = fd};
+	const char *why = storage_read_at(&f, 0, buf, size);
 	close(fd);
-	if (got != size) {
-		snprintf(err, errlen, "short read of %s", path);
+	if (why) {
+		snprintf(err, errlen, "cannot read %s: %s", name, why);
 		free(buf);
 		return -1;
 	}

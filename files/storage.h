@@ -6,6 +6,7 @@
 #define STEER_STORAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "steer/strbuf.h"
 
@@ -19,6 +20,17 @@ int storage_write_all(int fd, const char *p, size_t n);
 /* *data is malloc'd; the caller frees it. */
 int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
                  size_t errlen);
+/* The save `name` opened for reading (a regular file under the save limit): *fd is
+ * the caller's to close. 0, or -1 with a message in err. */
+int storage_open(const char *dir, const char *name, int *fd, uint64_t *size, char *err,
+                 size_t errlen);
+/* An open file, read at offsets by storage_read_at (steer_save_source's read_at):
+ * all n bytes at `at`, or why not (a string in f, or a constant). */
+typedef struct storage_file {
+	int fd;
+	char why[160];
+} storage_file;
+const char *storage_read_at(void *f, uint64_t at, void *buf, size_t n);
 
 /* Removes the temporary files (NAME.steer.tmp) a save killed mid-write left in dir,
  * logging each; a directory not yet created has none. Run at start, before any save. */

@@ -18,6 +18,8 @@
 #include "savefile.h"
 #include "server.h"
 #include "session_cache.h"
+#include "share.h"
+#include "storage.h"
 
 typedef enum job_kind {
 	JOB_STEP,
@@ -47,9 +49,16 @@ struct job {
 	/* JOB_LOAD: filled on the thread pool, read back on the loop. */
 	uv_work_t work;
 	steer_world *loaded;
-	steer_world *region; /* over ranks: a second copy of loaded, for rank 0's region */
-	bool read_failed;    /* the file could not be read, rather than decoded */
-	bool abandoned;      /* the server stopped meanwhile: never swapped in */
+	/* Over ranks: the file, checked here and read in pieces by the ranks on the
+	 * loop (ranks_load). */
+	storage_file file;
+	steer_save_stream *lead;
+	uv_idle_t idle;     /* its pieces read, one a turn of the loop */
+	bool ranks_loading; /* ... until the end, whose reply is this */
+	bool idle_closing;  /* ... then given once the idle handle is closed */
+	steer_reply reply;
+	bool read_failed; /* the file could not be read, rather than decoded */
+	bool abandoned;   /* the server stopped meanwhile: never swapped in */
 	char err[256];
 };
 
@@ -87,6 +96,7 @@ static job *job_new(server *s, conn *c, const steer_command *cmd, uint32_t reque
 		return NULL;
 	j->srv = s;
 	j->c = c;
+	j->file.fd = -1;
 	if (c)
 		conn_display_name(c, j->who, sizeof j->who);
 	j->cmd = *cmd;
@@ -327,10 +337,38 @@ static int save_start(server *s, job *j)
 
 /* --- load ------------------------------------------------------------------------- */
 
+/* Over ranks: the file opened and its frame and checksum checked here, so that a bad
+ * one is refused without the ranks; its records are read on the loop. */
+static void open_for_ranks(server *s, job *j)
+{
+	uint64_t size;
+	if (storage_open(s->opt.data_dir, j->cmd.name, &j->file.fd, &size, j->err, sizeof j->err) !=
+	    0) {
+		j->file.fd = -1;
+		j->read_failed = true;
+		return;
+	}
+	steer_save_source src = {size, storage_read_at, &j->file, 0};
+	j->lead = steer_save_stream_source(&src, j->err, sizeof j->err);
+}
+
+static void close_file(job *j)
+{
+	steer_save_stream_free(j->lead);
+	j->lead = NULL;
+	if (j->file.fd >= 0)
+		close(j->file.fd);
+	j->file.fd = -1;
+}
+
 static void load_work(uv_work_t *w)
 {
 	job *j = w->data;
 	server *s = j->srv;
+	if (s->ranks) {
+		open_for_ranks(s, j);
+		return;
+	}
 	char *data = NULL;
 	size_t len = 0;
 	if (s->host.load(s->host.ud, j->cmd.name, &data, &len, j->err, sizeof j->err) != 0) {
@@ -338,107 +376,146 @@ static void load_work(uv_work_t *w)
 		return;
 	}
 	j->loaded = steer_save_decode(data, len, j->err, sizeof j->err);
-	/* Over ranks a second copy becomes rank 0's region, decoded here rather than
-	 * made on the loop: the first stays whole for the journal. */
-	if (j->loaded && s->ranks) {
-		j->region = steer_save_decode(data, len, j->err, sizeof j->err);
-		if (!j->region) {
-			steer_world_destroy(j->loaded);
-			j->loaded = NULL;
-		}
-	}
 	free(data);
 }
 
-/* Over ranks: the loaded world, whole here, is split over them (one they cannot split
- * is refused and the running world stays); the session then holds this rank's
- * region. The loaded world comes back, the caller's to destroy, or NULL on failure. */
-static steer_world *load_over_ranks(server *s, job *j, const steer_host *h, steer_reply *r)
+/* The swap's reply and its consequences: history, steps, journal, notices; then the
+ * reply (held for the journal when it must be) and the next disk job. */
+static void answer_load(server *s, job *j, steer_reply *r, bool swapped)
 {
-	steer_world *w = j->loaded, *region = j->region;
-	j->region = NULL;
-	const steer_world_config *now = steer_world_config_get(s->session.world);
-	size_t max = now->max_vehicles, n = steer_world_vehicles(w)->count;
-	if (max && n > max) {
-		steer_world_destroy(w);
-		steer_world_destroy(region);
-		steer_reply_fail(r, "load %s: %zu vehicles exceed --max-vehicles %zu", j->cmd.name,
-		                 n, max);
-		return NULL;
+	if (swapped) {
+		history_after(s->history, &s->session, &j->cmd, r); /* history restarts */
+		if (r->ok) {
+			char what[128];
+			snprintf(what, sizeof what, "loaded '%s'", j->cmd.name);
+			jobs_world_replaced(s, j->who, what);
+			/* Over ranks: gathered for the checkpoint's fork, as every one is. */
+			journal_world_replaced(s->journal, s->ranks ? NULL : s->session.world,
+			                       NULL);
+		}
+		/* The world changed under everyone: as with any load, they hear of it, even
+		 * when the client that asked is gone and conn_job_done cannot say so. */
+		if (r->ok && !j->c) {
+			char what[128];
+			snprintf(what, sizeof what, "loaded '%s' (it has left since)", j->cmd.name);
+			conn_announce(s, NULL, j->who, what);
+		}
 	}
-	steer_world_set_max_vehicles(w, max);
-	steer_world_set_max_vehicles(region, max);
-	bool rate_changed = steer_world_config_get(w)->tick_rate != now->tick_rate;
+	close_file(j); /* a bad one's, not read on */
+	s->disk_busy = false;
+	if (s->disk == j)
+		s->disk = j->next;
+	if (r->ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, r))
+		j->c = NULL; /* answered once its checkpoint is durable */
+	finish(j, r);
+	if (!s->stopping)
+		disk_next(s);
+}
+
+/* --- load over ranks: in pieces, from the loop --------------------------------------- */
+
+/* The load's steps run one piece a turn of the loop, so that clients are served and
+ * the old world ticks between them, as a single process's load reads its file on the
+ * thread pool; the new world replaces the old at the end. */
+static void on_ranks_load_closed(uv_handle_t *h)
+{
+	job *j = h->data;
+	server *s = j->srv;
+	if (j->abandoned) { /* jobs_stop answered */
+		close_file(j);
+		free(j);
+		return;
+	}
+	steer_reply r = j->reply;
+	answer_load(s, j, &r, true);
+}
+
+static void on_ranks_load_step(uv_idle_t *idle)
+{
+	job *j = idle->data;
+	server *s = j->srv;
 	char err[512];
-	if (ranks_replace(s->ranks, region, err, sizeof err) != 0) {
-		steer_world_destroy(region);
-		steer_world_destroy(w);
+	if (ranks_load_step(s->ranks, err, sizeof err) > 0)
+		return;
+	uv_idle_stop(idle);
+	double rate = steer_world_config_get(s->session.world)->tick_rate;
+	steer_reply_init(&j->reply);
+	if (ranks_load_end(s->ranks, err, sizeof err) != 0) {
+		steer_reply_fail(&j->reply, "load %s: %s; the running world is unchanged",
+		                 j->cmd.name, err);
+	} else {
+		const steer_world *w = s->session.world;
+		steer_host host = s->host;
+		if (steer_world_config_get(w)->tick_rate != rate && host.rate_changed)
+			host.rate_changed(host.ud);
+		steer_strbuf_printf(&j->reply.json, "{\"tick\":%llu,\"vehicles\":%zu}",
+		                    (unsigned long long)steer_world_tick(w),
+		                    steer_world_vehicles_total(w));
+	}
+	j->ranks_loading = false;
+	j->idle_closing = true;
+	uv_close((uv_handle_t *)idle, on_ranks_load_closed);
+}
+
+/* Starts the load's steps; false, with why in r, when it cannot start. */
+static bool start_ranks_load(server *s, job *j, steer_reply *r)
+{
+	size_t max = steer_world_config_get(s->session.world)->max_vehicles;
+	char err[512];
+	if (ranks_load_begin(s->ranks, j->lead, max, err, sizeof err) != 0) {
 		steer_reply_fail(r, "load %s: %s; the running world is unchanged", j->cmd.name,
 		                 err);
-		return NULL;
+		return false;
 	}
-	if (rate_changed && h->rate_changed)
-		h->rate_changed(h->ud);
-	steer_strbuf_printf(&r->json, "{\"tick\":%llu,\"vehicles\":%zu}",
-	                    (unsigned long long)steer_world_tick(w), n);
-	return w;
+	int rc = uv_idle_init(s->loop, &j->idle);
+	if (rc == 0) {
+		j->idle.data = j;
+		j->ranks_loading = true;
+		uv_idle_start(&j->idle, on_ranks_load_step);
+		return true;
+	}
+	(void)ranks_load_end(s->ranks, err, sizeof err); /* abandoned: the old world stays */
+	steer_reply_fail(r, "load %s: %s; the running world is unchanged", j->cmd.name,
+	                 uv_strerror(rc));
+	return false;
 }
 
 static void load_done(uv_work_t *w, int status)
 {
 	job *j = w->data;
 	server *s = j->srv;
-	s->disk_busy = false;
-	if (s->disk == j)
-		s->disk = j->next;
 	if (j->abandoned) { /* the stop answered its client already */
+		s->disk_busy = false;
+		if (s->disk == j)
+			s->disk = j->next;
 		steer_world_destroy(j->loaded);
-		steer_world_destroy(j->region);
+		close_file(j);
 		free(j);
 		return;
 	}
 	steer_reply r;
 	steer_reply_init(&r);
+	bool swapped = false;
 	if (status != 0) {
 		steer_world_destroy(j->loaded);
-		steer_world_destroy(j->region);
 		steer_reply_fail(&r,
 		                 "load %s: the server is stopping; the running world is unchanged",
 		                 j->cmd.name);
 	} else if (j->read_failed) {
 		steer_reply_fail(&r, "load %s: %s", j->cmd.name, j->err);
-	} else if (!j->loaded) {
+	} else if (!j->loaded && !j->lead) {
 		steer_reply_fail(&r, "load %s: %s; the running world is unchanged", j->cmd.name,
 		                 j->err);
+	} else if (j->lead) {
+		if (start_ranks_load(s, j, &r))
+			return; /* on the loop, piece by piece; the queue waits */
 	} else {
 		steer_host host = s->host;
 		host.caller = j->c;
-		steer_world *whole = NULL; /* over ranks: the loaded world, for the journal */
-		if (s->ranks)
-			whole = load_over_ranks(s, j, &host, &r);
-		else
-			steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
-		history_after(s->history, &s->session, &j->cmd, &r); /* history restarts */
-		if (r.ok) {
-			char what[128];
-			snprintf(what, sizeof what, "loaded '%s'", j->cmd.name);
-			jobs_world_replaced(s, j->who, what);
-			journal_world_replaced(s->journal, whole ? whole : s->session.world, NULL);
-		}
-		steer_world_destroy(whole);
-		/* The world changed under everyone: as with any load, they hear of it, even
-		 * when the client that asked is gone and conn_job_done cannot say so. */
-		if (r.ok && !j->c) {
-			char what[128];
-			snprintf(what, sizeof what, "loaded '%s' (it has left since)", j->cmd.name);
-			conn_announce(s, NULL, j->who, what);
-		}
+		steer_cmd_load_swap(&j->cmd, &s->session, &host, j->loaded, &r);
+		swapped = true;
 	}
-	if (r.ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, &r))
-		j->c = NULL; /* answered once its checkpoint is durable */
-	finish(j, &r);
-	if (!s->stopping)
-		disk_next(s);
+	answer_load(s, j, &r, swapped);
 }
 
 /* --- the queue of saves and loads -------------------------------------------------- */
@@ -706,8 +783,22 @@ void jobs_stop(server *s)
 			}
 			save_wait(j);
 			uv_close((uv_handle_t *)&j->pipe, on_save_closed_stopping);
+		} else if (j == head && s->disk_busy && j->idle_closing) {
+			/* A load over ranks just ended: on_ranks_load_closed answers for it, as
+			 * the queue's only job. */
+			j->next = NULL;
+			s->disk = j;
 		} else if (j == head && s->disk_busy) {
-			/* A thread-pool job cannot be stopped: load_done frees it. */
+			/* A load over ranks under way is dropped, on every rank; a thread-pool
+			 * job cannot be stopped: load_done frees it. */
+			if (j->ranks_loading) {
+				char err[256];
+				uv_idle_stop(&j->idle);
+				(void)ranks_load_end(s->ranks, err, sizeof err);
+				j->ranks_loading = false;
+				j->idle_closing = true;
+				uv_close((uv_handle_t *)&j->idle, on_ranks_load_closed);
+			}
 			j->abandoned = true;
 			if (j->c) {
 				steer_reply r;

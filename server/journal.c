@@ -599,7 +599,10 @@ void journal_world_replaced(journal *j, const steer_world *w, const char *keep_a
 	if (!j || j->stopped)
 		return;
 	uint64_t t0 = thread_ns();
-	start_segment(j, w, false, keep_as != NULL, keep_as);
+	if (w)
+		start_segment(j, w, false, keep_as != NULL, keep_as);
+	else
+		checkpoint_whole(j, false, keep_as != NULL, keep_as);
 	j->loop_ns += thread_ns() - t0;
 }
 

@@ -85,7 +85,7 @@ bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t reques
  * the world's tick and handed to the writer; a checkpoint starts when one is due. */
 void journal_tick(journal *j);
 /* The world was swapped for w (load, rewind): a new segment starts with w as its
- * checkpoint. A command that swaps the world (rewind) is then not recorded as a
+ * checkpoint (NULL: the server's world, over ranks gathered for the fork). A command that swaps the world (rewind) is then not recorded as a
  * command, whether this is called before or after journal_command. keep_as NULL drops the old
  * history once w's checkpoint is durable; a name keeps it as the named journal <data
  * dir>/journals/NAME (replacing one of that name). */

@@ -29,14 +29,18 @@
 
 /* FNV-1a: every step is a bijection of the running hash, so any single changed byte
  * always changes the result. */
-static uint64_t fnv1a64(const char *p, size_t n)
+static uint64_t fnv1a64_more(uint64_t h, const char *p, size_t n)
 {
-	uint64_t h = FNV_OFFSET;
 	for (size_t i = 0; i < n; i++) {
 		h ^= (unsigned char)p[i];
 		h *= FNV_PRIME;
 	}
 	return h;
+}
+
+static uint64_t fnv1a64(const char *p, size_t n)
+{
+	return fnv1a64_more(FNV_OFFSET, p, n);
 }
 
 /* --- encoding ------------------------------------------------------------------ */
@@ -284,6 +288,19 @@ typedef struct reader {
 	size_t errlen;
 	bool failed;
 	unsigned version; /* of the file's format */
+	/* A file read in pieces (steer_save_stream): the world keeps the vehicles keep
+	 * takes, so the ids of all the file's vehicles are kept here, for the checks
+	 * the world's own vehicles make in a whole read (open addressing, 0 empty). */
+	bool stream;
+	steer_save_keep_fn keep;
+	void *keep_ud;
+	uint32_t *ids;
+	size_t ids_cap, ids_count;
+	uint32_t max_id; /* the largest id of any record read */
+	/* A leader reading a file through a window (steer_save_stream_source): at the
+	 * window's end, brings more of the file in; false when there is no more. */
+	bool (*refill)(void *ud);
+	void *refill_ud;
 	steer_vec2 points[STEER_MAX_WAYPOINTS];
 } reader;
 
@@ -345,10 +362,11 @@ static bool read_line(reader *r)
 		return false;
 	if (r->line)
 		r->line++;
-	if (r->pos >= r->end)
+	if (r->pos >= r->end && !(r->refill && r->refill(r->refill_ud)))
 		return fail(r, "the file ends early (more lines were expected)");
 	size_t n = 0;
-	while (r->pos < r->end && r->buf[r->pos] != '\n') {
+	while ((r->pos < r->end || (r->refill && r->refill(r->refill_ud))) &&
+	       r->buf[r->pos] != '\n') {
 		unsigned char c = (unsigned char)r->buf[r->pos];
 		if (c < 0x20 || c > 0x7e)
 			return fail(r, "unexpected byte 0x%02x", c);
@@ -357,6 +375,8 @@ static bool read_line(reader *r)
 		r->text[n++] = (char)c;
 		r->pos++;
 	}
+	if (r->pos >= r->end) /* a window that could not be refilled */
+		return fail(r, "the file ends early (more lines were expected)");
 	r->text[n] = '\0';
 	r->pos++; /* the newline; callers only set end just past one */
 	split_fields(r);
@@ -570,11 +590,12 @@ static bool check_magic(reader *r, const char *buf, size_t len, size_t *body)
 	return true;
 }
 
-/* The last line: "end records N fnv1a64 H", H over every byte before that line.
- * Sets *body_end to where that line starts. */
-static bool check_end(reader *r, const char *buf, size_t len, size_t body, size_t *body_end,
-                      uint64_t *records)
+/* The last line: "end records N fnv1a64 H", H over every byte before that line (the
+ * sum). Sets *body_end to where that line starts. */
+static bool end_line(reader *r, const char *buf, size_t len, size_t body, size_t *body_end,
+                     uint64_t *records, uint64_t *sum)
 {
+	r->buf = buf;
 	/* Without its closing line last, the file was cut short or has data after its
 	 * end (an append to it): either way it is not the file that was saved. */
 	if (buf[len - 1] != '\n')
@@ -589,14 +610,24 @@ static bool check_end(reader *r, const char *buf, size_t len, size_t body, size_
 	r->pos = s;
 	r->end = len;
 	r->line = 0;
-	uint64_t want, got = fnv1a64(buf, s);
+	uint64_t want;
 	if (!read_line(r) || !expect_word(r, "end") ||
 	    !key_u64(r, "records", UINT64_MAX, records) || !expect_word(r, "fnv1a64") ||
 	    !read_hex64(r, "fnv1a64", &want) || !line_done(r))
 		return false;
-	if (want != got)
-		return fail_file(r, "checksum mismatch: file is corrupted");
 	*body_end = s;
+	*sum = want;
+	return true;
+}
+
+static bool check_end(reader *r, const char *buf, size_t len, size_t body, size_t *body_end,
+                      uint64_t *records)
+{
+	uint64_t want;
+	if (!end_line(r, buf, len, body, body_end, records, &want))
+		return false;
+	if (want != fnv1a64(buf, *body_end))
+		return fail_file(r, "checksum mismatch: file is corrupted");
 	return true;
 }
 
@@ -674,13 +705,57 @@ static bool read_behaviors(reader *r, uint32_t *bits)
 	return true;
 }
 
+/* --- decoding: the ids of a file read in pieces ---------------------------------- */
+
+static size_t id_slot(const reader *r, uint32_t id)
+{
+	size_t mask = r->ids_cap - 1, k = (size_t)(id * 0x9e3779b1u) & mask;
+	while (r->ids[k] && r->ids[k] != id)
+		k = (k + 1) & mask;
+	return k;
+}
+
+static bool id_read(const reader *r, uint32_t id)
+{
+	return r->ids_cap && r->ids[id_slot(r, id)] == id;
+}
+
+/* Kept at most half full, so every probe ends at an empty slot. */
+static bool id_add(reader *r, uint32_t id)
+{
+	if (2 * (r->ids_count + 1) > r->ids_cap) {
+		size_t cap = r->ids_cap ? 2 * r->ids_cap : 1024;
+		uint32_t *old = r->ids, *grown = calloc(cap, sizeof *grown);
+		if (!grown)
+			return fail_file(r, "out of memory");
+		size_t old_cap = r->ids_cap;
+		r->ids = grown;
+		r->ids_cap = cap;
+		for (size_t k = 0; k < old_cap; k++)
+			if (old[k])
+				r->ids[id_slot(r, old[k])] = old[k];
+		free(old);
+	}
+	r->ids[id_slot(r, id)] = id;
+	r->ids_count++;
+	return true;
+}
+
+/* Whether the file holds a vehicle with this id (read so far). */
+static bool vehicle_read(const reader *r, const steer_world *w, uint32_t id)
+{
+	return r->stream ? id_read(r, id) : steer_vehicle_index(w, id) >= 0;
+}
+
 static bool unused_id(reader *r, const steer_world *w, uint32_t id)
 {
 	if (id == 0)
 		return fail(r, "id 0 is not a valid id");
-	if (steer_vehicle_index(w, id) >= 0 || steer_obstacle_get(w, id) || steer_wall_get(w, id) ||
+	if (vehicle_read(r, w, id) || steer_obstacle_get(w, id) || steer_wall_get(w, id) ||
 	    steer_polygon_get(w, id))
 		return fail(r, "id %" PRIu32 " is used twice", id);
+	if (id > r->max_id)
+		r->max_id = id;
 	return true;
 }
 
@@ -836,6 +911,10 @@ static bool read_vehicle(reader *r, steer_world *w)
 	if (r->version >= 3 && (!read_line(r) || !expect_word(r, "smooth") ||
 	                        !key_vec(r, "heading", &v.state.smooth.heading) || !line_done(r)))
 		return false;
+	if (r->stream && !id_add(r, v.id))
+		return false;
+	if (r->keep && !r->keep(r->keep_ud, v.pos.x, v.pos.y))
+		return true; /* another reader's */
 	return restored(r, steer_vehicle_restore(w, &v), "vehicle", v.id);
 }
 
@@ -916,7 +995,7 @@ static bool check_chase_ids(reader *r, const steer_world *w)
 			return fail_file(r, msg);
 		}
 		for (int k = 0; k < 6; k++) {
-			if (ids[k] && (ids[k] == v->id[i] || steer_vehicle_index(w, ids[k]) < 0)) {
+			if (ids[k] && (ids[k] == v->id[i] || !vehicle_read(r, w, ids[k]))) {
 				char msg[128];
 				snprintf(msg, sizeof msg,
 				         "vehicle %" PRIu32 " %s %" PRIu32
@@ -929,31 +1008,45 @@ static bool check_chase_ids(reader *r, const steer_world *w)
 	return true;
 }
 
-static bool read_records(reader *r, steer_world *w, const record_counts *n)
+/* Record k of the file: the vehicles first, then obstacles, walls and polygons. */
+static bool read_record(reader *r, steer_world *w, const record_counts *n, uint64_t k)
 {
-	for (uint64_t i = 0; i < n->vehicles; i++)
-		if (!read_vehicle(r, w))
-			return false;
-	for (uint64_t i = 0; i < n->obstacles; i++)
-		if (!read_obstacle(r, w))
-			return false;
-	for (uint64_t i = 0; i < n->walls; i++)
-		if (!read_wall(r, w))
-			return false;
-	for (uint64_t i = 0; i < n->polygons; i++)
-		if (!read_polygon(r, w))
-			return false;
+	if (k < n->vehicles)
+		return read_vehicle(r, w);
+	k -= n->vehicles;
+	if (k < n->obstacles)
+		return read_obstacle(r, w);
+	k -= n->obstacles;
+	return k < n->walls ? read_wall(r, w) : read_polygon(r, w);
+}
+
+static uint64_t records_in(const record_counts *n)
+{
+	return n->vehicles + n->obstacles + n->walls + n->polygons;
+}
+
+static bool no_more_records(reader *r)
+{
 	if (r->pos < r->end) {
 		r->line++;
 		return fail(r, "more records than the counts line declares");
 	}
-	return check_chase_ids(r, w);
+	return true;
+}
+
+static bool read_records(reader *r, steer_world *w, const record_counts *n)
+{
+	for (uint64_t k = 0, total = records_in(n); k < total; k++)
+		if (!read_record(r, w, n, k))
+			return false;
+	return no_more_records(r) && check_chase_ids(r, w);
 }
 
 /* The meta, and the routes up to date made so with the loaded geometry. */
 static bool finish(reader *r, steer_world *w, const steer_world_meta *m)
 {
-	if (steer_record_finish(w, m) == STEER_OK)
+	/* A world that keeps some vehicles checks next_id against those alone. */
+	if (m->next_id > r->max_id && steer_record_finish(w, m) == STEER_OK)
 		return true;
 	char msg[96];
 	snprintf(msg, sizeof msg, "meta: next_id %" PRIu32 " is not above every id in the file",
@@ -961,47 +1054,40 @@ static bool finish(reader *r, steer_world *w, const steer_world_meta *m)
 	return fail_file(r, msg);
 }
 
-/* Lines 2.. up to the end line: world, meta, counts, then the records. */
-static steer_world *read_body(reader *r, uint64_t records)
+/* Lines 2 to 4: the world's rules, its meta and the counts; the world, empty. */
+static steer_world *read_head(reader *r, uint64_t records, steer_world_meta *meta, record_counts *n)
 {
 	steer_world_config cfg;
-	steer_world_meta meta;
-	record_counts n;
-	if (!read_config(r, &cfg) || !read_meta(r, &meta) || !read_counts(r, &n))
+	if (!read_config(r, &cfg) || !read_meta(r, meta) || !read_counts(r, n))
 		return NULL;
-	uint64_t total = n.vehicles + n.obstacles + n.walls + n.polygons;
+	uint64_t total = records_in(n);
 	if (total != records) {
 		fail(r, "counts add up to %" PRIu64 " records but the end line says %" PRIu64,
 		     total, records);
 		return NULL;
 	}
 	steer_world *w = steer_world_create(&cfg);
-	if (!w) {
+	if (!w)
 		fail_file(r, "out of memory");
-		return NULL;
-	}
-	if (!read_records(r, w, &n) || !finish(r, w, &meta)) {
+	return w;
+}
+
+/* Lines 2.. up to the end line: world, meta, counts, then the records. */
+static steer_world *read_body(reader *r, uint64_t records)
+{
+	steer_world_meta meta;
+	record_counts n;
+	steer_world *w = read_head(r, records, &meta, &n);
+	if (w && (!read_records(r, w, &n) || !finish(r, w, &meta))) {
 		steer_world_destroy(w);
 		return NULL;
 	}
 	return w;
 }
 
-steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t errlen)
+/* A new reader whose errors go to err; NULL when out of memory (said in err). */
+static reader *reader_new(char *err, size_t errlen)
 {
-	if (err && errlen)
-		err[0] = '\0';
-	if (len == 0 || !buf) {
-		if (err && errlen)
-			snprintf(err, errlen, "file is empty");
-		return NULL;
-	}
-	if (len > STEER_SAVE_MAX_BYTES) {
-		if (err && errlen)
-			snprintf(err, errlen, "file is %zu bytes, over the %u a save may hold", len,
-			         STEER_SAVE_MAX_BYTES);
-		return NULL;
-	}
 	reader *r = malloc(sizeof *r);
 	if (!r) {
 		if (err && errlen)
@@ -1009,18 +1095,354 @@ steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t er
 		return NULL;
 	}
 	memset(r, 0, offsetof(reader, points));
-	r->buf = buf;
 	r->err = err;
 	r->errlen = errlen;
-	size_t body, body_end;
-	uint64_t records;
-	steer_world *w = NULL;
-	if (check_magic(r, buf, len, &body) && check_end(r, buf, len, body, &body_end, &records)) {
-		r->pos = body;
-		r->end = body_end;
-		r->line = 1;
-		w = read_body(r, records);
+	if (err && errlen)
+		err[0] = '\0';
+	return r;
+}
+
+/* Checks buf's frame; r then reads its body, from line 2. */
+static bool open_frame(reader *r, const char *buf, size_t len, uint64_t *records)
+{
+	if (len == 0 || !buf)
+		return fail_file(r, "file is empty");
+	if (len > STEER_SAVE_MAX_BYTES) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "file is %zu bytes, over the %u a save may hold", len,
+		         STEER_SAVE_MAX_BYTES);
+		return fail_file(r, msg);
 	}
+	r->buf = buf;
+	size_t body, body_end;
+	if (!check_magic(r, buf, len, &body) || !check_end(r, buf, len, body, &body_end, records))
+		return false;
+	r->pos = body;
+	r->end = body_end;
+	r->line = 1;
+	return true;
+}
+
+steer_world *steer_save_decode(const char *buf, size_t len, char *err, size_t errlen)
+{
+	reader *r = reader_new(err, errlen);
+	uint64_t records;
+	steer_world *w = r && open_frame(r, buf, len, &records) ? read_body(r, records) : NULL;
 	free(r);
 	return w;
+}
+
+/* --- decoding in pieces -------------------------------------------------------------- */
+
+/* A leader's window on its file (steer_save_stream_source): bytes [at, at + len). */
+typedef struct window {
+	steer_save_source src;
+	char *bytes;
+	size_t cap, len;
+	uint64_t at;
+	uint64_t end;  /* where the end line starts: the records stop there */
+	uint64_t sum;  /* the checksum of the file up to the pieces read so far */
+	uint64_t want; /* the end line's */
+} window;
+
+/* The window's first size: a few pieces; it grows only for a piece that will not fit. */
+#define WINDOW_BYTES ((size_t)8 << 20)
+
+struct steer_save_stream {
+	reader *r;
+	window *win;    /* a leader over a source */
+	steer_world *w; /* from the head on; the caller's once finished */
+	size_t from;    /* where the piece being read starts, in r's bytes */
+	steer_world_meta meta;
+	record_counts n;
+	uint64_t records, done; /* the end line's count; those read */
+	char err[512];
+};
+
+static steer_save_stream *stream_new(void)
+{
+	steer_save_stream *s = calloc(1, sizeof *s);
+	if (s && !(s->r = reader_new(s->err, sizeof s->err))) {
+		free(s);
+		return NULL;
+	}
+	if (s)
+		s->r->stream = true;
+	return s;
+}
+
+steer_save_stream *steer_save_stream_open(const char *buf, size_t len, char *err, size_t errlen)
+{
+	steer_save_stream *s = stream_new();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!open_frame(s->r, buf, len, &s->records)) {
+		snprintf(err, errlen, "%s", s->err);
+		steer_save_stream_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Reads n bytes at `at` into buf through the source; false (said in r) on failure. */
+static bool source_read(reader *r, const window *w, uint64_t at, char *buf, size_t n)
+{
+	const char *why = n ? w->src.read_at(w->src.ud, at, buf, n) : NULL;
+	if (!why)
+		return true;
+	char msg[256];
+	snprintf(msg, sizeof msg, "cannot read the file: %s", why);
+	return fail_file(r, msg);
+}
+
+/* The window moves on past the bytes before the current piece and takes in more of
+ * the file (growing when the piece fills it); false at the end of the records, or on
+ * failure (said in r). */
+static bool refill(void *ud)
+{
+	steer_save_stream *s = ud;
+	window *w = s->win;
+	reader *r = s->r;
+	if (r->failed || w->at + w->len >= w->end)
+		return false;
+	size_t keep = w->len - s->from;
+	memmove(w->bytes, w->bytes + s->from, keep);
+	w->at += s->from;
+	r->pos -= s->from;
+	s->from = 0;
+	w->len = keep;
+	if (w->len == w->cap) {
+		char *grown = realloc(w->bytes, 2 * w->cap);
+		if (!grown)
+			return fail_file(r, "out of memory");
+		w->bytes = grown;
+		w->cap *= 2;
+	}
+	uint64_t left = w->end - (w->at + w->len);
+	size_t n = left < w->cap - w->len ? (size_t)left : w->cap - w->len;
+	if (!source_read(r, w, w->at + w->len, w->bytes + w->len, n))
+		return false;
+	w->len += n;
+	r->buf = w->bytes;
+	r->end = w->len;
+	return true;
+}
+
+/* The first line and the end line, each read alone, and the checksum over the file
+ * read once through a buffer of a few MiB; then the window starts at line 2. */
+static bool open_source(steer_save_stream *s, const steer_save_source *src)
+{
+	reader *r = s->r;
+	if (src->size == 0)
+		return fail_file(r, "file is empty");
+	if (src->size > STEER_SAVE_MAX_BYTES) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "file is %" PRIu64 " bytes, over the %u a save may hold",
+		         src->size, STEER_SAVE_MAX_BYTES);
+		return fail_file(r, msg);
+	}
+	window *w = s->win = calloc(1, sizeof *w);
+	size_t size = (size_t)src->size, edge = 2 * (size_t)MAX_LINE + 2;
+	size_t head_len = size < MAX_LINE + 1 ? size : MAX_LINE + 1;
+	size_t tail_len = size < edge ? size : edge, tail_at = size - tail_len;
+	char *head = malloc(head_len), *tail = malloc(tail_len);
+	size_t cap = src->window ? src->window : WINDOW_BYTES;
+	char *bytes = malloc(cap);
+	bool ok = w && head && tail && bytes;
+	if (!ok)
+		fail_file(r, "out of memory");
+	if (w)
+		w->src = *src;
+	size_t body = 0, end_in_tail = 0;
+	ok = ok && source_read(r, w, 0, head, head_len) && check_magic(r, head, head_len, &body) &&
+	     source_read(r, w, tail_at, tail, tail_len) &&
+	     end_line(r, tail, tail_len, body > tail_at ? body - tail_at : 0, &end_in_tail,
+	              &s->records, &w->want);
+	if (ok) {
+		w->end = tail_at + end_in_tail;
+		w->sum = fnv1a64(head, body);
+		uint64_t sum = w->sum;
+		for (uint64_t at = body; ok && at < w->end;) {
+			size_t n = w->end - at < cap ? (size_t)(w->end - at) : cap;
+			ok = source_read(r, w, at, bytes, n);
+			sum = fnv1a64_more(sum, bytes, n);
+			at += n;
+		}
+		if (ok && sum != w->want)
+			ok = fail_file(r, "checksum mismatch: file is corrupted");
+	}
+	free(head);
+	free(tail);
+	if (w) {
+		w->bytes = bytes;
+		w->cap = cap;
+		w->at = body;
+	} else {
+		free(bytes);
+	}
+	if (!ok)
+		return false;
+	r->buf = w->bytes;
+	r->pos = r->end = 0;
+	r->line = 1;
+	r->refill = refill;
+	r->refill_ud = s;
+	return true;
+}
+
+steer_save_stream *steer_save_stream_source(const steer_save_source *src, char *err, size_t errlen)
+{
+	steer_save_stream *s = stream_new();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!open_source(s, src)) {
+		snprintf(err, errlen, "%s", s->err);
+		steer_save_stream_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+steer_save_stream *steer_save_stream_follow(unsigned version, uint64_t records)
+{
+	steer_save_stream *s = stream_new();
+	if (s) {
+		s->r->version = version;
+		s->r->line = 1;
+		s->records = records;
+	}
+	return s;
+}
+
+void steer_save_stream_frame(const steer_save_stream *s, unsigned *version, uint64_t *records)
+{
+	*version = s->r->version;
+	*records = s->records;
+}
+
+void steer_save_stream_keep(steer_save_stream *s, steer_save_keep_fn keep, void *ud)
+{
+	s->r->keep = keep;
+	s->r->keep_ud = ud;
+}
+
+steer_world *steer_save_stream_world(const steer_save_stream *s)
+{
+	return s->w;
+}
+
+uint64_t steer_save_stream_vehicles(const steer_save_stream *s)
+{
+	return s->n.vehicles;
+}
+
+const char *steer_save_stream_error(const steer_save_stream *s)
+{
+	return s->err;
+}
+
+/* Whether the records go on past what r holds now. */
+static bool body_left(const steer_save_stream *s)
+{
+	const reader *r = s->r;
+	return r->pos < r->end || (s->win && s->win->at + s->win->len < s->win->end);
+}
+
+static bool no_more(steer_save_stream *s)
+{
+	if (!body_left(s))
+		return true;
+	s->r->line++;
+	return fail(s->r, "more records than the counts line declares");
+}
+
+/* Reads the head, or records up to limit bytes past the piece's start (one at the
+ * least). */
+static bool stream_read(steer_save_stream *s, size_t limit)
+{
+	reader *r = s->r;
+	if (!s->w)
+		return (s->w = read_head(r, s->records, &s->meta, &s->n)) != NULL;
+	uint64_t total = records_in(&s->n);
+	do {
+		if (s->done == total)
+			return no_more(s);
+		if (!read_record(r, s->w, &s->n, s->done))
+			return false;
+		s->done++;
+	} while (r->pos - s->from < limit && body_left(s));
+	return true;
+}
+
+bool steer_save_stream_next(steer_save_stream *s, size_t bytes, const char **piece, size_t *len)
+{
+	reader *r = s->r;
+	*piece = NULL;
+	*len = 0;
+	if (r->failed)
+		return false;
+	if (s->w && s->done == records_in(&s->n)) { /* the end: no piece */
+		if (!no_more(s))
+			return false;
+		/* The file read twice (checked, then in pieces) must be the same file. */
+		if (s->win && s->win->sum != s->win->want)
+			return fail_file(r, "the file changed while it was read");
+		return true;
+	}
+	s->from = r->pos;
+	if (!stream_read(s, bytes))
+		return false;
+	*piece = r->buf + s->from;
+	*len = r->pos - s->from;
+	if (s->win)
+		s->win->sum = fnv1a64_more(s->win->sum, *piece, *len);
+	return true;
+}
+
+bool steer_save_stream_feed(steer_save_stream *s, const char *piece, size_t len)
+{
+	reader *r = s->r;
+	if (r->failed)
+		return false;
+	r->buf = piece;
+	r->pos = s->from = 0;
+	r->end = len;
+	while (r->pos < r->end)
+		if (!stream_read(s, SIZE_MAX))
+			return false;
+	return true;
+}
+
+steer_world *steer_save_stream_finish(steer_save_stream *s)
+{
+	reader *r = s->r;
+	if (r->failed || !s->w)
+		return NULL;
+	if (s->done != records_in(&s->n)) {
+		fail(r, "the file ends early (more records were expected)");
+		return NULL;
+	}
+	if (!check_chase_ids(r, s->w) || !finish(r, s->w, &s->meta))
+		return NULL;
+	steer_world *w = s->w;
+	s->w = NULL;
+	return w;
+}
+
+void steer_save_stream_free(steer_save_stream *s)
+{
+	if (!s)
+		return;
+	steer_world_destroy(s->w);
+	if (s->win)
+		free(s->win->bytes);
+	free(s->win);
+	if (s->r)
+		free(s->r->ids);
+	free(s->r);
+	free(s);
 }

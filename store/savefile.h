@@ -1,5 +1,6 @@
-/* Save files: the whole world as text, and back. A pure buffer codec with no I/O, so
- * the server, tools and tests decide where the bytes live.
+/* Save files: the whole world as text, and back. A codec with no I/O of its own, so
+ * the server, tools and tests decide where the bytes live (a reader in pieces reads
+ * through the caller's steer_save_source).
  *
  * The format is line-oriented text. Reals are C99 hex floats (%a), so a loaded world
  * continues bit-identically to one that was never saved. Vehicle parameters are
@@ -44,7 +45,9 @@
 #ifndef STEER_SAVEFILE_H
 #define STEER_SAVEFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "steer/save.h"
 #include "steer/world.h"
@@ -61,5 +64,53 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
 /* w's file without its vehicles: its size, rules, tick, ids, generator and geometry,
  * so that vehicles can join the world it decodes to as they were in w (cluster/). */
 steer_status steer_save_encode_shell(const steer_world *w, char **out, size_t *len);
+
+/* A save read a piece at a time, so that no reader need hold the whole world (a world
+ * loaded over ranks, cluster/): one reader, the leader, holds the whole file, checks
+ * its frame (first line, end line, checksum) and cuts it into pieces of whole
+ * records as it reads them; the followers read those pieces, in order. Every reader
+ * checks every record as steer_save_decode does and keeps all the geometry, but only
+ * the vehicles keep takes (all of them before steer_save_stream_keep). The first
+ * piece is the head (the world's rules, meta and counts), which makes the world. A
+ * failure is final: steer_save_stream_error says what it was, with steer_save_decode's
+ * message for the same file, except that a pursuit of a vehicle the file lacks is
+ * found by the reader that keeps the pursuer. */
+typedef bool (*steer_save_keep_fn)(void *ud, double x, double y);
+typedef struct steer_save_stream steer_save_stream;
+
+/* The leader, over buf (which must outlive it). NULL with why in err. */
+steer_save_stream *steer_save_stream_open(const char *buf, size_t len, char *err, size_t errlen);
+/* Where a leader reads its file from, so that the file need not be in memory whole:
+ * read_at reads n bytes at offset at into buf, all of them, or says why not. */
+typedef struct steer_save_source {
+	uint64_t size;
+	const char *(*read_at)(void *ud, uint64_t at, void *buf, size_t n);
+	void *ud;
+	size_t window; /* the bytes read at once (0: a few MiB); more as a piece needs */
+} steer_save_source;
+/* The leader over a source (which must outlive it): the file is read once through a
+ * buffer for its checksum, then again through a window of a few MiB as it is cut
+ * into pieces, checked against the same sum at the end ("the file changed while it
+ * was read"). */
+steer_save_stream *steer_save_stream_source(const steer_save_source *src, char *err, size_t errlen);
+/* A follower of a file of format `version` whose end line counts `records` (the
+ * leader's steer_save_stream_frame). NULL when out of memory. */
+steer_save_stream *steer_save_stream_follow(unsigned version, uint64_t records);
+void steer_save_stream_frame(const steer_save_stream *s, unsigned *version, uint64_t *records);
+void steer_save_stream_keep(steer_save_stream *s, steer_save_keep_fn keep, void *ud);
+/* The leader: reads the head, or at least `bytes` more of whole records (one at the
+ * least), and points *piece and *len at the bytes it read; *len 0 at the end. */
+bool steer_save_stream_next(steer_save_stream *s, size_t bytes, const char **piece, size_t *len);
+/* A follower: reads one piece. */
+bool steer_save_stream_feed(steer_save_stream *s, const char *piece, size_t len);
+/* The world read so far (NULL before the head): its vehicles kept, no meta yet. */
+steer_world *steer_save_stream_world(const steer_save_stream *s);
+/* The vehicles the head counts, in the whole file. */
+uint64_t steer_save_stream_vehicles(const steer_save_stream *s);
+/* After the last piece: the checks of the whole file, and the world with its meta,
+ * now the caller's; NULL on failure. */
+steer_world *steer_save_stream_finish(steer_save_stream *s);
+const char *steer_save_stream_error(const steer_save_stream *s);
+void steer_save_stream_free(steer_save_stream *s);
 
 #endif

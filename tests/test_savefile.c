@@ -20,16 +20,113 @@ static char *save(const steer_world *w, size_t *len)
 	return buf;
 }
 
-/* Decodes from an exact-size heap copy, so that reading one byte past the end or
- * relying on a terminator is caught by AddressSanitizer. */
-static steer_world *load(const char *buf, size_t len, char *err, size_t errlen)
+/* An exact-size heap copy, so that reading one byte past the end or relying on a
+ * terminator is caught by AddressSanitizer. */
+static char *exact_copy(const char *buf, size_t len)
 {
 	char *copy = malloc(len ? len : 1);
 	if (!copy)
 		abort();
 	if (len)
 		memcpy(copy, buf, len);
-	steer_world *w = steer_save_decode(copy, len, err, errlen);
+	return copy;
+}
+
+/* The same file read in pieces (steer_save_stream, as a load over ranks reads it):
+ * a leader (over the bytes, or reading them through a window of `window` bytes)
+ * cuts it into pieces of about `piece` bytes of records, and a follower is fed each
+ * piece from an exact-size copy; both keep every vehicle. Both must give the whole
+ * read's world (by its save's bytes), or its message. */
+typedef struct mem_file {
+	const char *bytes;
+	size_t len;
+	/* After this many reads, the bytes become these (a file written meanwhile). */
+	unsigned reads, change_after;
+	const char *changed;
+} mem_file;
+
+/* A source's read, out of memory; a read past the end is a test failure. */
+static const char *mem_read(void *ud, uint64_t at, void *buf, size_t n)
+{
+	mem_file *f = ud;
+	if (at > f->len || n > f->len - at)
+		return "read past the end";
+	if (f->changed && ++f->reads > f->change_after)
+		f->bytes = f->changed;
+	memcpy(buf, f->bytes + at, n);
+	return NULL;
+}
+
+static void check_streamed(const char *copy, size_t len, size_t piece, size_t window,
+                           const steer_world *whole, const char *want)
+{
+	char err[512] = "";
+	mem_file f = {copy, len, 0, 0, NULL};
+	steer_save_source src = {len, mem_read, &f, window};
+	steer_save_stream *lead = window ? steer_save_stream_source(&src, err, sizeof err)
+	                                 : steer_save_stream_open(copy, len, err, sizeof err);
+	steer_world *a = NULL, *b = NULL;
+	char lead_err[512], follow_err[512] = "";
+	snprintf(lead_err, sizeof lead_err, "%s", err);
+	if (lead) {
+		unsigned version;
+		uint64_t records;
+		steer_save_stream_frame(lead, &version, &records);
+		steer_save_stream *follow = steer_save_stream_follow(version, records);
+		if (!follow)
+			abort();
+		const char *p;
+		size_t n;
+		bool ok;
+		while ((ok = steer_save_stream_next(lead, piece, &p, &n)) && n) {
+			char *part = exact_copy(p, n);
+			CHECK(steer_save_stream_feed(follow, part, n),
+			      "a follower refused a piece its leader read: %s",
+			      steer_save_stream_error(follow));
+			free(part);
+		}
+		a = ok ? steer_save_stream_finish(lead) : NULL;
+		b = ok ? steer_save_stream_finish(follow) : NULL;
+		snprintf(lead_err, sizeof lead_err, "%s", steer_save_stream_error(lead));
+		snprintf(follow_err, sizeof follow_err, "%s", steer_save_stream_error(follow));
+		CHECK(!ok || !a == !b, "the leader and its follower disagree: '%s' and '%s'",
+		      lead_err, follow_err);
+		steer_save_stream_free(follow);
+		steer_save_stream_free(lead);
+	}
+	if (whole) {
+		CHECK(a && b, "read whole but not in pieces of %zu: %s", piece, lead_err);
+		size_t lw, la, lb;
+		char *sw = save(whole, &lw), *sa = a ? save(a, &la) : NULL,
+		     *sb = b ? save(b, &lb) : NULL;
+		CHECK(!sa || (la == lw && !memcmp(sa, sw, lw)), "the leader read another world");
+		CHECK(!sb || (lb == lw && !memcmp(sb, sw, lw)), "the follower read another world");
+		free(sw);
+		free(sa);
+		free(sb);
+	} else {
+		CHECK(!a && !b, "refused whole ('%s') but read in pieces", want);
+		CHECK(!strcmp(lead_err, want), "in pieces: '%s', whole: '%s'", lead_err, want);
+		CHECK(!follow_err[0] || !strcmp(follow_err, want), "follower: '%s', whole: '%s'",
+		      follow_err, want);
+	}
+	steer_world_destroy(a);
+	steer_world_destroy(b);
+}
+
+/* Decodes from an exact-size heap copy; and in pieces, which must agree. */
+static steer_world *load(const char *buf, size_t len, char *err, size_t errlen)
+{
+	static unsigned calls;
+	char *copy = exact_copy(buf, len);
+	char want[512];
+	steer_world *w = steer_save_decode(copy, len, want, sizeof want);
+	/* One record a piece, or several; the file in memory, or read through a window
+	 * smaller than a line (which grows), or of a few lines. */
+	check_streamed(copy, len, calls % 2 ? 1 : 3000, calls % 3 ? 64u << (calls % 3 * 3) : 0, w,
+	               want);
+	calls++;
+	snprintf(err, errlen, "%s", want);
 	free(copy);
 	return w;
 }
@@ -936,6 +1033,39 @@ static void a_save_over_the_size_limit_is_refused(void)
 	steer_world_destroy(w);
 }
 
+/* A file read in pieces through a window is read twice, first for its checksum: one
+ * whose bytes change between the two is refused, though each read is whole. */
+static void a_file_changed_while_read_is_refused(void)
+{
+	steer_world *w = rich_world(STEER_EDGE_WRAP, 0);
+	size_t len;
+	char *buf = save(w, &len);
+	char *changed = exact_copy(buf, len);
+	char *at = strstr(changed, "max_speed 0x");
+	if (!at)
+		abort();
+	at[strlen("max_speed 0x")] ^= 1; /* another hex digit: still a number */
+	/* Reads: the first line, the last, the checksum's (one, through a window bigger
+	 * than the file); then the pieces', from the changed bytes. */
+	mem_file f = {buf, len, 0, 3, changed};
+	steer_save_source src = {len, mem_read, &f, len + 1};
+	char err[256] = "";
+	steer_save_stream *s = steer_save_stream_source(&src, err, sizeof err);
+	CHECK(s, "refused before it changed: %s", err);
+	const char *p;
+	size_t n;
+	bool ok = true;
+	while (s && (ok = steer_save_stream_next(s, 1, &p, &n)) && n)
+		;
+	CHECK(!ok, "a file that changed while it was read was taken");
+	CHECK(s && strstr(steer_save_stream_error(s), "the file changed while it was read"),
+	      "said: %s", s ? steer_save_stream_error(s) : err);
+	steer_save_stream_free(s);
+	free(changed);
+	free(buf);
+	steer_world_destroy(w);
+}
+
 int main(void)
 {
 	RUN(every_scenario_round_trips_bit_for_bit);
@@ -956,5 +1086,6 @@ int main(void)
 	RUN(resealed_random_edits_are_survived);
 	RUN(drifting_past_the_bound_still_loads);
 	RUN(a_save_over_the_size_limit_is_refused);
+	RUN(a_file_changed_while_read_is_refused);
 	return CHECK_DONE();
 }

@@ -236,6 +236,23 @@ def test_a_save_loads_at_another_rank_count():
             expect(loaded["vehicles"] > 400, loaded)
             c.ok("step 30")
             got.append(save_bytes(srv, c, f"after{len(got)}"))
+            # The journal's checkpoint of the loaded world (over ranks, gathered for
+            # its fork) is written.
+            wait_for(lambda: not c.ok("stats")["journal"]["checkpoint_running"],
+                     "the load's checkpoint", every=0.2)
+            expect(not c.ok("stats")["journal"]["failing"], c.ok("stats")["journal"])
+            # A corrupted save is refused alike at any rank count, and the world
+            # stays.
+            with open(os.path.join(d, "shared.steer"), "rb") as f:
+                data = bytearray(f.read())
+            data[len(data) // 2] ^= 1
+            with open(os.path.join(d, "bad.steer"), "wb") as f:
+                f.write(data)
+            reply = c.cmd("load bad")
+            expect(reply.startswith("ERR") and "checksum mismatch: file is corrupted" in reply
+                   and "running world is unchanged" in reply, reply)
+            expect(save_bytes(srv, c, f"kept{len(got)}") == got[-1],
+                   "a refused load changed the world")
         finally:
             stopped(srv)
     expect(got[0] == got[1], "one process and 2 ranks go on differently from one save")

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""`load` over MPI ranks: each rank's peak resident memory, the time to the load's
+reply, and the longest wait for `help` on another connection meanwhile (how long the
+load holds rank 0's loop), for one server build or two interleaved (--baseline, the
+order alternating each round). The save is a flock of V boids made first by one
+process of --server in a W x W world; the loads run in that world, paused, with the
+journal on unless --no-journal.
+
+usage: bench/ranks_load.py [--server PATH] [--baseline PATH] [--ranks N] [--vehicles V]
+                           [--rounds R] [--no-journal]
+mpirun must be allowed to run (as root: OMPI_ALLOW_RUN_AS_ROOT=1
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1). A benchmark: prints, asserts nothing."""
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+
+WORLD = 30000
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Text:
+    """The text port: a line out, a line back."""
+
+    def __init__(self, port, wait=120):
+        end = time.time() + wait
+        while True:
+            try:
+                self.s = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                if time.time() > end:
+                    raise
+                time.sleep(0.1)
+        self.f = self.s.makefile("rb")
+
+    def cmd(self, line):
+        self.s.sendall((line + "\n").encode())
+        reply = self.f.readline().decode().strip()
+        if not reply.startswith("OK"):
+            raise SystemExit(f"{line}: {reply}")
+        return reply
+
+
+def server_args(server, data, port, cport, journal):
+    return [server, "--data-dir", data, "--port", str(port), "--cmd-port", str(cport),
+            "--no-http", "--world", f"{WORLD}x{WORLD}"] + ([] if journal else ["--no-journal"])
+
+
+def make_save(a, data):
+    port, cport = free_port(), free_port()
+    p = subprocess.Popen(server_args(a.server, data, port, cport, False),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        c = Text(cport)
+        c.cmd("pause")
+        c.cmd(f"spawn flock {a.vehicles} {WORLD // 2} {WORLD // 2} {WORLD // 2}")
+        c.cmd("save big")
+    finally:
+        p.terminate()
+        p.wait()
+    return os.path.getsize(os.path.join(data, "big.steer"))
+
+
+def status(pid, key):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def ranks_of(server):
+    """The pids of the job's ranks, by rank (Open MPI tells each its rank)."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[0].decode() != server:
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+        except OSError:
+            continue
+        rank = env.get(b"OMPI_COMM_WORLD_RANK")
+        if rank is not None:
+            found[int(rank)] = int(pid)
+    return [found[r] for r in sorted(found)]
+
+
+def load_once(a, server, data):
+    for d in ("journal", "journals"):
+        shutil.rmtree(os.path.join(data, d), ignore_errors=True)
+    port, cport = free_port(), free_port()
+    p = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(a.ranks)] +
+                         server_args(server, data, port, cport, not a.no_journal),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        c = Text(cport)
+        c.cmd("pause")
+        pids = ranks_of(server)
+        if len(pids) != a.ranks:
+            raise SystemExit(f"found {len(pids)} ranks of {server}, not {a.ranks}")
+        ping, worst, stop = Text(cport), [0.0], threading.Event()
+
+        def pinger():
+            while not stop.is_set():
+                t = time.time()
+                ping.cmd("help")
+                worst[0] = max(worst[0], time.time() - t)
+                time.sleep(0.05)
+
+        th = threading.Thread(target=pinger)
+        th.start()
+        t0 = time.time()
+        c.cmd("load big")
+        took = time.time() - t0
+        stop.set()
+        th.join()
+        return {"peak": [status(x, "VmHWM") for x in pids], "took": took, "wait": worst[0]}
+    finally:
+        p.terminate()
+        p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--server", default="build/server/steer-server")
+    ap.add_argument("--baseline")
+    ap.add_argument("--ranks", type=int, default=3)
+    ap.add_argument("--vehicles", type=int, default=400000)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--no-journal", action="store_true")
+    a = ap.parse_args()
+    a.server = os.path.abspath(a.server)
+    builds = [a.server] + ([os.path.abspath(a.baseline)] if a.baseline else [])
+    data = tempfile.mkdtemp(prefix="steer-ranks-load-")
+    try:
+        size = make_save(a, data)
+        print(f"save: {a.vehicles} boids, {size} bytes; {a.ranks} ranks, journal "
+              f"{'off' if a.no_journal else 'on'}")
+        runs = {b: [] for b in builds}
+        for r in range(a.rounds):
+            for b in builds if r % 2 == 0 else builds[::-1]:
+                got = load_once(a, b, data)
+                runs[b].append(got)
+                print(f"round {r + 1} {b}: peak RSS MiB by rank "
+                      + " / ".join(f"{x:.0f}" for x in got["peak"])
+                      + f"; reply {got['took']:.2f} s; longest wait for help "
+                      f"{got['wait']:.2f} s", flush=True)
+        for b in builds:
+            rs = runs[b]
+            peaks = [statistics.median(r["peak"][k] for r in rs) for k in range(a.ranks)]
+            print(f"medians {b}: peak RSS MiB by rank "
+                  + " / ".join(f"{x:.0f}" for x in peaks)
+                  + f"; reply {statistics.median(r['took'] for r in rs):.2f} s; longest "
+                  f"wait for help {statistics.median(r['wait'] for r in rs):.2f} s")
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+main()
