@@ -14,8 +14,9 @@
 #include "cluster_parts.h"
 #include "savefile.h"
 
-/* About this many bytes of records a broadcast: a piece takes the loop about 15 ms
- * (docs/PERFORMANCE.md). */
+/* About this many bytes of records a broadcast: small enough that reading one holds
+ * rank 0's loop for a few ticks at most (docs/PERFORMANCE.md, "A world built in
+ * place"), large enough that the broadcasts cost little beside the reading. */
 #define PIECE_BYTES ((size_t)1 << 20)
 
 /* What rank 0 broadcasts before each piece: whether it read the piece, and its

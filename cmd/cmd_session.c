@@ -159,15 +159,20 @@ steer_status steer_cmd_load_swap(const steer_command *c, steer_session *s, const
 	if (max && steer_world_vehicles(loaded)->count > max) {
 		size_t n = steer_world_vehicles(loaded)->count;
 		steer_world_destroy(loaded);
-		return steer_reply_fail(r, "load %s: %zu vehicles exceed --max-vehicles %zu",
-		                        c->name, n, max);
+		return steer_reply_fail(
+		    r,
+		    "load %s: %zu vehicles exceed --max-vehicles %zu; the running "
+		    "world is unchanged",
+		    c->name, n, max);
 	}
 	steer_world_set_max_vehicles(loaded, max);
 	if (steer_world_set_threads(loaded, steer_world_threads(s->world)) != STEER_OK) {
 		int n = steer_world_threads(s->world);
 		steer_world_destroy(loaded);
-		return steer_reply_fail(r, "load %s: cannot start the world's %d threads", c->name,
-		                        n);
+		return steer_reply_fail(r,
+		                        "load %s: cannot start the world's %d threads; the running "
+		                        "world is unchanged",
+		                        c->name, n);
 	}
 	/* A cap on the vector lanes (speed only) is the host's choice, like threads. */
 	steer_world_set_simd(loaded, steer_world_simd(s->world));

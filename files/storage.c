@@ -108,9 +108,19 @@ int storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size,
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > STEER_SAVE_MAX_BYTES) {
-		snprintf(err, errlen, "%s is not a regular file under %u bytes", path,
-		         STEER_SAVE_MAX_BYTES);
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > STEER_SAVE_MAX_BYTES) {
+		if (S_ISDIR(st.st_mode))
+			snprintf(err, errlen, "%s is a directory, not a save file", path);
+		else if (!S_ISREG(st.st_mode))
+			snprintf(err, errlen, "%s is not a regular file", path);
+		else
+			snprintf(err, errlen, "%s is %lld bytes, over the %u a save may hold", path,
+			         (long long)st.st_size, STEER_SAVE_MAX_BYTES);
 		close(fd);
 		return -1;
 	}

@@ -502,7 +502,8 @@ static void load_done(uv_work_t *w, int status)
 		                 "load %s: the server is stopping; the running world is unchanged",
 		                 j->cmd.name);
 	} else if (j->read_failed) {
-		steer_reply_fail(&r, "load %s: %s", j->cmd.name, j->err);
+		steer_reply_fail(&r, "load %s: %s; the running world is unchanged", j->cmd.name,
+		                 j->err);
 	} else if (!j->loaded && !j->lead) {
 		steer_reply_fail(&r, "load %s: %s; the running world is unchanged", j->cmd.name,
 		                 j->err);
