@@ -178,6 +178,14 @@ def test_save_load_round_trip_and_corrupt_file():
     r = c.cmd("load broken")
     expect(r.startswith("ERR") and "unchanged" in r, r)
     expect(c.ok("list") == saved, "a failed load changed the world")
+    # one that is missing, or a directory, is refused as such, and the world stays
+    os.mkdir(os.path.join(DATA, "folder.steer"))
+    r = c.cmd("load folder")
+    expect(r.startswith("ERR") and "is a directory, not a save file" in r and "unchanged" in r,
+           r)
+    r = c.cmd("load missing-one")
+    expect(r.startswith("ERR") and "cannot open" in r and "unchanged" in r, r)
+    expect(c.ok("list") == saved, "a refused load changed the world")
 
 
 def test_saves_lists_size_and_tick():
