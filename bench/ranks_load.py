@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""`load` over MPI ranks: each rank's peak resident memory, the time to the load's
-reply, and the longest wait for `help` on another connection meanwhile (how long the
-load holds rank 0's loop), for one server build or two interleaved (--baseline, the
-order alternating each round). The save is a flock of V boids made first by one
-process of --server in a W x W world; the loads run in that world, paused, with the
-journal on unless --no-journal.
+"""A save read over MPI ranks: each rank's peak resident memory and the time it
+takes, for one server build or two interleaved (--baseline, the order alternating
+each round). The save is a flock of V boids made first by one process of --server in
+a W x W world. --start says how it is read:
+- load (the default): `load` in a running world, paused; also the longest wait for
+  `help` on another connection meanwhile (how long the load holds rank 0's loop);
+- restore: `mpirun steer-server --restore`, timed to the first reply;
+- recover: `mpirun steer-server --recover` from a journal whose checkpoint is the
+  save, with a few commands and ticks after it (made once by one process, killed),
+  timed to the first reply.
+The journal is on unless --no-journal.
 
 usage: bench/ranks_load.py [--server PATH] [--baseline PATH] [--ranks N] [--vehicles V]
-                           [--rounds R] [--no-journal]
+                           [--rounds R] [--no-journal] [--start load|restore|recover]
 mpirun must be allowed to run (as root: OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1). A benchmark: prints, asserts nothing."""
 import argparse
@@ -80,9 +85,16 @@ def status(pid, key):
     return 0.0
 
 
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
 def ranks_of(server):
-    """The pids of the job's ranks, by rank (Open MPI tells each its rank)."""
-    found = {}
+    """The pids of the job's ranks, by rank (Open MPI tells each its rank), leaving
+    out a save's or checkpoint's forked child, which has its rank's name and
+    environment."""
+    found, children = {}, set()
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -96,23 +108,61 @@ def ranks_of(server):
             continue
         rank = env.get(b"OMPI_COMM_WORLD_RANK")
         if rank is not None:
-            found[int(rank)] = int(pid)
-    return [found[r] for r in sorted(found)]
+            found.setdefault(int(rank), []).append(int(pid))
+    every = {p for pids in found.values() for p in pids}
+    ranks = {}
+    for r, pids in found.items():
+        for p in pids:
+            try:
+                if parent_of(p) not in every:
+                    ranks[r] = p
+            except OSError:
+                pass
+    return [ranks[r] for r in sorted(ranks)]
 
 
-def load_once(a, server, data):
-    for d in ("journal", "journals"):
-        shutil.rmtree(os.path.join(data, d), ignore_errors=True)
+def make_journal(a, data):
+    """A journal in data/journal whose newest checkpoint is the save, then a few
+    commands and ticks: one process loads it and is killed once they are durable."""
     port, cport = free_port(), free_port()
-    p = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(a.ranks)] +
-                         server_args(server, data, port, cport, not a.no_journal),
+    p = subprocess.Popen(server_args(a.server, data, port, cport, True) +
+                         ["--journal-fsync", "always", "--checkpoint", "3600"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         c = Text(cport)
         c.cmd("pause")
+        c.cmd("load big")
+        while '"checkpoint_running":true' in c.cmd("stats"):
+            time.sleep(0.5)
+        c.cmd(f"spawn flock 100 {WORLD // 3} {WORLD // 3} 500")
+        c.cmd("step 5")
+    finally:
+        p.kill()
+        p.wait()
+
+
+def read_once(a, server, data):
+    for d in ("journal", "journals"):
+        if a.start != "recover":
+            shutil.rmtree(os.path.join(data, d), ignore_errors=True)
+    if a.start == "recover":
+        shutil.rmtree(os.path.join(data, "journal"), ignore_errors=True)
+        shutil.copytree(os.path.join(data, "kept"), os.path.join(data, "journal"))
+    port, cport = free_port(), free_port()
+    extra = {"load": [], "restore": ["--restore", "big"], "recover": ["--recover"]}[a.start]
+    t0 = time.time()
+    p = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(a.ranks)] +
+                         server_args(server, data, port, cport, not a.no_journal) + extra,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        c = Text(cport, wait=600)
+        c.cmd("pause")
+        started = time.time() - t0
         pids = ranks_of(server)
         if len(pids) != a.ranks:
             raise SystemExit(f"found {len(pids)} ranks of {server}, not {a.ranks}")
+        if a.start != "load":
+            return {"peak": [status(x, "VmHWM") for x in pids], "took": started, "wait": 0}
         ping, worst, stop = Text(cport), [0.0], threading.Event()
 
         def pinger():
@@ -143,30 +193,37 @@ def main():
     ap.add_argument("--vehicles", type=int, default=400000)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-journal", action="store_true")
+    ap.add_argument("--start", choices=("load", "restore", "recover"), default="load")
     a = ap.parse_args()
     a.server = os.path.abspath(a.server)
     builds = [a.server] + ([os.path.abspath(a.baseline)] if a.baseline else [])
     data = tempfile.mkdtemp(prefix="steer-ranks-load-")
     try:
         size = make_save(a, data)
+        if a.start == "recover":
+            make_journal(a, data)
+            os.rename(os.path.join(data, "journal"), os.path.join(data, "kept"))
         print(f"save: {a.vehicles} boids, {size} bytes; {a.ranks} ranks, journal "
-              f"{'off' if a.no_journal else 'on'}")
+              f"{'off' if a.no_journal else 'on'}; read by {a.start}")
         runs = {b: [] for b in builds}
+        what = "reply" if a.start == "load" else "first reply after"
         for r in range(a.rounds):
             for b in builds if r % 2 == 0 else builds[::-1]:
-                got = load_once(a, b, data)
+                got = read_once(a, b, data)
                 runs[b].append(got)
                 print(f"round {r + 1} {b}: peak RSS MiB by rank "
                       + " / ".join(f"{x:.0f}" for x in got["peak"])
-                      + f"; reply {got['took']:.2f} s; longest wait for help "
-                      f"{got['wait']:.2f} s", flush=True)
+                      + f"; {what} {got['took']:.2f} s"
+                      + (f"; longest wait for help {got['wait']:.2f} s" if a.start == "load"
+                         else ""), flush=True)
         for b in builds:
             rs = runs[b]
             peaks = [statistics.median(r["peak"][k] for r in rs) for k in range(a.ranks)]
             print(f"medians {b}: peak RSS MiB by rank "
                   + " / ".join(f"{x:.0f}" for x in peaks)
-                  + f"; reply {statistics.median(r['took'] for r in rs):.2f} s; longest "
-                  f"wait for help {statistics.median(r['wait'] for r in rs):.2f} s")
+                  + f"; {what} {statistics.median(r['took'] for r in rs):.2f} s"
+                  + (f"; longest wait for help {statistics.median(r['wait'] for r in rs):.2f} s"
+                     if a.start == "load" else ""))
     finally:
         shutil.rmtree(data, ignore_errors=True)
 

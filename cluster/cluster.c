@@ -18,7 +18,7 @@
 
 steer_cluster_options steer_cluster_options_default(void)
 {
-	steer_cluster_options o = {0, 0.10, 60, false};
+	steer_cluster_options o = {0, 0.10, 60, false, false};
 	return o;
 }
 
@@ -58,25 +58,41 @@ steer_status steer_cluster_mpi_failed(char *err, size_t errlen, int rc, const ch
 	return STEER_ERR_IO;
 }
 
+steer_status steer_agree_first(MPI_Comm comm, int rank, int ranks, steer_status st, int *first,
+                               char *err, size_t errlen)
+{
+	int mine = st != STEER_OK ? rank : ranks;
+	*first = -1;
+	if (MPI_Allreduce(&mine, first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+		*first = -1;
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+	}
+	if (*first == ranks)
+		return STEER_OK;
+	char msg[512] = "";
+	int code = st;
+	if (*first == rank)
+		snprintf(msg, sizeof msg, "%s", err);
+	if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, *first, comm) != MPI_SUCCESS ||
+	    MPI_Bcast(&code, 1, MPI_INT, *first, comm) != MPI_SUCCESS) {
+		*first = -1;
+		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
+	}
+	snprintf(err, errlen, "%s", msg);
+	return (steer_status)code;
+}
+
 steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, size_t errlen)
 {
-	int mine = st != STEER_OK ? c->rank : c->ranks, first = mine;
-	if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS)
-		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
-	if (first == c->ranks)
-		return STEER_OK;
-	if (c->ranks == 1)
-		return st;
-	/* Every rank reports the first failed rank's own words. */
-	char msg[256] = "";
-	int code = st;
-	if (c->rank == first)
-		snprintf(msg, sizeof msg, "%s", err);
-	if (MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, c->comm) != MPI_SUCCESS ||
-	    MPI_Bcast(&code, 1, MPI_INT, first, c->comm) != MPI_SUCCESS)
-		return steer_cluster_fail(err, errlen, STEER_ERR_IO, "MPI failed while agreeing");
-	snprintf(err, errlen, "rank %d: %s", first, msg);
-	return (steer_status)code;
+	int first;
+	steer_status all = steer_agree_first(c->comm, c->rank, c->ranks, st, &first, err, errlen);
+	if (all == STEER_OK || first < 0 || c->ranks == 1)
+		return all;
+	/* Every rank reports the first failed rank's own words, naming it. */
+	char words[512];
+	snprintf(words, sizeof words, "%s", err);
+	snprintf(err, errlen, "rank %d: %s", first, words);
+	return all;
 }
 
 /* --- moving messages --------------------------------------------------------------- */

@@ -58,6 +58,9 @@ typedef struct steer_cluster_options {
 	/* At create: rank 0's world holds every vehicle and the others' none, and rank 0
 	 * sends each region its vehicles (else every rank holds the whole world). */
 	bool whole_on_rank0;
+	/* steer_cluster_load: a file over max_vehicles is kept, not refused (a journal's
+	 * history, recovered, is what it was). */
+	bool load_over_max;
 } steer_cluster_options;
 
 steer_cluster_options steer_cluster_options_default(void);

@@ -58,8 +58,15 @@ struct steer_cluster {
 steer_status steer_cluster_fail(char *err, size_t errlen, steer_status st, const char *what);
 /* err says which MPI call failed and why; IO comes back. */
 steer_status steer_cluster_mpi_failed(char *err, size_t errlen, int rc, const char *what);
+/* Collective over comm, where this process is `rank` of `ranks`: STEER_OK when every
+ * rank's st is; else the status of the first rank that failed, whose number goes in
+ * *first and whose err every rank gets (words of at most 511 bytes). IO with why in
+ * err, and *first -1, when MPI fails. Needs no cluster: a load agrees before its
+ * cluster exists. */
+steer_status steer_agree_first(MPI_Comm comm, int rank, int ranks, steer_status st, int *first,
+                               char *err, size_t errlen);
 /* Collective "did any rank fail": st where this rank failed, else the first failure
- * of another rank, reported as such. */
+ * of another rank, reported as such ("rank R: ..."). */
 steer_status steer_cluster_agree(steer_cluster *c, steer_status st, char *err, size_t errlen);
 /* Collective: copies of the vehicles named in `want` (on any rank) to every rank
  * that lacks them, their ids added to c->halo; *bytes grows by what this rank sent. */

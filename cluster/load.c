@@ -60,17 +60,9 @@ static bool mpi_ok(loader *l, int rc)
  * first that is not (which are about the file, not a rank: they go unprefixed). */
 static bool agree(loader *l, bool ok)
 {
-	int mine = ok ? l->ranks : l->rank, first = mine;
-	if (!mpi_ok(l, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, l->comm)))
-		return false;
-	if (first == l->ranks)
-		return true;
-	char msg[512] = "";
-	if (l->rank == first)
-		snprintf(msg, sizeof msg, "%s", l->err);
-	if (mpi_ok(l, MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, l->comm)))
-		snprintf(l->err, l->errlen, "%s", msg);
-	return false;
+	int first;
+	return steer_agree_first(l->comm, l->rank, l->ranks, ok ? STEER_OK : STEER_ERR_INVALID,
+	                         &first, l->err, l->errlen) == STEER_OK;
 }
 
 /* The region's vehicles: those whose owner is this rank. */
@@ -168,17 +160,17 @@ steer_cluster_loader *steer_cluster_load_begin(MPI_Comm comm, steer_save_stream 
 		if (!file)
 			snprintf(err, errlen, "rank 0 has no file to load");
 	}
+	steer_cluster_options o = opt ? *opt : steer_cluster_options_default();
 	bool ok = read_head(l);
 	steer_world *w = ok ? steer_save_stream_world(l->s) : NULL;
 	/* The head counts the file's vehicles: every rank refuses alike. */
 	uint64_t n = ok ? steer_save_stream_vehicles(l->s) : 0;
-	if (ok && max_vehicles && n > max_vehicles) {
+	if (ok && max_vehicles && n > max_vehicles && !o.load_over_max) {
 		snprintf(err, errlen, "%" PRIu64 " vehicles exceed --max-vehicles %zu", n,
 		         max_vehicles);
 		ok = false;
 	}
 	if (ok) {
-		steer_cluster_options o = opt ? *opt : steer_cluster_options_default();
 		o.whole_on_rank0 = false;
 		steer_world_set_max_vehicles(w, max_vehicles);
 		l->c = steer_cluster_create(comm, w, &o, err, errlen);

@@ -306,17 +306,19 @@ static int end_load(ranks *r, char *err, size_t errlen)
 }
 
 static steer_cluster_loader *begin_load(ranks *r, steer_save_stream *file, size_t max_vehicles,
-                                        char *err, size_t errlen)
+                                        bool over_max, char *err, size_t errlen)
 {
 	steer_cluster_options copt = cluster_options();
+	copt.load_over_max = over_max;
 	return steer_cluster_load_begin(r->comm, file, max_vehicles, &copt, err, errlen);
 }
 
-int ranks_load_begin(ranks *r, steer_save_stream *file, size_t max_vehicles, char *err,
-                     size_t errlen)
+int ranks_load_begin(ranks *r, steer_save_stream *file, size_t max_vehicles, bool over_max,
+                     char *err, size_t errlen)
 {
-	start(r, OP_LOAD_BEGIN, NULL, 0, max_vehicles);
-	r->loading = begin_load(r, file, max_vehicles, err, errlen);
+	char flag = over_max;
+	start(r, OP_LOAD_BEGIN, &flag, 1, max_vehicles);
+	r->loading = begin_load(r, file, max_vehicles, over_max, err, errlen);
 	done();
 	return r->loading ? 0 : -1;
 }
@@ -850,7 +852,8 @@ int ranks_follow(const ranks_config *cfg)
 				status = 1; /* rank 0 says why, and stops us */
 			break;
 		case OP_LOAD_BEGIN:
-			r.loading = begin_load(&r, NULL, h.max_vehicles, err, sizeof err);
+			r.loading = begin_load(&r, NULL, h.max_vehicles, h.len && payload[0], err,
+			                       sizeof err);
 			break;
 		case OP_LOAD_STEP:
 			(void)steer_cluster_load_step(r.loading, err, sizeof err);

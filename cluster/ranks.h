@@ -90,13 +90,14 @@ int ranks_replace(ranks *r, steer_world *w, char *err, size_t errlen);
  * savefile.h's steer_save_stream, the caller's until the end), in steps between which
  * the old world goes on (steer_cluster_load_begin and after): every rank reads the
  * file in pieces and keeps its region, so that no rank holds the whole world;
- * max_vehicles (0: none) is counted over it. begin: 0, or -1 with why in err
+ * max_vehicles (0: none) is counted over it, and a file over it refused unless
+ * over_max (a recovery's checkpoint, kept as it was). begin: 0, or -1 with why in err
  * (nothing more to do). step, until it returns 0 (read) or -1 (failed): one piece.
  * end, after any step: 0 when the new world is in place, or -1 with why in err
  * (steer_save_decode's words for a bad file; one not read to the end is abandoned):
  * the old world then stays. */
-int ranks_load_begin(ranks *r, steer_save_stream *file, size_t max_vehicles, char *err,
-                     size_t errlen);
+int ranks_load_begin(ranks *r, steer_save_stream *file, size_t max_vehicles, bool over_max,
+                     char *err, size_t errlen);
 int ranks_load_step(ranks *r, char *err, size_t errlen);
 int ranks_load_end(ranks *r, char *err, size_t errlen);
 /* Appends the ranks' figures to a stats object: the rank count, each rank's

@@ -44,13 +44,15 @@ struct journal_reader {
 	bool begun; /* the start checkpoint's world was taken */
 	bool ended;
 	bool accept_loss;    /* damage ends the history instead of failing the read */
+	bool defer_worlds;   /* WORLD items name their checkpoint instead of decoding it */
 	bool damaged;        /* records were dropped before the tail */
 	uint8_t start_flags; /* the BEGIN of the starting log */
 	uint64_t last_tick;  /* the tick the history read so far has reached */
 	uint64_t begin_tick; /* the BEGIN of the log read last */
 	uint64_t records, dropped;
 	char why[400];
-	steer_strbuf line; /* the last command's line, NUL-terminated */
+	steer_strbuf line;     /* the last command's line, NUL-terminated */
+	char checkpoint[4200]; /* the last deferred WORLD item's checkpoint */
 };
 
 int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext)
@@ -210,6 +212,13 @@ static int log_fill(log_stream *l, size_t want, char *err, size_t errlen)
 /* Loads segment i's log as the current one. 0; -1 when it is missing or not a log of
  * this version (err says why; *invalid when it is another version, not a journal or
  * not a plain file: the journal is then refused whole). */
+/* err gets "path: why", cut to errlen: a long path's message is cut short. */
+static void say_at(char *err, size_t errlen, const char *path, const char *why)
+{
+	if (snprintf(err, errlen, "%s: %s", path, why) >= (int)errlen && errlen > 4)
+		memcpy(err + errlen - 4, "...", 4);
+}
+
 static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_t errlen)
 {
 	char path[4200];
@@ -236,7 +245,7 @@ static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_
 	r->cur = i;
 	char why[200];
 	if (log_fill(&r->log, STEER_JOURNAL_HEADER_SIZE, why, sizeof why) != 0) {
-		snprintf(err, errlen, "%s: %s", path, why);
+		say_at(err, errlen, path, why);
 		return -1;
 	}
 	size_t pos = 0;
@@ -244,7 +253,7 @@ static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_
 	    steer_journal_header_check(r->log.buf, r->log.len, &pos, why, sizeof why);
 	if (st2 != STEER_JOURNAL_OK) {
 		*invalid = st2 == STEER_JOURNAL_INVALID;
-		snprintf(err, errlen, "%s: %s", path, why);
+		say_at(err, errlen, path, why);
 		return -1;
 	}
 	r->log.pos = pos;
@@ -395,6 +404,27 @@ static steer_world *checkpoint_world(journal_reader *r, size_t i, char *err, siz
 	if (!w)
 		snprintf(err, errlen, "%s: %s", path, why);
 	return w;
+}
+
+int journal_read_world_path(journal_reader *r, bool *paused, char *path, size_t n, char *err,
+                            size_t errlen)
+{
+	if (r->begun) {
+		snprintf(err, errlen, "the starting world was taken already");
+		return -1;
+	}
+	if (journal_segment_path(path, n, r->dir, r->segs[r->cur].num, "steer") != 0) {
+		snprintf(err, errlen, "%s: path too long", r->dir);
+		return -1;
+	}
+	r->begun = true;
+	*paused = r->start_flags & STEER_JOURNAL_BEGIN_PAUSED;
+	return 0;
+}
+
+void journal_read_defer_worlds(journal_reader *r)
+{
+	r->defer_worlds = true;
 }
 
 steer_world *journal_read_world(journal_reader *r, bool *paused, char *err, size_t errlen)
@@ -626,9 +656,16 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 			               "a replaced world whose checkpoint was never written", err,
 			               errlen);
 		}
-		item->world = checkpoint_world(r, next, err, errlen);
-		if (!item->world)
+		if (r->defer_worlds) {
+			if (journal_segment_path(r->checkpoint, sizeof r->checkpoint, r->dir,
+			                         r->segs[next].num, "steer") != 0) {
+				snprintf(err, errlen, "%s: path too long", r->dir);
+				return STEER_ERR_IO;
+			}
+			item->checkpoint = r->checkpoint;
+		} else if (!(item->world = checkpoint_world(r, next, err, errlen))) {
 			return STEER_ERR_IO;
+		}
 		item->kind = JOURNAL_ITEM_WORLD;
 		item->paused = flags & STEER_JOURNAL_BEGIN_PAUSED;
 		r->last_tick = r->begin_tick;
@@ -654,17 +691,18 @@ bool journal_read_damaged(const journal_reader *r)
 	return r->damaged;
 }
 
-/* Steps s's world up to tick t. STEER_OK, or a failure with err. */
-static steer_status step_to(steer_session *s, uint64_t t, char *err, size_t errlen)
+/* --- applying the records to a session's world --------------------------------------- */
+
+typedef struct session_apply {
+	steer_session *s;
+	const steer_host *h;
+} session_apply;
+
+/* Steps the session's world up to tick t. */
+static steer_status session_step_to(void *ud, uint64_t t, char *err, size_t errlen)
 {
-	uint64_t now = steer_world_tick(s->world);
-	if (now > t) {
-		snprintf(err, errlen,
-		         "the journal goes back in time: a record at tick %llu after tick %llu",
-		         (unsigned long long)t, (unsigned long long)now);
-		return STEER_ERR_INVALID;
-	}
-	for (; now < t; now++) {
+	steer_session *s = ((session_apply *)ud)->s;
+	for (uint64_t now = steer_world_tick(s->world); now < t; now++) {
 		steer_session_stale(s);
 		if (steer_world_step(s->world) != STEER_OK) {
 			snprintf(err, errlen, "out of memory stepping to tick %llu",
@@ -675,14 +713,71 @@ static steer_status step_to(steer_session *s, uint64_t t, char *err, size_t errl
 	return STEER_OK;
 }
 
+static uint64_t session_tick(void *ud)
+{
+	return steer_world_tick(((session_apply *)ud)->s->world);
+}
+
+static steer_status session_exec(void *ud, const steer_command *cmd, const char *line,
+                                 steer_reply *reply)
+{
+	(void)line;
+	session_apply *a = ud;
+	return steer_cmd_exec(cmd, a->s, a->h, reply);
+}
+
+static steer_status session_replace(void *ud, const journal_item *it, char *err, size_t errlen)
+{
+	session_apply *a = ud;
+	steer_session *s = a->s;
+	steer_world *w = it->world;
+	steer_world_set_max_vehicles(w, steer_world_config_get(s->world)->max_vehicles);
+	if (steer_world_set_threads(w, steer_world_threads(s->world)) != STEER_OK) {
+		steer_world_destroy(w);
+		snprintf(err, errlen, "cannot start the world's threads");
+		return STEER_ERR_NOMEM;
+	}
+	steer_world_set_simd(w, steer_world_simd(s->world));
+	steer_world_destroy(s->world);
+	s->world = w;
+	s->paused = it->paused;
+	steer_session_stale(s);
+	if (a->h && a->h->rate_changed)
+		a->h->rate_changed(a->h->ud);
+	return STEER_OK;
+}
+
+steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer_host *h,
+                                uint64_t until, journal_applied *out, char *err, size_t errlen)
+{
+	session_apply a = {s, h};
+	journal_apply_ops ops = {session_tick, session_step_to, session_exec, session_replace, &a};
+	return journal_read_apply_ops(r, &ops, until, out, err, errlen);
+}
+
+/* --- applying the records through a caller's operations --------------------------------- */
+
+/* Steps up to tick t through ops. STEER_OK, or a failure with err. */
+static steer_status step_to(const journal_apply_ops *ops, uint64_t t, char *err, size_t errlen)
+{
+	uint64_t now = ops->tick(ops->ud);
+	if (now > t) {
+		snprintf(err, errlen,
+		         "the journal goes back in time: a record at tick %llu after tick %llu",
+		         (unsigned long long)t, (unsigned long long)now);
+		return STEER_ERR_INVALID;
+	}
+	return ops->step_to(ops->ud, t, err, errlen);
+}
+
 /* One pending command: its tick and where its line is in the pending lines. */
 typedef struct pending {
 	uint64_t tick;
 	size_t off, len;
 } pending;
 
-steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer_host *h,
-                                uint64_t until, journal_applied *out, char *err, size_t errlen)
+steer_status journal_read_apply_ops(journal_reader *r, const journal_apply_ops *ops, uint64_t until,
+                                    journal_applied *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	steer_strbuf lines;
@@ -712,29 +807,15 @@ steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer
 			out->dropped += np;
 			np = 0;
 			steer_strbuf_clear(&lines);
-			steer_world *w = it.world;
-			steer_world_set_max_vehicles(
-			    w, steer_world_config_get(s->world)->max_vehicles);
-			if (steer_world_set_threads(w, steer_world_threads(s->world)) != STEER_OK) {
-				steer_world_destroy(w);
-				st = STEER_ERR_NOMEM;
-				snprintf(err, errlen, "cannot start the world's threads");
+			if ((st = ops->replace(ops->ud, &it, err, errlen)) != STEER_OK)
 				break;
-			}
-			steer_world_set_simd(w, steer_world_simd(s->world));
-			steer_world_destroy(s->world);
-			s->world = w;
-			s->paused = it.paused;
-			steer_session_stale(s);
 			out->replaced++;
-			if (h && h->rate_changed)
-				h->rate_changed(h->ud);
 			continue;
 		}
 		/* A mark: the batch before it is whole. */
 		for (size_t i = 0; i < np && st == STEER_OK; i++) {
 			const char *line = lines.data + p[i].off;
-			if ((st = step_to(s, p[i].tick, err, errlen)) != STEER_OK)
+			if ((st = step_to(ops, p[i].tick, err, errlen)) != STEER_OK)
 				break;
 			steer_command cmd;
 			char why[256];
@@ -745,7 +826,7 @@ steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer
 			}
 			steer_reply reply;
 			steer_reply_init(&reply);
-			if (steer_cmd_exec(&cmd, s, h, &reply) != STEER_OK) {
+			if (ops->exec(ops->ud, &cmd, line, &reply) != STEER_OK) {
 				snprintf(err, errlen, "journal record '%s' at tick %llu failed: %s",
 				         line, (unsigned long long)p[i].tick, reply.error);
 				st = STEER_ERR_REFUSED;
@@ -756,7 +837,7 @@ steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer
 		np = 0;
 		steer_strbuf_clear(&lines);
 		if (st == STEER_OK)
-			st = step_to(s, it.tick, err, errlen);
+			st = step_to(ops, it.tick, err, errlen);
 		if (st != STEER_OK)
 			break;
 		out->marks++;

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "steer/command.h"
 #include "journal_format.h"
+#include "steer/command.h"
 #include "steer/world.h"
 
 typedef struct journal_reader journal_reader;
@@ -56,6 +56,15 @@ void journal_read_close(journal_reader *r); /* NULL is fine */
  * open. NULL with a message in err when it cannot be decoded. */
 steer_world *journal_read_world(journal_reader *r, bool *paused, char *err, size_t errlen);
 
+/* journal_read_world without reading the world: the path of the starting checkpoint
+ * (a save file) into path, for a caller that reads it in pieces (over MPI ranks). 0,
+ * or -1 with a message in err. */
+int journal_read_world_path(journal_reader *r, bool *paused, char *path, size_t n, char *err,
+                            size_t errlen);
+/* From now on WORLD items name their checkpoint (item->checkpoint) instead of carrying
+ * its world, which the caller then reads itself. */
+void journal_read_defer_worlds(journal_reader *r);
+
 typedef enum journal_item_kind {
 	JOURNAL_ITEM_COMMAND, /* apply line (steer_cmd_parse_line) while the tick is `tick` */
 	JOURNAL_ITEM_MARK,    /* step the world until its tick is `tick` */
@@ -68,8 +77,9 @@ typedef struct journal_item {
 	uint64_t tick;
 	const char *line; /* COMMAND: NUL-terminated, valid until the next call */
 	size_t line_len;
-	steer_world *world; /* WORLD: the caller owns it */
-	bool paused;        /* WORLD: the session was paused at the replacement */
+	steer_world *world;     /* WORLD: the caller owns it (NULL when deferred) */
+	const char *checkpoint; /* WORLD, deferred: its file, valid until the next call */
+	bool paused;            /* WORLD: the session was paused at the replacement */
 } journal_item;
 
 /* Damage (a record that is not whole with whole ones after it, a segment that is not
@@ -112,5 +122,23 @@ typedef struct journal_applied {
  * a batch: the caller discards it. */
 steer_status journal_read_apply(journal_reader *r, steer_session *s, const steer_host *h,
                                 uint64_t until, journal_applied *out, char *err, size_t errlen);
+
+/* What journal_read_apply_ops does with the records, for a world that is not one
+ * session's (one over MPI ranks): tick, the world's tick; step_to, step it until its
+ * tick is t; exec, run a command parsed from its record's line (a failure: not
+ * STEER_OK, with reply's error); replace, take the world of a WORLD item (which then
+ * belongs to it, the world too when it fails). Each returns STEER_OK, or a failure
+ * with a message in err. */
+typedef struct journal_apply_ops {
+	uint64_t (*tick)(void *ud);
+	steer_status (*step_to)(void *ud, uint64_t t, char *err, size_t errlen);
+	steer_status (*exec)(void *ud, const steer_command *cmd, const char *line,
+	                     steer_reply *reply);
+	steer_status (*replace)(void *ud, const journal_item *it, char *err, size_t errlen);
+	void *ud;
+} journal_apply_ops;
+/* journal_read_apply through ops. */
+steer_status journal_read_apply_ops(journal_reader *r, const journal_apply_ops *ops, uint64_t until,
+                                    journal_applied *out, char *err, size_t errlen);
 
 #endif

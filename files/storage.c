@@ -100,6 +100,11 @@ int storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size,
 		snprintf(err, errlen, "data directory path too long");
 		return -1;
 	}
+	return storage_open_path(path, fd_out, size, err, errlen);
+}
+
+int storage_open_path(const char *path, int *fd_out, uint64_t *size, char *err, size_t errlen)
+{
 	/* O_NONBLOCK: opening a named pipe would otherwise wait for a writer forever, and
 	 * every later save and load behind it; it has no effect on a regular file. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -24,6 +24,8 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
  * the caller's to close. 0, or -1 with a message in err. */
 int storage_open(const char *dir, const char *name, int *fd, uint64_t *size, char *err,
                  size_t errlen);
+/* storage_open of the file at path (a journal's checkpoint, which is a save). */
+int storage_open_path(const char *path, int *fd, uint64_t *size, char *err, size_t errlen);
 /* An open file, read at offsets by storage_read_at (steer_save_source's read_at):
  * all n bytes at `at`, or why not (a string in f, or a constant). */
 typedef struct storage_file {

@@ -462,7 +462,7 @@ static bool start_ranks_load(server *s, job *j, steer_reply *r)
 {
 	size_t max = steer_world_config_get(s->session.world)->max_vehicles;
 	char err[512];
-	if (ranks_load_begin(s->ranks, j->lead, max, err, sizeof err) != 0) {
+	if (ranks_load_begin(s->ranks, j->lead, max, false, err, sizeof err) != 0) {
 		steer_reply_fail(r, "load %s: %s; the running world is unchanged", j->cmd.name,
 		                 err);
 		return false;

@@ -38,6 +38,18 @@ typedef struct journal journal;
  * Damage is refused unless o->accept_loss. When --recover dropped anything, keep_as
  * (n bytes) gets the name to keep the live journal under, as it was; else "". */
 int journal_recover(const server_options *o, steer_session *s, char *keep_as, size_t n);
+/* journal_recover in parts, for a start over MPI ranks that applies the records in
+ * place (ranks_start.c). from: the journal a start recovers from, its directory in
+ * dir and the flag that names it in what (0); 1 when it recovers none; -1 after
+ * logging why. open: its reader (NULL after logging why). end: the reader closed,
+ * and what the recovery came to logged (st, err: how applying the records ended; a,
+ * from, tick, paused: what it did), keep_as set as by journal_recover; 0, or -1 when
+ * the server must not start. */
+int journal_recover_from(const server_options *o, char *dir, size_t dn, char *what, size_t wn);
+journal_reader *journal_recover_open(const server_options *o, const char *dir, const char *what);
+int journal_recover_end(const server_options *o, journal_reader *r, const char *what,
+                        steer_status st, const char *err, const journal_applied *a, uint64_t from,
+                        uint64_t tick, bool paused, char *keep_as, size_t keep_n);
 
 /* Starts the live journal of server s (whose world is set): its first checkpoint and
  * the writer thread. A journal already in the directory is kept as the named journal
@@ -85,10 +97,10 @@ bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t reques
  * the world's tick and handed to the writer; a checkpoint starts when one is due. */
 void journal_tick(journal *j);
 /* The world was swapped for w (load, rewind): a new segment starts with w as its
- * checkpoint (NULL: the server's world, over ranks gathered for the fork). A command that swaps the world (rewind) is then not recorded as a
- * command, whether this is called before or after journal_command. keep_as NULL drops the old
- * history once w's checkpoint is durable; a name keeps it as the named journal <data
- * dir>/journals/NAME (replacing one of that name). */
+ * checkpoint (NULL: the server's world, over ranks gathered for the fork). A command that swaps the
+ * world (rewind) is then not recorded as a command, whether this is called before or after
+ * journal_command. keep_as NULL drops the old history once w's checkpoint is durable; a name keeps
+ * it as the named journal <data dir>/journals/NAME (replacing one of that name). */
 void journal_world_replaced(journal *j, const steer_world *w, const char *keep_as);
 /* Around a fork by the loop (a save): the writer thread is between its works, so
  * the child does not start with it inside the allocator. */

@@ -16,6 +16,18 @@ ranks_config server_options_ranks(const server_options *o)
 	    .threads = o->threads, .rank_timeout = o->rank_timeout, .autosave = o->autosave > 0};
 }
 
+steer_world_config server_options_world(const server_options *o)
+{
+	steer_world_config cfg = steer_world_config_default();
+	cfg.width = o->width;
+	cfg.height = o->height;
+	cfg.edges = o->edges;
+	cfg.tick_rate = o->tick_rate;
+	cfg.seed = o->seed;
+	cfg.max_vehicles = o->max_vehicles;
+	return cfg;
+}
+
 void server_options_default(server_options *o)
 {
 	memset(o, 0, sizeof *o);

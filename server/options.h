@@ -71,5 +71,8 @@ void server_options_default(server_options *o);
 int server_options_parse(server_options *o, int argc, char **argv);
 /* What the ranks take from the flags. */
 ranks_config server_options_ranks(const server_options *o);
+/* A new world's rules from the flags (--world, --edges, --tick-rate, --seed,
+ * --max-vehicles), the rest as by default. */
+steer_world_config server_options_world(const server_options *o);
 
 #endif

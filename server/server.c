@@ -14,6 +14,7 @@
 #include "journal.h"
 #include "log.h"
 #include "ranks.h"
+#include "ranks_start.h"
 #include "replay.h"
 #include "savefile.h"
 #include "scenario.h"
@@ -577,6 +578,16 @@ static steer_world *restored_world(const server_options *o)
 		          o->restore, err);
 		return NULL;
 	}
+	/* Refused as `load` refuses it (a journal's recovery keeps what it was). */
+	size_t n = steer_world_vehicles(w)->count;
+	if (o->max_vehicles && n > o->max_vehicles) {
+		steer_log(STEER_LOG_ERROR,
+		          "--restore %s: %zu vehicles exceed --max-vehicles %zu; the file is left "
+		          "as it is",
+		          o->restore, n, o->max_vehicles);
+		steer_world_destroy(w);
+		return NULL;
+	}
 	steer_world_set_max_vehicles(w, o->max_vehicles);
 	steer_log(STEER_LOG_INFO, "restored '%s': tick %llu, %zu vehicles", o->restore,
 	          (unsigned long long)steer_world_tick(w), steer_world_vehicles(w)->count);
@@ -593,13 +604,7 @@ static steer_world *initial_world(const server_options *o)
 		}
 		return restored_world(o);
 	}
-	steer_world_config cfg = steer_world_config_default();
-	cfg.width = o->width;
-	cfg.height = o->height;
-	cfg.edges = o->edges;
-	cfg.tick_rate = o->tick_rate;
-	cfg.seed = o->seed;
-	cfg.max_vehicles = o->max_vehicles;
+	steer_world_config cfg = server_options_world(o);
 	steer_world *w = steer_world_create(&cfg);
 	if (!w)
 		return NULL;
@@ -658,9 +663,12 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 			if (s->dir_lock < 0)
 				steer_log(STEER_LOG_WARN, "journal: %s", err);
 		}
-		/* --recover, --restore */
-		int recovered = journal_recover(opt, &s->session, s->recovered_keep_as,
-		                                sizeof s->recovered_keep_as);
+		/* --recover, --restore: over ranks, read in place */
+		int recovered =
+		    ranks_launched()
+		        ? ranks_start_in_place(s, s->recovered_keep_as, sizeof s->recovered_keep_as)
+		        : journal_recover(opt, &s->session, s->recovered_keep_as,
+		                          sizeof s->recovered_keep_as);
 		if (recovered < 0)
 			return -1;
 		if (recovered > 0)
@@ -670,13 +678,13 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		steer_log(STEER_LOG_ERROR, "cannot create the world");
 		return -1;
 	}
-	if (steer_world_set_threads(s->session.world, opt->threads) != STEER_OK) {
+	if (!s->ranks && steer_world_set_threads(s->session.world, opt->threads) != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "cannot start %d threads for the tick", opt->threads);
 		steer_world_destroy(s->session.world);
 		s->session.world = NULL;
 		return -1;
 	}
-	if (ranks_launched()) {
+	if (ranks_launched() && !s->ranks) { /* a world made here, split */
 		s->ranks_told = true;
 		ranks_config rc = server_options_ranks(opt);
 		if (!(s->ranks = ranks_lead(&s->session, &rc)))

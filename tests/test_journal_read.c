@@ -5,7 +5,8 @@
  * refused. What a crash leaves (a torn tail, starts killed before their first
  * checkpoint) recovers; damage (a flipped byte with whole batches after it, a stray
  * copy of a log) is refused, and read past with the loss accepted; a crafted tail does
- * not make the damage scan slow. */
+ * not make the damage scan slow. A reader that defers its worlds names their
+ * checkpoints, and applies the records through the caller's operations. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,9 @@
 
 #include "check.h"
 #include "cmdrun.h"
+#include "journal_format.h"
 #include "journal_read.h"
 #include "savefile.h"
-#include "journal_format.h"
 
 static char dir[256];
 
@@ -73,6 +74,57 @@ static steer_status recover(steer_session *s, journal_applied *a, char *err, siz
 	    s->world ? journal_read_apply(r, s, NULL, JOURNAL_UNTIL_END, a, err, n) : STEER_ERR_IO;
 	journal_read_close(r);
 	return st;
+}
+
+/* Operations that apply a journal to nothing, as a start over ranks applies it in
+ * place: the ticks stepped to, the lines run, the checkpoints named. */
+typedef struct applied_to {
+	uint64_t tick;
+	int execs, replaced;
+	char line[128], checkpoint[512];
+} applied_to;
+
+static uint64_t to_tick(void *ud)
+{
+	return ((applied_to *)ud)->tick;
+}
+
+static steer_status to_step(void *ud, uint64_t t, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	((applied_to *)ud)->tick = t;
+	return STEER_OK;
+}
+
+static steer_status to_exec(void *ud, const steer_command *cmd, const char *line,
+                            steer_reply *reply)
+{
+	(void)cmd;
+	(void)reply;
+	applied_to *a = ud;
+	a->execs++;
+	snprintf(a->line, sizeof a->line, "%s", line);
+	return STEER_OK;
+}
+
+/* The checkpoint read as its taker would: its world's tick is where ticks restart. */
+static steer_status to_replace(void *ud, const journal_item *it, char *err, size_t errlen)
+{
+	applied_to *a = ud;
+	a->replaced++;
+	snprintf(a->checkpoint, sizeof a->checkpoint, "%s", it->checkpoint ? it->checkpoint : "");
+	FILE *f = it->checkpoint ? fopen(it->checkpoint, "rb") : NULL;
+	char buf[1 << 16];
+	size_t len = f ? fread(buf, 1, sizeof buf, f) : 0;
+	if (f)
+		fclose(f);
+	steer_world *w = it->world ? NULL : steer_save_decode(buf, len, err, errlen);
+	if (!w)
+		return STEER_ERR_IO;
+	a->tick = steer_world_tick(w);
+	steer_world_destroy(w);
+	return STEER_OK;
 }
 
 /* Segment 1: a checkpoint and spawn, mark. Segment 2 continues it without its
@@ -172,6 +224,33 @@ static void replacement_needs_its_checkpoint(void)
 		          kinds[2] == JOURNAL_ITEM_WORLD && kinds[3] == JOURNAL_ITEM_MARK,
 		      "items %d: %d %d %d %d", n, kinds[0], kinds[1], kinds[2], kinds[3]);
 		steer_world_destroy(first);
+		journal_read_close(r);
+	}
+	/* Deferred, as over ranks: each world named by its checkpoint for the caller to
+	 * read, and the records handed to the caller's operations. */
+	r = journal_read_open(dir, JOURNAL_FROM_OLDEST, err, sizeof err);
+	CHECK(r, "open oldest: %s", err);
+	if (r) {
+		char path[600], want[600];
+		bool paused;
+		journal_segment_path(want, sizeof want, dir, 1, "steer");
+		CHECK(journal_read_world_path(r, &paused, path, sizeof path, err, sizeof err) ==
+		              0 &&
+		          !strcmp(path, want),
+		      "the start's checkpoint: '%s', not '%s'", path, want);
+		journal_read_defer_worlds(r);
+		applied_to to = {0};
+		journal_apply_ops ops = {to_tick, to_step, to_exec, to_replace, &to};
+		journal_applied got;
+		CHECK(journal_read_apply_ops(r, &ops, JOURNAL_UNTIL_END, &got, err, sizeof err) ==
+		          STEER_OK,
+		      "apply: %s", err);
+		journal_segment_path(want, sizeof want, dir, 2, "steer");
+		CHECK(to.replaced == 1 && got.replaced == 1 && !strcmp(to.checkpoint, want),
+		      "replaced %d times, by '%s'", to.replaced, to.checkpoint);
+		CHECK(to.execs == 1 && got.records == 1 && !strncmp(to.line, "spawn", 5),
+		      "%d commands run, the last '%s'", to.execs, to.line);
+		CHECK(to.tick == 41, "stepped to tick %llu, not 41", (unsigned long long)to.tick);
 		journal_read_close(r);
 	}
 	steer_world_destroy(w);

@@ -1,9 +1,10 @@
 """`mpirun -np N steer-server`: one world over N ranks, served by rank 0. Clients see
 the same world through it as through one process (snapshots, replies, save bytes);
-a save or a journal made at one rank count is loaded or recovered at another; a
-scenario runs as on one process; what the ranks do not keep (rewind's history) is
-refused and the server carries on; a rank that dies ends the job and says which, and
-so does one that stops answering, past --rank-timeout."""
+a save or a journal made at one rank count is loaded, restored or recovered at
+another, each rank reading its region of it; a scenario runs as on one process; what
+the ranks do not keep (rewind's history) is refused and the server carries on; a rank
+that dies ends the job and says which, and so does one that stops answering, past
+--rank-timeout."""
 import os
 import shutil
 import signal
@@ -259,6 +260,68 @@ def test_a_save_loads_at_another_rank_count():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def test_a_save_restores_in_place_at_start():
+    """--restore NAME over ranks: every rank reads the save in pieces and keeps its
+    region (the log says so), and the world goes on as one process's restore of it;
+    a corrupted save, or one over --max-vehicles, stops the start at any rank count
+    with the same words, the file left as it is."""
+    d = data_dir("steer-restore-")
+    one = Server(data_dir=d)
+    try:
+        c = one.text()
+        start_together(c)
+        run_script(c)
+        c.ok("save start")
+    finally:
+        stopped(one)
+    with open(os.path.join(d, "start.steer"), "rb") as f:
+        good = f.read()
+    bad = bytearray(good)
+    bad[len(bad) // 3] ^= 4
+    dirs = [data_dir("steer-restore-one-"), data_dir("steer-restore-three-")]
+    for dd in dirs:
+        for name, data in (("start", good), ("bad", bad)):
+            with open(os.path.join(dd, name + ".steer"), "wb") as f:
+                f.write(data)
+    servers = []
+    try:
+        for dd, launcher in zip(dirs, ((), mpirun(3))):
+            servers.append(Server("--restore", "start", data_dir=dd, launcher=launcher))
+        clients = [srv.text() for srv in servers]
+        start_together(*clients)
+        for c in clients:
+            c.ok("step 20")
+        got = [save_bytes(srv, c, "after") for srv, c in zip(servers, clients)]
+        expect(got[0] == got[1], "3 ranks restored a world that goes on differently")
+        # The journal's first checkpoint, of a world read in place, is written.
+        wait_for(lambda: not clients[1].ok("stats")["journal"]["checkpoint_running"],
+                 "the start's checkpoint", every=0.2)
+        expect(not clients[1].ok("stats")["journal"]["failing"],
+               clients[1].ok("stats")["journal"])
+    finally:
+        logs = [stopped(srv) for srv in servers]
+    expect("each rank reading its region" in logs[1], logs[1][-2000:])
+    for args, why in ((("--restore", "bad"), "checksum mismatch: file is corrupted"),
+                      (("--restore", "start", "--max-vehicles", "100"),
+                       "vehicles exceed --max-vehicles 100")):
+        said = []
+        for dd, launcher in zip(dirs, ((), mpirun(2))):
+            try:
+                Server(*args, data_dir=dd, launcher=launcher).stop()
+                expect(False, f"{args} started")
+            except RuntimeError as e:
+                line = [x for x in str(e).splitlines() if "--restore" in x and " error " in x]
+                expect(line and why in line[0] and "the file is left as it is" in line[0],
+                       f"{args}: {e}")
+                said.append(line[0].split("--restore", 1)[1])
+        expect(said[0] == said[1], f"{args}: one process and 2 ranks say {said}")
+    for dd in dirs:
+        with open(os.path.join(dd, "bad.steer"), "rb") as f:
+            expect(f.read() == bad, "a refused restore changed the file")
+        shutil.rmtree(dd, ignore_errors=True)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def test_a_killed_job_recovers_at_another_rank_count():
     d = data_dir("steer-journal-")
     three = Server("--journal-fsync", "always", "--checkpoint", "1", data_dir=d,
@@ -291,11 +354,14 @@ def test_a_killed_job_recovers_at_another_rank_count():
         srv = Server("--recover", data_dir=copy, launcher=launcher)
         try:
             c = srv.text()
-            expect(c.ok("stats")["paused"], "the recovered world is not paused")
+            stats = c.ok("stats")
+            expect(stats["paused"], "the recovered world is not paused")
             got.append(save_bytes(srv, c, "recovered"))
         finally:
-            stopped(srv)
+            log = stopped(srv)
             shutil.rmtree(copy, ignore_errors=True)
+        # The start's line counts the whole world, not rank 0's region of it.
+        expect(f"{stats['vehicles']} vehicles, tick {stats['tick']}" in log, log[-3000:])
     expect(got[0] == before, "one process recovered another world")
     expect(got[1] == before, "2 ranks recovered another world")
     shutil.rmtree(d, ignore_errors=True)
@@ -423,6 +489,7 @@ def test_stop_saves_the_whole_world():
 
 
 for t in (test_clients_see_the_same_world_as_one_process, test_a_save_loads_at_another_rank_count,
+          test_a_save_restores_in_place_at_start,
           test_a_killed_job_recovers_at_another_rank_count, test_what_cannot_be_split_is_refused,
           test_a_scenario_runs_as_on_one_process,
           test_a_rank_that_dies_ends_the_job, test_a_stopped_rank_is_named_then_ends_the_job,
