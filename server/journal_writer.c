@@ -179,7 +179,9 @@ static void set_failing_msg(journal *j, const char *msg)
 static void set_failing(journal *j, const char *fmt, const char *what)
 {
 	char msg[sizeof j->error];
-	snprintf(msg, sizeof msg, fmt, what, strerror(errno));
+	/* A long directory's message is cut short, and says so. */
+	if (snprintf(msg, sizeof msg, fmt, what, strerror(errno)) >= (int)sizeof msg)
+		memcpy(msg + sizeof msg - 4, "...", 4);
 	set_failing_msg(j, msg);
 }
 

@@ -55,8 +55,9 @@ static void schedule_retry(tui_net *n, const char *why)
 static void not_steer(tui_net *n, const char *what)
 {
 	char why[sizeof n->last_error];
-	snprintf(why, sizeof why, "%.60s:%s is not a steer-server protobuf port (%s)", n->host,
-	         n->port, what);
+	if (snprintf(why, sizeof why, "%.60s:%s is not a steer-server protobuf port (%s)", n->host,
+	             n->port, what) >= (int)sizeof why)
+		memcpy(why + sizeof why - 4, "...", 4); /* cut short, and says so */
 	schedule_retry(n, why);
 }
 

@@ -15,10 +15,10 @@
 /* The world as a save, for comparing (the caller frees it). */
 static inline char *save_bytes(const steer_world *w, size_t *len)
 {
-	char *buf = NULL;
-	if (steer_save_encode(w, &buf, len) != STEER_OK)
+	char *out[1] = {NULL};
+	if (steer_save_encode(w, &out[0], len) != STEER_OK || !out[0])
 		abort();
-	return buf;
+	return out[0];
 }
 
 /* The first line where two saves differ, for the failure's message. */

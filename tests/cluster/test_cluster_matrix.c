@@ -29,8 +29,9 @@ static int rank, ranks, threads = 1;
 static long die_at = -1;
 /* --seed S: the random session's draws (another script for each). */
 static uint64_t random_seed = 1;
-/* --quick: the solid sessions run fewer ticks (the sanitizer build runs several
- * times slower), each still past the tick where its bug or control showed. */
+/* --quick: the solid sessions, the crowd and the random one run fewer ticks (the
+ * sanitizer build runs several times slower), each still past the tick where its
+ * bug or control showed, or its last command. */
 static bool quick;
 
 /* A session's ticks: all, or under --quick this many. */
@@ -645,7 +646,7 @@ static void goto_routes(void)
 
 static void crowd_among_walls(void)
 {
-	run_session("crowd", crowd_script, 200, 20);
+	run_session("crowd", crowd_script, ticks_of(200, 145), 20);
 }
 
 static void solid_pile(void)
@@ -680,7 +681,7 @@ static void every_behaviour(void)
 
 static void random_commands(void)
 {
-	run_session("random", random_script, 150, 10);
+	run_session("random", random_script, ticks_of(150, 80), 10);
 }
 
 static void whole_world_limits(void)
