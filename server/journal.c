@@ -53,6 +53,15 @@ static void push(journal *j, op *o)
 	pthread_mutex_unlock(&j->mu);
 }
 
+/* The journal's records go on at the world's tick, unless the world is behind the
+ * live tick (after a rewind), replaying history the journal holds: a mark there
+ * would go back in time, and no recovery could read past it. */
+static void take_tick(journal *j)
+{
+	if (!j->srv->history || !history_past(j->srv->history))
+		j->tick_now = steer_world_tick(j->srv->session.world);
+}
+
 /* Closes the batch with a mark of the world's tick and hands it over. */
 static void flush(journal *j, bool force)
 {
@@ -341,7 +350,7 @@ void journal_stop(journal *j)
 {
 	if (!j || j->stopped)
 		return;
-	j->tick_now = steer_world_tick(j->srv->session.world);
+	take_tick(j);
 	flush(j, true);
 	pthread_mutex_lock(&j->mu);
 	j->quit = true;
@@ -551,8 +560,15 @@ bool journal_hold(journal *j, conn *c, const steer_command *cmd, uint32_t reques
 {
 	if (!j || !c || j->stopped || j->mode != JOURNAL_FSYNC_ALWAYS)
 		return false;
-	j->tick_now = steer_world_tick(j->srv->session.world);
+	take_tick(j);
 	flush(j, true); /* a step's last ticks, marked */
+	/* Nothing to wait for (a step through history the journal holds): answered now,
+	 * unless replies held before it are still waiting. */
+	pthread_mutex_lock(&j->mu);
+	bool durable = j->durable_seq >= j->batch_seq && !j->failing;
+	pthread_mutex_unlock(&j->mu);
+	if (durable && !j->held)
+		return false;
 	held *h = malloc(sizeof *h);
 	if (!h)
 		return false; /* answered at once: durable with the next batch */
