@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""A save read over MPI ranks: each rank's peak resident memory and the time it
-takes, for one server build or two interleaved (--baseline, the order alternating
-each round). The save is a flock of V boids made first by one process of --server in
-a W x W world. --start says how it is read:
+"""A save read or written over MPI ranks: each rank's peak resident memory and the
+time it takes, for one server build or two interleaved (--baseline, the order
+alternating each round). The save is a flock of V boids made first by one process of
+--server in a W x W world. --start says how it is read, or that it is written:
 - load (the default): `load` in a running world, paused; also the longest wait for
   `help` on another connection meanwhile (how long the load holds rank 0's loop);
 - restore: `mpirun steer-server --restore`, timed to the first reply;
 - recover: `mpirun steer-server --recover` from a journal whose checkpoint is the
   save, with a few commands and ticks after it (made once by one process, killed),
-  timed to the first reply.
+  timed to the first reply;
+- save: restored at start (--restore), then `save` of it, the world running; rank 0's
+  and its forked children's resident memory sampled every 20 ms during the save
+  (their largest sum: a save's child builds and writes the whole world), its reply's
+  time, and the longest wait for `help` meanwhile (--paused: the world paused).
 The journal is on unless --no-journal.
 
 usage: bench/ranks_load.py [--server PATH] [--baseline PATH] [--ranks N] [--vehicles V]
-                           [--rounds R] [--no-journal] [--start load|restore|recover]
+                           [--rounds R] [--no-journal]
+                           [--start load|restore|recover|save] [--paused]
 mpirun must be allowed to run (as root: OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1). A benchmark: prints, asserts nothing."""
 import argparse
@@ -121,6 +126,29 @@ def ranks_of(server):
     return [ranks[r] for r in sorted(ranks)]
 
 
+def children_of(pid):
+    kids = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                if parent_of(int(p)) == pid:
+                    kids.append(int(p))
+            except OSError:
+                pass
+    return kids
+
+
+def rss_with_children(pid):
+    """pid's resident memory and its children's, MiB."""
+    total = 0.0
+    for p in [pid] + children_of(pid):
+        try:
+            total += status(p, "VmRSS")
+        except OSError:
+            pass
+    return total
+
+
 def make_journal(a, data):
     """A journal in data/journal whose newest checkpoint is the save, then a few
     commands and ticks: one process loads it and is killed once they are durable."""
@@ -149,7 +177,8 @@ def read_once(a, server, data):
         shutil.rmtree(os.path.join(data, "journal"), ignore_errors=True)
         shutil.copytree(os.path.join(data, "kept"), os.path.join(data, "journal"))
     port, cport = free_port(), free_port()
-    extra = {"load": [], "restore": ["--restore", "big"], "recover": ["--recover"]}[a.start]
+    extra = {"load": [], "restore": ["--restore", "big"], "recover": ["--recover"],
+             "save": ["--restore", "big"]}[a.start]
     t0 = time.time()
     p = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(a.ranks)] +
                          server_args(server, data, port, cport, not a.no_journal) + extra,
@@ -161,9 +190,15 @@ def read_once(a, server, data):
         pids = ranks_of(server)
         if len(pids) != a.ranks:
             raise SystemExit(f"found {len(pids)} ranks of {server}, not {a.ranks}")
-        if a.start != "load":
+        if a.start in ("restore", "recover"):
             return {"peak": [status(x, "VmHWM") for x in pids], "took": started, "wait": 0}
+        if a.start == "save":
+            if not a.paused:
+                c.cmd("resume")
+            while '"checkpoint_running":true' in c.cmd("stats"):
+                time.sleep(0.2)  # the start's checkpoint, so that the save is alone
         ping, worst, stop = Text(cport), [0.0], threading.Event()
+        most = [0.0]
 
         def pinger():
             while not stop.is_set():
@@ -172,14 +207,25 @@ def read_once(a, server, data):
                 worst[0] = max(worst[0], time.time() - t)
                 time.sleep(0.05)
 
-        th = threading.Thread(target=pinger)
-        th.start()
+        def sampler():
+            while not stop.is_set():
+                most[0] = max(most[0], rss_with_children(pids[0]))
+                time.sleep(0.02)
+
+        th = [threading.Thread(target=pinger)] + \
+            ([threading.Thread(target=sampler)] if a.start == "save" else [])
+        for t in th:
+            t.start()
         t0 = time.time()
-        c.cmd("load big")
+        c.cmd("save out" if a.start == "save" else "load big")
         took = time.time() - t0
         stop.set()
-        th.join()
-        return {"peak": [status(x, "VmHWM") for x in pids], "took": took, "wait": worst[0]}
+        for t in th:
+            t.join()
+        peak = [status(x, "VmHWM") for x in pids]
+        if a.start == "save":
+            peak[0] = most[0]
+        return {"peak": peak, "took": took, "wait": worst[0]}
     finally:
         p.terminate()
         p.wait()
@@ -193,7 +239,9 @@ def main():
     ap.add_argument("--vehicles", type=int, default=400000)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-journal", action="store_true")
-    ap.add_argument("--start", choices=("load", "restore", "recover"), default="load")
+    ap.add_argument("--start", choices=("load", "restore", "recover", "save"),
+                    default="load")
+    ap.add_argument("--paused", action="store_true", help="save: the world paused")
     a = ap.parse_args()
     a.server = os.path.abspath(a.server)
     builds = [a.server] + ([os.path.abspath(a.baseline)] if a.baseline else [])
@@ -204,9 +252,10 @@ def main():
             make_journal(a, data)
             os.rename(os.path.join(data, "journal"), os.path.join(data, "kept"))
         print(f"save: {a.vehicles} boids, {size} bytes; {a.ranks} ranks, journal "
-              f"{'off' if a.no_journal else 'on'}; read by {a.start}")
+              f"{'off' if a.no_journal else 'on'}; "
+              + ("restored, then saved" if a.start == "save" else f"read by {a.start}"))
         runs = {b: [] for b in builds}
-        what = "reply" if a.start == "load" else "first reply after"
+        what = "reply" if a.start in ("load", "save") else "first reply after"
         for r in range(a.rounds):
             for b in builds if r % 2 == 0 else builds[::-1]:
                 got = read_once(a, b, data)
@@ -214,8 +263,8 @@ def main():
                 print(f"round {r + 1} {b}: peak RSS MiB by rank "
                       + " / ".join(f"{x:.0f}" for x in got["peak"])
                       + f"; {what} {got['took']:.2f} s"
-                      + (f"; longest wait for help {got['wait']:.2f} s" if a.start == "load"
-                         else ""), flush=True)
+                      + (f"; longest wait for help {got['wait']:.2f} s"
+                         if a.start in ("load", "save") else ""), flush=True)
         for b in builds:
             rs = runs[b]
             peaks = [statistics.median(r["peak"][k] for r in rs) for k in range(a.ranks)]
@@ -223,7 +272,7 @@ def main():
                   + " / ".join(f"{x:.0f}" for x in peaks)
                   + f"; {what} {statistics.median(r['took'] for r in rs):.2f} s"
                   + (f"; longest wait for help {statistics.median(r['wait'] for r in rs):.2f} s"
-                     if a.start == "load" else ""))
+                     if a.start in ("load", "save") else ""))
     finally:
         shutil.rmtree(data, ignore_errors=True)
 

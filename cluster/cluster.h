@@ -164,6 +164,32 @@ steer_status steer_cluster_gather_packed(steer_cluster *c, char *err, size_t err
 steer_status steer_cluster_packed_world(const steer_cluster *c, steer_world **out, char *err,
                                         size_t errlen);
 
+/* The world saved in place (cluster/save.c), so that no rank holds the whole world:
+ * steer_cluster_save_begin, every rank, packs its vehicles of w (its region's) in id
+ * order, the snapshot the file is written from while the world goes on, and rank 0,
+ * whose w holds the whole world's rules, meta and geometry, writes the head and the
+ * geometry; NULL with why in err, on every rank. Then each steer_cluster_save_step
+ * (every rank) writes the next `records` or so of the whole world's vehicles, in id
+ * order, each rank those of its own snapshot, into text merged on rank 0 (*text and
+ * *len, valid until the next step; nothing elsewhere): 1 after a step, 0 once every
+ * record was written, -1 with why in err on every rank (and from then on). A file is
+ * the head, the steps' text, the geometry and the end line (savefile.h): the bytes
+ * one process's save of the same world has. */
+typedef struct steer_cluster_saver steer_cluster_saver;
+steer_cluster_saver *steer_cluster_save_begin(MPI_Comm comm, const steer_world *w, char *err,
+                                              size_t errlen);
+int steer_cluster_save_step(steer_cluster_saver *s, size_t records, const char **text, size_t *len,
+                            char *err, size_t errlen);
+/* The whole world's vehicles, on every rank. */
+uint64_t steer_cluster_save_vehicles(const steer_cluster_saver *s);
+/* Rank 0: the head's text; the geometry's, and the end line's count of records. */
+const char *steer_cluster_save_head(const steer_cluster_saver *s, size_t *len);
+const char *steer_cluster_save_geometry(const steer_cluster_saver *s, size_t *len,
+                                        uint64_t *records);
+/* Rank 0: the most vehicles' records a step merged. */
+size_t steer_cluster_save_held_most(const steer_cluster_saver *s);
+void steer_cluster_save_free(steer_cluster_saver *s);
+
 /* Whether steer_cluster_fetch takes vehicle i of a rank's world w. */
 typedef bool (*steer_cluster_keep_fn)(const steer_world *w, size_t i, void *ud);
 /* Copies on rank 0 of the other ranks' vehicles that keep takes (a snapshot's views),

@@ -31,6 +31,9 @@ typedef enum op {
 	OP_COUNT,      /* how many vehicles views hold, to rank 0 */
 	OP_DENSITY,    /* a view's density cells, added up on rank 0 */
 	OP_LIST,       /* copies of a list page's vehicles to rank 0 */
+	OP_SAVE_BEGIN, /* a save in place: every rank's snapshot */
+	OP_SAVE_STEP,  /* ... the next records, merged on rank 0 */
+	OP_SAVE_END,   /* ... the snapshots dropped */
 } op;
 
 /* How the watch's log names each op. */
@@ -48,6 +51,9 @@ static const char *const op_names[] = {
     [OP_COUNT] = "a count of views",
     [OP_DENSITY] = "a density view",
     [OP_LIST] = "a list",
+    [OP_SAVE_BEGIN] = "a save's start",
+    [OP_SAVE_STEP] = "a step of a save",
+    [OP_SAVE_END] = "a save's end",
 };
 
 /* This process's watch over the other ranks (rankwatch.h), from ranks_init to
@@ -72,10 +78,12 @@ struct ranks {
 	size_t fetched;                /* rank 0: the copies in its world until ranks_drop_views */
 	size_t fetched_last;           /* rank 0: those the last snapshot tick brought */
 	steer_cluster_loader *loading; /* a load under way (ranks_load_begin) */
+	steer_cluster_saver *saving;   /* a save under way (ranks_save_begin) */
 };
 
 static void free_ranks(ranks *r)
 {
+	steer_cluster_save_free(r->saving);
 	free(r->stat);
 	free(r->figures);
 	free(r);
@@ -339,6 +347,56 @@ int ranks_load_end(ranks *r, char *err, size_t errlen)
 	return rc;
 }
 
+/* --- a save in place ---------------------------------------------------------------- */
+
+static int begin_save(ranks *r, char *err, size_t errlen)
+{
+	steer_cluster_save_free(r->saving); /* a save never ended: its snapshot is stale */
+	r->saving = steer_cluster_save_begin(r->comm, r->session->world, err, errlen);
+	return r->saving ? 0 : -1;
+}
+
+int ranks_size(const ranks *r)
+{
+	return r->size;
+}
+
+int ranks_save_begin(ranks *r, char *err, size_t errlen)
+{
+	start(r, OP_SAVE_BEGIN, NULL, 0, 0);
+	int rc = begin_save(r, err, errlen);
+	done();
+	return rc;
+}
+
+int ranks_save_step(ranks *r, size_t records, const char **text, size_t *len, char *err,
+                    size_t errlen)
+{
+	uint64_t n = records;
+	start(r, OP_SAVE_STEP, &n, sizeof n, 0);
+	int rc = steer_cluster_save_step(r->saving, records, text, len, err, errlen);
+	done();
+	return rc;
+}
+
+const char *ranks_save_head(const ranks *r, size_t *len)
+{
+	return steer_cluster_save_head(r->saving, len);
+}
+
+const char *ranks_save_geometry(const ranks *r, size_t *len, uint64_t *records)
+{
+	return steer_cluster_save_geometry(r->saving, len, records);
+}
+
+void ranks_save_end(ranks *r)
+{
+	start(r, OP_SAVE_END, NULL, 0, 0);
+	steer_cluster_save_free(r->saving);
+	r->saving = NULL;
+	done();
+}
+
 ranks *ranks_lead(steer_session *session, const ranks_config *cfg)
 {
 	ranks *r = calloc(1, sizeof *r);
@@ -461,11 +519,6 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 }
 
 /* --- gathers ---------------------------------------------------------------------- */
-
-steer_world *ranks_gather(ranks *r, char *err, size_t errlen)
-{
-	return ranks_gather_packed(r, err, errlen) == 0 ? ranks_packed_world(r, err, errlen) : NULL;
-}
 
 int ranks_gather_packed(ranks *r, char *err, size_t errlen)
 {
@@ -892,6 +945,23 @@ int ranks_follow(const ranks_config *cfg)
 			(void)density_part(&r, &q, &density, err, sizeof err);
 			break;
 		}
+		case OP_SAVE_BEGIN:
+			(void)begin_save(&r, err, sizeof err); /* rank 0 reports */
+			break;
+		case OP_SAVE_STEP: {
+			uint64_t n = 0;
+			const char *text;
+			size_t len;
+			memcpy(&n, payload, h.len < sizeof n ? h.len : sizeof n);
+			if (r.saving)
+				(void)steer_cluster_save_step(r.saving, (size_t)n, &text, &len, err,
+				                              sizeof err);
+			break;
+		}
+		case OP_SAVE_END:
+			steer_cluster_save_free(r.saving);
+			r.saving = NULL;
+			break;
 		case OP_STOP:
 			break;
 		default:
@@ -913,6 +983,7 @@ int ranks_follow(const ranks_config *cfg)
 	watch = NULL;
 	free(payload);
 	steer_density_free(&density);
+	steer_cluster_save_free(r.saving);
 	if (r.cluster)
 		steer_cluster_destroy(r.cluster);
 	steer_world_destroy(session.world);

@@ -47,14 +47,15 @@ int storage_write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
-                  size_t errlen)
+int storage_begin(storage_out *o, const char *dir, const char *name, char *err, size_t errlen)
 {
+	o->fd = -1;
 	if (!dir)
 		return no_dir(err, errlen);
-	char path[4096], tmp[4096];
-	if (path_of(path, sizeof path, dir, name, "") ||
-	    path_of(tmp, sizeof tmp, dir, name, ".tmp")) {
+	int k = snprintf(o->dir, sizeof o->dir, "%s", dir);
+	if (k < 0 || (size_t)k >= sizeof o->dir ||
+	    path_of(o->path, sizeof o->path, dir, name, "") ||
+	    path_of(o->tmp, sizeof o->tmp, dir, name, ".tmp")) {
 		snprintf(err, errlen, "data directory path too long");
 		return -1;
 	}
@@ -63,31 +64,66 @@ int storage_write(const char *dir, const char *name, const char *data, size_t le
 		snprintf(err, errlen, "data directory: %s (see --data-dir)", why);
 		return -1;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", o->tmp, strerror(errno));
 		return -1;
 	}
-	if (storage_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-		int e = errno;
-		snprintf(err, errlen, "cannot write %s: %s%s", tmp, strerror(e),
-		         e == EFBIG ? " (over the file-size limit, ulimit -f)" : "");
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
-		unlink(tmp);
+	return 0;
+}
+
+/* Why a write to the temporary file failed; the file is removed. */
+static int write_failed(storage_out *o, char *err, size_t errlen)
+{
+	int e = errno;
+	snprintf(err, errlen, "cannot write %s: %s%s", o->tmp, strerror(e),
+	         e == EFBIG ? " (over the file-size limit, ulimit -f)" : "");
+	storage_abort(o);
+	return -1;
+}
+
+int storage_append(storage_out *o, const char *data, size_t len, char *err, size_t errlen)
+{
+	return storage_write_all(o->fd, data, len) == 0 ? 0 : write_failed(o, err, errlen);
+}
+
+int storage_commit(storage_out *o, char *err, size_t errlen)
+{
+	if (fsync(o->fd) != 0)
+		return write_failed(o, err, errlen);
+	int rc = close(o->fd);
+	o->fd = -1;
+	if (rc != 0 || rename(o->tmp, o->path) != 0) {
+		snprintf(err, errlen, "cannot replace %s: %s", o->path, strerror(errno));
+		unlink(o->tmp);
 		return -1;
 	}
 	/* Make the rename itself durable. */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
 	return 0;
+}
+
+void storage_abort(storage_out *o)
+{
+	if (o->fd < 0)
+		return;
+	close(o->fd);
+	o->fd = -1;
+	unlink(o->tmp);
+}
+
+int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
+                  size_t errlen)
+{
+	storage_out o;
+	if (storage_begin(&o, dir, name, err, errlen) != 0 ||
+	    storage_append(&o, data, len, err, errlen) != 0)
+		return -1;
+	return storage_commit(&o, err, errlen);
 }
 
 int storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size, char *err,

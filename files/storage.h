@@ -15,6 +15,18 @@
 
 int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
                   size_t errlen);
+/* The same in pieces, for a file made a step at a time (a save over ranks):
+ * storage_begin creates the temporary file, storage_append adds to it, storage_commit
+ * makes it durable and puts it in place; storage_abort removes it. Each failure
+ * removes it too. 0, or -1 with a message in err. */
+typedef struct storage_out {
+	int fd; /* -1 once committed or aborted */
+	char dir[4096], path[4096], tmp[4096];
+} storage_out;
+int storage_begin(storage_out *o, const char *dir, const char *name, char *err, size_t errlen);
+int storage_append(storage_out *o, const char *data, size_t len, char *err, size_t errlen);
+int storage_commit(storage_out *o, char *err, size_t errlen);
+void storage_abort(storage_out *o);
 /* Writes all n bytes to fd, through EINTR and short writes. 0, or -1 with errno. */
 int storage_write_all(int fd, const char *p, size_t n);
 /* *data is malloc'd; the caller frees it. */

@@ -15,6 +15,7 @@
 #include "journal.h"
 #include "log.h"
 #include "ranks.h"
+#include "ranks_save.h"
 #include "savefile.h"
 #include "server.h"
 #include "session_cache.h"
@@ -46,6 +47,8 @@ struct job {
 	uv_pipe_t pipe;
 	char msg[SAVE_REPLY_MAX];
 	size_t msg_len;
+	/* ... over ranks, no child: the file written in place, a step at a time. */
+	ranks_save *rsave;
 	/* JOB_LOAD: filled on the thread pool, read back on the loop. */
 	uv_work_t work;
 	steer_world *loaded;
@@ -59,7 +62,7 @@ struct job {
 	steer_reply reply;
 	bool read_failed; /* the file could not be read, rather than decoded */
 	bool abandoned;   /* the server stopped meanwhile: never swapped in */
-	char err[256];
+	char err[600];
 };
 
 /* --- replies ---------------------------------------------------------------------- */
@@ -182,9 +185,21 @@ static void on_step_idle(uv_idle_t *h)
 
 static void disk_next(server *s);
 
-/* Child side: the ordinary save command on the world as it was at the fork (over
- * ranks, built here from what they sent); its reply line goes back through fd. Never
- * returns. */
+/* The disk job at the head of the queue ended: answered with r, and the next one
+ * started. */
+static void disk_done(server *s, job *j, steer_reply *r)
+{
+	s->disk_busy = false;
+	if (s->disk == j)
+		s->disk = j->next;
+	finish(j, r);
+	if (!s->stopping)
+		disk_next(s);
+}
+
+/* Child side: the ordinary save command on the world as it was at the fork (one
+ * process's: over ranks the save is written in place, below); its reply line goes back
+ * through fd. Never returns. */
 static void save_in_child(server *s, job *j, int fd, pid_t parent)
 {
 	child_begin(parent, fd);
@@ -192,12 +207,7 @@ static void save_in_child(server *s, job *j, int fd, pid_t parent)
 	steer_reply_init(&r);
 	steer_host host = s->host;
 	host.caller = NULL;
-	steer_session whole = s->session;
-	char err[512];
-	if (!(whole.world = (steer_world *)server_forked_world(s, err, sizeof err)))
-		steer_reply_fail(&r, "save %s: %s; nothing was written", j->cmd.name, err);
-	else
-		steer_cmd_exec(&j->cmd, &whole, &host, &r);
+	steer_cmd_exec(&j->cmd, &s->session, &host, &r);
 	steer_strbuf line;
 	steer_strbuf_init(&line);
 	steer_reply_text(&r, &line);
@@ -254,12 +264,7 @@ static void on_save_closed(uv_handle_t *h)
 	int wstatus = reap(j->pid);
 	steer_reply r;
 	save_reply(j, wstatus, &r);
-	s->disk_busy = false;
-	if (s->disk == j)
-		s->disk = j->next;
-	finish(j, &r);
-	if (!s->stopping)
-		disk_next(s);
+	disk_done(s, j, &r);
 }
 
 static void on_save_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -280,17 +285,88 @@ static void on_save_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		uv_close((uv_handle_t *)&j->pipe, on_save_closed);
 }
 
+/* --- save over ranks: in place, a step at a time ---------------------------------------- */
+
+/* The reply of a save over ranks that ended (rc 0: the file is in place). */
+static void ranks_save_reply(server *s, job *j, int rc, const char *why, steer_reply *r)
+{
+	steer_reply_init(r);
+	uint64_t bytes = ranks_save_bytes(j->rsave);
+	ranks_save_close(j->rsave);
+	j->rsave = NULL;
+	if (rc != 0) {
+		steer_reply_fail(r, "save %s: %s; nothing was written", j->cmd.name, why);
+		return;
+	}
+	steer_log(STEER_LOG_INFO, "saved '%s' (%llu bytes) in %s", j->cmd.name,
+	          (unsigned long long)bytes, s->opt.data_dir);
+	steer_strbuf_printf(&r->json, "{\"bytes\":%llu}", (unsigned long long)bytes);
+}
+
+/* A turn of the loop makes steps of a save over ranks for half a tick's time, as a
+ * step's ticks do, or as long as a tick now takes when that is longer: the clock's
+ * ticks and every client are served between, and a world that ticks slower than its
+ * rate still leaves the save an equal share of the loop. */
+static uint64_t ranks_save_budget(const server *s)
+{
+	double half = 0.5e9 / steer_world_config_get(s->session.world)->tick_rate, p50, p99;
+	if (s->session.paused)
+		return (uint64_t)half;
+	timings_percentiles(&s->tick_ms, uv_hrtime(), &p50, &p99);
+	return (uint64_t)(p50 * 1e6 > half ? p50 * 1e6 : half);
+}
+
+static void on_ranks_save_wrote(void *ud)
+{
+	job *j = ud;
+	server *s = j->srv;
+	char why[400];
+	int rc = ranks_save_advance(j->rsave, s->loop, ranks_save_budget(s), on_ranks_save_wrote, j,
+	                            why, sizeof why);
+	if (rc > 0)
+		return; /* the next piece is being written */
+	steer_reply r;
+	ranks_save_reply(s, j, rc, why, &r);
+	disk_done(s, j, &r);
+}
+
+/* 0: the save runs and on_ranks_save_wrote will answer; or -1 with the reason in
+ * j->err. */
+static int ranks_save_start(server *s, job *j)
+{
+	char why[400];
+	j->rsave = ranks_save_open(s->ranks, s->opt.data_dir, j->cmd.name, why, sizeof why);
+	int rc = j->rsave ? ranks_save_advance(j->rsave, s->loop, ranks_save_budget(s),
+	                                       on_ranks_save_wrote, j, why, sizeof why)
+	                  : -1;
+	if (rc > 0)
+		return 0;
+	ranks_save_close(j->rsave);
+	j->rsave = NULL;
+	snprintf(j->err, sizeof j->err, "save %s: %s; nothing was written", j->cmd.name, why);
+	return -1;
+}
+
+/* The stop: a save over ranks under way is written to its end here, and answered. */
+static void ranks_save_finish(server *s, job *j)
+{
+	char why[400];
+	int rc = ranks_save_finish_now(j->rsave, why, sizeof why);
+	steer_reply r;
+	ranks_save_reply(s, j, rc, why, &r);
+	if (j->c)
+		conn_job_done(j->c, &j->cmd, j->request_id, &r);
+	else if (!r.ok)
+		steer_log(STEER_LOG_ERROR, "%s", r.error);
+	steer_reply_free(&r);
+	job_free(j);
+}
+
 /* 0: the child runs and on_save_closed will answer; or -1 with the reason in j->err. */
 static int save_start(server *s, job *j)
 {
-	/* Over ranks the child writes the world whose vehicles are gathered here. */
-	if (server_gather_for_fork(s) != 0) {
-		snprintf(j->err, sizeof j->err,
-		         "save %s: the world could not be gathered from the ranks (the server's "
-		         "log says why); nothing was written",
-		         j->cmd.name);
-		return -1;
-	}
+	if (s->ranks)
+		return ranks_save_start(s, j);
 	int fds[2];
 	if (pipe(fds) != 0) {
 		snprintf(j->err, sizeof j->err, "save %s: cannot make a pipe: %s", j->cmd.name,
@@ -402,14 +478,9 @@ static void answer_load(server *s, job *j, steer_reply *r, bool swapped)
 		}
 	}
 	close_file(j); /* a bad one's, not read on */
-	s->disk_busy = false;
-	if (s->disk == j)
-		s->disk = j->next;
 	if (r->ok && journal_hold(s->journal, j->c, &j->cmd, j->request_id, r))
 		j->c = NULL; /* answered once its checkpoint is durable */
-	finish(j, r);
-	if (!s->stopping)
-		disk_next(s);
+	disk_done(s, j, r);
 }
 
 /* --- load over ranks: in pieces, from the loop --------------------------------------- */
@@ -774,7 +845,9 @@ void jobs_stop(server *s)
 	s->disk = NULL;
 	for (job *j = head, *next; j; j = next) {
 		next = j->next;
-		if (j == head && s->disk_busy && j->kind == JOB_SAVE) {
+		if (j == head && s->disk_busy && j->kind == JOB_SAVE && j->rsave) {
+			ranks_save_finish(s, j);
+		} else if (j == head && s->disk_busy && j->kind == JOB_SAVE) {
 			/* Already closing: on_save_closed answers for it, as the queue's only
 			 * job (so that jobs_conn_gone still finds it). */
 			if (uv_is_closing((uv_handle_t *)&j->pipe)) {

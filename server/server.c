@@ -14,6 +14,7 @@
 #include "journal.h"
 #include "log.h"
 #include "ranks.h"
+#include "ranks_save.h"
 #include "ranks_start.h"
 #include "replay.h"
 #include "savefile.h"
@@ -153,17 +154,6 @@ steer_status server_tick(server *s)
 	if (st != STEER_OK)
 		steer_log(STEER_LOG_ERROR, "tick failed: %s", err);
 	return st;
-}
-
-const steer_world *server_whole_world(server *s, steer_world **gathered)
-{
-	*gathered = NULL;
-	if (!s->ranks)
-		return s->session.world;
-	char err[512];
-	if (!(*gathered = ranks_gather(s->ranks, err, sizeof err)))
-		steer_log(STEER_LOG_ERROR, "cannot gather the world from the ranks: %s", err);
-	return *gathered;
 }
 
 int server_gather_for_fork(server *s)
@@ -477,15 +467,23 @@ static void on_idle_check(uv_timer_t *t)
 /* Saves the world as 'autosave'; logs the outcome either way. 0, or -1 when it failed. */
 static int autosave_now(server *s)
 {
+	char err[400];
+	if (s->ranks) { /* in place, as every save over ranks */
+		ranks_save *sv =
+		    ranks_save_open(s->ranks, s->opt.data_dir, "autosave", err, sizeof err);
+		int rc = sv ? ranks_save_finish_now(sv, err, sizeof err) : -1;
+		uint64_t bytes = sv ? ranks_save_bytes(sv) : 0;
+		ranks_save_close(sv);
+		if (rc != 0)
+			steer_log(STEER_LOG_ERROR, "autosave: %s; nothing was written", err);
+		else
+			steer_log(STEER_LOG_INFO, "saved 'autosave' (%llu bytes) in %s",
+			          (unsigned long long)bytes, s->opt.data_dir);
+		return rc;
+	}
 	char *data;
 	size_t len;
-	char err[256];
-	steer_world *gathered;
-	const steer_world *w = server_whole_world(s, &gathered);
-	if (!w)
-		return -1;
-	steer_status st = steer_save_encode(w, &data, &len);
-	steer_world_destroy(gathered);
+	steer_status st = steer_save_encode(s->session.world, &data, &len);
 	if (st != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "autosave: %s",
 		          st == STEER_ERR_LIMIT ? "the world is over the size a save may hold"

@@ -187,11 +187,8 @@ steer_status server_tick(server *s);
 /* Runs a command other than the jobs' (jobs.h) on the world: over ranks, on every
  * rank (s->line holds its words), bar the host's own commands. */
 void server_exec(server *s, const steer_command *cmd, const steer_host *h, steer_reply *r);
-/* The whole world, for a save or a checkpoint: the session's, or when it is split
- * over ranks, gathered (then *gathered holds it, the caller's to destroy). NULL after
- * logging why. */
-const steer_world *server_whole_world(server *s, steer_world **gathered);
-/* The same for a fork that writes the world, in two halves, so that the loop is held
+/* The whole world for a fork that writes it (the journal's checkpoint; a save over
+ * ranks is written in place, ranks_save.h), in two halves, so that the loop is held
  * only while the ranks send their vehicles: server_gather_for_fork, before the fork
  * (0, or -1 after logging why), and server_forked_world in the child (the session's
  * world, or over ranks the whole world built from what was sent; NULL with why in

@@ -208,12 +208,13 @@ static steer_status take_points(steer_unpacker *u, uint32_t n, steer_vec2 **out)
 	return STEER_OK;
 }
 
-static steer_status unpack_vehicle(steer_unpacker *u, uint32_t flags, steer_world *w,
-                                   steer_id_list *added, char *err, size_t errlen)
+/* Reads a vehicle's record (flags read) into rec, its path's points in u's scratch and
+ * its goto's epoch as taken (FRESH or 0), and its set's index into *set. */
+static steer_status read_vehicle(steer_unpacker *u, uint32_t flags, steer_vehicle_record *rec,
+                                 uint32_t *set, char *err, size_t errlen)
 {
 	steer_reader *in = &u->in;
-	steer_vehicle_record rec;
-	memset(&rec, 0, sizeof rec);
+	memset(rec, 0, sizeof *rec);
 	if (flags & RECORD_NEW_SET) {
 		if (steer_reserve((void **)&u->sets, &u->sets_cap, u->nsets + 1, sizeof *u->sets) !=
 		        STEER_OK ||
@@ -225,42 +226,63 @@ static steer_status unpack_vehicle(steer_unpacker *u, uint32_t flags, steer_worl
 		u->memos[u->nsets] = (steer_set_memo){STEER_PALETTE_NONE, 0, NULL};
 		u->nsets++;
 	}
-	uint32_t set;
 	double d[8];
-	if (!steer_read_bytes(in, &set, sizeof set) ||
-	    !steer_read_bytes(in, &rec.id, sizeof rec.id) ||
-	    !steer_read_bytes(in, &rec.behaviors, sizeof rec.behaviors) ||
+	if (!steer_read_bytes(in, set, sizeof *set) ||
+	    !steer_read_bytes(in, &rec->id, sizeof rec->id) ||
+	    !steer_read_bytes(in, &rec->behaviors, sizeof rec->behaviors) ||
 	    !steer_read_bytes(in, d, sizeof d))
 		return fail(u, err, errlen, "cut short in a vehicle");
-	u->id = rec.id;
-	if (set >= u->nsets)
+	u->id = rec->id;
+	if (*set >= u->nsets)
 		return fail(u, err, errlen, "a vehicle names a parameter set not sent");
-	rec.prm = u->sets[set];
-	rec.pos = v2(d[0], d[1]);
-	rec.vel = v2(d[2], d[3]);
-	rec.heading = v2(d[4], d[5]);
-	rec.force = v2(d[6], d[7]);
+	rec->prm = u->sets[*set];
+	rec->pos = v2(d[0], d[1]);
+	rec->vel = v2(d[2], d[3]);
+	rec->heading = v2(d[4], d[5]);
+	rec->force = v2(d[6], d[7]);
 	if (flags & RECORD_EXTRAS) {
-		if (!steer_read_bytes(in, &rec.state, sizeof rec.state))
+		if (!steer_read_bytes(in, &rec->state, sizeof rec->state))
 			return fail(u, err, errlen, "cut short in a vehicle's state");
-		if (rec.state.path.count > STEER_MAX_WAYPOINTS)
+		if (rec->state.path.count > STEER_MAX_WAYPOINTS)
 			return fail(u, err, errlen, "a path of too many waypoints");
-		steer_status st = take_points(u, rec.state.path.count, &rec.state.path.points);
+		steer_status st = take_points(u, rec->state.path.count, &rec->state.path.points);
 		if (st != STEER_OK)
 			return st == STEER_ERR_NOMEM ? st
 			                             : fail(u, err, errlen, "cut short in a path");
-		if (!u->whole_world)
-			goto_fresh(&rec.state.go, w->geom.epoch);
 	}
+	return STEER_OK;
+}
+
+static steer_status unpack_vehicle(steer_unpacker *u, uint32_t flags, steer_world *w,
+                                   steer_id_list *added, char *err, size_t errlen)
+{
+	steer_vehicle_record rec;
+	uint32_t set;
+	steer_status st = read_vehicle(u, flags, &rec, &set, err, errlen);
+	if (st != STEER_OK)
+		return st;
+	if ((flags & RECORD_EXTRAS) && !u->whole_world)
+		goto_fresh(&rec.state.go, w->geom.epoch);
 	if (u->dup == STEER_UNPACK_SKIP && steer_vehicle_index(w, rec.id) >= 0)
 		return STEER_OK;
-	steer_status st = steer_world_restore_vehicle(w, &rec, &u->memos[set]);
+	st = steer_world_restore_vehicle(w, &rec, &u->memos[set]);
 	if (st == STEER_ERR_INVALID)
 		return fail(u, err, errlen,
 		            "a vehicle refused by the world (a bad field or an id in use)");
 	if (st == STEER_OK && added)
 		st = steer_id_list_push(added, rec.id);
 	return st;
+}
+
+steer_status steer_unpack_record(steer_unpacker *u, steer_vehicle_record *rec, char *err,
+                                 size_t errlen)
+{
+	uint32_t flags, set;
+	if (!steer_read_bytes(&u->in, &flags, sizeof flags))
+		return fail(u, err, errlen, "cut short");
+	if (!(flags & RECORD_VEHICLE))
+		return fail(u, err, errlen, "a record that is not a vehicle's");
+	return read_vehicle(u, flags, rec, &set, err, errlen);
 }
 
 static steer_status unpack_polygon(steer_unpacker *u, steer_world *w, char *err, size_t errlen)

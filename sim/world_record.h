@@ -129,6 +129,11 @@ static inline bool steer_unpacker_done(const steer_unpacker *u)
  * world refuses; NOMEM. */
 steer_status steer_unpack_next(steer_unpacker *u, steer_world *w, steer_id_list *added, char *err,
                                size_t errlen);
+/* The next record, which must be a vehicle's, into rec as steer_record_vehicle took it,
+ * without a world: its path's points are the unpacker's until the next call. STEER_OK,
+ * INVALID with a message in err, or NOMEM. */
+steer_status steer_unpack_record(steer_unpacker *u, steer_vehicle_record *rec, char *err,
+                                 size_t errlen);
 /* Every record of a run of vehicles into a world whose geometry is whole, as
  * steer_unpack_next. On failure the vehicles restored so far stay (their ids are in
  * added). */

@@ -24,7 +24,7 @@
  * the top bit). */
 #define MAX_ID 0x7fffffffu
 
-#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_OFFSET STEER_SAVE_SUM_START
 #define FNV_PRIME  0x100000001b3ULL
 
 /* FNV-1a: every step is a bijection of the running hash, so any single changed byte
@@ -45,13 +45,10 @@ static uint64_t fnv1a64(const char *p, size_t n)
 
 /* --- encoding ------------------------------------------------------------------ */
 
-/* A growing text buffer. After the first failed allocation, or once past max, every
- * put is a no-op and nomem or over stays set, so the encoder checks once at the end. */
-typedef struct writer {
-	char *p;
-	size_t len, cap, max;
-	bool nomem, over;
-} writer;
+/* The encoder's text is a steer_save_text (savefile.h): after the first failed
+ * allocation, or once past max, every put is a no-op and nomem or over stays set, so
+ * the encoder checks once at the end. */
+typedef steer_save_text writer;
 
 static bool writer_reserve(writer *o, size_t extra)
 {
@@ -96,6 +93,34 @@ static void put(writer *o, const char *fmt, ...)
 	o->over = o->len > o->max;
 }
 
+void steer_save_text_init(steer_save_text *t, size_t max)
+{
+	memset(t, 0, sizeof *t);
+	t->max = max;
+}
+
+void steer_save_text_clear(steer_save_text *t)
+{
+	t->len = 0;
+	t->nomem = t->over = false;
+}
+
+void steer_save_text_free(steer_save_text *t)
+{
+	free(t->p);
+	steer_save_text_init(t, t->max);
+}
+
+steer_status steer_save_text_status(const steer_save_text *t)
+{
+	return t->nomem ? STEER_ERR_NOMEM : t->over ? STEER_ERR_LIMIT : STEER_OK;
+}
+
+uint64_t steer_save_sum(uint64_t sum, const char *p, size_t n)
+{
+	return fnv1a64_more(sum, p, n);
+}
+
 static void put_behaviors(writer *o, uint32_t bits)
 {
 	if (!bits) {
@@ -135,7 +160,7 @@ static void put_params(writer *o, const steer_params *p)
 }
 
 /* A vehicle's record as steer_record_vehicle takes it. */
-static void put_vehicle(writer *o, const steer_vehicle_record *r)
+void steer_save_put_vehicle(steer_save_text *o, const steer_vehicle_record *r)
 {
 	const steer_vehicle_state *s = &r->state;
 	put(o, "vehicle %" PRIu32, r->id);
@@ -180,10 +205,26 @@ typedef struct record_counts {
 	uint64_t vehicles, obstacles, walls, polygons;
 } record_counts;
 
-static void put_world(writer *o, const steer_world *w, const record_counts *n)
+static record_counts counts_of(const steer_world *w, uint64_t vehicles)
+{
+	size_t nobs, nwalls, npolys;
+	(void)steer_world_obstacles(w, &nobs);
+	(void)steer_world_walls(w, &nwalls);
+	(void)steer_world_polygons(w, &npolys);
+	return (record_counts){vehicles, nobs, nwalls, npolys};
+}
+
+uint64_t steer_save_records(const steer_world *shell, uint64_t vehicles)
+{
+	record_counts n = counts_of(shell, vehicles);
+	return n.vehicles + n.obstacles + n.walls + n.polygons;
+}
+
+void steer_save_put_head(steer_save_text *o, const steer_world *w, uint64_t vehicles)
 {
 	const steer_world_config *c = steer_world_config_get(w);
 	steer_world_meta m = steer_world_meta_get(w);
+	record_counts n = counts_of(w, vehicles);
 	put(o, MAGIC " %d\n", STEER_SAVE_VERSION);
 	put(o,
 	    "world width %a height %a edges %s tick_rate %a seed %" PRIu64 " solid %s contain %s\n",
@@ -196,7 +237,32 @@ static void put_world(writer *o, const steer_world *w, const record_counts *n)
 	put(o,
 	    "counts vehicles %" PRIu64 " obstacles %" PRIu64 " walls %" PRIu64 " polygons %" PRIu64
 	    "\n",
-	    n->vehicles, n->obstacles, n->walls, n->polygons);
+	    n.vehicles, n.obstacles, n.walls, n.polygons);
+}
+
+void steer_save_put_geometry(steer_save_text *o, const steer_world *w)
+{
+	size_t nobs, nwalls, npolys;
+	const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
+	const steer_wall *walls = steer_world_walls(w, &nwalls);
+	const steer_polygon *polys = steer_world_polygons(w, &npolys);
+	for (size_t k = 0; k < nobs; k++)
+		put(o, "obstacle %" PRIu32 " pos %a %a vel %a %a radius %a\n", obs[k].id, obs[k].x,
+		    obs[k].y, obs[k].vx, obs[k].vy, obs[k].r);
+	for (size_t k = 0; k < nwalls; k++)
+		put(o, "wall %" PRIu32 " a %a %a b %a %a\n", walls[k].id, walls[k].a.x,
+		    walls[k].a.y, walls[k].b.x, walls[k].b.y);
+	for (size_t k = 0; k < npolys; k++) {
+		put(o, "polygon %" PRIu32 " inside %s points %" PRIu32 "\n", polys[k].id,
+		    polys[k].inside ? "on" : "off", polys[k].count);
+		for (uint32_t q = 0; q < polys[k].count; q++)
+			put(o, "point %a %a\n", polys[k].points[q].x, polys[k].points[q].y);
+	}
+}
+
+void steer_save_put_end(steer_save_text *o, uint64_t records, uint64_t sum)
+{
+	put(o, "end records %" PRIu64 " fnv1a64 %016" PRIx64 "\n", records, sum);
 }
 
 static int by_key(const void *a, const void *b)
@@ -216,46 +282,31 @@ static steer_status encode(const steer_world *w, size_t max_bytes, bool vehicles
 {
 	const steer_vehicles *v = steer_world_vehicles(w);
 	size_t count = vehicles ? v->count : 0;
-	size_t nobs, nwalls, npolys;
-	const steer_obstacle *obs = steer_world_obstacles(w, &nobs);
-	const steer_wall *walls = steer_world_walls(w, &nwalls);
-	const steer_polygon *polys = steer_world_polygons(w, &npolys);
-	record_counts n = {count, nobs, nwalls, npolys};
-	writer o = {NULL, 0, 0, max_bytes, false, false};
+	writer o;
+	steer_save_text_init(&o, max_bytes);
 	/* Vehicles in id order: the same world gives the same bytes however its storage
-	 * came to be ordered (a world gathered from many processes, say). */
+	 * came to be ordered (a world saved over many processes, say). */
 	uint64_t *order = malloc((count ? count : 1) * sizeof *order);
 	if (!order)
 		return STEER_ERR_NOMEM;
 	for (size_t i = 0; i < count; i++)
 		order[i] = (uint64_t)v->id[i] << 32 | i; /* ids are unique: the key sorts by id */
 	qsort(order, count, sizeof *order, by_key);
-	put_world(&o, w, &n);
+	steer_save_put_head(&o, w, count);
 	for (size_t k = 0; k < count; k++) {
 		size_t i = (size_t)(order[k] & UINT32_MAX);
 		steer_vehicle_record r;
 		steer_record_vehicle(w, i, &r);
-		put_vehicle(&o, &r);
-	}
-	for (size_t k = 0; k < nobs; k++)
-		put(&o, "obstacle %" PRIu32 " pos %a %a vel %a %a radius %a\n", obs[k].id, obs[k].x,
-		    obs[k].y, obs[k].vx, obs[k].vy, obs[k].r);
-	for (size_t k = 0; k < nwalls; k++)
-		put(&o, "wall %" PRIu32 " a %a %a b %a %a\n", walls[k].id, walls[k].a.x,
-		    walls[k].a.y, walls[k].b.x, walls[k].b.y);
-	for (size_t k = 0; k < npolys; k++) {
-		put(&o, "polygon %" PRIu32 " inside %s points %" PRIu32 "\n", polys[k].id,
-		    polys[k].inside ? "on" : "off", polys[k].count);
-		for (uint32_t q = 0; q < polys[k].count; q++)
-			put(&o, "point %a %a\n", polys[k].points[q].x, polys[k].points[q].y);
+		steer_save_put_vehicle(&o, &r);
 	}
 	free(order);
+	steer_save_put_geometry(&o, w);
 	uint64_t sum = o.nomem || o.over ? 0 : fnv1a64(o.p, o.len);
-	put(&o, "end records %" PRIu64 " fnv1a64 %016" PRIx64 "\n",
-	    n.vehicles + n.obstacles + n.walls + n.polygons, sum);
-	if (o.nomem || o.over) {
-		free(o.p);
-		return o.nomem ? STEER_ERR_NOMEM : STEER_ERR_LIMIT;
+	steer_save_put_end(&o, steer_save_records(w, count), sum);
+	steer_status st = steer_save_text_status(&o);
+	if (st != STEER_OK) {
+		steer_save_text_free(&o);
+		return st;
 	}
 	*out = o.p;
 	*len = o.len;

@@ -65,6 +65,37 @@ steer_status steer_save_encode_max(const steer_world *w, size_t max_bytes, char 
  * so that vehicles can join the world it decodes to as they were in w (cluster/). */
 steer_status steer_save_encode_shell(const steer_world *w, char **out, size_t *len);
 
+/* A save written in pieces, so that no process need hold the whole world (a world
+ * saved over ranks, cluster/save.c): the head (the world's rules, meta and counts,
+ * for `vehicles` records to come), the vehicles' records in id order, from whichever
+ * process holds each, then the geometry and the end line, whose sum is
+ * steer_save_sum over every byte before it, in order from STEER_SAVE_SUM_START. The
+ * same world gives the same bytes as steer_save_encode. Each put appends to a text:
+ * after a failed allocation, or once the text is past its max, every put does nothing
+ * and steer_save_text_status says which. */
+typedef struct steer_save_text {
+	char *p; /* the caller's to free with steer_save_text_free */
+	size_t len, cap, max;
+	bool nomem, over;
+} steer_save_text;
+
+#define STEER_SAVE_SUM_START 0xcbf29ce484222325ULL
+
+void steer_save_text_init(steer_save_text *t, size_t max);
+/* Empties the text (keeps its memory) and its failures. */
+void steer_save_text_clear(steer_save_text *t);
+void steer_save_text_free(steer_save_text *t);
+/* STEER_OK, NOMEM, or LIMIT (past max). */
+steer_status steer_save_text_status(const steer_save_text *t);
+void steer_save_put_head(steer_save_text *t, const steer_world *shell, uint64_t vehicles);
+/* A record as steer_record_vehicle takes it (its goto's epoch FRESH or 0). */
+void steer_save_put_vehicle(steer_save_text *t, const steer_vehicle_record *r);
+void steer_save_put_geometry(steer_save_text *t, const steer_world *shell);
+void steer_save_put_end(steer_save_text *t, uint64_t records, uint64_t sum);
+/* The records the end line counts: the vehicles and shell's geometry. */
+uint64_t steer_save_records(const steer_world *shell, uint64_t vehicles);
+uint64_t steer_save_sum(uint64_t sum, const char *p, size_t n);
+
 /* A save read a piece at a time, so that no reader need hold the whole world (a world
  * loaded over ranks, cluster/): one reader, the leader, holds the whole file, checks
  * its frame (first line, end line, checksum) and cuts it into pieces of whole

@@ -3,9 +3,21 @@
 #define STEER_CHECK_RANKS_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "check.h"
+
+/* MPI started, this process's rank and the rank count; only rank 0 prints (the
+ * others' stdout goes to /dev/null). false when MPI did not start. */
+static inline bool check_ranks_begin(int *argc, char ***argv, int *rank, int *ranks)
+{
+	if (MPI_Init(argc, argv) != MPI_SUCCESS)
+		return false;
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, ranks);
+	return *rank == 0 || freopen("/dev/null", "w", stdout) != NULL;
+}
 
 /* The closing "N passed, N failed" line, from rank 0, counting a test failed on any
  * rank; then MPI ends. The exit status. */

@@ -302,11 +302,7 @@ static void load_builds_regions_in_place(void)
 
 int main(int argc, char **argv)
 {
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
-		return 1;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-	if (rank != 0 && !freopen("/dev/null", "w", stdout))
+	if (!check_ranks_begin(&argc, &argv, &rank, &ranks))
 		return 1;
 	RUN(spawn_builds_regions_in_place);
 	RUN(load_builds_regions_in_place);

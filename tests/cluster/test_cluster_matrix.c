@@ -781,9 +781,8 @@ static void far_vehicles_do_not_unbalance(void)
 
 int main(int argc, char **argv)
 {
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	if (!check_ranks_begin(&argc, &argv, &rank, &ranks))
+		return 1;
 	for (int k = 1; k < argc; k++)
 		if (!strcmp(argv[k], "--quick"))
 			quick = true;
@@ -794,8 +793,6 @@ int main(int argc, char **argv)
 			die_at = atol(argv[k + 1]);
 		else if (!strcmp(argv[k], "--seed"))
 			random_seed = strtoull(argv[k + 1], NULL, 10);
-	if (rank != 0 && !freopen("/dev/null", "w", stdout))
-		return 1;
 	RUN(flock_across_seams);
 	RUN(crowd_among_walls);
 	RUN(solid_pile);

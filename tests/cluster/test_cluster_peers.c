@@ -147,11 +147,7 @@ static void neighbours_only(void)
 
 int main(int argc, char **argv)
 {
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
-		return 1;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-	if (rank != 0 && !freopen("/dev/null", "w", stdout))
+	if (!check_ranks_begin(&argc, &argv, &rank, &ranks))
 		return 1;
 	RUN(neighbours_only);
 	return check_ranks_done(rank);

@@ -6,6 +6,7 @@ the ranks do not keep (rewind's history) is refused and the server carries on; a
 that dies ends the job and says which, and so does one that stops answering, past
 --rank-timeout."""
 import os
+import re
 import shutil
 import signal
 import sys
@@ -260,6 +261,49 @@ def test_a_save_loads_at_another_rank_count():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def test_a_save_is_written_in_place_as_the_world_runs():
+    """save over ranks: every rank writes its region's records from its snapshot,
+    merged on rank 0 a step at a time while the world ticks on; the file is the world
+    at the tick the save began, whole. A file that cannot be made is refused and the
+    server carries on."""
+    d = data_dir("steer-inplace-")
+    srv = Server(data_dir=d, launcher=mpirun(3))
+    try:
+        c = srv.text()
+        c.ok("spawn flock 20000 1000 1000 900")
+        before = c.ok("stats")["tick"]
+        reply = c.ok("save big")
+        after = c.ok("stats")["tick"]
+        path = os.path.join(d, "big.steer")
+        size = os.path.getsize(path)
+        expect(reply["bytes"] == size, f"the reply says {reply}, the file has {size} bytes")
+        with open(path, "rb") as f:
+            head = f.read(4096).decode()
+        tick = int(re.search(r"meta tick (\d+)", head).group(1))
+        expect(before <= tick <= after, f"saved at tick {tick}, asked between {before} "
+               f"and {after}")
+        expect(f"saved 'big' ({size} bytes)" in srv.log_text(), srv.log_text()[-2000:])
+        # A file that cannot be made: refused, nothing left behind, and the world and
+        # the next save as they were.
+        os.mkdir(os.path.join(d, "bad.steer.tmp"))
+        bad = c.cmd("save bad")
+        expect(bad.startswith("ERR save bad: cannot create") and "nothing was written" in bad,
+               bad)
+        expect(not os.path.exists(os.path.join(d, "bad.steer")), "a refused save left a file")
+        expect(c.ok("stats")["vehicles"] == 20000, "the world changed")
+        expect(c.ok("save again")["bytes"] > 0, "the next save")
+    finally:
+        stopped(srv)
+    one = Server(data_dir=d)
+    try:
+        c = one.text()
+        loaded = c.ok("load big")
+        expect(loaded["vehicles"] == 20000 and loaded["tick"] == tick, loaded)
+    finally:
+        stopped(one)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def test_a_save_restores_in_place_at_start():
     """--restore NAME over ranks: every rank reads the save in pieces and keeps its
     region (the log says so), and the world goes on as one process's restore of it;
@@ -489,7 +533,7 @@ def test_stop_saves_the_whole_world():
 
 
 for t in (test_clients_see_the_same_world_as_one_process, test_a_save_loads_at_another_rank_count,
-          test_a_save_restores_in_place_at_start,
+          test_a_save_is_written_in_place_as_the_world_runs, test_a_save_restores_in_place_at_start,
           test_a_killed_job_recovers_at_another_rank_count, test_what_cannot_be_split_is_refused,
           test_a_scenario_runs_as_on_one_process,
           test_a_rank_that_dies_ends_the_job, test_a_stopped_rank_is_named_then_ends_the_job,
