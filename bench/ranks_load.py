@@ -13,7 +13,8 @@ alternating each round). The save is a flock of V boids made first by one proces
   and its forked children's resident memory sampled every 20 ms during the save
   (their largest sum: a save's child builds and writes the whole world), its reply's
   time, and the longest wait for `help` meanwhile (--paused: the world paused).
-The journal is on unless --no-journal.
+The journal is on unless --no-journal; the peaks are read once its checkpoint of the
+world read is written.
 
 usage: bench/ranks_load.py [--server PATH] [--baseline PATH] [--ranks N] [--vehicles V]
                            [--rounds R] [--no-journal]
@@ -169,6 +170,13 @@ def make_journal(a, data):
         p.wait()
 
 
+def settle(c):
+    """Waits for the journal's checkpoint under way (the start's, or the loaded
+    world's), so that the peaks count it."""
+    while '"checkpoint_running":true' in c.cmd("stats"):
+        time.sleep(0.2)
+
+
 def read_once(a, server, data):
     for d in ("journal", "journals"):
         if a.start != "recover":
@@ -191,12 +199,12 @@ def read_once(a, server, data):
         if len(pids) != a.ranks:
             raise SystemExit(f"found {len(pids)} ranks of {server}, not {a.ranks}")
         if a.start in ("restore", "recover"):
+            settle(c)
             return {"peak": [status(x, "VmHWM") for x in pids], "took": started, "wait": 0}
         if a.start == "save":
             if not a.paused:
                 c.cmd("resume")
-            while '"checkpoint_running":true' in c.cmd("stats"):
-                time.sleep(0.2)  # the start's checkpoint, so that the save is alone
+            settle(c)  # the start's checkpoint, so that the save is alone
         ping, worst, stop = Text(cport), [0.0], threading.Event()
         most = [0.0]
 
@@ -222,6 +230,7 @@ def read_once(a, server, data):
         stop.set()
         for t in th:
             t.join()
+        settle(c)
         peak = [status(x, "VmHWM") for x in pids]
         if a.start == "save":
             peak[0] = most[0]

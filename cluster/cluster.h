@@ -152,17 +152,9 @@ steer_status steer_cluster_command(steer_cluster *c, steer_session *s, const ste
                                    const char *line, steer_reply *out);
 
 /* The whole world, gathered on rank 0 into a new world (the caller's); NULL on the
- * other ranks. STEER_OK or a failure with a message in err. */
+ * other ranks. STEER_OK or a failure with a message in err. For tests and tools that
+ * compare a cluster's world with one process's: the server saves in place (below). */
 steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen);
-/* The same in two halves, for a fork that writes the world: steer_cluster_gather_packed
- * is the collective, every rank's vehicles packed into a buffer on rank 0 (the cheap
- * half); steer_cluster_packed_world then builds the whole world on rank 0 from that
- * buffer and rank 0's own world, calling no MPI and changing nothing, so that a child
- * forked in between builds it while the ranks go on. It reads the buffer the next
- * collective reuses: call it before one, or in such a child. */
-steer_status steer_cluster_gather_packed(steer_cluster *c, char *err, size_t errlen);
-steer_status steer_cluster_packed_world(const steer_cluster *c, steer_world **out, char *err,
-                                        size_t errlen);
 
 /* The world saved in place (cluster/save.c), so that no rank holds the whole world:
  * steer_cluster_save_begin, every rank, packs its vehicles of w (its region's) in id

@@ -240,13 +240,10 @@ static steer_status gather_packs(steer_cluster *c, steer_cluster_keep_fn keep, v
 	return STEER_OK;
 }
 
-steer_status steer_cluster_gather_packed(steer_cluster *c, char *err, size_t errlen)
-{
-	return gather_packs(c, NULL, NULL, false, err, errlen);
-}
-
-steer_status steer_cluster_packed_world(const steer_cluster *c, steer_world **out, char *err,
-                                        size_t errlen)
+/* Rank 0: the whole world from every rank's vehicles gathered packed and its own
+ * world's rules, meta and geometry. */
+static steer_status packed_world(const steer_cluster *c, steer_world **out, char *err,
+                                 size_t errlen)
 {
 	*out = NULL;
 	steer_world *whole = copy_without_vehicles(c->w, err, errlen);
@@ -268,11 +265,11 @@ steer_status steer_cluster_packed_world(const steer_cluster *c, steer_world **ou
 steer_status steer_cluster_gather(steer_cluster *c, steer_world **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	steer_status st = steer_cluster_gather_packed(c, err, errlen);
+	steer_status st = gather_packs(c, NULL, NULL, false, err, errlen);
 	if (st != STEER_OK)
 		return st;
 	if (c->rank == 0)
-		st = steer_cluster_packed_world(c, out, err, errlen);
+		st = packed_world(c, out, err, errlen);
 	return steer_cluster_agree(c, st, err, errlen);
 }
 

@@ -26,7 +26,6 @@ typedef enum op {
 	OP_TICK,       /* one tick */
 	OP_COMMAND,    /* a command line */
 	OP_STATS,      /* the world's counts and flock sums */
-	OP_GATHER,     /* the whole world's vehicles to rank 0, packed */
 	OP_VIEWS,      /* the vehicles in views to rank 0 */
 	OP_COUNT,      /* how many vehicles views hold, to rank 0 */
 	OP_DENSITY,    /* a view's density cells, added up on rank 0 */
@@ -46,7 +45,6 @@ static const char *const op_names[] = {
     [OP_TICK] = "a tick",
     [OP_COMMAND] = "a command",
     [OP_STATS] = "stats",
-    [OP_GATHER] = "a gather of the world",
     [OP_VIEWS] = "a snapshot's views",
     [OP_COUNT] = "a count of views",
     [OP_DENSITY] = "a density view",
@@ -78,12 +76,14 @@ struct ranks {
 	size_t fetched;                /* rank 0: the copies in its world until ranks_drop_views */
 	size_t fetched_last;           /* rank 0: those the last snapshot tick brought */
 	steer_cluster_loader *loading; /* a load under way (ranks_load_begin) */
-	steer_cluster_saver *saving;   /* a save under way (ranks_save_begin) */
+	/* The saves under way, by slot (ranks_save_begin): a save and a checkpoint. */
+	steer_cluster_saver *saving[RANKS_SAVES];
 };
 
 static void free_ranks(ranks *r)
 {
-	steer_cluster_save_free(r->saving);
+	for (int k = 0; k < RANKS_SAVES; k++)
+		steer_cluster_save_free(r->saving[k]);
 	free(r->stat);
 	free(r->figures);
 	free(r);
@@ -349,11 +349,15 @@ int ranks_load_end(ranks *r, char *err, size_t errlen)
 
 /* --- a save in place ---------------------------------------------------------------- */
 
-static int begin_save(ranks *r, char *err, size_t errlen)
+/* The payload of OP_SAVE_BEGIN, _STEP and _END. */
+typedef struct save_op {
+	uint64_t slot, records;
+} save_op;
+
+static int begin_save(ranks *r, size_t slot, char *err, size_t errlen)
 {
-	steer_cluster_save_free(r->saving); /* a save never ended: its snapshot is stale */
-	r->saving = steer_cluster_save_begin(r->comm, r->session->world, err, errlen);
-	return r->saving ? 0 : -1;
+	r->saving[slot] = steer_cluster_save_begin(r->comm, r->session->world, err, errlen);
+	return r->saving[slot] ? 0 : -1;
 }
 
 int ranks_size(const ranks *r)
@@ -363,37 +367,46 @@ int ranks_size(const ranks *r)
 
 int ranks_save_begin(ranks *r, char *err, size_t errlen)
 {
-	start(r, OP_SAVE_BEGIN, NULL, 0, 0);
-	int rc = begin_save(r, err, errlen);
+	int slot = 0;
+	while (slot < RANKS_SAVES && r->saving[slot])
+		slot++;
+	if (slot == RANKS_SAVES) {
+		snprintf(err, errlen, "%d saves are under way already", RANKS_SAVES);
+		return -1;
+	}
+	save_op q = {(uint64_t)slot, 0};
+	start(r, OP_SAVE_BEGIN, &q, sizeof q, 0);
+	int rc = begin_save(r, (size_t)slot, err, errlen);
 	done();
-	return rc;
+	return rc == 0 ? slot : -1;
 }
 
-int ranks_save_step(ranks *r, size_t records, const char **text, size_t *len, char *err,
+int ranks_save_step(ranks *r, int slot, size_t records, const char **text, size_t *len, char *err,
                     size_t errlen)
 {
-	uint64_t n = records;
-	start(r, OP_SAVE_STEP, &n, sizeof n, 0);
-	int rc = steer_cluster_save_step(r->saving, records, text, len, err, errlen);
+	save_op q = {(uint64_t)slot, records};
+	start(r, OP_SAVE_STEP, &q, sizeof q, 0);
+	int rc = steer_cluster_save_step(r->saving[slot], records, text, len, err, errlen);
 	done();
 	return rc;
 }
 
-const char *ranks_save_head(const ranks *r, size_t *len)
+const char *ranks_save_head(const ranks *r, int slot, size_t *len)
 {
-	return steer_cluster_save_head(r->saving, len);
+	return steer_cluster_save_head(r->saving[slot], len);
 }
 
-const char *ranks_save_geometry(const ranks *r, size_t *len, uint64_t *records)
+const char *ranks_save_geometry(const ranks *r, int slot, size_t *len, uint64_t *records)
 {
-	return steer_cluster_save_geometry(r->saving, len, records);
+	return steer_cluster_save_geometry(r->saving[slot], len, records);
 }
 
-void ranks_save_end(ranks *r)
+void ranks_save_end(ranks *r, int slot)
 {
-	start(r, OP_SAVE_END, NULL, 0, 0);
-	steer_cluster_save_free(r->saving);
-	r->saving = NULL;
+	save_op q = {(uint64_t)slot, 0};
+	start(r, OP_SAVE_END, &q, sizeof q, 0);
+	steer_cluster_save_free(r->saving[slot]);
+	r->saving[slot] = NULL;
 	done();
 }
 
@@ -518,21 +531,7 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 	steer_session_stale(s);
 }
 
-/* --- gathers ---------------------------------------------------------------------- */
-
-int ranks_gather_packed(ranks *r, char *err, size_t errlen)
-{
-	start(r, OP_GATHER, NULL, 0, 0);
-	steer_status st = steer_cluster_gather_packed(r->cluster, err, errlen);
-	done();
-	return st == STEER_OK ? 0 : -1;
-}
-
-steer_world *ranks_packed_world(ranks *r, char *err, size_t errlen)
-{
-	steer_world *w = NULL;
-	return steer_cluster_packed_world(r->cluster, &w, err, errlen) == STEER_OK ? w : NULL;
-}
+/* --- snapshots' views ------------------------------------------------------------------ */
 
 /* The views and picks of a snapshot, as broadcast. */
 typedef struct views {
@@ -862,6 +861,32 @@ static void wait_for_op(ranks *r, op_head *h)
 	}
 }
 
+/* Another rank's part in a save rank 0 started. */
+static void follow_save(ranks *r, op what, const char *payload, size_t len, char *err,
+                        size_t errlen)
+{
+	save_op q = {RANKS_SAVES, 0};
+	memcpy(&q, payload, len < sizeof q ? len : sizeof q);
+	if (q.slot >= RANKS_SAVES) {
+		fprintf(stderr, "steer-server: rank %d: a save in slot %llu from rank 0\n", r->rank,
+		        (unsigned long long)q.slot);
+		MPI_Abort(r->comm, 70);
+		return;
+	}
+	steer_cluster_saver **sv = &r->saving[q.slot];
+	const char *text;
+	size_t n;
+	if (what == OP_SAVE_BEGIN) {
+		steer_cluster_save_free(*sv); /* never ended: rank 0 reuses only ended slots */
+		(void)begin_save(r, (size_t)q.slot, err, errlen); /* rank 0 reports */
+	} else if (what == OP_SAVE_STEP && *sv) {
+		(void)steer_cluster_save_step(*sv, (size_t)q.records, &text, &n, err, errlen);
+	} else if (what == OP_SAVE_END) {
+		steer_cluster_save_free(*sv);
+		*sv = NULL;
+	}
+}
+
 int ranks_follow(const ranks_config *cfg)
 {
 	steer_session session = {0};
@@ -923,9 +948,6 @@ int ranks_follow(const ranks_config *cfg)
 		case OP_STATS:
 			stats_part(&r, NULL);
 			break;
-		case OP_GATHER:
-			(void)steer_cluster_gather_packed(r.cluster, err, sizeof err);
-			break;
 		case OP_VIEWS:
 			(void)fetch_views(&r, payload, h.len, err, sizeof err);
 			break;
@@ -946,21 +968,9 @@ int ranks_follow(const ranks_config *cfg)
 			break;
 		}
 		case OP_SAVE_BEGIN:
-			(void)begin_save(&r, err, sizeof err); /* rank 0 reports */
-			break;
-		case OP_SAVE_STEP: {
-			uint64_t n = 0;
-			const char *text;
-			size_t len;
-			memcpy(&n, payload, h.len < sizeof n ? h.len : sizeof n);
-			if (r.saving)
-				(void)steer_cluster_save_step(r.saving, (size_t)n, &text, &len, err,
-				                              sizeof err);
-			break;
-		}
+		case OP_SAVE_STEP:
 		case OP_SAVE_END:
-			steer_cluster_save_free(r.saving);
-			r.saving = NULL;
+			follow_save(&r, (op)h.op, payload, h.len, err, sizeof err);
 			break;
 		case OP_STOP:
 			break;
@@ -983,7 +993,8 @@ int ranks_follow(const ranks_config *cfg)
 	watch = NULL;
 	free(payload);
 	steer_density_free(&density);
-	steer_cluster_save_free(r.saving);
+	for (int k = 0; k < RANKS_SAVES; k++)
+		steer_cluster_save_free(r.saving[k]);
 	if (r.cluster)
 		steer_cluster_destroy(r.cluster);
 	steer_world_destroy(session.world);

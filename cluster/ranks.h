@@ -55,28 +55,24 @@ void ranks_stats(ranks *r, const steer_command *cmd, const steer_host *h, steer_
 /* list: copies of the page's vehicles fetched from the ranks (never the whole world
  * unless it is listed whole), then the command on rank 0; one process's reply. */
 void ranks_list(ranks *r, const steer_command *cmd, const steer_host *h, steer_reply *reply);
-/* The whole world gathered for a fork that writes it (the journal's checkpoint), in
- * two halves: ranks_gather_packed, the collective, leaves every rank's vehicles packed
- * on this rank (0, or -1 with why in err), and ranks_packed_world, in the child forked
- * next, builds the whole world from them (the caller's; NULL with why in err). */
-int ranks_gather_packed(ranks *r, char *err, size_t errlen);
-steer_world *ranks_packed_world(ranks *r, char *err, size_t errlen);
 /* The whole world saved in place (cluster.h's steer_cluster_save), so that no rank
- * gathers it: ranks_save_begin takes every rank's snapshot (0, or -1 with why in err);
- * ranks_save_step writes the next `records` or so vehicles' text, merged in id order
- * on this rank into *text (until the next op): 1, 0 once all are written, or -1 with
- * why in err, after which only the end may follow; ranks_save_head and
+ * gathers it; up to RANKS_SAVES at once (a save and a journal's checkpoint), each in
+ * its slot: ranks_save_begin takes every rank's snapshot (the slot, or -1 with why in
+ * err); ranks_save_step writes the next `records` or so vehicles' text, merged in id
+ * order on this rank into *text (until the next op): 1, 0 once all are written, or -1
+ * with why in err, after which only the end may follow; ranks_save_head and
  * ranks_save_geometry are the rest of the file's text, and the end line's count of
- * records (savefile.h); ranks_save_end drops the snapshots. Other ops may come between the steps:
- * the world goes on. */
+ * records (savefile.h); ranks_save_end drops the snapshots and frees the slot. Other
+ * ops may come between the steps: the world goes on. */
+#define RANKS_SAVES 4
 int ranks_save_begin(ranks *r, char *err, size_t errlen);
 /* How many ranks there are. */
 int ranks_size(const ranks *r);
-int ranks_save_step(ranks *r, size_t records, const char **text, size_t *len, char *err,
+int ranks_save_step(ranks *r, int slot, size_t records, const char **text, size_t *len, char *err,
                     size_t errlen);
-const char *ranks_save_head(const ranks *r, size_t *len);
-const char *ranks_save_geometry(const ranks *r, size_t *len, uint64_t *records);
-void ranks_save_end(ranks *r);
+const char *ranks_save_head(const ranks *r, int slot, size_t *len);
+const char *ranks_save_geometry(const ranks *r, int slot, size_t *len, uint64_t *records);
+void ranks_save_end(ranks *r, int slot);
 /* Copies of the other ranks' vehicles within any of the views (with their margins:
  * what a snapshot of each reads) or named in picks, added to this rank's world, which
  * is told the whole world's vehicle count (total) for the snapshots' headers, until

@@ -47,6 +47,17 @@ int storage_write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* o->tmp created, empty, for writing. */
+static int create_tmp(storage_out *o, char *err, size_t errlen)
+{
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", o->tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int storage_begin(storage_out *o, const char *dir, const char *name, char *err, size_t errlen)
 {
 	o->fd = -1;
@@ -64,12 +75,19 @@ int storage_begin(storage_out *o, const char *dir, const char *name, char *err, 
 		snprintf(err, errlen, "data directory: %s (see --data-dir)", why);
 		return -1;
 	}
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (o->fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", o->tmp, strerror(errno));
+	return create_tmp(o, err, errlen);
+}
+
+int storage_begin_file(storage_out *o, const char *path, char *err, size_t errlen)
+{
+	o->fd = -1;
+	o->dir[0] = o->path[0] = '\0';
+	int k = snprintf(o->tmp, sizeof o->tmp, "%s", path);
+	if (k < 0 || (size_t)k >= sizeof o->tmp) {
+		snprintf(err, errlen, "path too long");
 		return -1;
 	}
-	return 0;
+	return create_tmp(o, err, errlen);
 }
 
 /* Why a write to the temporary file failed; the file is removed. */
@@ -93,7 +111,14 @@ int storage_commit(storage_out *o, char *err, size_t errlen)
 		return write_failed(o, err, errlen);
 	int rc = close(o->fd);
 	o->fd = -1;
-	if (rc != 0 || rename(o->tmp, o->path) != 0) {
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", o->tmp, strerror(errno));
+		unlink(o->tmp);
+		return -1;
+	}
+	if (!o->path[0])
+		return 0; /* a file its caller names */
+	if (rename(o->tmp, o->path) != 0) {
 		snprintf(err, errlen, "cannot replace %s: %s", o->path, strerror(errno));
 		unlink(o->tmp);
 		return -1;

@@ -24,6 +24,9 @@ typedef struct storage_out {
 	char dir[4096], path[4096], tmp[4096];
 } storage_out;
 int storage_begin(storage_out *o, const char *dir, const char *name, char *err, size_t errlen);
+/* The same at path itself, which storage_commit syncs and closes but does not rename
+ * (a journal's checkpoint: its writer names it). */
+int storage_begin_file(storage_out *o, const char *path, char *err, size_t errlen);
 int storage_append(storage_out *o, const char *data, size_t len, char *err, size_t errlen);
 int storage_commit(storage_out *o, char *err, size_t errlen);
 void storage_abort(storage_out *o);

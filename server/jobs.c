@@ -303,26 +303,13 @@ static void ranks_save_reply(server *s, job *j, int rc, const char *why, steer_r
 	steer_strbuf_printf(&r->json, "{\"bytes\":%llu}", (unsigned long long)bytes);
 }
 
-/* A turn of the loop makes steps of a save over ranks for half a tick's time, as a
- * step's ticks do, or as long as a tick now takes when that is longer: the clock's
- * ticks and every client are served between, and a world that ticks slower than its
- * rate still leaves the save an equal share of the loop. */
-static uint64_t ranks_save_budget(const server *s)
-{
-	double half = 0.5e9 / steer_world_config_get(s->session.world)->tick_rate, p50, p99;
-	if (s->session.paused)
-		return (uint64_t)half;
-	timings_percentiles(&s->tick_ms, uv_hrtime(), &p50, &p99);
-	return (uint64_t)(p50 * 1e6 > half ? p50 * 1e6 : half);
-}
-
 static void on_ranks_save_wrote(void *ud)
 {
 	job *j = ud;
 	server *s = j->srv;
 	char why[400];
-	int rc = ranks_save_advance(j->rsave, s->loop, ranks_save_budget(s), on_ranks_save_wrote, j,
-	                            why, sizeof why);
+	int rc = ranks_save_advance(j->rsave, s->loop, server_save_budget(s), on_ranks_save_wrote,
+	                            j, why, sizeof why);
 	if (rc > 0)
 		return; /* the next piece is being written */
 	steer_reply r;
@@ -336,7 +323,7 @@ static int ranks_save_start(server *s, job *j)
 {
 	char why[400];
 	j->rsave = ranks_save_open(s->ranks, s->opt.data_dir, j->cmd.name, why, sizeof why);
-	int rc = j->rsave ? ranks_save_advance(j->rsave, s->loop, ranks_save_budget(s),
+	int rc = j->rsave ? ranks_save_advance(j->rsave, s->loop, server_save_budget(s),
 	                                       on_ranks_save_wrote, j, why, sizeof why)
 	                  : -1;
 	if (rc > 0)

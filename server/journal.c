@@ -20,6 +20,8 @@
 #include "journal_internal.h"
 #include "journal_read.h"
 #include "log.h"
+#include "ranks.h"
+#include "ranks_save.h"
 #include "savefile.h"
 #include "serve.h"
 #include "server.h"
@@ -99,13 +101,9 @@ static void flush(journal *j, bool force)
 
 /* Child side: writes w as segment seg's checkpoint under its temporary name and syncs
  * it. Exit status 0 when it is whole on the disk. */
-/* w: NULL for the server's whole world (server_gather_for_fork). */
 static void ckpt_child(journal *j, uint64_t seg, const steer_world *w, pid_t parent)
 {
 	child_begin(parent, -1);
-	char err[512];
-	if (!w && !(w = server_forked_world(j->srv, err, sizeof err)))
-		_exit(1);
 	char *data;
 	size_t len;
 	if (steer_save_encode(w, &data, &len) != STEER_OK)
@@ -120,8 +118,82 @@ static void ckpt_child(journal *j, uint64_t seg, const steer_world *w, pid_t par
 	_exit(close(fd) == 0 ? 0 : 1);
 }
 
-/* Starts segment j->seg + 1 with w as its checkpoint (NULL: the server's whole world,
- * gathered for the fork). */
+/* --- a checkpoint over ranks, in place ----------------------------------------------- */
+
+/* The in-place checkpoint ended (rc 0: whole on the disk): the writer, which waits for
+ * it as for a child, names it and frees ip. */
+static void inplace_end(inplace_ckpt *ip, int rc, const char *why)
+{
+	journal *j = ip->j;
+	ranks_save_close(ip->sv);
+	ip->sv = NULL;
+	for (inplace_ckpt **pp = &j->inplace; *pp; pp = &(*pp)->next)
+		if (*pp == ip) {
+			*pp = ip->next;
+			break;
+		}
+	pthread_mutex_lock(&j->mu);
+	ip->ok = rc == 0;
+	snprintf(ip->why, sizeof ip->why, "%s", rc == 0 ? "" : why);
+	ip->done = true;
+	j->reap_now = true; /* named at once */
+	pthread_cond_broadcast(&j->ckpt_cv);
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu); /* ip may be freed from here on */
+}
+
+static void on_inplace_wrote(void *ud)
+{
+	inplace_ckpt *ip = ud;
+	char err[400];
+	int rc = ranks_save_advance(ip->sv, ip->j->srv->loop, server_save_budget(ip->j->srv),
+	                            on_inplace_wrote, ip, err, sizeof err);
+	if (rc <= 0)
+		inplace_end(ip, rc, err);
+}
+
+/* The rest of the checkpoint written now, on the loop (the stop; or too many under
+ * way for another). */
+static void inplace_finish(inplace_ckpt *ip)
+{
+	char err[400];
+	int rc = ranks_save_finish_now(ip->sv, err, sizeof err);
+	inplace_end(ip, rc, err);
+}
+
+/* Segment seg's checkpoint written over the ranks in place, from the world as it is
+ * now, the steps on the loop. NULL when out of memory. */
+static inplace_ckpt *inplace_start(journal *j, uint64_t seg)
+{
+	/* A save may need a slot of the ranks' too: the oldest checkpoint ends first. */
+	size_t running = 0;
+	for (inplace_ckpt *ip = j->inplace; ip; ip = ip->next)
+		running++;
+	while (running-- >= RANKS_SAVES - 1) {
+		inplace_ckpt *oldest = j->inplace;
+		while (oldest->next)
+			oldest = oldest->next;
+		inplace_finish(oldest);
+	}
+	inplace_ckpt *ip = calloc(1, sizeof *ip);
+	if (!ip)
+		return NULL;
+	ip->j = j;
+	char path[4200], err[400];
+	journal_segment_path(path, sizeof path, j->dir, seg, "steer.tmp");
+	ip->sv = ranks_save_open_file(j->srv->ranks, path, err, sizeof err);
+	int rc = ip->sv ? ranks_save_advance(ip->sv, j->srv->loop, server_save_budget(j->srv),
+	                                     on_inplace_wrote, ip, err, sizeof err)
+	                : -1;
+	ip->next = j->inplace;
+	j->inplace = ip;
+	if (rc <= 0)
+		inplace_end(ip, rc, err);
+	return ip;
+}
+
+/* Starts segment j->seg + 1 with w as its checkpoint (NULL: the server's world over
+ * ranks, written in place). */
 static void start_segment(journal *j, const steer_world *w, bool continues, bool keep,
                           const char *keep_as)
 {
@@ -142,29 +214,37 @@ static void start_segment(journal *j, const steer_world *w, bool continues, bool
 	o->fail_gen = j->fail_gen;
 	pthread_mutex_unlock(&j->mu);
 	uint64_t seg = ++j->seg;
-	pid_t parent = getpid();
-	pthread_mutex_lock(&j->fork_mu);
-	pid_t pid = fork();
-	if (pid == 0)
-		ckpt_child(j, seg, w, parent);
-	pthread_mutex_unlock(&j->fork_mu);
-	if (pid < 0) {
-		int e = errno;
-		steer_log(STEER_LOG_ERROR, "journal: cannot fork for a checkpoint: %s",
-		          strerror(e));
+	pid_t pid = -1;
+	inplace_ckpt *ip = NULL;
+	const char *why = "cannot fork for a checkpoint";
+	int e = ENOMEM;
+	if (!w) {
+		why = "out of memory for a checkpoint";
+		ip = inplace_start(j, seg);
+	} else {
+		pid_t parent = getpid();
+		pthread_mutex_lock(&j->fork_mu);
+		pid = fork();
+		if (pid == 0)
+			ckpt_child(j, seg, w, parent);
+		e = errno;
+		pthread_mutex_unlock(&j->fork_mu);
+	}
+	if (pid < 0 && !ip) {
+		steer_log(STEER_LOG_ERROR, "journal: %s: %s", why, strerror(e));
 		pthread_mutex_lock(&j->mu);
 		j->failing = j->need_fresh = true;
 		j->fail_gen++;
-		snprintf(j->error, sizeof j->error, "cannot fork for a checkpoint: %s",
-		         strerror(e));
+		snprintf(j->error, sizeof j->error, "%s: %s", why, strerror(e));
 		pthread_mutex_unlock(&j->mu);
 	}
-	if (pid > 0)
+	if (pid > 0 || ip)
 		j->child_seg = seg;
 	o->kind = OP_SEGMENT;
 	o->seq = j->ckpt_seq = ++j->batch_seq;
 	o->seg = seg;
 	o->pid = pid;
+	o->ip = ip;
 	uint64_t tick = steer_world_tick(w ? w : j->srv->session.world);
 	o->begin_tick = tick;
 	o->begin_flags = (uint8_t)((j->srv->session.paused ? STEER_JOURNAL_BEGIN_PAUSED : 0) |
@@ -238,20 +318,10 @@ static uint64_t newest_segment(const char *dir, bool *any)
 	return max;
 }
 
-/* start_segment with the server's whole world: over ranks, its vehicles gathered here
- * and the world built in the child. */
+/* start_segment with the server's whole world: over ranks, written in place. */
 static void checkpoint_whole(journal *j, bool continues, bool keep, const char *keep_as)
 {
-	if (server_gather_for_fork(j->srv) != 0) {
-		pthread_mutex_lock(&j->mu);
-		j->failing = j->need_fresh = true;
-		j->fail_gen++;
-		snprintf(j->error, sizeof j->error,
-		         "the world could not be gathered from the ranks for a checkpoint");
-		pthread_mutex_unlock(&j->mu);
-		return;
-	}
-	start_segment(j, NULL, continues, keep, keep_as);
+	start_segment(j, j->srv->ranks ? NULL : j->srv->session.world, continues, keep, keep_as);
 }
 
 /* Two starts within a second: the second's name gets a number, so that it never
@@ -322,6 +392,7 @@ journal *journal_open(server *s, const char *recovered_keep_as)
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_mutex_init(&j->fork_mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
+	pthread_cond_init(&j->ckpt_cv, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &j->synced_at);
 	int rc = uv_async_init(s->loop, &j->async, on_async);
 	if (rc == 0) {
@@ -335,6 +406,7 @@ journal *journal_open(server *s, const char *recovered_keep_as)
 		pthread_mutex_destroy(&j->mu);
 		pthread_mutex_destroy(&j->fork_mu);
 		pthread_cond_destroy(&j->cv);
+		pthread_cond_destroy(&j->ckpt_cv);
 		free(j);
 		return NULL;
 	}
@@ -352,6 +424,9 @@ void journal_stop(journal *j)
 		return;
 	take_tick(j);
 	flush(j, true);
+	/* The writer waits for checkpoints being written in place: they end here. */
+	while (j->inplace)
+		inplace_finish(j->inplace);
 	pthread_mutex_lock(&j->mu);
 	j->quit = true;
 	pthread_cond_signal(&j->cv);
@@ -370,6 +445,7 @@ void journal_free(journal *j)
 		op *o = j->q;
 		j->q = o->next;
 		steer_strbuf_free(&o->data);
+		free(o->ip); /* ended by journal_stop, never taken by the writer */
 		free(o);
 	}
 	steer_strbuf_free(&j->batch);
@@ -377,6 +453,7 @@ void journal_free(journal *j)
 	pthread_mutex_destroy(&j->mu);
 	pthread_mutex_destroy(&j->fork_mu);
 	pthread_cond_destroy(&j->cv);
+	pthread_cond_destroy(&j->ckpt_cv);
 	free(j);
 }
 

@@ -28,6 +28,18 @@ typedef enum op_kind {
 	OP_SEGMENT, /* close the log, open segment seg's, expect its checkpoint from pid */
 } op_kind;
 
+/* A checkpoint written over ranks in place (ranks_save.h) rather than by a child: the
+ * loop makes it a step at a time, the writer waits for it as for a child, names it,
+ * and frees this once it is done. */
+typedef struct inplace_ckpt {
+	struct inplace_ckpt *next; /* the loop's list of those under way */
+	journal *j;
+	struct ranks_save *sv; /* the loop's, until it ends */
+	bool done;             /* under mu: ended, sv closed */
+	bool ok;               /* ... whole on the disk, else why */
+	char why[300];
+} inplace_ckpt;
+
 typedef struct op {
 	struct op *next;
 	op_kind kind;
@@ -37,7 +49,8 @@ typedef struct op {
 	uint64_t queued_ms;
 	/* OP_SEGMENT */
 	uint64_t seg;
-	pid_t pid;
+	pid_t pid;        /* its checkpoint's child, or */
+	inplace_ckpt *ip; /* ... over ranks, the checkpoint written in place */
 	uint64_t begin_tick;
 	uint8_t begin_flags;
 	uint64_t fail_gen;
@@ -49,6 +62,7 @@ typedef struct op {
 typedef struct pending_ckpt {
 	uint64_t seg;
 	pid_t pid;
+	inplace_ckpt *ip;  /* instead of pid: the writer's to free once it is done */
 	bool fresh;        /* its log does not continue the one before */
 	bool no_log;       /* its log could not be started: the checkpoint is not kept */
 	uint64_t fail_gen; /* failures before it started */
@@ -99,6 +113,7 @@ struct journal {
 	uint64_t batch_seq; /* batches handed over */
 	uint64_t ckpt_seq;  /* batch_seq when the newest segment started */
 	held *held, **held_tail;
+	inplace_ckpt *inplace; /* the checkpoints being written in place */
 	uv_async_t async;
 	bool stopped;
 	bool was_failing; /* the loop's view, for its notices */
@@ -110,6 +125,7 @@ struct journal {
 	 * allocator does not prepare itself for fork as glibc's does). */
 	pthread_mutex_t fork_mu;
 	pthread_cond_t cv;
+	pthread_cond_t ckpt_cv; /* an in-place checkpoint is done */
 	pthread_t thread;
 	op *q, **q_tail;
 	bool quit;

@@ -221,6 +221,22 @@ static void op_write(journal *j, op *o)
 
 static void reap_ckpts(journal *j, bool wait);
 
+/* Whether an in-place checkpoint is done, waiting until it is when wait. */
+static bool inplace_done(journal *j, inplace_ckpt *ip, bool wait)
+{
+	pthread_mutex_lock(&j->mu);
+	while (wait && !ip->done)
+		pthread_cond_wait(&j->ckpt_cv, &j->mu);
+	bool done = ip->done;
+	pthread_mutex_unlock(&j->mu);
+	return done;
+}
+
+static void inplace_wait(journal *j, inplace_ckpt *ip)
+{
+	(void)inplace_done(j, ip, true);
+}
+
 static void op_segment(journal *j, op *o)
 {
 	sync_now(j);
@@ -254,20 +270,27 @@ static void op_segment(journal *j, op *o)
 	steer_strbuf_free(&b);
 	j->fd = fd;
 	j->fd_seg = o->seg;
-	if (o->pid > 0 && j->nckpt < MAX_PENDING_CKPT) {
+	if ((o->pid > 0 || o->ip) && j->nckpt < MAX_PENDING_CKPT) {
 		pending_ckpt *p = &j->ckpt[j->nckpt++];
 		pthread_mutex_lock(&j->mu);
 		j->ckpt_pending = j->nckpt;
 		pthread_mutex_unlock(&j->mu);
 		*p = (pending_ckpt){.seg = o->seg,
 		                    .pid = o->pid,
+		                    .ip = o->ip,
 		                    .fresh = !(o->begin_flags & STEER_JOURNAL_BEGIN_CONTINUES),
 		                    .no_log = fd < 0,
 		                    .fail_gen = o->fail_gen,
 		                    .keep = o->keep};
 		snprintf(p->keep_as, sizeof p->keep_as, "%s", o->keep_as);
-	} else if (o->pid > 0) {
-		waitpid(o->pid, NULL, 0); /* more pending than kept: wait for this one */
+	} else if (o->pid > 0 || o->ip) {
+		/* More pending than kept: wait for this one. */
+		if (o->ip) {
+			inplace_wait(j, o->ip);
+			free(o->ip);
+		} else {
+			waitpid(o->pid, NULL, 0);
+		}
 		pthread_mutex_lock(&j->mu);
 		if (o->seg > j->done_seg)
 			j->done_seg = o->seg;
@@ -305,6 +328,13 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 			snprintf(j->carry_keep, sizeof j->carry_keep, "%s", p->keep_as);
 		if (p->no_log)
 			return;
+		if (p->ip) { /* its own words: they name the file and what failed */
+			char msg[sizeof p->ip->why + 64];
+			snprintf(msg, sizeof msg, "the checkpoint could not be written: %s",
+			         p->ip->why);
+			set_failing_msg(j, msg);
+			return;
+		}
 		errno = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2 ? ENOSPC : EIO;
 		set_failing(j, "the checkpoint in %s could not be written: %s", j->dir);
 		return;
@@ -370,9 +400,16 @@ static void reap_ckpts(journal *j, bool wait)
 		 * holds fork_mu here, and neither allocates nor logs while it waits). */
 		if (wait)
 			pthread_mutex_unlock(&j->fork_mu);
-		do
-			r = waitpid(j->ckpt[i].pid, &wstatus, wait ? 0 : WNOHANG);
-		while (r < 0 && errno == EINTR);
+		inplace_ckpt *ip = j->ckpt[i].ip;
+		if (ip) {
+			r = inplace_done(j, ip, wait) ? 1 : 0;
+			if (r) /* read once done: the loop is through with it */
+				wstatus = ip->ok ? 0 : 1 << 8;
+		} else {
+			do
+				r = waitpid(j->ckpt[i].pid, &wstatus, wait ? 0 : WNOHANG);
+			while (r < 0 && errno == EINTR);
+		}
 		if (wait)
 			pthread_mutex_lock(&j->fork_mu);
 		if (r == 0) {
@@ -390,6 +427,7 @@ static void reap_ckpts(journal *j, bool wait)
 			j->done_seg = p.seg;
 		pthread_mutex_unlock(&j->mu);
 		ckpt_done(j, &p, wstatus);
+		free(p.ip);
 	}
 }
 

@@ -36,6 +36,7 @@ typedef struct write_ticket {
 
 struct ranks_save {
 	ranks *r;
+	int slot; /* the ranks' (ranks_save_begin); -1 before */
 	storage_out out;
 	stage at;
 	size_t records;      /* a step's, per rank */
@@ -55,7 +56,8 @@ struct ranks_save {
 	char why[400]; /* what failed */
 };
 
-ranks_save *ranks_save_open(ranks *r, const char *dir, const char *name, char *err, size_t errlen)
+/* A save whose file is opened next: NULL with why in err. */
+static ranks_save *make(ranks *r, char *err, size_t errlen)
 {
 	ranks_save *sv = calloc(1, sizeof *sv);
 	if (!sv) {
@@ -74,21 +76,38 @@ ranks_save *ranks_save_open(ranks *r, const char *dir, const char *name, char *e
 		return NULL;
 	}
 	sv->r = r;
+	sv->slot = -1;
 	sv->out.fd = -1;
 	sv->sum = STEER_SAVE_SUM_START;
 	int n = ranks_size(r);
 	sv->records = STEP_BYTES / RECORD_BYTES / (size_t)(n > 0 ? n : 1);
 	if (sv->records < 16)
 		sv->records = 16;
-	if (storage_begin(&sv->out, dir, name, err, errlen) != 0) {
-		ranks_save_close(sv);
-		return NULL;
-	}
-	if (ranks_save_begin(r, err, errlen) != 0) {
+	return sv;
+}
+
+/* The snapshots taken once the file is open (rc 0). */
+static ranks_save *begin(ranks_save *sv, int rc, char *err, size_t errlen)
+{
+	if (rc == 0)
+		sv->slot = ranks_save_begin(sv->r, err, errlen);
+	if (sv->slot < 0) {
 		ranks_save_close(sv);
 		return NULL;
 	}
 	return sv;
+}
+
+ranks_save *ranks_save_open(ranks *r, const char *dir, const char *name, char *err, size_t errlen)
+{
+	ranks_save *sv = make(r, err, errlen);
+	return sv ? begin(sv, storage_begin(&sv->out, dir, name, err, errlen), err, errlen) : NULL;
+}
+
+ranks_save *ranks_save_open_file(ranks *r, const char *path, char *err, size_t errlen)
+{
+	ranks_save *sv = make(r, err, errlen);
+	return sv ? begin(sv, storage_begin_file(&sv->out, path, err, errlen), err, errlen) : NULL;
 }
 
 static int fail(ranks_save *sv, const char *err)
@@ -119,11 +138,12 @@ static int next_piece(ranks_save *sv, char *err, size_t errlen)
 	sv->piece = NULL;
 	sv->len = 0;
 	if (sv->at == STAGE_HEAD) {
-		sv->piece = ranks_save_head(sv->r, &sv->len);
+		sv->piece = ranks_save_head(sv->r, sv->slot, &sv->len);
 		sv->at = STAGE_RECORDS;
 	}
 	while (sv->at == STAGE_RECORDS && !sv->len) {
-		int rc = ranks_save_step(sv->r, sv->records, &sv->piece, &sv->len, err, errlen);
+		int rc = ranks_save_step(sv->r, sv->slot, sv->records, &sv->piece, &sv->len, err,
+		                         errlen);
 		if (rc < 0)
 			return fail(sv, err);
 		if (rc == 0)
@@ -132,7 +152,7 @@ static int next_piece(ranks_save *sv, char *err, size_t errlen)
 	if (sv->at == STAGE_TAIL && !sv->len) {
 		uint64_t records;
 		size_t n;
-		const char *geometry = ranks_save_geometry(sv->r, &n, &records);
+		const char *geometry = ranks_save_geometry(sv->r, sv->slot, &n, &records);
 		sv->at = STAGE_DONE;
 		sv->sum = steer_save_sum(sv->sum, geometry, n);
 		steer_save_text end;
@@ -328,7 +348,8 @@ void ranks_save_close(ranks_save *sv)
 	if (!sv)
 		return;
 	wait_write(sv);
-	ranks_save_end(sv->r);
+	if (sv->slot >= 0)
+		ranks_save_end(sv->r, sv->slot);
 	storage_abort(&sv->out); /* nothing, once it is in place */
 	free(sv->tail);
 	free(sv->buf[0]);

@@ -19,6 +19,9 @@ typedef void (*ranks_save_wrote_fn)(void *ud);
 /* Every rank's snapshot taken and the temporary file made in dir. NULL with why in
  * err, nothing written. */
 ranks_save *ranks_save_open(ranks *r, const char *dir, const char *name, char *err, size_t errlen);
+/* The same into the file at path (a journal's checkpoint, named by its writer once it
+ * is whole): it is synced at the end, not renamed. */
+ranks_save *ranks_save_open_file(ranks *r, const char *path, char *err, size_t errlen);
 /* The next pieces of the file made (steps over the ranks, for about budget_ns) and
  * written on loop's thread pool, a few MiB a write, one write at a time while the
  * next are made: 1 while a write is under way, and wrote(ud) when it ends, to call

@@ -156,20 +156,13 @@ steer_status server_tick(server *s)
 	return st;
 }
 
-int server_gather_for_fork(server *s)
+uint64_t server_save_budget(const server *s)
 {
-	char err[512];
-	if (s->ranks && ranks_gather_packed(s->ranks, err, sizeof err) != 0) {
-		steer_log(STEER_LOG_ERROR, "cannot gather the world from the ranks: %s", err);
-		return -1;
-	}
-	return 0;
-}
-
-const steer_world *server_forked_world(server *s, char *err, size_t errlen)
-{
-	/* The child's copy of the world is freed with the child. */
-	return s->ranks ? ranks_packed_world(s->ranks, err, errlen) : s->session.world;
+	double half = 0.5e9 / steer_world_config_get(s->session.world)->tick_rate, p50, p99;
+	if (s->session.paused)
+		return (uint64_t)half;
+	timings_percentiles(&s->tick_ms, uv_hrtime(), &p50, &p99);
+	return (uint64_t)(p50 * 1e6 > half ? p50 * 1e6 : half);
 }
 
 /* Commands about the host rather than the world: rank 0 runs them alone. */

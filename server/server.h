@@ -187,14 +187,11 @@ steer_status server_tick(server *s);
 /* Runs a command other than the jobs' (jobs.h) on the world: over ranks, on every
  * rank (s->line holds its words), bar the host's own commands. */
 void server_exec(server *s, const steer_command *cmd, const steer_host *h, steer_reply *r);
-/* The whole world for a fork that writes it (the journal's checkpoint; a save over
- * ranks is written in place, ranks_save.h), in two halves, so that the loop is held
- * only while the ranks send their vehicles: server_gather_for_fork, before the fork
- * (0, or -1 after logging why), and server_forked_world in the child (the session's
- * world, or over ranks the whole world built from what was sent; NULL with why in
- * err). */
-int server_gather_for_fork(server *s);
-const steer_world *server_forked_world(server *s, char *err, size_t errlen);
+/* How long a turn of the loop may write a save over ranks (ranks_save.h): half a
+ * tick's time, as a step's ticks take, or as long as a tick now takes when that is
+ * longer, so that the clock's ticks and every client are served between, and a world
+ * that ticks slower than its rate still leaves a save an equal share of the loop. */
+uint64_t server_save_budget(const server *s);
 /* True when token is the server's --token (compared in constant time). */
 bool server_check_token(const server *s, const char *token);
 /* Checks a token c presented, unless c or its address has given too many wrong ones

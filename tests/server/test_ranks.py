@@ -373,8 +373,8 @@ def test_a_killed_job_recovers_at_another_rank_count():
     c = three.text()
     start_together(c)
     run_script(c)
-    # A checkpoint over ranks (its world built in the forked child) is what recovery
-    # starts from.
+    # A checkpoint over ranks (written in place, every rank its region's records) is
+    # what recovery starts from.
     seg = c.ok("stats")["journal"]["segment"]
     # Something recorded after that reading: a checkpoint may already have taken
     # all the script, and a paused world records nothing more by itself.
@@ -387,6 +387,11 @@ def test_a_killed_job_recovers_at_another_rank_count():
     expect(not journal["failing"], journal)
     before = save_bytes(three, c, "before")
     os.remove(os.path.join(d, "before.steer"))
+    # The world is paused and nothing was recorded since: the newest checkpoint is
+    # the world as it is, the bytes of its save.
+    newest = sorted(f for f in os.listdir(os.path.join(d, "journal")) if f.endswith(".steer"))
+    with open(os.path.join(d, "journal", newest[-1]), "rb") as f:
+        expect(f.read() == before, f"checkpoint {newest[-1]} is not the world's save")
     # Rank 0 dies: the job ends, mpirun says so.
     os.kill(rank_pid(three.proc.pid, 0), signal.SIGKILL)
     code, log = three.stop()
