@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format_cut.h"
 #include "reserve.h"
 #include "savefile.h"
 #include "session_cache.h"
@@ -215,8 +216,7 @@ static int log_fill(log_stream *l, size_t want, char *err, size_t errlen)
 /* err gets "path: why", cut to errlen: a long path's message is cut short. */
 static void say_at(char *err, size_t errlen, const char *path, const char *why)
 {
-	if (snprintf(err, errlen, "%s: %s", path, why) >= (int)errlen && errlen > 4)
-		memcpy(err + errlen - 4, "...", 4);
+	steer_format_cut(err, errlen, "%s: %s", path, why);
 }
 
 static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_t errlen)

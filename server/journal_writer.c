@@ -18,6 +18,7 @@
 
 #include "child.h"
 #include "conn.h"
+#include "format_cut.h"
 #include "history.h"
 #include "journal_format.h"
 #include "journal_internal.h"
@@ -179,9 +180,7 @@ static void set_failing_msg(journal *j, const char *msg)
 static void set_failing(journal *j, const char *fmt, const char *what)
 {
 	char msg[sizeof j->error];
-	/* A long directory's message is cut short, and says so. */
-	if (snprintf(msg, sizeof msg, fmt, what, strerror(errno)) >= (int)sizeof msg)
-		memcpy(msg + sizeof msg - 4, "...", 4);
+	steer_format_cut(msg, sizeof msg, fmt, what, strerror(errno)); /* a long directory's */
 	set_failing_msg(j, msg);
 }
 

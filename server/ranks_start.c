@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format_cut.h"
 #include "journal.h"
 #include "log.h"
 #include "ranks.h"
@@ -89,13 +90,12 @@ static steer_status read_checkpoint(server *s, const char *path, char *err, size
 	char why[400];
 	int fd;
 	uint64_t size;
-	if (storage_open_path(path, &fd, &size, why, sizeof why) != 0 ||
-	    read_in_place(s, fd, size, true, why, sizeof why) != 0) {
-		/* storage_open_path's words name the file already */
-		if (strstr(why, path))
-			snprintf(err, errlen, "%s", why);
-		else
-			snprintf(err, errlen, "%s: %s", path, why);
+	if (storage_open_path(path, &fd, &size, why, sizeof why) != 0) {
+		steer_format_cut(err, errlen, "%s", why); /* its words name the file */
+		return STEER_ERR_IO;
+	}
+	if (read_in_place(s, fd, size, true, why, sizeof why) != 0) {
+		steer_format_cut(err, errlen, "%s: %s", path, why); /* the records' words */
 		return STEER_ERR_IO;
 	}
 	return STEER_OK;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format_cut.h"
+
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
 /* steer-server's protobuf port sends its Welcome as it accepts. A port silent this long
@@ -55,9 +57,8 @@ static void schedule_retry(tui_net *n, const char *why)
 static void not_steer(tui_net *n, const char *what)
 {
 	char why[sizeof n->last_error];
-	if (snprintf(why, sizeof why, "%.60s:%s is not a steer-server protobuf port (%s)", n->host,
-	             n->port, what) >= (int)sizeof why)
-		memcpy(why + sizeof why - 4, "...", 4); /* cut short, and says so */
+	steer_format_cut(why, sizeof why, "%.60s:%s is not a steer-server protobuf port (%s)",
+	                 n->host, n->port, what);
 	schedule_retry(n, why);
 }
 

@@ -1,0 +1,22 @@
+#include "format_cut.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void steer_format_cut(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (k < 0 && n > 0)
+		buf[0] = '\0'; /* an encoding error: nothing to say */
+	else if ((size_t)k >= n && n > 4) {
+		/* Cut on a character's first byte, so that the text stays UTF-8. */
+		size_t at = n - 4;
+		while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+			at--;
+		memcpy(buf + at, "...", 4);
+	}
+}
