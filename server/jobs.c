@@ -285,6 +285,49 @@ static void on_save_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		uv_close((uv_handle_t *)&j->pipe, on_save_closed);
 }
 
+/* --- a stop that waits for a save ----------------------------------------------------- */
+
+static volatile sig_atomic_t stop_again;
+
+static void on_stop_again(int sig)
+{
+	(void)sig;
+	stop_again = 1;
+}
+
+/* libuv's signal handlers, set aside while the stop waits for a save. */
+typedef struct stop_catch {
+	struct sigaction term, intr;
+	bool has_term, has_intr;
+} stop_catch;
+
+/* From here on SIGTERM or SIGINT sets stop_again: a save that never ends (a hung
+ * disk) would otherwise leave only kill -9. The loop is not running, so libuv's
+ * handlers are set aside until release_stop_again. */
+static void catch_stop_again(stop_catch *c, const char *name)
+{
+	struct sigaction sa = {.sa_handler = on_stop_again};
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: a wait returns EINTR */
+	stop_again = 0;
+	c->has_term = sigaction(SIGTERM, &sa, &c->term) == 0;
+	c->has_intr = sigaction(SIGINT, &sa, &c->intr) == 0;
+	if (!c->has_term || !c->has_intr)
+		steer_log(STEER_LOG_WARN,
+		          "cannot catch a second signal (%s): only kill -9 stops "
+		          "the wait",
+		          strerror(errno));
+	steer_log(STEER_LOG_INFO, "waiting for save '%s' to end (SIGTERM again to stop it)", name);
+}
+
+static void release_stop_again(stop_catch *c)
+{
+	/* Putting back what sigaction handed out cannot fail. */
+	if (c->has_term)
+		(void)sigaction(SIGTERM, &c->term, NULL);
+	if (c->has_intr)
+		(void)sigaction(SIGINT, &c->intr, NULL);
+}
+
 /* --- save over ranks: in place, a step at a time ---------------------------------------- */
 
 /* The reply of a save over ranks that ended (rc 0: the file is in place). */
@@ -334,11 +377,17 @@ static int ranks_save_start(server *s, job *j)
 	return -1;
 }
 
-/* The stop: a save over ranks under way is written to its end here, and answered. */
+/* The stop: a save over ranks under way is written to its end here, and answered,
+ * unless SIGTERM or SIGINT comes again meanwhile (as for a save's child). */
 static void ranks_save_finish(server *s, job *j)
 {
 	char why[400];
-	int rc = ranks_save_finish_now(j->rsave, why, sizeof why);
+	stop_catch c;
+	catch_stop_again(&c, j->cmd.name);
+	int rc = ranks_save_finish_now(j->rsave, &stop_again, why, sizeof why);
+	release_stop_again(&c);
+	if (rc != 0 && stop_again)
+		steer_log(STEER_LOG_WARN, "save '%s' stopped before it ended", j->cmd.name);
 	steer_reply r;
 	ranks_save_reply(s, j, rc, why, &r);
 	if (j->c)
@@ -720,32 +769,12 @@ void jobs_conn_gone(server *s, conn *c)
 			j->c = NULL;
 }
 
-static volatile sig_atomic_t stop_again;
-
-static void on_stop_again(int sig)
-{
-	(void)sig;
-	stop_again = 1;
-}
-
 /* Waits for a save's child on the way out, unless SIGTERM or SIGINT comes again
- * meanwhile: then the child is killed (its .tmp is removed at the next start). A save
- * that never ends (a hung disk) would otherwise leave only kill -9. The loop is not
- * running, so libuv's handlers are set aside until the child is gone. */
+ * meanwhile: then the child is killed (its .tmp is removed at the next start). */
 static int reap_unless_stopped_again(job *j)
 {
-	struct sigaction sa = {.sa_handler = on_stop_again}, old_term, old_int;
-	sigemptyset(&sa.sa_mask); /* no SA_RESTART: waitpid returns EINTR */
-	stop_again = 0;
-	bool term = sigaction(SIGTERM, &sa, &old_term) == 0;
-	bool intr = sigaction(SIGINT, &sa, &old_int) == 0;
-	if (!term || !intr)
-		steer_log(STEER_LOG_WARN,
-		          "cannot catch a second signal (%s): only kill -9 stops "
-		          "the wait",
-		          strerror(errno));
-	steer_log(STEER_LOG_INFO, "waiting for save '%s' to end (SIGTERM again to stop it)",
-	          j->cmd.name);
+	stop_catch c;
+	catch_stop_again(&c, j->cmd.name);
 	int wstatus = 0;
 	bool killed = false;
 	while (waitpid(j->pid, &wstatus, 0) < 0 && errno == EINTR)
@@ -754,11 +783,7 @@ static int reap_unless_stopped_again(job *j)
 			kill(j->pid, SIGKILL);
 			killed = true;
 		}
-	/* Putting back what sigaction handed out cannot fail. */
-	if (term)
-		(void)sigaction(SIGTERM, &old_term, NULL);
-	if (intr)
-		(void)sigaction(SIGINT, &old_int, NULL);
+	release_stop_again(&c);
 	return wstatus;
 }
 

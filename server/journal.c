@@ -157,7 +157,7 @@ static void on_inplace_wrote(void *ud)
 static void inplace_finish(inplace_ckpt *ip)
 {
 	char err[400];
-	int rc = ranks_save_finish_now(ip->sv, err, sizeof err);
+	int rc = ranks_save_finish_now(ip->sv, NULL, err, sizeof err);
 	inplace_end(ip, rc, err);
 }
 

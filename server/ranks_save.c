@@ -318,10 +318,15 @@ int ranks_save_advance(ranks_save *sv, uv_loop_t *loop, uint64_t budget_ns,
 	}
 }
 
-int ranks_save_finish_now(ranks_save *sv, char *err, size_t errlen)
+int ranks_save_finish_now(ranks_save *sv, const volatile sig_atomic_t *stop, char *err,
+                          size_t errlen)
 {
 	wait_write(sv); /* it wrote the other buffer whole, or failed */
 	for (;;) {
+		if (stop && *stop) {
+			snprintf(err, errlen, "stopped before it ended (a second signal)");
+			return fail(sv, err);
+		}
 		if (failed(sv, err, errlen))
 			return -1;
 		if (sv->committed)

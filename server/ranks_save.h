@@ -6,6 +6,7 @@
 #ifndef STEER_SERVER_RANKS_SAVE_H
 #define STEER_SERVER_RANKS_SAVE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -30,8 +31,10 @@ ranks_save *ranks_save_open_file(ranks *r, const char *path, char *err, size_t e
 int ranks_save_advance(ranks_save *sv, uv_loop_t *loop, uint64_t budget_ns,
                        ranks_save_wrote_fn wrote, void *ud, char *err, size_t errlen);
 /* The rest of the file made and written here, on the loop, after the write under way
- * (whose wrote is then never called): 0, or -1 with why in err. */
-int ranks_save_finish_now(ranks_save *sv, char *err, size_t errlen);
+ * (whose wrote is then never called), unless *stop is set meanwhile (stop may be NULL;
+ * a signal handler's flag): 0, or -1 with why in err. */
+int ranks_save_finish_now(ranks_save *sv, const volatile sig_atomic_t *stop, char *err,
+                          size_t errlen);
 /* The file's bytes so far. */
 uint64_t ranks_save_bytes(const ranks_save *sv);
 /* The snapshots dropped on every rank, and the file removed unless it was put in

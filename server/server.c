@@ -464,7 +464,7 @@ static int autosave_now(server *s)
 	if (s->ranks) { /* in place, as every save over ranks */
 		ranks_save *sv =
 		    ranks_save_open(s->ranks, s->opt.data_dir, "autosave", err, sizeof err);
-		int rc = sv ? ranks_save_finish_now(sv, err, sizeof err) : -1;
+		int rc = sv ? ranks_save_finish_now(sv, NULL, err, sizeof err) : -1;
 		uint64_t bytes = sv ? ranks_save_bytes(sv) : 0;
 		ranks_save_close(sv);
 		if (rc != 0)

@@ -537,11 +537,40 @@ def test_stop_saves_the_whole_world():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def test_a_second_signal_stops_a_save():
+    """SIGTERM to rank 0 while a save runs: the stop waits for it, and says so; a
+    second SIGTERM stops it, its client hears that nothing was written, no file is
+    left, and the autosave is still written."""
+    d = data_dir("steer-stop-save-")
+    srv = Server("--autosave", "3600", "--world", "4000x4000", data_dir=d, launcher=mpirun(3))
+    c = srv.text()
+    c.ok("pause")
+    c.ok("spawn flock 150000 2000 2000 1900")
+    rank0 = rank_pid(srv.proc.pid, 0)
+    c.send_raw(b"save big\n")
+    wait_for(lambda: os.path.exists(os.path.join(d, "big.steer.tmp")), "the save begun",
+             every=0.01)
+    os.kill(rank0, signal.SIGTERM)
+    wait_for(lambda: "waiting for save 'big' to end (SIGTERM again to stop it)"
+             in srv.log_text(), "the stop to wait for the save", every=0.01)
+    os.kill(rank0, signal.SIGTERM)
+    reply = c.line()
+    expect(reply == "ERR save big: stopped before it ended (a second signal); nothing was "
+           "written", reply)
+    log = stopped(srv)
+    expect("save 'big' stopped before it ended" in log, log[-2000:])
+    expect(not os.path.exists(os.path.join(d, "big.steer")), "a stopped save left a file")
+    expect(not os.path.exists(os.path.join(d, "big.steer.tmp")), "a stopped save left its "
+           "temporary file")
+    expect(os.path.getsize(os.path.join(d, "autosave.steer")) > 0, "no autosave")
+    shutil.rmtree(d, ignore_errors=True)
+
+
 for t in (test_clients_see_the_same_world_as_one_process, test_a_save_loads_at_another_rank_count,
           test_a_save_is_written_in_place_as_the_world_runs, test_a_save_restores_in_place_at_start,
           test_a_killed_job_recovers_at_another_rank_count, test_what_cannot_be_split_is_refused,
           test_a_scenario_runs_as_on_one_process,
           test_a_rank_that_dies_ends_the_job, test_a_stopped_rank_is_named_then_ends_the_job,
-          test_stop_saves_the_whole_world):
+          test_stop_saves_the_whole_world, test_a_second_signal_stops_a_save):
     checks.run(t)
 sys.exit(checks.done())
