@@ -287,6 +287,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 		} else if (value_of(&c, "--tick-rate", &v)) {
 			if (num(a, v, 1, 1000, &o->tick_rate))
 				return -1;
+			o->tick_rate_set = true;
 		} else if (value_of(&c, "--snapshot-rate", &v)) {
 			if (num(a, v, 0.1, 1000, &o->snapshot_rate))
 				return -1;
@@ -299,6 +300,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				        "steer-server: --seed: '%s' is not a whole number\n", v);
 				return -1;
 			}
+			o->seed_set = true;
 		} else if (value_of(&c, "--scenario", &v)) {
 			bool known = false;
 			for (int k = 0; steer_scenario_names[k]; k++)
@@ -331,6 +333,7 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			}
 			o->width = w;
 			o->height = h;
+			o->world_set = true;
 		} else if (value_of(&c, "--edges", &v)) {
 			if (steer_edges_parse(v, &o->edges) != STEER_OK) {
 				fprintf(stderr,

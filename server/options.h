@@ -30,6 +30,8 @@ typedef struct server_options {
 	double width, height;
 	steer_edges edges;
 	bool edges_set; /* --edges given: overrides the scenario's choice */
+	/* Given: a world read at start (--restore, --recover) has its own, and says so. */
+	bool world_set, seed_set, tick_rate_set;
 	size_t max_clients, max_vehicles;
 	const char *data_dir;
 	bool verbose;

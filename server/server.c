@@ -552,6 +552,39 @@ void server_stop(server *s, const char *why)
 	uv_unref((uv_handle_t *)&s->stop_timer);
 }
 
+/* A world read at start (--restore, --recover) has its own size, edges, seed and
+ * rate: the flags that would make a new one are said to be ignored, rather than
+ * silently dropped. */
+static void warn_flags_ignored(const server_options *o)
+{
+	if (!o->restore && !o->recover)
+		return;
+	const char *given[5];
+	size_t n = 0;
+	if (o->scenario)
+		given[n++] = "--scenario";
+	if (o->world_set)
+		given[n++] = "--world";
+	if (o->edges_set)
+		given[n++] = "--edges";
+	if (o->seed_set)
+		given[n++] = "--seed";
+	if (o->tick_rate_set)
+		given[n++] = "--tick-rate";
+	if (!n)
+		return;
+	char list[96] = "";
+	for (size_t k = 0; k < n; k++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+		         k == 0       ? ""
+		         : k + 1 == n ? " and "
+		                      : ", ",
+		         given[k]);
+	steer_log(STEER_LOG_WARN, "%s: %s %s ignored: the world comes from %s, as it was",
+	          o->recover ? "--recover" : "--restore", list, n == 1 ? "is" : "are",
+	          o->recover ? "the journal" : "what it restores");
+}
+
 /* The world of --restore NAME, or NULL after logging why. */
 static steer_world *restored_world(const server_options *o)
 {
@@ -654,6 +687,7 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 			if (s->dir_lock < 0)
 				steer_log(STEER_LOG_WARN, "journal: %s", err);
 		}
+		warn_flags_ignored(opt);
 		/* --recover, --restore: over ranks, read in place */
 		int recovered =
 		    ranks_launched()

@@ -194,11 +194,15 @@ def test_autosave_and_restore_lose_nothing():
         code, err = srv.stop()
     expect(code == 0, err[-2000:])
     expect("saved 'autosave'" in err, "no save on SIGTERM")
-    again = Server("--restore", "autosave", data_dir=data)
+    # The flags of a new world are said to be ignored: the world is the save's.
+    again = Server("--restore", "autosave", "--world", "2000x2000", "--edges", "none",
+                   data_dir=data)
     try:
         c = again.text()
         c.ok("pause")
         after = c.ok("list")
+        expect("--restore: --world and --edges are ignored: the world comes from what it "
+               "restores, as it was" in again.log_text(), again.log_text()[-2000:])
         # the restored server runs from where the old one stopped (it may tick
         # before the pause lands): compare at the saved tick by replaying none
         expect(after["tick"] >= before["tick"], "restored an older tick")
