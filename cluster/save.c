@@ -51,12 +51,6 @@ struct steer_cluster_saver {
 };
 typedef steer_cluster_saver saver;
 
-static int by_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Every rank: whether every rank is ok; if not, every rank gets the first failure. */
 static bool agree(saver *s, bool ok, char *err, size_t errlen)
 {
@@ -83,15 +77,11 @@ static bool mpi_ok(int rc, const char *what, char *err, size_t errlen)
 /* This rank's vehicles of w packed in id order into the snapshot. */
 static bool take_snapshot(saver *s, const steer_world *w, char *err, size_t errlen)
 {
-	const steer_vehicles *v = steer_world_vehicles(w);
-	s->count = v->count;
-	uint64_t *order = malloc((s->count ? s->count : 1) * sizeof *order);
+	s->count = steer_world_vehicles(w)->count;
+	uint64_t *order = steer_record_id_order(w);
 	s->ids = malloc((s->count ? s->count : 1) * sizeof *s->ids);
 	bool ok = order && s->ids;
 	if (ok) {
-		for (size_t i = 0; i < s->count; i++)
-			order[i] = (uint64_t)v->id[i] << 32 | i; /* ids are unique */
-		qsort(order, s->count, sizeof *order, by_key);
 		for (size_t k = 0; k < s->count && ok; k++) {
 			s->ids[k] = (uint32_t)(order[k] >> 32);
 			ok = steer_pack_vehicle(&s->pack, w, (size_t)(order[k] & UINT32_MAX)) ==

@@ -23,6 +23,24 @@ void steer_record_vehicle(const steer_world *w, size_t i, steer_vehicle_record *
 	goto_taken(w, &out->state.go);
 }
 
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+uint64_t *steer_record_id_order(const steer_world *w)
+{
+	size_t n = w->v.count;
+	uint64_t *order = malloc((n ? n : 1) * sizeof *order);
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint64_t)w->v.id[i] << 32 | i; /* ids are unique: the key sorts by id */
+	qsort(order, n, sizeof *order, by_key);
+	return order;
+}
+
 /* A restored route that was up to date is up to date with the geometry at epoch. */
 static void goto_fresh(steer_goto_state *go, uint64_t epoch)
 {

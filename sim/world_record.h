@@ -54,6 +54,12 @@ static inline bool steer_goto_none(const steer_goto_state *g)
  * epoch made STEER_GOTO_FRESH or 0. */
 void steer_record_vehicle(const steer_world *w, size_t i, steer_vehicle_record *out);
 
+/* Every vehicle of w in id order, as keys of its id (high half) and index (low half):
+ * the same world gives the same order however its storage came to be ordered (a save
+ * is written in it, by one process or by many). The caller's to free; NULL when out
+ * of memory. */
+uint64_t *steer_record_id_order(const steer_world *w);
+
 /* Ends the restore of a whole world, after its last record: sets the meta and marks
  * the routes that were up to date as up to date with the restored geometry, so that
  * the world replans exactly when the copied one would have. INVALID when the meta's

@@ -265,12 +265,6 @@ void steer_save_put_end(steer_save_text *o, uint64_t records, uint64_t sum)
 	put(o, "end records %" PRIu64 " fnv1a64 %016" PRIx64 "\n", records, sum);
 }
 
-static int by_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 steer_status steer_save_encode(const steer_world *w, char **out, size_t *len)
 {
 	return steer_save_encode_max(w, STEER_SAVE_MAX_BYTES, out, len);
@@ -284,14 +278,9 @@ static steer_status encode(const steer_world *w, size_t max_bytes, bool vehicles
 	size_t count = vehicles ? v->count : 0;
 	writer o;
 	steer_save_text_init(&o, max_bytes);
-	/* Vehicles in id order: the same world gives the same bytes however its storage
-	 * came to be ordered (a world saved over many processes, say). */
-	uint64_t *order = malloc((count ? count : 1) * sizeof *order);
-	if (!order)
+	uint64_t *order = count ? steer_record_id_order(w) : NULL;
+	if (count && !order)
 		return STEER_ERR_NOMEM;
-	for (size_t i = 0; i < count; i++)
-		order[i] = (uint64_t)v->id[i] << 32 | i; /* ids are unique: the key sorts by id */
-	qsort(order, count, sizeof *order, by_key);
 	steer_save_put_head(&o, w, count);
 	for (size_t k = 0; k < count; k++) {
 		size_t i = (size_t)(order[k] & UINT32_MAX);
