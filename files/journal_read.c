@@ -260,12 +260,13 @@ static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_
 	return 0;
 }
 
-/* The next record of the current log (steer_journal_next over the whole file). */
+/* The next record of the current log (steer_journal_next over the whole file);
+ * STEER_JOURNAL_INVALID when the log cannot be read (why says so): not a tear. */
 static steer_journal_read log_next(journal_reader *r, steer_journal_record *rec, char *why,
                                    size_t whylen)
 {
 	if (log_fill(&r->log, WINDOW_AHEAD, why, whylen) != 0)
-		return STEER_JOURNAL_TORN;
+		return STEER_JOURNAL_INVALID;
 	return steer_journal_next(r->log.buf, r->log.len, &r->log.pos, rec, why, whylen);
 }
 
@@ -530,7 +531,11 @@ static steer_status stop_at(journal_reader *r, stop_kind kind, const char *why, 
 {
 	uint64_t at = r->log.base + r->log.pos, dropped = rest_of_log(r), next = 0;
 	bool last = r->cur + 1 >= r->nsegs, later = !last && history_after(r);
-	bool damage = kind == STOP_DAMAGE || later ||
+	/* A last record changed after it was written, not cut short by a crash: the
+	 * window holds every byte to the end, so the codec can tell. */
+	bool changed = kind == STOP_TEAR && r->log.fd >= 0 && r->log.eof &&
+	               !steer_journal_tail_torn(r->log.buf, r->log.len, r->log.pos, r->log.base);
+	bool damage = kind == STOP_DAMAGE || later || changed ||
 	              (kind == STOP_TEAR && r->log.fd >= 0 && mark_after(r, &next));
 	unsigned long long seg = r->segs[r->cur].num;
 	size_t after = r->nsegs - r->cur - 1;
@@ -549,6 +554,12 @@ static steer_status stop_at(journal_reader *r, stop_kind kind, const char *why, 
 		         "segment%s",
 		         seg, (unsigned long long)at, why, after,
 		         after == 1 ? " follows" : "s follow");
+	else if (changed)
+		snprintf(
+		    msg, sizeof msg,
+		    "segment %016llu.log is damaged at byte %llu (%s; its last record is all "
+		    "there, so it was changed after it was written: a crash leaves one cut short)",
+		    seg, (unsigned long long)at, why);
 	else
 		snprintf(msg, sizeof msg, "segment %016llu.log is damaged at byte %llu (%s)", seg,
 		         (unsigned long long)at, why);
@@ -574,9 +585,9 @@ static steer_status stop_at(journal_reader *r, stop_kind kind, const char *why, 
 		return STEER_OK;
 	}
 	snprintf(err, errlen,
-	         "%s in %s: the history after it would be lost, so nothing was read past it "
-	         "and nothing was changed",
-	         msg, r->dir);
+	         "%s in %s: %s would be lost, so nothing was read past it and nothing was changed",
+	         msg, r->dir,
+	         changed ? "the commands since the mark before it" : "the history after it");
 	return STEER_ERR_INVALID;
 }
 
@@ -613,6 +624,8 @@ steer_status journal_read_next(journal_reader *r, journal_item *item, char *err,
 		}
 		if (st == STEER_JOURNAL_TORN)
 			return stop_at(r, STOP_TEAR, why, err, errlen);
+		if (st == STEER_JOURNAL_INVALID)
+			return stop_at(r, STOP_DAMAGE, why, err, errlen);
 		/* The end of this log: on to the next segment's. */
 		if (r->cur + 1 >= r->nsegs) {
 			r->ended = true;

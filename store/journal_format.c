@@ -191,6 +191,37 @@ bool steer_journal_intact(const char *buf, size_t len, size_t pos)
 	return steer_crc32c(crc, p + 8, n) == steer_le32_get(p + 4);
 }
 
+/* Whether buf[from, to) ends in zeros from a sector boundary of the file on, at least
+ * STEER_JOURNAL_ZERO_RUN of them: more than any record holds as its own last bytes
+ * (a BEGIN's tick and flags, after its type, are 9; a line holds no NUL). */
+static bool unwritten_end(const char *buf, size_t from, size_t to, uint64_t file_at)
+{
+	size_t z = to;
+	while (z > from && buf[z - 1] == 0)
+		z--;
+	uint64_t sector = 512, at = file_at + z;
+	size_t start = z + (size_t)((sector - at % sector) % sector);
+	return start + STEER_JOURNAL_ZERO_RUN <= to;
+}
+
+bool steer_journal_tail_torn(const char *buf, size_t len, size_t pos, uint64_t file_at)
+{
+	if (pos > len || len - pos < STEER_JOURNAL_RECORD_HEAD + 1)
+		return true; /* a head cut short */
+	const unsigned char *p = (const unsigned char *)buf + pos;
+	size_t body = len - pos - STEER_JOURNAL_RECORD_HEAD;
+	uint32_t n = steer_le32_get(p);
+	if (n == body) /* whole, up to the last byte */
+		return unwritten_end(buf, pos, len, file_at);
+	if (body > STEER_JOURNAL_MAX_RECORD)
+		return true;
+	/* Intact with the length the bytes left give it: only its length changed. */
+	unsigned char fixed[4];
+	steer_le32_put(fixed, (uint32_t)body);
+	uint32_t crc = steer_crc32c(steer_crc32c(0, fixed, 4), p + 8, body);
+	return crc != steer_le32_get(p + 4);
+}
+
 void steer_journal_join(steer_strbuf *b, int argc, char **words)
 {
 	for (int i = 0; i < argc; i++) {

@@ -27,8 +27,8 @@
 extern "C" {
 #endif
 
-#define STEER_JOURNAL_MAGIC              "steerjnl"
-#define STEER_JOURNAL_VERSION            1u
+#define STEER_JOURNAL_MAGIC       "steerjnl"
+#define STEER_JOURNAL_VERSION     1u
 #define STEER_JOURNAL_HEADER_SIZE 16u
 /* Bytes before a record's type: its length and checksum. */
 #define STEER_JOURNAL_RECORD_HEAD 8u
@@ -98,6 +98,16 @@ steer_journal_read steer_journal_next(const char *buf, size_t len, size_t *pos,
  * checksum) starts at pos of buf[0, len): how a reader tells damage in the middle of a
  * log, with intact records after it, from a torn tail, with none. */
 bool steer_journal_intact(const char *buf, size_t len, size_t pos);
+
+/* Whether buf[pos, len), every byte from where reading stopped to the end of the
+ * newest log, is what a crash leaves: a record cut short (its head, or its length
+ * running past the end) or one whose bytes end in space the filesystem extended but
+ * never wrote (zeros from a 512-byte-aligned offset of the file, at least
+ * STEER_JOURNAL_ZERO_RUN of them). A record that ends exactly at the end but fails
+ * its checksum, or one that is intact but for its length, was changed after it was
+ * written: not a tear. file_at: the file offset of buf[0]. */
+#define STEER_JOURNAL_ZERO_RUN 10u
+bool steer_journal_tail_torn(const char *buf, size_t len, size_t pos, uint64_t file_at);
 
 /* Appends words[0..argc) joined by single spaces: a command's record line. */
 void steer_journal_join(steer_strbuf *b, int argc, char **words);

@@ -113,6 +113,55 @@ static void flipped_bit(void)
 	steer_strbuf_free(&b);
 }
 
+/* What a crash leaves at the end of a log is told from a changed byte: every cut of
+ * the last record (a mark, then a command) is a tear; every flipped bit of it is not,
+ * the length's included; zeros from a sector boundary of the file on are space never
+ * written, a tear, and zeros that do not start at one are not. */
+static void tails_told_from_changes(void)
+{
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	size_t last;
+	sample(&b, &last);
+	steer_journal_command(&b, 12, "spawn 1 2 max_speed=3", 21);
+	size_t last_cmd = last + 17;
+	size_t starts[2] = {last, last_cmd}, ends[2] = {last_cmd, b.len};
+	int cuts = 0, flips = 0;
+	for (int r = 0; r < 2; r++) {
+		for (size_t cut = starts[r] + 1; cut < ends[r]; cut++)
+			cuts += !steer_journal_tail_torn(b.data, cut, starts[r], 0);
+		for (size_t at = starts[r]; at < ends[r]; at++)
+			for (int bit = 0; bit < 8; bit++) {
+				b.data[at] ^= (char)(1 << bit);
+				flips += steer_journal_tail_torn(b.data, ends[r], starts[r], 0);
+				b.data[at] ^= (char)(1 << bit);
+			}
+	}
+	CHECK(cuts == 0, "%d cuts read as changed", cuts);
+	CHECK(flips == 0, "%d flipped bits read as a tear", flips);
+	/* The command's record, its end zeroed from a sector boundary: with the file
+	 * offset of buf[0] set so that the boundary falls k bytes into the record. */
+	size_t len = b.len - last_cmd;
+	for (size_t k = 1; k < len; k++) {
+		steer_strbuf z;
+		steer_strbuf_init(&z);
+		steer_strbuf_put(&z, b.data + last_cmd, len);
+		memset(z.data + k, 0, len - k);
+		uint64_t file_at = 512 - k;
+		bool torn = steer_journal_tail_torn(z.data, len, 0, file_at);
+		CHECK(torn == (len - k >= STEER_JOURNAL_ZERO_RUN),
+		      "zeros from byte %zu of %zu read as %s", k, len,
+		      torn ? "a tear" : "a change");
+		/* The boundary a byte earlier, on a byte of the line: not unwritten space. */
+		if (k > 17)
+			CHECK(!steer_journal_tail_torn(z.data, len, 0, file_at + 1),
+			      "zeros from byte %zu, a byte past a sector boundary, read as a tear",
+			      k);
+		steer_strbuf_free(&z);
+	}
+	steer_strbuf_free(&b);
+}
+
 static void wrong_version(void)
 {
 	steer_strbuf b;
@@ -163,6 +212,7 @@ int main(void)
 	RUN(round_trip);
 	RUN(torn_at_every_byte);
 	RUN(flipped_bit);
+	RUN(tails_told_from_changes);
 	RUN(wrong_version);
 	RUN(crc_check_value);
 	RUN(join_words);

@@ -394,6 +394,36 @@ static void damage_is_refused_unless_accepted(void)
 	steer_strbuf_free(&fixed);
 }
 
+/* A byte changed in the log's last record, the mark that ends the last batch: that
+ * batch was answered, so it is damage, refused, not dropped as a tear; with the loss
+ * accepted, the two batches before it. The same mark cut short is a tear. */
+static void a_changed_last_record_is_damage(void)
+{
+	clean();
+	steer_world *w = new_world();
+	steer_strbuf b;
+	steer_strbuf_init(&b);
+	put_three_spawns(w, &b);
+	b.data[b.len - 9] ^= 0x01; /* the mark's type */
+	put_log(1, &b);
+	char err[600] = "";
+	vehicles_after(STEER_ERR_INVALID, false, err, sizeof err);
+	CHECK(strstr(err, "0000000000000001.log is damaged at byte") &&
+	          strstr(err, "changed after it was written") &&
+	          strstr(err, "the commands since the mark before it would be lost"),
+	      "the refusal: %s", err);
+	size_t n = vehicles_after(STEER_OK, true, err, sizeof err);
+	CHECK(n == 2, "%zu vehicles with the loss accepted", n);
+	clean();
+	put_three_spawns(w, &b);
+	b.len -= 4;
+	put_log(1, &b);
+	n = vehicles_after(STEER_OK, false, err, sizeof err);
+	CHECK(n == 2, "%zu vehicles from a log whose last mark was cut short: %s", n, err);
+	steer_world_destroy(w);
+	steer_strbuf_free(&b);
+}
+
 /* A tail of 1.2 MB whose every fourth byte offset looks like the start of a
  * megabyte-long record: the scan for whole batches after it checks marks only, so it
  * is a tail, read at once (it once took minutes). */
@@ -438,6 +468,7 @@ int main(void)
 	RUN(another_version_refused);
 	RUN(dead_ends_are_what_a_crash_leaves);
 	RUN(damage_is_refused_unless_accepted);
+	RUN(a_changed_last_record_is_damage);
 	RUN(a_crafted_tail_is_read_at_once);
 	RUN(segment_names);
 	char cmd[300];

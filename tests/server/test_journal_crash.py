@@ -283,6 +283,26 @@ def test_flipped_byte_refused_then_accepted():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def test_changed_last_byte_refused():
+    """A byte changed in the log's last record (the mark of the last spawn, which was
+    answered OK under fsync always): refused as damage, not dropped as a torn tail;
+    with --accept-loss, the spawns before it."""
+    d = journal_of(5)
+    logs = sorted(glob.glob(os.path.join(d, "journal", "*.log")))
+    with open(logs[0], "r+b") as f:
+        data = bytearray(f.read())
+        data[-1] ^= 0x01
+        f.seek(0)
+        f.write(data)
+    before = files_of(d)
+    name = os.path.basename(logs[0])
+    refused(d, want=(name, "changed after it was written", "--accept-loss"))
+    expect(files_of(d) == before, "a refused recovery changed the journal")
+    world, log = recover(d, "--accept-loss")
+    expect(len(world) == 4, f"{len(world)} vehicles recovered before the changed mark")
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def test_strange_files_refused():
     """A FIFO or /dev/zero in place of a log or checkpoint: refused at once."""
     for ext in ("log", "steer"):
@@ -520,6 +540,7 @@ def main():
     c.run(test_words_of_every_byte_class)
     c.run(test_random_streams_killed)
     c.run(test_flipped_byte_refused_then_accepted)
+    c.run(test_changed_last_byte_refused)
     c.run(test_strange_files_refused)
     c.run(test_odd_segments_recover)
     c.run(test_big_log_streams_and_checkpoints_by_size)
