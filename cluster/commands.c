@@ -54,16 +54,11 @@ static bool over_limit(steer_cluster *c, const steer_command *cmd, steer_reply *
 		return true;
 	}
 	size_t room = n >= c->max_vehicles ? 0 : c->max_vehicles - n;
-	bool flock = cmd->sub == 1;
-	if ((flock ? cmd->count : 1u) <= room)
+	uint32_t count = cmd->sub == 1 ? cmd->count : 1u;
+	if (count <= room)
 		return false;
-	if (flock)
-		steer_reply_fail(out,
-		                 "spawning %u would exceed --max-vehicles (%zu; %zu in the world)",
-		                 cmd->count, c->max_vehicles, n);
-	else
-		steer_reply_fail(out,
-		                 "limit reached (vehicles or waypoints); the world is unchanged");
+	steer_reply_fail(out, "spawning %u would exceed --max-vehicles (%zu; %zu in the world)",
+	                 count, c->max_vehicles, n);
 	return true;
 }
 

@@ -63,20 +63,29 @@ static steer_status params_from(const steer_command *c, const steer_world *w, st
 /* The vehicles spawn flock makes and adds at a time. */
 #define SPAWN_CHUNK 65536u
 
+/* Refuses a spawn of n that the world has no room for, saying which limit: true when
+ * refused. */
+static bool no_room(const steer_world *w, size_t n, steer_reply *r)
+{
+	if (n <= steer_vehicles_room(w))
+		return false;
+	size_t max = steer_world_config_get(w)->max_vehicles;
+	if (max)
+		steer_reply_fail(r,
+		                 "spawning %zu would exceed --max-vehicles (%zu; %zu in the world)",
+		                 n, max, steer_world_vehicles(w)->count);
+	else
+		steer_reply_fail(r, "spawning %zu would exceed the ids a world has (%zu left)", n,
+		                 steer_vehicles_room(w));
+	return true;
+}
+
 static steer_status x_spawn_flock(const steer_command *c, steer_session *s, steer_reply *r)
 {
 	steer_world *w = s->world;
 	/* Before the positions are made: a count past the limit allocates nothing. */
-	size_t max = steer_world_config_get(w)->max_vehicles;
-	if (c->count > steer_vehicles_room(w)) {
-		if (max)
-			return steer_reply_fail(
-			    r, "spawning %u would exceed --max-vehicles (%zu; %zu in the world)",
-			    c->count, max, steer_world_vehicles(w)->count);
-		return steer_reply_fail(r,
-		                        "spawning %u would exceed the ids a world has (%zu left)",
-		                        c->count, steer_vehicles_room(w));
-	}
+	if (no_room(w, c->count, r))
+		return STEER_ERR_REFUSED;
 	steer_params p;
 	steer_vec2 unused = v2(0, 0);
 	if (params_from(c, w, steer_flock_params(), &p, &unused, r))
@@ -146,6 +155,8 @@ steer_status steer_cmd_run_spawn(const steer_command *c, steer_session *s, const
 	(void)h;
 	if (c->sub == 1)
 		return x_spawn_flock(c, s, r);
+	if (no_room(s->world, 1, r))
+		return STEER_ERR_REFUSED;
 	steer_params p;
 	steer_vec2 vel = v2(0, 0);
 	if (params_from(c, s->world, steer_params_default(), &p, &vel, r))

@@ -49,7 +49,8 @@ steer_status steer_reply_status(steer_reply *r, steer_status st, uint32_t id)
 		return steer_reply_fail(r, "out of memory; the world is unchanged");
 	case STEER_ERR_LIMIT:
 		return steer_reply_fail(
-		    r, "limit reached (vehicles or waypoints); the world is unchanged");
+		    r, "a limit of the world was reached (vehicles, obstacles, walls or "
+		       "waypoints); the world is unchanged");
 	case STEER_ERR_ACCESS:
 	case STEER_ERR_REFUSED:
 	case STEER_ERR_IO: /* not the world's codes: for completeness */

@@ -357,7 +357,12 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 	size_t ckpts = 0;
 	for (size_t i = 0; i < n; i++)
 		ckpts += r->segs[i].ckpt;
-	if (ckpts == 0)
+	if (n == 0)
+		snprintf(err, errlen,
+		         "%s holds no journal segments: nothing was journaled there, or its "
+		         "files were removed; start without --recover",
+		         dir);
+	else if (ckpts == 0)
 		snprintf(err, errlen,
 		         "%s holds no checkpoint at all (%zu segments): the server that wrote it "
 		         "stopped before its first one was written, so nothing in it was answered "

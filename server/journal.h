@@ -38,6 +38,9 @@ typedef struct journal journal;
  * Damage is refused unless o->accept_loss. When --recover dropped anything, keep_as
  * (n bytes) gets the name to keep the live journal under, as it was; else "". */
 int journal_recover(const server_options *o, steer_session *s, char *keep_as, size_t n);
+/* --recover where the data directory has no journal at all: true after logging so,
+ * before the journal's lock makes the directory. */
+bool journal_recover_missing(const server_options *o);
 /* journal_recover in parts, for a start over MPI ranks that applies the records in
  * place (ranks_start.c). from: the journal a start recovers from, its directory in
  * dir and the flag that names it in what (0); 1 when it recovers none; -1 after

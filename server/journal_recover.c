@@ -30,6 +30,22 @@
 
 /* --- recovery -------------------------------------------------------------------------- */
 
+bool journal_recover_missing(const server_options *o)
+{
+	if (!o->recover || !o->data_dir)
+		return false;
+	char dir[4200];
+	snprintf(dir, sizeof dir, "%s/journal", o->data_dir);
+	if (journal_is_dir(dir))
+		return false;
+	steer_log(STEER_LOG_ERROR,
+	          "--recover: there is no journal in %s: no server has kept one with this "
+	          "--data-dir; start without --recover, or give the data directory the "
+	          "journal is in; the server does not start",
+	          o->data_dir);
+	return true;
+}
+
 int journal_recover_from(const server_options *o, char *dir, size_t dn, char *what, size_t wn)
 {
 	if (o->recover) {

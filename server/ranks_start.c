@@ -69,8 +69,9 @@ static int restore_save(server *s)
 		return -1;
 	}
 	if (read_in_place(s, fd, size, false, err, sizeof err) != 0) {
-		steer_log(STEER_LOG_ERROR, "--restore %s: %s; the file is left as it is",
-		          o->restore, err);
+		steer_log(STEER_LOG_ERROR,
+		          "--restore %s: %s/%s.steer: %s; the file is left as it is", o->restore,
+		          o->data_dir, o->restore, err);
 		return -1;
 	}
 	const steer_world *w = s->session.world;

@@ -598,17 +598,18 @@ static steer_world *restored_world(const server_options *o)
 	steer_world *w = steer_save_decode(data, len, err, sizeof err);
 	free(data);
 	if (!w) {
-		steer_log(STEER_LOG_ERROR, "--restore %s: %s; the file is left as it is",
-		          o->restore, err);
+		steer_log(STEER_LOG_ERROR,
+		          "--restore %s: %s/%s.steer: %s; the file is left as it is", o->restore,
+		          o->data_dir, o->restore, err);
 		return NULL;
 	}
 	/* Refused as `load` refuses it (a journal's recovery keeps what it was). */
 	size_t n = steer_world_vehicles(w)->count;
 	if (o->max_vehicles && n > o->max_vehicles) {
 		steer_log(STEER_LOG_ERROR,
-		          "--restore %s: %zu vehicles exceed --max-vehicles %zu; the file is left "
-		          "as it is",
-		          o->restore, n, o->max_vehicles);
+		          "--restore %s: %s/%s.steer: %zu vehicles exceed --max-vehicles %zu; the "
+		          "file is left as it is",
+		          o->restore, o->data_dir, o->restore, n, o->max_vehicles);
 		steer_world_destroy(w);
 		return NULL;
 	}
@@ -630,8 +631,10 @@ static steer_world *initial_world(const server_options *o)
 	}
 	steer_world_config cfg = server_options_world(o);
 	steer_world *w = steer_world_create(&cfg);
-	if (!w)
+	if (!w) {
+		steer_log(STEER_LOG_ERROR, "cannot create the world: out of memory");
 		return NULL;
+	}
 	if (o->scenario) {
 		steer_status st = steer_scenario_load(w, o->scenario);
 		if (st == STEER_OK && o->edges_set)
@@ -671,6 +674,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		/* One journalled server to a data directory: a second would set the first's
 		 * live journal aside and write into the same segments. A directory that
 		 * cannot be made is the journal's failure to report, as before. */
+		if (journal_recover_missing(opt))
+			return -1;
 		if (opt->journal && opt->data_dir) {
 			char dir[4200], err[4400];
 			bool taken;
@@ -699,10 +704,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		if (recovered > 0)
 			s->session.world = initial_world(opt);
 	}
-	if (!s->session.world) {
-		steer_log(STEER_LOG_ERROR, "cannot create the world");
+	if (!s->session.world) /* initial_world or the recovery said why */
 		return -1;
-	}
 	if (!s->ranks && steer_world_set_threads(s->session.world, opt->threads) != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "cannot start %d threads for the tick", opt->threads);
 		steer_world_destroy(s->session.world);

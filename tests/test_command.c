@@ -179,6 +179,22 @@ static void a_spawn_past_the_ids_left_is_refused(void)
 	r = run(&s, NULL, "spawn flock 10 100 100 10");
 	CHECK(starts(r, "OK {\"ids\":[2147483638,"), "%s", r);
 	CHECK(steer_vehicles_room(s.world) == 0, "room %zu", steer_vehicles_room(s.world));
+	r = run(&s, NULL, "spawn 100 100");
+	CHECK(starts(r, "ERR spawning 1 would exceed the ids a world has (0 left)"), "%s", r);
+	steer_world_destroy(s.world);
+}
+
+/* A spawn past --max-vehicles names the limit, one vehicle as many. */
+static void a_spawn_past_max_vehicles_names_it(void)
+{
+	steer_session s = new_session();
+	steer_world_set_max_vehicles(s.world, 3);
+	CHECK(starts(run(&s, NULL, "spawn flock 3 100 100 10"), "OK "), "three fit");
+	const char *r = run(&s, NULL, "spawn 100 100");
+	CHECK(starts(r, "ERR spawning 1 would exceed --max-vehicles (3; 3 in the world)"), "%s", r);
+	r = run(&s, NULL, "spawn flock 2 100 100 10");
+	CHECK(starts(r, "ERR spawning 2 would exceed --max-vehicles (3; 3 in the world)"), "%s", r);
+	CHECK(steer_world_vehicles(s.world)->count == 3, "the world changed");
 	steer_world_destroy(s.world);
 }
 
@@ -753,6 +769,7 @@ int main(void)
 	RUN(parses_and_runs_the_grammar);
 	RUN(errors_name_the_problem_and_change_nothing);
 	RUN(a_spawn_past_the_ids_left_is_refused);
+	RUN(a_spawn_past_max_vehicles_names_it);
 	RUN(a_command_is_all_or_nothing);
 	RUN(save_load_and_host_hooks);
 	RUN(error_text_is_one_line);

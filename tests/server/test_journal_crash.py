@@ -303,6 +303,17 @@ def test_changed_last_byte_refused():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def test_recover_without_a_journal():
+    """--recover in a data directory that never held a journal says so, and makes
+    nothing there; an empty journal directory is said to hold no segments."""
+    d = tempfile.mkdtemp(prefix="steer-none-")
+    refused(d, want=("there is no journal in", "start without --recover"))
+    expect(os.listdir(d) == [], f"a refused --recover made {os.listdir(d)}")
+    os.mkdir(os.path.join(d, "journal"))
+    refused(d, want=("holds no journal segments", "start without --recover"))
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def test_strange_files_refused():
     """A FIFO or /dev/zero in place of a log or checkpoint: refused at once."""
     for ext in ("log", "steer"):
@@ -541,6 +552,7 @@ def main():
     c.run(test_random_streams_killed)
     c.run(test_flipped_byte_refused_then_accepted)
     c.run(test_changed_last_byte_refused)
+    c.run(test_recover_without_a_journal)
     c.run(test_strange_files_refused)
     c.run(test_odd_segments_recover)
     c.run(test_big_log_streams_and_checkpoints_by_size)

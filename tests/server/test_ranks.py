@@ -357,7 +357,8 @@ def test_a_save_restores_in_place_at_start():
                 line = [x for x in str(e).splitlines() if "--restore" in x and " error " in x]
                 expect(line and why in line[0] and "the file is left as it is" in line[0],
                        f"{args}: {e}")
-                said.append(line[0].split("--restore", 1)[1])
+                expect(f"{dd}/{args[1]}.steer: " in line[0], f"the path is not named: {e}")
+                said.append(line[0].split("--restore", 1)[1].replace(dd, "DIR"))
         expect(said[0] == said[1], f"{args}: one process and 2 ranks say {said}")
     for dd in dirs:
         with open(os.path.join(dd, "bad.steer"), "rb") as f:
