@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "journal_format.h"
 #include "message.h"
 #include "reserve.h"
 #include "serve.h"
 #include "steer/bytes.h"
-#include "journal_format.h"
 #include "utf8.h"
 #include "wire_priv.h"
 

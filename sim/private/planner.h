@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 #include "geometry.h"
-#include "world_record.h"
 #include "share.h"
 #include "steer/world.h"
+#include "world_record.h"
 
 /* The most grid cells one plan uses: in a world too big for cells of half the radius
  * the cells grow (and a disc is then tested at up to 0.71 of a cell, so a grid step

@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "interest.h"
+#include "journal_format.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "serve.h"
 #include "steer/bytes.h"
 #include "steer/command.h"
-#include "journal_format.h"
 #include "steer/strbuf.h"
 #include "steer/wire.h"
 #include "steer/world.h"
@@ -221,7 +221,8 @@ static void check_world(const steer_world *w, bool stepped)
 	size_t nobs;
 	const steer_obstacle *o = steer_world_obstacles(w, &nobs);
 	if (cfg->max_vehicles && v->count > cfg->max_vehicles)
-		harness_violated("%zu vehicles exceed max_vehicles %zu", v->count, cfg->max_vehicles);
+		harness_violated("%zu vehicles exceed max_vehicles %zu", v->count,
+		                 cfg->max_vehicles);
 	uint32_t *ids = xmalloc((v->count + nobs) * sizeof *ids);
 	for (size_t i = 0; i < v->count; i++) {
 		uint32_t id = v->id[i];
@@ -230,10 +231,10 @@ static void check_world(const steer_world *w, bool stepped)
 		    !isfinite(v->vy[i]) || !isfinite(v->hx[i]) || !isfinite(v->hy[i]) ||
 		    !isfinite(v->fx[i]) || !isfinite(v->fy[i]))
 			harness_violated("vehicle %" PRIu32
-			         " has a non-finite state: pos (%a, %a) vel (%a, "
-			         "%a) heading (%a, %a) force (%a, %a)",
-			         id, v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i], v->hy[i],
-			         v->fx[i], v->fy[i]);
+			                 " has a non-finite state: pos (%a, %a) vel (%a, "
+			                 "%a) heading (%a, %a) force (%a, %a)",
+			                 id, v->px[i], v->py[i], v->vx[i], v->vy[i], v->hx[i],
+			                 v->hy[i], v->fx[i], v->fy[i]);
 		/* world.h: the edge rule brings every position inside (wrap: [0, size),
 		 * bounce: [0, size]). */
 		bool inside = cfg->edges == STEER_EDGE_NONE ||
@@ -242,18 +243,21 @@ static void check_world(const steer_world *w, bool stepped)
 		                    ? v->px[i] < cfg->width && v->py[i] < cfg->height
 		                    : v->px[i] <= cfg->width && v->py[i] <= cfg->height));
 		if (!inside)
-			harness_violated("vehicle %" PRIu32 " at (%.17g, %.17g) is outside the %s world of "
-			         "%.17g x %.17g",
-			         id, v->px[i], v->py[i], steer_edges_name(cfg->edges), cfg->width,
-			         cfg->height);
+			harness_violated("vehicle %" PRIu32
+			                 " at (%.17g, %.17g) is outside the %s world of "
+			                 "%.17g x %.17g",
+			                 id, v->px[i], v->py[i], steer_edges_name(cfg->edges),
+			                 cfg->width, cfg->height);
 		if (id == 0 || steer_vehicle_index(w, id) != (long)i)
-			harness_violated("vehicle id %" PRIu32 " at index %zu does not map back", id, i);
+			harness_violated("vehicle id %" PRIu32 " at index %zu does not map back",
+			                 id, i);
 		if (stepped) {
 			const steer_params *p = steer_vehicle_params_at(w, i);
 			double speed = hypot(v->vx[i], v->vy[i]);
 			if (!(speed <= p->max_speed * (1 + 1e-9)))
-				harness_violated("vehicle %" PRIu32 " moves at %.17g > max_speed %.17g", id,
-				         speed, p->max_speed);
+				harness_violated("vehicle %" PRIu32
+				                 " moves at %.17g > max_speed %.17g",
+				                 id, speed, p->max_speed);
 		}
 	}
 	for (size_t k = 0; k < nobs; k++) {
@@ -261,8 +265,8 @@ static void check_world(const steer_world *w, bool stepped)
 		if (!isfinite(o[k].x) || !isfinite(o[k].y) || !isfinite(o[k].vx) ||
 		    !isfinite(o[k].vy) || !(o[k].r > 0) || !isfinite(o[k].r))
 			harness_violated("obstacle %" PRIu32
-			         " has a bad state: pos (%a, %a) vel (%a, %a) r %a",
-			         o[k].id, o[k].x, o[k].y, o[k].vx, o[k].vy, o[k].r);
+			                 " has a bad state: pos (%a, %a) vel (%a, %a) r %a",
+			                 o[k].id, o[k].x, o[k].y, o[k].vx, o[k].vy, o[k].r);
 		if (o[k].id == 0 || steer_obstacle_get(w, o[k].id) != &o[k])
 			harness_violated("obstacle id %" PRIu32 " does not map back", o[k].id);
 	}
@@ -409,14 +413,15 @@ static void exec_checked(fixture *f, const steer_command *cmd, steer_reply *repl
 		harness_violated("%s refused to a writer: %s", cmd->entry->name, reply->error);
 	steer_status rc = steer_cmd_exec(cmd, &f->session, &f->host, reply);
 	if ((rc == STEER_OK) != reply->ok || (rc != STEER_OK && rc != STEER_ERR_REFUSED))
-		harness_violated("%s returned %s with ok=%d", cmd->entry->name, steer_status_str(rc),
-		         reply->ok);
+		harness_violated("%s returned %s with ok=%d", cmd->entry->name,
+		                 steer_status_str(rc), reply->ok);
 	if (!reply->ok &&
 	    (!reply->error[0] || strchr(reply->error, '\n') || strchr(reply->error, '\r')))
 		harness_violated("%s: bad error message '%s'", cmd->entry->name, reply->error);
 	if (reply->ok && reply->json.len && !json_object_ok(reply->json.data, reply->json.len))
 		harness_violated("%s: reply is not one JSON object: %.*s", cmd->entry->name,
-		         (int)(reply->json.len > 400 ? 400 : reply->json.len), reply->json.data);
+		                 (int)(reply->json.len > 400 ? 400 : reply->json.len),
+		                 reply->json.data);
 	if (!f->session.world)
 		harness_violated("%s left the session without a world", cmd->entry->name);
 	check_world(f->session.world, false);
@@ -466,13 +471,14 @@ static void check_plain_snapshot(const steer_world *w, bool paused, const steer_
 	const steer_vehicles *v = steer_world_vehicles(w);
 	if (m.kind != STEER_MSG_SNAPSHOT || snap.count != n || snap.total_vehicles != v->count)
 		harness_violated("snapshot holds %zu of %zu vehicles, %zu expected", snap.count,
-		         (size_t)snap.total_vehicles, n);
+		                 (size_t)snap.total_vehicles, n);
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
 		const steer_snap_vehicle *s = &snap.v[k];
 		if (s->id != v->id[i] || s->x != (float)v->px[i] || s->y != (float)v->py[i] ||
 		    s->vx != (float)v->vx[i] || s->vy != (float)v->vy[i])
-			harness_violated("snapshot vehicle %zu differs from id %" PRIu32, k, v->id[i]);
+			harness_violated("snapshot vehicle %zu differs from id %" PRIu32, k,
+			                 v->id[i]);
 	}
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
@@ -505,8 +511,8 @@ static void check_compact_decoded(const steer_world *w, const steer_compact_fram
                                   const steer_compact_req *req, int round)
 {
 	if (snap->count != f->count)
-		harness_violated("compact snapshot %d holds %zu vehicles, %zu expected", round, snap->count,
-		         f->count);
+		harness_violated("compact snapshot %d holds %zu vehicles, %zu expected", round,
+		                 snap->count, f->count);
 	double qx = (view->x1 - view->x0) / ((double)req->cols * STEER_COMPACT_SUB);
 	double qy = (view->y1 - view->y0) / ((double)req->rows * STEER_COMPACT_SUB);
 	const steer_vehicles *v = steer_world_vehicles(w);
@@ -514,19 +520,20 @@ static void check_compact_decoded(const steer_world *w, const steer_compact_fram
 		const steer_snap_vehicle *s = &snap->v[k];
 		long i = steer_vehicle_index(w, f->id[k]);
 		if (s->id != f->id[k] || i < 0)
-			harness_violated("compact vehicle %zu: id %" PRIu32 ", %" PRIu32 " expected", k,
-			         s->id, f->id[k]);
+			harness_violated("compact vehicle %zu: id %" PRIu32 ", %" PRIu32
+			                 " expected",
+			                 k, s->id, f->id[k]);
 		double ex =
 		    0.5 * qx * 1.001 + 3e-7 * (fabs(v->px[i]) + fabs(view->x0) + fabs(view->x1));
 		double ey =
 		    0.5 * qy * 1.001 + 3e-7 * (fabs(v->py[i]) + fabs(view->y0) + fabs(view->y1));
 		if (!(fabs(s->x - v->px[i]) <= ex) || !(fabs(s->y - v->py[i]) <= ey))
 			harness_violated("compact snapshot %d: vehicle %" PRIu32
-			         " at (%.17g, %.17g) decodes "
-			         "to (%.9g, %.9g); quanta %.9g x %.9g; sent as (%" PRId32
-			         ", %" PRId32 ")",
-			         round, s->id, v->px[i], v->py[i], s->x, s->y, qx, qy, f->qx[k],
-			         f->qy[k]);
+			                 " at (%.17g, %.17g) decodes "
+			                 "to (%.9g, %.9g); quanta %.9g x %.9g; sent as (%" PRId32
+			                 ", %" PRId32 ")",
+			                 round, s->id, v->px[i], v->py[i], s->x, s->y, qx, qy,
+			                 f->qx[k], f->qy[k]);
 	}
 }
 
@@ -565,7 +572,8 @@ static void check_compact_stream(steer_world *w, bool paused, const steer_view *
 		    framer_step(&fr, &msg, &len, err, sizeof err) != 1)
 			harness_violated("compact frame does not reframe");
 		if (steer_wire_decode_stream(msg, len, &m, &snap, &cs, err, sizeof err) != STEER_OK)
-			harness_violated("compact snapshot (round %d) does not decode: %s", round, err);
+			harness_violated("compact snapshot (round %d) does not decode: %s", round,
+			                 err);
 		steer_framer_free(&fr);
 		if (m.kind != STEER_MSG_SNAPSHOT || !m.compact)
 			harness_violated("compact snapshot decodes as kind %d", (int)m.kind);
@@ -637,12 +645,14 @@ static void check_snapshot_shape(const steer_snapshot *s)
 	for (size_t k = 0; k < g->npolygons; k++) {
 		const steer_snap_polygon *p = &g->polygons[k];
 		if (p->first != next || p->count < 3 || p->count > g->nvertices - p->first)
-			harness_violated("polygon %u's vertices %zu+%zu are not the next in the array",
-			         p->id, p->first, p->count);
+			harness_violated(
+			    "polygon %u's vertices %zu+%zu are not the next in the array", p->id,
+			    p->first, p->count);
 		for (size_t i = 0; i < p->count; i++)
 			if (!isfinite(g->vertices[p->first + i].x) ||
 			    !isfinite(g->vertices[p->first + i].y))
-				harness_violated("polygon %u has a vertex that is not finite", p->id);
+				harness_violated("polygon %u has a vertex that is not finite",
+				                 p->id);
 		next = p->first + p->count;
 	}
 	if (next != g->nvertices)
@@ -702,8 +712,8 @@ int harness_framer(const uint8_t *data, size_t size)
 					    frames, want_rc, len);
 				frames++;
 				if (len > max_frame)
-					harness_violated("frame of %zu bytes passed a limit of %zu", len,
-					         max_frame);
+					harness_violated("frame of %zu bytes passed a limit of %zu",
+					                 len, max_frame);
 				/* Any outcome will do: it must not crash. */
 				(void)steer_wire_decode_client(msg, len, &cm, err, sizeof err);
 				/* A snapshot or geometry decoded: what a client would draw. */
@@ -719,15 +729,16 @@ int harness_framer(const uint8_t *data, size_t size)
 					check_snapshot_shape(&stream_snap);
 			}
 			if (rc == 0 && took == 0 && !any && off < end)
-				harness_violated("framer stalled: takes no bytes and returns no frame");
+				harness_violated(
+				    "framer stalled: takes no bytes and returns no frame");
 		}
 	}
 	/* Everything fed: the framer must have reached the same end as the reference. */
 	size_t rs, rl;
 	int ref_rc = reference_next(s, n, &ref_pos, max_frame, &rs, &rl);
 	if (rc != ref_rc)
-		harness_violated("framer ends with %d after %zu frames, reference with %d", rc, frames,
-		         ref_rc);
+		harness_violated("framer ends with %d after %zu frames, reference with %d", rc,
+		                 frames, ref_rc);
 
 	steer_framer_free(&f);
 	steer_compact_state_free(&cs);
@@ -783,8 +794,8 @@ static void check_proto_reply(uint32_t request_id, const steer_reply *r)
 	                       : m.json.len == 0;
 	if (m.kind != STEER_MSG_REPLY || m.request_id != request_id || m.ok != r->ok ||
 	    strcmp(m.error, r->ok ? "" : r->error) != 0 || !json_same)
-		harness_violated("reply decodes differently: ok %d/%d, error '%s'/'%s'", m.ok, r->ok,
-		         m.error, r->error);
+		harness_violated("reply decodes differently: ok %d/%d, error '%s'/'%s'", m.ok,
+		                 r->ok, m.error, r->error);
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
 	steer_framer_free(&fr);
@@ -818,8 +829,8 @@ static void check_geometry_round_trip(const steer_world *w)
 	const steer_polygon *polys = steer_world_polygons(w, &np);
 	if (g->version != steer_world_geometry_version(w) || g->nwalls != nw ||
 	    g->npolygons != np || g->contain != steer_world_config_get(w)->contain)
-		harness_violated("geometry holds %zu walls and %zu polygons of %zu and %zu", g->nwalls,
-		         g->npolygons, nw, np);
+		harness_violated("geometry holds %zu walls and %zu polygons of %zu and %zu",
+		                 g->nwalls, g->npolygons, nw, np);
 	for (size_t k = 0; k < nw; k++) {
 		const steer_snap_wall *s = &g->walls[k];
 		if (s->id != walls[k].id || s->x0 != walls[k].a.x || s->y0 != walls[k].a.y ||
@@ -834,7 +845,8 @@ static void check_geometry_round_trip(const steer_world *w)
 		for (size_t i = 0; i < p->count; i++)
 			if (g->vertices[p->first + i].x != polys[k].points[i].x ||
 			    g->vertices[p->first + i].y != polys[k].points[i].y)
-				harness_violated("polygon %" PRIu32 " vertex %zu differs", polys[k].id, i);
+				harness_violated("polygon %" PRIu32 " vertex %zu differs",
+				                 polys[k].id, i);
 	}
 	steer_snapshot_free(&snap);
 	steer_strbuf_free(&m.json);
@@ -970,7 +982,7 @@ int harness_text_command(const uint8_t *data, size_t size)
 		if ((!ok && !bad) || ok != reply.ok || memchr(text.data, '\n', text.len) ||
 		    memchr(text.data, '\r', text.len) || strlen(text.data) != text.len)
 			harness_violated("reply to '%.200s' is not one OK/ERR line: '%.400s'", line,
-			         text.data);
+			                 text.data);
 		steer_reply_free(&reply);
 	}
 	check_geometry_round_trip(fx.session.world);
@@ -1052,8 +1064,9 @@ static void check_round_trip(steer_world *w)
 		size_t at = 0;
 		while (at < alen && at < blen && a[at] == b[at])
 			at++;
-		harness_violated("save -> load -> save changes the file at byte %zu:\n%.300s\nvs\n%.300s",
-		         at, a + (at > 100 ? at - 100 : 0), b + (at > 100 ? at - 100 : 0));
+		harness_violated(
+		    "save -> load -> save changes the file at byte %zu:\n%.300s\nvs\n%.300s", at,
+		    a + (at > 100 ? at - 100 : 0), b + (at > 100 ? at - 100 : 0));
 	}
 	free(a);
 	free(b);
@@ -1158,8 +1171,8 @@ int harness_utf8(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < len;) {
 		size_t k = steer_utf8_char(src + i, len - i);
 		if (k != ref_utf8_char(u + i, len - i))
-			harness_violated("steer_utf8_char says %zu at byte %zu, the reference %zu", k, i,
-			         ref_utf8_char(u + i, len - i));
+			harness_violated("steer_utf8_char says %zu at byte %zu, the reference %zu",
+			                 k, i, ref_utf8_char(u + i, len - i));
 		i += k ? k : 1;
 	}
 
@@ -1169,8 +1182,8 @@ int harness_utf8(const uint8_t *data, size_t size)
 	size_t big_len = steer_utf8_escape(big, big_n, src, len);
 	size_t at = 0;
 	if (big_len >= big_n || big[big_len] != '\0' || strlen(big) != big_len)
-		harness_violated("escape wrote %zu bytes into %zu, not NUL-terminated there", big_len,
-		         big_n);
+		harness_violated("escape wrote %zu bytes into %zu, not NUL-terminated there",
+		                 big_len, big_n);
 	if (!ref_clean((const unsigned char *)big, big_len, &at))
 		harness_violated("escaped text is not clean UTF-8 at byte %zu", at);
 	if (ref_clean(u, len, &at) && (big_len != len || memcmp(big, src, len) != 0))
@@ -1198,7 +1211,8 @@ int harness_utf8(const uint8_t *data, size_t size)
 	if (cut < len && cut < max) {
 		size_t k = steer_utf8_char(src + cut, len - cut);
 		if (cut + (k ? k : 1) <= max)
-			harness_violated("cut at %zu, but the next character fits under %zu", cut, max);
+			harness_violated("cut at %zu, but the next character fits under %zu", cut,
+			                 max);
 	}
 	free(small);
 	free(big);
@@ -1223,9 +1237,11 @@ static void journal_reencode(const char *at, const steer_journal_record *rec)
 	else
 		steer_journal_begin(&b, rec->tick, rec->flags);
 	if (b.oom)
-		harness_violated("journal: an accepted record of %zu bytes cannot be written", rec->size);
+		harness_violated("journal: an accepted record of %zu bytes cannot be written",
+		                 rec->size);
 	if (b.len != rec->size || memcmp(b.data, at, b.len) != 0)
-		harness_violated("journal: a record of type %d read back differently", (int)rec->type);
+		harness_violated("journal: a record of type %d read back differently",
+		                 (int)rec->type);
 	steer_strbuf_free(&b);
 }
 
@@ -1266,6 +1282,15 @@ int harness_journal(const uint8_t *data, size_t size)
 	}
 	if (st == STEER_JOURNAL_INVALID)
 		harness_violated("journal: INVALID past the header");
+	/* At a tear: whatever the bytes, the tail's judge reads them safely, and a
+	 * record's head cut short is always what a crash leaves. */
+	if (st == STEER_JOURNAL_TORN) {
+		(void)steer_journal_tail_torn(log, len, pos, 0);
+		for (size_t cut = pos; cut < len && cut <= pos + STEER_JOURNAL_RECORD_HEAD; cut++)
+			if (!steer_journal_tail_torn(log, cut, pos, 0))
+				harness_violated("journal: %zu bytes of a head read as changed",
+				                 cut - pos);
+	}
 	/* Past a tear: what the damage scan would find is what the decoder reads. */
 	for (size_t o = pos; st == STEER_JOURNAL_TORN && o < len; o++) {
 		if (!steer_journal_intact(log, len, o))

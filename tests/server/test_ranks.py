@@ -218,16 +218,22 @@ def test_clients_see_the_same_world_as_one_process():
         shutil.rmtree(d3, ignore_errors=True)
 
 
-def test_a_save_loads_at_another_rank_count():
-    d = data_dir("steer-saves-")
-    three = Server(data_dir=d, launcher=mpirun(3))
+def scripted_save(d, name, launcher):
+    """The script's world, saved as d/NAME.steer by a server started with launcher
+    and stopped again."""
+    srv = Server(data_dir=d, launcher=launcher)
     try:
-        c = three.text()
+        c = srv.text()
         start_together(c)
         run_script(c)
-        c.ok("save shared")
+        c.ok(f"save {name}")
     finally:
-        stopped(three)
+        stopped(srv)
+
+
+def test_a_save_loads_at_another_rank_count():
+    d = data_dir("steer-saves-")
+    scripted_save(d, "shared", mpirun(3))
     got = []
     for launcher in ((), mpirun(2)):
         srv = Server(data_dir=d, launcher=launcher)
@@ -238,8 +244,8 @@ def test_a_save_loads_at_another_rank_count():
             expect(loaded["vehicles"] > 400, loaded)
             c.ok("step 30")
             got.append(save_bytes(srv, c, f"after{len(got)}"))
-            # The journal's checkpoint of the loaded world (over ranks, gathered for
-            # its fork) is written.
+            # The journal's checkpoint of the loaded world (over ranks, written in
+            # place) is written.
             wait_for(lambda: not c.ok("stats")["journal"]["checkpoint_running"],
                      "the load's checkpoint", every=0.2)
             expect(not c.ok("stats")["journal"]["failing"], c.ok("stats")["journal"])
@@ -310,14 +316,7 @@ def test_a_save_restores_in_place_at_start():
     a corrupted save, or one over --max-vehicles, stops the start at any rank count
     with the same words, the file left as it is."""
     d = data_dir("steer-restore-")
-    one = Server(data_dir=d)
-    try:
-        c = one.text()
-        start_together(c)
-        run_script(c)
-        c.ok("save start")
-    finally:
-        stopped(one)
+    scripted_save(d, "start", ())
     with open(os.path.join(d, "start.steer"), "rb") as f:
         good = f.read()
     bad = bytearray(good)
@@ -383,7 +382,7 @@ def test_a_killed_job_recovers_at_another_rank_count():
     wait_for(lambda: c.ok("stats")["journal"]["segment"] != seg, "a checkpoint begun",
              every=0.2)
     wait_for(lambda: not c.ok("stats")["journal"]["checkpoint_running"],
-             "its child to write it", every=0.2)
+             "the ranks to write it", every=0.2)
     journal = c.ok("stats")["journal"]
     expect(not journal["failing"], journal)
     before = save_bytes(three, c, "before")
