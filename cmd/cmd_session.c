@@ -128,8 +128,8 @@ steer_status steer_cmd_run_save(const steer_command *c, steer_session *s, const 
 	char msg[200];
 	steer_status rc = h->save(h->ud, c->name, data, len, msg, sizeof msg);
 	free(data);
-	if (rc != STEER_OK)
-		return steer_reply_fail(r, "save %s: %s", c->name, msg);
+	if (rc != STEER_OK) /* the host's writes leave the file as it was */
+		return steer_reply_fail(r, "save %s: %s; nothing was written", c->name, msg);
 	steer_strbuf_printf(&r->json, "{\"bytes\":%zu}", len);
 	return STEER_OK;
 }

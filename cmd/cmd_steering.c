@@ -212,8 +212,8 @@ steer_status steer_cmd_parse_formation(steer_command *c, int argc, char **argv, 
 	if (steer_arg_num("SPACING", argv[3], &c->r, err, errlen))
 		return STEER_ERR_INVALID;
 	if (!(c->r > 0.0 && c->r <= STEER_PARAM_MAX))
-		return steer_cmd_fail(err, errlen, "SPACING: %s is not between 0 and %g", argv[3],
-		                      STEER_PARAM_MAX);
+		return steer_cmd_fail(err, errlen, "SPACING: %s is not more than 0 and at most %g",
+		                      argv[3], STEER_PARAM_MAX);
 	if (argc - 4 > STEER_CMD_MAX_FOLLOWERS)
 		return steer_cmd_fail(err, errlen, "%d followers: a formation takes at most %d",
 		                      argc - 4, STEER_CMD_MAX_FOLLOWERS);
@@ -368,6 +368,15 @@ steer_status steer_cmd_run_goto(const steer_command *c, steer_session *s, const 
 		return steer_reply_fail(r, "no vehicle with id %u", c->id);
 	if (c->sub == 1)
 		return steer_reply_status(r, steer_vehicle_goto_off(s->world, c->id), c->id);
+	/* A bounce world's edges are walls: a goal past them cannot be reached, and
+	 * the vehicle would press against the edge for ever. */
+	const steer_world_config *cfg = steer_world_config_get(s->world);
+	if (cfg->edges == STEER_EDGE_BOUNCE &&
+	    (c->x < 0.0 || c->x > cfg->width || c->y < 0.0 || c->y > cfg->height))
+		return steer_reply_fail(r,
+		                        "goto: (%g, %g) is outside this bounce world (0..%g x "
+		                        "0..%g), so no route reaches it",
+		                        c->x, c->y, cfg->width, cfg->height);
 	steer_goto_report rep;
 	steer_status st = steer_vehicle_goto(s->world, c->id, v2(c->x, c->y), &rep);
 	if (st == STEER_ERR_LIMIT)

@@ -318,7 +318,8 @@ journal_reader *journal_read_open(const char *dir, journal_from from, char *err,
 			s->log = true;
 	}
 	closedir(d);
-	qsort(r->segs, r->nsegs, sizeof *r->segs, seg_cmp);
+	if (r->nsegs > 1)
+		qsort(r->segs, r->nsegs, sizeof *r->segs, seg_cmp);
 	/* Every log's version first: a journal of another version is refused whole,
 	 * whichever segment would have been read. */
 	for (size_t i = 0; i < r->nsegs; i++) {

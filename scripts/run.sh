@@ -90,7 +90,7 @@ web=$(sed -n 's/^listening web \(.*\)$/\1/p' "$ports")
 rm -f "$ports"
 ctl="$build/steerctl/steerctl"
 [ "$cmd" = 7701 ] || ctl="$ctl -p $cmd"
-echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $all"
+echo "steer-server: protobuf port $proto, command port $cmd (try: $ctl help); log $log (added to $all when it stops)"
 if [ -n "$web" ]; then
   echo "in a browser: http://$web/"
 else

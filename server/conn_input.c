@@ -412,8 +412,10 @@ static void proto_message(conn *c, const uint8_t *msg, size_t len)
 			          "printable ASCII characters without spaces): ignored",
 			          conn_kind_name(c), (unsigned long long)c->id, shown);
 		}
+		/* A server with no token lets everyone change the world: a token offered
+		 * to it (one set for another server) is no wrong guess. */
 		char why[200];
-		if (m.msg.hello.token[0] &&
+		if (m.msg.hello.token[0] && c->srv->opt.has_token &&
 		    server_auth(c->srv, c, m.msg.hello.token, why, sizeof why) != 0) {
 			char text[256];
 			snprintf(text, sizeof text, "hello: %s", why);

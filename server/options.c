@@ -88,7 +88,8 @@ static void usage(FILE *f)
 	        "  --world WxH          world size (default 1000x600)\n"
 	        "  --edges MODE         wrap, bounce or none (default wrap, or the scenario's)\n"
 	        "  --max-clients N      connections held at once, both ports (default 256)\n"
-	        "  --max-vehicles N     vehicles in the world at most (default 1000000)\n"
+	        "  --max-vehicles N     vehicles in the world at most (default 1000000;\n"
+	        "                       0: no limit but the ids a world has)\n"
 	        "  --threads N          split each tick of a big world over N threads, at\n"
 	        "                       most the cores online, with the same results for\n"
 	        "                       any N (default 1)\n"
@@ -347,13 +348,20 @@ int server_options_parse(server_options *o, int argc, char **argv)
 				return -1;
 			o->max_clients = (size_t)d;
 		} else if (value_of(&c, "--max-vehicles", &v)) {
-			if (whole(a, v, 1, 100000000, &d))
+			if (whole(a, v, 0, 100000000, &d)) /* 0: only the ids bound it */
 				return -1;
 			o->max_vehicles = (size_t)d;
 		} else if (value_of(&c, "--threads", &v)) {
 			if (threads_arg(a, v, &o->threads))
 				return -1;
 		} else if (value_of(&c, "--data-dir", &v)) {
+			/* An unset variable's empty word would put the journal at / */
+			if (!v[0]) {
+				fprintf(stderr,
+				        "steer-server: --data-dir: an empty path; give a "
+				        "directory, or leave the flag out for the default\n");
+				return -1;
+			}
 			o->data_dir = v;
 		} else if (value_of(&c, "--token", &v)) {
 			if (set_token(o, v, NULL) != 0)

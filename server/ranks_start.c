@@ -65,7 +65,8 @@ static int restore_save(server *s)
 	int fd;
 	uint64_t size;
 	if (storage_open(o->data_dir, o->restore, &fd, &size, err, sizeof err) != 0) {
-		steer_log(STEER_LOG_ERROR, "--restore %s: %s", o->restore, err);
+		steer_log(STEER_LOG_ERROR, "--restore %s: %s%s", o->restore, err,
+		          server_restore_hint(o));
 		return -1;
 	}
 	if (read_in_place(s, fd, size, false, err, sizeof err) != 0) {

@@ -7,6 +7,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conn.h"
 #include "history.h"
@@ -422,8 +423,16 @@ static int listen_on(server *s, uv_tcp_t *l, int port, uv_connection_cb cb, cons
 	if ((rc = uv_tcp_init(s->loop, l)) != 0 ||
 	    (rc = uv_tcp_bind(l, (const struct sockaddr *)&addr, 0)) != 0 ||
 	    (rc = uv_listen((uv_stream_t *)l, 128, cb)) != 0) {
-		steer_log(STEER_LOG_ERROR, "cannot listen on %s port %d: %s", s->opt.bind, port,
-		          uv_strerror(rc));
+		const char *flag = !strcmp(what, "proto") ? "--port" : "--cmd-port";
+		if (rc == UV_EADDRINUSE)
+			steer_log(
+			    STEER_LOG_ERROR,
+			    "cannot listen on %s port %d: address already in use (another "
+			    "steer-server, perhaps); give %s another port, or %s 0 for a free one",
+			    s->opt.bind, port, flag, flag);
+		else
+			steer_log(STEER_LOG_ERROR, "cannot listen on %s port %d (%s): %s",
+			          s->opt.bind, port, flag, uv_strerror(rc));
 		return -1;
 	}
 	l->data = s;
@@ -586,13 +595,24 @@ static void warn_flags_ignored(const server_options *o)
 }
 
 /* The world of --restore NAME, or NULL after logging why. */
+const char *server_restore_hint(const server_options *o)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s.steer", o->data_dir ? o->data_dir : ".", o->restore);
+	if (access(path, F_OK) == 0)
+		return "";
+	return "; 'steerctl saves' lists the saves in --data-dir, and a named journal is a "
+	       "directory under its journals/";
+}
+
 static steer_world *restored_world(const server_options *o)
 {
 	char *data = NULL;
 	size_t len = 0;
 	char err[256];
 	if (storage_read(o->data_dir, o->restore, &data, &len, err, sizeof err) != 0) {
-		steer_log(STEER_LOG_ERROR, "--restore %s: %s", o->restore, err);
+		steer_log(STEER_LOG_ERROR, "--restore %s: %s%s", o->restore, err,
+		          server_restore_hint(o));
 		return NULL;
 	}
 	steer_world *w = steer_save_decode(data, len, err, sizeof err);

@@ -144,6 +144,10 @@ typedef struct server {
 	char read_buf[64 * 1024]; /* every read lands here and is consumed at once */
 } server;
 
+/* What a --restore whose save cannot be opened should add: where to look, when no
+ * such save exists; "" otherwise. */
+const char *server_restore_hint(const server_options *o);
+
 /* 0, or -1 after logging why (e.g. the port is taken). */
 int server_start(server *s, uv_loop_t *loop, const server_options *opt);
 /* Once the loop has finished: closes the last handle and frees the world. */

@@ -215,7 +215,9 @@ int web_start(server *s, web **out)
 	vi.timeout_secs = 10;
 	w->vhost = lws_create_vhost(w->ctx, &vi);
 	if (!w->vhost) {
-		steer_log(STEER_LOG_ERROR, "cannot listen on %s port %d for the page (--http)",
+		steer_log(STEER_LOG_ERROR,
+		          "cannot listen on %s port %d for the page (in use?); give --http another "
+		          "port, --http 0 for a free one, or --no-http",
 		          s->opt.bind, s->opt.http_port);
 		lws_context_destroy(w->ctx);
 		free(w);

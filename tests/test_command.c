@@ -184,6 +184,22 @@ static void a_spawn_past_the_ids_left_is_refused(void)
 	steer_world_destroy(s.world);
 }
 
+/* goto past a bounce world's edges is refused, saying why (the vehicle would press
+ * against the edge for ever); inside, and anywhere in a wrap world, it plans. */
+static void goto_past_a_bounce_worlds_edge_is_refused(void)
+{
+	steer_session s = new_session();
+	CHECK(!strcmp(run(&s, NULL, "world 1000 600 bounce"), "OK"), "bounce");
+	CHECK(starts(run(&s, NULL, "spawn 100 100"), "OK"), "spawn");
+	const char *r = run(&s, NULL, "goto 1 5000 -3000");
+	CHECK(starts(r, "ERR goto: (5000, -3000) is outside this bounce world"), "%s", r);
+	CHECK(!(steer_world_vehicles(s.world)->behaviors[0] & STEER_GOTO), "goto turned on");
+	CHECK(starts(run(&s, NULL, "goto 1 900 500"), "OK {\"reached\":true"), "inside");
+	CHECK(!strcmp(run(&s, NULL, "world 1000 600 wrap"), "OK"), "wrap");
+	CHECK(starts(run(&s, NULL, "goto 1 1100 -50"), "OK {\"reached\":true"), "wrapped");
+	steer_world_destroy(s.world);
+}
+
 /* A spawn past --max-vehicles names the limit, one vehicle as many. */
 static void a_spawn_past_max_vehicles_names_it(void)
 {
@@ -770,6 +786,7 @@ int main(void)
 	RUN(errors_name_the_problem_and_change_nothing);
 	RUN(a_spawn_past_the_ids_left_is_refused);
 	RUN(a_spawn_past_max_vehicles_names_it);
+	RUN(goto_past_a_bounce_worlds_edge_is_refused);
 	RUN(a_command_is_all_or_nothing);
 	RUN(save_load_and_host_hooks);
 	RUN(error_text_is_one_line);

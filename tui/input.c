@@ -176,9 +176,12 @@ static void run_cmdline(tui_app *a)
 		return;
 	}
 	if (n >= 1 && n <= 2 && !strcmp(words[0], "help")) {
-		if (tui_help_commands(&a->pager, n == 2 ? words[1] : NULL) == 0)
+		if (tui_help_commands(&a->pager, n == 2 ? words[1] : NULL) == 0) {
 			a->pager.open = true;
-		else
+			/* Not the last command's answer, which this line replaces. */
+			snprintf(a->message, sizeof a->message, "help: %.60s",
+			         n == 2 ? words[1] : "the commands");
+		} else
 			snprintf(a->message, sizeof a->message,
 			         "help: no command '%.60s' (:help lists "
 			         "them)",

@@ -90,8 +90,8 @@ typedef struct steer_session {
  * it then answers "not available". Messages go into err (NUL-terminated). */
 typedef struct steer_host {
 	void *ud;
-	/* Writes data as the named save (name already validated). STEER_OK, or a failure
-	 * (IO, typically) with err. */
+	/* Writes data as the named save (name already validated), whole or not at all:
+	 * STEER_OK, or a failure (IO, typically) with err, the save left as it was. */
 	steer_status (*save)(void *ud, const char *name, const char *data, size_t len, char *err,
 	                     size_t errlen);
 	/* Reads the named save into a malloc'd buffer the caller frees. STEER_OK, or a

@@ -146,6 +146,23 @@ def test_token_gates_changes():
         code, err = srv.stop()
     expect(code == 0, err[-2000:])
     expect("s3cret" not in err, "the token appears in the log")
+    # A server with no token: a token in the hello (one set for another server) is
+    # no wrong guess; the connection changes the world, again and again.
+    srv = Server()
+    try:
+        for _ in range(4):
+            q = srv.proto(hello=False)
+            m = steer_pb2.ClientMessage()
+            m.hello.protocol_version = PROTOCOL_VERSION
+            m.hello.client = "test"
+            m.hello.token = "for-another"
+            q.send(m)
+            r = q.command(line="spawn 1 1")
+            expect(r.ok, r)
+            q.close()
+    finally:
+        code, err = srv.stop()
+    expect(code == 0 and "wrong token" not in err, err[-2000:])
 
 
 def test_private_server_hides_the_world():

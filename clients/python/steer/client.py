@@ -168,9 +168,7 @@ class TextClient(_Commands):
         try:
             if name:
                 self.call("name", name)
-            token = token if token is not None else os.environ.get("STEER_TOKEN")
-            if token:
-                self.call("auth", token)
+            _offer_token(self, token)
         except Error:
             self.close()
             raise
@@ -410,9 +408,7 @@ class Client(_Commands):
                                         daemon=True)
         self._reader.start()
         try:
-            token = token if token is not None else os.environ.get("STEER_TOKEN")
-            if token:
-                self.call("auth", token)
+            _offer_token(self, token)
         except Error:
             self.close()
             raise
@@ -840,6 +836,20 @@ def _geometry(g):
             return None
         polygons.append(Polygon(p.id, list(zip(p.x, p.y)), p.inside))
     return Geometry(g.version, walls, polygons, g.contain)
+
+
+def _offer_token(client, token):
+    """Sends the token (default $STEER_TOKEN) if there is one. A server that takes
+    none lets everyone change the world already: its refusal is no error here, so a
+    token set for another server does not stop a connection to this one."""
+    token = token if token is not None else os.environ.get("STEER_TOKEN")
+    if not token:
+        return
+    try:
+        client.call("auth", token)
+    except CommandError as e:
+        if "takes no token" not in str(e):
+            raise
 
 
 def connect(host="127.0.0.1", port=7700, token=None, timeout=DEFAULT_TIMEOUT, name=None):

@@ -101,6 +101,15 @@ def test_token():
         s.stop()
 
 
+def test_a_token_for_another_server():
+    """A token (say $STEER_TOKEN, set for another server) offered to a server that
+    takes none: the connection is made, and changes the world."""
+    with steer.connect("127.0.0.1", srv.proto_port, token="set-for-another") as c:
+        expect(c.spawn(3, 3)["id"] > 0, "a change on the protobuf port")
+    with steer.connect_text("127.0.0.1", srv.cmd_port, token="set-for-another") as t:
+        expect(t.spawn(4, 4)["id"] > 0, "a change on the text port")
+
+
 def welcome_frame():
     m = steer_pb2.ServerMessage()
     m.welcome.protocol_version = steer.PROTOCOL_VERSION
@@ -235,7 +244,7 @@ def main():
     srv = Server()
     c = Checks()
     for t in (test_commands_as_methods, test_errors_carry_the_servers_message, test_text_port,
-              test_token, test_timeouts, test_wrong_port, test_closed_connection,
+              test_token, test_a_token_for_another_server, test_timeouts, test_wrong_port, test_closed_connection,
               test_never_idle_while_waiting, test_notices):
         c.run(t)
     c.run(stops_cleanly(srv))
