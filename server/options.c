@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scenario.h"
@@ -476,6 +477,12 @@ int server_options_parse(server_options *o, int argc, char **argv)
 	}
 	if (o->private_world && !o->has_token) {
 		fprintf(stderr, "steer-server: --private needs --token or --token-file\n");
+		return -1;
+	}
+	/* A file there would leave the journal failing and every save refused. */
+	struct stat st;
+	if (o->data_dir && stat(o->data_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "steer-server: --data-dir %s is not a directory\n", o->data_dir);
 		return -1;
 	}
 	return 0;

@@ -64,6 +64,13 @@ def test_unknown_options_are_named():
         r = subprocess.run([SERVER, "--world", bad], capture_output=True, text=True, timeout=10)
         expect(r.returncode == 2 and r.stderr.count("steer-server:") == 1
                and f"--world: '{bad}' is not WxH" in r.stderr, f"{bad}: {r.stderr}")
+    # A data directory that is empty, or a file, is refused before anything is made.
+    with tempfile.NamedTemporaryFile() as f:
+        for bad, why in (("", "--data-dir: an empty path"),
+                         (f.name, f"--data-dir {f.name} is not a directory")):
+            r = subprocess.run([SERVER, "--data-dir", bad, "--port", "0", "--cmd-port", "0",
+                                "--no-http"], capture_output=True, text=True, timeout=10)
+            expect(r.returncode == 2 and why in r.stderr, f"{bad!r}: {r.returncode} {r.stderr}")
     # Every option --help names that takes a value is known, and asks for it.
     out = subprocess.run([SERVER, "--help"], capture_output=True, text=True).stdout
     takes = re.findall(r"^  (--[a-z-]+) [A-Z]", out, re.M)
