@@ -594,7 +594,6 @@ static void warn_flags_ignored(const server_options *o)
 	          o->recover ? "the journal" : "what it restores");
 }
 
-/* The world of --restore NAME, or NULL after logging why. */
 const char *server_restore_hint(const server_options *o)
 {
 	char path[4200];
@@ -605,6 +604,7 @@ const char *server_restore_hint(const server_options *o)
 	       "directory under its journals/";
 }
 
+/* The world of --restore NAME, or NULL after logging why. */
 static steer_world *restored_world(const server_options *o)
 {
 	char *data = NULL;

@@ -254,16 +254,21 @@ def refused(d, *extra, want=()):
     raise AssertionError(f"--recover {extra} started")
 
 
+def flip(path, where, bits):
+    """XORs bits into the byte of path at where(its size); returns the new bytes."""
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        data[where(len(data))] ^= bits
+        f.seek(0)
+        f.write(data)
+    return data
+
+
 def test_flipped_byte_refused_then_accepted():
     d = journal_of(200)
     logs = sorted(glob.glob(os.path.join(d, "journal", "*.log")))
     expect(len(logs) == 1, f"logs {logs}")
-    with open(logs[0], "r+b") as f:
-        data = bytearray(f.read())
-        at = len(data) * 3 // 10
-        data[at] ^= 0x20
-        f.seek(0)
-        f.write(data)
+    data = flip(logs[0], lambda n: n * 3 // 10, 0x20)
     before = files_of(d)
     name = os.path.basename(logs[0])
     refused(d, want=(name, "damaged at byte", "--accept-loss"))
@@ -289,11 +294,7 @@ def test_changed_last_byte_refused():
     with --accept-loss, the spawns before it."""
     d = journal_of(5)
     logs = sorted(glob.glob(os.path.join(d, "journal", "*.log")))
-    with open(logs[0], "r+b") as f:
-        data = bytearray(f.read())
-        data[-1] ^= 0x01
-        f.seek(0)
-        f.write(data)
+    flip(logs[0], lambda n: n - 1, 0x01)
     before = files_of(d)
     name = os.path.basename(logs[0])
     refused(d, want=(name, "changed after it was written", "--accept-loss"))

@@ -117,6 +117,17 @@ def test_stalled_reader_is_dropped_not_buffered():
     expect("not reading" in err, "no log line names the stalled reader")
 
 
+def hello_with_token(srv, token):
+    """A protobuf connection whose hello carries token."""
+    q = srv.proto(hello=False)
+    m = steer_pb2.ClientMessage()
+    m.hello.protocol_version = PROTOCOL_VERSION
+    m.hello.client = "test"
+    m.hello.token = token
+    q.send(m)
+    return q
+
+
 def test_token_gates_changes():
     srv = Server("--scenario", "seek", "--token", "s3cret")
     try:
@@ -132,12 +143,7 @@ def test_token_gates_changes():
         expect(not r.ok and "read-only" in r.error, r)
         p.close()
         # a token given in the binary hello
-        q = srv.proto(hello=False)
-        m = steer_pb2.ClientMessage()
-        m.hello.protocol_version = PROTOCOL_VERSION
-        m.hello.client = "test"
-        m.hello.token = "s3cret"
-        q.send(m)
+        q = hello_with_token(srv, "s3cret")
         r = q.command(line="pause")
         expect(r.ok, r)
         q.command(line="resume")
@@ -151,12 +157,7 @@ def test_token_gates_changes():
     srv = Server()
     try:
         for _ in range(4):
-            q = srv.proto(hello=False)
-            m = steer_pb2.ClientMessage()
-            m.hello.protocol_version = PROTOCOL_VERSION
-            m.hello.client = "test"
-            m.hello.token = "for-another"
-            q.send(m)
+            q = hello_with_token(srv, "for-another")
             r = q.command(line="spawn 1 1")
             expect(r.ok, r)
             q.close()
