@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "scenario.h"
 #include "token.h"
 
@@ -163,11 +164,17 @@ static int num(const char *flag, const char *s, double lo, double hi, double *ou
 	return 0;
 }
 
+/* Digits alone: no sign, space, exponent or hex, which strtod and strtoull take. */
+static bool digits(const char *s)
+{
+	return *s && s[strspn(s, "0123456789")] == '\0';
+}
+
 static int whole(const char *flag, const char *s, double lo, double hi, double *out)
 {
-	if (num(flag, s, lo, hi, out))
+	if (digits(s) && num(flag, s, lo, hi, out))
 		return -1;
-	if (*out != floor(*out)) {
+	if (!digits(s) || *out != floor(*out)) {
 		fprintf(stderr, "steer-server: %s: '%s' is not a whole number\n", flag, s);
 		return -1;
 	}
@@ -208,255 +215,360 @@ static int set_token(server_options *o, const char *token, const char *file)
 	return 0;
 }
 
-/* The arguments as the parser walks them. */
-typedef struct arg_cursor {
-	int argc, i;
-	char **argv;
-	bool missing; /* the current argument is an option but nothing follows it */
-} arg_cursor;
-
-/* True when the current argument is the option `name` and a value follows: *v is that
- * value and the cursor steps onto it. Each option is named only here, in its branch. */
-static bool value_of(arg_cursor *c, const char *name, const char **v)
+/* --seed: a whole number, not negative. */
+static int seed_arg(server_options *o, const char *v)
 {
-	if (strcmp(c->argv[c->i], name) != 0)
-		return false;
-	if (c->i + 1 >= c->argc) {
-		c->missing = true;
-		return false;
+	char *end;
+	errno = 0;
+	o->seed = strtoull(v, &end, 10);
+	if (!digits(v) || *end || errno) {
+		fprintf(stderr, "steer-server: --seed: '%s' is not a whole number\n", v);
+		return -1;
 	}
-	*v = c->argv[++c->i];
-	return true;
+	o->seed_set = true;
+	return 0;
+}
+
+/* --scenario: one of the scenarios, named. */
+static int scenario_arg(server_options *o, const char *v)
+{
+	bool known = false;
+	for (int k = 0; steer_scenario_names[k]; k++)
+		known |= !strcmp(steer_scenario_names[k], v);
+	if (!known) {
+		fprintf(stderr, "steer-server: --scenario: no scenario '%s'; there are:", v);
+		for (int k = 0; steer_scenario_names[k]; k++)
+			fprintf(stderr, " %s", steer_scenario_names[k]);
+		fputc('\n', stderr);
+		return -1;
+	}
+	o->scenario = v;
+	return 0;
+}
+
+/* --world WxH. */
+static int world_arg(server_options *o, const char *v)
+{
+	char *end, *hend;
+	double w = strtod(v, &end), h = 0;
+	bool sep = end != v && (*end == 'x' || *end == 'X');
+	if (sep)
+		h = strtod(end + 1, &hend);
+	/* One message for every way it can be wrong. */
+	if (!sep || hend == end + 1 || *hend || !(w >= 1 && w <= 1e9) || !(h >= 1 && h <= 1e9)) {
+		fprintf(stderr,
+		        "steer-server: --world: '%s' is not WxH, each 1 to 1e9 (e.g. "
+		        "1000x600)\n",
+		        v);
+		return -1;
+	}
+	o->width = w;
+	o->height = h;
+	o->world_set = true;
+	return 0;
+}
+
+/* The long options; those without a short letter are numbered from 256. */
+enum {
+	OPT_VERBOSE = 256,
+	OPT_NO_JOURNAL,
+	OPT_WRITABLE,
+	OPT_RECOVER,
+	OPT_ACCEPT_LOSS,
+	OPT_NO_HTTP,
+	OPT_PRIVATE,
+	OPT_VERSION,
+	OPT_BIND,
+	OPT_PORT,
+	OPT_CMD_PORT,
+	OPT_HTTP,
+	OPT_TICK_RATE,
+	OPT_SNAPSHOT_RATE,
+	OPT_SEED,
+	OPT_SCENARIO,
+	OPT_WORLD,
+	OPT_EDGES,
+	OPT_MAX_CLIENTS,
+	OPT_MAX_VEHICLES,
+	OPT_THREADS,
+	OPT_DATA_DIR,
+	OPT_TOKEN,
+	OPT_TOKEN_FILE,
+	OPT_IDLE_TIMEOUT,
+	OPT_CLIENT_QUEUE_MAX,
+	OPT_REPLY_QUEUE_MAX,
+	OPT_SNAPSHOT_MEMORY_MAX,
+	OPT_SNAPSHOT_BUDGET,
+	OPT_AUTOSAVE,
+	OPT_RESTORE,
+	OPT_JOURNAL_FSYNC,
+	OPT_REPLAY,
+	OPT_UNTIL,
+	OPT_SPEED,
+	OPT_CHECKPOINT,
+	OPT_CHECKPOINT_MB,
+	OPT_JOURNALS_MAX_MB,
+	OPT_REWIND_MEMORY,
+	OPT_REWIND_EVERY,
+	OPT_RANK_TIMEOUT,
+};
+
+static const struct option longs[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"no-journal", no_argument, NULL, OPT_NO_JOURNAL},
+    {"writable", no_argument, NULL, OPT_WRITABLE},
+    {"recover", no_argument, NULL, OPT_RECOVER},
+    {"accept-loss", no_argument, NULL, OPT_ACCEPT_LOSS},
+    {"no-http", no_argument, NULL, OPT_NO_HTTP},
+    {"private", no_argument, NULL, OPT_PRIVATE},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"bind", required_argument, NULL, OPT_BIND},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"cmd-port", required_argument, NULL, OPT_CMD_PORT},
+    {"http", required_argument, NULL, OPT_HTTP},
+    {"tick-rate", required_argument, NULL, OPT_TICK_RATE},
+    {"snapshot-rate", required_argument, NULL, OPT_SNAPSHOT_RATE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"scenario", required_argument, NULL, OPT_SCENARIO},
+    {"world", required_argument, NULL, OPT_WORLD},
+    {"edges", required_argument, NULL, OPT_EDGES},
+    {"max-clients", required_argument, NULL, OPT_MAX_CLIENTS},
+    {"max-vehicles", required_argument, NULL, OPT_MAX_VEHICLES},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"data-dir", required_argument, NULL, OPT_DATA_DIR},
+    {"token", required_argument, NULL, OPT_TOKEN},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"client-queue-max", required_argument, NULL, OPT_CLIENT_QUEUE_MAX},
+    {"reply-queue-max", required_argument, NULL, OPT_REPLY_QUEUE_MAX},
+    {"snapshot-memory-max", required_argument, NULL, OPT_SNAPSHOT_MEMORY_MAX},
+    {"snapshot-budget", required_argument, NULL, OPT_SNAPSHOT_BUDGET},
+    {"autosave", required_argument, NULL, OPT_AUTOSAVE},
+    {"restore", required_argument, NULL, OPT_RESTORE},
+    {"journal-fsync", required_argument, NULL, OPT_JOURNAL_FSYNC},
+    {"replay", required_argument, NULL, OPT_REPLAY},
+    {"until", required_argument, NULL, OPT_UNTIL},
+    {"speed", required_argument, NULL, OPT_SPEED},
+    {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+    {"checkpoint-mb", required_argument, NULL, OPT_CHECKPOINT_MB},
+    {"journals-max-mb", required_argument, NULL, OPT_JOURNALS_MAX_MB},
+    {"rewind-memory", required_argument, NULL, OPT_REWIND_MEMORY},
+    {"rewind-every", required_argument, NULL, OPT_REWIND_EVERY},
+    {"rank-timeout", required_argument, NULL, OPT_RANK_TIMEOUT},
+    {NULL, 0, NULL, 0},
+};
+
+/* Takes one option's value: 0, or -1 after saying what is wrong with it. */
+static int take_value(server_options *o, int opt, const char *a, const char *v)
+{
+	double d;
+	switch (opt) {
+	case OPT_BIND:
+		o->bind = v;
+		return 0;
+	case OPT_PORT:
+		if (whole(a, v, 0, 65535, &d))
+			return -1;
+		o->port = (int)d;
+		return 0;
+	case OPT_CMD_PORT:
+		if (whole(a, v, 0, 65535, &d))
+			return -1;
+		o->cmd_port = (int)d;
+		return 0;
+	case OPT_HTTP:
+		if (whole(a, v, 0, 65535, &d))
+			return -1;
+		o->http_port = (int)d;
+		o->http_set = true;
+		return 0;
+	case OPT_TICK_RATE:
+		if (num(a, v, 1, 1000, &o->tick_rate))
+			return -1;
+		o->tick_rate_set = true;
+		return 0;
+	case OPT_SNAPSHOT_RATE:
+		return num(a, v, 0.1, 1000, &o->snapshot_rate);
+	case OPT_SEED:
+		return seed_arg(o, v);
+	case OPT_SCENARIO:
+		return scenario_arg(o, v);
+	case OPT_WORLD:
+		return world_arg(o, v);
+	case OPT_EDGES:
+		if (steer_edges_parse(v, &o->edges) != STEER_OK) {
+			fprintf(stderr, "steer-server: --edges: '%s' is not wrap, bounce or none\n",
+			        v);
+			return -1;
+		}
+		o->edges_set = true;
+		return 0;
+	case OPT_MAX_CLIENTS:
+		if (whole(a, v, 1, 100000, &d))
+			return -1;
+		o->max_clients = (size_t)d;
+		return 0;
+	case OPT_MAX_VEHICLES:
+		if (whole(a, v, 0, 100000000, &d)) /* 0: only the ids bound it */
+			return -1;
+		o->max_vehicles = (size_t)d;
+		return 0;
+	case OPT_THREADS:
+		return threads_arg(a, v, &o->threads);
+	case OPT_DATA_DIR:
+		/* An unset variable's empty word would put the journal at / */
+		if (!v[0]) {
+			fprintf(stderr, "steer-server: --data-dir: an empty path; give a "
+			                "directory, or leave the flag out for the default\n");
+			return -1;
+		}
+		o->data_dir = v;
+		return 0;
+	case OPT_TOKEN:
+		return set_token(o, v, NULL);
+	case OPT_TOKEN_FILE:
+		return set_token(o, NULL, v);
+	case OPT_IDLE_TIMEOUT:
+		return num(a, v, 0, 1e6, &o->idle_timeout);
+	case OPT_CLIENT_QUEUE_MAX:
+		if (whole(a, v, 4096, 1e12, &d))
+			return -1;
+		o->client_queue_max = (size_t)d;
+		return 0;
+	case OPT_REPLY_QUEUE_MAX:
+		if (whole(a, v, 4096, 1e12, &d))
+			return -1;
+		o->reply_queue_max = (size_t)d;
+		return 0;
+	case OPT_SNAPSHOT_MEMORY_MAX:
+		if (whole(a, v, 4096, 1e12, &d))
+			return -1;
+		o->snapshot_memory_max = (size_t)d;
+		return 0;
+	case OPT_SNAPSHOT_BUDGET:
+		return num(a, v, 0.01, 1, &o->snapshot_budget);
+	case OPT_AUTOSAVE:
+		return num(a, v, 0.1, 1e6, &o->autosave);
+	case OPT_RESTORE:
+		o->restore = v;
+		return 0;
+	case OPT_JOURNAL_FSYNC:
+		if (!strcmp(v, "always"))
+			o->journal_fsync = JOURNAL_FSYNC_ALWAYS;
+		else if (!strcmp(v, "everysec"))
+			o->journal_fsync = JOURNAL_FSYNC_EVERYSEC;
+		else if (!strcmp(v, "no"))
+			o->journal_fsync = JOURNAL_FSYNC_NO;
+		else {
+			fprintf(stderr,
+			        "steer-server: --journal-fsync: '%s' is not always, everysec "
+			        "or no\n",
+			        v);
+			return -1;
+		}
+		return 0;
+	case OPT_REPLAY:
+		o->replay = v;
+		return 0;
+	case OPT_UNTIL: {
+		double t;
+		if (num(a, v, 0, 9007199254740992.0, &t))
+			return -1;
+		if (t != floor(t)) {
+			fprintf(stderr, "steer-server: --until: '%s' is not a whole tick\n", v);
+			return -1;
+		}
+		o->until = (uint64_t)t;
+		o->has_until = true;
+		return 0;
+	}
+	case OPT_SPEED:
+		return num(a, v, 0.01, 1000, &o->speed);
+	case OPT_CHECKPOINT:
+		return num(a, v, 1, 1e6, &o->checkpoint);
+	case OPT_CHECKPOINT_MB:
+		return num(a, v, 0, 1e6, &o->checkpoint_mb);
+	case OPT_JOURNALS_MAX_MB:
+		return num(a, v, 0, 1e9, &o->journals_max_mb);
+	case OPT_REWIND_MEMORY:
+		return num(a, v, 0, 1e6, &o->rewind_memory);
+	case OPT_REWIND_EVERY:
+		return num(a, v, 0.01, 3600, &o->rewind_every);
+	case OPT_RANK_TIMEOUT:
+		if (num(a, v, 0, 1e6, &o->rank_timeout))
+			return -1;
+		/* The ranks beat once a second: a shorter silence is no sign. */
+		if (o->rank_timeout > 0 && o->rank_timeout < 2) {
+			fprintf(stderr,
+			        "steer-server: --rank-timeout: '%s' is too short: give 0 "
+			        "(wait) or 2 seconds or more\n",
+			        v);
+			return -1;
+		}
+		return 0;
+	}
+	return 0;
 }
 
 int server_options_parse(server_options *o, int argc, char **argv)
 {
-	arg_cursor c = {argc, 1, argv, false};
-	for (; c.i < argc; c.i++) {
-		const char *a = argv[c.i], *v;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	opterr = 0;
+	optind = 0; /* glibc: start afresh, as a second parse in one process may */
+	int opt, index = -1;
+	while ((opt = getopt_long(argc, argv, "+:h", longs, &index)) != -1) {
+		char flag[40], why[200];
+		switch (opt) {
+		case 'h':
 			usage(stdout);
 			return 1;
-		}
-		if (!strcmp(a, "--verbose")) {
-			o->verbose = true;
-			continue;
-		}
-		if (!strcmp(a, "--no-journal")) {
-			o->journal = false;
-			continue;
-		}
-		if (!strcmp(a, "--writable")) {
-			o->writable = true;
-			continue;
-		}
-		if (!strcmp(a, "--recover")) {
-			o->recover = true;
-			continue;
-		}
-		if (!strcmp(a, "--accept-loss")) {
-			o->accept_loss = true;
-			continue;
-		}
-		if (!strcmp(a, "--no-http")) {
-			o->http_port = -1;
-			continue;
-		}
-		if (!strcmp(a, "--private")) {
-			o->private_world = true;
-			continue;
-		}
-		if (!strcmp(a, "--version")) {
+		case OPT_VERSION:
 			printf("steer-server %s\n", STEER_VERSION);
 			return 1;
-		}
-		double d;
-		if (value_of(&c, "--bind", &v)) {
-			o->bind = v;
-		} else if (value_of(&c, "--port", &v)) {
-			if (whole(a, v, 0, 65535, &d))
-				return -1;
-			o->port = (int)d;
-		} else if (value_of(&c, "--cmd-port", &v)) {
-			if (whole(a, v, 0, 65535, &d))
-				return -1;
-			o->cmd_port = (int)d;
-		} else if (value_of(&c, "--http", &v)) {
-			if (whole(a, v, 0, 65535, &d))
-				return -1;
-			o->http_port = (int)d;
-			o->http_set = true;
-		} else if (value_of(&c, "--tick-rate", &v)) {
-			if (num(a, v, 1, 1000, &o->tick_rate))
-				return -1;
-			o->tick_rate_set = true;
-		} else if (value_of(&c, "--snapshot-rate", &v)) {
-			if (num(a, v, 0.1, 1000, &o->snapshot_rate))
-				return -1;
-		} else if (value_of(&c, "--seed", &v)) {
-			char *end;
-			errno = 0;
-			o->seed = strtoull(v, &end, 10);
-			if (end == v || *end || errno || v[0] == '-') {
-				fprintf(stderr,
-				        "steer-server: --seed: '%s' is not a whole number\n", v);
-				return -1;
-			}
-			o->seed_set = true;
-		} else if (value_of(&c, "--scenario", &v)) {
-			bool known = false;
-			for (int k = 0; steer_scenario_names[k]; k++)
-				known |= !strcmp(steer_scenario_names[k], v);
-			if (!known) {
-				fprintf(
-				    stderr,
-				    "steer-server: --scenario: no scenario '%s'; there are:", v);
-				for (int k = 0; steer_scenario_names[k]; k++)
-					fprintf(stderr, " %s", steer_scenario_names[k]);
-				fputc('\n', stderr);
-				return -1;
-			}
-			o->scenario = v;
-		} else if (value_of(&c, "--world", &v)) {
-			char *end, *hend;
-			double w = strtod(v, &end), h = 0;
-			bool sep = end != v && (*end == 'x' || *end == 'X');
-			if (sep)
-				h = strtod(end + 1, &hend);
-			/* One message for every way it can be wrong. */
-			if (!sep || hend == end + 1 || *hend || !(w >= 1 && w <= 1e9) ||
-			    !(h >= 1 && h <= 1e9)) {
-				fprintf(
-				    stderr,
-				    "steer-server: --world: '%s' is not WxH, each 1 to 1e9 (e.g. "
-				    "1000x600)\n",
-				    v);
-				return -1;
-			}
-			o->width = w;
-			o->height = h;
-			o->world_set = true;
-		} else if (value_of(&c, "--edges", &v)) {
-			if (steer_edges_parse(v, &o->edges) != STEER_OK) {
-				fprintf(stderr,
-				        "steer-server: --edges: '%s' is not wrap, bounce or none\n",
-				        v);
-				return -1;
-			}
-			o->edges_set = true;
-		} else if (value_of(&c, "--max-clients", &v)) {
-			if (whole(a, v, 1, 100000, &d))
-				return -1;
-			o->max_clients = (size_t)d;
-		} else if (value_of(&c, "--max-vehicles", &v)) {
-			if (whole(a, v, 0, 100000000, &d)) /* 0: only the ids bound it */
-				return -1;
-			o->max_vehicles = (size_t)d;
-		} else if (value_of(&c, "--threads", &v)) {
-			if (threads_arg(a, v, &o->threads))
-				return -1;
-		} else if (value_of(&c, "--data-dir", &v)) {
-			/* An unset variable's empty word would put the journal at / */
-			if (!v[0]) {
-				fprintf(stderr,
-				        "steer-server: --data-dir: an empty path; give a "
-				        "directory, or leave the flag out for the default\n");
-				return -1;
-			}
-			o->data_dir = v;
-		} else if (value_of(&c, "--token", &v)) {
-			if (set_token(o, v, NULL) != 0)
-				return -1;
-		} else if (value_of(&c, "--token-file", &v)) {
-			if (set_token(o, NULL, v) != 0)
-				return -1;
-		} else if (value_of(&c, "--idle-timeout", &v)) {
-			if (num(a, v, 0, 1e6, &o->idle_timeout))
-				return -1;
-		} else if (value_of(&c, "--client-queue-max", &v)) {
-			if (whole(a, v, 4096, 1e12, &d))
-				return -1;
-			o->client_queue_max = (size_t)d;
-		} else if (value_of(&c, "--reply-queue-max", &v)) {
-			if (whole(a, v, 4096, 1e12, &d))
-				return -1;
-			o->reply_queue_max = (size_t)d;
-		} else if (value_of(&c, "--snapshot-memory-max", &v)) {
-			if (whole(a, v, 4096, 1e12, &d))
-				return -1;
-			o->snapshot_memory_max = (size_t)d;
-		} else if (value_of(&c, "--snapshot-budget", &v)) {
-			if (num(a, v, 0.01, 1, &o->snapshot_budget))
-				return -1;
-		} else if (value_of(&c, "--autosave", &v)) {
-			if (num(a, v, 0.1, 1e6, &o->autosave))
-				return -1;
-		} else if (value_of(&c, "--restore", &v)) {
-			o->restore = v;
-		} else if (value_of(&c, "--journal-fsync", &v)) {
-			if (!strcmp(v, "always"))
-				o->journal_fsync = JOURNAL_FSYNC_ALWAYS;
-			else if (!strcmp(v, "everysec"))
-				o->journal_fsync = JOURNAL_FSYNC_EVERYSEC;
-			else if (!strcmp(v, "no"))
-				o->journal_fsync = JOURNAL_FSYNC_NO;
-			else {
-				fprintf(
-				    stderr,
-				    "steer-server: --journal-fsync: '%s' is not always, everysec "
-				    "or no\n",
-				    v);
-				return -1;
-			}
-		} else if (value_of(&c, "--replay", &v)) {
-			o->replay = v;
-		} else if (value_of(&c, "--until", &v)) {
-			double t;
-			if (num(a, v, 0, 9007199254740992.0, &t))
-				return -1;
-			if (t != floor(t)) {
-				fprintf(stderr, "steer-server: --until: '%s' is not a whole tick\n",
-				        v);
-				return -1;
-			}
-			o->until = (uint64_t)t;
-			o->has_until = true;
-		} else if (value_of(&c, "--speed", &v)) {
-			if (num(a, v, 0.01, 1000, &o->speed))
-				return -1;
-		} else if (value_of(&c, "--checkpoint", &v)) {
-			if (num(a, v, 1, 1e6, &o->checkpoint))
-				return -1;
-		} else if (value_of(&c, "--checkpoint-mb", &v)) {
-			if (num(a, v, 0, 1e6, &o->checkpoint_mb))
-				return -1;
-		} else if (value_of(&c, "--journals-max-mb", &v)) {
-			if (num(a, v, 0, 1e9, &o->journals_max_mb))
-				return -1;
-		} else if (value_of(&c, "--rewind-memory", &v)) {
-			if (num(a, v, 0, 1e6, &o->rewind_memory))
-				return -1;
-		} else if (value_of(&c, "--rewind-every", &v)) {
-			if (num(a, v, 0.01, 3600, &o->rewind_every))
-				return -1;
-		} else if (value_of(&c, "--rank-timeout", &v)) {
-			if (num(a, v, 0, 1e6, &o->rank_timeout))
-				return -1;
-			/* The ranks beat once a second: a shorter silence is no sign. */
-			if (o->rank_timeout > 0 && o->rank_timeout < 2) {
-				fprintf(stderr,
-				        "steer-server: --rank-timeout: '%s' is too short: give 0 "
-				        "(wait) or 2 seconds or more\n",
-				        v);
-				return -1;
-			}
-		} else if (c.missing) {
-			fprintf(stderr, "steer-server: %s needs a value (see --help)\n", a);
+		case OPT_VERBOSE:
+			o->verbose = true;
+			break;
+		case OPT_NO_JOURNAL:
+			o->journal = false;
+			break;
+		case OPT_WRITABLE:
+			o->writable = true;
+			break;
+		case OPT_RECOVER:
+			o->recover = true;
+			break;
+		case OPT_ACCEPT_LOSS:
+			o->accept_loss = true;
+			break;
+		case OPT_NO_HTTP:
+			o->http_port = -1;
+			break;
+		case OPT_PRIVATE:
+			o->private_world = true;
+			break;
+		case '?':
+		case ':':
+			steer_cli_refusal(opt, argv[optind - 1], optopt, longs, why, sizeof why);
+			fprintf(stderr, "steer-server: %s (see --help)\n", why);
 			return -1;
-		} else {
-			fprintf(stderr, "steer-server: unknown option '%s' (see --help)\n", a);
-			return -1;
+		default:
+			if ((opt == OPT_TOKEN || opt == OPT_TOKEN_FILE) && o->has_token) {
+				fprintf(stderr, "steer-server: give one --token or --token-file, "
+				                "once\n");
+				return -1;
+			}
+			if (take_value(o, opt, steer_cli_flag(longs, index, flag, sizeof flag),
+			               optarg) != 0)
+				return -1;
 		}
+		index = -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr,
+		        "steer-server: '%s' is not an option; steer-server takes only "
+		        "options (see --help)\n",
+		        argv[optind]);
+		return -1;
 	}
 	if (o->replay && (o->recover || o->restore || o->scenario)) {
 		fprintf(stderr, "steer-server: --replay starts from the journal's own world: leave "

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmdhelp.h"
 #include "complete.h"
 #include "ctl_format.h"
@@ -224,6 +225,23 @@ static void consume_line(ctl *c, size_t len)
 	c->r.len -= len + 1;
 }
 
+/* The reply line read for command: printed (print), copied to *keep (not NULL) and
+ * consumed. 0 OK, 1 ERR, -1 out of memory (said). */
+static int take_reply(ctl *c, const char *command, bool print, char **keep, const char *line,
+                      size_t len)
+{
+	int err = ctl_is_err(line, len);
+	if (print)
+		ctl_print_reply(c->mode, command, line, len);
+	if (keep && !(*keep = strndup(line, len))) {
+		consume_line(c, len);
+		fprintf(stderr, "steerctl: out of memory\n");
+		return -1;
+	}
+	consume_line(c, len);
+	return err;
+}
+
 /* Sends one command line (no newline) and reads its reply. With print, prints it in
  * c->mode; with keep (not NULL), hands back a malloc'd copy of the reply line.
  * Returns 0 OK, 1 ERR, -1 when the connection failed (said why). */
@@ -239,11 +257,8 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 		if (poll(&p, 1, 200) == 1) {
 			if (next_line(c, &line, &len) != 0)
 				return -1; /* it said why */
-			int err = ctl_is_err(line, len);
-			if (print)
-				ctl_print_reply(c->mode, command, line, len);
-			consume_line(c, len);
-			return err ? 1 : -1;
+			int rc = take_reply(c, command, print, keep, line, len);
+			return rc == 1 ? 1 : -1;
 		}
 		errno = saved;
 		if (errno == EPIPE || errno == ECONNRESET)
@@ -256,16 +271,7 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 	}
 	if (next_line(c, &line, &len) != 0)
 		return -1;
-	int err = ctl_is_err(line, len);
-	if (print)
-		ctl_print_reply(c->mode, command, line, len);
-	if (keep && !(*keep = strndup(line, len))) {
-		consume_line(c, len);
-		fprintf(stderr, "steerctl: out of memory\n");
-		return -1;
-	}
-	consume_line(c, len);
-	return err;
+	return take_reply(c, command, print, keep, line, len);
 }
 
 /* Presents the token. 0 (also when the server takes none: nothing to unlock), or -1
@@ -277,8 +283,10 @@ static int present_token(ctl *c)
 	int rc = run(c, cmd, false, &reply);
 	if (rc == 1 && strstr(reply, "takes no token"))
 		rc = 0;
-	else if (rc == 1)
+	else if (rc == 1 && strstr(reply, "token"))
 		fprintf(stderr, "steerctl: %s:%s refused the token: %s\n", c->host, c->port, reply);
+	else if (rc == 1) /* turned away before the token was read: full, say */
+		fprintf(stderr, "steerctl: %s:%s: %s\n", c->host, c->port, reply);
 	free(reply);
 	return rc == 0 ? 0 : -1;
 }
@@ -599,27 +607,36 @@ static void usage(FILE *f)
 	        "not a command port, the token refused, or bad usage.\n");
 }
 
-/* The value of option `opt` at argv[*i]: "--opt=V", "--opt V", "-xV" or "-x V".
- * NULL when argv[*i] is not that option; *missing when it is but has no value. */
-static const char *value_of(int argc, char **argv, int *i, const char *longname,
-                            const char *shortname, bool *missing)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(longname);
-	if (!strncmp(a, longname, n) && a[n] == '=')
-		return a + n + 1;
-	bool is_long = !strcmp(a, longname);
-	bool is_short = shortname && !strncmp(a, shortname, 2);
-	if (is_short && a[2])
-		return a + 2;
-	if (!is_long && !is_short)
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
+enum {
+	OPT_HELP = 256,
+	OPT_VERSION,
+	OPT_JSON,
+	OPT_RAW,
+	OPT_NAME,
+	OPT_DATA_DIR,
+	OPT_TOKEN,
+	OPT_TOKEN_FILE,
+	OPT_WATCH,
+	OPT_COUNT,
+	OPT_TIMEOUT,
+};
+
+static const struct option longs[] = {
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"raw", no_argument, NULL, OPT_RAW},
+    {"host", required_argument, NULL, 'h'},
+    {"port", required_argument, NULL, 'p'},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"data-dir", required_argument, NULL, OPT_DATA_DIR},
+    {"token", required_argument, NULL, OPT_TOKEN},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"watch", required_argument, NULL, OPT_WATCH},
+    {"count", required_argument, NULL, OPT_COUNT},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {NULL, 0, NULL, 0},
+};
 
 static int bad_usage(const char *fmt, const char *what)
 {
@@ -644,35 +661,39 @@ int main(int argc, char **argv)
 	 * out as "caf" and succeed. With the user's character set the line goes out whole
 	 * and the server says what it does not take. */
 	setlocale(LC_CTYPE, "");
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i], *v;
-		bool missing = false;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(a, "--help")) {
+	opterr = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "+:h:p:", longs, NULL)) != -1) {
+		const char *v = optarg;
+		char *end, why[200];
+		switch (opt) {
+		case OPT_HELP:
 			usage(stdout);
 			return 0;
-		}
-		if (!strcmp(a, "--version")) {
+		case OPT_VERSION:
 			printf("steerctl %s\n", STEER_VERSION);
 			return 0;
-		}
-		if (!strcmp(a, "--json")) {
+		case OPT_JSON:
 			json = true;
-		} else if (!strcmp(a, "--raw")) {
+			break;
+		case OPT_RAW:
 			raw = true;
-		} else if ((v = value_of(argc, argv, &i, "--host", "-h", &missing))) {
+			break;
+		case 'h':
+			if (!strcmp(argv[optind - 1], "-help")) { /* not the host "elp" */
+				usage(stdout);
+				return 0;
+			}
 			c.host = v;
-		} else if ((v = value_of(argc, argv, &i, "--port", "-p", &missing))) {
-			char *end;
+			break;
+		case 'p': {
 			long p = strtol(v, &end, 10);
 			if (end == v || *end || p < 1 || p > 65535)
 				return bad_usage("--port: '%s' is not a port number (1-65535)", v);
 			c.port = v;
-		} else if ((v = value_of(argc, argv, &i, "--name", NULL, &missing))) {
+			break;
+		}
+		case OPT_NAME:
 			if (!steer_client_name_ok(v)) {
 				char shown[80];
 				ctl_printable(shown, sizeof shown, v, strlen(v));
@@ -681,25 +702,28 @@ int main(int argc, char **argv)
 				                 shown);
 			}
 			c.name = v;
-		} else if ((v = value_of(argc, argv, &i, "--data-dir", NULL, &missing))) {
+			break;
+		case OPT_DATA_DIR:
 			data_dir = v;
-		} else if ((v = value_of(argc, argv, &i, "--token-file", NULL, &missing))) {
+			break;
+		case OPT_TOKEN_FILE:
 			token_file = v;
-		} else if ((v = value_of(argc, argv, &i, "--token", NULL, &missing))) {
+			break;
+		case OPT_TOKEN:
 			token = v;
-		} else if ((v = value_of(argc, argv, &i, "--watch", NULL, &missing))) {
-			char *end;
+			break;
+		case OPT_WATCH:
 			every = strtod(v, &end);
 			if (end == v || *end || !(every >= 0.01 && every <= 86400))
 				return bad_usage(
 				    "--watch: '%s' is not a number of seconds (0.01 or more)", v);
-		} else if ((v = value_of(argc, argv, &i, "--count", NULL, &missing))) {
-			char *end;
+			break;
+		case OPT_COUNT:
 			count = strtol(v, &end, 10);
 			if (end == v || *end || count < 1)
 				return bad_usage("--count: '%s' is not a whole number above 0", v);
-		} else if ((v = value_of(argc, argv, &i, "--timeout", NULL, &missing))) {
-			char *end;
+			break;
+		case OPT_TIMEOUT: {
 			double t = strtod(v, &end);
 			/* Whole milliseconds, at least one: a fraction like 0.0001 is not 0
 			 * (never). */
@@ -708,16 +732,16 @@ int main(int argc, char **argv)
 				    "--timeout: '%s' is not a number of seconds (0-86400, 0 never)",
 				    v);
 			c.timeout_ms = t == 0 ? -1 : t < 0.001 ? 1 : (int)(t * 1000);
-		} else if (missing && !strcmp(a, "-h")) {
-			return bad_usage("%s", "-h is --host and needs a value");
-		} else if (missing) {
-			return bad_usage("%s needs a value", a);
-		} else {
-			return bad_usage("unknown option '%s'", a);
+			break;
 		}
-		if (missing)
-			return bad_usage("%s needs a value", a);
+		default: /* '?' or ':' */
+			if (opt == ':' && optopt == 'h')
+				return bad_usage("%s", "-h is --host and needs a value");
+			steer_cli_refusal(opt, argv[optind - 1], optopt, longs, why, sizeof why);
+			return bad_usage("%s", why);
+		}
 	}
+	int i = optind;
 	if (json && raw)
 		return bad_usage("%s: choose one of --json and --raw", "--json --raw");
 	c.mode = json ? CTL_JSON : raw ? CTL_RAW : CTL_HUMAN;

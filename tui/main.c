@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "cli.h"
 #include "steer/command.h"
 #include "token.h"
 
@@ -30,6 +31,28 @@ static void usage(FILE *f)
 	           "  --version      print the version and exit\n"
 	           "  Press ? inside for the keys, q to quit. NO_COLOR=1 turns colours off.\n");
 }
+
+enum {
+	OPT_HOST = 256,
+	OPT_PORT,
+	OPT_CMD_PORT,
+	OPT_NAME,
+	OPT_TOKEN,
+	OPT_TOKEN_FILE,
+	OPT_VERSION,
+};
+
+static const struct option longs[] = {
+    {"host", required_argument, NULL, OPT_HOST},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"cmd-port", required_argument, NULL, OPT_CMD_PORT},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"token", required_argument, NULL, OPT_TOKEN},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
 
 /* A port number 1..65535, or -1 with a message. */
 static int parse_port(const char *flag, const char *text)
@@ -59,49 +82,57 @@ int main(int argc, char **argv)
 {
 	tui_options o = {"127.0.0.1", 7700, 0, default_name(), NULL};
 	const char *token = NULL, *token_file = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		bool takes_value = !strcmp(arg, "--host") || !strcmp(arg, "--port") ||
-		                   !strcmp(arg, "--cmd-port") || !strcmp(arg, "--name") ||
-		                   !strcmp(arg, "--token") || !strcmp(arg, "--token-file");
-		if (takes_value && i + 1 >= argc) {
-			fprintf(stderr, "steer-tui: %s needs a value\n", arg);
-			usage(stderr);
-			return 2;
-		}
-		if (!strcmp(arg, "--host")) {
-			o.host = argv[++i];
-		} else if (!strcmp(arg, "--port")) {
-			if ((o.port = parse_port(arg, argv[++i])) < 0)
+	opterr = 0;
+	int opt, index = -1;
+	while ((opt = getopt_long(argc, argv, "+:h", longs, &index)) != -1) {
+		char flag[40], why[200];
+		const char *f = index >= 0 ? steer_cli_flag(longs, index, flag, sizeof flag) : "";
+		switch (opt) {
+		case OPT_HOST:
+			o.host = optarg;
+			break;
+		case OPT_PORT:
+			if ((o.port = parse_port(f, optarg)) < 0)
 				return 2;
-		} else if (!strcmp(arg, "--cmd-port")) {
-			if ((o.cmd_port = parse_port(arg, argv[++i])) < 0)
+			break;
+		case OPT_CMD_PORT:
+			if ((o.cmd_port = parse_port(f, optarg)) < 0)
 				return 2;
-		} else if (!strcmp(arg, "--name")) {
-			o.name = argv[++i];
+			break;
+		case OPT_NAME:
+			o.name = optarg;
 			if (!steer_client_name_ok(o.name)) {
 				fprintf(stderr,
 				        "steer-tui: --name: use 1-%d printable ASCII characters "
-				        "without "
-				        "spaces\n",
+				        "without spaces\n",
 				        STEER_NAME_MAX);
 				return 2;
 			}
-		} else if (!strcmp(arg, "--token")) {
-			token = argv[++i];
-		} else if (!strcmp(arg, "--token-file")) {
-			token_file = argv[++i];
-		} else if (!strcmp(arg, "--version")) {
+			break;
+		case OPT_TOKEN:
+			token = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			token_file = optarg;
+			break;
+		case OPT_VERSION:
 			printf("steer-tui %s\n", STEER_VERSION);
 			return 0;
-		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else {
-			fprintf(stderr, "steer-tui: unknown option '%s'\n", arg);
+		default: /* '?' or ':' */
+			steer_cli_refusal(opt, argv[optind - 1], optopt, longs, why, sizeof why);
+			fprintf(stderr, "steer-tui: %s\n", why);
 			usage(stderr);
 			return 2;
 		}
+		index = -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "steer-tui: '%s' is not an option\n", argv[optind]);
+		usage(stderr);
+		return 2;
 	}
 	if (token && token_file) {
 		fprintf(stderr, "steer-tui: choose one of --token and --token-file\n");

@@ -79,6 +79,24 @@ def test_unknown_options_are_named():
         r = subprocess.run([SERVER, opt], capture_output=True, text=True, timeout=10)
         expect(r.returncode == 2 and f"{opt} needs a value (see --help)" in r.stderr,
                f"{opt}: {r.returncode} {r.stderr}")
+    # getopt_long's refusals, worded alike by every program.
+    for prog, name in [(SERVER, "steer-server"), (STEERCTL, "steerctl")]:
+        for bad, want in ((["--json=1" if prog == STEERCTL else "--verbose=1"], "takes no value"),
+                          (["--token"], "--token needs a value"),
+                          (["--to", "x"], "'--to' is ambiguous: --token --token-file"),
+                          (["-x"], "unknown option '-x'")):
+            r = subprocess.run([prog, *bad], capture_output=True, text=True, timeout=10)
+            expect(r.returncode == 2 and f"{name}: " in r.stderr and want in r.stderr,
+                   f"{name} {bad}: {r.returncode} {r.stderr!r}")
+    # A whole number is digits: no exponent, hex, space or sign, which strtod takes.
+    for flag, bad in (("--port", "7.7e3"), ("--port", "0x10"), ("--seed", " -1"),
+                      ("--max-clients", "+5")):
+        r = subprocess.run([SERVER, flag, bad], capture_output=True, text=True, timeout=10)
+        expect(r.returncode == 2 and f"{flag}: '{bad}' is not a whole number" in r.stderr,
+               f"{flag} {bad!r}: {r.stderr}")
+    r = subprocess.run([SERVER, "--port", "0", "stray"], capture_output=True, text=True,
+                       timeout=10)
+    expect(r.returncode == 2 and "'stray' is not an option" in r.stderr, r.stderr)
     for bad in [["-p"], ["--port=abc"], ["-p", "0"], ["--watch", "0", "stats"],
                 ["--count", "3", "stats"], ["--watch", "1"], ["--json", "--raw", "stats"],
                 ["--name", "", "stats"], ["-p", PORT, "stats\nreset"]]:
@@ -87,6 +105,20 @@ def test_unknown_options_are_named():
 
 
 # --- steerctl against a real server ------------------------------------------------
+
+
+def test_server_flags_spelt_with_equals():
+    # --flag=value as well as --flag value, as getopt_long reads them: the world made
+    # is the one asked for.
+    s = Server("--no-journal", "--world=800x500", "--edges=bounce", "--seed=7",
+               "--scenario=seek", "--max-vehicles=50")
+    try:
+        r = ctl("-p", str(s.cmd_port), "world")
+        w = json.loads(r.stdout[3:])
+        expect((w["width"], w["height"], w["edges"], w["seed"], w["max_vehicles"]) ==
+               (800, 500, "bounce", 7, 50), r.stdout)
+    finally:
+        s.stop()
 
 
 def test_port_and_host_spellings():
@@ -207,6 +239,21 @@ def test_token_flags():
         expect(r.returncode == 2 and "choose one" in r.stderr, r)
     finally:
         own.stop()
+    # A full server turns steerctl away before its token is read: that is said as
+    # it is, not as a refused token.
+    full = Server("--token", tok, "--max-clients", "1")
+    held = full.text()
+    try:
+        held.cmd("stats")
+        r = ctl("-p", str(full.cmd_port), "--token", tok, "stats")
+        expect(r.returncode == 2 and "server full" in r.stderr and
+               "refused the token" not in r.stderr, f"full: {r}")
+    finally:
+        held.close()
+        full.stop()
+    r = subprocess.run([SERVER, "--token", tok, "--token-file", "/dev/null"],
+                       capture_output=True, text=True, timeout=10)
+    expect(r.returncode == 2 and "give one --token or --token-file" in r.stderr, r.stderr)
     # A server without a token has nothing to unlock: STEER_TOKEN set for another
     # server does not stop steerctl.
     r = ctl("-p", PORT, "stats", env=dict(os.environ, STEER_TOKEN=tok))
@@ -642,7 +689,8 @@ def test_giving_up_on_a_step_stops_it():
 
 
 for t in [test_version_flags, test_unknown_options_are_named,
-          test_blank_command_is_refused_at_once, test_port_and_host_spellings,
+          test_blank_command_is_refused_at_once, test_server_flags_spelt_with_equals,
+          test_port_and_host_spellings,
           test_protobuf_port_is_recognised,
           test_default_protobuf_port_names_the_command_port_only_when_it_answers,
           test_full_servers_protobuf_port_is_recognised_too,

@@ -496,6 +496,13 @@ def test_flags():
                                                                 f"{r.stderr!r}")
     r = subprocess.run([TUI, "--bogus"], capture_output=True, text=True, timeout=5)
     expect("unknown option '--bogus'" in r.stderr, r.stderr)
+    # --flag=value is read as the other programs read it.
+    for bad, want in ((["--port=x"], "--port: 'x' is not a port number"),
+                      (["--version=1"], "--version takes no value"),
+                      (["--token"], "--token needs a value"),
+                      (["stray"], "'stray' is not an option")):
+        r = subprocess.run([TUI, *bad], capture_output=True, text=True, timeout=5)
+        expect(r.returncode == 2 and want in r.stderr, f"{bad}: {r.returncode} {r.stderr!r}")
 
 
 def test_density_when_zoomed_out():

@@ -1,0 +1,63 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *steer_cli_flag(const struct option *longs, int index, char *out, size_t n)
+{
+	snprintf(out, n, "--%s", longs[index].name);
+	return out;
+}
+
+/* The long option name (len bytes) stands for: the one of that name, else the only
+ * one it begins; NULL when none is or several are (*several then). */
+static const struct option *named(const struct option *longs, const char *name, size_t len,
+                                  int *several)
+{
+	const struct option *found = NULL;
+	int count = 0;
+	for (const struct option *o = longs; o->name; o++) {
+		if (strncmp(o->name, name, len) != 0)
+			continue;
+		if (strlen(o->name) == len)
+			return o;
+		found = o;
+		count++;
+	}
+	*several = count > 1;
+	return count == 1 ? found : NULL;
+}
+
+/* "'--NAME' is ambiguous: --a, --b" for the long options name (len bytes) begins. */
+static void ambiguous(const struct option *longs, const char *name, size_t len, char *out, size_t n)
+{
+	int at = snprintf(out, n, "'--%.*s' is ambiguous:", (int)len, name);
+	for (const struct option *o = longs; o->name && at > 0 && (size_t)at < n; o++)
+		if (!strncmp(o->name, name, len))
+			at += snprintf(out + at, n - (size_t)at, " --%s", o->name);
+}
+
+void steer_cli_refusal(int got, const char *word, int short_opt, const struct option *longs,
+                       char *out, size_t n)
+{
+	if (strncmp(word, "--", 2) != 0 || !word[2]) {
+		/* A short option: the word may be a bundle such as -xV. */
+		if (got == ':')
+			snprintf(out, n, "-%c needs a value", short_opt);
+		else
+			snprintf(out, n, "unknown option '-%c'", short_opt);
+		return;
+	}
+	const char *name = word + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	int several = 0;
+	const struct option *o = named(longs, name, len, &several);
+	if (o && got == ':')
+		snprintf(out, n, "--%s needs a value", o->name);
+	else if (o && eq && o->has_arg == no_argument)
+		snprintf(out, n, "--%s takes no value", o->name);
+	else if (several)
+		ambiguous(longs, name, len, out, n);
+	else
+		snprintf(out, n, "unknown option '%s'", word);
+}
