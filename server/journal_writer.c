@@ -69,13 +69,14 @@ static void move_segments(const char *dir, uint64_t below, const char *to)
 	closedir(d);
 }
 
-/* Removes a named journal's directory (flat: segment files only). */
-static void remove_named(const char *path)
+/* Removes a named journal's directory (flat: segment files only). False, said in
+ * the log, when it is still there: something else in it, or no permission. */
+static bool remove_named(const char *path)
 {
 	DIR *d = opendir(path);
 	if (d) {
 		for (struct dirent *de; (de = readdir(d));) {
-			if (de->d_name[0] == '.')
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
 			char f[4400];
 			snprintf(f, sizeof f, "%s/%s", path, de->d_name);
@@ -83,8 +84,13 @@ static void remove_named(const char *path)
 		}
 		closedir(d);
 	}
-	if (rmdir(path) != 0 && errno != ENOENT)
-		steer_log(STEER_LOG_WARN, "journal: cannot remove %s: %s", path, strerror(errno));
+	if (rmdir(path) == 0 || errno == ENOENT)
+		return true;
+	steer_log(STEER_LOG_WARN,
+	          "journal: cannot remove %s: %s; the named journals are left over their bound "
+	          "until it goes",
+	          path, strerror(errno));
+	return false;
 }
 
 /* The bytes of the plain files in dir (flat). */
@@ -147,7 +153,8 @@ static uint64_t bound_named(const char *named, uint64_t max_bytes)
 		          "than %llu MB: --journals-max-mb)",
 		          oldest, JOURNAL_KEEP_NAMED,
 		          (unsigned long long)(max_bytes / (1024 * 1024)));
-		remove_named(p);
+		if (!remove_named(p))
+			return all; /* it would be the oldest again, for ever */
 	}
 }
 
@@ -231,11 +238,6 @@ static bool inplace_done(journal *j, inplace_ckpt *ip, bool wait)
 	return done;
 }
 
-static void inplace_wait(journal *j, inplace_ckpt *ip)
-{
-	(void)inplace_done(j, ip, true);
-}
-
 static void op_segment(journal *j, op *o)
 {
 	sync_now(j);
@@ -269,7 +271,11 @@ static void op_segment(journal *j, op *o)
 	steer_strbuf_free(&b);
 	j->fd = fd;
 	j->fd_seg = o->seg;
-	if ((o->pid > 0 || o->ip) && j->nckpt < MAX_PENDING_CKPT) {
+	if (o->pid > 0 || o->ip) {
+		/* More pending than kept: those finish first, each as usual (renamed,
+		 * kept as asked), so that this one can wait its turn like them. */
+		if (j->nckpt == MAX_PENDING_CKPT)
+			reap_ckpts(j, true);
 		pending_ckpt *p = &j->ckpt[j->nckpt++];
 		pthread_mutex_lock(&j->mu);
 		j->ckpt_pending = j->nckpt;
@@ -282,18 +288,6 @@ static void op_segment(journal *j, op *o)
 		                    .fail_gen = o->fail_gen,
 		                    .keep = o->keep};
 		snprintf(p->keep_as, sizeof p->keep_as, "%s", o->keep_as);
-	} else if (o->pid > 0 || o->ip) {
-		/* More pending than kept: wait for this one. */
-		if (o->ip) {
-			inplace_wait(j, o->ip);
-			free(o->ip);
-		} else {
-			waitpid(o->pid, NULL, 0);
-		}
-		pthread_mutex_lock(&j->mu);
-		if (o->seg > j->done_seg)
-			j->done_seg = o->seg;
-		pthread_mutex_unlock(&j->mu);
 	}
 	/* With fsync always, a replaced world's checkpoint is durable before anything
 	 * after it is answered: without it, nothing after the replacement could be
@@ -392,33 +386,33 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 
 static void reap_ckpts(journal *j, bool wait)
 {
-	for (int i = 0; i < j->nckpt;) {
+	/* Oldest first, and none past one still running: a checkpoint done drops the
+	 * segments before it, the files an older one is still writing among them. */
+	while (j->nckpt > 0) {
 		int wstatus = 0;
 		pid_t r;
 		/* A wait for a child may be long: the loop may fork meanwhile (the writer
 		 * holds fork_mu here, and neither allocates nor logs while it waits). */
 		if (wait)
 			pthread_mutex_unlock(&j->fork_mu);
-		inplace_ckpt *ip = j->ckpt[i].ip;
+		inplace_ckpt *ip = j->ckpt[0].ip;
 		if (ip) {
 			r = inplace_done(j, ip, wait) ? 1 : 0;
 			if (r) /* read once done: the loop is through with it */
 				wstatus = ip->ok ? 0 : 1 << 8;
 		} else {
 			do
-				r = waitpid(j->ckpt[i].pid, &wstatus, wait ? 0 : WNOHANG);
+				r = waitpid(j->ckpt[0].pid, &wstatus, wait ? 0 : WNOHANG);
 			while (r < 0 && errno == EINTR);
 		}
 		if (wait)
 			pthread_mutex_lock(&j->fork_mu);
-		if (r == 0) {
-			i++;
-			continue;
-		}
+		if (r == 0)
+			return;
 		if (r < 0)
 			wstatus = 1 << 8; /* gone without a status: treat as failed */
-		pending_ckpt p = j->ckpt[i];
-		memmove(&j->ckpt[i], &j->ckpt[i + 1], (size_t)(j->nckpt - i - 1) * sizeof *j->ckpt);
+		pending_ckpt p = j->ckpt[0];
+		memmove(&j->ckpt[0], &j->ckpt[1], (size_t)(j->nckpt - 1) * sizeof *j->ckpt);
 		j->nckpt--;
 		pthread_mutex_lock(&j->mu);
 		j->ckpt_pending = j->nckpt;

@@ -376,6 +376,20 @@ def test_named_journals_are_bounded():
     wait_for(kept, lambda: f"16 named journals: {len(named)} {sorted(named)}")
     expect(len(named) == 16 and all(n.startswith("before-") for n in named),
            f"{len(named)} named journals: {sorted(named)}")
+    # The oldest cannot be removed (a folder someone left in it): the bound gives up
+    # for now, says so, and the server carries on. It used to retry for ever,
+    # holding the lock every fork takes, so the next save hung.
+    stuck = os.path.join(d, "journals", sorted(named)[0])
+    for f in os.listdir(stuck):
+        os.remove(os.path.join(stuck, f))
+    os.mkdir(os.path.join(stuck, "notes"))
+    os.utime(stuck, (1000, 1000))  # the oldest, and nothing removed in it changes that
+    srv = Server(data_dir=d)
+    t = srv.text()
+    wait_for(lambda: "cannot remove" in srv.log_text(), "the bound's failure logged")
+    expect(t.cmd("save probe").startswith("OK"), "a save after the bound failed")
+    code, err = srv.stop()
+    expect(code == 0 and os.path.isdir(stuck), f"stop: {code} {err}")
     shutil.rmtree(d, ignore_errors=True)
 
 
