@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,18 @@ static void unique_in(const char *named, char *keep_as, size_t n)
 	}
 }
 
+/* A journal whose writer never started (h is its async handle, closed or never
+ * opened): its locks and memory go. */
+static void journal_free_unstarted(uv_handle_t *h)
+{
+	journal *j = (journal *)((char *)h - offsetof(journal, async));
+	pthread_mutex_destroy(&j->mu);
+	pthread_mutex_destroy(&j->fork_mu);
+	pthread_cond_destroy(&j->cv);
+	pthread_cond_destroy(&j->ckpt_cv);
+	free(j);
+}
+
 journal *journal_open(server *s, const char *recovered_keep_as)
 {
 	const server_options *o = &s->opt;
@@ -395,19 +408,21 @@ journal *journal_open(server *s, const char *recovered_keep_as)
 	pthread_cond_init(&j->ckpt_cv, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &j->synced_at);
 	int rc = uv_async_init(s->loop, &j->async, on_async);
-	if (rc == 0) {
-		j->async.data = j;
-		rc = pthread_create(&j->thread, NULL, journal_writer_main, j);
-		if (rc != 0)
-			uv_close((uv_handle_t *)&j->async, NULL);
-	}
 	if (rc != 0) {
-		steer_log(STEER_LOG_ERROR, "journal: cannot start its writer; running without one");
-		pthread_mutex_destroy(&j->mu);
-		pthread_mutex_destroy(&j->fork_mu);
-		pthread_cond_destroy(&j->cv);
-		pthread_cond_destroy(&j->ckpt_cv);
-		free(j);
+		steer_log(STEER_LOG_ERROR,
+		          "journal: cannot start its writer (%s); running without one",
+		          uv_strerror(rc));
+		journal_free_unstarted((uv_handle_t *)&j->async);
+		return NULL;
+	}
+	j->async.data = j;
+	rc = pthread_create(&j->thread, NULL, journal_writer_main, j);
+	if (rc != 0) {
+		steer_log(STEER_LOG_ERROR,
+		          "journal: cannot start its writer (%s); running without one",
+		          strerror(rc));
+		/* The handle's memory is j's: freed once libuv is through with it. */
+		uv_close((uv_handle_t *)&j->async, journal_free_unstarted);
 		return NULL;
 	}
 	j->tick_now = steer_world_tick(s->session.world);

@@ -3,10 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t slot_of(uint32_t key, size_t cap)
+static size_t slot_of(const steer_idmap *m, uint32_t key)
 {
-	/* Fibonacci hashing spreads the consecutive ids we hand out. */
-	return (size_t)((key * 2654435769u) >> 7) & (cap - 1);
+	/* Fibonacci hashing: the product's top bits spread the consecutive ids we hand
+	 * out, for a table of any size. */
+	return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15u) >> m->shift);
 }
 
 void steer_idmap_init(steer_idmap *m)
@@ -30,7 +31,7 @@ void steer_idmap_clear(steer_idmap *m)
 
 static void insert_fresh(steer_idmap *m, uint32_t key, uint32_t val)
 {
-	size_t i = slot_of(key, m->cap);
+	size_t i = slot_of(m, key);
 	while (m->keys[i] != 0 && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	if (m->keys[i] == 0)
@@ -53,6 +54,9 @@ static steer_status grow(steer_idmap *m)
 	m->keys = nk;
 	m->vals = nv;
 	m->cap = ncap;
+	m->shift = 64;
+	for (size_t c = ncap; c > 1; c >>= 1)
+		m->shift--;
 	m->count = 0;
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.keys[i])
@@ -75,7 +79,7 @@ bool steer_idmap_get(const steer_idmap *m, uint32_t key, uint32_t *val)
 {
 	if (m->cap == 0 || key == 0)
 		return false;
-	size_t i = slot_of(key, m->cap);
+	size_t i = slot_of(m, key);
 	while (m->keys[i] != 0) {
 		if (m->keys[i] == key) {
 			*val = m->vals[i];
@@ -91,7 +95,7 @@ void steer_idmap_del(steer_idmap *m, uint32_t key)
 	if (m->cap == 0 || key == 0)
 		return;
 	size_t mask = m->cap - 1;
-	size_t i = slot_of(key, m->cap);
+	size_t i = slot_of(m, key);
 	while (m->keys[i] != key) {
 		if (m->keys[i] == 0)
 			return;
@@ -100,7 +104,7 @@ void steer_idmap_del(steer_idmap *m, uint32_t key)
 	/* Backward-shift: pull later members of the probe run into the hole. */
 	size_t hole = i;
 	for (size_t j = (hole + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
-		size_t home = slot_of(m->keys[j], m->cap);
+		size_t home = slot_of(m, m->keys[j]);
 		/* Move j into the hole unless its home lies cyclically in (hole, j]. */
 		int home_between =
 		    hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);

@@ -336,7 +336,8 @@ typedef struct reader {
 	void *keep_ud;
 	uint32_t *ids;
 	size_t ids_cap, ids_count;
-	uint32_t max_id; /* the largest id of any record read */
+	unsigned ids_shift; /* 64 - log2(ids_cap) */
+	uint32_t max_id;    /* the largest id of any record read */
 	/* A leader reading a file through a window (steer_save_stream_source): at the
 	 * window's end, brings more of the file in; false when there is no more. */
 	bool (*refill)(void *ud);
@@ -749,7 +750,9 @@ static bool read_behaviors(reader *r, uint32_t *bits)
 
 static size_t id_slot(const reader *r, uint32_t id)
 {
-	size_t mask = r->ids_cap - 1, k = (size_t)(id * 0x9e3779b1u) & mask;
+	/* Fibonacci hashing's top bits: ids a power of two apart spread too. */
+	size_t mask = r->ids_cap - 1,
+	       k = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15u) >> r->ids_shift);
 	while (r->ids[k] && r->ids[k] != id)
 		k = (k + 1) & mask;
 	return k;
@@ -771,6 +774,9 @@ static bool id_add(reader *r, uint32_t id)
 		size_t old_cap = r->ids_cap;
 		r->ids = grown;
 		r->ids_cap = cap;
+		r->ids_shift = 64;
+		for (size_t c = cap; c > 1; c >>= 1)
+			r->ids_shift--;
 		for (size_t k = 0; k < old_cap; k++)
 			if (old[k])
 				r->ids[id_slot(r, old[k])] = old[k];

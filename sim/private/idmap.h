@@ -15,6 +15,7 @@ typedef struct steer_idmap {
 	uint32_t *vals;
 	size_t cap; /* power of two, or 0 before the first insert */
 	size_t count;
+	unsigned shift; /* 64 - log2(cap): the hash's top bits index the table */
 } steer_idmap;
 
 void steer_idmap_init(steer_idmap *m);
