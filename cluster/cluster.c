@@ -22,16 +22,6 @@ steer_cluster_options steer_cluster_options_default(void)
 	return o;
 }
 
-int steer_cluster_rank(const steer_cluster *c)
-{
-	return c->rank;
-}
-
-int steer_cluster_ranks(const steer_cluster *c)
-{
-	return c->ranks;
-}
-
 unsigned steer_cluster_cuts(const steer_cluster *c)
 {
 	return steer_partition_cuts(c->part);
@@ -974,23 +964,28 @@ static bool replan_own(void *ud, const steer_world *w, size_t i)
 static steer_status replan_agree(void *ud, const steer_plan_key *keys, size_t n, uint64_t *allow)
 {
 	steer_cluster *c = ud;
-	int mine = (int)(n * sizeof(steer_plan_key));
+	steer_status st = n > INT32_MAX / sizeof(steer_plan_key) ? STEER_ERR_LIMIT : STEER_OK;
+	int mine = st == STEER_OK ? (int)(n * sizeof(steer_plan_key)) : 0;
 	if (MPI_Allgather(&mine, 1, MPI_INT, c->recv_counts, 1, MPI_INT, c->comm) != MPI_SUCCESS)
 		return STEER_ERR_IO;
 	size_t total = 0;
 	for (int r = 0; r < c->ranks; r++) {
-		c->recv_displs[r] = (int)total;
+		c->recv_displs[r] = (int)(total < INT32_MAX ? total : INT32_MAX);
 		total += (size_t)c->recv_counts[r];
 	}
+	if (total > INT32_MAX && st == STEER_OK)
+		st = STEER_ERR_LIMIT;
 	size_t count = total / sizeof(steer_plan_key);
-	steer_plan_key *all = malloc(count ? total : 1);
-	if (!all) {
-		/* Inside a collective with no way to tell the others: the job ends. */
-		fprintf(stderr, "steer: rank %d: out of memory agreeing on goto's plans\n",
-		        c->rank);
-		MPI_Abort(c->comm, 71);
+	steer_plan_key *all = st == STEER_OK ? malloc(count ? total : 1) : NULL;
+	if (st == STEER_OK && !all)
+		st = STEER_ERR_NOMEM;
+	/* Every rank learns of a failure before the gather it would skip. */
+	char err[256] = "";
+	st = steer_cluster_agree(c, st, err, sizeof err);
+	if (st != STEER_OK) {
+		free(all);
+		return st;
 	}
-	steer_status st = STEER_OK;
 	if (MPI_Allgatherv(keys, mine, MPI_BYTE, all, c->recv_counts, c->recv_displs, MPI_BYTE,
 	                   c->comm) != MPI_SUCCESS)
 		st = STEER_ERR_IO;

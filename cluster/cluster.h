@@ -127,8 +127,6 @@ steer_cluster *steer_cluster_load_end(steer_cluster_loader *l, steer_world **out
 
 /* Collective. The world stays the caller's and steps by its own figures again. */
 void steer_cluster_destroy(steer_cluster *c);
-int steer_cluster_rank(const steer_cluster *c);
-int steer_cluster_ranks(const steer_cluster *c);
 
 /* One tick of the whole world. STEER_OK, or a failure with a message in err (the
  * same on every rank). */
@@ -197,7 +195,7 @@ void steer_cluster_drop_fetched(steer_cluster *c);
  * (the model of cost alone when no tick ran since). */
 steer_status steer_cluster_rebalance(steer_cluster *c, char *err, size_t errlen);
 
-/* Every rank's figures for the last tick, into out[steer_cluster_ranks(c)] (not
+/* Every rank's figures for the last tick, into out[one per rank] (not
  * collective: every rank holds them all after each tick). */
 void steer_cluster_figures(const steer_cluster *c, steer_cluster_figure *out);
 /* How many times the regions were cut since create. */

@@ -640,8 +640,3 @@ int steer_partition_ranks(const steer_partition *p)
 {
 	return p->size;
 }
-
-int steer_partition_rank(const steer_partition *p)
-{
-	return p->rank;
-}

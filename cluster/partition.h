@@ -86,8 +86,6 @@ void steer_partition_core(const steer_partition *p, double box[4]);
 /* How many times the partition was cut (create counts as 0), and the comm size. */
 unsigned steer_partition_cuts(const steer_partition *p);
 int steer_partition_ranks(const steer_partition *p);
-/* This process's rank in the partition's comm. */
-int steer_partition_rank(const steer_partition *p);
 
 #ifdef __cplusplus
 }

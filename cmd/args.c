@@ -25,7 +25,8 @@ void steer_cmd_format_clean(char *out, size_t n, const char *fmt, va_list ap)
 	steer_utf8_escape(out, n, raw, strlen(raw));
 }
 
-/* Writes "what: message" and returns INVALID, so parsers can `return cmd_fail(...)`. */
+/* Writes the message (its callers begin it with what they refused) and returns
+ * INVALID, so parsers can `return steer_cmd_fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif

@@ -1,5 +1,6 @@
 #include "journal_export.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -297,7 +298,7 @@ int journal_export(const char *what, const char *data_dir, FILE *out, char *err,
 	steer_strbuf_free(&x.lines);
 	journal_read_close(r);
 	if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
-		snprintf(err, errlen, "cannot write the script");
+		snprintf(err, errlen, "cannot write the script: %s", strerror(errno));
 		rc = -1;
 	}
 	return rc;

@@ -210,15 +210,15 @@ static int log_fill(log_stream *l, size_t want, char *err, size_t errlen)
 	return 0;
 }
 
-/* Loads segment i's log as the current one. 0; -1 when it is missing or not a log of
- * this version (err says why; *invalid when it is another version, not a journal or
- * not a plain file: the journal is then refused whole). */
 /* err gets "path: why", cut to errlen: a long path's message is cut short. */
 static void say_at(char *err, size_t errlen, const char *path, const char *why)
 {
 	steer_format_cut(err, errlen, "%s: %s", path, why);
 }
 
+/* Loads segment i's log as the current one. 0; -1 when it is missing or not a log of
+ * this version (err says why; *invalid when it is another version, not a journal or
+ * not a plain file: the journal is then refused whole). */
 static int load_log(journal_reader *r, size_t i, bool *invalid, char *err, size_t errlen)
 {
 	char path[4200];

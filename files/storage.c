@@ -33,6 +33,15 @@ static int path_of(char *out, size_t n, const char *dir, const char *name, const
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* The refusal of a data directory whose files' paths would not fit in max bytes. */
+static void too_long(const char *dir, size_t max, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+	         "the data directory's path is too long (%zu bytes; a save's path must fit in "
+	         "%zu): %.200s",
+	         strlen(dir), max, dir);
+}
+
 int storage_write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -67,7 +76,7 @@ int storage_begin(storage_out *o, const char *dir, const char *name, char *err, 
 	if (k < 0 || (size_t)k >= sizeof o->dir ||
 	    path_of(o->path, sizeof o->path, dir, name, "") ||
 	    path_of(o->tmp, sizeof o->tmp, dir, name, ".tmp")) {
-		snprintf(err, errlen, "data directory path too long");
+		too_long(dir, sizeof o->tmp, err, errlen);
 		return -1;
 	}
 	char why[200];
@@ -158,7 +167,7 @@ int storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size,
 		return no_dir(err, errlen);
 	char path[4096];
 	if (path_of(path, sizeof path, dir, name, "")) {
-		snprintf(err, errlen, "data directory path too long");
+		too_long(dir, sizeof path, err, errlen);
 		return -1;
 	}
 	return storage_open_path(path, fd_out, size, err, errlen);

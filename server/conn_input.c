@@ -113,24 +113,26 @@ static void command_done(conn *c, const steer_command *cmd, const steer_reply *r
 }
 
 /* cmd would start a new history while the journal writes a checkpoint: it runs once
- * that has ended (conn_resume_deferred), and c reads nothing more meanwhile. */
-static void wait_for_journal(conn *c, const steer_command *cmd, uint32_t request_id)
+ * that has ended (conn_resume_deferred), and c reads nothing more meanwhile. False,
+ * nothing changed, when its journal words cannot be kept for then. */
+static bool wait_for_journal(conn *c, const steer_command *cmd, uint32_t request_id)
 {
 	server *s = c->srv;
 	const steer_strbuf *w = journal_staged(s->journal);
 	char *copy = malloc(w->len + 1);
-	if (copy) {
-		memcpy(copy, w->data ? w->data : "", w->len);
-		copy[w->len] = '\0';
-	}
+	if (!copy)
+		return false; /* it would be journaled as an empty line */
+	memcpy(copy, w->data ? w->data : "", w->len);
+	copy[w->len] = '\0';
 	free(c->retry_words);
 	c->retry_words = copy;
-	c->retry_len = copy ? w->len : 0;
+	c->retry_len = w->len;
 	c->retry_cmd = *cmd;
 	c->retry_rid = request_id;
 	c->retry = true;
 	c->busy = c->deferred = true;
 	server_wake_deferred(s);
+	return true;
 }
 
 /* Runs a parsed command, after the access checks. False when a job took it, or it
@@ -150,8 +152,13 @@ static bool run_command(conn *c, const steer_command *cmd, uint32_t request_id, 
 	    !replay_allows(s->replay, cmd, who, reply) || journal_refuses(s->journal, cmd, reply))
 		return true;
 	if (journal_busy(s->journal, cmd, history_would_fork(s->history, cmd), c->retrying)) {
-		wait_for_journal(c, cmd, request_id);
-		return false;
+		if (wait_for_journal(c, cmd, request_id))
+			return false;
+		reply->ok = false;
+		snprintf(reply->error, sizeof reply->error,
+		         "out of memory while it waited for the journal's checkpoint; nothing "
+		         "was run");
+		return true;
 	}
 	history_before(s->history, &s->session, cmd); /* a change in the past forks */
 	c->busy = true; /* before jobs_start: a job may end within it */
@@ -330,9 +337,11 @@ static void text_read(conn *c, const char *data, size_t n)
 			continue;
 		}
 		if (c->line_len == TEXT_MAX_LINE) {
-			static const char msg[] = "ERR line longer than 4096 bytes; closing\n";
-			conn_send_copy(c, msg, sizeof msg - 1);
-			conn_finish(c, "line longer than 4096 bytes");
+			char why[64], msg[80];
+			snprintf(why, sizeof why, "line longer than %d bytes", TEXT_MAX_LINE);
+			int len = snprintf(msg, sizeof msg, "ERR %s; closing\n", why);
+			conn_send_copy(c, msg, (size_t)len);
+			conn_finish(c, why);
 			return;
 		}
 		c->line[c->line_len++] = ch;
@@ -692,10 +701,10 @@ static void run_retry(conn *c)
 	start_turn(c);
 	uint64_t t0 = uv_hrtime();
 	c->retry = false;
-	journal_restage(s->journal, c->retry_words ? c->retry_words : "", c->retry_len);
+	journal_restage(s->journal, c->retry_words, c->retry_len);
 	if (s->ranks) {
 		steer_strbuf_clear(&s->line);
-		steer_strbuf_put(&s->line, c->retry_words ? c->retry_words : "", c->retry_len);
+		steer_strbuf_put(&s->line, c->retry_words, c->retry_len);
 	}
 	steer_command cmd = c->retry_cmd;
 	steer_reply reply;

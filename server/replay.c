@@ -108,9 +108,11 @@ static void take_world(replay *r, steer_world *w)
 	server *s = r->srv;
 	steer_world_set_max_vehicles(w, s->opt.max_vehicles);
 	steer_world_set_simd(w, steer_world_simd(s->session.world));
-	if (steer_world_set_threads(w, s->opt.threads) != STEER_OK)
-		steer_log(STEER_LOG_WARN, "replay: cannot start %d threads; the world ticks on one",
-		          s->opt.threads);
+	steer_status st = steer_world_set_threads(w, s->opt.threads);
+	if (st != STEER_OK)
+		steer_log(STEER_LOG_WARN,
+		          "replay: cannot start %d threads (%s); the world ticks on one",
+		          s->opt.threads, steer_status_str(st));
 	steer_world_destroy(s->session.world);
 	s->session.world = w;
 	steer_session_stale(&s->session);

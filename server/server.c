@@ -726,8 +726,12 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	}
 	if (!s->session.world) /* initial_world or the recovery said why */
 		return -1;
-	if (!s->ranks && steer_world_set_threads(s->session.world, opt->threads) != STEER_OK) {
-		steer_log(STEER_LOG_ERROR, "cannot start %d threads for the tick", opt->threads);
+	steer_status threads_st =
+	    s->ranks ? STEER_OK : steer_world_set_threads(s->session.world, opt->threads);
+	if (threads_st != STEER_OK) {
+		steer_log(STEER_LOG_ERROR,
+		          "cannot start %d threads for the tick (%s); try fewer --threads",
+		          opt->threads, steer_status_str(threads_st));
 		steer_world_destroy(s->session.world);
 		s->session.world = NULL;
 		return -1;

@@ -6,17 +6,46 @@
 #include "steer/bytes.h"
 
 /* CRC-32C (reflected, polynomial 0x82F63B78) a bit at a time: no table to build or
- * share between threads, and fast enough for a journal of kilobytes a second. */
-uint32_t steer_crc32c(uint32_t crc, const void *data, size_t n)
+ * share between threads. About 100 MB/s: the fallback where the CPU has no CRC32C
+ * instruction. */
+static uint32_t crc_bits(uint32_t crc, const unsigned char *p, size_t n)
 {
-	const unsigned char *p = data;
-	crc = ~crc;
 	for (size_t i = 0; i < n; i++) {
 		crc ^= p[i];
 		for (int k = 0; k < 8; k++)
 			crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
 	}
-	return ~crc;
+	return crc;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_CRC_INSTRUCTION 1
+/* SSE4.2's crc32 computes the same CRC-32C, 8 bytes an instruction: the journal's
+ * records are checksummed on the loop, at whatever rate clients write. */
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const unsigned char *p,
+                                                            size_t n)
+{
+	uint64_t c = crc;
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	uint32_t c32 = (uint32_t)c;
+	for (; n; p++, n--)
+		c32 = __builtin_ia32_crc32qi(c32, *p);
+	return c32;
+}
+#endif
+
+uint32_t steer_crc32c(uint32_t crc, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+#ifdef HAVE_CRC_INSTRUCTION
+	if (__builtin_cpu_supports("sse4.2"))
+		return ~crc_sse42(~crc, p, n);
+#endif
+	return ~crc_bits(~crc, p, n);
 }
 
 void steer_journal_header(steer_strbuf *b)
