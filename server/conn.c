@@ -1,5 +1,6 @@
 #include "conn.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
@@ -252,6 +253,10 @@ static void write_shared(conn *c, sbuf *b, bool snapshot)
 	}
 	if (!snapshot && !reply_room(c, b->len))
 		return;
+	if (b->len > UINT_MAX) { /* one libuv buffer's length is an unsigned int */
+		conn_close(c, "a message over 4 GiB, too large to send");
+		return;
+	}
 	write_req *w = malloc(sizeof *w);
 	if (!w) {
 		conn_close(c, "out of memory");

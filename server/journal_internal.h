@@ -122,7 +122,9 @@ struct journal {
 	/* Held by the writer while it works (it allocates, opens directories, logs) and
 	 * by the loop around each fork: a child must not start with another thread
 	 * inside the allocator, whose lock it would wait on for ever (a sanitizer's
-	 * allocator does not prepare itself for fork as glibc's does). */
+	 * allocator does not prepare itself for fork as glibc's does). libuv's thread
+	 * pool (a load's decoding) is not held off: under the sanitizers a fork then
+	 * may still meet it there; glibc's allocator is safe either way. */
 	pthread_mutex_t fork_mu;
 	pthread_cond_t cv;
 	pthread_cond_t ckpt_cv; /* an in-place checkpoint is done */

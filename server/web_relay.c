@@ -11,6 +11,8 @@
  * read. */
 #include "web_relay.h"
 
+#include "reserve.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -127,15 +129,9 @@ static void take_message(relay *r)
 	}
 	if (r->in_len - i < len)
 		return;
-	size_t need = LWS_PRE + (size_t)len;
-	if (need > r->out_cap) {
-		uint8_t *o = realloc(r->out, need);
-		if (!o) {
-			end_stream(r, "out of memory");
-			return;
-		}
-		r->out = o;
-		r->out_cap = need;
+	if (steer_reserve((void **)&r->out, &r->out_cap, LWS_PRE + (size_t)len, 1) != STEER_OK) {
+		end_stream(r, "out of memory");
+		return;
 	}
 	memcpy(r->out + LWS_PRE, r->in + i, (size_t)len);
 	r->out_len = (size_t)len;
@@ -156,18 +152,9 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 		r->in_head = 0;
 	}
 	/* Room to read into; the buffer grows to hold a whole long message. */
-	size_t want = r->in_len + 16 * 1024;
-	if (want > r->in_cap) {
-		size_t cap = r->in_cap ? r->in_cap : 16 * 1024;
-		while (cap < want)
-			cap *= 2;
-		uint8_t *in = realloc(r->in, cap);
-		if (!in) {
-			*buf = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS */
-			return;
-		}
-		r->in = in;
-		r->in_cap = cap;
+	if (steer_reserve((void **)&r->in, &r->in_cap, r->in_len + 16 * 1024, 1) != STEER_OK) {
+		*buf = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS */
+		return;
 	}
 	*buf = uv_buf_init((char *)r->in + r->in_len, (unsigned)(r->in_cap - r->in_len));
 }

@@ -1259,13 +1259,9 @@ static bool refill(void *ud)
 	r->pos -= s->from;
 	s->from = 0;
 	w->len = keep;
-	if (w->len == w->cap) {
-		char *grown = realloc(w->bytes, 2 * w->cap);
-		if (!grown)
-			return fail_file(r, "out of memory");
-		w->bytes = grown;
-		w->cap *= 2;
-	}
+	if (w->len == w->cap &&
+	    steer_reserve((void **)&w->bytes, &w->cap, w->cap + 1, 1) != STEER_OK)
+		return fail_file(r, "out of memory");
 	uint64_t left = w->end - (w->at + w->len);
 	size_t n = left < w->cap - w->len ? (size_t)left : w->cap - w->len;
 	if (!source_read(r, w, w->at + w->len, w->bytes + w->len, n))

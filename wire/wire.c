@@ -326,16 +326,21 @@ steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_
 	return STEER_ERR_INVALID;
 }
 
+/* A call's words as the generated structs bound them: its name and each argument. */
+#define CALL_ARGS (sizeof((steer_Invocation *)0)->args / sizeof((steer_Invocation *)0)->args[0])
+typedef char call_word[sizeof((steer_Arg *)0)->value.word];
+_Static_assert(sizeof((steer_Invocation *)0)->name <= sizeof(call_word), "a name is a word");
+
 /* A call's words (name, then each argument), as the parser receives them: numbers
- * print with %.17g, which reads back exactly. words holds 1 + 64 of 257 bytes. */
-static steer_status call_words(const steer_Invocation *call, char (*words)[257], char **argv,
+ * print with %.17g, which reads back exactly. words holds 1 + CALL_ARGS. */
+static steer_status call_words(const steer_Invocation *call, call_word *words, char **argv,
                                int *argc, char *err, size_t errlen)
 {
 	int n = 0;
 	snprintf(words[n], sizeof words[n], "%s", call->name);
 	argv[n] = words[n];
 	n++;
-	for (pb_size_t k = 0; k < call->args_count && k < 64; k++) {
+	for (pb_size_t k = 0; k < call->args_count && k < CALL_ARGS; k++) {
 		const steer_Arg *a = &call->args[k];
 		if (a->which_value == steer_Arg_number_tag)
 			snprintf(words[n], sizeof words[n], "%.17g", a->value.number);
@@ -362,8 +367,8 @@ steer_status steer_wire_to_command(const steer_Command *c, steer_command *cmd, c
 		return STEER_ERR_INVALID;
 	}
 	/* Words are rebuilt from the arguments and go through the same parser as text. */
-	char(*words)[257] = malloc((1 + 64) * sizeof *words);
-	char *argv[1 + 64];
+	call_word *words = malloc((1 + CALL_ARGS) * sizeof *words);
+	char *argv[1 + CALL_ARGS];
 	int argc = 0;
 	if (!words) {
 		snprintf(err, errlen, "out of memory");
@@ -396,7 +401,7 @@ steer_status steer_wire_command_words(const steer_Command *c, steer_strbuf *line
 	}
 	if (c->which_body != steer_Command_call_tag)
 		return STEER_ERR_INVALID;
-	char(*words)[257] = malloc((1 + 64) * sizeof *words);
+	call_word *words = malloc((1 + CALL_ARGS) * sizeof *words);
 	if (!words)
 		return STEER_ERR_NOMEM;
 	rc = call_words(&c->body.call, words, argv, &argc, err, sizeof err);
