@@ -288,6 +288,7 @@ typedef struct save_entry {
 	off_t bytes;
 	time_t modified;
 	char tick[24], vehicles[24]; /* digits, or "null" */
+	bool ends;                   /* its last line is the closing "end records" one */
 } save_entry;
 
 /* The value after `key` on a header line starting with `line`, as digits. */
@@ -307,6 +308,20 @@ static void header_field(const char *head, const char *line, const char *key, ch
 		return;
 	memcpy(out, k, d);
 	out[d] = '\0';
+}
+
+/* Whether the file of size bytes at fd ends with the closing line a save ends with,
+ * "end records N fnv1a64 H\n": a save cut short, or with data after it, does not. */
+static bool ends_whole(int fd, off_t size)
+{
+	char tail[80];
+	size_t n = size < (off_t)sizeof tail ? (size_t)size : sizeof tail;
+	if (n < 2 || pread(fd, tail, n, size - (off_t)n) != (ssize_t)n || tail[n - 1] != '\n')
+		return false;
+	size_t s = n - 1;
+	while (s > 0 && tail[s - 1] != '\n')
+		s--;
+	return (s > 0 || n == (size_t)size) && n - s > 12 && !memcmp(tail + s, "end records ", 12);
 }
 
 /* Size, time and the header's tick and vehicle count of one save. -1 when it is not a
@@ -331,10 +346,12 @@ static int peek_save(const char *dir, save_entry *e)
 	e->modified = st.st_mtime;
 	char head[1024];
 	ssize_t k = read(fd, head, sizeof head - 1);
-	close(fd);
 	head[k > 0 ? k : 0] = '\0';
-	/* Only the header is read: a file that is not a save shows no figures, but a save
-	 * damaged further on is found only by load, which checks the whole file. */
+	e->ends = ends_whole(fd, st.st_size);
+	close(fd);
+	/* Only the header and the last line are read: a file that is not a save shows no
+	 * figures, and one cut short shows it ("whole" false), but a byte changed within
+	 * is found only by load, which checks the whole file. */
 	if (strncmp(head, STEER_SAVE_MAGIC " ", strlen(STEER_SAVE_MAGIC " ")) != 0)
 		return 0;
 	header_field(head, "meta ", " tick ", e->tick, sizeof e->tick);
@@ -397,8 +414,10 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 		steer_strbuf_puts(json, i ? ",{\"name\":" : "{\"name\":");
 		steer_json_str(json, list[i].name);
 		steer_strbuf_printf(json,
-		                    ",\"bytes\":%lld,\"tick\":%s,\"vehicles\":%s,\"modified\":",
-		                    (long long)list[i].bytes, list[i].tick, list[i].vehicles);
+		                    ",\"bytes\":%lld,\"tick\":%s,\"vehicles\":%s,\"whole\":%s,"
+		                    "\"modified\":",
+		                    (long long)list[i].bytes, list[i].tick, list[i].vehicles,
+		                    list[i].ends ? "true" : "false");
 		steer_json_str(json, when);
 		steer_strbuf_puts(json, "}");
 	}

@@ -201,6 +201,19 @@ def test_saves_lists_size_and_tick():
     expect(e["bytes"] == size and e["tick"] == tick, (e, size, tick))
     expect(e["vehicles"] == len(c.ok("list")["vehicles"]), e)
     expect(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", e["modified"]), e)
+    expect(e["whole"] is True, e)
+    # A save cut short, or with bytes after its end, shows as not whole: load would
+    # refuse it. The loss of its last byte alone is seen.
+    with open(os.path.join(DATA, "listed-1.steer"), "rb") as f:
+        body = f.read()
+    for name, data in (("cut", body[:-20]), ("cut1", body[:-1]),
+                       ("appended", body + b"more\n")):
+        with open(os.path.join(DATA, name + ".steer"), "wb") as f:
+            f.write(data)
+        got = next(x for x in c.ok("saves")["saves"] if x["name"] == name)
+        expect(got["whole"] is False and got["tick"] == tick, (name, got))
+        expect(c.cmd(f"load {name}").startswith("ERR"), f"{name} loaded")
+        os.remove(os.path.join(DATA, name + ".steer"))
     # A file that is not a save shows without tick; other files do not show.
     with open(os.path.join(DATA, "junk.steer"), "w") as f:
         f.write("not a save")
