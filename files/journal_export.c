@@ -86,7 +86,7 @@ static int save_differs(const char *dir, const char *name, const char *data, siz
 		return -1;
 	char *old = NULL, why[400];
 	size_t n = 0;
-	if (storage_read(dir, name, &old, &n, why, sizeof why) != 0)
+	if (storage_read(dir, name, &old, &n, why, sizeof why) != STEER_OK)
 		return 1;
 	int differs = n != len || memcmp(old, data, len) != 0;
 	free(old);
@@ -111,9 +111,10 @@ static int put_world(exporter *x, const steer_world *w, char *err, size_t errlen
 		snprintf(name, sizeof name, "%.52s-%u", x->prefix, ++x->worlds);
 	while ((exists = save_differs(x->data_dir, name, data, len)) == 1 && x->worlds < 100000);
 	char why[400];
-	int rc = exists == 0 ? 0 : storage_write(x->data_dir, name, data, len, why, sizeof why);
+	steer_status st =
+	    exists == 0 ? STEER_OK : storage_write(x->data_dir, name, data, len, why, sizeof why);
 	free(data);
-	if (rc != 0) {
+	if (st != STEER_OK) {
 		snprintf(err, errlen, "writing the save %s: %s", name, why);
 		return -1;
 	}
@@ -248,22 +249,23 @@ static int export_records(exporter *x, journal_reader *r, char *err, size_t errl
 	return 0;
 }
 
-int journal_export(const char *what, const char *data_dir, FILE *out, char *err, size_t errlen)
+steer_status journal_export(const char *what, const char *data_dir, FILE *out, char *err,
+                            size_t errlen)
 {
 	char dir[4200];
 	if (!data_dir) {
 		snprintf(err, errlen,
 		         "no data directory for the saves the script loads: give "
 		         "--data-dir");
-		return -1;
+		return STEER_ERR_IO;
 	}
-	if (journal_read_dir(what, data_dir, dir, sizeof dir, err, errlen) != 0)
-		return -1;
+	if (journal_read_dir(what, data_dir, dir, sizeof dir, err, errlen) != STEER_OK)
+		return STEER_ERR_IO;
 	if (journal_check(dir, err, errlen) != 0)
-		return -1;
+		return STEER_ERR_IO;
 	journal_reader *r = journal_read_open(dir, JOURNAL_FROM_OLDEST, err, errlen);
 	if (!r)
-		return -1;
+		return STEER_ERR_IO;
 	exporter x = {.out = out, .data_dir = data_dir};
 	steer_strbuf_init(&x.lines);
 	make_prefix(&x, what);
@@ -301,5 +303,5 @@ int journal_export(const char *what, const char *data_dir, FILE *out, char *err,
 		snprintf(err, errlen, "cannot write the script: %s", strerror(errno));
 		rc = -1;
 	}
-	return rc;
+	return rc == 0 ? STEER_OK : STEER_ERR_IO;
 }

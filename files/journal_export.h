@@ -10,9 +10,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "steer/status.h"
+
 /* Writes the script of the journal `what` (live, a name in <data_dir>/journals, or a
  * directory's path) to out, and its worlds as saves named "<prefix>-K" in data_dir
- * (prefix: "journal-" and the journal's name). 0, or -1 with a message in err. */
-int journal_export(const char *what, const char *data_dir, FILE *out, char *err, size_t errlen);
+ * (prefix: "journal-" and the journal's name). STEER_OK, or a failure with a message
+ * in err. */
+steer_status journal_export(const char *what, const char *data_dir, FILE *out, char *err,
+                            size_t errlen);
 
 #endif

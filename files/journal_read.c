@@ -56,10 +56,11 @@ struct journal_reader {
 	char checkpoint[4200]; /* the last deferred WORLD item's checkpoint */
 };
 
-int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext)
+steer_status journal_segment_path(char *out, size_t n, const char *dir, uint64_t num,
+                                  const char *ext)
 {
 	int k = snprintf(out, n, "%s/%016llu.%s", dir, (unsigned long long)num, ext);
-	return k > 0 && (size_t)k < n ? 0 : -1;
+	return k > 0 && (size_t)k < n ? STEER_OK : STEER_ERR_LIMIT;
 }
 
 bool journal_segment_name(const char *name, uint64_t *num, const char **ext)
@@ -400,7 +401,7 @@ static steer_world *checkpoint_world(journal_reader *r, size_t i, char *err, siz
 	char path[4200], why[300];
 	char *data = NULL;
 	size_t len = 0;
-	if (journal_segment_path(path, sizeof path, r->dir, r->segs[i].num, "steer") != 0) {
+	if (journal_segment_path(path, sizeof path, r->dir, r->segs[i].num, "steer") != STEER_OK) {
 		snprintf(err, errlen, "%s: path too long", r->dir);
 		return NULL;
 	}
@@ -413,20 +414,20 @@ static steer_world *checkpoint_world(journal_reader *r, size_t i, char *err, siz
 	return w;
 }
 
-int journal_read_world_path(journal_reader *r, bool *paused, char *path, size_t n, char *err,
-                            size_t errlen)
+steer_status journal_read_world_path(journal_reader *r, bool *paused, char *path, size_t n,
+                                     char *err, size_t errlen)
 {
 	if (r->begun) {
 		snprintf(err, errlen, "the starting world was taken already");
-		return -1;
+		return STEER_ERR_IO;
 	}
-	if (journal_segment_path(path, n, r->dir, r->segs[r->cur].num, "steer") != 0) {
+	if (journal_segment_path(path, n, r->dir, r->segs[r->cur].num, "steer") != STEER_OK) {
 		snprintf(err, errlen, "%s: path too long", r->dir);
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
 	r->begun = true;
 	*paused = r->start_flags & STEER_JOURNAL_BEGIN_PAUSED;
-	return 0;
+	return STEER_OK;
 }
 
 void journal_read_defer_worlds(journal_reader *r)
@@ -873,8 +874,8 @@ steer_status journal_read_apply_ops(journal_reader *r, const journal_apply_ops *
 	return st;
 }
 
-int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n, char *err,
-                     size_t errlen)
+steer_status journal_read_dir(const char *what, const char *data_dir, char *out, size_t n,
+                              char *err, size_t errlen)
 {
 	int k;
 	if (strchr(what, '/')) {
@@ -884,7 +885,7 @@ int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n
 		         "no data directory to find the journal '%s' in: give --data-dir "
 		         "or a path",
 		         what);
-		return -1;
+		return STEER_ERR_IO;
 	} else if (!strcmp(what, "live")) {
 		k = snprintf(out, n, "%s/journal", data_dir);
 	} else if (steer_save_name_ok(what)) {
@@ -894,11 +895,11 @@ int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n
 		         "'%s' is not a journal: give live, the name of one in %s/journals, or a "
 		         "directory's path",
 		         what, data_dir);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	if (k < 0 || (size_t)k >= n) {
 		snprintf(err, errlen, "the journal's path is too long");
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
-	return 0;
+	return STEER_OK;
 }

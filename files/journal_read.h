@@ -32,13 +32,15 @@ typedef struct journal_reader journal_reader;
  * digits (not all zero): its number, and ext pointing into name. */
 bool journal_segment_name(const char *name, uint64_t *num, const char **ext);
 
-/* <dir>/<num as 16 digits>.<ext> into out: 0, or -1 when it does not fit. */
-int journal_segment_path(char *out, size_t n, const char *dir, uint64_t num, const char *ext);
+/* <dir>/<num as 16 digits>.<ext> into out: STEER_OK, or STEER_ERR_LIMIT when it does
+ * not fit. */
+steer_status journal_segment_path(char *out, size_t n, const char *dir, uint64_t num,
+                                  const char *ext);
 /* The directory a user's WHAT names, into out: `live` is <data dir>/journal, a name is
- * <data dir>/journals/NAME, anything with a '/' is a directory. 0, or -1 with a
- * message in err. */
-int journal_read_dir(const char *what, const char *data_dir, char *out, size_t n, char *err,
-                     size_t errlen);
+ * <data dir>/journals/NAME, anything with a '/' is a directory. STEER_OK, or a
+ * failure with a message in err. */
+steer_status journal_read_dir(const char *what, const char *data_dir, char *out, size_t n,
+                              char *err, size_t errlen);
 
 typedef enum journal_from {
 	JOURNAL_FROM_NEWEST, /* the newest usable checkpoint: recovery */
@@ -57,10 +59,10 @@ void journal_read_close(journal_reader *r); /* NULL is fine */
 steer_world *journal_read_world(journal_reader *r, bool *paused, char *err, size_t errlen);
 
 /* journal_read_world without reading the world: the path of the starting checkpoint
- * (a save file) into path, for a caller that reads it in pieces (over MPI ranks). 0,
- * or -1 with a message in err. */
-int journal_read_world_path(journal_reader *r, bool *paused, char *path, size_t n, char *err,
-                            size_t errlen);
+ * (a save file) into path, for a caller that reads it in pieces (over MPI ranks).
+ * STEER_OK, or a failure with a message in err. */
+steer_status journal_read_world_path(journal_reader *r, bool *paused, char *path, size_t n,
+                                     char *err, size_t errlen);
 /* From now on WORLD items name their checkpoint (item->checkpoint) instead of carrying
  * its world, which the caller then reads itself. */
 void journal_read_defer_worlds(journal_reader *r);

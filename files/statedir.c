@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int steer_state_dir(char *out, size_t n, char *err, size_t errlen)
+steer_status steer_state_dir(char *out, size_t n, char *err, size_t errlen)
 {
 	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	int k;
@@ -19,22 +19,22 @@ int steer_state_dir(char *out, size_t n, char *err, size_t errlen)
 		k = snprintf(out, n, "%s/.local/state/steer", home);
 	else {
 		snprintf(err, errlen, "neither XDG_STATE_HOME nor HOME is set");
-		return -1;
+		return STEER_ERR_IO;
 	}
 	if (k < 0 || (size_t)k >= n) {
 		snprintf(err, errlen, "the state directory's path is too long");
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
-	return 0;
+	return STEER_OK;
 }
 
-int steer_make_dirs(const char *dir, char *err, size_t errlen)
+steer_status steer_make_dirs(const char *dir, char *err, size_t errlen)
 {
 	char path[4096];
 	int k = snprintf(path, sizeof path, "%s", dir);
 	if (k <= 0 || (size_t)k >= sizeof path) {
 		snprintf(err, errlen, "directory path empty or too long");
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
 	for (char *p = path + 1;; p++) {
 		if (*p != '/' && *p != '\0')
@@ -43,7 +43,7 @@ int steer_make_dirs(const char *dir, char *err, size_t errlen)
 		*p = '\0';
 		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
 			snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-			return -1;
+			return STEER_ERR_IO;
 		}
 		*p = was;
 		if (!was)
@@ -52,15 +52,15 @@ int steer_make_dirs(const char *dir, char *err, size_t errlen)
 	struct stat st;
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s is not a directory", dir);
-		return -1;
+		return STEER_ERR_IO;
 	}
-	return 0;
+	return STEER_OK;
 }
 
 int steer_dir_lock(const char *dir, bool *taken, char *err, size_t errlen)
 {
 	*taken = false;
-	if (steer_make_dirs(dir, err, errlen) != 0)
+	if (steer_make_dirs(dir, err, errlen) != STEER_OK)
 		return -1;
 	char path[4200];
 	snprintf(path, sizeof path, "%s/lock", dir);

@@ -19,12 +19,12 @@
 
 #define SUFFIX ".steer"
 
-static int no_dir(char *err, size_t errlen)
+static steer_status no_dir(char *err, size_t errlen)
 {
 	snprintf(err, errlen,
 	         "no data directory: neither XDG_STATE_HOME nor HOME is set; restart with "
 	         "--data-dir DIR");
-	return -1;
+	return STEER_ERR_IO;
 }
 
 static int path_of(char *out, size_t n, const char *dir, const char *name, const char *extra)
@@ -57,17 +57,18 @@ int storage_write_all(int fd, const char *p, size_t n)
 }
 
 /* o->tmp created, empty, for writing. */
-static int create_tmp(storage_out *o, char *err, size_t errlen)
+static steer_status create_tmp(storage_out *o, char *err, size_t errlen)
 {
 	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", o->tmp, strerror(errno));
-		return -1;
+		return STEER_ERR_IO;
 	}
-	return 0;
+	return STEER_OK;
 }
 
-int storage_begin(storage_out *o, const char *dir, const char *name, char *err, size_t errlen)
+steer_status storage_begin(storage_out *o, const char *dir, const char *name, char *err,
+                           size_t errlen)
 {
 	o->fd = -1;
 	if (!dir)
@@ -77,44 +78,44 @@ int storage_begin(storage_out *o, const char *dir, const char *name, char *err, 
 	    path_of(o->path, sizeof o->path, dir, name, "") ||
 	    path_of(o->tmp, sizeof o->tmp, dir, name, ".tmp")) {
 		too_long(dir, sizeof o->tmp, err, errlen);
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
 	char why[200];
-	if (steer_make_dirs(dir, why, sizeof why) != 0) {
+	if (steer_make_dirs(dir, why, sizeof why) != STEER_OK) {
 		snprintf(err, errlen, "data directory: %s (see --data-dir)", why);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	return create_tmp(o, err, errlen);
 }
 
-int storage_begin_file(storage_out *o, const char *path, char *err, size_t errlen)
+steer_status storage_begin_file(storage_out *o, const char *path, char *err, size_t errlen)
 {
 	o->fd = -1;
 	o->dir[0] = o->path[0] = '\0';
 	int k = snprintf(o->tmp, sizeof o->tmp, "%s", path);
 	if (k < 0 || (size_t)k >= sizeof o->tmp) {
 		snprintf(err, errlen, "path too long");
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
 	return create_tmp(o, err, errlen);
 }
 
 /* Why a write to the temporary file failed; the file is removed. */
-static int write_failed(storage_out *o, char *err, size_t errlen)
+static steer_status write_failed(storage_out *o, char *err, size_t errlen)
 {
 	int e = errno;
 	snprintf(err, errlen, "cannot write %s: %s%s", o->tmp, strerror(e),
 	         e == EFBIG ? " (over the file-size limit, ulimit -f)" : "");
 	storage_abort(o);
-	return -1;
+	return STEER_ERR_IO;
 }
 
-int storage_append(storage_out *o, const char *data, size_t len, char *err, size_t errlen)
+steer_status storage_append(storage_out *o, const char *data, size_t len, char *err, size_t errlen)
 {
-	return storage_write_all(o->fd, data, len) == 0 ? 0 : write_failed(o, err, errlen);
+	return storage_write_all(o->fd, data, len) == 0 ? STEER_OK : write_failed(o, err, errlen);
 }
 
-int storage_commit(storage_out *o, char *err, size_t errlen)
+steer_status storage_commit(storage_out *o, char *err, size_t errlen)
 {
 	if (fsync(o->fd) != 0)
 		return write_failed(o, err, errlen);
@@ -123,14 +124,14 @@ int storage_commit(storage_out *o, char *err, size_t errlen)
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", o->tmp, strerror(errno));
 		unlink(o->tmp);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	if (!o->path[0])
-		return 0; /* a file its caller names */
+		return STEER_OK; /* a file its caller names */
 	if (rename(o->tmp, o->path) != 0) {
 		snprintf(err, errlen, "cannot replace %s: %s", o->path, strerror(errno));
 		unlink(o->tmp);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	/* Make the rename itself durable. */
 	int dfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -138,7 +139,7 @@ int storage_commit(storage_out *o, char *err, size_t errlen)
 		fsync(dfd);
 		close(dfd);
 	}
-	return 0;
+	return STEER_OK;
 }
 
 void storage_abort(storage_out *o)
@@ -150,43 +151,44 @@ void storage_abort(storage_out *o)
 	unlink(o->tmp);
 }
 
-int storage_write(const char *dir, const char *name, const char *data, size_t len, char *err,
-                  size_t errlen)
+steer_status storage_write(const char *dir, const char *name, const char *data, size_t len,
+                           char *err, size_t errlen)
 {
 	storage_out o;
-	if (storage_begin(&o, dir, name, err, errlen) != 0 ||
-	    storage_append(&o, data, len, err, errlen) != 0)
-		return -1;
-	return storage_commit(&o, err, errlen);
+	steer_status st = storage_begin(&o, dir, name, err, errlen);
+	if (st == STEER_OK)
+		st = storage_append(&o, data, len, err, errlen);
+	return st == STEER_OK ? storage_commit(&o, err, errlen) : st;
 }
 
-int storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size, char *err,
-                 size_t errlen)
+steer_status storage_open(const char *dir, const char *name, int *fd_out, uint64_t *size, char *err,
+                          size_t errlen)
 {
 	if (!dir)
 		return no_dir(err, errlen);
 	char path[4096];
 	if (path_of(path, sizeof path, dir, name, "")) {
 		too_long(dir, sizeof path, err, errlen);
-		return -1;
+		return STEER_ERR_LIMIT;
 	}
 	return storage_open_path(path, fd_out, size, err, errlen);
 }
 
-int storage_open_path(const char *path, int *fd_out, uint64_t *size, char *err, size_t errlen)
+steer_status storage_open_path(const char *path, int *fd_out, uint64_t *size, char *err,
+                               size_t errlen)
 {
 	/* O_NONBLOCK: opening a named pipe would otherwise wait for a writer forever, and
 	 * every later save and load behind it; it has no effect on a regular file. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
+		return STEER_ERR_IO;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		close(fd);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > STEER_SAVE_MAX_BYTES) {
 		if (S_ISDIR(st.st_mode))
@@ -197,11 +199,11 @@ int storage_open_path(const char *path, int *fd_out, uint64_t *size, char *err, 
 			snprintf(err, errlen, "%s is %lld bytes, over the %u a save may hold", path,
 			         (long long)st.st_size, STEER_SAVE_MAX_BYTES);
 		close(fd);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	*fd_out = fd;
 	*size = (uint64_t)st.st_size;
-	return 0;
+	return STEER_OK;
 }
 
 const char *storage_read_at(void *ud, uint64_t at, void *buf, size_t n)
@@ -223,19 +225,19 @@ const char *storage_read_at(void *ud, uint64_t at, void *buf, size_t n)
 	return NULL;
 }
 
-int storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
-                 size_t errlen)
+steer_status storage_read(const char *dir, const char *name, char **data, size_t *len, char *err,
+                          size_t errlen)
 {
 	int fd;
 	uint64_t size64;
-	if (storage_open(dir, name, &fd, &size64, err, errlen) != 0)
-		return -1;
+	if (storage_open(dir, name, &fd, &size64, err, errlen) != STEER_OK)
+		return STEER_ERR_IO;
 	size_t size = (size_t)size64;
 	char *buf = malloc(size + 1);
 	if (!buf) {
 		snprintf(err, errlen, "out of memory reading %s", name);
 		close(fd);
-		return -1;
+		return STEER_ERR_NOMEM;
 	}
 	storage_file f = {.fd = fd};
 	const char *why = storage_read_at(&f, 0, buf, size);
@@ -243,12 +245,12 @@ int storage_read(const char *dir, const char *name, char **data, size_t *len, ch
 	if (why) {
 		snprintf(err, errlen, "cannot read %s: %s", name, why);
 		free(buf);
-		return -1;
+		return STEER_ERR_IO;
 	}
 	buf[size] = '\0';
 	*data = buf;
 	*len = size;
-	return 0;
+	return STEER_OK;
 }
 
 void storage_remove_stale(const char *dir)
@@ -364,7 +366,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const save_entry *)a)->name, ((const save_entry *)b)->name);
 }
 
-int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
+steer_status storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 {
 	if (!dir)
 		return no_dir(err, errlen);
@@ -373,7 +375,7 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 	DIR *d = opendir(dir);
 	if (!d && errno != ENOENT) {
 		snprintf(err, errlen, "cannot read data directory %s: %s", dir, strerror(errno));
-		return -1;
+		return STEER_ERR_IO;
 	}
 	bool truncated = false;
 	for (struct dirent *de; d && (de = readdir(d));) {
@@ -395,7 +397,7 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory listing %s", dir);
 			free(list);
 			closedir(d);
-			return -1;
+			return STEER_ERR_NOMEM;
 		}
 		list[count++] = e;
 	}
@@ -423,5 +425,5 @@ int storage_list(const char *dir, steer_strbuf *json, char *err, size_t errlen)
 	}
 	steer_strbuf_printf(json, "],\"truncated\":%s}", truncated ? "true" : "false");
 	free(list);
-	return 0;
+	return STEER_OK;
 }

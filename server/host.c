@@ -30,8 +30,9 @@ steer_status server_host_save(void *ud, const char *name, const char *data, size
                               size_t errlen)
 {
 	server *s = ud;
-	if (storage_write(s->opt.data_dir, name, data, len, err, errlen) != 0)
-		return STEER_ERR_IO;
+	steer_status st = storage_write(s->opt.data_dir, name, data, len, err, errlen);
+	if (st != STEER_OK)
+		return st;
 	steer_log(STEER_LOG_INFO, "saved '%s' (%zu bytes) in %s", name, len, s->opt.data_dir);
 	return STEER_OK;
 }
@@ -40,14 +41,13 @@ static steer_status host_load(void *ud, const char *name, char **data, size_t *l
                               size_t errlen)
 {
 	server *s = ud;
-	return storage_read(s->opt.data_dir, name, data, len, err, errlen) == 0 ? STEER_OK
-	                                                                        : STEER_ERR_IO;
+	return storage_read(s->opt.data_dir, name, data, len, err, errlen);
 }
 
 static steer_status host_saves(void *ud, steer_strbuf *json, char *err, size_t errlen)
 {
 	server *s = ud;
-	return storage_list(s->opt.data_dir, json, err, errlen) == 0 ? STEER_OK : STEER_ERR_IO;
+	return storage_list(s->opt.data_dir, json, err, errlen);
 }
 
 static steer_status host_set_name(void *ud, void *caller, const char *name, char *err,

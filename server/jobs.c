@@ -455,7 +455,7 @@ static void open_for_ranks(server *s, job *j)
 {
 	uint64_t size;
 	if (storage_open(s->opt.data_dir, j->cmd.name, &j->file.fd, &size, j->err, sizeof j->err) !=
-	    0) {
+	    STEER_OK) {
 		j->file.fd = -1;
 		j->read_failed = true;
 		return;

@@ -376,7 +376,7 @@ journal *journal_open(server *s, const char *recovered_keep_as)
 	char err[300];
 	/* A directory that cannot be made is the writer's failure to report (stats,
 	 * one log line); it tries again at each checkpoint. */
-	if (steer_make_dirs(j->dir, err, sizeof err) == 0)
+	if (steer_make_dirs(j->dir, err, sizeof err) == STEER_OK)
 		steer_make_dirs(j->named, err, sizeof err);
 	bool any;
 	j->seg = newest_segment(j->dir, &any);

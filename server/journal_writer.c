@@ -250,7 +250,7 @@ static void op_segment(journal *j, op *o)
 		j->fd = -1;
 	}
 	char path[4200], err[300];
-	if (steer_make_dirs(j->dir, err, sizeof err) != 0)
+	if (steer_make_dirs(j->dir, err, sizeof err) != STEER_OK)
 		set_failing_msg(j, err); /* it names the part that failed, and why */
 	journal_segment_path(path, sizeof path, j->dir, o->seg, "log");
 	steer_strbuf b;
@@ -357,7 +357,7 @@ static void ckpt_done(journal *j, pending_ckpt *p, int wstatus)
 		snprintf(tmpdir, sizeof tmpdir, "%s/.%s.tmp", j->named, p->keep_as);
 		char err[200];
 		remove_named(tmpdir);
-		if (steer_make_dirs(tmpdir, err, sizeof err) != 0) {
+		if (steer_make_dirs(tmpdir, err, sizeof err) != STEER_OK) {
 			steer_log(STEER_LOG_WARN, "journal: cannot keep the old history: %s", err);
 			move_segments(j->dir, p->seg, NULL);
 			return;

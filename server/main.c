@@ -79,7 +79,7 @@ static int serve(int argc, char **argv)
 	if (!opt.data_dir) {
 		char err[256];
 		/* Without one the server still runs; save and load then say why not. */
-		if (steer_state_dir(data_dir, sizeof data_dir, err, sizeof err) == 0)
+		if (steer_state_dir(data_dir, sizeof data_dir, err, sizeof err) == STEER_OK)
 			opt.data_dir = data_dir;
 		else
 			steer_log(STEER_LOG_WARN, "no data directory: %s; give --data-dir", err);

@@ -87,9 +87,9 @@ static ranks_save *make(ranks *r, char *err, size_t errlen)
 }
 
 /* The snapshots taken once the file is open (rc 0). */
-static ranks_save *begin(ranks_save *sv, int rc, char *err, size_t errlen)
+static ranks_save *begin(ranks_save *sv, steer_status st, char *err, size_t errlen)
 {
-	if (rc == 0)
+	if (st == STEER_OK)
 		sv->slot = ranks_save_begin(sv->r, err, errlen);
 	if (sv->slot < 0) {
 		ranks_save_close(sv);
@@ -210,12 +210,12 @@ static int fill_piece(ranks_save *sv, char *err, size_t errlen)
  * err. Off the loop (or on it, finishing). */
 static int write_buffer(ranks_save *sv, int k, bool last, char *err, size_t errlen)
 {
-	if (storage_append(&sv->out, sv->buf[k], sv->buf_len[k], err, errlen) != 0)
+	if (storage_append(&sv->out, sv->buf[k], sv->buf_len[k], err, errlen) != STEER_OK)
 		return -1;
 	sv->buf_len[k] = 0;
 	if (!last)
 		return 0;
-	if (storage_commit(&sv->out, err, errlen) != 0)
+	if (storage_commit(&sv->out, err, errlen) != STEER_OK)
 		return -1;
 	sv->committed = true;
 	return 0;

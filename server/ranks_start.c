@@ -64,7 +64,7 @@ static int restore_save(server *s)
 	char err[512];
 	int fd;
 	uint64_t size;
-	if (storage_open(o->data_dir, o->restore, &fd, &size, err, sizeof err) != 0) {
+	if (storage_open(o->data_dir, o->restore, &fd, &size, err, sizeof err) != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "--restore %s: %s%s", o->restore, err,
 		          server_restore_hint(o));
 		return -1;
@@ -92,7 +92,7 @@ static steer_status read_checkpoint(server *s, const char *path, char *err, size
 	char why[400];
 	int fd;
 	uint64_t size;
-	if (storage_open_path(path, &fd, &size, why, sizeof why) != 0) {
+	if (storage_open_path(path, &fd, &size, why, sizeof why) != STEER_OK) {
 		steer_format_cut(err, errlen, "%s", why); /* its words name the file */
 		return STEER_ERR_IO;
 	}
@@ -147,7 +147,7 @@ static int recover(server *s, const char *dir, const char *what, char *keep_as, 
 	journal_read_defer_worlds(r);
 	char path[4200], err[600];
 	bool paused = false;
-	if (journal_read_world_path(r, &paused, path, sizeof path, err, sizeof err) != 0) {
+	if (journal_read_world_path(r, &paused, path, sizeof path, err, sizeof err) != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "%s: %s; the server does not start", what, err);
 		journal_read_close(r);
 		return -1;

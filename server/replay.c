@@ -239,7 +239,8 @@ replay *replay_open(server *s)
 {
 	const server_options *o = &s->opt;
 	char dir[4200], err[512];
-	if (journal_read_dir(o->replay, o->data_dir, dir, sizeof dir, err, sizeof err) != 0) {
+	if (journal_read_dir(o->replay, o->data_dir, dir, sizeof dir, err, sizeof err) !=
+	    STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "--replay: %s", err);
 		return NULL;
 	}

@@ -610,7 +610,7 @@ static steer_world *restored_world(const server_options *o)
 	char *data = NULL;
 	size_t len = 0;
 	char err[256];
-	if (storage_read(o->data_dir, o->restore, &data, &len, err, sizeof err) != 0) {
+	if (storage_read(o->data_dir, o->restore, &data, &len, err, sizeof err) != STEER_OK) {
 		steer_log(STEER_LOG_ERROR, "--restore %s: %s%s", o->restore, err,
 		          server_restore_hint(o));
 		return NULL;

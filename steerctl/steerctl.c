@@ -491,8 +491,8 @@ static void save_history(const char *path)
 static int interactive(ctl *c)
 {
 	char dir[4096], history[4200] = "", err[256];
-	if (steer_state_dir(dir, sizeof dir, err, sizeof err) == 0 &&
-	    steer_make_dirs(dir, err, sizeof err) == 0)
+	if (steer_state_dir(dir, sizeof dir, err, sizeof err) == STEER_OK &&
+	    steer_make_dirs(dir, err, sizeof err) == STEER_OK)
 		snprintf(history, sizeof history, "%s/steerctl_history", dir);
 	else
 		fprintf(stderr, "steerctl: no history file: %s\n", err);
@@ -561,13 +561,13 @@ static int export_journal(int argc, char **argv, const char *data_dir)
 	}
 	char dir[4096], err[600];
 	if (!data_dir) {
-		if (steer_state_dir(dir, sizeof dir, err, sizeof err) != 0) {
+		if (steer_state_dir(dir, sizeof dir, err, sizeof err) != STEER_OK) {
 			fprintf(stderr, "steerctl: journal: %s; give --data-dir\n", err);
 			return 2;
 		}
 		data_dir = dir;
 	}
-	if (journal_export(argv[1], data_dir, stdout, err, sizeof err) != 0) {
+	if (journal_export(argv[1], data_dir, stdout, err, sizeof err) != STEER_OK) {
 		fprintf(stderr, "steerctl: journal %s: %s\n", argv[1], err);
 		return 1;
 	}

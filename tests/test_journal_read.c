@@ -235,7 +235,7 @@ static void replacement_needs_its_checkpoint(void)
 		bool paused;
 		journal_segment_path(want, sizeof want, dir, 1, "steer");
 		CHECK(journal_read_world_path(r, &paused, path, sizeof path, err, sizeof err) ==
-		              0 &&
+		              STEER_OK &&
 		          !strcmp(path, want),
 		      "the start's checkpoint: '%s', not '%s'", path, want);
 		journal_read_defer_worlds(r);
