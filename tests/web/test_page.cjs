@@ -112,6 +112,25 @@ async function main() {
       `"${st.vehicles} vehicles" on the page`);
   });
 
+  await check('a narrow window puts the panel under the world, which keeps the width', async () => {
+    const boxes = () => page.evaluate(() => ['view', 'side'].map((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { x: r.x, y: r.y, w: r.width, h: r.height };
+    }));
+    const side = (b) => document.getElementById('side').scrollWidth <= b;
+    let [view, panel] = await boxes();
+    expect(panel.x >= view.x + view.w - 1 && view.w >= 800, `wide: view ${JSON.stringify(view)}, panel ${JSON.stringify(panel)}`);
+    expect(await page.evaluate(side, panel.w), 'the wide panel scrolls sideways');
+    await page.setViewport({ width: 500, height: 700 });
+    await waitFor(async () => { [view, panel] = await boxes(); return panel.y >= view.y + view.h - 1; },
+      'the panel under the world');
+    expect(view.w >= 480 && view.h >= 240 && panel.w >= 480,
+      `narrow: view ${JSON.stringify(view)}, panel ${JSON.stringify(panel)}`);
+    await page.setViewport({ width: 1200, height: 800 });
+    await waitFor(async () => { [view, panel] = await boxes(); return panel.x >= view.x + view.w - 1; },
+      'the panel beside the world again');
+  });
+
   await check('the plots span a minute from their first point, not years', async () => {
     await waitFor(() => page.evaluate(() => window.steer.plots.data[0][0].length >= 1), 'a first point');
     const spans = await page.evaluate(() => window.steer.plots.plots.map((u) => u.scales.x.max - u.scales.x.min));
