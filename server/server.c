@@ -669,18 +669,34 @@ static steer_world *initial_world(const server_options *o)
 	return w;
 }
 
-int server_start(server *s, uv_loop_t *loop, const server_options *opt)
+/* One journalled server to a data directory: a second would set the first's live
+ * journal aside and write into the same segments. A directory that cannot be made is
+ * the journal's failure to report. -1 when another server holds it. */
+static int lock_journal_dir(server *s, const server_options *opt)
 {
-	memset(s, 0, sizeof *s);
-	s->loop = loop;
-	s->opt = *opt;
-	s->started_ns = uv_hrtime();
-	s->session.cache = &s->session_cache;
-	steer_strbuf_init(&s->scratch);
-	steer_strbuf_init(&s->line);
-	steer_interest_init(&s->interest);
-	steer_compact_scratch_init(&s->compact_scratch);
-	steer_density_init(&s->density);
+	if (!opt->journal || !opt->data_dir)
+		return 0;
+	char dir[4200], err[4400];
+	bool taken;
+	snprintf(dir, sizeof dir, "%s/journal", opt->data_dir);
+	s->dir_lock = steer_dir_lock(dir, &taken, err, sizeof err);
+	if (s->dir_lock < 0 && taken) {
+		steer_log(STEER_LOG_ERROR,
+		          "%s; give this server a data directory of its own (--data-dir DIR), or "
+		          "run it without a journal (--no-journal)",
+		          err);
+		return -1;
+	}
+	if (s->dir_lock < 0)
+		steer_log(STEER_LOG_WARN, "journal: %s", err);
+	return 0;
+}
+
+/* The world the server starts with: a replay's, a recovered or restored one (over
+ * ranks, read in place), or a new one; on its threads, and split over the ranks when
+ * launched so. -1 after saying why. */
+static int make_world(server *s, const server_options *opt)
+{
 	if (opt->replay && ranks_launched()) {
 		steer_log(STEER_LOG_ERROR, "--replay runs on one process: start it without mpirun");
 		return -1;
@@ -691,27 +707,8 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		if (!(s->replay = replay_open(s)))
 			return -1;
 	} else {
-		/* One journalled server to a data directory: a second would set the first's
-		 * live journal aside and write into the same segments. A directory that
-		 * cannot be made is the journal's failure to report, as before. */
-		if (journal_recover_missing(opt))
+		if (journal_recover_missing(opt) || lock_journal_dir(s, opt) != 0)
 			return -1;
-		if (opt->journal && opt->data_dir) {
-			char dir[4200], err[4400];
-			bool taken;
-			snprintf(dir, sizeof dir, "%s/journal", opt->data_dir);
-			s->dir_lock = steer_dir_lock(dir, &taken, err, sizeof err);
-			if (s->dir_lock < 0 && taken) {
-				steer_log(
-				    STEER_LOG_ERROR,
-				    "%s; give this server a data directory of its own (--data-dir "
-				    "DIR), or run it without a journal (--no-journal)",
-				    err);
-				return -1;
-			}
-			if (s->dir_lock < 0)
-				steer_log(STEER_LOG_WARN, "journal: %s", err);
-		}
 		warn_flags_ignored(opt);
 		/* --recover, --restore: over ranks, read in place */
 		int recovered =
@@ -742,36 +739,12 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 		if (!(s->ranks = ranks_lead(&s->session, &rc)))
 			return -1;
 	}
-	/* Over ranks there is no rewind: its checkpoints would hold one region. */
-	double rewind_mb = s->ranks ? 0.0 : opt->rewind_memory;
-	s->history = history_new((size_t)(rewind_mb * 1024 * 1024), opt->rewind_every);
-	if (!s->history) {
-		steer_log(STEER_LOG_ERROR, "out of memory");
-		return -1;
-	}
-	history_restart(s->history, s->session.world);
-	history_set_rate_hook(s->history, replayed_rate, s);
-	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
-		steer_log(STEER_LOG_WARN,
-		          "the token is only %zu characters: use at least %d random ones, or it "
-		          "can be guessed",
-		          strlen(opt->token), AUTH_TOKEN_MIN_ADVISED);
-	/* Before any save can start. A replay shares the directory of a live server, whose
-	 * save under way is not stale. */
-	if (opt->data_dir && !opt->replay)
-		storage_remove_stale(opt->data_dir);
-	s->host = server_host(s, opt->has_token);
-	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
-	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
-		return -1;
-	if (web_start(s, &s->web) != 0) {
-		if (opt->http_set)
-			return -1;
-		steer_log(STEER_LOG_WARN,
-		          "no page for browsers: port %d is taken (--http PORT picks another, "
-		          "--http 0 a free one)",
-		          opt->http_port);
-	}
+	return 0;
+}
+
+/* The loop's timers, its turn check and the signals, started. -1 after saying why. */
+static int start_timers(server *s, uv_loop_t *loop, const server_options *opt)
+{
 	int rc;
 	if ((rc = uv_timer_init(loop, &s->tick_timer)) ||
 	    (rc = uv_timer_init(loop, &s->snapshot_timer)) ||
@@ -818,15 +791,17 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 			return -1;
 		}
 	}
-	arm_tick_timer(s);
-	s->journal = journal_open(s, s->recovered_keep_as);
-	if (s->history && s->journal)
-		history_set_fork_hook(s->history, fork_to_journal, s);
+	return 0;
+}
+
+/* Where the saves go, and the world's own figures: a restored, recovered or replayed
+ * one has its own. */
+static void log_started(const server *s, const server_options *opt)
+{
 	if (opt->data_dir)
 		steer_log(STEER_LOG_INFO,
 		          "data directory %s (save, load, saves; --data-dir changes it)",
 		          opt->data_dir);
-	/* The world's own figures: a restored, recovered or replayed one has its own. */
 	const steer_world_config *cfg = steer_world_config_get(s->session.world);
 	steer_log(STEER_LOG_INFO,
 	          "world %gx%g %s, %zu vehicles, tick %llu, %g Hz, snapshots %g Hz, seed %llu",
@@ -834,6 +809,59 @@ int server_start(server *s, uv_loop_t *loop, const server_options *opt)
 	          steer_world_vehicles_total(s->session.world),
 	          (unsigned long long)steer_world_tick(s->session.world), cfg->tick_rate,
 	          opt->snapshot_rate, (unsigned long long)cfg->seed);
+}
+
+int server_start(server *s, uv_loop_t *loop, const server_options *opt)
+{
+	memset(s, 0, sizeof *s);
+	s->loop = loop;
+	s->opt = *opt;
+	s->started_ns = uv_hrtime();
+	s->session.cache = &s->session_cache;
+	steer_strbuf_init(&s->scratch);
+	steer_strbuf_init(&s->line);
+	steer_interest_init(&s->interest);
+	steer_compact_scratch_init(&s->compact_scratch);
+	steer_density_init(&s->density);
+	if (make_world(s, opt) != 0)
+		return -1;
+	/* Over ranks there is no rewind: its checkpoints would hold one region. */
+	double rewind_mb = s->ranks ? 0.0 : opt->rewind_memory;
+	s->history = history_new((size_t)(rewind_mb * 1024 * 1024), opt->rewind_every);
+	if (!s->history) {
+		steer_log(STEER_LOG_ERROR, "out of memory");
+		return -1;
+	}
+	history_restart(s->history, s->session.world);
+	history_set_rate_hook(s->history, replayed_rate, s);
+	if (opt->has_token && strlen(opt->token) < AUTH_TOKEN_MIN_ADVISED)
+		steer_log(STEER_LOG_WARN,
+		          "the token is only %zu characters: use at least %d random ones, or it "
+		          "can be guessed",
+		          strlen(opt->token), AUTH_TOKEN_MIN_ADVISED);
+	/* Before any save can start. A replay shares the directory of a live server, whose
+	 * save under way is not stale. */
+	if (opt->data_dir && !opt->replay)
+		storage_remove_stale(opt->data_dir);
+	s->host = server_host(s, opt->has_token);
+	if (listen_on(s, &s->proto_listener, opt->port, on_proto_connection, "proto") != 0 ||
+	    listen_on(s, &s->cmd_listener, opt->cmd_port, on_cmd_connection, "cmd") != 0)
+		return -1;
+	if (web_start(s, &s->web) != 0) {
+		if (opt->http_set)
+			return -1;
+		steer_log(STEER_LOG_WARN,
+		          "no page for browsers: port %d is taken (--http PORT picks another, "
+		          "--http 0 a free one)",
+		          opt->http_port);
+	}
+	if (start_timers(s, loop, opt) != 0)
+		return -1;
+	arm_tick_timer(s);
+	s->journal = journal_open(s, s->recovered_keep_as);
+	if (s->history && s->journal)
+		history_set_fork_hook(s->history, fork_to_journal, s);
+	log_started(s, opt);
 	return 0;
 }
 
