@@ -646,21 +646,18 @@ static int bad_usage(const char *fmt, const char *what)
 	return 2;
 }
 
-int main(int argc, char **argv)
+/* What the options ask for beyond the connection (ctl). */
+typedef struct ctl_args {
+	const char *token, *token_file, *data_dir;
+	double every; /* --watch's seconds, 0 without */
+	long count;   /* --count, 0 without */
+	bool json, raw;
+} ctl_args;
+
+/* Reads the options into c and a. -1 to go on (the COMMAND from optind), else the exit
+ * status: 0 after --help or --version, 2 after saying what is wrong. */
+static int parse_options(int argc, char **argv, ctl *c, ctl_args *a)
 {
-	ctl c = {.host = "127.0.0.1",
-	         .port = "7701",
-	         .mode = CTL_HUMAN,
-	         .fd = -1,
-	         .timeout_ms = CTL_TIMEOUT_S * 1000};
-	const char *token = NULL, *token_file = NULL, *data_dir = NULL;
-	double every = 0;
-	long count = 0;
-	bool json = false, raw = false;
-	/* Editline drops every byte past ASCII in the C locale: a typed "café" would go
-	 * out as "caf" and succeed. With the user's character set the line goes out whole
-	 * and the server says what it does not take. */
-	setlocale(LC_CTYPE, "");
 	opterr = 0;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "+:h:p:", longs, NULL)) != -1) {
@@ -674,23 +671,23 @@ int main(int argc, char **argv)
 			printf("steerctl %s\n", STEER_VERSION);
 			return 0;
 		case OPT_JSON:
-			json = true;
+			a->json = true;
 			break;
 		case OPT_RAW:
-			raw = true;
+			a->raw = true;
 			break;
 		case 'h':
 			if (!strcmp(argv[optind - 1], "-help")) { /* not the host "elp" */
 				usage(stdout);
 				return 0;
 			}
-			c.host = v;
+			c->host = v;
 			break;
 		case 'p': {
 			long p = strtol(v, &end, 10);
 			if (end == v || *end || p < 1 || p > 65535)
 				return bad_usage("--port: '%s' is not a port number (1-65535)", v);
-			c.port = v;
+			c->port = v;
 			break;
 		}
 		case OPT_NAME:
@@ -701,26 +698,26 @@ int main(int argc, char **argv)
 				                 "characters without spaces",
 				                 shown);
 			}
-			c.name = v;
+			c->name = v;
 			break;
 		case OPT_DATA_DIR:
-			data_dir = v;
+			a->data_dir = v;
 			break;
 		case OPT_TOKEN_FILE:
-			token_file = v;
+			a->token_file = v;
 			break;
 		case OPT_TOKEN:
-			token = v;
+			a->token = v;
 			break;
 		case OPT_WATCH:
-			every = strtod(v, &end);
-			if (end == v || *end || !(every >= 0.01 && every <= 86400))
+			a->every = strtod(v, &end);
+			if (end == v || *end || !(a->every >= 0.01 && a->every <= 86400))
 				return bad_usage(
 				    "--watch: '%s' is not a number of seconds (0.01 or more)", v);
 			break;
 		case OPT_COUNT:
-			count = strtol(v, &end, 10);
-			if (end == v || *end || count < 1)
+			a->count = strtol(v, &end, 10);
+			if (end == v || *end || a->count < 1)
 				return bad_usage("--count: '%s' is not a whole number above 0", v);
 			break;
 		case OPT_TIMEOUT: {
@@ -731,7 +728,7 @@ int main(int argc, char **argv)
 				return bad_usage(
 				    "--timeout: '%s' is not a number of seconds (0-86400, 0 never)",
 				    v);
-			c.timeout_ms = t == 0 ? -1 : t < 0.001 ? 1 : (int)(t * 1000);
+			c->timeout_ms = t == 0 ? -1 : t < 0.001 ? 1 : (int)(t * 1000);
 			break;
 		}
 		default: /* '?' or ':' */
@@ -741,25 +738,13 @@ int main(int argc, char **argv)
 			return bad_usage("%s", why);
 		}
 	}
-	int i = optind;
-	if (json && raw)
-		return bad_usage("%s: choose one of --json and --raw", "--json --raw");
-	c.mode = json ? CTL_JSON : raw ? CTL_RAW : CTL_HUMAN;
-	if (token && token_file)
-		return bad_usage("%s: choose one of --token and --token-file",
-		                 "--token --token-file");
-	char terr[300];
-	if (steer_token_choose(token, token_file, c.token, terr, sizeof terr) != STEER_OK)
-		return bad_usage("%s", terr);
-	bool has_command = i < argc;
-	if (has_command && !strcmp(argv[i], "journal"))
-		return export_journal(argc - i, argv + i, data_dir);
-	if (data_dir)
-		return bad_usage("%s goes with 'steerctl journal NAME'", "--data-dir");
-	if (every > 0 && !has_command)
-		return bad_usage("%s needs a COMMAND to repeat", "--watch");
-	if (count > 0 && every <= 0)
-		return bad_usage("%s goes with --watch", "--count");
+	return -1;
+}
+
+/* The COMMAND's words, argv[i..argc): none is more than one line, and not all blank.
+ * 0, or 2 after saying what is wrong. */
+static int check_command(int argc, char **argv, int i)
+{
 	for (int k = i; k < argc; k++)
 		if (strpbrk(argv[k], "\r\n")) /* it would send a second, unseen command */
 			return bad_usage("'%s': a COMMAND is one line, without line breaks",
@@ -768,8 +753,47 @@ int main(int argc, char **argv)
 	bool blank = true;
 	for (int k = i; k < argc && blank; k++)
 		blank = argv[k][strspn(argv[k], " \t")] == '\0';
-	if (has_command && blank)
+	if (i < argc && blank)
 		return bad_usage("the COMMAND is blank%s", "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	ctl c = {.host = "127.0.0.1",
+	         .port = "7701",
+	         .mode = CTL_HUMAN,
+	         .fd = -1,
+	         .timeout_ms = CTL_TIMEOUT_S * 1000};
+	ctl_args a = {0};
+	/* Editline drops every byte past ASCII in the C locale: a typed "café" would go
+	 * out as "caf" and succeed. With the user's character set the line goes out whole
+	 * and the server says what it does not take. */
+	setlocale(LC_CTYPE, "");
+	int done = parse_options(argc, argv, &c, &a);
+	if (done >= 0)
+		return done;
+	int i = optind;
+	if (a.json && a.raw)
+		return bad_usage("%s: choose one of --json and --raw", "--json --raw");
+	c.mode = a.json ? CTL_JSON : a.raw ? CTL_RAW : CTL_HUMAN;
+	if (a.token && a.token_file)
+		return bad_usage("%s: choose one of --token and --token-file",
+		                 "--token --token-file");
+	char terr[300];
+	if (steer_token_choose(a.token, a.token_file, c.token, terr, sizeof terr) != STEER_OK)
+		return bad_usage("%s", terr);
+	bool has_command = i < argc;
+	if (has_command && !strcmp(argv[i], "journal"))
+		return export_journal(argc - i, argv + i, a.data_dir);
+	if (a.data_dir)
+		return bad_usage("%s goes with 'steerctl journal NAME'", "--data-dir");
+	if (a.every > 0 && !has_command)
+		return bad_usage("%s needs a COMMAND to repeat", "--watch");
+	if (a.count > 0 && a.every <= 0)
+		return bad_usage("%s goes with --watch", "--count");
+	if (check_command(argc, argv, i) != 0)
+		return 2;
 
 	struct sigaction sa = {0};
 	sa.sa_handler = on_sigint; /* no SA_RESTART: a blocked read returns at Ctrl-C */
@@ -789,8 +813,8 @@ int main(int argc, char **argv)
 			disconnect(&c);
 			return 2;
 		}
-		if (every > 0) {
-			status = watch(&c, line, every, count);
+		if (a.every > 0) {
+			status = watch(&c, line, a.every, a.count);
 		} else {
 			int rc = run(&c, line, true, NULL);
 			status = rc < 0 ? 2 : rc;
