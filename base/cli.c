@@ -37,6 +37,27 @@ static void ambiguous(const struct option *longs, const char *name, size_t len, 
 			at += snprintf(out + at, n - (size_t)at, " --%s", o->name);
 }
 
+bool steer_cli_value_is_option(const char *value, char *const *argv, int optind,
+                               const struct option *longs, const char *shorts)
+{
+	if (!value || optind < 1 || value != argv[optind - 1] || value[0] != '-')
+		return false;
+	if (value[1] != '-')
+		return value[1] && !value[2] && value[1] != ':' && value[1] != '+' &&
+		       strchr(shorts, value[1]);
+	const char *name = value + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	int several = 0;
+	return len && (named(longs, name, len, &several) || several);
+}
+
+void steer_cli_value_refusal(const char *flag, const char *value, char *out, size_t n)
+{
+	int at = snprintf(out, n, "%s needs a value, and '%s' is an option", flag, value);
+	if (at > 0 && (size_t)at < n && !strncmp(flag, "--", 2))
+		snprintf(out + at, n - (size_t)at, " (give %s=%s if it is the value)", flag, value);
+}
+
 void steer_cli_refusal(int got, const char *word, int short_opt, const struct option *longs,
                        char *out, size_t n)
 {
@@ -51,7 +72,7 @@ void steer_cli_refusal(int got, const char *word, int short_opt, const struct op
 	const char *name = word + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	int several = 0;
-	const struct option *o = named(longs, name, len, &several);
+	const struct option *o = len ? named(longs, name, len, &several) : NULL;
 	if (o && got == ':')
 		snprintf(out, n, "--%s needs a value", o->name);
 	else if (o && eq && o->has_arg == no_argument)

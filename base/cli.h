@@ -4,6 +4,7 @@
 #ifndef STEER_CLI_H
 #define STEER_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <getopt.h>
@@ -14,6 +15,17 @@
  * stopped at (argv[optind - 1]), short its optopt, longs the program's options. */
 void steer_cli_refusal(int got, const char *word, int short_opt, const struct option *longs,
                        char *out, size_t n);
+
+/* Whether an option's value, taken from the next word (value == argv[optind - 1]), is
+ * rather another option (--token --json: the value forgotten): "--NAME" naming one
+ * of longs, or "-X" one of the letters in shorts. A value given after '='
+ * (--token=--json) is the user's word for it, and false. */
+bool steer_cli_value_is_option(const char *value, char *const *argv, int optind,
+                               const struct option *longs, const char *shorts);
+
+/* The refusal of such a value, into out: "--token needs a value, and '--json' is an
+ * option (give --token=--json if it is the value)". flag is the option as typed. */
+void steer_cli_value_refusal(const char *flag, const char *value, char *out, size_t n);
 
 /* "--NAME" of the long option at index, into out: the flag a value's message names,
  * however it was spelt (--port 7, --port=7, --po 7). */

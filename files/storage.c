@@ -312,8 +312,26 @@ static void header_field(const char *head, const char *line, const char *key, ch
 	out[d] = '\0';
 }
 
-/* Whether the file of size bytes at fd ends with the closing line a save ends with,
- * "end records N fnv1a64 H\n": a save cut short, or with data after it, does not. */
+/* Whether line (len bytes, its newline not counted) is a save's closing line,
+ * "end records N fnv1a64 H" with H 16 hex digits, as savefile.c writes it. */
+static bool closing_line(const char *line, size_t len)
+{
+	static const char head[] = "end records ", mid[] = " fnv1a64 ";
+	size_t h = sizeof head - 1, m = sizeof mid - 1, at = h, digits = 0;
+	if (len < h || memcmp(line, head, h) != 0)
+		return false;
+	while (at < len && line[at] >= '0' && line[at] <= '9')
+		at++, digits++;
+	if (!digits || len - at != m + 16 || memcmp(line + at, mid, m) != 0)
+		return false;
+	for (at += m; at < len; at++)
+		if (!strchr("0123456789abcdef", line[at]))
+			return false;
+	return true;
+}
+
+/* Whether the file of size bytes at fd ends with a save's closing line: one cut
+ * short does not, nor one with bytes after its end, unless they end in such a line. */
 static bool ends_whole(int fd, off_t size)
 {
 	char tail[80];
@@ -323,7 +341,7 @@ static bool ends_whole(int fd, off_t size)
 	size_t s = n - 1;
 	while (s > 0 && tail[s - 1] != '\n')
 		s--;
-	return (s > 0 || n == (size_t)size) && n - s > 12 && !memcmp(tail + s, "end records ", 12);
+	return (s > 0 || n == (size_t)size) && closing_line(tail + s, n - 1 - s);
 }
 
 /* Size, time and the header's tick and vehicle count of one save. -1 when it is not a
@@ -354,8 +372,10 @@ static int peek_save(const char *dir, save_entry *e)
 	/* Only the header and the last line are read: a file that is not a save shows no
 	 * figures, and one cut short shows it ("whole" false), but a byte changed within
 	 * is found only by load, which checks the whole file. */
-	if (strncmp(head, STEER_SAVE_MAGIC " ", strlen(STEER_SAVE_MAGIC " ")) != 0)
+	if (strncmp(head, STEER_SAVE_MAGIC " ", strlen(STEER_SAVE_MAGIC " ")) != 0) {
+		e->ends = false; /* not a save at all: load refuses it */
 		return 0;
+	}
 	header_field(head, "meta ", " tick ", e->tick, sizeof e->tick);
 	header_field(head, "counts ", " vehicles ", e->vehicles, sizeof e->vehicles);
 	return 0;

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <uv.h>
+
 #include "cli.h"
 #include "scenario.h"
 #include "token.h"
@@ -215,6 +217,22 @@ static int set_token(server_options *o, const char *token, const char *file)
 	return 0;
 }
 
+/* --bind: an address to listen on, as the listeners will read it. */
+static int bind_arg(server_options *o, const char *v)
+{
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+	if (uv_ip4_addr(v, 0, &a4) != 0 && uv_ip6_addr(v, 0, &a6) != 0) {
+		fprintf(stderr,
+		        "steer-server: --bind: '%s' is not an IPv4 or IPv6 address (127.0.0.1, "
+		        "0.0.0.0, ::1, ::)\n",
+		        v);
+		return -1;
+	}
+	o->bind = v;
+	return 0;
+}
+
 /* --seed: a whole number, not negative. */
 static int seed_arg(server_options *o, const char *v)
 {
@@ -365,8 +383,7 @@ static int take_value(server_options *o, int opt, const char *a, const char *v)
 	double d;
 	switch (opt) {
 	case OPT_BIND:
-		o->bind = v;
-		return 0;
+		return bind_arg(o, v);
 	case OPT_PORT:
 		if (whole(a, v, 0, 65535, &d))
 			return -1;
@@ -552,6 +569,11 @@ int server_options_parse(server_options *o, int argc, char **argv)
 			fprintf(stderr, "steer-server: %s (see --help)\n", why);
 			return -1;
 		default:
+			if (steer_cli_value_is_option(optarg, argv, optind, longs, "h")) {
+				steer_cli_value_refusal(argv[optind - 2], optarg, why, sizeof why);
+				fprintf(stderr, "steer-server: %s\n", why);
+				return -1;
+			}
 			if ((opt == OPT_TOKEN || opt == OPT_TOKEN_FILE) && o->has_token) {
 				fprintf(stderr, "steer-server: give one --token or --token-file, "
 				                "once\n");

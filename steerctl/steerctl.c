@@ -1,8 +1,8 @@
 /* steerctl: steer-server's command-line client, after redis-cli. One command from the
  * arguments, one per line of standard input, a command repeated (--watch), or an
  * interactive prompt with line editing and history (libedit). Exit status: 0 every
- * reply OK, 1 some reply was ERR, 2 no connection, not a command port, the token
- * refused, or bad usage. */
+ * reply OK, 1 some reply was ERR, 2 no connection (the server full too), not a
+ * command port, the token refused, or bad usage. */
 #define _POSIX_C_SOURCE 200809L
 #include <editline/readline.h>
 #include <errno.h>
@@ -230,6 +230,14 @@ static void consume_line(ctl *c, size_t len)
 static int take_reply(ctl *c, const char *command, bool print, char **keep, const char *line,
                       size_t len)
 {
+	/* Sent at once to a connection over --max-clients, which the server then
+	 * closes: no command ran, so it is no connection (exit 2), not a failed one. */
+	static const char full[] = "ERR server full";
+	if (len >= sizeof full - 1 && !memcmp(line, full, sizeof full - 1)) {
+		fprintf(stderr, "steerctl: %s:%s: %.*s\n", c->host, c->port, (int)len, line);
+		consume_line(c, len);
+		return -1;
+	}
 	int err = ctl_is_err(line, len);
 	if (print)
 		ctl_print_reply(c->mode, command, line, len);
@@ -578,33 +586,32 @@ static int export_journal(int argc, char **argv, const char *data_dir)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: steerctl [options] [COMMAND ...]\n"
-	        "Talks to steer-server's text command port. With COMMAND, sends it and prints\n"
-	        "the reply. Without, on a terminal, an interactive prompt (line editing, Tab\n"
-	        "completion, history in $XDG_STATE_HOME/steer or ~/.local/state/steer);\n"
-	        "otherwise one command per line of standard input ('#' lines are skipped).\n"
-	        "  -h, --host HOST      server address (default 127.0.0.1)\n"
-	        "  -p, --port N         its command port (default 7701)\n"
-	        "  --name NAME          name this connection first: others see 'NAME paused'\n"
-	        "  --token SECRET       present steer-server's --token first (auth SECRET)\n"
-	        "  --token-file PATH    the same, read from the file's first line (not in ps);\n"
-	        "                       without either, $STEER_TOKEN if set\n"
-	        "  --json               print only the JSON of each OK reply; ERR to stderr\n"
-	        "  --raw                print replies exactly as the server sent them\n"
-	        "  --watch SECONDS      repeat COMMAND every SECONDS until Ctrl-C\n"
-	        "  --count N            with --watch: stop after N replies\n"
-	        "  --timeout SECONDS    give up on a reply after SECONDS (default 30; 0 never)\n"
-	        "  --data-dir DIR       for journal: steer-server's data directory (default\n"
-	        "                       $XDG_STATE_HOME/steer or ~/.local/state/steer)\n"
-	        "steerctl journal NAME prints the journal NAME (live, a name in the data\n"
-	        "directory's journals/, or a path) as the commands that recreate its session,\n"
-	        "writing the saves they load into the data directory.\n"
-	        "  --version            print the version\n"
-	        "  --help               this text\n"
-	        "'steerctl help' lists the server's commands. Exit status: 0 every reply OK;\n"
-	        "1 a reply was ERR (with standard input: how many is printed); 2 no connection,\n"
-	        "not a command port, the token refused, or bad usage.\n");
+	fprintf(f, "usage: steerctl [options] [COMMAND ...]\n"
+	           "Talks to steer-server's text command port. With COMMAND, sends it and prints\n"
+	           "the reply. Without, on a terminal, an interactive prompt (line editing, Tab\n"
+	           "completion, history in $XDG_STATE_HOME/steer or ~/.local/state/steer);\n"
+	           "otherwise one command per line of standard input ('#' lines are skipped).\n"
+	           "  -h, --host HOST      server address (default 127.0.0.1)\n"
+	           "  -p, --port N         its command port (default 7701)\n"
+	           "  --name NAME          name this connection first: others see 'NAME paused'\n"
+	           "  --token SECRET       present steer-server's --token first (auth SECRET)\n"
+	           "  --token-file PATH    the same, read from the file's first line (not in ps);\n"
+	           "                       without either, $STEER_TOKEN if set\n"
+	           "  --json               print only the JSON of each OK reply; ERR to stderr\n"
+	           "  --raw                print replies exactly as the server sent them\n"
+	           "  --watch SECONDS      repeat COMMAND every SECONDS until Ctrl-C\n"
+	           "  --count N            with --watch: stop after N replies\n"
+	           "  --timeout SECONDS    give up on a reply after SECONDS (default 30; 0 never)\n"
+	           "  --data-dir DIR       for journal: steer-server's data directory (default\n"
+	           "                       $XDG_STATE_HOME/steer or ~/.local/state/steer)\n"
+	           "steerctl journal NAME prints the journal NAME (live, a name in the data\n"
+	           "directory's journals/, or a path) as the commands that recreate its session,\n"
+	           "writing the saves they load into the data directory.\n"
+	           "  --version            print the version\n"
+	           "  --help               this text\n"
+	           "'steerctl help' lists the server's commands. Exit status: 0 every reply OK;\n"
+	           "1 a reply was ERR (with standard input: how many is printed); 2 no connection\n"
+	           "(the server full too), not a command port, the token refused, or bad usage.\n");
 }
 
 enum {
@@ -663,6 +670,10 @@ static int parse_options(int argc, char **argv, ctl *c, ctl_args *a)
 	while ((opt = getopt_long(argc, argv, "+:h:p:", longs, NULL)) != -1) {
 		const char *v = optarg;
 		char *end, why[200];
+		if (steer_cli_value_is_option(v, argv, optind, longs, "hp")) {
+			steer_cli_value_refusal(argv[optind - 2], v, why, sizeof why);
+			return bad_usage("%s", why);
+		}
 		switch (opt) {
 		case OPT_HELP:
 			usage(stdout);
@@ -681,6 +692,8 @@ static int parse_options(int argc, char **argv, ctl *c, ctl_args *a)
 				usage(stdout);
 				return 0;
 			}
+			if (!*v)
+				return bad_usage("%s", "--host: an empty host name");
 			c->host = v;
 			break;
 		case 'p': {

@@ -29,6 +29,7 @@ static void usage(FILE *f)
 	           "  --token-file PATH  the same, read from the file's first line (not in ps);\n"
 	           "                 without either, $STEER_TOKEN if set\n"
 	           "  --version      print the version and exit\n"
+	           "  --help, -h     this text\n"
 	           "  Press ? inside for the keys, q to quit. NO_COLOR=1 turns colours off.\n");
 }
 
@@ -87,8 +88,17 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+:h", longs, &index)) != -1) {
 		char flag[40], why[200];
 		const char *f = index >= 0 ? steer_cli_flag(longs, index, flag, sizeof flag) : "";
+		if (steer_cli_value_is_option(optarg, argv, optind, longs, "h")) {
+			steer_cli_value_refusal(argv[optind - 2], optarg, why, sizeof why);
+			fprintf(stderr, "steer-tui: %s\n", why);
+			return 2;
+		}
 		switch (opt) {
 		case OPT_HOST:
+			if (!*optarg) {
+				fprintf(stderr, "steer-tui: --host: an empty host name\n");
+				return 2;
+			}
 			o.host = optarg;
 			break;
 		case OPT_PORT:

@@ -84,7 +84,9 @@ def test_unknown_options_are_named():
         for bad, want in ((["--json=1" if prog == STEERCTL else "--verbose=1"], "takes no value"),
                           (["--token"], "--token needs a value"),
                           (["--to", "x"], "'--to' is ambiguous: --token --token-file"),
-                          (["-x"], "unknown option '-x'")):
+                          (["-x"], "unknown option '-x'"),
+                          (["--token", "--version"], "--token needs a value, and '--version' is "
+                           "an option (give --token=--version if it is the value)")):
             r = subprocess.run([prog, *bad], capture_output=True, text=True, timeout=10)
             expect(r.returncode == 2 and f"{name}: " in r.stderr and want in r.stderr,
                    f"{name} {bad}: {r.returncode} {r.stderr!r}")
@@ -94,6 +96,11 @@ def test_unknown_options_are_named():
         r = subprocess.run([SERVER, flag, bad], capture_output=True, text=True, timeout=10)
         expect(r.returncode == 2 and f"{flag}: '{bad}' is not a whole number" in r.stderr,
                f"{flag} {bad!r}: {r.stderr}")
+    r = subprocess.run([SERVER, "--bind=foo"], capture_output=True, text=True, timeout=10)
+    expect(r.returncode == 2 and "--bind: 'foo' is not an IPv4 or IPv6 address" in r.stderr,
+           r.stderr)
+    r = ctl("--host=", "stats")
+    expect(r.returncode == 2 and "--host: an empty host name" in r.stderr, r.stderr)
     r = subprocess.run([SERVER, "--port", "0", "stray"], capture_output=True, text=True,
                        timeout=10)
     expect(r.returncode == 2 and "'stray' is not an option" in r.stderr, r.stderr)
@@ -248,6 +255,12 @@ def test_token_flags():
         r = ctl("-p", str(full.cmd_port), "--token", tok, "stats")
         expect(r.returncode == 2 and "server full" in r.stderr and
                "refused the token" not in r.stderr, f"full: {r}")
+        # Without a token too: no command ran, so it is no connection (2), not a
+        # failed command (1), one command or many.
+        for args, stdin in ((["stats"], ""), ([], "stats\nstats\n")):
+            r = ctl("-p", str(full.cmd_port), *args, stdin=stdin)
+            expect(r.returncode == 2 and "server full" in r.stderr and "failed" not in r.stderr,
+                   f"full, {args or 'standard input'}: {r}")
     finally:
         held.close()
         full.stop()

@@ -207,7 +207,7 @@ def test_saves_lists_size_and_tick():
     with open(os.path.join(DATA, "listed-1.steer"), "rb") as f:
         body = f.read()
     for name, data in (("cut", body[:-20]), ("cut1", body[:-1]),
-                       ("appended", body + b"more\n")):
+                       ("appended", body + b"more\n"), ("crlf", body[:-1] + b"\r\n")):
         with open(os.path.join(DATA, name + ".steer"), "wb") as f:
             f.write(data)
         got = next(x for x in c.ok("saves")["saves"] if x["name"] == name)
@@ -228,7 +228,7 @@ def test_saves_lists_size_and_tick():
     with open(os.path.join(DATA, "hdr.steer"), "wb") as f:
         f.write(b"XXXX" + body[4:])
     hdr = next(e for e in c.ok("saves")["saves"] if e["name"] == "hdr")
-    expect(hdr["tick"] is None and hdr["vehicles"] is None, hdr)
+    expect(hdr["tick"] is None and hdr["vehicles"] is None and hdr["whole"] is False, hdr)
     os.remove(os.path.join(DATA, "hdr.steer"))
     expect(not [e for e in listing if e["name"].startswith("notes")], listing)
     # Names load would refuse, links and FIFOs are not listed (a FIFO would block the

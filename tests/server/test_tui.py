@@ -500,7 +500,9 @@ def test_flags():
     for bad, want in ((["--port=x"], "--port: 'x' is not a port number"),
                       (["--version=1"], "--version takes no value"),
                       (["--token"], "--token needs a value"),
-                      (["stray"], "'stray' is not an option")):
+                      (["stray"], "'stray' is not an option"),
+                      (["--host="], "--host: an empty host name"),
+                      (["--name", "--port"], "--name needs a value, and '--port' is an option")):
         r = subprocess.run([TUI, *bad], capture_output=True, text=True, timeout=5)
         expect(r.returncode == 2 and want in r.stderr, f"{bad}: {r.returncode} {r.stderr!r}")
 
