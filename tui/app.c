@@ -290,6 +290,8 @@ static void handle_reply(tui_app *a, const steer_server_msg *m)
 		app_quit(a, 2);
 		return;
 	}
+	if (!m->ok && m->request_id == 0)
+		tui_net_refused(&a->net, m->error); /* a full server's words, before it closes */
 	tui_asked_reply(&a->asked, m->request_id, m->ok);
 	tui_pending p = take_pending(a, m->request_id);
 	if (p.purpose == PURPOSE_STATS) {

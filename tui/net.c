@@ -121,6 +121,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			retry_wrong_port(n,
 			                 "closed without a word: not steer-server's protobuf port "
 			                 "(--port, 7700 by default), or stopping?");
+		} else if (nread == UV_EOF && n->refusal[0]) {
+			char why[sizeof n->last_error];
+			snprintf(why, sizeof why, "server closed the connection: %s", n->refusal);
+			schedule_retry(n, why);
 		} else
 			schedule_retry(n, nread == UV_EOF ? "server closed the connection"
 			                                  : uv_strerror((int)nread));
@@ -206,7 +210,7 @@ static void on_connected(uv_connect_t *req, int status)
 		return;
 	}
 	n->state = NET_CONNECTED;
-	n->last_error[0] = '\0';
+	n->last_error[0] = n->refusal[0] = '\0';
 	n->welcomed = n->spoke = n->probed = false;
 	n->head_len = 0;
 	/* A new connection starts a new compact stream: its first frame is a key. */
@@ -317,6 +321,11 @@ bool tui_net_send_out(tui_net *n)
 		return false;
 	}
 	return true;
+}
+
+void tui_net_refused(tui_net *n, const char *why)
+{
+	snprintf(n->refusal, sizeof n->refusal, "%s", why);
 }
 
 void tui_net_stop(tui_net *n)

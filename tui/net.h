@@ -48,6 +48,9 @@ struct tui_net {
 	uint64_t backoff_ms;
 	uint64_t retry_at_ms; /* loop time of the next attempt, for the status line */
 	char last_error[192];
+	/* What the server said when it refused the connection (request 0), before it
+	 * closed: the reason the retry shows. */
+	char refusal[128];
 	steer_framer framer;
 	steer_server_msg msg;
 	steer_snapshot snapshot;
@@ -61,6 +64,8 @@ int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port,
 /* Sends one frame built by a steer_wire_* encoder into n->out. false when not
  * connected or the write could not be queued. */
 bool tui_net_send_out(tui_net *n);
+/* The server refused this connection in words (a full server): kept for the retry. */
+void tui_net_refused(tui_net *n, const char *why);
 void tui_net_stop(tui_net *n);
 /* Frees buffers once the loop has finished. */
 void tui_net_free(tui_net *n);

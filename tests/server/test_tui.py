@@ -980,6 +980,26 @@ def test_token_flags():
         expect(r.returncode == 2 and want in r.stderr, f"{bad}: {r.returncode} {r.stderr!r}")
 
 
+def test_a_full_server_says_so():
+    # Over --max-clients the server answers the Hello with its refusal, then closes:
+    # the retry says why, not just that the connection closed.
+    full = Server("--max-clients", "1")
+    held = full.text()
+    try:
+        held.cmd("stats")
+        tmux("new-session", "-d", "-s", "full", "-x", "120", "-y", "30",
+             f"{TUI} --port {full.proto_port}; sleep 30")
+
+        def said():
+            return "server full (--max-clients 1)" in tmux("capture-pane", "-p", "-t",
+                                                           "full").stdout
+        wait_for(said, "'server full' on the screen")
+        tmux("kill-session", "-t", "full", check=False)
+    finally:
+        held.close()
+        full.stop()
+
+
 def test_world_alone_on_the_command_line():
     tmux("send-keys", "-t", "tui", "Escape", ":world", "Enter")
     text = wait_screen(lambda t: '"edges":' in t or "ERR" in t, "the world's settings")
@@ -1142,7 +1162,7 @@ for t in [test_shows_the_flock_moving, test_uses_compact_snapshots, test_command
           test_ctrl_c_and_sigterm_after_resize, test_name_without_user_is_the_login_name,
           test_command_port_says_so, test_silent_port_says_so, test_http_port_backs_off,
           test_server_of_another_protocol_says_so,
-          test_private_server_after_auth, test_token_flags,
+          test_private_server_after_auth, test_token_flags, test_a_full_server_says_so,
           test_world_alone_on_the_command_line, test_pager_header_and_footer_agree,
           test_narrow_status_line_keeps_whole_items, test_disconnected_says_so_across_the_map,
           test_tab_after_load_waits_for_the_new_world, test_q_quits_with_status_0]:
