@@ -177,8 +177,9 @@ def test_full_servers_protobuf_port_is_recognised_too():
     hold.ok("stats")
     r = ctl("-p", str(full.proto_port), "stats")
     expect(r.returncode == 2 and "protobuf stream" in r.stderr, r)
+    # Turned away before any command ran: no connection (2), the server's words said.
     r = ctl("-p", str(full.cmd_port), "stats")
-    expect(r.returncode == 1 and r.stdout.startswith("ERR server full"), r)
+    expect(r.returncode == 2 and r.stdout == "" and "ERR server full" in r.stderr, r)
     hold.close()
     full.stop()
 
