@@ -37,10 +37,10 @@ static void ambiguous(const struct option *longs, const char *name, size_t len, 
 			at += snprintf(out + at, n - (size_t)at, " --%s", o->name);
 }
 
-bool steer_cli_value_is_option(const char *value, char *const *argv, int optind,
+bool steer_cli_value_is_option(const char *value, char *const *argv, int next,
                                const struct option *longs, const char *shorts)
 {
-	if (!value || optind < 1 || value != argv[optind - 1] || value[0] != '-')
+	if (!value || next < 1 || value != argv[next - 1] || value[0] != '-')
 		return false;
 	if (value[1] != '-')
 		return value[1] && !value[2] && value[1] != ':' && value[1] != '+' &&

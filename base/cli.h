@@ -16,11 +16,11 @@
 void steer_cli_refusal(int got, const char *word, int short_opt, const struct option *longs,
                        char *out, size_t n);
 
-/* Whether an option's value, taken from the next word (value == argv[optind - 1]), is
- * rather another option (--token --json: the value forgotten): "--NAME" naming one
- * of longs, or "-X" one of the letters in shorts. A value given after '='
- * (--token=--json) is the user's word for it, and false. */
-bool steer_cli_value_is_option(const char *value, char *const *argv, int optind,
+/* Whether an option's value, taken from the next word (value == argv[next - 1];
+ * next is getopt's optind), is rather another option (--token --json: the value
+ * forgotten): "--NAME" naming one of longs, or "-X" one of the letters in shorts. A
+ * value given after '=' (--token=--json) is the user's word for it, and false. */
+bool steer_cli_value_is_option(const char *value, char *const *argv, int next,
                                const struct option *longs, const char *shorts);
 
 /* The refusal of such a value, into out: "--token needs a value, and '--json' is an
