@@ -37,18 +37,26 @@ static void ambiguous(const struct option *longs, const char *name, size_t len, 
 			at += snprintf(out + at, n - (size_t)at, " --%s", o->name);
 }
 
+/* The name of a long option's word "--NAME" or "--NAME=VALUE": its length into *len,
+ * and where its '=' is (NULL without). */
+static const char *long_name(const char *word, size_t *len)
+{
+	const char *eq = strchr(word + 2, '=');
+	*len = eq ? (size_t)(eq - (word + 2)) : strlen(word + 2);
+	return eq;
+}
+
 bool steer_cli_value_is_option(const char *value, char *const *argv, int next,
                                const struct option *longs, const char *shorts)
 {
 	if (!value || next < 1 || value != argv[next - 1] || value[0] != '-')
 		return false;
 	if (value[1] != '-')
-		return value[1] && !value[2] && value[1] != ':' && value[1] != '+' &&
-		       strchr(shorts, value[1]);
-	const char *name = value + 2, *eq = strchr(name, '=');
-	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+		return value[1] && !value[2] && strchr(shorts, value[1]);
+	size_t len;
+	(void)long_name(value, &len);
 	int several = 0;
-	return len && (named(longs, name, len, &several) || several);
+	return len && (named(longs, value + 2, len, &several) || several);
 }
 
 void steer_cli_value_refusal(const char *flag, const char *value, char *out, size_t n)
@@ -69,8 +77,8 @@ void steer_cli_refusal(int got, const char *word, int short_opt, const struct op
 			snprintf(out, n, "unknown option '-%c'", short_opt);
 		return;
 	}
-	const char *name = word + 2, *eq = strchr(name, '=');
-	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	size_t len;
+	const char *name = word + 2, *eq = long_name(word, &len);
 	int several = 0;
 	const struct option *o = len ? named(longs, name, len, &several) : NULL;
 	if (o && got == ':')

@@ -291,10 +291,8 @@ static int present_token(ctl *c)
 	int rc = run(c, cmd, false, &reply);
 	if (rc == 1 && strstr(reply, "takes no token"))
 		rc = 0;
-	else if (rc == 1 && strstr(reply, "token"))
+	else if (rc == 1) /* a full server's turn-away is no reply: take_reply says it */
 		fprintf(stderr, "steerctl: %s:%s refused the token: %s\n", c->host, c->port, reply);
-	else if (rc == 1) /* turned away before the token was read: full, say */
-		fprintf(stderr, "steerctl: %s:%s: %s\n", c->host, c->port, reply);
 	free(reply);
 	return rc == 0 ? 0 : -1;
 }
