@@ -345,8 +345,9 @@ static bool ends_whole(int fd, off_t size)
 }
 
 /* Size, time and the header's tick and vehicle count of one save. -1 when it is not a
- * regular file: the open neither follows a link nor waits on a FIFO, and the checks
- * are made on what was opened, so nothing swapped in meanwhile can block the loop. */
+ * regular file. A link is followed, as load follows it; the open does not wait on a
+ * FIFO, and the checks are made on what was opened, so nothing swapped in meanwhile
+ * can block the loop. */
 static int peek_save(const char *dir, save_entry *e)
 {
 	snprintf(e->tick, sizeof e->tick, "null");
@@ -354,7 +355,7 @@ static int peek_save(const char *dir, save_entry *e)
 	char path[4096];
 	if (path_of(path, sizeof path, dir, e->name, ""))
 		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	struct stat st;

@@ -14,6 +14,7 @@
 #endif
 
 #include "history.h"
+#include "host_port.h"
 #include "jobs.h"
 #include "journal.h"
 #include "journal_format.h"
@@ -621,7 +622,9 @@ static void describe_peer(conn *c, const struct sockaddr_storage *ss)
 		/* One host is usually given a whole /64: count it as one address. */
 		memcpy(c->addr.b, &a->sin6_addr, v4 ? 16 : 8);
 	}
-	snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
+	char port_text[8];
+	snprintf(port_text, sizeof port_text, "%d", port);
+	steer_host_port(c->peer, sizeof c->peer, host, port_text);
 }
 
 /* On a private server, a connection that has not shown the token learns nothing

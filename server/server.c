@@ -11,6 +11,7 @@
 
 #include "conn.h"
 #include "history.h"
+#include "host_port.h"
 #include "jobs.h"
 #include "journal.h"
 #include "log.h"
@@ -441,9 +442,12 @@ static int listen_on(server *s, uv_tcp_t *l, int port, uv_connection_cb cb, cons
 	uv_tcp_getsockname(l, (struct sockaddr *)&got, &len);
 	int actual = got.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&got)->sin6_port)
 	                                       : ntohs(((struct sockaddr_in *)&got)->sin_port);
-	printf("listening %s %s:%d\n", what, s->opt.bind, actual);
+	char port_text[8], where[300];
+	snprintf(port_text, sizeof port_text, "%d", actual);
+	steer_host_port(where, sizeof where, s->opt.bind, port_text);
+	printf("listening %s %s\n", what, where);
 	fflush(stdout);
-	steer_log(STEER_LOG_INFO, "listening %s %s:%d", what, s->opt.bind, actual);
+	steer_log(STEER_LOG_INFO, "listening %s %s", what, where);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "assets.h"
 #include "conn.h"
+#include "host_port.h"
 #include "log.h"
 #include "web_relay.h"
 
@@ -224,10 +225,12 @@ int web_start(server *s, web **out)
 		return -1;
 	}
 	w->port = lws_get_vhost_listen_port(w->vhost);
-	printf("listening web %s:%d\n", s->opt.bind, w->port);
+	char port_text[8], where[300];
+	snprintf(port_text, sizeof port_text, "%d", w->port);
+	steer_host_port(where, sizeof where, s->opt.bind, port_text);
+	printf("listening web %s\n", where);
 	fflush(stdout);
-	steer_log(STEER_LOG_INFO, "listening web %s:%d (the page: http://%s:%d/)", s->opt.bind,
-	          w->port, s->opt.bind, w->port);
+	steer_log(STEER_LOG_INFO, "listening web %s (the page: http://%s/)", where, where);
 	*out = w;
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include "cmdhelp.h"
 #include "complete.h"
 #include "ctl_format.h"
+#include "host_port.h"
 #include "journal_export.h"
 #include "reserve.h"
 #include "statedir.h"
@@ -37,6 +38,7 @@ typedef struct reader {
 
 typedef struct ctl {
 	const char *host, *port, *name;
+	char where[300];                /* host:port as printed: [::1]:7701 */
 	char token[STEER_NAME_MAX + 1]; /* "" none: sent as `auth` on every connection */
 	ctl_mode mode;
 	int fd;         /* -1: not connected */
@@ -58,14 +60,14 @@ static void on_sigint(int sig)
 
 /* --- the connection ----------------------------------------------------------- */
 
-static int dial(const char *host, const char *port)
+static int dial(const char *host, const char *port, const char *where)
 {
 	struct addrinfo hints = {0}, *res, *ai;
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	int rc = getaddrinfo(host, port, &hints, &res);
 	if (rc != 0) {
-		fprintf(stderr, "steerctl: %s:%s: %s\n", host, port, gai_strerror(rc));
+		fprintf(stderr, "steerctl: %s: %s\n", where, gai_strerror(rc));
 		return -1;
 	}
 	int fd = -1, saved = 0;
@@ -81,9 +83,8 @@ static int dial(const char *host, const char *port)
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		fprintf(stderr,
-		        "steerctl: cannot connect to %s:%s: %s (is steer-server running?)\n", host,
-		        port, strerror(saved));
+		fprintf(stderr, "steerctl: cannot connect to %s: %s (is steer-server running?)\n",
+		        where, strerror(saved));
 	return fd;
 }
 
@@ -167,7 +168,7 @@ static int next_line(ctl *c, const char **line, size_t *len)
 				                            ? "7701"
 				                            : NULL;
 				ctl_explain_not_text(r->buf, r->len, text_port, why, sizeof why);
-				fprintf(stderr, "steerctl: %s:%s: %s\n", c->host, c->port, why);
+				fprintf(stderr, "steerctl: %s: %s\n", c->where, why);
 				return -1;
 			}
 			c->verified = v == 1;
@@ -197,10 +198,10 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			abandon(c);
 			fprintf(
 			    stderr,
-			    "steerctl: %s:%s: no reply within %g s; gave up, and the server stops "
+			    "steerctl: %s: no reply within %g s; gave up, and the server stops "
 			    "a step it ran for us (--timeout 0 waits as long as it takes; is it "
 			    "steer-server's command port?)\n",
-			    c->host, c->port, c->timeout_ms / 1000.0);
+			    c->where, c->timeout_ms / 1000.0);
 			return -1;
 		}
 		ssize_t k = recv(c->fd, r->buf + r->len, r->cap - r->len, 0);
@@ -211,8 +212,7 @@ static int next_line(ctl *c, const char **line, size_t *len)
 			return -1;
 		}
 		if (k <= 0) {
-			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
-			        c->port);
+			fprintf(stderr, "steerctl: %s closed the connection\n", c->where);
 			return -1;
 		}
 		r->len += (size_t)k;
@@ -234,7 +234,7 @@ static int take_reply(ctl *c, const char *command, bool print, char **keep, cons
 	 * closes: no command ran, so it is no connection (exit 2), not a failed one. */
 	static const char full[] = "ERR server full";
 	if (len >= sizeof full - 1 && !memcmp(line, full, sizeof full - 1)) {
-		fprintf(stderr, "steerctl: %s:%s: %.*s\n", c->host, c->port, (int)len, line);
+		fprintf(stderr, "steerctl: %s: %.*s\n", c->where, (int)len, line);
 		consume_line(c, len);
 		return -1;
 	}
@@ -270,10 +270,9 @@ static int run(ctl *c, const char *command, bool print, char **keep)
 		}
 		errno = saved;
 		if (errno == EPIPE || errno == ECONNRESET)
-			fprintf(stderr, "steerctl: %s:%s closed the connection\n", c->host,
-			        c->port);
+			fprintf(stderr, "steerctl: %s closed the connection\n", c->where);
 		else
-			fprintf(stderr, "steerctl: %s:%s: cannot send: %s\n", c->host, c->port,
+			fprintf(stderr, "steerctl: %s: cannot send: %s\n", c->where,
 			        strerror(errno));
 		return -1;
 	}
@@ -292,7 +291,7 @@ static int present_token(ctl *c)
 	if (rc == 1 && strstr(reply, "takes no token"))
 		rc = 0;
 	else if (rc == 1) /* a full server's turn-away is no reply: take_reply says it */
-		fprintf(stderr, "steerctl: %s:%s refused the token: %s\n", c->host, c->port, reply);
+		fprintf(stderr, "steerctl: %s refused the token: %s\n", c->where, reply);
 	free(reply);
 	return rc == 0 ? 0 : -1;
 }
@@ -302,7 +301,7 @@ static int present_token(ctl *c)
 static int connect_ctl(ctl *c)
 {
 	disconnect(c);
-	if ((c->fd = dial(c->host, c->port)) < 0)
+	if ((c->fd = dial(c->host, c->port, c->where)) < 0)
 		return -1;
 	if (c->token[0] && present_token(c) != 0) {
 		disconnect(c);
@@ -515,12 +514,12 @@ static int interactive(ctl *c)
 	printf("steerctl %s: type a command ('help' lists them), Tab completes, Ctrl-D or "
 	       "'quit' leaves.\n",
 	       STEER_VERSION);
-	char prompt[300];
+	char prompt[sizeof c->where + 16];
 	for (;;) {
 		if (c->fd < 0)
 			snprintf(prompt, sizeof prompt, "steer (not connected)> ");
 		else
-			snprintf(prompt, sizeof prompt, "steer %s:%s> ", c->host, c->port);
+			snprintf(prompt, sizeof prompt, "steer %s> ", c->where);
 		char *line = readline(prompt);
 		if (!line) {
 			printf("\n");
@@ -792,8 +791,11 @@ int main(int argc, char **argv)
 		return bad_usage("%s: choose one of --token and --token-file",
 		                 "--token --token-file");
 	char terr[300];
-	if (steer_token_choose(a.token, a.token_file, c.token, terr, sizeof terr) != STEER_OK)
-		return bad_usage("%s", terr);
+	if (steer_token_choose(a.token, a.token_file, c.token, terr, sizeof terr) != STEER_OK) {
+		fprintf(stderr, "steerctl: %s\n", terr); /* a file's fault, not the usage's */
+		return 2;
+	}
+	steer_host_port(c.where, sizeof c.where, c.host, c.port);
 	bool has_command = i < argc;
 	if (has_command && !strcmp(argv[i], "journal"))
 		return export_journal(argc - i, argv + i, a.data_dir);

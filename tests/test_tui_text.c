@@ -30,7 +30,7 @@ static void help_at_80x24(void)
 {
 	tui_pager p;
 	tui_pager_init(&p);
-	tui_help_conn c = {"127.0.0.1", "7700", 7701, 60, 20};
+	tui_help_conn c = {"127.0.0.1:7700", 7701, 60, 20};
 	CHECK(tui_help_keys(&p, &c) == 0, "help");
 	tui_pager_box b = tui_pager_layout(&p, 80, 24);
 	CHECK(b.cols == 80 && b.text_cols == 76, "box %dx%d, text %d", b.cols, b.rows, b.text_cols);
@@ -74,7 +74,7 @@ static void help_scrolls_on_small_screens(void)
 {
 	tui_pager p;
 	tui_pager_init(&p);
-	tui_help_conn c = {"localhost", "7700", 0, 0, 0};
+	tui_help_conn c = {"localhost:7700", 0, 0, 0};
 	CHECK(tui_help_keys(&p, &c) == 0, "help");
 	int sizes[][2] = {{20, 8}, {40, 12}, {12, 5}, {1, 1}};
 	for (int z = 0; z < 4; z++) {
@@ -209,7 +209,7 @@ static void help_wraps_under_its_column(void)
 	tui_pager keys, cmds;
 	tui_pager_init(&keys);
 	tui_pager_init(&cmds);
-	tui_help_conn c = {"localhost", "7700", 7701, 60, 20};
+	tui_help_conn c = {"localhost:7700", 7701, 60, 20};
 	CHECK(tui_help_keys(&keys, &c) == 0, "help");
 	CHECK(tui_help_commands(&cmds, NULL) == 0, "commands");
 	int widths[] = {16, 36, 56, 76};

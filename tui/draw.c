@@ -86,23 +86,22 @@ static void status_text(tui_app *a, char *out, size_t n, bool *alert)
 			                ? (double)(a->net.retry_at_ms - now) / 1000
 			                : 0;
 			/* "H:P is not a steer-server ..." names the address itself */
-			char where[300];
-			int wl = snprintf(where, sizeof where, "%s:%s", a->net.host, a->net.port);
-			bool named = wl > 0 && !strncmp(a->net.last_error, where, (size_t)wl) &&
-			             a->net.last_error[wl] == ' ';
+			const char *where = a->net.where;
+			size_t wl = strlen(where);
+			bool named =
+			    !strncmp(a->net.last_error, where, wl) && a->net.last_error[wl] == ' ';
 			/* a long error is cut at the line's end */
 			if (snprintf(out, n, " disconnected, retrying in %.1fs (%s%s%s)", in,
 			             named ? "" : where, named ? "" : ": ", a->net.last_error) < 0)
 				out[0] = '\0';
 		} else {
-			snprintf(out, n, " connecting to %s:%s ...", a->net.host, a->net.port);
+			snprintf(out, n, " connecting to %s ...", a->net.where);
 		}
 		fit_words(out, a->screen.cols, a->screen.utf8);
 		return;
 	}
 	if (!a->have_snapshot) {
-		snprintf(out, n, " connected %s:%s, waiting for the first snapshot", a->net.host,
-		         a->net.port);
+		snprintf(out, n, " connected %s, waiting for the first snapshot", a->net.where);
 		fit_words(out, a->screen.cols, a->screen.utf8);
 		return;
 	}
@@ -228,8 +227,8 @@ static void draw(tui_app *a)
 		uint64_t now = uv_now(a->loop);
 		double in =
 		    a->net.retry_at_ms > now ? (double)(a->net.retry_at_ms - now) / 1000 : 0;
-		snprintf(banner[0], sizeof banner[0], "  disconnected from %.100s:%s: %.190s",
-		         a->net.host, a->net.port, a->net.last_error);
+		snprintf(banner[0], sizeof banner[0], "  disconnected from %.100s: %.190s",
+		         a->net.where, a->net.last_error);
 		snprintf(banner[1], sizeof banner[1], "  reconnecting in %.1f s - q quits", in);
 		fit_words(banner[0], a->screen.cols, a->screen.utf8);
 		fit_words(banner[1], a->screen.cols, a->screen.utf8);

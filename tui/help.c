@@ -86,7 +86,7 @@ int tui_help_keys(tui_pager *p, const tui_help_conn *c)
 			return -1;
 	int rc = tui_pager_add(p, "");
 	rc |= tui_pager_add(p, "Connection");
-	rc |= tui_pager_addf(p, "  snapshots from %s:%s (protobuf port)", c->host, c->port);
+	rc |= tui_pager_addf(p, "  snapshots from %s (protobuf port)", c->where);
 	if (c->cmd_port)
 		rc |= tui_pager_addf(p, "  commands on port %d: steerctl --port %d help",
 		                     c->cmd_port, c->cmd_port);

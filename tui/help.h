@@ -15,8 +15,8 @@ extern const char *const tui_help_text[];
 extern const size_t tui_help_count;
 
 typedef struct tui_help_conn {
-	const char *host, *port; /* the protobuf port steer-tui connected to */
-	int cmd_port;            /* the text command port, 0 when not given */
+	const char *where; /* the protobuf port steer-tui connected to: host:port */
+	int cmd_port;      /* the text command port, 0 when not given */
 	double tick_rate, snapshot_rate;
 } tui_help_conn;
 

@@ -125,7 +125,7 @@ static void toggle(tui_app *a, uint32_t bit)
 
 static tui_help_conn help_conn(const tui_app *a)
 {
-	return (tui_help_conn){a->net.host, a->net.port, a->cmd_port, a->net.snapshot.tick_rate,
+	return (tui_help_conn){a->net.where, a->cmd_port, a->net.snapshot.tick_rate,
 	                       a->net.msg.welcome.snapshot_rate};
 }
 

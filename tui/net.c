@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format_cut.h"
+#include "host_port.h"
 
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
@@ -105,7 +106,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 static void retry_wrong_port(tui_net *n, const char *what)
 {
 	char why[sizeof n->last_error];
-	snprintf(why, sizeof why, "%.60s:%s %s", n->host, n->port, what);
+	snprintf(why, sizeof why, "%.70s %s", n->where, what);
 	schedule_retry(n, why);
 }
 
@@ -279,6 +280,7 @@ int tui_net_start(tui_net *n, uv_loop_t *loop, const char *host, int port, const
 	n->loop = loop;
 	snprintf(n->host, sizeof n->host, "%s", host);
 	snprintf(n->port, sizeof n->port, "%d", port);
+	steer_host_port(n->where, sizeof n->where, n->host, n->port);
 	n->ev = *ev;
 	n->backoff_ms = BACKOFF_MIN_MS;
 	steer_strbuf_init(&n->out);

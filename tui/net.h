@@ -32,6 +32,7 @@ struct tui_net {
 	uv_loop_t *loop;
 	char host[256];
 	char port[16];
+	char where[300]; /* host:port as printed: [::1]:7700 */
 	tui_net_events ev;
 	tui_net_state state;
 	uv_tcp_t *tcp; /* heap: freed in its close callback, which may outlive a retry */

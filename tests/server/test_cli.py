@@ -128,6 +128,32 @@ def test_server_flags_spelt_with_equals():
         s.stop()
 
 
+def test_ipv6_addresses_are_bracketed():
+    # [::1]:7701, as URLs write it: "::1:7701" reads as an address without a port.
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        print("skip: no IPv6 loopback here")
+        return
+    s = Server("--no-journal", "--bind", "::1", "--http", "0")
+    try:
+        wait_for(lambda: "http://" in s.log_text(), "the page's address in the log")
+        log = s.log_text()
+        for what, port in (("cmd", s.cmd_port), ("web", s.web_port)):
+            expect(f"listening {what} [::1]:{port}" in log, log)
+        expect(f"http://[::1]:{s.web_port}/" in log, log)
+        r = ctl("-h", "::1", "-p", str(s.cmd_port), "clients")
+        expect(r.returncode == 0 and "[::1]:" in r.stdout, r)
+        with socket.socket(socket.AF_INET6) as free:
+            free.bind(("::1", 0))
+            closed = free.getsockname()[1]
+        r = ctl("-h", "::1", "-p", str(closed), "stats")
+        expect(r.returncode == 2 and f"cannot connect to [::1]:{closed}:" in r.stderr, r)
+    finally:
+        s.stop()
+
+
 def test_port_and_host_spellings():
     for args in [["-p", PORT], [f"-p{PORT}"], ["--port", PORT], [f"--port={PORT}"],
                  ["-h", "127.0.0.1", "-p", PORT], ["--host=127.0.0.1", f"--port={PORT}"],
@@ -240,7 +266,8 @@ def test_token_flags():
         expect(r.returncode == 2 and r.stdout == "" and "refused the token" in r.stderr and
                "wrong token" in r.stderr, f"wrong token: {r}")
         r = ctl("-p", port, "--token-file", "/nonexistent/token", "stats")
-        expect(r.returncode == 2 and "--token-file /nonexistent/token" in r.stderr, r)
+        expect(r.returncode == 2 and "--token-file /nonexistent/token" in r.stderr
+               and "see --help" not in r.stderr, r)
         r = ctl("-p", port, "--token", "two words", "stats")
         expect(r.returncode == 2 and "without spaces" in r.stderr, r)
         r = ctl("-p", port, "--token", tok, "--token-file", "/dev/null", "stats")

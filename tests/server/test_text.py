@@ -231,12 +231,22 @@ def test_saves_lists_size_and_tick():
     expect(hdr["tick"] is None and hdr["vehicles"] is None and hdr["whole"] is False, hdr)
     os.remove(os.path.join(DATA, "hdr.steer"))
     expect(not [e for e in listing if e["name"].startswith("notes")], listing)
-    # Names load would refuse, links and FIFOs are not listed (a FIFO would block the
-    # server's loop on open); the reply stays valid JSON.
+    # A link to a save is listed, as load takes it; one to a device is not.
+    os.symlink(os.path.join(DATA, "listed-1.steer"), os.path.join(DATA, "linked.steer"))
+    os.symlink("/dev/zero", os.path.join(DATA, "zero.steer"))
+    listing = c.ok("saves")["saves"]
+    linked = next((e for e in listing if e["name"] == "linked"), None)
+    expect(linked and linked["whole"] is True and linked["tick"] == tick, listing)
+    expect(not [e for e in listing if e["name"] == "zero"], listing)
+    expect(c.ok("load linked")["tick"] == tick, "a linked save did not load")
+    os.remove(os.path.join(DATA, "linked.steer"))
+    os.remove(os.path.join(DATA, "zero.steer"))
+    # Names load would refuse, dangling links and FIFOs are not listed (a FIFO would
+    # block the server's loop on open); the reply stays valid JSON.
     for bad in ["has space.steer", "caf\xe9.steer", "x" * 70 + ".steer"]:
         with open(os.path.join(DATA.encode(), bad.encode("latin-1")), "w") as f:
             f.write("x")
-    os.symlink("/etc/passwd", os.path.join(DATA, "link.steer"))
+    os.symlink(os.path.join(DATA, "nowhere"), os.path.join(DATA, "link.steer"))
     os.mkfifo(os.path.join(DATA, "fifo.steer"))
     listing = c.ok("saves")
     names = [e["name"] for e in listing["saves"]]
