@@ -21,11 +21,25 @@ typedef struct involve_job {
 	size_t from; /* the round's first new row */
 } involve_job;
 
+/* Below this many, sorting by insertion costs less than one radix pass's table of
+ * 2,049 counts (a round of a small jam notes a few dozen vehicles). */
+#define SORT_SLOTS_INSERTION 96
+
 /* Sorts a[0..n) ascending by three passes of 11 bits (slots are below 2^32 and
  * nothing here is near it: the passes over higher bits are skipped when every value
- * is below them), through tmp of n. */
+ * is below them), through tmp of n; a short list by insertion. */
 static void sort_slots(uint32_t *a, uint32_t *tmp, size_t n, uint32_t top)
 {
+	if (n <= SORT_SLOTS_INSERTION) {
+		for (size_t k = 1; k < n; k++) {
+			uint32_t v = a[k];
+			size_t at = k;
+			for (; at > 0 && a[at - 1] > v; at--)
+				a[at] = a[at - 1];
+			a[at] = v;
+		}
+		return;
+	}
 	uint32_t *from = a, *to = tmp;
 	for (int shift = 0; shift < 33 && (shift == 0 || (top >> shift) != 0); shift += 11) {
 		size_t count[2049] = {0};
