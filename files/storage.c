@@ -313,7 +313,7 @@ static void header_field(const char *head, const char *line, const char *key, ch
 }
 
 /* Whether line (len bytes, its newline not counted) is a save's closing line,
- * "end records N fnv1a64 H" with H 16 hex digits, as savefile.c writes it. */
+ * "end records N fnv1a64 H" with H 16 hex digits, as save_encode.c writes it. */
 static bool closing_line(const char *line, size_t len)
 {
 	static const char head[] = "end records ", mid[] = " fnv1a64 ";

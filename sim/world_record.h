@@ -1,5 +1,5 @@
 /* A world as records: the one model of a world kept outside it, behind every copy of
- * one. Save files (store/savefile.c) write the records as text; rewind checkpoints
+ * one. Save files (store/save_encode.c) write the records as text; rewind checkpoints
  * (server/history.c) and the messages between ranks (cluster/) keep them as the bytes
  * below.
  *
