@@ -1,6 +1,6 @@
-/* The cluster's insides, shared by cluster.c (the tick: agreeing, the halo,
- * migration, cuts) and commands.c (commands and the whole world's gather). Private to
- * cluster/. */
+/* The cluster's insides, shared by its files (cluster.c: creating it and agreeing;
+ * tick.c, exchange.c, halo.c, migrate.c, recut.c: the tick) and commands.c (commands
+ * and the whole world's gather). Private to cluster/. */
 #ifndef STEER_CLUSTER_INTERNAL_H
 #define STEER_CLUSTER_INTERNAL_H
 

@@ -1,4 +1,5 @@
-/* What cluster.c and cluster_bodies.c share. */
+/* What the cluster's files (cluster.c, exchange.c, halo.c, migrate.c, recut.c, tick.c,
+ * cluster_bodies.c, load.c) share. */
 #ifndef STEER_CLUSTER_PARTS_H
 #define STEER_CLUSTER_PARTS_H
 
@@ -52,5 +53,25 @@ steer_status steer_cluster_bodies_scatter(void *ud, steer_status st, const uint8
 
 steer_status steer_cluster_bodies_refresh(void *ud, steer_status st, steer_world *w, double reach,
                                           uint32_t **ids, double **xy, size_t *n);
+
+/* The peers for this reach (see struct steer_cluster), from the regions' boxes every
+ * rank holds alike: no message, but every rank calls it at the same point. */
+void steer_cluster_find_peers(steer_cluster *c, double reach);
+
+/* The halo: each of this rank's vehicles within reach of another region, to it;
+ * *bytes grows by what this rank sent. */
+steer_status steer_cluster_send_halo(steer_cluster *c, double reach, uint64_t *bytes, char *err,
+                                     size_t errlen);
+
+/* The ids of the vehicles w's vehicles steer by wherever they are (chased, followed,
+ * hidden from, interposed between), into out. */
+steer_status steer_cluster_targets_of(const steer_world *w, steer_id_list *out);
+
+/* The box the cut's tiles span: the bounds, or the vehicles' extent when there are
+ * none (collective in an unbounded world). */
+steer_status steer_cluster_tile_box(steer_cluster *c, double box[4], char *err, size_t errlen);
+
+/* This rank's region's boxes (mine, core) from the partition. */
+void steer_cluster_take_region(steer_cluster *c);
 
 #endif
