@@ -572,31 +572,57 @@ static bool list_make(steer_avoid_kept *kept, uint32_t *slots, const steer_world
 	return true;
 }
 
-/* g's k are slots. */
-static void take_listed(near_set *s, const steer_world *w, gathered *g)
+/* The nearest cap of g (g's k are slots) by (distance, id) into the empty set s:
+ * the same set in the same order as near_take's, sorted as indices into g rather
+ * than by moving whole entries. */
+static void take_listed(near_set *s, const steer_world *w, const gathered *g)
 {
+	uint32_t id[GATHER_MAX];
+	uint8_t order[GATHER_MAX];
+	int kept = 0;
 	for (int m = 0; m < g->count; m++) {
-		uint32_t j = g->k[m];
-		if (g->d2[m] <= s->worst2)
-			near_take(s, g->d2[m], w->v.id[j], j, v2(g->dx[m], g->dy[m]));
+		double d2 = g->d2[m];
+		uint32_t me = w->v.id[g->k[m]];
+		id[m] = me;
+		int at = kept;
+		if (kept == s->cap) {
+			int last = order[at - 1];
+			if (!(d2 < g->d2[last] || (d2 == g->d2[last] && me < id[last])))
+				continue;
+			at--;
+		} else {
+			kept++;
+		}
+		for (; at > 0; at--) {
+			int o = order[at - 1];
+			if (!(d2 < g->d2[o] || (d2 == g->d2[o] && me < id[o])))
+				break;
+			order[at] = order[at - 1];
+		}
+		order[at] = (uint8_t)m;
 	}
-	g->count = 0;
+	for (int k = 0; k < kept; k++) {
+		int m = order[k];
+		s->at[k] = (near_one){g->d2[m], id[m], g->k[m], v2(g->dx[m], g->dy[m])};
+	}
+	s->count = kept;
+	if (kept == s->cap)
+		s->worst2 = s->at[kept - 1].d2;
 }
 
-/* The listed slots within reach, as offer_run takes the grid's members. */
+/* The listed slots within reach, as offer_run takes the grid's members: a list
+ * fits in one gathering, so the set takes them all at once. */
 static void offer_listed(near_set *s, const steer_world *w, steer_vec2 p, const uint32_t *slots,
                          uint32_t n)
 {
+	_Static_assert(LIST_MAX <= GATHER_MAX, "a kept list is gathered at once");
+	assert(s->count == 0 && n <= LIST_MAX);
 	const double *x = w->v.px, *y = w->v.py;
 	bool wrap = w->cfg.edges == STEER_EDGE_WRAP;
 	double W = w->cfg.width, H = w->cfg.height, reach2 = s->reach2, worst2 = s->worst2;
 	gathered g;
 	g.count = 0;
 	for (uint32_t m = 0; m < n; m++) {
-		if (g.count == GATHER_MAX) {
-			take_listed(s, w, &g);
-			worst2 = s->worst2;
-		}
 		uint32_t j = slots[m];
 		double dx = x[j] - p.x, dy = y[j] - p.y;
 		if (wrap) {
