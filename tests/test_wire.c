@@ -304,10 +304,14 @@ static void failures_are_status_codes(void)
 
 	steer_strbuf out;
 	steer_strbuf_init(&out);
-	static char line[5000];
+	static char line[STEER_CMD_MAX_LINE + 2];
 	memset(line, 'x', sizeof line - 1);
 	CHECK(steer_wire_command_line(&out, 1, line) == STEER_ERR_INVALID && out.len == 0,
 	      "an over-long command line encoded");
+	line[STEER_CMD_MAX_LINE] = '\0'; /* the longest the text port takes: it goes */
+	CHECK(steer_wire_command_line(&out, 1, line) == STEER_OK && out.len > STEER_CMD_MAX_LINE,
+	      "a command line of the text port's limit not encoded");
+	steer_strbuf_clear(&out);
 
 	steer_server_msg m;
 	memset(&m, 0, sizeof m);

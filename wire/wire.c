@@ -263,7 +263,17 @@ steer_status steer_wire_decode_client(const uint8_t *msg, size_t len, steer_Clie
 	memset(out, 0, sizeof *out);
 	pb_istream_t s = pb_istream_from_buffer(msg, len);
 	if (!pb_decode(&s, steer_ClientMessage_fields, out)) {
-		snprintf(err, errlen, "malformed ClientMessage: %s", PB_GET_ERROR(&s));
+		const char *why = PB_GET_ERROR(&s);
+		/* The one limit a well-formed message can pass: say what it is. */
+		if (!strcmp(why, "string overflow"))
+			snprintf(err, errlen,
+			         "malformed ClientMessage: string overflow (a command line holds "
+			         "at most "
+			         "%zu bytes, a word %zu)",
+			         sizeof out->msg.command.body.line - 1,
+			         sizeof((steer_Arg *)0)->value.word - 1);
+		else
+			snprintf(err, errlen, "malformed ClientMessage: %s", why);
 		return STEER_ERR_INVALID;
 	}
 	if (out->which_msg == 0) {
@@ -330,6 +340,8 @@ steer_status steer_wire_client_strings_ok(const uint8_t *msg, size_t len, steer_
 #define CALL_ARGS (sizeof((steer_Invocation *)0)->args / sizeof((steer_Invocation *)0)->args[0])
 typedef char call_word[sizeof((steer_Arg *)0)->value.word];
 _Static_assert(sizeof((steer_Invocation *)0)->name <= sizeof(call_word), "a name is a word");
+_Static_assert(sizeof((steer_Command *)0)->body.line == STEER_CMD_MAX_LINE + 1,
+               "a command line over protobuf is as long as the text port's");
 
 /* A call's words (name, then each argument), as the parser receives them: numbers
  * print with %.17g, which reads back exactly. words holds 1 + CALL_ARGS. */

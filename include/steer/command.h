@@ -21,8 +21,9 @@ extern "C" {
 #endif
 
 #define STEER_CMD_MAX_WORDS 256
-/* The longest line the text port takes, newline excluded. */
-#define STEER_CMD_MAX_LINE 4096
+/* The longest line the text port takes, newline excluded: room for a polygon of 127
+ * points written exactly (Python's repr: up to 24 bytes a coordinate). */
+#define STEER_CMD_MAX_LINE 8192
 #define STEER_CMD_MAX_KV   32
 #define STEER_CMD_MAX_STEP 100000u
 #define STEER_NAME_MAX     64

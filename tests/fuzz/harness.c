@@ -924,8 +924,8 @@ int harness_client_message(const uint8_t *data, size_t size)
 /* ---------------------------------------------------------------------------------
  * fuzz_text_command */
 
-/* The server's line limit (server/conn.c): a longer line closes the connection. */
-#define TEXT_MAX_LINE 4096
+/* The server's line limit (server/conn.h): a longer line closes the connection. */
+#define TEXT_MAX_LINE STEER_CMD_MAX_LINE
 
 /* True when line (NUL-terminated) has a word: the server ignores blank lines. */
 static bool has_word(const char *line)

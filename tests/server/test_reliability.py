@@ -254,7 +254,7 @@ def test_stop_while_a_client_is_being_closed():
     hog = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     hog.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     hog.connect(("127.0.0.1", srv.cmd_port))
-    hog.sendall(b"list\n" * 200 + b"x" * 5000 + b"\n")
+    hog.sendall(b"list\n" * 200 + b"x" * 9000 + b"\n")
     # Cut off and being closed: counted among the connections, no longer listed.
     wait_for(lambda: c.ok("stats")["clients"] == 2 and len(c.ok("clients")["clients"]) == 1,
              "the hog cut off and being closed")

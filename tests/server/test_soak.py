@@ -51,7 +51,7 @@ def random_command(rng):
         args = [str(rng.choice([1, 5, 20, 0, 10**7]))]
     line = " ".join([word] + args)
     if rng.random() < 0.02:
-        line = "x" * rng.randint(4000, 5000)  # over the line limit: that client is closed
+        line = "x" * rng.randint(8000, 9000)  # over the line limit: that client is closed
     return line
 
 

@@ -380,10 +380,10 @@ def read_to_end(sock):
 def test_long_line_closes_only_that_connection():
     other = srv.text()
     victim = srv.text()
-    victim.send_raw(b"spawn " + b"1" * 5000 + b"\n")
+    victim.send_raw(b"spawn " + b"1" * 9000 + b"\n")
     r = victim.line()
-    expect(r.startswith("ERR") and "4096" in r, r)
-    expect(victim.closed(), "connection stayed open after a 5000-byte line")
+    expect(r.startswith("ERR") and "8192" in r, r)
+    expect(victim.closed(), "connection stayed open after a 9000-byte line")
     expect(other.ok("stats")["tick"] >= 0, "other client broken")
     other.close()
 
@@ -398,15 +398,15 @@ def test_long_line_error_reaches_a_peer_still_sending():
     sent, error = 0, None
     try:
         while sent < 100000:
-            sock.sendall(b"x" * 4096)
-            sent += 4096
+            sock.sendall(b"x" * 8192)
+            sent += 8192
             time.sleep(0.005)
         sock.sendall(b"\nstats\n")
     except OSError as e:
         error = e
     expect(error is None, f"the server reset the connection after {sent} bytes: {error}")
     got = read_to_end(sock)
-    expect(got == b"ERR line longer than 4096 bytes; closing\n", got[:120])
+    expect(got == b"ERR line longer than 8192 bytes; closing\n", got[:120])
 
 
 def test_unended_last_line_gets_an_error():

@@ -20,6 +20,17 @@ PROTOCOL_VERSION = 3
 DEFAULT_TIMEOUT = 30.0
 # An Invocation carries at most this many arguments; longer commands go as a line.
 MAX_CALL_ARGS = 64
+# The longest command line the server takes, in bytes (STEER_CMD_MAX_LINE).
+MAX_LINE = 8192
+
+
+def _check_line(line, shown=None):
+    """A line the server would refuse (the text port closing the connection) is not
+    sent: CommandError says why."""
+    n = len(line.encode())
+    if n > MAX_LINE:
+        raise CommandError(f"the command line is {n} bytes, over the server's {MAX_LINE}; "
+                           "nothing was sent", shown or line[:80])
 # A frame longer than this is not a frame (the biggest snapshots are tens of MiB).
 MAX_FRAME = 1 << 30
 
@@ -178,10 +189,12 @@ class TextClient(_Commands):
         the reply's JSON, raises CommandError on ERR."""
         if "\n" in line or "\r" in line:
             raise ValueError("one command a line: the line holds a line break")
+        _check_line(line)
         return self._round_trip(line)
 
     def _call(self, name, args):
         line = _line(name, args)
+        _check_line(line, _shown(name, line))
         return self._round_trip(line, _shown(name, line))
 
     def _round_trip(self, line, shown=None):
@@ -418,6 +431,7 @@ class Client(_Commands):
     def execute(self, line):
         """Runs one line of the text grammar ("spawn 10 20 max_speed=80"); returns
         the reply's JSON, raises CommandError on ERR."""
+        _check_line(line)
         m = pb.ClientMessage()
         m.command.line = line
         return self._command(m, line)
@@ -429,6 +443,7 @@ class Client(_Commands):
         if len(words) > MAX_CALL_ARGS:
             m = pb.ClientMessage()
             m.command.line = _line(name, args)
+            _check_line(m.command.line, _shown(name, m.command.line))
             return self._command(m, _shown(name, m.command.line))
         m = pb.ClientMessage()
         m.command.call.name = name

@@ -40,6 +40,17 @@ def test_commands_as_methods():
                 for k in range(40)]
         pid = c.polygon(ring)["id"]
         expect(len(c.get(pid)["points"]) == 40, "a 40-point polygon (80 arguments)")
+        # The most points a polygon takes, each coordinate written exactly (17 digits):
+        # over 4 KiB of line, on both ports.
+        big = [(500 + 100 * math.cos(2 * math.pi * k / 127),
+                300 + 100 * math.sin(2 * math.pi * k / 127)) for k in range(127)]
+        with steer.connect_text("127.0.0.1", srv.cmd_port) as t:
+            for client in (c, t):
+                got = client.get(client.polygon(big)["id"])["points"]
+                expect([tuple(p) for p in got] == big, f"{client}: the 127 points came back")
+            raises(steer.CommandError, t.execute, "spawn " + "1" * 9000)
+            expect(t.stats()["vehicles"] >= 0, "a refused long line is not sent")
+        raises(steer.CommandError, c.execute, "spawn " + "1" * 9000)
         expect(c.execute("spawn 10 10 group=3")["id"] > 0, "execute() runs a text line")
         lst = c.list()
         expect(lst["tick"] >= 0 and len(lst["vehicles"]) == 8, f"list: {len(lst['vehicles'])}")
