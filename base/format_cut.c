@@ -4,6 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *steer_quote_cut(const char *word, char *out)
+{
+	size_t keep = STEER_QUOTE_SIZE - 4;
+	if (strlen(word) < STEER_QUOTE_SIZE)
+		return word;
+	while (keep > 0 && ((unsigned char)word[keep] & 0xc0) == 0x80)
+		keep--; /* not inside a character */
+	memcpy(out, word, keep);
+	memcpy(out + keep, "...", 4);
+	return out;
+}
+
 void steer_format_cut(char *buf, size_t n, const char *fmt, ...)
 {
 	va_list ap;

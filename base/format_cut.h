@@ -13,4 +13,10 @@ __attribute__((format(printf, 3, 4)))
 #endif
 void steer_format_cut(char *buf, size_t n, const char *fmt, ...);
 
+/* A word as a refusal quotes it: whole when short, else its first bytes (cut on a
+ * character boundary) and "...", so that the reason after it still fits the message.
+ * out holds STEER_QUOTE_SIZE bytes; returns word itself or out. */
+#define STEER_QUOTE_SIZE 48
+const char *steer_quote_cut(const char *word, char *out);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "behaviors.h"
 #include "cmd_internal.h"
+#include "format_cut.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "steer/goto.h"
@@ -42,19 +43,22 @@ steer_cmd_fail(char *err, size_t errlen, const char *fmt, ...)
 
 steer_status steer_arg_num(const char *what, const char *s, double *out, char *err, size_t errlen)
 {
+	char q[STEER_QUOTE_SIZE];
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (end == s || *end != '\0')
-		return steer_cmd_fail(err, errlen, "%s: '%s' is not a number", what, s);
+		return steer_cmd_fail(err, errlen, "%s: '%s' is not a number", what,
+		                      steer_quote_cut(s, q));
 	if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
-		return steer_cmd_fail(err, errlen, "%s: '%s' is not a finite number", what, s);
+		return steer_cmd_fail(err, errlen, "%s: '%s' is not a finite number", what,
+		                      steer_quote_cut(s, q));
 	/* Underflow, or a subnormal spelt exactly (0x1p-1074): too small to mean anything,
 	 * and it may not read back as written. */
 	if (errno == ERANGE || (v != 0.0 && fabs(v) < 1e-300))
 		return steer_cmd_fail(err, errlen,
 		                      "%s: '%s' is too close to zero (give 0 or at least 1e-300)",
-		                      what, s);
+		                      what, steer_quote_cut(s, q));
 	*out = v;
 	return STEER_OK;
 }
@@ -62,19 +66,21 @@ steer_status steer_arg_num(const char *what, const char *s, double *out, char *e
 steer_status steer_arg_u64(const char *what, const char *s, uint64_t max, uint64_t *out, char *err,
                            size_t errlen)
 {
-	char *end;
+	char *end, q[STEER_QUOTE_SIZE];
 	errno = 0;
 	if (*s == '-')
 		return steer_cmd_fail(err, errlen, "%s: '%s' is negative; a whole number is wanted",
-		                      what, s);
+		                      what, steer_quote_cut(s, q));
 	if (*s == '+' || *s == ' ')
-		return steer_cmd_fail(err, errlen, "%s: '%s' is not a whole number", what, s);
+		return steer_cmd_fail(err, errlen, "%s: '%s' is not a whole number", what,
+		                      steer_quote_cut(s, q));
 	unsigned long long v = strtoull(s, &end, 10);
 	if (end == s || *end != '\0')
-		return steer_cmd_fail(err, errlen, "%s: '%s' is not a whole number", what, s);
+		return steer_cmd_fail(err, errlen, "%s: '%s' is not a whole number", what,
+		                      steer_quote_cut(s, q));
 	if (errno == ERANGE || v > max)
-		return steer_cmd_fail(err, errlen, "%s: %s is too large (at most %llu)", what, s,
-		                      (unsigned long long)max);
+		return steer_cmd_fail(err, errlen, "%s: %s is too large (at most %llu)", what,
+		                      steer_quote_cut(s, q), (unsigned long long)max);
 	*out = v;
 	return STEER_OK;
 }
@@ -100,7 +106,8 @@ steer_status steer_arg_onoff(const char *s, bool *on, char *err, size_t errlen)
 		*on = false;
 		return STEER_OK;
 	}
-	return steer_cmd_fail(err, errlen, "'%s' is neither on nor off", s);
+	char q[STEER_QUOTE_SIZE];
+	return steer_cmd_fail(err, errlen, "'%s' is neither on nor off", steer_quote_cut(s, q));
 }
 
 /* key=value words from argv[first] on, into cmd->kv, each checked on its own here
@@ -108,10 +115,12 @@ steer_status steer_arg_onoff(const char *s, bool *on, char *err, size_t errlen)
 steer_status steer_arg_kvs(steer_command *cmd, int first, int argc, char **argv, int allow,
                            char *err, size_t errlen)
 {
+	char q[STEER_QUOTE_SIZE];
 	for (int i = first; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		if (!eq || eq == argv[i])
-			return steer_cmd_fail(err, errlen, "'%s' is not key=value", argv[i]);
+			return steer_cmd_fail(err, errlen, "'%s' is not key=value",
+			                      steer_quote_cut(argv[i], q));
 		if (cmd->nkv == STEER_CMD_MAX_KV)
 			return steer_cmd_fail(err, errlen, "more than %d key=value pairs",
 			                      STEER_CMD_MAX_KV);
@@ -126,7 +135,7 @@ steer_status steer_arg_kvs(steer_command *cmd, int first, int argc, char **argv,
 				return STEER_ERR_INVALID;
 			if (!(fabs(kv->value) <= STEER_MAX_COORD))
 				return steer_cmd_fail(err, errlen, "%s: %s is beyond +-%g", key,
-				                      val, STEER_MAX_COORD);
+				                      steer_quote_cut(val, q), STEER_MAX_COORD);
 		} else if (velocity) {
 			return steer_cmd_fail(
 			    err, errlen,
@@ -135,7 +144,8 @@ steer_status steer_arg_kvs(steer_command *cmd, int first, int argc, char **argv,
 			const steer_param_def *def =
 			    (allow & KV_PARAMS) ? steer_param_find(key) : NULL;
 			if (!def)
-				return steer_cmd_fail(err, errlen, "unknown key '%s'%s", key,
+				return steer_cmd_fail(err, errlen, "unknown key '%s'%s",
+				                      steer_quote_cut(key, q),
 				                      (allow & KV_PARAMS) ? " (help set lists them)"
 				                                          : " (only vx, vy)");
 			steer_params scratch = steer_params_default();

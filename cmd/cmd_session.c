@@ -8,6 +8,7 @@
 
 #include "behaviors.h"
 #include "cmd_internal.h"
+#include "format_cut.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "session_cache.h"
@@ -17,9 +18,11 @@
 
 steer_status steer_cmd_parse_help(steer_command *c, int argc, char **argv, char *err, size_t errlen)
 {
+	char q[STEER_QUOTE_SIZE];
 	if (argc == 2) {
 		if (!steer_cmd_find(argv[1]))
-			return steer_cmd_fail(err, errlen, "no command '%s'", argv[1]);
+			return steer_cmd_fail(err, errlen, "no command '%s'",
+			                      steer_quote_cut(argv[1], q));
 		snprintf(c->name, sizeof c->name, "%s", argv[1]);
 	}
 	return STEER_OK;

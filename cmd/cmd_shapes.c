@@ -8,6 +8,7 @@
 
 #include "behaviors.h"
 #include "cmd_internal.h"
+#include "format_cut.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "steer/goto.h"
@@ -52,9 +53,10 @@ steer_status steer_cmd_run_obstacle(const steer_command *c, steer_session *s, co
 static steer_status parse_points(steer_command *c, int first, int argc, char **argv, char *err,
                                  size_t errlen)
 {
+	char q[STEER_QUOTE_SIZE];
 	if ((argc - first) % 2)
 		return steer_cmd_fail(err, errlen, "'%s' has no Y: points come as X Y pairs",
-		                      argv[argc - 1]);
+		                      steer_quote_cut(argv[argc - 1], q));
 	c->npoints = 0;
 	for (int i = first; i + 1 < argc; i += 2) {
 		if (c->npoints == STEER_CMD_MAX_POINTS)

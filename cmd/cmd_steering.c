@@ -10,6 +10,7 @@
 
 #include "behaviors.h"
 #include "cmd_internal.h"
+#include "format_cut.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "steer/goto.h"
@@ -206,9 +207,11 @@ steer_status steer_cmd_parse_formation(steer_command *c, int argc, char **argv, 
 	for (int k = 0; steer_formation_names[k]; k++)
 		if (!strcmp(argv[2], steer_formation_names[k]))
 			c->sub = k;
+	char q[STEER_QUOTE_SIZE];
 	if (c->sub < 0)
-		return steer_cmd_fail(
-		    err, errlen, "'%s' is not a formation: line, column, wedge or ring", argv[2]);
+		return steer_cmd_fail(err, errlen,
+		                      "'%s' is not a formation: line, column, wedge or ring",
+		                      steer_quote_cut(argv[2], q));
 	if (steer_arg_num("SPACING", argv[3], &c->r, err, errlen))
 		return STEER_ERR_INVALID;
 	if (!(c->r > 0.0 && c->r <= STEER_PARAM_MAX))

@@ -9,6 +9,7 @@
 
 #include "behaviors.h"
 #include "cmd_internal.h"
+#include "format_cut.h"
 #include "savefile.h"
 #include "scenario.h"
 #include "session_cache.h"
@@ -113,11 +114,12 @@ steer_status steer_cmd_parse_world(steer_command *c, int argc, char **argv, char
 		} else if (!c->has_edges && steer_edges_parse(argv[k], &c->edges) == STEER_OK) {
 			c->has_edges = true;
 		} else {
+			char q[STEER_QUOTE_SIZE];
 			return steer_cmd_fail(
 			    err, errlen,
 			    "'%s': want W H, then edges (wrap|bounce|none), solid on|off, "
 			    "contain on|off",
-			    argv[k]);
+			    steer_quote_cut(argv[k], q));
 		}
 	}
 	return STEER_OK;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format_cut.h"
+
 steer_params steer_params_default(void)
 {
 	steer_params p = {
@@ -238,18 +240,20 @@ steer_status steer_param_parse(steer_params *p, const steer_param_def *def, cons
 		    (strcmp(text, "inf") == 0 || strcmp(text, "off") == 0)) {
 			v = INFINITY;
 		} else if ((rc = parse_real(text, &v)) != 0) {
+			char q[STEER_QUOTE_SIZE];
 			snprintf(err, errlen,
 			         rc == -2
 			             ? "%s: '%s' is too close to zero (give 0 or at least 1e-300)"
 			             : "%s: '%s' is not a finite number",
-			         def->name, text);
+			         def->name, steer_quote_cut(text, q));
 			return STEER_ERR_INVALID;
 		}
 		break;
 	case STEER_PARAM_UINT:
 		if (parse_real(text, &v) != 0 || v < 0 || v > UINT32_MAX || v != floor(v)) {
+			char q[STEER_QUOTE_SIZE];
 			snprintf(err, errlen, "%s: '%s' is not a whole number 0..4294967295",
-			         def->name, text);
+			         def->name, steer_quote_cut(text, q));
 			return STEER_ERR_INVALID;
 		}
 		break;
@@ -259,7 +263,9 @@ steer_status steer_param_parse(steer_params *p, const steer_param_def *def, cons
 		else if (!strcmp(text, "off") || !strcmp(text, "false") || !strcmp(text, "0"))
 			v = 0;
 		else {
-			snprintf(err, errlen, "%s: '%s' is not on/off", def->name, text);
+			char q[STEER_QUOTE_SIZE];
+			snprintf(err, errlen, "%s: '%s' is not on/off", def->name,
+			         steer_quote_cut(text, q));
 			return STEER_ERR_INVALID;
 		}
 		break;
@@ -269,7 +275,9 @@ steer_status steer_param_parse(steer_params *p, const steer_param_def *def, cons
 			if (strcmp(def->enum_names[i], text) == 0)
 				found = i;
 		if (found < 0) {
-			int n = snprintf(err, errlen, "%s: '%s' is not one of", def->name, text);
+			char q[STEER_QUOTE_SIZE];
+			int n = snprintf(err, errlen, "%s: '%s' is not one of", def->name,
+			                 steer_quote_cut(text, q));
 			for (int i = 0; def->enum_names[i] && n > 0 && (size_t)n < errlen; i++)
 				n += snprintf(err + n, errlen - (size_t)n, " %s",
 				              def->enum_names[i]);

@@ -151,6 +151,11 @@ def test_bad_input_gets_err_and_harms_nothing():
         "save ../etc/passwd": "NAME",
         "load nope": "cannot open",
         f"set {vid} decel=sideways": "decel",
+        # A long word is quoted cut short, so that the reason still fits the reply.
+        "spawn 1" + "0" * 400 + " 2": "is not a finite number",
+        "spawn 5 5 " + "k" * 300 + "=1": "(help set lists them)",
+        f"set {vid} max_speed=" + "9" * 400: "is not a finite number",
+        f"wander {vid} " + "y" * 300: "neither on nor off",
     }
     for cmd, why in bad.items():
         r = c.cmd(cmd)
