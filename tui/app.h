@@ -95,6 +95,7 @@ typedef struct tui_app {
 	bool cmdline_open;
 	tui_cmdline cmd;
 	char hint[256]; /* Tab's candidates, shown over the status line while typing */
+	bool hint_kept; /* the hint says a key was dropped: kept until the line closes */
 	bool dirty;
 	uint64_t last_frame_ms;
 	uv_timer_t frame_timer;

@@ -245,6 +245,7 @@ static void cmdline_key(tui_app *a, int ch)
 			tui_cmdline_edit(&a->cmd, TUI_EDIT_BACKSPACE);
 		return;
 	case '\t': {
+		a->hint_kept = false; /* the candidates take the hint's place */
 		int n = tui_cmdline_complete(&a->cmd, a->hint, sizeof a->hint);
 		if (n == 0)
 			snprintf(a->hint, sizeof a->hint, "no completion");
@@ -253,7 +254,8 @@ static void cmdline_key(tui_app *a, int ch)
 	default:
 		break;
 	}
-	a->hint[0] = '\0';
+	if (!a->hint_kept)
+		a->hint[0] = '\0';
 	for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++)
 		if (edits[k].key == ch) {
 			tui_cmdline_edit(&a->cmd, edits[k].edit);
@@ -266,10 +268,12 @@ static void cmdline_key(tui_app *a, int ch)
 		         TUI_CMDLINE_MAX - 1, ch);
 		snprintf(a->message, sizeof a->message, "%s", a->hint);
 	} else if (ch >= 128 && ch < 256) {
-		/* A byte of a UTF-8 character: every command, name and number is ASCII. */
+		/* A byte of a UTF-8 character: every command, name and number is ASCII. The
+		 * hint stays while the line is open: the keys after it would clear it. */
 		snprintf(a->hint, sizeof a->hint,
 		         "commands, names and numbers are ASCII: a non-ASCII character was "
 		         "not added");
+		a->hint_kept = true;
 	}
 }
 
@@ -619,6 +623,7 @@ static void act_cmdline(tui_app *a, const key_at *k)
 	(void)k;
 	a->cmdline_open = true;
 	a->hint[0] = '\0';
+	a->hint_kept = false;
 	tui_cmdline_start(&a->cmd);
 }
 
