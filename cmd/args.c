@@ -63,6 +63,17 @@ steer_status steer_arg_num(const char *what, const char *s, double *out, char *e
 	return STEER_OK;
 }
 
+steer_status steer_arg_coord(const char *what, const char *s, double *out, char *err, size_t errlen)
+{
+	if (steer_arg_num(what, s, out, err, errlen) != STEER_OK)
+		return STEER_ERR_INVALID;
+	char q[STEER_QUOTE_SIZE];
+	if (!(fabs(*out) <= STEER_MAX_COORD))
+		return steer_cmd_fail(err, errlen, "%s: %s is beyond +-%g, the world's coordinates",
+		                      what, steer_quote_cut(s, q), STEER_MAX_COORD);
+	return STEER_OK;
+}
+
 steer_status steer_arg_u64(const char *what, const char *s, uint64_t max, uint64_t *out, char *err,
                            size_t errlen)
 {

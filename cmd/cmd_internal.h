@@ -39,6 +39,9 @@ steer_status
 steer_cmd_fail(char *err, size_t errlen, const char *fmt, ...);
 
 steer_status steer_arg_num(const char *what, const char *s, double *out, char *err, size_t errlen);
+/* A number within the world's coordinates (+-STEER_MAX_COORD): a point or an offset. */
+steer_status steer_arg_coord(const char *what, const char *s, double *out, char *err,
+                             size_t errlen);
 
 steer_status steer_arg_u64(const char *what, const char *s, uint64_t max, uint64_t *out, char *err,
                            size_t errlen);

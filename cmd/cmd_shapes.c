@@ -18,8 +18,8 @@
 steer_status steer_cmd_parse_obstacle(steer_command *c, int argc, char **argv, char *err,
                                       size_t errlen)
 {
-	if (steer_arg_num("X", argv[1], &c->x, err, errlen) ||
-	    steer_arg_num("Y", argv[2], &c->y, err, errlen) ||
+	if (steer_arg_coord("X", argv[1], &c->x, err, errlen) ||
+	    steer_arg_coord("Y", argv[2], &c->y, err, errlen) ||
 	    steer_arg_num("R", argv[3], &c->r, err, errlen))
 		return STEER_ERR_INVALID;
 	if (!(c->r > 0 && c->r <= STEER_PARAM_MAX))
@@ -63,8 +63,8 @@ static steer_status parse_points(steer_command *c, int first, int argc, char **a
 			return steer_cmd_fail(err, errlen, "more than %d points",
 			                      STEER_CMD_MAX_POINTS);
 		steer_vec2 *p = &c->points[c->npoints];
-		if (steer_arg_num("X", argv[i], &p->x, err, errlen) ||
-		    steer_arg_num("Y", argv[i + 1], &p->y, err, errlen))
+		if (steer_arg_coord("X", argv[i], &p->x, err, errlen) ||
+		    steer_arg_coord("Y", argv[i + 1], &p->y, err, errlen))
 			return STEER_ERR_INVALID;
 		if (!steer_vec_ok(*p))
 			return steer_cmd_fail(err, errlen,

@@ -33,8 +33,8 @@ steer_status steer_cmd_parse_target(steer_command *c, int argc, char **argv, cha
 	if (argc != 4)
 		return steer_cmd_fail(err, errlen, "usage: %s ID X Y | %s ID off", argv[0],
 		                      argv[0]);
-	return steer_arg_num("X", argv[2], &c->x, err, errlen) ||
-	               steer_arg_num("Y", argv[3], &c->y, err, errlen)
+	return steer_arg_coord("X", argv[2], &c->x, err, errlen) ||
+	               steer_arg_coord("Y", argv[3], &c->y, err, errlen)
 	           ? -1
 	           : 0;
 }
@@ -118,8 +118,8 @@ steer_status steer_cmd_parse_follow(steer_command *c, int argc, char **argv, cha
 	if (argc != 5)
 		return steer_cmd_fail(err, errlen, "usage: follow ID LEADER DX DY | follow ID off");
 	if (steer_arg_id("LEADER", argv[2], &c->other, err, errlen) ||
-	    steer_arg_num("DX", argv[3], &c->x, err, errlen) ||
-	    steer_arg_num("DY", argv[4], &c->y, err, errlen))
+	    steer_arg_coord("DX", argv[3], &c->x, err, errlen) ||
+	    steer_arg_coord("DY", argv[4], &c->y, err, errlen))
 		return STEER_ERR_INVALID;
 	if (c->other == c->id)
 		return steer_cmd_fail(err, errlen, "a vehicle cannot follow itself");
@@ -297,8 +297,8 @@ steer_status steer_cmd_parse_waypoint(steer_command *c, int argc, char **argv, c
 {
 	(void)argc;
 	return steer_arg_id("ID", argv[1], &c->id, err, errlen) ||
-	               steer_arg_num("X", argv[2], &c->x, err, errlen) ||
-	               steer_arg_num("Y", argv[3], &c->y, err, errlen)
+	               steer_arg_coord("X", argv[2], &c->x, err, errlen) ||
+	               steer_arg_coord("Y", argv[3], &c->y, err, errlen)
 	           ? -1
 	           : 0;
 }
@@ -354,8 +354,8 @@ steer_status steer_cmd_parse_goto(steer_command *c, int argc, char **argv, char 
 		c->sub = 1;
 		return STEER_OK;
 	}
-	if (steer_arg_num("X", argv[2], &c->x, err, errlen) ||
-	    steer_arg_num("Y", argv[3], &c->y, err, errlen))
+	if (steer_arg_coord("X", argv[2], &c->x, err, errlen) ||
+	    steer_arg_coord("Y", argv[3], &c->y, err, errlen))
 		return STEER_ERR_INVALID;
 	if (!steer_vec_ok(v2(c->x, c->y)))
 		return steer_cmd_fail(err, errlen, "(%s, %s): coordinates must be within %g",

@@ -25,8 +25,8 @@ steer_status steer_cmd_parse_spawn(steer_command *c, int argc, char **argv, char
 			return steer_cmd_fail(err, errlen,
 			                      "usage: spawn flock N X Y R [key=value ...]");
 		if (steer_arg_u64("N", argv[2], 1000000000, &n, err, errlen) ||
-		    steer_arg_num("X", argv[3], &c->x, err, errlen) ||
-		    steer_arg_num("Y", argv[4], &c->y, err, errlen) ||
+		    steer_arg_coord("X", argv[3], &c->x, err, errlen) ||
+		    steer_arg_coord("Y", argv[4], &c->y, err, errlen) ||
 		    steer_arg_num("R", argv[5], &c->r, err, errlen))
 			return STEER_ERR_INVALID;
 		if (n == 0)
@@ -38,8 +38,8 @@ steer_status steer_cmd_parse_spawn(steer_command *c, int argc, char **argv, char
 	}
 	if (argc < 3)
 		return steer_cmd_fail(err, errlen, "usage: spawn X Y [key=value ...]");
-	if (steer_arg_num("X", argv[1], &c->x, err, errlen) ||
-	    steer_arg_num("Y", argv[2], &c->y, err, errlen))
+	if (steer_arg_coord("X", argv[1], &c->x, err, errlen) ||
+	    steer_arg_coord("Y", argv[2], &c->y, err, errlen))
 		return STEER_ERR_INVALID;
 	return steer_arg_kvs(c, 3, argc, argv, KV_PARAMS | KV_VELOCITY, err, errlen);
 }

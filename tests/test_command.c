@@ -682,7 +682,7 @@ static void walls_and_polygons_by_command(void)
 	    {"polygon 1 1 2 2 3 3 4", "no Y"},
 	    {"polygon 0 0 10 10 10 0 0 10", "cross"},
 	    {"polygon 0 0 10 10 20 20", "no area"},
-	    {"polygon 0 0 10 0 10 10 5 1e13", "within"},
+	    {"polygon 0 0 10 0 10 10 5 1e13", "Y: 1e13 is beyond"},
 	    {"polygon 990 10 1010 10 1000 30", "outside the world"},
 	    {"remove 99", "no vehicle, obstacle, wall or polygon with id 99"},
 	};

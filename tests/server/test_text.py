@@ -156,6 +156,9 @@ def test_bad_input_gets_err_and_harms_nothing():
         "spawn 5 5 " + "k" * 300 + "=1": "(help set lists them)",
         f"set {vid} max_speed=" + "9" * 400: "is not a finite number",
         f"wander {vid} " + "y" * 300: "neither on nor off",
+        # A point beyond the world's coordinates is named, not "invalid argument".
+        "spawn 1e308 5": "X: 1e308 is beyond +-1e+12",
+        f"seek {vid} 5 -2e12": "Y: -2e12 is beyond",
     }
     for cmd, why in bad.items():
         r = c.cmd(cmd)
