@@ -1,8 +1,9 @@
-/* Client connections on either port (conn.c: lifetime and output; conn_input.c:
- * input and the commands it carries). Each owns its input buffer (bounded: one frame
- * or one 4 KiB line) and a bounded output queue: at most SNAPSHOTS_IN_FLIGHT
- * snapshots written plus one pending that a newer snapshot replaces, and replies up
- * to a byte cap past which the connection is dropped. */
+/* Client connections on either port (conn.c: lifetime and output; conn_input.c: input,
+ * with conn_text.c, conn_proto.c, conn_commands.c, conn_turns.c and conn_accept.c, which
+ * share conn_internal.h). Each owns its input buffer (bounded: one frame or one 4 KiB
+ * line) and a bounded output queue: at most SNAPSHOTS_IN_FLIGHT snapshots written plus
+ * one pending that a newer snapshot replaces, and replies up to a byte cap past which
+ * the connection is dropped. */
 #ifndef STEER_CONN_H
 #define STEER_CONN_H
 
@@ -163,8 +164,9 @@ void conn_grant(conn *c);
 /* Who the connection is, for notices and the log: its name, or "client 3 (127.0.0.1)". */
 void conn_display_name(const conn *c, char *out, size_t n);
 
-/* Between conn.c (a connection's lifetime and output) and conn_input.c (its input:
- * frames and lines, the commands they carry, the turns that share the loop). */
+/* Between conn.c (a connection's lifetime and output) and the files of its input
+ * (conn_internal.h: frames and lines, the commands they carry, the turns that share the
+ * loop, new connections). */
 /* Whether a connection's coming or going may be logged now (at most
  * CHURN_LOG_PER_SEC a second). */
 bool conn_churn_log_ok(server *s);

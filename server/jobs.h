@@ -4,7 +4,7 @@
  * parent goes on; `load` read and decoded on libuv's thread pool and swapped in
  * between ticks. Saves and loads run one at a time, in the order asked; steps run
  * side by side. The connection that asked gets its reply when the job ends, and reads
- * nothing more until then (conn.c), so its commands stay in order. */
+ * nothing more until then (conn_input.c), so its commands stay in order. */
 #ifndef STEER_JOBS_H
 #define STEER_JOBS_H
 

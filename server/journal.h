@@ -78,7 +78,7 @@ bool journal_refuses(journal *j, const steer_command *cmd, steer_reply *reply);
 
 /* Before cmd runs: whether it would start a new history (`load`, or a change in the
  * past, which forks it: fork_history) while a checkpoint is still being written. It
- * then waits (conn.c) until that one has ended: one checkpoint child at a time.
+ * then waits (conn_commands.c) until that one has ended: one checkpoint child at a time.
  * again: the same command asks again (counted once in stats). */
 bool journal_busy(journal *j, const steer_command *cmd, bool fork_history, bool again);
 /* The words staged for the command about to run (journal_words), and staging them

@@ -103,18 +103,18 @@ typedef struct server {
 	struct job *steps, *disk;
 	bool disk_busy;
 	uv_idle_t step_idle;
-	uv_idle_t resume_idle; /* runs while connections wait for their next turn (conn.c) */
+	uv_idle_t resume_idle; /* runs while connections wait for their next turn (conn_turns.c) */
 	/* The loop's turn: command time spent by all connections in it (reset by
 	 * turn_check after each poll), and the virtual clock: where the last connection
-	 * served started (conn.c, start_turn; conn.h, LOOP_TURN_BUDGET_NS). */
+	 * served started (conn_turns.c, conn_start_turn; conn.h, LOOP_TURN_BUDGET_NS). */
 	uv_check_t turn_check;
 	uv_timer_t resume_timer; /* the waiting's next try, while command time is owed */
 	uint64_t turn_used_ns, vclock;
 	/* Connections wait for command time (not for the journal): a read that arrives
-	 * joins them (conn.c). Cleared and set again by each pass over the waiting. */
+	 * joins them (conn_turns.c). Cleared and set again by each pass over the waiting. */
 	bool turns_waiting;
-	unsigned holder_streak;   /* turns to the token's holders in a row (conn.c) */
-	bool cheap_turn_taken;    /* this turn of the loop's cheap turn (conn.c) */
+	unsigned holder_streak;   /* turns to the token's holders in a row (conn_turns.c) */
+	bool cheap_turn_taken;    /* this turn of the loop's cheap turn (conn_turns.c) */
 	uint64_t turn_checked_ns; /* when the last turn ended */
 	bool ticks_owed;          /* the tick is behind its clock (run_ticks) */
 	uint64_t turns_throttled; /* reads that waited for a later turn, for stats */
@@ -167,7 +167,7 @@ void server_send_geometry(server *s, conn *c);
 /* Frees the fan-out's working buffers (they grow again when needed) and returns free
  * memory to the system: after clients leave. */
 void server_release_memory(server *s);
-/* Runs the input of connections whose turn was spent (conn.c) on the loop's next
+/* Runs the input of connections whose turn was spent (conn_turns.c) on the loop's next
  * turns, until none waits. */
 void server_wake_deferred(server *s);
 /* A connection has started lingering (conn.c): the check that ends it runs. */
