@@ -11,6 +11,7 @@
 #include "bodies_internal.h"
 #include "motion.h"
 #include "reserve.h"
+#include "sort_u32.h"
 
 /* --- the vehicles a round involves ---------------------------------------------- */
 
@@ -31,13 +32,7 @@ typedef struct involve_job {
 static void sort_slots(uint32_t *a, uint32_t *tmp, size_t n, uint32_t top)
 {
 	if (n <= SORT_SLOTS_INSERTION) {
-		for (size_t k = 1; k < n; k++) {
-			uint32_t v = a[k];
-			size_t at = k;
-			for (; at > 0 && a[at - 1] > v; at--)
-				a[at] = a[at - 1];
-			a[at] = v;
-		}
+		steer_sort_u32_insertion(a, n);
 		return;
 	}
 	uint32_t *from = a, *to = tmp;

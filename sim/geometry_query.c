@@ -8,6 +8,7 @@
 #include "geometry.h"
 #include "geometry_internal.h"
 #include "reserve.h"
+#include "sort_u32.h"
 #include "world_internal.h"
 
 static bool segment_near(const steer_world *w, size_t k, steer_vec2 c, steer_vec2 h, double reach)
@@ -41,13 +42,7 @@ static void sort_u32(uint32_t *v, size_t n)
 		qsort(v, n, sizeof *v, cmp_u32);
 		return;
 	}
-	for (size_t i = 1; i < n; i++) {
-		uint32_t x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	steer_sort_u32_insertion(v, n);
 }
 
 static size_t sort_unique(uint32_t *v, size_t n)
